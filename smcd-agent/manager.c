@@ -115,7 +115,9 @@ int manager_reload(struct manager *m, char **ret_error)
 	free(m->config_error);
 	m->config_error = NULL;
 	m->config_loaded_usec = now_realtime_usec();
-	log_info("Loaded %s (revision %016" PRIx64 ")", m->config_path, c->hash);
+	log_fields(LOG_INFO, 0,
+		   (const char *const[]){ "MESSAGE_ID=" SMCD_MESSAGE_CONFIG_APPLIED, NULL },
+		   "Loaded %s (revision %016" PRIx64 ")", m->config_path, c->hash);
 	bus_emit_manager_changed(m, "ConfigRevision", "ConfigError", "ConfigLoadedUSec",
 				 "DriftAction", "DriftIntervalUSec", NULL);
 	manager_arm_timers(m);
@@ -538,8 +540,10 @@ int manager_start(struct manager *m)
 	(void)manager_refresh_objects(m);
 	manager_arm_timers(m);
 	(void)sd_notify(0, "READY=1");
-	log_info("Started: configuration %s revision %016" PRIx64 ", state %s", m->config_path,
-		 m->config->hash, manager_state_to_string(m->state));
+	log_fields(LOG_INFO, 0,
+		   (const char *const[]){ "MESSAGE_ID=" SMCD_MESSAGE_CONFIG_APPLIED, NULL },
+		   "Started: configuration %s revision %016" PRIx64 ", state %s", m->config_path,
+		   m->config->hash, manager_state_to_string(m->state));
 	return 0;
 }
 
