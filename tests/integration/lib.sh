@@ -165,10 +165,20 @@ start_agent() {
 	return 1
 }
 
+# stop_agent: SIGTERM, then a clean exit is part of the test (with --enable-sanitizers a
+# leak or a sanitizer report makes the status non-zero and shows in the log).
 stop_agent() {
+	local status
 	kill "$AGENT_PID" 2>/dev/null
 	wait "$AGENT_PID" 2>/dev/null
+	status=$?
 	AGENT_PID=
+	if [ "$status" -eq 0 ] && ! grep -Eq 'Sanitizer|runtime error' "$T/agent.log"; then
+		ok "the agent stops cleanly on SIGTERM"
+	else
+		not_ok "the agent stops cleanly on SIGTERM (status $status)"
+		grep -E -A20 'Sanitizer|runtime error' "$T/agent.log" | head -40 | sed 's/^/# /'
+	fi
 }
 
 AGENT="$top_builddir/smcd-agent/smcd-agent"
