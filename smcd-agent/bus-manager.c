@@ -675,8 +675,6 @@ int bus_emit_manager_changed(struct manager *m, const char *first, ...)
 	return sd_bus_emit_properties_changed_strv(m->bus, AGENT_PATH, MANAGER_IFACE, names);
 }
 
-int bus_objects_register(struct manager *m);
-
 int bus_setup(struct manager *m)
 {
 	int r;

@@ -356,8 +356,6 @@ oom:
 	return -ENOMEM;
 }
 
-int bus_objects_register(struct manager *m);
-
 int bus_objects_register(struct manager *m)
 {
 	int r;

@@ -128,6 +128,7 @@ int manager_run(struct manager *m);
 
 /* bus-manager.c / bus-objects.c */
 int bus_setup(struct manager *m);
+int bus_objects_register(struct manager *m);
 int bus_emit_manager_changed(struct manager *m, const char *first, ...);
 void bus_linkgroup_from_smcd(const struct smcd_linkgroup *l, struct bus_linkgroup *ret);
 void bus_linkgroup_from_smcr(const struct smcr_linkgroup *l, struct bus_linkgroup *ret);
