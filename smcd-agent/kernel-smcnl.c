@@ -24,15 +24,42 @@ static int ks_caps(struct kernel *k, struct smc_caps *ret)
 	return smc_caps_probe(NL(k), ret);
 }
 
-/* /sys/module/NAME exists for loaded modules and for built-in ones that have parameters or a
- * version; smc and smc_diag built in still register their sysfs directory. */
+static struct kmod_ctx *ks_kmod(struct kernel_smcnl *ks)
+{
+	if (!ks->kmod) {
+		ks->kmod = kmod_new(NULL, NULL);
+		if (ks->kmod)
+			(void)kmod_load_resources(ks->kmod);
+	}
+	return ks->kmod;
+}
+
+/*
+ * Loaded, or built in.  Built-in modules often have no /sys/module/NAME (only those with
+ * parameters or a version get one), so ask libkmod, which also reads modules.builtin.
+ */
 static int ks_module_loaded(struct kernel *k, const char *name)
 {
 	struct kernel_smcnl *ks = (struct kernel_smcnl *)k;
+	struct kmod_list *list = NULL, *it;
 	char path[512];
+	bool found = false;
 
 	snprintf(path, sizeof(path), "%s/sys/module/%s", ks->sysroot ? ks->sysroot : "", name);
-	return access(path, F_OK) == 0;
+	if (access(path, F_OK) == 0)
+		return 1;
+	if (ks->sysroot || !ks_kmod(ks) || kmod_module_new_from_lookup(ks->kmod, name, &list) < 0)
+		return 0;
+	kmod_list_foreach(it, list) {
+		struct kmod_module *mod = kmod_module_get_module(it);
+		int state = kmod_module_get_initstate(mod);
+
+		found |= state == KMOD_MODULE_BUILTIN || state == KMOD_MODULE_LIVE ||
+			 state == KMOD_MODULE_COMING;
+		kmod_module_unref(mod);
+	}
+	kmod_module_unref_list(list);
+	return found;
 }
 
 static int ks_module_load(struct kernel *k, const char *name, char *msg, size_t len)
@@ -41,13 +68,9 @@ static int ks_module_load(struct kernel *k, const char *name, char *msg, size_t 
 	struct kmod_list *list = NULL, *it;
 	int r;
 
-	if (!ks->kmod) {
-		ks->kmod = kmod_new(NULL, NULL);
-		if (!ks->kmod) {
-			snprintf(msg, len, "cannot initialise libkmod");
-			return -ENOMEM;
-		}
-		(void)kmod_load_resources(ks->kmod);
+	if (!ks_kmod(ks)) {
+		snprintf(msg, len, "cannot initialise libkmod");
+		return -ENOMEM;
 	}
 	r = kmod_module_new_from_lookup(ks->kmod, name, &list);
 	if (r < 0) {
