@@ -299,6 +299,7 @@ int manager_reconcile(struct manager *m, enum reconcile_reason reason)
 {
 	bool report_only = reason == RECONCILE_PERIODIC && m->config->drift.action == DRIFT_REPORT;
 	enum manager_state old_state = m->state;
+	uint64_t old_repairs = m->drift_repairs;
 	struct report r = {};
 	int ret;
 
@@ -319,9 +320,9 @@ int manager_reconcile(struct manager *m, enum reconcile_reason reason)
 		report_clear(&m->report);
 		m->report = r;
 		bus_emit_manager_changed(m, "LastReconcile", NULL);
-		if (reason == RECONCILE_PERIODIC)
-			bus_emit_manager_changed(m, "DriftRepairs", NULL);
 	}
+	if (m->drift_repairs != old_repairs)
+		bus_emit_manager_changed(m, "DriftRepairs", NULL);
 	update_drift(m);
 	m->state = compute_state(m);
 	if (m->state != old_state)
