@@ -26,11 +26,6 @@ void log_setup(void)
 		log_max_level = LOG_DEBUG;
 }
 
-void log_set_max_level(int level)
-{
-	log_max_level = level;
-}
-
 static void log_journal(int level, int err, const char *const *fields, const char *msg)
 {
 	struct iovec iov[32];

@@ -19,7 +19,6 @@
 #define SMCD_MESSAGE_CONFIG_APPLIED "71498faa2f2549879f8ae203b25b87ce"
 
 void log_setup(void);
-void log_set_max_level(int level);
 
 /*
  * fields: NULL or a NULL-terminated list of "KEY=value" journal fields.  Formats with errno
