@@ -690,7 +690,11 @@ int bus_setup(struct manager *m)
 		r = bus_objects_register(m);
 	if (r < 0)
 		return log_error_errno(r, "Cannot register the D-Bus objects: %m");
-	r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+	/* Losing the bus ends the event loop with EXIT_FAILURE: systemd restarts us (the way
+	 * systemd's own daemons handle a dbus restart). */
+	r = sd_bus_set_exit_on_disconnect(m->bus, true);
+	if (r >= 0)
+		r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
 	if (r < 0)
 		return log_error_errno(r, "Cannot attach the bus to the event loop: %m");
 	r = sd_bus_request_name(m->bus, m->bus_name, 0);

@@ -175,6 +175,11 @@ int main(int argc, char *argv[])
 		log_error_errno(r, "Event loop failed: %m");
 		return EXIT_FAILURE;
 	}
+	if (r > 0) {
+		/* Only sd-bus ends the loop with a non-zero code: the bus connection was lost. */
+		log_error("Lost the connection to the system bus, exiting");
+		return EXIT_FAILURE;
+	}
 	log_info("Stopped");
 	return EXIT_SUCCESS;
 }
