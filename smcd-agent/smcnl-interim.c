@@ -7,8 +7,10 @@
  * what the real library answers on a host without SMC (the only kind of host this stand-in
  * can be used on: the VM tests need the real library).
  *
- * Delete this file (and its line in smcd-agent/Makefile.inc) on the merge that brings
- * netlink/libsmcnl onto main.
+ * Every definition is weak and this is a library of its own, linked after
+ * netlink/libsmcnl.la: the linker takes a symbol from here only when the real library
+ * lacks it, so the merge that brings libsmcnl onto main switches the agent over by
+ * itself.  Delete this file (and smcd-agent/libsmcnl-interim.la) after that merge.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -24,11 +26,13 @@
 #include "common/macro.h"
 #include "netlink/smcnl.h"
 
+#define _weak_ __attribute__((weak))
+
 struct smcnl {
 	char *sysroot;
 };
 
-int smcnl_open(const struct smcnl_options *opts, struct smcnl **ret)
+_weak_ int smcnl_open(const struct smcnl_options *opts, struct smcnl **ret)
 {
 	struct smcnl *nl = calloc(1, sizeof(*nl));
 
@@ -42,7 +46,7 @@ int smcnl_open(const struct smcnl_options *opts, struct smcnl **ret)
 	return 0;
 }
 
-void smcnl_close(struct smcnl *nl)
+_weak_ void smcnl_close(struct smcnl *nl)
 {
 	if (!nl)
 		return;
@@ -50,12 +54,12 @@ void smcnl_close(struct smcnl *nl)
 	free(nl);
 }
 
-const char *smcnl_extack(const struct smcnl *nl)
+_weak_ const char *smcnl_extack(const struct smcnl *nl)
 {
 	return NULL;
 }
 
-const char *smc_strerror(enum smc_op op, int err, const char *extack, char *buf, size_t len)
+_weak_ const char *smc_strerror(enum smc_op op, int err, const char *extack, char *buf, size_t len)
 {
 	if (err == -EPROTONOSUPPORT)
 		snprintf(buf, len, "SMC is not available in this kernel");
@@ -96,13 +100,13 @@ static const struct smc_sysctl_desc sysctl_table[] = {
 	  "name of the smc_hs_ctrl BPF struct_ops in use" },
 };
 
-const struct smc_sysctl_desc *smc_sysctl_table(size_t *ret_n)
+_weak_ const struct smc_sysctl_desc *smc_sysctl_table(size_t *ret_n)
 {
 	*ret_n = ELEMENTSOF(sysctl_table);
 	return sysctl_table;
 }
 
-const struct smc_sysctl_desc *smc_sysctl_find(const char *name)
+_weak_ const struct smc_sysctl_desc *smc_sysctl_find(const char *name)
 {
 	for (size_t i = 0; i < ELEMENTSOF(sysctl_table); i++)
 		if (streq(sysctl_table[i].name, name))
@@ -115,7 +119,7 @@ static void sysctl_path(struct smcnl *nl, const char *name, char *buf, size_t le
 	snprintf(buf, len, "%s/proc/sys/net/smc/%s", nl->sysroot ? nl->sysroot : "", name);
 }
 
-int smc_sysctl_get(struct smcnl *nl, const char *name, char *buf, size_t len)
+_weak_ int smc_sysctl_get(struct smcnl *nl, const char *name, char *buf, size_t len)
 {
 	char path[512];
 	_cleanup_(fclosep) FILE *f = NULL;
@@ -130,7 +134,7 @@ int smc_sysctl_get(struct smcnl *nl, const char *name, char *buf, size_t len)
 	return 0;
 }
 
-int smc_sysctl_get_int(struct smcnl *nl, const char *name, int64_t *ret)
+_weak_ int smc_sysctl_get_int(struct smcnl *nl, const char *name, int64_t *ret)
 {
 	char buf[64], *end;
 	int r = smc_sysctl_get(nl, name, buf, sizeof(buf));
@@ -144,7 +148,7 @@ int smc_sysctl_get_int(struct smcnl *nl, const char *name, int64_t *ret)
 	return 0;
 }
 
-int smc_sysctl_set(struct smcnl *nl, const char *name, const char *value)
+_weak_ int smc_sysctl_set(struct smcnl *nl, const char *name, const char *value)
 {
 	char path[512];
 	_cleanup_(closep) int fd = -1;
@@ -159,12 +163,12 @@ int smc_sysctl_set(struct smcnl *nl, const char *name, const char *value)
 	return 0;
 }
 
-int smc_sysctl_list_present(struct smcnl *nl, char ***ret_names, size_t *ret_n)
+_weak_ int smc_sysctl_list_present(struct smcnl *nl, char ***ret_names, size_t *ret_n)
 {
 	return -EOPNOTSUPP;
 }
 
-int smc_ueid_validate(const char *ueid, char ret_padded[SMC_EID_LEN + 1], const char **ret_reason)
+_weak_ int smc_ueid_validate(const char *ueid, char ret_padded[SMC_EID_LEN + 1], const char **ret_reason)
 {
 	size_t n = strlen(ueid);
 
@@ -199,7 +203,7 @@ int smc_ueid_validate(const char *ueid, char ret_padded[SMC_EID_LEN + 1], const 
 	return 0;
 }
 
-int smc_pnetid_validate(const char *pnetid, char ret_norm[SMC_PNETID_LEN + 1],
+_weak_ int smc_pnetid_validate(const char *pnetid, char ret_norm[SMC_PNETID_LEN + 1],
 			const char **ret_reason)
 {
 	size_t b = 0, n = strlen(pnetid);
@@ -225,39 +229,39 @@ int smc_pnetid_validate(const char *pnetid, char ret_norm[SMC_PNETID_LEN + 1],
 
 #define NO_SMC return -EPROTONOSUPPORT
 
-int smc_sysinfo_get(struct smcnl *nl, struct smc_sysinfo *ret) { NO_SMC; }
-int smc_ueid_list(struct smcnl *nl, char ret[SMC_UEID_MAX][SMC_EID_LEN + 1], size_t *ret_n) { NO_SMC; }
-int smc_ueid_add(struct smcnl *nl, const char *ueid) { NO_SMC; }
-int smc_ueid_del(struct smcnl *nl, const char *ueid) { NO_SMC; }
-int smc_ueid_flush(struct smcnl *nl) { NO_SMC; }
-int smc_seid_get(struct smcnl *nl, struct smc_seid *ret) { NO_SMC; }
-int smc_seid_set(struct smcnl *nl, bool enable) { NO_SMC; }
-int smc_hs_limitation_get(struct smcnl *nl, bool *ret) { NO_SMC; }
-int smc_hs_limitation_set(struct smcnl *nl, bool enable) { NO_SMC; }
-int smc_pnet_list(struct smcnl *nl, const char *pnetid, struct smc_pnet_entry **ret,
+_weak_ int smc_sysinfo_get(struct smcnl *nl, struct smc_sysinfo *ret) { NO_SMC; }
+_weak_ int smc_ueid_list(struct smcnl *nl, char ret[SMC_UEID_MAX][SMC_EID_LEN + 1], size_t *ret_n) { NO_SMC; }
+_weak_ int smc_ueid_add(struct smcnl *nl, const char *ueid) { NO_SMC; }
+_weak_ int smc_ueid_del(struct smcnl *nl, const char *ueid) { NO_SMC; }
+_weak_ int smc_ueid_flush(struct smcnl *nl) { NO_SMC; }
+_weak_ int smc_seid_get(struct smcnl *nl, struct smc_seid *ret) { NO_SMC; }
+_weak_ int smc_seid_set(struct smcnl *nl, bool enable) { NO_SMC; }
+_weak_ int smc_hs_limitation_get(struct smcnl *nl, bool *ret) { NO_SMC; }
+_weak_ int smc_hs_limitation_set(struct smcnl *nl, bool enable) { NO_SMC; }
+_weak_ int smc_pnet_list(struct smcnl *nl, const char *pnetid, struct smc_pnet_entry **ret,
 		  size_t *ret_n) { NO_SMC; }
-int smc_pnet_add(struct smcnl *nl, const struct smc_pnet_entry *e) { NO_SMC; }
-int smc_pnet_del(struct smcnl *nl, const char *pnetid) { NO_SMC; }
-int smc_pnet_flush(struct smcnl *nl) { NO_SMC; }
-int smcd_device_list(struct smcnl *nl, struct smcd_device **ret, size_t *ret_n) { NO_SMC; }
-int smcr_device_list(struct smcnl *nl, struct smcr_device **ret, size_t *ret_n) { NO_SMC; }
-int smcd_linkgroup_list(struct smcnl *nl, struct smcd_linkgroup **ret, size_t *ret_n) { NO_SMC; }
-int smcr_linkgroup_list(struct smcnl *nl, bool with_links, struct smcr_linkgroup **ret,
+_weak_ int smc_pnet_add(struct smcnl *nl, const struct smc_pnet_entry *e) { NO_SMC; }
+_weak_ int smc_pnet_del(struct smcnl *nl, const char *pnetid) { NO_SMC; }
+_weak_ int smc_pnet_flush(struct smcnl *nl) { NO_SMC; }
+_weak_ int smcd_device_list(struct smcnl *nl, struct smcd_device **ret, size_t *ret_n) { NO_SMC; }
+_weak_ int smcr_device_list(struct smcnl *nl, struct smcr_device **ret, size_t *ret_n) { NO_SMC; }
+_weak_ int smcd_linkgroup_list(struct smcnl *nl, struct smcd_linkgroup **ret, size_t *ret_n) { NO_SMC; }
+_weak_ int smcr_linkgroup_list(struct smcnl *nl, bool with_links, struct smcr_linkgroup **ret,
 			size_t *ret_n) { NO_SMC; }
 
-void smcr_linkgroup_list_free(struct smcr_linkgroup *v, size_t n)
+_weak_ void smcr_linkgroup_list_free(struct smcr_linkgroup *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		free(v[i].links);
 	free(v);
 }
 
-void smcd_gid_format(uint64_t gid, uint64_t ext_gid, char ret[33])
+_weak_ void smcd_gid_format(uint64_t gid, uint64_t ext_gid, char ret[33])
 {
 	snprintf(ret, 33, "%016llx%016llx", (unsigned long long)gid, (unsigned long long)ext_gid);
 }
 
-int smc_caps_probe(struct smcnl *nl, struct smc_caps *ret)
+_weak_ int smc_caps_probe(struct smcnl *nl, struct smc_caps *ret)
 {
 	struct utsname u;
 	char path[512];
@@ -272,24 +276,24 @@ int smc_caps_probe(struct smcnl *nl, struct smc_caps *ret)
 	return 0;
 }
 
-const char *smc_lgr_type_name(uint8_t type)
+_weak_ const char *smc_lgr_type_name(uint8_t type)
 {
 	static const char *const n[] = { "NONE", "SINGLE", "SYM", "ASYMP", "ASYML" };
 	return type < ELEMENTSOF(n) ? n[type] : NULL;
 }
 
-const char *smc_lgr_role_name(uint8_t role)
+_weak_ const char *smc_lgr_role_name(uint8_t role)
 {
 	return role == 0 ? "CLNT" : role == 1 ? "SERV" : NULL;
 }
 
-const char *smc_os_name(uint8_t os)
+_weak_ const char *smc_os_name(uint8_t os)
 {
 	static const char *const n[] = { NULL, "ZOS", "LINUX", "AIX" };
 	return os < ELEMENTSOF(n) ? n[os] : NULL;
 }
 
-const char *smc_buf_type_name(uint8_t t)
+_weak_ const char *smc_buf_type_name(uint8_t t)
 {
 	return t < 3 ? buf_type_names[t] : NULL;
 }
