@@ -23,7 +23,9 @@
  * summary line; for `serve` one per accepted connection; for `socket` one line. Exit
  * status 0 when every connection was verified, 1 when something failed, 2 on usage errors.
  */
+#ifndef _GNU_SOURCE /* config.h defines it in the automake build */
 #define _GNU_SOURCE
+#endif
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
@@ -328,27 +330,84 @@ struct conn_mode {
 };
 
 /*
- * MODE DETECTION — to be completed with the project's netlink library.
- *
- * The mode of a live connection is only visible through smc_diag (NETLINK_SOCK_DIAG,
- * family AF_SMC): match our socket by inode (fstat(fd).st_ino == diag_inode; IPPROTO_SMC
- * sockets are listed without IP addresses, so the inode is the only reliable key), then
- * diag_mode says SMC-R / SMC-D / fallback and the fallback info gives the reason code.
- * That dump belongs in netlink/ (smcnl_socket_list() or similar); this tool must not carry
- * its own sock_diag code. Until the library is on main, the mode is reported as "unknown".
+ * Mode detection. The mode of a live connection is only visible through smc_diag
+ * (NETLINK_SOCK_DIAG, family AF_SMC), which belongs to the project's netlink library: this
+ * tool carries no sock_diag code of its own. Our sockets are found in the dump by inode
+ * (IPPROTO_SMC sockets are listed without IP addresses, so the inode is the only reliable
+ * key). Built with SMC_CONN_WITH_SMCNL (tests/vm/Makefile.inc sets it together with the
+ * link to libsmcnl once the library implements smc_socket_list()); without it the mode
+ * is reported as "unknown".
  */
-static void conn_mode_query(int fd, enum proto proto, struct conn_mode *ret)
+#ifdef SMC_CONN_WITH_SMCNL
+#include "netlink/smcnl.h"
+
+static void conns_mode_query(enum proto proto, int *fds, struct conn_mode *modes, unsigned int n)
 {
-	(void)fd;
-	if (proto == PROTO_TCP) {
-		*ret = (struct conn_mode){ .mode = "tcp", .detail = "plain TCP socket" };
-		return;
+	static char err[160];
+	struct smc_socket *socks = NULL;
+	size_t nsocks = 0;
+	struct smcnl *nl = NULL;
+	int r;
+
+	r = smcnl_open(NULL, &nl);
+	if (r >= 0)
+		r = smc_socket_list(nl, 0, &socks, &nsocks);
+	if (r < 0)
+		snprintf(err, sizeof(err), "smc_diag query failed: %s", strerror(-r));
+	for (unsigned int i = 0; i < n; i++) {
+		struct stat st;
+
+		modes[i] = (struct conn_mode){ .mode = "unknown" };
+		if (proto == PROTO_TCP) {
+			modes[i] = (struct conn_mode){ .mode = "tcp", .detail = "plain TCP socket" };
+			continue;
+		}
+		if (fds[i] < 0)
+			continue;
+		if (r < 0) {
+			modes[i].detail = err;
+			continue;
+		}
+		modes[i].detail = "socket not found in the smc_diag dump";
+		if (fstat(fds[i], &st) < 0)
+			continue;
+		for (size_t k = 0; k < nsocks; k++) {
+			if (socks[k].inode != (uint32_t)st.st_ino)
+				continue;
+			modes[i].detail = NULL;
+			switch (socks[k].mode) {
+			case 0:
+				modes[i].mode = "smcr";
+				break;
+			case 2:
+				modes[i].mode = "smcd";
+				break;
+			default:
+				modes[i].mode = "tcp";
+				modes[i].fallback_reason = socks[k].has_fallback ?
+								  socks[k].fallback_reason : 0;
+				break;
+			}
+			break;
+		}
 	}
-	*ret = (struct conn_mode){
-		.mode = "unknown",
-		.detail = "mode detection needs the netlink library (smc_diag), not built in yet",
-	};
+	free(socks);
+	if (nl)
+		smcnl_close(nl);
 }
+#else
+static void conns_mode_query(enum proto proto, int *fds, struct conn_mode *modes, unsigned int n)
+{
+	(void)fds;
+	for (unsigned int i = 0; i < n; i++)
+		modes[i] = proto == PROTO_TCP ?
+				   (struct conn_mode){ .mode = "tcp", .detail = "plain TCP socket" } :
+				   (struct conn_mode){
+					   .mode = "unknown",
+					   .detail = "built without the netlink library (smc_diag)",
+				   };
+}
+#endif
 
 /* ---- `socket` ------------------------------------------------------------------------- */
 
@@ -625,9 +684,23 @@ static int run_client(const struct options *o, unsigned int port)
 		client_connect_one(o, &ep, &cs[i]);
 	for (unsigned int i = 0; i < o->conns; i++)
 		client_transfer(o, i, &cs[i]);
-	for (unsigned int i = 0; i < o->conns; i++)
-		if (cs[i].fd >= 0)
-			conn_mode_query(cs[i].fd, o->proto, &cs[i].mode);
+	{
+		int *fds = calloc(o->conns, sizeof(*fds));
+		struct conn_mode *modes = calloc(o->conns, sizeof(*modes));
+
+		if (!fds || !modes) {
+			fprintf(stderr, "smc-conn: out of memory\n");
+			exit(1);
+		}
+		for (unsigned int i = 0; i < o->conns; i++)
+			fds[i] = cs[i].fd;
+		conns_mode_query(o->proto, fds, modes, o->conns);
+		for (unsigned int i = 0; i < o->conns; i++)
+			if (cs[i].fd >= 0)
+				cs[i].mode = modes[i];
+		free(fds);
+		free(modes);
+	}
 	for (unsigned int i = 0; i < o->conns; i++) {
 		struct client_conn *c = &cs[i];
 
