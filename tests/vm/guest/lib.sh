@@ -8,6 +8,18 @@
 
 : "${SMCD_VM_LANE:=}"
 
+# Debian's busybox-static runs its own applet for a bare command name even when PATH has
+# another program of that name (FEATURE_SH_STANDALONE). The module tools must be kmod's
+# (the guest's module indexes are written by the host's depmod, and the kernel's autoload
+# runs /sbin/modprobe = kmod too), so route them explicitly. Other host programs that share
+# an applet's name (ip, ...) must be called by their full path.
+modprobe() { /usr/sbin/modprobe "$@"; }
+insmod() { /usr/sbin/insmod "$@"; }
+rmmod() { /usr/sbin/rmmod "$@"; }
+lsmod() { /usr/sbin/lsmod "$@"; }
+modinfo() { /usr/sbin/modinfo "$@"; }
+depmod() { /usr/sbin/depmod "$@"; }
+
 info() { echo "# $*"; }
 
 fail() {
