@@ -14,7 +14,9 @@ vm_die() { printf '%s: error: %s\n' "$VM_PROG" "$*" >&2; exit 1; }
 
 # The cache holds kernels, downloaded packages, apt state and the KVM verdict.
 vm_cache_dir() {
-	printf '%s\n' "${SMCD_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/smcd-agent/vm}"
+	local home=${HOME:-}
+	[[ -n $home ]] || home=$(getent passwd "$(id -u)" | cut -d: -f6)
+	printf '%s\n' "${SMCD_VM_CACHE:-${XDG_CACHE_HOME:-$home/.cache}/smcd-agent/vm}"
 }
 
 # Seconds as "4m07s".
