@@ -55,25 +55,7 @@ static bool cap_value(const struct smc_caps *caps, const struct capability *c)
 	return *(const bool *)((const char *)caps + c->offset);
 }
 
-/* Everything info shows, gathered best-effort: one failed probe is reported, not fatal. */
-struct info {
-	struct smc_caps caps;
-	bool has_sysinfo;
-	struct smc_sysinfo sys;
-	bool has_ueids;
-	size_t n_ueids;
-	bool has_seid;
-	struct smc_seid seid;
-	bool has_devices;
-	size_t n_ism, n_loopback, n_smcr;
-	char loopback_names[128];
-	char loopback_pnetid[SMC_PNETID_LEN + 1]; /* of the first loopback with a PNET ID */
-	char **sysctls;
-	size_t n_sysctls;
-	json_object *errors; /* array of "what: why" strings */
-};
-
-static void info_done(struct info *i)
+static void info_done(struct info_facts *i)
 {
 	for (size_t k = 0; k < i->n_sysctls; k++)
 		free(i->sysctls[k]);
@@ -81,7 +63,7 @@ static void info_done(struct info *i)
 	json_object_put(i->errors);
 }
 
-static void probe_failed(struct smcctl *c, struct info *i, const char *what, int err)
+static void probe_failed(struct smcctl *c, struct info_facts *i, const char *what, int err)
 {
 	char why[512], line[640];
 
@@ -90,7 +72,7 @@ static void probe_failed(struct smcctl *c, struct info *i, const char *what, int
 	json_append_str(i->errors, line);
 }
 
-static void probe_devices(struct smcctl *c, struct info *i)
+static void probe_devices(struct smcctl *c, struct info_facts *i)
 {
 	_cleanup_(freep) struct smcd_device *d = NULL;
 	_cleanup_(freep) struct smcr_device *r = NULL;
@@ -112,13 +94,13 @@ static void probe_devices(struct smcctl *c, struct info *i)
 		snprintf(i->loopback_names + strlen(i->loopback_names),
 			 sizeof(i->loopback_names) - strlen(i->loopback_names), "%s%s",
 			 i->loopback_names[0] ? " " : "", d[k].name);
-		if (d[k].port.pnetid[0] && !i->loopback_pnetid[0])
+		if (d[k].port.pnetid[0] && !i->n_loopback_pnetid++)
 			snprintf(i->loopback_pnetid, sizeof(i->loopback_pnetid), "%s",
 				 d[k].port.pnetid);
 	}
 }
 
-static int gather(struct smcctl *c, struct info *i)
+static int gather(struct smcctl *c, struct info_facts *i)
 {
 	char ueids[SMC_UEID_MAX][SMC_EID_LEN + 1];
 	int e;
@@ -168,7 +150,7 @@ static int add_opt(json_object *o, const char *key, json_object *v)
 	return v ? json_add(o, key, v) : json_add_null(o, key);
 }
 
-static json_object *caps_json(const struct info *i, json_object **ret_missing)
+static json_object *caps_json(const struct info_facts *i, json_object **ret_missing)
 {
 	json_object *o = json_object_new_object(), *missing = json_object_new_array();
 
@@ -189,7 +171,7 @@ static json_object *caps_json(const struct info *i, json_object **ret_missing)
 	return o;
 }
 
-static json_object *sysctls_json(const struct info *i)
+static json_object *sysctls_json(const struct info_facts *i)
 {
 	json_object *o = json_object_new_object(), *present = json_object_new_array(),
 		    *absent = json_object_new_array(), *unknown = json_object_new_array();
@@ -228,9 +210,11 @@ static json_object *verdict(const char *subject, bool ready, const char *text, c
 
 /*
  * The SMC-D loopback verdict, in the order a connection would fail: no SMC, no device,
- * the device excluded by a PNET ID (x86: SMC-Dv2 skips devices with a user PNET ID), no EID.
+ * every loopback device excluded by a PNET ID, no EID.  The PNET rule is read from the
+ * kernel source, not measured: SMC-Dv2 offers only devices without a PNET ID or with one
+ * the netns' netdevs carry in hardware, and off s390 there are no hardware PNET IDs.
  */
-static json_object *loopback_verdict(const struct info *i)
+static json_object *loopback_verdict(const struct info_facts *i)
 {
 	char pnet_text[128], pnet_advice[64];
 	bool seid = i->has_seid && i->seid.present && i->seid.seid[0] && i->seid.enabled;
@@ -242,11 +226,11 @@ static json_object *loopback_verdict(const struct info *i)
 		return verdict("SMC-D loopback", false, "no loopback device in this kernel",
 			       "use a kernel with CONFIG_DIBS_LO (6.18+) or CONFIG_SMC_LO "
 			       "(6.10 to 6.17)");
-	if (i->loopback_pnetid[0]) {
+	if (i->n_loopback && i->n_loopback_pnetid == i->n_loopback) {
 		snprintf(pnet_text, sizeof(pnet_text),
 			 "connections will fall back to TCP: the loopback device has PNET ID %s",
 			 i->loopback_pnetid);
-		snprintf(pnet_advice, sizeof(pnet_advice), "smcctl pnet del %s",
+		snprintf(pnet_advice, sizeof(pnet_advice), "run smcctl pnet del %s",
 			 i->loopback_pnetid);
 		return verdict("SMC-D loopback", false, pnet_text, pnet_advice);
 	}
@@ -255,11 +239,11 @@ static json_object *loopback_verdict(const struct info *i)
 	if (i->n_ueids == 0 && !seid)
 		return verdict("SMC-D loopback", false,
 			       "connections will fall back to TCP: no UEID configured",
-			       "smcctl ueid derive --apply");
+			       "run smcctl ueid derive --apply");
 	return verdict("SMC-D loopback", true, "ready", NULL);
 }
 
-static json_object *smcr_verdict(const struct info *i)
+static json_object *smcr_verdict(const struct info_facts *i)
 {
 	if (!i->caps.smc_genl)
 		return verdict("SMC-R", false, "SMC is not available in this kernel", NULL);
@@ -269,11 +253,11 @@ static json_object *smcr_verdict(const struct info *i)
 		return verdict("SMC-R", false, "no RDMA device", NULL);
 	if (i->has_ueids && i->n_ueids == 0)
 		return verdict("SMC-R", true, "ready for SMC-Rv1 (SMC-Rv2 needs a UEID)",
-			       "smcctl ueid add UEID (the same on both hosts)");
+			       "run smcctl ueid add UEID with the same UEID on both hosts");
 	return verdict("SMC-R", true, "ready", NULL);
 }
 
-static json_object *build(const struct info *i)
+json_object *info_json(const struct info_facts *i)
 {
 	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
 	json_object *missing = NULL, *v, *ueid, *dev;
@@ -406,14 +390,14 @@ void info_text(struct smcctl *c, json_object *doc)
 		fprintf(c->out, "%s: %s", out_get_str(v, "subject", "?"),
 			out_get_str(v, "text", ""));
 		if (advice)
-			fprintf(c->out, " (run %s)", advice);
+			fprintf(c->out, " (%s)", advice);
 		fputc('\n', c->out);
 	}
 }
 
 int info_show(struct smcctl *c, const struct verb_args *a)
 {
-	_cleanup_(info_done) struct info i = {};
+	_cleanup_(info_done) struct info_facts i = {};
 	_cleanup_(json_object_putp) json_object *doc = NULL;
 	struct smcnl *nl;
 	int e, s;
@@ -423,7 +407,7 @@ int info_show(struct smcctl *c, const struct verb_args *a)
 	e = gather(c, &i);
 	if (e < 0)
 		return smcctl_fail(c, SMC_OP_QUERY, e, "cannot probe the kernel");
-	doc = build(&i);
+	doc = info_json(&i);
 	if (!doc)
 		return smcctl_oom(c);
 	s = smcctl_emit(c, doc, info_text);

@@ -14,8 +14,27 @@ enum { SOCKET_OPT_ALL, SOCKET_OPT_LISTENING, SOCKET_OPT_SMCD, SOCKET_OPT_SMCR };
 enum { PNET_ADD_OPT_ETH, PNET_ADD_OPT_IB, PNET_ADD_OPT_PORT };
 enum { STATS_OPT_ALL, STATS_OPT_SMCD, STATS_OPT_SMCR };
 
-/* info */
+/* info: everything it shows, gathered best-effort (one failed probe is reported, not fatal) */
+struct info_facts {
+	struct smc_caps caps;
+	bool has_sysinfo;
+	struct smc_sysinfo sys;
+	bool has_ueids;
+	size_t n_ueids;
+	bool has_seid;
+	struct smc_seid seid;
+	bool has_devices;
+	size_t n_ism, n_loopback, n_smcr;
+	char loopback_names[128];
+	size_t n_loopback_pnetid;       /* loopback devices with a PNET ID */
+	char loopback_pnetid[SMC_PNETID_LEN + 1]; /* of the first loopback with a PNET ID */
+	char **sysctls;         /* present in /proc/sys/net/smc */
+	size_t n_sysctls;
+	json_object *errors;    /* array of "what: why" strings */
+};
+
 int info_show(struct smcctl *c, const struct verb_args *a);
+json_object *info_json(const struct info_facts *i);
 void info_text(struct smcctl *c, json_object *doc);
 
 /* ueid */
@@ -79,7 +98,12 @@ int hslimit_enable(struct smcctl *c, const struct verb_args *a);
 int hslimit_disable(struct smcctl *c, const struct verb_args *a);
 void hslimit_text(struct smcctl *c, json_object *doc);
 
-/* stats */
+/* stats; STATS_VIEW_* go in smcctl.view for the text renderer */
+enum {
+	STATS_VIEW_ALL = 1 << 0,
+	STATS_VIEW_SMCD = 1 << 1,
+	STATS_VIEW_SMCR = 1 << 2,
+};
 int stats_show(struct smcctl *c, const struct verb_args *a);
 json_object *stats_json(const struct smc_stats *s, const struct smc_fback_stats *f);
 void stats_text(struct smcctl *c, json_object *doc);

@@ -314,7 +314,6 @@ static void print_legend(struct smcctl *c, json_object *socks)
 		for (size_t k = 0; k < 2; k++) {
 			uint32_t code;
 			const char *advice;
-			char nb[16];
 			bool dup = false;
 
 			if (!rs[k])
@@ -328,7 +327,7 @@ static void print_legend(struct smcctl *c, json_object *socks)
 				fputs("\nFallback reasons:\n", c->out);
 			seen[n_seen++] = code;
 			fprintf(c->out, "  %-10s 0x%08" PRIx32 "  %s\n",
-				reason_name(rs[k], nb, sizeof(nb)), code,
+				out_get_str(rs[k], "name", "-"), code,
 				out_get_str(rs[k], "text", "unknown reason code"));
 			advice = out_get_str(rs[k], "advice", NULL);
 			if (advice)

@@ -194,12 +194,6 @@ json_object *stats_json(const struct smc_stats *s, const struct smc_fback_stats 
 /* ---------------------------------------------------------------------------------- */
 /* Text                                                                                */
 
-enum {
-	VIEW_ALL = 1 << 0,
-	VIEW_SMCD = 1 << 1,
-	VIEW_SMCR = 1 << 2,
-};
-
 #define LABEL_WIDTH 28
 #define VALUE_WIDTH 13
 
@@ -271,7 +265,7 @@ static void direction(struct smcctl *c, json_object *d, bool tx)
 	line_abbrev(c, 4, "Requests", cnt);
 	if (out_get(d, "buffer_usage"))
 		line_abbrev(c, 4, "Buffer usage (bytes)", u(d, "buffer_usage"));
-	else if (c->view & VIEW_ALL)
+	else if (c->view & STATS_VIEW_ALL)
 		line(c, 4, "Buffer usage (bytes)", "-", "(kernel 6.12+)");
 	line_pct(c, 4, "Buffer full", u(d, "buffer.full"), cnt);
 	if (tx) {
@@ -372,7 +366,7 @@ static void reasons(struct smcctl *c, json_object *f)
 void stats_text(struct smcctl *c, json_object *doc)
 {
 	json_object *f = out_get(doc, "fallback"), *hs = out_get(doc, "handshake_errors");
-	bool all = c->view & VIEW_ALL;
+	bool all = c->view & STATS_VIEW_ALL;
 
 	fputs("Connections (this network namespace)\n", c->out);
 	line_u64(c, 2, "Total connections handled", u(doc, "summary.total"), NULL);
@@ -385,8 +379,8 @@ void stats_text(struct smcctl *c, json_object *doc)
 	line_split(c, 2, "Handshake errors", u(doc, "summary.handshake_errors"), u(hs, "client"),
 		   u(hs, "server"));
 	reasons(c, f);
-	tech(c, "SMC-D", out_get(doc, "smcd"), all || (c->view & VIEW_SMCD));
-	tech(c, "SMC-R", out_get(doc, "smcr"), all || (c->view & VIEW_SMCR));
+	tech(c, "SMC-D", out_get(doc, "smcd"), all || (c->view & STATS_VIEW_SMCD));
+	tech(c, "SMC-R", out_get(doc, "smcr"), all || (c->view & STATS_VIEW_SMCR));
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -421,7 +415,7 @@ int stats_show(struct smcctl *c, const struct verb_args *a)
 		json_object_object_del(doc, "smcr");
 	if (only_r)
 		json_object_object_del(doc, "smcd");
-	c->view = (a->opt[STATS_OPT_ALL] ? VIEW_ALL : 0) | (only_d ? VIEW_SMCD : 0) |
-		  (only_r ? VIEW_SMCR : 0);
+	c->view = (a->opt[STATS_OPT_ALL] ? STATS_VIEW_ALL : 0) | (only_d ? STATS_VIEW_SMCD : 0) |
+		  (only_r ? STATS_VIEW_SMCR : 0);
 	return smcctl_emit(c, doc, stats_text);
 }

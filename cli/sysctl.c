@@ -119,6 +119,7 @@ static const struct out_column cols[] = {
 	OUT_COL(NULL, "Range", OUT_CUSTOM, .detail = 1, .format = fmt_range),
 	OUT_COL("since", "Since", OUT_STR, .detail = 1),
 	OUT_COL(NULL, "Note", OUT_CUSTOM, .format = fmt_note),
+	OUT_COL("description", "Description", OUT_STR, .detail = 1),
 };
 
 void sysctl_show_text(struct smcctl *c, json_object *doc)
