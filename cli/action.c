@@ -7,12 +7,13 @@
 #include "cli/objects.h"
 #include "common/output.h"
 
-json_object *action_json(const char *action, const char *key, const char *value, bool changed)
+json_object *action_json(const char *action, const char *key, const char *value, int changed)
 {
 	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
 
-	if (!o || json_add_str(o, "action", action) < 0 ||
-	    (key && json_add_str(o, key, value) < 0) || json_add_bool(o, "changed", changed) < 0)
+	if (!o || json_add_str(o, "action", action) < 0 || (key && json_add_str(o, key, value) < 0))
+		return NULL;
+	if ((changed < 0 ? json_add_null(o, "changed") : json_add_bool(o, "changed", changed)) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }

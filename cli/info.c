@@ -52,6 +52,13 @@ static const struct capability capabilities[] = {
 
 static bool cap_value(const struct smc_caps *caps, const struct capability *c)
 {
+	/*
+	 * The module is there when its netlink family answers, whatever /sys/module says: a
+	 * built-in smc without parameters has no /sys/module/smc, and the family lookup may
+	 * itself have just loaded the module.
+	 */
+	if (c->offset == offsetof(struct smc_caps, smc_module) && caps->smc_genl)
+		return true;
 	return *(const bool *)((const char *)caps + c->offset);
 }
 
@@ -364,7 +371,8 @@ void info_text(struct smcctl *c, json_object *doc)
 
 	if (missing && json_object_array_length(missing)) {
 		/* Without the module everything else is missing too: one line says it all. */
-		bool no_module = !out_get_bool(caps, "smc_module", true);
+		bool no_module = !out_get_bool(caps, "smc_module", true) &&
+				 !out_get_bool(caps, "smc_gen_netlink", false);
 
 		fputs("\nMissing\n", c->out);
 		for (size_t k = 0; k < json_object_array_length(missing); k++) {

@@ -108,6 +108,10 @@ int stats_show(struct smcctl *c, const struct verb_args *a);
 json_object *stats_json(const struct smc_stats *s, const struct smc_fback_stats *f);
 void stats_text(struct smcctl *c, json_object *doc);
 
-/* Write verbs print nothing in text mode and this document with -j. */
-json_object *action_json(const char *action, const char *key, const char *value, bool changed);
+/*
+ * Write verbs print nothing in text mode and this document with -j.  changed: 1 the kernel
+ * state changed, 0 it already was so, -1 unknown (the kernel does not say; JSON null).
+ */
+enum { CHANGED_UNKNOWN = -1 };
+json_object *action_json(const char *action, const char *key, const char *value, int changed);
 void action_text(struct smcctl *c, json_object *doc);

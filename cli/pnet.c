@@ -169,7 +169,7 @@ int pnet_flush(struct smcctl *c, const struct verb_args *a)
 	r = smc_pnet_flush(nl);
 	if (r < 0)
 		return smcctl_fail(c, SMC_OP_PNET_FLUSH, r, "cannot flush the PNET table");
-	doc = action_json("flush", NULL, NULL, true);
+	doc = action_json("flush", NULL, NULL, CHANGED_UNKNOWN);
 	if (!doc)
 		return smcctl_oom(c);
 	return smcctl_emit(c, doc, action_text);

@@ -68,7 +68,7 @@ static int set(struct smcctl *c, bool enable)
 	if (r < 0)
 		return smcctl_fail(c, enable ? SMC_OP_SEID_ENABLE : SMC_OP_SEID_DISABLE, r,
 				   "cannot %s the SEID", enable ? "enable" : "disable");
-	doc = action_json(enable ? "enable" : "disable", NULL, NULL, true);
+	doc = action_json(enable ? "enable" : "disable", NULL, NULL, CHANGED_UNKNOWN);
 	if (!doc)
 		return smcctl_oom(c);
 	return smcctl_emit(c, doc, action_text);

@@ -176,7 +176,10 @@ json_object *socket_json(const struct smc_socket *s)
 	r |= json_add_str(o, "mode", mode_name(s));
 	r |= json_add_u64(o, "shutdown", s->shutdown);
 	r |= json_add_u64(o, "cookie", s->cookie);
-	r |= add_if(o, "fallback", s->has_fallback, fallback_json, s);
+	/* The kernel sends SMC_DIAG_FALLBACK for every socket: {0, 0} unless it fell back. */
+	r |= add_if(o, "fallback",
+		    s->has_fallback && (s->mode == SMC_MODE_TCP || s->fallback_reason),
+		    fallback_json, s);
 	r |= add_if(o, "conninfo", s->has_conninfo, conninfo_json, s);
 	r |= add_if(o, "lgrinfo", s->has_lgrinfo, lgrinfo_json, s);
 	r |= add_if(o, "dmbinfo", s->has_dmbinfo, dmbinfo_json, s);
@@ -285,9 +288,9 @@ static const struct out_column cols[] = {
 	OUT_COL("protocol", "Protocol", OUT_STR, .detail = 1),
 	OUT_COL("shutdown", "Shutd", OUT_U64, .detail = 1),
 	OUT_COL("conninfo.token", "Token", OUT_HEX32, .detail = 1),
-	OUT_COL("conninfo.sndbuf_size", "Sndbuf", OUT_SIZE, .detail = 1),
-	OUT_COL("conninfo.rmbe_size", "Rcvbuf", OUT_SIZE, .detail = 1),
-	OUT_COL("conninfo.peer_rmbe_size", "Peerbuf", OUT_SIZE, .detail = 1),
+	OUT_COL("conninfo.sndbuf_size", "Sndbuf", OUT_U64, .detail = 1),
+	OUT_COL("conninfo.rmbe_size", "Rcvbuf", OUT_U64, .detail = 1),
+	OUT_COL("conninfo.peer_rmbe_size", "Peerbuf", OUT_U64, .detail = 1),
 	OUT_COL(NULL, "Link", OUT_CUSTOM, .detail = 1, .format = fmt_link),
 	OUT_COL(NULL, "RX-Prod", OUT_CUSTOM, .detail = 2, .flags = OUT_RIGHT,
 		.format = fmt_rx_prod),

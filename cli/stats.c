@@ -194,7 +194,7 @@ json_object *stats_json(const struct smc_stats *s, const struct smc_fback_stats 
 /* ---------------------------------------------------------------------------------- */
 /* Text                                                                                */
 
-#define LABEL_WIDTH 28
+#define LABEL_WIDTH 30
 #define VALUE_WIDTH 13
 
 static uint64_t u(json_object *o, const char *path)

@@ -133,7 +133,7 @@ int ueid_flush(struct smcctl *c, const struct verb_args *a)
 	r = smc_ueid_flush(nl);
 	if (r < 0)
 		return smcctl_fail(c, SMC_OP_UEID_FLUSH, r, "cannot flush the UEIDs");
-	doc = action_json("flush", NULL, NULL, true);
+	doc = action_json("flush", NULL, NULL, CHANGED_UNKNOWN);
 	if (!doc)
 		return smcctl_oom(c);
 	return smcctl_emit(c, doc, action_text);
