@@ -146,7 +146,8 @@ int smc_caps_probe(struct smcnl *nl, struct smc_caps *ret)
 	r = smcnl_probe_result(nl, "socket-ipproto-smc", probe_ipproto_smc);
 	c.ipproto_smc = r == 0;
 	c.dibs = smcnl_dibs_class_exists(nl);
-	c.smc_module = path_exists(nl, "/sys/module/smc");
+	/* A built-in smc without parameters has no /sys/module/smc; its sysctls always exist. */
+	c.smc_module = path_exists(nl, "/sys/module/smc") || path_exists(nl, "/proc/sys/net/smc");
 	c.loopback = have_loopback(nl, &c);
 	*ret = c;
 	return 0;

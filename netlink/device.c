@@ -12,6 +12,7 @@
  * On 6.10-6.17 the loopback device ("loopback-ism", CONFIG_SMC_LO) lived inside smc.ko:
  * skipped by the netlink dump and never added to sysfs, there is no way to list it (its
  * link groups still show up, with CHID 0xFFFF; linkgroup.c names them "loopback-ism").
+ * The PNET ID of such a device comes from the PNET table (smcd_pnet_from_table()).
  * Devices seen only through netlink (ISM before 6.18) have no GID to match: their link
  * group count is the kernel's own (SMC_NLA_DEV_USE_CNT), their connections are counted by
  * CHID (= PCHID for ISM) when no other device shares it, else left 0.
@@ -211,6 +212,36 @@ static int smcd_count_lgrs(struct smcnl *nl, struct smcd_ctx *c)
 	return 0;
 }
 
+/*
+ * The PNET ID of a device the netlink dump skipped (loopback) is only known from the PNET
+ * table: an IB entry naming the DIBS device (or its parent) sets it (smc_pnet_add_ib()).
+ * This matters: on x86 a loopback device with a PNET ID is never proposed for SMC-Dv2.
+ * Best effort - IB entries exist only in the initial netns' table, and a failing dump
+ * just leaves the PNET ID unknown.
+ */
+static void smcd_pnet_from_table(struct smcnl *nl, struct smcd_ctx *c)
+{
+	_cleanup_(freep) struct smc_pnet_entry *e = NULL;
+	bool need = false;
+	size_t n;
+
+	for (size_t i = 0; i < c->n; i++)
+		need |= !(c->v[i].seen & SMCD_SEEN_NETLINK);
+	if (!need || smc_pnet_list(nl, NULL, &e, &n) < 0)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		struct smcd_device *d = &c->v[i];
+
+		if (d->seen & SMCD_SEEN_NETLINK)
+			continue;
+		for (size_t j = 0; j < n; j++)
+			if (e[j].ib_name[0] && streq(e[j].ib_name, d->name)) {
+				snprintf(d->port.pnetid, sizeof(d->port.pnetid), "%s", e[j].pnetid);
+				d->port.user_defined = true;
+			}
+	}
+}
+
 int smcd_device_list(struct smcnl *nl, struct smcd_device **ret, size_t *ret_n)
 {
 	struct smcd_ctx c = {};
@@ -219,6 +250,8 @@ int smcd_device_list(struct smcnl *nl, struct smcd_device **ret, size_t *ret_n)
 	r = smcnl_genl_dump(nl, SMCNL_FAM_SMC, SMC_NETLINK_GET_DEV_SMCD, smcd_dev_msg, &c);
 	r = r ?: smcd_merge_dibs(nl, &c);
 	r = r ?: smcd_count_lgrs(nl, &c);
+	if (r == 0)
+		smcd_pnet_from_table(nl, &c);
 	if (r < 0) {
 		free(c.v);
 		return r;

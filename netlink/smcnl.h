@@ -149,7 +149,7 @@ struct smcd_device {
 	uint16_t pci_vendor;
 	uint16_t pci_device;
 	char pci_id[SMC_PCI_ID_LEN + 1];
-	struct smc_pnet_port port;
+	struct smc_pnet_port port;      /* for loopback: from the PNET table (IB entries) */
 	/* Computed: SMC-D link groups on this device (matched by GID) and their connections. */
 	uint32_t linkgroups;
 	uint32_t conns;
@@ -391,7 +391,7 @@ struct smc_cursor {
 struct smc_socket {
 	uint8_t diag_family;    /* AF_SMC (43), or AF_INET/AF_INET6 for IPPROTO_SMC sockets */
 	uint8_t state;          /* see smc_sock_state_name() */
-	uint8_t mode;           /* 0 SMC-R, 1 TCP fallback, 2 SMC-D */
+	uint8_t mode;           /* 0 SMC-R, 1 TCP fallback, 2 SMC-D (listeners report 0) */
 	uint8_t shutdown;
 	int addr_family;        /* AF_INET, AF_INET6, or AF_UNSPEC when the kernel gave none */
 	struct in6_addr src;    /* IPv4 in src.s6_addr32[0] when addr_family == AF_INET */
@@ -402,6 +402,7 @@ struct smc_socket {
 	uint32_t uid;
 	uint32_t inode;
 	uint64_t cookie;
+	/* SMC_DIAG_FALLBACK was sent (7.3 always sends it: reason 0 unless mode is TCP) */
 	bool has_fallback;
 	uint32_t fallback_reason;
 	uint32_t peer_diagnosis;
@@ -483,7 +484,7 @@ struct smc_caps {
 	bool ipproto_smc;       /* socket(AF_INET, SOCK_STREAM, 256) works (6.11+) */
 	bool dibs;              /* /sys/class/dibs exists (6.18+) */
 	bool loopback;          /* an SMC-D loopback device exists */
-	bool smc_module;        /* /sys/module/smc exists (built in or loaded) */
+	bool smc_module;        /* smc loaded or built in (/sys/module/smc or net.smc sysctls) */
 	bool smcd_v2;           /* from sysinfo */
 	bool smcr_v2;
 	uint8_t smc_ver;
