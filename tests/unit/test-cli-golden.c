@@ -98,15 +98,24 @@ static const struct write_cmd write_cmds[] = {
 static char fixtures[4096];
 static unsigned n_runs;
 
+/* dir/name, allocated (paths here have no fixed bound worth guessing). */
+static char *path_join(const char *dir, const char *name)
+{
+	char *p = NULL;
+
+	assert_true(asprintf(&p, "%s/%s", dir, name) >= 0);
+	return p;
+}
+
 static void run(const char *lane, const char *step, const char *dir, const struct cmd *cmd)
 {
-	char sysroot[4096], golden[512], *argv[ARGS_MAX + 2];
+	char golden[512], *argv[ARGS_MAX + 2];
+	char *sysroot = path_join(dir, "sysroot");
 	struct smcnl_options opts = {.replay_dir = dir, .sysroot = sysroot};
 	struct capture out, err, all;
 	bool json = false;
 	int argc = 0, status;
 
-	snprintf(sysroot, sizeof(sysroot), "%s/sysroot", dir);
 	argv[argc++] = (char *)"smcctl";
 	for (size_t i = 0; i < ARGS_MAX && cmd->argv[i]; i++) {
 		argv[argc++] = (char *)cmd->argv[i];
@@ -150,16 +159,18 @@ static void run(const char *lane, const char *step, const char *dir, const struc
 	free(all.buf);
 	free(out.buf);
 	free(err.buf);
+	free(sysroot);
 	n_runs++;
 }
 
 static bool is_file(const char *dir, const char *name)
 {
-	char p[4096];
+	char *p = path_join(dir, name);
 	struct stat st;
+	bool r = stat(p, &st) == 0 && S_ISREG(st.st_mode);
 
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+	free(p);
+	return r;
 }
 
 /* A folder recorded with "read" has the system information dump (or, without SMC, the
@@ -196,12 +207,12 @@ static size_t subdirs(const char *dir, char ***ret)
 	if (!d)
 		return 0;
 	while ((e = readdir(d))) {
-		char p[4096];
+		_cleanup_(freep) char *p = NULL;
 		struct stat st;
 
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
+		p = path_join(dir, e->d_name);
 		if (stat(p, &st) < 0 || !S_ISDIR(st.st_mode) || streq(e->d_name, "sysroot"))
 			continue;
 		v = realloc(v, (n + 1) * sizeof(*v));
@@ -220,10 +231,10 @@ static void test_lanes(void **state)
 	size_t n_lanes = subdirs(fixtures, &lanes);
 
 	for (size_t l = 0; l < n_lanes; l++) {
-		char lane_dir[4096 + 256], **steps;
+		_cleanup_(freep) char *lane_dir = path_join(fixtures, lanes[l]);
+		char **steps;
 		size_t n_steps;
 
-		snprintf(lane_dir, sizeof(lane_dir), "%s/%s", fixtures, lanes[l]);
 		/* A lane recorded as one folder (nosmc) is its own single step. */
 		if (is_read_step(lane_dir)) {
 			replay_step(lanes[l], "read", lane_dir);
@@ -232,9 +243,8 @@ static void test_lanes(void **state)
 		}
 		n_steps = subdirs(lane_dir, &steps);
 		for (size_t s = 0; s < n_steps; s++) {
-			char step_dir[8192 + 256];
+			_cleanup_(freep) char *step_dir = path_join(lane_dir, steps[s]);
 
-			snprintf(step_dir, sizeof(step_dir), "%s/%s", lane_dir, steps[s]);
 			replay_step(lanes[l], steps[s], step_dir);
 			free(steps[s]);
 		}
