@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -274,6 +275,47 @@ static void test_library_failure(void **state)
 	result_free(&r);
 }
 
+/* "ueid derive" without --apply never touches the kernel. */
+static void test_ueid_derive(void **state)
+{
+	char good[] = "/tmp/test-cli-verbs-mid-XXXXXX", bad[] = "/tmp/test-cli-verbs-bad-XXXXXX";
+	int fd_good = mkstemp(good), fd_bad = mkstemp(bad);
+	struct result r;
+
+	assert_true(fd_good >= 0 && fd_bad >= 0);
+	assert_int_equal(write(fd_good, "0123456789abcdef0123456789abcdef\n", 33), 33);
+	assert_int_equal(write(fd_bad, "0123456789abcdef\n", 17), 17);
+	close(fd_good);
+	close(fd_bad);
+
+	r = RUN("ueid", "derive", "--machine-id-file", good);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "MID-0123456789ABCDEF0123456789A\n");
+	assert_string_equal(r.err, "");
+	result_free(&r);
+
+	r = RUN("-j", "ueid", "derive", "--machine-id-file", good);
+	assert_int_equal(r.status, 0);
+	assert_one_json_document(r.out);
+	assert_non_null(strstr(r.out, "\"ueid\":\"MID-0123456789ABCDEF0123456789A\""));
+	assert_non_null(strstr(r.out, "\"apply\":false,\"changed\":null"));
+	result_free(&r);
+
+	r = RUN("ueid", "derive", "--machine-id-file", bad);
+	assert_int_equal(r.status, SMCCTL_EXIT_FAILURE);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "is too short"));
+	assert_ptr_equal(strchr(r.err, '\n'), r.err + strlen(r.err) - 1);
+	result_free(&r);
+
+	r = RUN("ueid", "derive", "--machine-id-file", "/nonexistent/machine-id");
+	assert_int_equal(r.status, SMCCTL_EXIT_FAILURE);
+	assert_non_null(strstr(r.err, "cannot read /nonexistent/machine-id: No such file"));
+	result_free(&r);
+	unlink(good);
+	unlink(bad);
+}
+
 /* The man page documents every object, verb, alias and option of the table. */
 static void test_man_page(void **state)
 {
@@ -336,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_library_failure),
 		cmocka_unit_test(test_man_page),
+		cmocka_unit_test(test_ueid_derive),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
