@@ -14,30 +14,55 @@ assert_exists /proc/sys/net/smc "(CONFIG_SMC)"
 info "net.smc: $(ls /proc/sys/net/smc | tr '\n' ' ')"
 info "dibs devices: $(ls /sys/class/dibs | tr '\n' ' ')"
 
-# mode_is JSON EXPECTED WHAT: the connection mode must be EXPECTED. While smc-conn cannot
-# tell the mode yet (it needs the netlink library), "unknown" is accepted with a TODO note.
+# mode_is JSON EXPECTED WHAT: the connection mode must be EXPECTED.
 mode_is() {
-	_m=$(json_get "$1" .mode)
-	if [ "$_m" = unknown ]; then
-		info "TODO: cannot check that $3 used '$2': smc-conn reports mode unknown" \
-			"($(json_get "$1" .mode_detail))"
-		return 0
-	fi
-	assert_eq "$2" "$_m" "$3"
+	assert_eq "$2" "$(json_get "$1" .mode)" "$3 (mode)"
 }
 
-for proto in smc afsmc; do
-	assert_ok smc-conn pair --proto $proto --conns 2 --bytes 4M
+# pair PROTO EXPECTED_MODE WHAT: two connections that move verified data in EXPECTED_MODE
+pair() {
+	assert_ok smc-conn pair --proto "$1" --conns 2 --bytes 4M
 	summary=$(printf '%s\n' "$out" | tail -n 1)
-	assert_json "$summary" .ok 2 "$proto pair summary"
+	assert_json "$summary" .ok 2 "$1 pair summary ($3)"
 	first=$(printf '%s\n' "$out" | head -n 1)
-	assert_json "$first" .verified true "$proto connection 0"
-	# No UEID yet: SMC-D loopback is declined (SMC_CLC_DECL_NOUEID or similar), TCP is used.
-	mode_is "$first" tcp "$proto connection 0 without a UEID"
+	assert_json "$first" .verified true "$1 connection 0 ($3)"
+	mode_is "$first" "$2" "$1 connection 0 $3"
+}
+
+require_cmd smcctl jq
+assert_ok smcctl ueid flush
+for proto in smc afsmc; do
+	# No UEID: the server declines SMC-D loopback and the connection falls back to TCP.
+	pair $proto tcp "without a UEID"
 done
 
-# TODO(smcctl): once `smcctl ueid add` exists, add a UEID here, repeat the pair and
-# expect mode "smcd", SMC-D link groups in `smcctl linkgroup list`, and the SMC-D
-# stats counting the bytes; then `smcctl ueid flush` and expect TCP again.
-info "TODO: UEID step (needs smcctl ueid add) not written yet"
+# With a UEID, the same connections use SMC-D loopback: link groups are created and the
+# SMC-D statistics count the bytes.
+assert_ok smcctl -j stats
+before=$(json_get "$out" .smcd.tx.bytes)
+assert_ok smcctl ueid add SMCD-AGENT-SMOKE
+for proto in smc afsmc; do
+	pair $proto smcd "with a UEID"
+done
+assert_ok smcctl -j stats
+after=$(json_get "$out" .smcd.tx.bytes)
+[ "$after" -ge $((before + 4 * 4 * 1024 * 1024)) ] ||
+	fail "SMC-D tx bytes grew from $before to $after, expected at least 16 MiB more"
+
+# Link groups exist while connections are open.
+smc-conn pair --proto smc --conns 2 --bytes 64K --hold 20 >/tmp/hold.out 2>&1 &
+hold=$!
+i=0
+while [ "$(grep -c '"conn":' /tmp/hold.out 2>/dev/null)" -lt 2 ]; do
+	i=$((i + 1)); [ $i -gt 600 ] && fail "smc-conn did not connect: $(cat /tmp/hold.out)"
+	sleep 0.1
+done
+assert_ok smcctl -j linkgroup
+n=$(printf '%s\n' "$out" | jq '[.smcd[] | select(.conns > 0)] | length')
+[ "$n" -ge 1 ] || fail "no SMC-D link group with connections while 2 are open: $out"
+kill $hold 2>/dev/null; wait $hold 2>/dev/null
+
+# Without the UEID again, new connections fall back to TCP.
+assert_ok smcctl ueid flush
+pair smc tcp "after ueid flush"
 exit 0
