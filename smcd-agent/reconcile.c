@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -9,6 +8,7 @@
 #include <time.h>
 
 #include "common/macro.h"
+#include "common/ueid-derive.h"
 #include "common/util.h"
 #include "smcd-agent/reconcile.h"
 
@@ -129,35 +129,23 @@ int actual_observe(struct kernel *k, const struct config *c, struct actual_state
 /* ------------------------------------------------------------------------------------- */
 /* The derived UEID                                                                       */
 
-/*
- * "MID-" + the first 27 characters of the machine id in upper case: the derivation users
- * already run by hand (seed 003), 31 characters, within the kernel's 32.
- * TODO: use common/ueid-derive once it is on main (same derivation, shared with smcctl).
- */
+/* The derivation is common/ueid-derive's, shared with "smcctl ueid derive". */
 int ueid_auto_derive(const char *machine_id_file, char ret[SMC_EID_LEN + 1], char *err,
 		     size_t errlen)
 {
-	_cleanup_(fclosep) FILE *f = fopen(machine_id_file, "re");
-	char id[64] = "";
-	size_t n;
+	char ueid[UEID_DERIVED_LEN + 1];
+	const char *reason = NULL;
+	int r;
 
-	if (!f) {
-		snprintf(err, errlen, "cannot read %s: %s", machine_id_file, strerror(errno));
-		return negative_errno();
+	r = ueid_derive_from_file(machine_id_file, ueid, &reason);
+	if (r < 0) {
+		if (reason)
+			snprintf(err, errlen, "%s %s", machine_id_file, reason);
+		else
+			snprintf(err, errlen, "cannot read %s: %s", machine_id_file, strerror(-r));
+		return r;
 	}
-	if (!fgets(id, sizeof(id), f))
-		id[0] = '\0';
-	strstrip_trailing(id);
-	n = strlen(id);
-	if (n != 32 || strspn(id, "0123456789abcdefABCDEF") != n) {
-		snprintf(err, errlen, "%s does not hold a machine id (expected 32 hexadecimal digits)",
-			 machine_id_file);
-		return -EBADMSG;
-	}
-	memcpy(ret, "MID-", 4);
-	for (size_t i = 0; i < 27; i++)
-		ret[4 + i] = (char)toupper((unsigned char)id[i]);
-	ret[31] = '\0';
+	snprintf(ret, SMC_EID_LEN + 1, "%s", ueid);
 	return 0;
 }
 
