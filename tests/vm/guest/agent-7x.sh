@@ -135,6 +135,7 @@ assert_eq "b true" "$out" "the loopback device object"
 wait $conn
 info "$(tail -n 1 /tmp/conn.log)"
 assert_json "$(tail -n 1 /tmp/conn.log)" .ok 2 "both connections moved their data"
+assert_json "$(tail -n 1 /tmp/conn.log)" .smcd 2 "both used SMC-D (the agent's UEID made it possible)"
 # The kernel keeps an idle link group for minutes; its object stays and shows 0 connections.
 sleep 1
 busctl call $M Refresh
