@@ -13,9 +13,26 @@
  * (a later issue), which can keep them per netns; a verb that can only say "not yet"
  * would be a stub, so it is an "absent" word: typing it is a usage error that says why.
  */
+#include "cli/agent.h"
 #include "cli/objects.h"
 
 /* clang-format off: tables read better aligned by hand */
+
+static const struct verb status_verbs[] = {
+	{ .name = "show", .flags = VERB_DEFAULT, .run = agent_status,
+	  .help = "smcd-agent: state, config, reconcile, drift" },
+	{}
+};
+
+static const struct verb config_verbs[] = {
+	{ .name = "show", .flags = VERB_DEFAULT, .run = agent_config_show,
+	  .help = "the effective smc.yaml, defaults filled in" },
+	{ .name = "check", .synopsis = "[FILE]", .max_args = 1, .run = agent_config_check,
+	  .help = "validate smc.yaml without applying it" },
+	{ .name = "reload", .flags = VERB_ADMIN, .run = agent_config_reload,
+	  .help = "make smcd-agent apply its file again" },
+	{}
+};
 
 static const struct verb_opt ueid_derive_opts[] = {
 	[UEID_DERIVE_OPT_FILE] = { "machine-id-file", 0, "FILE",
@@ -169,6 +186,10 @@ const struct object smcctl_objects[] = {
 	  .help = "net.smc.* sysctls" },
 	{ .name = "hs-limit", .verbs = hslimit_verbs,
 	  .help = "SMC handshake limitation (net.smc.limit_smc_hs)" },
+	{ .name = "status", .verbs = status_verbs,
+	  .help = "smcd-agent: the daemon keeping smc.yaml" },
+	{ .name = "config", .verbs = config_verbs,
+	  .help = "smcd-agent's configuration, /etc/smc/smc.yaml" },
 	{ .name = "stats", .verbs = stats_verbs,
 	  .help = "SMC statistics and TCP fallback reasons",
 	  .absent = "reset",

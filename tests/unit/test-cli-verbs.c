@@ -200,7 +200,7 @@ static void test_usage_errors(void **state)
 {
 	expect_usage(RUN(""), "unknown object ''");
 	expect_usage(RUN("-j"), "missing OBJECT");
-	expect_usage(RUN("s"), "ambiguous object 's': could be seid, socket, sysctl, stats");
+	expect_usage(RUN("s"), "ambiguous object 's': could be seid, socket, sysctl, status, stats");
 	expect_usage(RUN("h"), "ambiguous object 'h': could be hs-limit, help");
 	expect_usage(RUN("bogus"), "unknown object 'bogus'");
 	expect_usage(RUN("help", "bogus"), "unknown object 'bogus'");
