@@ -9,6 +9,7 @@
  * then the two structured properties get named keys.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <systemd/sd-bus.h>
 
 #include "cli/agent.h"
+#include "cli/objects.h"
 #include "common/output.h"
 
 #define AGENT_NAME "org.smcd.Agent1"
@@ -455,4 +457,155 @@ int agent_config_reload(struct smcctl *c, const struct verb_args *a)
 	if (!doc)
 		return smcctl_oom(c);
 	return smcctl_emit(c, doc, agent_status_text);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Changes through the agent                                                           */
+
+/*
+ * When smcd-agent runs, smcctl's changes go through it: it is the one writer to the kernel
+ * (style rule 10), it checks them against smc.yaml (a change to something the file owns is
+ * refused with the file line to edit) and it logs them.  Without an agent, or with --netns
+ * (the agent manages the host's namespace only), smcctl changes the kernel directly as
+ * before; so do the tests that replay recorded kernel answers.  Returns -ESRCH for "no
+ * agent: go direct", else an exit status.
+ */
+static int forward(struct smcctl *c, const char *what, const char *method, const char *types, ...)
+{
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	va_list ap;
+	int r;
+
+	if (c->netns || c->nl_opts.replay_dir || sd_bus_open_system(&bus) < 0)
+		return -ESRCH;
+	r = sd_bus_message_new_method_call(bus, &m, AGENT_NAME, AGENT_PATH, AGENT_IFACE, method);
+	if (r >= 0 && types) {
+		va_start(ap, types);
+		r = sd_bus_message_appendv(m, types, ap);
+		va_end(ap);
+	}
+	if (r < 0)
+		return smcctl_oom(c);
+	r = sd_bus_call(bus, m, 0, &e, &reply);
+	if (r >= 0)
+		return SMCCTL_EXIT_OK;
+	if (agent_absent(&e) || !sd_bus_error_is_set(&e))
+		return -ESRCH;
+	if (sd_bus_error_has_name(&e, SD_BUS_ERROR_INVALID_ARGS))
+		return smcctl_usage(c, "%s: %s", what, e.message);
+	if (sd_bus_error_has_name(&e, SD_BUS_ERROR_ACCESS_DENIED))
+		return smcctl_error(c, SMCCTL_EXIT_PERMISSION, "%s: %s", what, e.message);
+	return smcctl_error(c, SMCCTL_EXIT_FAILURE, "%s: %s", what, e.message);
+}
+
+/* The answer of a forwarded change: the direct verbs' document; the agent does not say
+ * whether anything changed. */
+static int forwarded(struct smcctl *c, int s, const char *action, const char *key, const char *value)
+{
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+
+	if (s != SMCCTL_EXIT_OK)
+		return s;
+	doc = action_json(action, key, value, CHANGED_UNKNOWN);
+	if (!doc)
+		return smcctl_oom(c);
+	return smcctl_emit(c, doc, action_text);
+}
+
+#define FORWARD_OR_DIRECT(direct, action, key, value, ...)                                  \
+	({                                                                                  \
+		int _s = forward(c, __VA_ARGS__);                                           \
+		_s == -ESRCH ? direct(c, a) : forwarded(c, _s, action, key, value);         \
+	})
+
+int agent_ueid_add(struct smcctl *c, const struct verb_args *a)
+{
+	return FORWARD_OR_DIRECT(ueid_add, "add", "ueid", a->pos[0], "cannot add the UEID", "AddUeid",
+				 "s", a->pos[0]);
+}
+
+int agent_ueid_del(struct smcctl *c, const struct verb_args *a)
+{
+	return FORWARD_OR_DIRECT(ueid_del, "del", "ueid", a->pos[0], "cannot remove the UEID",
+				 "RemoveUeid", "s", a->pos[0]);
+}
+
+int agent_ueid_flush(struct smcctl *c, const struct verb_args *a)
+{
+	return FORWARD_OR_DIRECT(ueid_flush, "flush", NULL, NULL, "cannot flush the UEIDs",
+				 "FlushUeid", NULL);
+}
+
+int agent_seid_enable(struct smcctl *c, const struct verb_args *a)
+{
+	return FORWARD_OR_DIRECT(seid_enable, "enable", NULL, NULL, "cannot enable the SEID",
+				 "SetSeid", "b", 1);
+}
+
+int agent_seid_disable(struct smcctl *c, const struct verb_args *a)
+{
+	return FORWARD_OR_DIRECT(seid_disable, "disable", NULL, NULL, "cannot disable the SEID",
+				 "SetSeid", "b", 0);
+}
+
+int agent_hslimit_enable(struct smcctl *c, const struct verb_args *a)
+{
+	return FORWARD_OR_DIRECT(hslimit_enable, "enable", NULL, NULL,
+				 "cannot enable the handshake limitation", "SetHandshakeLimitation",
+				 "b", 1);
+}
+
+int agent_hslimit_disable(struct smcctl *c, const struct verb_args *a)
+{
+	return FORWARD_OR_DIRECT(hslimit_disable, "disable", NULL, NULL,
+				 "cannot disable the handshake limitation",
+				 "SetHandshakeLimitation", "b", 0);
+}
+
+int agent_pnet_add(struct smcctl *c, const struct verb_args *a)
+{
+	const char *eth = a->opt[PNET_ADD_OPT_ETH], *ib = a->opt[PNET_ADD_OPT_IB];
+	const char *port = a->opt[PNET_ADD_OPT_PORT];
+
+	/* Malformed options: the direct verb's usage errors, nothing sent anywhere. */
+	if (!eth == !ib || (port && !streq(port, "1") && !streq(port, "2")) || (eth && port))
+		return pnet_add(c, a);
+	return FORWARD_OR_DIRECT(pnet_add, "add", "pnetid", a->pos[0], "cannot add the PNET entry",
+				 "AddPnet", "sssy", a->pos[0], eth ? eth : "", ib ? ib : "",
+				 (uint8_t)(port ? port[0] - '0' : 0));
+}
+
+int agent_pnet_del(struct smcctl *c, const struct verb_args *a)
+{
+	return FORWARD_OR_DIRECT(pnet_del, "del", "pnetid", a->pos[0], "cannot remove the PNET ID",
+				 "RemovePnet", "s", a->pos[0]);
+}
+
+int agent_pnet_flush(struct smcctl *c, const struct verb_args *a)
+{
+	return FORWARD_OR_DIRECT(pnet_flush, "flush", NULL, NULL, "cannot flush the PNET table",
+				 "FlushPnet", NULL);
+}
+
+int agent_sysctl_set(struct smcctl *c, const struct verb_args *a)
+{
+	const char *name = a->pos[0];
+
+	if (strncmp(name, "net.smc.", 8) == 0)
+		name += 8;
+	/* One kernel flag, one agent method: see handshake-limitation in smc.yaml(5). */
+	if (streq(name, "limit_smc_hs")) {
+		bool on = streq(a->pos[1], "1") || streq(a->pos[1], "on") || streq(a->pos[1], "true");
+
+		if (!on && !streq(a->pos[1], "0") && !streq(a->pos[1], "off") &&
+		    !streq(a->pos[1], "false"))
+			return sysctl_set(c, a);
+		return FORWARD_OR_DIRECT(sysctl_set, "set", "name", name,
+					 "cannot set the handshake limitation",
+					 "SetHandshakeLimitation", "b", (int)on);
+	}
+	return FORWARD_OR_DIRECT(sysctl_set, "set", "name", name, "cannot set the sysctl",
+				 "SetSysctl", "ss", name, a->pos[1]);
 }

@@ -80,10 +80,10 @@ static const struct verb ueid_verbs[] = {
 	{ .name = "list", .alias = "show", .flags = VERB_DEFAULT, .run = ueid_list,
 	  .help = "the User Defined EIDs (global, at most 4)" },
 	{ .name = "add", .synopsis = "UEID", .min_args = 1, .max_args = 1,
-	  .flags = VERB_ADMIN, .run = ueid_add, .help = "add a UEID" },
+	  .flags = VERB_ADMIN, .run = agent_ueid_add, .help = "add a UEID" },
 	{ .name = "del", .alias = "delete", .synopsis = "UEID", .min_args = 1, .max_args = 1,
-	  .flags = VERB_ADMIN, .run = ueid_del, .help = "remove a UEID" },
-	{ .name = "flush", .flags = VERB_ADMIN, .run = ueid_flush,
+	  .flags = VERB_ADMIN, .run = agent_ueid_del, .help = "remove a UEID" },
+	{ .name = "flush", .flags = VERB_ADMIN, .run = agent_ueid_flush,
 	  .help = "remove every UEID" },
 	{ .name = "derive", .synopsis = "[--machine-id-file FILE] [--apply]",
 	  .opts = ueid_derive_opts, .run = ueid_derive_verb,
@@ -94,9 +94,9 @@ static const struct verb ueid_verbs[] = {
 static const struct verb seid_verbs[] = {
 	{ .name = "show", .flags = VERB_DEFAULT, .run = seid_show,
 	  .help = "the System EID (s390 only)" },
-	{ .name = "enable", .flags = VERB_ADMIN, .run = seid_enable,
+	{ .name = "enable", .flags = VERB_ADMIN, .run = agent_seid_enable,
 	  .help = "offer the SEID (s390 only)" },
-	{ .name = "disable", .flags = VERB_ADMIN, .run = seid_disable,
+	{ .name = "disable", .flags = VERB_ADMIN, .run = agent_seid_disable,
 	  .help = "stop offering it (s390; needs a UEID)" },
 	{}
 };
@@ -132,10 +132,10 @@ static const struct verb pnet_verbs[] = {
 	  .help = "the PNET table (this netns)" },
 	{ .name = "add", .synopsis = "PNETID --eth IFACE | --ib DEV [--port 1|2]",
 	  .min_args = 1, .max_args = 1, .opts = pnet_add_opts, .flags = VERB_ADMIN,
-	  .run = pnet_add, .help = "map a device to a PNET ID" },
+	  .run = agent_pnet_add, .help = "map a device to a PNET ID" },
 	{ .name = "del", .alias = "delete", .synopsis = "PNETID", .min_args = 1, .max_args = 1,
-	  .flags = VERB_ADMIN, .run = pnet_del, .help = "remove every entry of a PNET ID" },
-	{ .name = "flush", .flags = VERB_ADMIN, .run = pnet_flush,
+	  .flags = VERB_ADMIN, .run = agent_pnet_del, .help = "remove every entry of a PNET ID" },
+	{ .name = "flush", .flags = VERB_ADMIN, .run = agent_pnet_flush,
 	  .help = "remove every entry" },
 	{}
 };
@@ -145,7 +145,7 @@ static const struct verb sysctl_verbs[] = {
 	  .flags = VERB_DEFAULT, .run = sysctl_show,
 	  .help = "net.smc.* with unit and default" },
 	{ .name = "set", .synopsis = "NAME VALUE", .min_args = 2, .max_args = 2,
-	  .flags = VERB_ADMIN, .run = sysctl_set,
+	  .flags = VERB_ADMIN, .run = agent_sysctl_set,
 	  .help = "set a net.smc.* sysctl (this netns)" },
 	{}
 };
@@ -153,9 +153,9 @@ static const struct verb sysctl_verbs[] = {
 static const struct verb hslimit_verbs[] = {
 	{ .name = "show", .flags = VERB_DEFAULT, .run = hslimit_show,
 	  .help = "handshake limitation (this netns)" },
-	{ .name = "enable", .flags = VERB_ADMIN, .run = hslimit_enable,
+	{ .name = "enable", .flags = VERB_ADMIN, .run = agent_hslimit_enable,
 	  .help = "fall back to TCP when handshakes queue" },
-	{ .name = "disable", .flags = VERB_ADMIN, .run = hslimit_disable,
+	{ .name = "disable", .flags = VERB_ADMIN, .run = agent_hslimit_disable,
 	  .help = "never limit SMC handshakes" },
 	{}
 };
