@@ -6,8 +6,8 @@
  *
  *   smcnl-record OUTDIR STEP [ARG...]
  *
- *   read                   snapshot the sysfs/procfs files the library reads into
- *                          OUTDIR/sysroot, then call every read function once
+ *   read                   call every read function once, then snapshot the sysfs/procfs
+ *                          files the library reads into OUTDIR/sysroot
  *   ueid-add UEID          smc_ueid_add()            (validated like the kernel)
  *   ueid-add-raw STRING    ADD_UEID with STRING + NUL as is (no validation, no padding)
  *   ueid-del UEID | ueid-flush
@@ -349,7 +349,6 @@ static void read_sysctls(struct smcnl *nl)
 
 static int step_read(struct smcnl *nl, const char *outdir)
 {
-	snapshot(outdir);
 	read_caps(nl);
 	read_sysinfo(nl);
 	read_devices(nl);
@@ -360,6 +359,8 @@ static int step_read(struct smcnl *nl, const char *outdir)
 	read_sockets(nl, 0);
 	read_sockets(nl, SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO | SMC_DIAG_WANT_DMBINFO);
 	read_sysctls(nl);
+	/* After the reads: on a modular kernel they loaded smc (sysctls, /sys/module/smc). */
+	snapshot(outdir);
 	return 0;
 }
 
