@@ -439,6 +439,62 @@ static void test_612(void **state)
 	smcnl_close(nl);
 }
 
+/* ---- privileges and network namespaces ------------------------------------------------- */
+
+static void test_612_userns(void **state)
+{
+	char buf[256], ueids[SMC_UEID_MAX][SMC_EID_LEN + 1];
+	struct smcnl *nl;
+	size_t n;
+
+	/* root of a new user namespace: no CAP_NET_ADMIN in the initial one */
+	nl = replay_open("612/ueid-add-eperm");
+	assert_int_equal(smc_ueid_add(nl, "SMCD-AGENT-USERNS"), -EPERM);
+	smc_strerror(SMC_OP_UEID_ADD, -EPERM, smcnl_extack(nl), buf, sizeof(buf));
+	assert_non_null(strstr(buf, "CAP_NET_ADMIN in the initial user namespace"));
+	smcnl_close(nl);
+	nl = replay_open("612/pnet-flush-eperm");
+	assert_int_equal(smc_pnet_flush(nl), -EPERM);
+	smcnl_close(nl);
+	/* ... while the dumps need no privilege */
+	nl = replay_open("612/userns");
+	assert_int_equal(smc_ueid_list(nl, ueids, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(ueids[0], "SMCD-AGENT-TEST");
+	smcnl_close(nl);
+}
+
+static void test_7x_netns(void **state)
+{
+	struct smc_pnet_entry ib = { .pnetid = "NET3", .ib_name = "lo", .ib_port = 1 };
+	struct smcd_linkgroup *lgr;
+	struct smc_fback_stats fb;
+	struct smc_socket *s;
+	struct smc_stats st;
+	struct smcnl *nl;
+	size_t n;
+
+	/* IB/SMC-D entries only in the initial netns: elsewhere the kernel says -EEXIST */
+	nl = replay_open("7x/netns-pnet-add-ib");
+	assert_int_equal(smc_pnet_add(nl, &ib), -EEXIST);
+	smcnl_close(nl);
+
+	nl = replay_open("7x/netns-read");
+	/* link groups are global ... */
+	assert_int_equal(smcd_linkgroup_list(nl, &lgr, &n), 0);
+	assert_int_equal(n, 2);
+	free(lgr);
+	/* ... statistics, fallback reasons and sockets are the namespace's own */
+	assert_int_equal(smc_stats_get(nl, &st), 0);
+	assert_int_equal(st.smcd.rx_bytes, 0);
+	assert_int_equal(smc_fback_stats_get(nl, &fb), 0);
+	assert_int_equal(fb.n, 0);
+	assert_int_equal(smc_socket_list(nl, 0, &s, &n), 0);
+	assert_int_equal(n, 0);
+	free(s);
+	smcnl_close(nl);
+}
+
 /* ---- a kernel without SMC -------------------------------------------------------------- */
 
 static void test_nosmc(void **state)
@@ -474,6 +530,8 @@ int main(void)
 		cmocka_unit_test(test_7x_seid_hs),
 		cmocka_unit_test(test_7x_pnet),
 		cmocka_unit_test(test_612),
+		cmocka_unit_test(test_612_userns),
+		cmocka_unit_test(test_7x_netns),
 		cmocka_unit_test(test_nosmc),
 	};
 

@@ -273,6 +273,16 @@ static void test_errors(void **state)
 	assert_string_equal(smcnl_extack(nl), "test: message too long");
 	smcnl_close(nl);
 
+	/* s390: the last UEID removed, the SEID active again - a success, said as 1 */
+	nl = replay_open("synthetic/errors/s390-ueid-del-last");
+	assert_int_equal(smc_ueid_del(nl, "LAST"), 1);
+	smcnl_close(nl);
+
+	/* older kernels: flushing an empty PNET table said -ENOENT - still a success */
+	nl = replay_open("synthetic/errors/pnet-flush-enoent");
+	assert_int_equal(smc_pnet_flush(nl), 0);
+	smcnl_close(nl);
+
 	/* without NETLINK_CAP_ACK the request is echoed before the TLVs */
 	nl = replay_open("synthetic/errors/uncapped-ack");
 	assert_int_equal(smc_ueid_add(nl, "ABC"), -ERANGE);
