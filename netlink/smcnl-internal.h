@@ -68,6 +68,13 @@ struct smcnl_occurrence {
 	unsigned count;
 };
 
+/* An in-memory replay stream (smcnl_replay_mem()), answering every occurrence of key. */
+struct smcnl_mem_stream {
+	char key[96];
+	const uint8_t *data;
+	size_t len;
+};
+
 struct smcnl {
 	char *sysroot;
 	char *replay_dir;
@@ -78,6 +85,8 @@ struct smcnl {
 	/* How often each request key was sent: the n-th replay/record file of a key. */
 	struct smcnl_occurrence *occ;
 	size_t n_occ;
+	struct smcnl_mem_stream *mem;
+	size_t n_mem;
 };
 
 /* ---- socket.c: requests -------------------------------------------------------------- */
@@ -107,6 +116,11 @@ const char *smcnl_genl_key(enum smcnl_family fam, uint8_t cmd, char *buf, size_t
 int smcnl_errno_from_nle(int nle);
 void smcnl_set_extack(struct smcnl *nl, const char *msg, size_t len);
 bool smcnl_replaying(const struct smcnl *nl);
+/*
+ * Replay key from memory (not copied: data must outlive the handle) before looking at
+ * replay_dir; for the fuzz target.  Only on a replaying handle (-EINVAL otherwise).
+ */
+int smcnl_replay_mem(struct smcnl *nl, const char *key, const void *data, size_t len);
 /* Record/replay the outcome of a non-netlink probe (socket(2) in caps.c) as an errno. */
 int smcnl_probe_result(struct smcnl *nl, const char *name, int (*probe)(void));
 

@@ -288,6 +288,23 @@ static unsigned replay_occurrence(const struct smcnl_sock *s)
 	return 1;
 }
 
+int smcnl_replay_mem(struct smcnl *nl, const char *key, const void *data, size_t len)
+{
+	struct smcnl_mem_stream *v;
+
+	if (!smcnl_replaying(nl) || !key || strlen(key) >= sizeof(v->key))
+		return -EINVAL;
+	v = realloc(nl->mem, (nl->n_mem + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	nl->mem = v;
+	v = &nl->mem[nl->n_mem++];
+	snprintf(v->key, sizeof(v->key), "%s", key);
+	v->data = data;
+	v->len = len;
+	return 0;
+}
+
 static int replay_load(struct smcnl_sock *s)
 {
 	char path[4096];
@@ -297,6 +314,16 @@ static int replay_load(struct smcnl_sock *s)
 	free(s->replay);
 	s->replay = NULL;
 	s->replay_len = s->replay_pos = 0;
+	for (size_t i = 0; i < s->nl->n_mem; i++)
+		if (streq(s->nl->mem[i].key, s->key)) {
+			s->replay = malloc(s->nl->mem[i].len ?: 1);
+			if (!s->replay)
+				return -ENOMEM;
+			if (s->nl->mem[i].len)
+				memcpy(s->replay, s->nl->mem[i].data, s->nl->mem[i].len);
+			s->replay_len = s->nl->mem[i].len;
+			return 0;
+		}
 	r = stream_path(s->nl, s->nl->replay_dir, s->key, true, path, sizeof(path));
 	if (r < 0)
 		return r;
@@ -524,6 +551,7 @@ void smcnl_close(struct smcnl *nl)
 	free(nl->record_dir);
 	free(nl->extack);
 	free(nl->occ);
+	free(nl->mem);
 	free(nl);
 }
 
@@ -657,7 +685,11 @@ int smcnl_family_resolve(struct smcnl *nl, enum smcnl_family fam)
 		r = stream_path(nl, nl->replay_dir, key, false, path, sizeof(path));
 		if (r < 0)
 			return r;
-		if (access(path, R_OK) < 0) {
+		bool mem = false;
+
+		for (size_t i = 0; i < nl->n_mem; i++)
+			mem |= streq(nl->mem[i].key, key);
+		if (!mem && access(path, R_OK) < 0) {
 			nl->family_id[fam] = GENL_MIN_ID + 0x100 + fam;
 			return nl->family_id[fam];
 		}
