@@ -14,6 +14,7 @@
  *   seid-enable | seid-disable | hs-enable | hs-disable
  *   pnet-add PNETID eth NETDEV | pnet-add PNETID ib DEVICE [PORT]
  *   pnet-del PNETID | pnet-flush
+ *   sysctl-set NAME VALUE  smc_sysctl_set() (not netlink: only result.txt, for the record)
  *
  * OUTDIR/result.txt (also on stdout) says what every call returned and what the library
  * made of the replies: the human-readable side of the fixture, and the check that the
@@ -412,6 +413,9 @@ static int run(struct smcnl *nl, const char *outdir, int argc, char **argv)
 		       r = step_pnet_add(nl, argc - 1, argv + 1));
 	} else if (streq(step, "pnet-del") && arg) {
 		result(nl, "smc_pnet_del", SMC_OP_PNET_DEL, r = smc_pnet_del(nl, arg));
+	} else if (streq(step, "sysctl-set") && argc > 2) {
+		/* not netlink: nothing is recorded, result.txt tells what the kernel said */
+		result(nl, "smc_sysctl_set", SMC_OP_SYSCTL_SET, r = smc_sysctl_set(nl, arg, argv[2]));
 	} else if (streq(step, "pnet-flush")) {
 		result(nl, "smc_pnet_flush", SMC_OP_PNET_FLUSH, r = smc_pnet_flush(nl));
 	} else {

@@ -233,6 +233,35 @@ static void test_7x_loopback(void **state)
 	smcnl_close(nl);
 }
 
+/* 201 sockets: the kernel's dump spans several batches (about 32 KiB each). */
+static void test_7x_many(void **state)
+{
+	struct smcnl *nl = replay_open("7x/many");
+	struct smcd_linkgroup *lgr;
+	struct smc_socket *s;
+	size_t n, smcd = 0, dmb = 0;
+	uint32_t conns = 0;
+
+	assert_int_equal(smc_socket_list(nl, SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO |
+						     SMC_DIAG_WANT_DMBINFO,
+					 &s, &n),
+			 0);
+	assert_int_equal(n, 201);
+	for (size_t i = 0; i < n; i++) {
+		smcd += s[i].mode == 2;
+		dmb += s[i].has_dmbinfo;
+	}
+	assert_int_equal(smcd, 200);
+	assert_int_equal(dmb, 200);
+	free(s);
+	assert_int_equal(smcd_linkgroup_list(nl, &lgr, &n), 0);
+	for (size_t i = 0; i < n; i++)
+		conns += lgr[i].conns;
+	assert_int_equal(conns, 200);
+	free(lgr);
+	smcnl_close(nl);
+}
+
 static void test_7x_after_close(void **state)
 {
 	struct smcnl *nl = replay_open("7x/after-close");
@@ -525,6 +554,7 @@ int main(void)
 		cmocka_unit_test(test_7x_idle),
 		cmocka_unit_test(test_7x_fallback),
 		cmocka_unit_test(test_7x_loopback),
+		cmocka_unit_test(test_7x_many),
 		cmocka_unit_test(test_7x_after_close),
 		cmocka_unit_test(test_7x_ueid_answers),
 		cmocka_unit_test(test_7x_seid_hs),
