@@ -19,10 +19,11 @@
  * for one request, concatenated, NLMSG_DONE / NLMSG_ERROR included.  The n-th request with
  * the same key in one handle uses <key>-<n>.bin (n >= 2), so a scenario that adds the same
  * UEID twice records both answers; a replay asked more often than recorded reuses the last
- * answer (a read step's repeated dumps of a quiet system are all the same).  Keys: smc-genl-<command> ("smc-genl-get-sys-info"),
- * pnet-<command>, sock-diag-<ext as two hex digits>, genl-ctrl-<family name> (family
- * resolution; optional when replaying: without it the family is taken as present).  The
- * replay feeds libnl one message per recv() call, so every multi-batch path is exercised.
+ * answer (a read step's repeated dumps of a quiet system are all the same).
+ * Keys: smc-genl-<command> ("smc-genl-get-sys-info"), pnet-<command>, sock-diag-<ext as
+ * two hex digits>, genl-ctrl-<family name> (family resolution; optional when replaying:
+ * without it the family is taken as present).  The replay feeds libnl one message per
+ * recv() call, so every multi-batch path is exercised.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,9 +48,9 @@
 struct smcnl_req {
 	smcnl_msg_fn fn;
 	void *userdata;
-	int err;        /* first error: the kernel's, or a parser's */
-	bool done;      /* NLMSG_DONE, ACK or error seen */
-	bool intr;      /* NLM_F_DUMP_INTR seen */
+	int err;   /* first error: the kernel's, or a parser's */
+	bool done; /* NLMSG_DONE, ACK or error seen */
+	bool intr; /* NLM_F_DUMP_INTR seen */
 };
 
 /*
@@ -252,8 +253,8 @@ bool smcnl_replaying(const struct smcnl *nl)
 }
 
 /* The file for the n-th occurrence of key (counted per handle). */
-static int stream_path(struct smcnl *nl, const char *dir, const char *key, bool count,
-		       char *buf, size_t len)
+static int stream_path(struct smcnl *nl, const char *dir, const char *key, bool count, char *buf,
+		       size_t len)
 {
 	struct smcnl_occurrence *o = NULL;
 	int n;
@@ -370,7 +371,7 @@ static int hook_send(struct nl_sock *sk, struct nl_msg *msg)
 {
 	struct smcnl_sock *s = tls_sock;
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
-	struct iovec iov = { .iov_base = nlh, .iov_len = nlh->nlmsg_len };
+	struct iovec iov = {.iov_base = nlh, .iov_len = nlh->nlmsg_len};
 	int r;
 
 	if (!s || s->sk != sk)
@@ -485,8 +486,8 @@ static int sock_get(struct smcnl *nl, enum smcnl_proto proto, struct smcnl_sock 
 	if (r < 0)
 		goto fail;
 	if (!smcnl_replaying(nl)) {
-		r = nl_connect(s->sk, proto == SMCNL_PROTO_GENL ? NETLINK_GENERIC
-								: NETLINK_SOCK_DIAG);
+		r = nl_connect(s->sk,
+			       proto == SMCNL_PROTO_GENL ? NETLINK_GENERIC : NETLINK_SOCK_DIAG);
 		if (r < 0) {
 			r = smcnl_errno_from_nle(r);
 			goto fail;
@@ -578,10 +579,10 @@ static void exchange_end(struct smcnl_sock *s)
 	s->replay_len = s->replay_pos = 0;
 }
 
-int smcnl_request(struct smcnl *nl, enum smcnl_proto proto, struct nl_msg *msg,
-		  const char *key, smcnl_msg_fn fn, void *userdata)
+int smcnl_request(struct smcnl *nl, enum smcnl_proto proto, struct nl_msg *msg, const char *key,
+		  smcnl_msg_fn fn, void *userdata)
 {
-	struct smcnl_req req = { .fn = fn, .userdata = userdata };
+	struct smcnl_req req = {.fn = fn, .userdata = userdata};
 	struct nl_cb *cb = NULL;
 	struct smcnl_sock *s;
 	int r;

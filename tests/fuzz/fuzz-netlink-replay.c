@@ -106,8 +106,9 @@ static int f_sockets(struct smcnl *nl)
 	struct smc_socket *v = NULL;
 	size_t n;
 
-	return list_free(smc_socket_list(nl, SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO |
-						     SMC_DIAG_WANT_DMBINFO,
+	return list_free(smc_socket_list(nl,
+					 SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO |
+						 SMC_DIAG_WANT_DMBINFO,
 					 &v, &n),
 			 v);
 }
@@ -121,29 +122,31 @@ static const struct {
 	const char *key;
 	int (*call)(struct smcnl *nl);
 } targets[] = {
-	{ "smc-genl-get-sys-info", f_sysinfo },
-	{ "smc-genl-get-dev-smcd", f_dev_d },
-	{ "smc-genl-get-dev-smcr", f_dev_r },
-	{ "smc-genl-get-lgr-smcd", f_lgr_d },
-	{ "smc-genl-get-link-smcr", f_link_r },
-	{ "smc-genl-get-stats", f_stats },
-	{ "smc-genl-get-fback-stats", f_fback },
-	{ "smc-genl-dump-ueid", f_eids },
-	{ "pnet-get", f_pnet },
-	{ "sock-diag-0b", f_sockets },
-	{ "smc-genl-add-ueid", f_ack },
+	{"smc-genl-get-sys-info", f_sysinfo},
+	{"smc-genl-get-dev-smcd", f_dev_d},
+	{"smc-genl-get-dev-smcr", f_dev_r},
+	{"smc-genl-get-lgr-smcd", f_lgr_d},
+	{"smc-genl-get-link-smcr", f_link_r},
+	{"smc-genl-get-stats", f_stats},
+	{"smc-genl-get-fback-stats", f_fback},
+	{"smc-genl-dump-ueid", f_eids},
+	{"pnet-get", f_pnet},
+	{"sock-diag-0b", f_sockets},
+	{"smc-genl-add-ueid", f_ack},
 };
 
 /* The same stream answers every other request of the target too (devices: the LGRs). */
 static const char *const others[] = {
-	"smc-genl-get-lgr-smcd", "pnet-get", "smc-genl-dump-seid",
+	"smc-genl-get-lgr-smcd",
+	"pnet-get",
+	"smc-genl-dump-seid",
 	"smc-genl-dump-hs-limitation",
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct smcnl_options o = { .replay_dir = "/nonexistent", .sysroot = "/nonexistent" };
+	struct smcnl_options o = {.replay_dir = "/nonexistent", .sysroot = "/nonexistent"};
 	struct smcnl *nl;
 	size_t t;
 

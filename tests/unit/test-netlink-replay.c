@@ -206,7 +206,10 @@ static void test_7x_loopback(void **state)
 	assert_true(st.smcd.rx_bytes >= 2 * (256 + 256 + 64 + 64) * 1024);
 	assert_int_equal(st.smcr.rx_bytes, 0);
 
-	assert_int_equal(smc_socket_list(nl, SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO | SMC_DIAG_WANT_DMBINFO, &s, &n),
+	assert_int_equal(smc_socket_list(nl,
+					 SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO |
+						 SMC_DIAG_WANT_DMBINFO,
+					 &s, &n),
 			 0);
 	assert_int_equal(n, 11);
 	/* AF_SMC over IPv4: addresses in word 0 */
@@ -242,8 +245,9 @@ static void test_7x_many(void **state)
 	size_t n, smcd = 0, dmb = 0;
 	uint32_t conns = 0;
 
-	assert_int_equal(smc_socket_list(nl, SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO |
-						     SMC_DIAG_WANT_DMBINFO,
+	assert_int_equal(smc_socket_list(nl,
+					 SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO |
+						 SMC_DIAG_WANT_DMBINFO,
 					 &s, &n),
 			 0);
 	assert_int_equal(n, 201);
@@ -369,8 +373,8 @@ static void test_7x_seid_hs(void **state)
 
 static void test_7x_pnet(void **state)
 {
-	struct smc_pnet_entry eth = { .pnetid = "net1", .eth_name = "lo" };
-	struct smc_pnet_entry ib = { .pnetid = "NET2", .ib_name = "lo", .ib_port = 1 };
+	struct smc_pnet_entry eth = {.pnetid = "net1", .eth_name = "lo"};
+	struct smc_pnet_entry ib = {.pnetid = "NET2", .ib_name = "lo", .ib_port = 1};
 	struct smc_pnet_entry *e;
 	struct smcd_device *dev;
 	struct smcnl *nl;
@@ -495,7 +499,7 @@ static void test_612_userns(void **state)
 
 static void test_7x_netns(void **state)
 {
-	struct smc_pnet_entry ib = { .pnetid = "NET3", .ib_name = "lo", .ib_port = 1 };
+	struct smc_pnet_entry ib = {.pnetid = "NET3", .ib_name = "lo", .ib_port = 1};
 	struct smcd_linkgroup *lgr;
 	struct smc_fback_stats fb;
 	struct smc_socket *s;

@@ -18,8 +18,7 @@
 #include "netlink/smcnl-internal.h"
 #include "tests/unit/netlink-test-util.h"
 
-static const struct smcr_linkgroup *lgr_by_id(const struct smcr_linkgroup *v, size_t n,
-					      uint32_t id)
+static const struct smcr_linkgroup *lgr_by_id(const struct smcr_linkgroup *v, size_t n, uint32_t id)
 {
 	for (size_t i = 0; i < n; i++)
 		if (v[i].id == id)
@@ -49,7 +48,7 @@ static void test_smcr_links(void **state)
 	assert_string_equal(g->pnetid, "PNET1");
 	assert_true(g->has_alloc);
 	assert_int_equal(g->sndbuf_alloc, 0x100000000ULL + 65536); /* 8-byte uint */
-	assert_int_equal(g->rmb_alloc, 524288);                    /* 4-byte uint */
+	assert_int_equal(g->rmb_alloc, 524288);			   /* 4-byte uint */
 	assert_true(g->v2.present);
 	assert_string_equal(g->v2.neg_eid, "SMCD-AGENT-TEST");
 	assert_string_equal(g->v2.peer_host, "peer-host");
@@ -115,8 +114,9 @@ static void test_smcr_devices_sockets_pnet(void **state)
 	assert_false(d[1].ports[1].valid);
 	free(d);
 
-	assert_int_equal(smc_socket_list(nl, SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO |
-					       SMC_DIAG_WANT_DMBINFO,
+	assert_int_equal(smc_socket_list(nl,
+					 SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO |
+						 SMC_DIAG_WANT_DMBINFO,
 					 &s, &n),
 			 0);
 	assert_int_equal(n, 2);
@@ -180,7 +180,10 @@ static void test_v61_shape(void **state)
 	assert_int_equal(smc_stats_get(nl, &st), 0);
 	assert_false(st.smcd.has_rmb_usage);
 	assert_true(st.smcd.rx_bytes > 0);
-	assert_int_equal(smc_socket_list(nl, SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO | SMC_DIAG_WANT_DMBINFO, &s, &n),
+	assert_int_equal(smc_socket_list(nl,
+					 SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO |
+						 SMC_DIAG_WANT_DMBINFO,
+					 &s, &n),
 			 0);
 	for (size_t i = 0; i < n; i++) {
 		if (!s[i].has_dmbinfo)
@@ -350,19 +353,19 @@ static int call_sockets_0(struct smcnl *nl)
 
 static int call_sockets_all(struct smcnl *nl)
 {
-	return call_sockets(nl, SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO |
-					SMC_DIAG_WANT_DMBINFO);
+	return call_sockets(nl,
+			    SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO | SMC_DIAG_WANT_DMBINFO);
 }
 
 static void test_malformed(void **state)
 {
 	static const struct malformed cases[] = {
-		{ "truncated-msg", call_lgr_d },   { "no-done", call_lgr_d },
-		{ "bad-nla-len", call_lgr_d },     { "long-string", call_lgr_d },
-		{ "int-width", call_lgr_d },       { "u8-overflow", call_lgr_d },
-		{ "lgr-without-id", call_lgr_d },  { "no-genl-header", call_sysinfo },
-		{ "link-before-lgr", call_link_r }, { "ueid-overflow", call_ueids },
-		{ "short-diag-msg", call_sockets_0 }, { "short-dmbinfo", call_sockets_all },
+		{"truncated-msg", call_lgr_d},	    {"no-done", call_lgr_d},
+		{"bad-nla-len", call_lgr_d},	    {"long-string", call_lgr_d},
+		{"int-width", call_lgr_d},	    {"u8-overflow", call_lgr_d},
+		{"lgr-without-id", call_lgr_d},	    {"no-genl-header", call_sysinfo},
+		{"link-before-lgr", call_link_r},   {"ueid-overflow", call_ueids},
+		{"short-diag-msg", call_sockets_0}, {"short-dmbinfo", call_sockets_all},
 	};
 	char rel[128];
 

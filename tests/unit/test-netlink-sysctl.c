@@ -20,9 +20,17 @@
 static void test_table(void **state)
 {
 	static const char *const names[] = {
-		"autocorking_size", "smcr_buf_type", "smcr_testlink_time", "wmem", "rmem",
-		"smcr_max_links_per_lgr", "smcr_max_conns_per_lgr", "limit_smc_hs",
-		"smcr_max_send_wr", "smcr_max_recv_wr", "hs_ctrl",
+		"autocorking_size",
+		"smcr_buf_type",
+		"smcr_testlink_time",
+		"wmem",
+		"rmem",
+		"smcr_max_links_per_lgr",
+		"smcr_max_conns_per_lgr",
+		"limit_smc_hs",
+		"smcr_max_send_wr",
+		"smcr_max_recv_wr",
+		"hs_ctrl",
 	};
 	const struct smc_sysctl_desc *t, *d;
 	size_t n;
@@ -59,7 +67,7 @@ static void test_table(void **state)
 static void test_sysroot_rw(void **state)
 {
 	char *root = tmpdir_new(), dir[PATH_MAX], buf[64], **names;
-	struct smcnl_options o = { .sysroot = root, .replay_dir = root };
+	struct smcnl_options o = {.sysroot = root, .replay_dir = root};
 	struct smcnl *nl;
 	int64_t v;
 	size_t n;
