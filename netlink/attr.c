@@ -27,8 +27,7 @@ int smcnl_parse_attrs(struct nlattr **tb, int maxtype, struct nlattr *head, int 
 
 	if (len < 0)
 		return -EBADMSG;
-	nla_for_each_attr(nla, head, len, rem)
-		;
+	nla_for_each_attr(nla, head, len, rem);
 	/* Leftover bytes that do not form an attribute: truncated or corrupt. */
 	if (rem > 0)
 		return -EBADMSG;
@@ -51,8 +50,7 @@ int smcnl_parse_genl(struct nlmsghdr *nlh, struct nlattr **tb, int maxtype, uint
 	ghdr = nlmsg_data(nlh);
 	if (ret_cmd)
 		*ret_cmd = ghdr->cmd;
-	return smcnl_parse_attrs(tb, maxtype, genlmsg_attrdata(ghdr, 0),
-				 genlmsg_attrlen(ghdr, 0));
+	return smcnl_parse_attrs(tb, maxtype, genlmsg_attrdata(ghdr, 0), genlmsg_attrlen(ghdr, 0));
 }
 
 int attr_uint(const struct nlattr *a, uint64_t *ret)

@@ -102,6 +102,12 @@ static int probe_genl(struct smcnl *nl, struct smc_caps *c)
 	return 0;
 }
 
+#if defined(__s390__) || defined(__s390x__)
+#define ARCH_HAS_ISM true
+#else
+#define ARCH_HAS_ISM false
+#endif
+
 static bool have_loopback(const struct smcnl *nl, const struct smc_caps *c)
 {
 	_cleanup_(freep) struct smcnl_dibs *dibs = NULL;
@@ -118,11 +124,7 @@ static bool have_loopback(const struct smcnl *nl, const struct smc_caps *c)
 	 * SMC "ISMv2 capable", so that flag means loopback-ism exists (it cannot be removed
 	 * without unloading smc).  On s390 the flag may come from ISM hardware: unknown.
 	 */
-#if defined(__s390__) || defined(__s390x__)
-	return false;
-#else
-	return c->smcd_v2;
-#endif
+	return !ARCH_HAS_ISM && c->smcd_v2;
 }
 
 int smc_caps_probe(struct smcnl *nl, struct smc_caps *ret)

@@ -41,8 +41,7 @@ static int pci_parse(struct nlattr **tb, struct pci_vals *p)
 	r = r ?: attr_u16(tb[SMC_NLA_DEV_PCI_DEVICE], &p->device);
 	r = r ?: attr_str(tb[SMC_NLA_DEV_PCI_ID], p->id, sizeof(p->id));
 	p->any = tb[SMC_NLA_DEV_PCI_FID] || tb[SMC_NLA_DEV_PCI_CHID] ||
-		 tb[SMC_NLA_DEV_PCI_VENDOR] || tb[SMC_NLA_DEV_PCI_DEVICE] ||
-		 tb[SMC_NLA_DEV_PCI_ID];
+		 tb[SMC_NLA_DEV_PCI_VENDOR] || tb[SMC_NLA_DEV_PCI_DEVICE] || tb[SMC_NLA_DEV_PCI_ID];
 	return r;
 }
 
@@ -313,7 +312,7 @@ static int smcr_dev_msg(struct nlmsghdr *nlh, void *userdata)
 
 int smcr_device_list(struct smcnl *nl, struct smcr_device **ret, size_t *ret_n)
 {
-	struct smcr_ctx c = { .name_netdevs = !smcnl_replaying(nl) };
+	struct smcr_ctx c = {.name_netdevs = !smcnl_replaying(nl)};
 	int r;
 
 	r = smcnl_genl_dump(nl, SMCNL_FAM_SMC, SMC_NETLINK_GET_DEV_SMCR, smcr_dev_msg, &c);

@@ -215,7 +215,7 @@ static int diag_msg(struct nlmsghdr *nlh, void *userdata)
 
 int smc_socket_list(struct smcnl *nl, unsigned want, struct smc_socket **ret, size_t *ret_n)
 {
-	struct smc_diag_req req = { .diag_family = AF_SMC };
+	struct smc_diag_req req = {.diag_family = AF_SMC};
 	struct diag_ctx c = {};
 	struct nl_msg *msg;
 	char key[32];

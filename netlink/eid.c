@@ -54,8 +54,7 @@ static const char *ueid_char_reason(unsigned char c)
 	return "only letters A-Z, digits, '.' and '-' are allowed";
 }
 
-int smc_ueid_validate(const char *ueid, char ret_padded[SMC_EID_LEN + 1],
-		      const char **ret_reason)
+int smc_ueid_validate(const char *ueid, char ret_padded[SMC_EID_LEN + 1], const char **ret_reason)
 {
 	char buf[SMC_EID_LEN + 1];
 	const char *reason = NULL;
@@ -146,7 +145,7 @@ static int ueid_msg(struct nlmsghdr *nlh, void *userdata)
 int smc_ueid_list(struct smcnl *nl, char ret[SMC_UEID_MAX][SMC_EID_LEN + 1], size_t *ret_n)
 {
 	char v[SMC_UEID_MAX][SMC_EID_LEN + 1] = {};
-	struct ueid_ctx c = { .v = v };
+	struct ueid_ctx c = {.v = v};
 	int r;
 
 	r = smcnl_genl_dump(nl, SMCNL_FAM_SMC, SMC_NETLINK_DUMP_UEID, ueid_msg, &c);
@@ -177,8 +176,8 @@ int smc_ueid_add(struct smcnl *nl, const char *ueid)
 
 int smcnl_ueid_add_raw(struct smcnl *nl, const void *data, size_t len)
 {
-	return smcnl_genl_do(nl, SMCNL_FAM_SMC, SMC_NETLINK_ADD_UEID, SMC_NLA_EID_TABLE_ENTRY,
-			     data, len);
+	return smcnl_genl_do(nl, SMCNL_FAM_SMC, SMC_NETLINK_ADD_UEID, SMC_NLA_EID_TABLE_ENTRY, data,
+			     len);
 }
 
 int smc_ueid_del(struct smcnl *nl, const char *ueid)
@@ -231,7 +230,7 @@ static int seid_msg(struct nlmsghdr *nlh, void *userdata)
 int smc_seid_get(struct smcnl *nl, struct smc_seid *ret)
 {
 	struct smc_seid seid = {};
-	struct seid_ctx c = { .seid = &seid };
+	struct seid_ctx c = {.seid = &seid};
 	int r;
 
 	r = smcnl_genl_dump(nl, SMCNL_FAM_SMC, SMC_NETLINK_DUMP_SEID, seid_msg, &c);

@@ -130,8 +130,7 @@ static int pnet_msg(struct nlmsghdr *nlh, void *userdata)
 	return 0;
 }
 
-int smc_pnet_list(struct smcnl *nl, const char *pnetid, struct smc_pnet_entry **ret,
-		  size_t *ret_n)
+int smc_pnet_list(struct smcnl *nl, const char *pnetid, struct smc_pnet_entry **ret, size_t *ret_n)
 {
 	char norm[SMC_PNETID_LEN + 1];
 	struct pnet_ctx c = {};
@@ -170,8 +169,7 @@ int smc_pnet_add(struct smcnl *nl, const struct smc_pnet_entry *e)
 	 */
 	if (strnlen(e->eth_name, sizeof(e->eth_name)) >= IF_NAMESIZE ||
 	    strnlen(e->ib_name, sizeof(e->ib_name)) >= SMC_IB_NAME_LEN ||
-	    (!e->eth_name[0] && !e->ib_name[0]) || e->ib_port > 2 ||
-	    (e->ib_port && !e->ib_name[0]))
+	    (!e->eth_name[0] && !e->ib_name[0]) || e->ib_port > 2 || (e->ib_port && !e->ib_name[0]))
 		return -EINVAL;
 	r = smcnl_genl_msg_new(nl, SMCNL_FAM_PNET, SMC_PNETID_ADD, NLM_F_ACK, &msg);
 	if (r < 0)

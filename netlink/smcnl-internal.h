@@ -24,9 +24,9 @@
 #ifndef AF_SMC
 #define AF_SMC 43
 #endif
-#define SMCNL_IPPROTO_SMC 256           /* <netinet/in.h> has it only since glibc for 6.11 */
-#define SMC_MAX_PNETID_LEN 16           /* net/smc/smc.h */
-#define SMC_LOOPBACK_FABRIC 0xffff      /* DIBS_LOOPBACK_FABRIC */
+#define SMCNL_IPPROTO_SMC 256	   /* <netinet/in.h> has it only since glibc for 6.11 */
+#define SMC_MAX_PNETID_LEN 16	   /* net/smc/smc.h */
+#define SMC_LOOPBACK_FABRIC 0xffff /* DIBS_LOOPBACK_FABRIC */
 
 /* One netlink socket per protocol: SMC_GEN_NETLINK and SMC_PNETID share the genl one. */
 enum smcnl_proto {
@@ -36,8 +36,8 @@ enum smcnl_proto {
 };
 
 enum smcnl_family {
-	SMCNL_FAM_SMC,          /* SMC_GEN_NETLINK */
-	SMCNL_FAM_PNET,         /* SMC_PNETID */
+	SMCNL_FAM_SMC,	/* SMC_GEN_NETLINK */
+	SMCNL_FAM_PNET, /* SMC_PNETID */
 	_SMCNL_FAM_MAX,
 };
 
@@ -50,13 +50,13 @@ struct smcnl_sock {
 	struct smcnl *nl;
 	enum smcnl_proto proto;
 	struct nl_sock *sk;
-	bool broken;            /* left mid-stream: reopen before the next request */
+	bool broken; /* left mid-stream: reopen before the next request */
 	/* The request in flight (socket.c sets these around every exchange). */
 	struct smcnl_req *req;
-	char key[96];           /* record/replay file stem of this request */
+	char key[96]; /* record/replay file stem of this request */
 	uint32_t expect_seq;
 	bool have_seq;
-	int send_err;           /* negative errno from the send hook */
+	int send_err; /* negative errno from the send hook */
 	FILE *record;
 	uint8_t *replay;
 	size_t replay_len;
@@ -66,6 +66,13 @@ struct smcnl_sock {
 struct smcnl_occurrence {
 	char key[96];
 	unsigned count;
+};
+
+/* An in-memory replay stream (smcnl_replay_mem()), answering every occurrence of key. */
+struct smcnl_mem_stream {
+	char key[96];
+	const uint8_t *data;
+	size_t len;
 };
 
 struct smcnl {
@@ -78,6 +85,8 @@ struct smcnl {
 	/* How often each request key was sent: the n-th replay/record file of a key. */
 	struct smcnl_occurrence *occ;
 	size_t n_occ;
+	struct smcnl_mem_stream *mem;
+	size_t n_mem;
 };
 
 /* ---- socket.c: requests -------------------------------------------------------------- */
@@ -93,8 +102,8 @@ int smcnl_genl_msg_new(struct smcnl *nl, enum smcnl_family fam, uint8_t cmd, int
  * kernel's negative errno (its extack kept for smcnl_extack()), a parser's error, or a
  * translated local error.
  */
-int smcnl_request(struct smcnl *nl, enum smcnl_proto proto, struct nl_msg *msg,
-		  const char *key, smcnl_msg_fn fn, void *userdata);
+int smcnl_request(struct smcnl *nl, enum smcnl_proto proto, struct nl_msg *msg, const char *key,
+		  smcnl_msg_fn fn, void *userdata);
 /* Dump fam/cmd (no attributes: the SMC families validate strictly). */
 int smcnl_genl_dump(struct smcnl *nl, enum smcnl_family fam, uint8_t cmd, smcnl_msg_fn fn,
 		    void *userdata);
@@ -107,6 +116,11 @@ const char *smcnl_genl_key(enum smcnl_family fam, uint8_t cmd, char *buf, size_t
 int smcnl_errno_from_nle(int nle);
 void smcnl_set_extack(struct smcnl *nl, const char *msg, size_t len);
 bool smcnl_replaying(const struct smcnl *nl);
+/*
+ * Replay key from memory (not copied: data must outlive the handle) before looking at
+ * replay_dir; for the fuzz target.  Only on a replaying handle (-EINVAL otherwise).
+ */
+int smcnl_replay_mem(struct smcnl *nl, const char *key, const void *data, size_t len);
 /* Record/replay the outcome of a non-netlink probe (socket(2) in caps.c) as an errno. */
 int smcnl_probe_result(struct smcnl *nl, const char *name, int (*probe)(void));
 
@@ -137,18 +151,17 @@ void strip_blanks(char *s);
 
 /* ---- sysfs.c: files under the sysroot ------------------------------------------------- */
 
-int smcnl_path(const struct smcnl *nl, char *buf, size_t len, const char *fmt, ...)
-	_printf_(4, 5);
+int smcnl_path(const struct smcnl *nl, char *buf, size_t len, const char *fmt, ...) _printf_(4, 5);
 /* Read a small file into buf (NUL-terminated, trailing newline removed). */
 int smcnl_read_file(const char *path, char *buf, size_t len);
 
 struct smcnl_dibs {
 	char name[SMC_DIBS_NAME_LEN];
 	char gid[SMC_UUID_TEXT_LEN + 1]; /* as in sysfs, empty if unreadable */
-	char gid_hex[33];                /* gid without dashes, lower case */
+	char gid_hex[33];		 /* gid without dashes, lower case */
 	bool has_fabric_id;
 	uint16_t fabric_id;
-	char parent[64];                 /* basename of the device/ link (PCI name), or "" */
+	char parent[64]; /* basename of the device/ link (PCI name), or "" */
 };
 
 /* /sys/class/dibs/<name> entries sorted by name; 0 entries if the class does not exist. */
@@ -172,8 +185,8 @@ int smcnl_ueid_add_raw(struct smcnl *nl, const void *data, size_t len);
 /* ---- strerror.c ------------------------------------------------------------------------- */
 
 struct smcnl_errmsg {
-	int op;         /* enum smc_op, or _SMC_OP_MAX for "any operation" */
-	int err;        /* positive errno */
+	int op;	 /* enum smc_op, or _SMC_OP_MAX for "any operation" */
+	int err; /* positive errno */
 	const char *text;
 };
 

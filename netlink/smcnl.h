@@ -71,7 +71,10 @@ struct smcnl_options {
 	const char *record_dir;
 };
 
-/* Open a handle.  Cheap: sockets are opened and families resolved on first use. */
+/*
+ * Open a handle.  Cheap: sockets are opened and families resolved on first use.  A handle
+ * is not thread-safe: one per thread.
+ */
 int smcnl_open(const struct smcnl_options *opts, struct smcnl **ret);
 void smcnl_close(struct smcnl *nl);
 
@@ -207,7 +210,9 @@ struct smcd_linkgroup {
 	uint64_t sndbuf_alloc;
 	uint64_t dmb_alloc;
 	struct smc_lgr_v2 v2;
-	char device[SMC_DIBS_NAME_LEN]; /* dibs device carrying it (by GID), empty if unknown */
+	/* dibs device carrying it (by GID); "loopback-ism" for CHID 0xFFFF on 6.10-6.17
+	 * (no /sys/class/dibs); empty if unknown */
+	char device[SMC_DIBS_NAME_LEN];
 };
 
 struct smcr_link {

@@ -6,14 +6,15 @@
  *
  *   smcnl-record OUTDIR STEP [ARG...]
  *
- *   read                   snapshot the sysfs/procfs files the library reads into
- *                          OUTDIR/sysroot, then call every read function once
+ *   read                   call every read function once, then snapshot the sysfs/procfs
+ *                          files the library reads into OUTDIR/sysroot
  *   ueid-add UEID          smc_ueid_add()            (validated like the kernel)
  *   ueid-add-raw STRING    ADD_UEID with STRING + NUL as is (no validation, no padding)
  *   ueid-del UEID | ueid-flush
  *   seid-enable | seid-disable | hs-enable | hs-disable
  *   pnet-add PNETID eth NETDEV | pnet-add PNETID ib DEVICE [PORT]
  *   pnet-del PNETID | pnet-flush
+ *   sysctl-set NAME VALUE  smc_sysctl_set() (not netlink: only result.txt, for the record)
  *
  * OUTDIR/result.txt (also on stdout) says what every call returned and what the library
  * made of the replies: the human-readable side of the fixture, and the check that the
@@ -57,8 +58,8 @@ static void result(struct smcnl *nl, const char *what, enum smc_op op, int r)
 		say("%s: %d\n", what, r);
 		return;
 	}
-	say("%s: %d (%s) extack=\"%s\"\n  -> %s\n", what, r, strerror(-r),
-	    smcnl_extack(nl) ?: "", smc_strerror(op, r, smcnl_extack(nl), buf, sizeof(buf)));
+	say("%s: %d (%s) extack=\"%s\"\n  -> %s\n", what, r, strerror(-r), smcnl_extack(nl) ?: "",
+	    smc_strerror(op, r, smcnl_extack(nl), buf, sizeof(buf)));
 }
 
 /* ---- sysroot snapshot -------------------------------------------------------------------- */
@@ -167,9 +168,8 @@ static void read_caps(struct smcnl *nl)
 		return;
 	say("  release=%s smc_genl=%d pnet_genl=%d smc_diag=%d af_smc=%d ipproto_smc=%d "
 	    "dibs=%d loopback=%d smc_module=%d smcd_v2=%d smcr_v2=%d ver=%u.%u seid=%d\n",
-	    c.kernel_release, c.smc_genl, c.pnet_genl, c.smc_diag, c.af_smc, c.ipproto_smc,
-	    c.dibs, c.loopback, c.smc_module, c.smcd_v2, c.smcr_v2, c.smc_ver, c.smc_rel,
-	    c.seid_supported);
+	    c.kernel_release, c.smc_genl, c.pnet_genl, c.smc_diag, c.af_smc, c.ipproto_smc, c.dibs,
+	    c.loopback, c.smc_module, c.smcd_v2, c.smcr_v2, c.smc_ver, c.smc_rel, c.seid_supported);
 }
 
 static void read_sysinfo(struct smcnl *nl)
@@ -196,16 +196,15 @@ static void read_devices(struct smcnl *nl)
 		say("  %s seen=%u loopback=%d fabric=%d/0x%04x gid=%s use_cnt=%u crit=%d "
 		    "pci=%s fid=%u chid=%u pnet=%s%s lgrs=%u conns=%u\n",
 		    d[i].name, d[i].seen, d[i].loopback, d[i].has_fabric_id, d[i].fabric_id,
-		    d[i].gid, d[i].use_cnt, d[i].is_crit, d[i].pci_id, d[i].pci_fid,
-		    d[i].pci_chid, d[i].port.user_defined ? "*" : "", d[i].port.pnetid,
-		    d[i].linkgroups, d[i].conns);
+		    d[i].gid, d[i].use_cnt, d[i].is_crit, d[i].pci_id, d[i].pci_fid, d[i].pci_chid,
+		    d[i].port.user_defined ? "*" : "", d[i].port.pnetid, d[i].linkgroups,
+		    d[i].conns);
 	r = smcr_device_list(nl, &rd, &n);
 	result(nl, "smcr_device_list", SMC_OP_QUERY, r);
 	for (size_t i = 0; r == 0 && i < n; i++)
 		say("  %s crit=%d pci=%s port1 valid=%d active=%d netdev=%u links=%u\n",
 		    rd[i].ib_name, rd[i].is_crit, rd[i].pci_id, rd[i].ports[0].valid,
-		    rd[i].ports[0].active, rd[i].ports[0].netdev_ifindex,
-		    rd[i].ports[0].link_cnt);
+		    rd[i].ports[0].active, rd[i].ports[0].netdev_ifindex, rd[i].ports[0].link_cnt);
 }
 
 static void read_linkgroups(struct smcnl *nl)
@@ -230,8 +229,8 @@ static void read_linkgroups(struct smcnl *nl)
 	}
 	for (int links = 0; links < 2; links++) {
 		r = smcr_linkgroup_list(nl, links, &rl, &n);
-		result(nl, links ? "smcr_linkgroup_list(links)" : "smcr_linkgroup_list", SMC_OP_QUERY,
-		       r);
+		result(nl, links ? "smcr_linkgroup_list(links)" : "smcr_linkgroup_list",
+		       SMC_OP_QUERY, r);
 		for (size_t i = 0; r == 0 && i < n; i++)
 			say("  id=%08x role=%u type=%u conns=%u links=%zu\n", rl[i].id, rl[i].role,
 			    rl[i].type, rl[i].conns, rl[i].n_links);
@@ -242,9 +241,9 @@ static void read_linkgroups(struct smcnl *nl)
 
 static void show_tech(const char *name, const struct smc_stats_tech *t)
 {
-	say("  %s: clnt v1/v2=%" PRIu64 "/%" PRIu64 " srv v1/v2=%" PRIu64 "/%" PRIu64
-	    " rx=%" PRIu64 "B/%" PRIu64 " tx=%" PRIu64 "B/%" PRIu64 " tx_full=%" PRIu64
-	    " usage=%d rx/tx=%" PRIu64 "/%" PRIu64 "\n",
+	say("  %s: clnt v1/v2=%" PRIu64 "/%" PRIu64 " srv v1/v2=%" PRIu64 "/%" PRIu64 " rx=%" PRIu64
+	    "B/%" PRIu64 " tx=%" PRIu64 "B/%" PRIu64 " tx_full=%" PRIu64 " usage=%d rx/tx=%" PRIu64
+	    "/%" PRIu64 "\n",
 	    name, t->clnt_v1_succ, t->clnt_v2_succ, t->srv_v1_succ, t->srv_v2_succ, t->rx_bytes,
 	    t->rx_cnt, t->tx_bytes, t->tx_cnt, t->tx_rmb.buf_full, t->has_rmb_usage,
 	    t->rx_rmb_usage, t->tx_rmb_usage);
@@ -324,11 +323,12 @@ static void read_sockets(struct smcnl *nl, unsigned want)
 			inet_ntop(s[i].addr_family, &s[i].src, src, sizeof(src));
 			inet_ntop(s[i].addr_family, &s[i].dst, dst, sizeof(dst));
 		}
-		say("  fam=%u %s %s %s:%u -> %s:%u uid=%u ino=%u fb=%d 0x%x/0x%x conn=%d dmb=%d/%d\n",
+		say("  fam=%u %s %s %s:%u -> %s:%u uid=%u ino=%u fb=%d 0x%x/0x%x conn=%d "
+		    "dmb=%d/%d\n",
 		    s[i].diag_family, smc_sock_state_name(s[i].state) ?: "?",
-		    smc_sock_mode_name(s[i].mode) ?: "?", src, s[i].sport, dst, s[i].dport, s[i].uid,
-		    s[i].inode, s[i].has_fallback, s[i].fallback_reason, s[i].peer_diagnosis,
-		    s[i].has_conninfo, s[i].has_dmbinfo, s[i].dmb.has_ext);
+		    smc_sock_mode_name(s[i].mode) ?: "?", src, s[i].sport, dst, s[i].dport,
+		    s[i].uid, s[i].inode, s[i].has_fallback, s[i].fallback_reason,
+		    s[i].peer_diagnosis, s[i].has_conninfo, s[i].has_dmbinfo, s[i].dmb.has_ext);
 	}
 }
 
@@ -349,7 +349,6 @@ static void read_sysctls(struct smcnl *nl)
 
 static int step_read(struct smcnl *nl, const char *outdir)
 {
-	snapshot(outdir);
 	read_caps(nl);
 	read_sysinfo(nl);
 	read_devices(nl);
@@ -360,6 +359,8 @@ static int step_read(struct smcnl *nl, const char *outdir)
 	read_sockets(nl, 0);
 	read_sockets(nl, SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO | SMC_DIAG_WANT_DMBINFO);
 	read_sysctls(nl);
+	/* After the reads: on a modular kernel they loaded smc (sysctls, /sys/module/smc). */
+	snapshot(outdir);
 	return 0;
 }
 
@@ -411,6 +412,10 @@ static int run(struct smcnl *nl, const char *outdir, int argc, char **argv)
 		       r = step_pnet_add(nl, argc - 1, argv + 1));
 	} else if (streq(step, "pnet-del") && arg) {
 		result(nl, "smc_pnet_del", SMC_OP_PNET_DEL, r = smc_pnet_del(nl, arg));
+	} else if (streq(step, "sysctl-set") && argc > 2) {
+		/* not netlink: nothing is recorded, result.txt tells what the kernel said */
+		result(nl, "smc_sysctl_set", SMC_OP_SYSCTL_SET,
+		       r = smc_sysctl_set(nl, arg, argv[2]));
 	} else if (streq(step, "pnet-flush")) {
 		result(nl, "smc_pnet_flush", SMC_OP_PNET_FLUSH, r = smc_pnet_flush(nl));
 	} else {
