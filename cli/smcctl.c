@@ -26,6 +26,9 @@ static const struct option global_longopts[] = {{"json", no_argument, NULL, 'j'}
 						{"version", no_argument, NULL, 'V'},
 						{}};
 
+/* For completion (cli/complete.c). */
+const struct option *const smcctl_global_options = global_longopts;
+
 #define GLOBAL_SHORTOPTS "jpdn:hV"
 #define OBJECTS_MAX 32
 #define VERBS_MAX 16
@@ -515,6 +518,10 @@ static int run(struct smcctl *c, int argc, char **argv)
 	struct verb_args a;
 	bool help = false;
 	int ch, status = SMCCTL_EXIT_OK;
+
+	/* Shell completion (cli/complete.c): a hidden word, before any option. */
+	if (argc > 1 && streq(argv[1], SMCCTL_COMPLETE_WORD))
+		return smcctl_complete(c, argc - 2, argv + 2);
 
 	/* Global options stop at the object ("+"), so verbs may own their own letters. */
 	optind = 0;

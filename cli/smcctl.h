@@ -9,6 +9,7 @@
  */
 #pragma once
 
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -87,6 +88,16 @@ int word_lookup(const char *word, const char *const *names, const size_t *dup, s
 const struct object *object_find(const char *name);
 const struct verb *verb_find(const struct object *o, const char *name);
 const struct verb *object_default_verb(const struct object *o);
+
+/* The global options (-j -p -d -n -h -V), for the parser and for completion. */
+extern const struct option *const smcctl_global_options;
+
+/*
+ * "smcctl __complete WORD...": shell completion candidates from the table (cli/complete.c,
+ * used by completion/smcctl).  argv holds the words after "smcctl" up to the cursor.
+ */
+#define SMCCTL_COMPLETE_WORD "__complete"
+int smcctl_complete(struct smcctl *c, int argc, char **argv);
 
 /* Help texts, generated from the table. */
 void smcctl_help(FILE *f);
