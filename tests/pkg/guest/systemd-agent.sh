@@ -1,0 +1,111 @@
+#!/bin/sh
+# lanes: 612
+#
+# The INSTALLED package under real systemd, as the operator gets it: Debian 12 with the
+# smcd-agent .deb installed by dpkg before the first boot, nothing configured by hand, the
+# shipped /etc/smc/smc.yaml.  The unit must have been enabled by the package and be running
+# after the boot, inside its sandbox, on Debian's stock 6.12 kernel (smc and smc_diag are
+# modules that the agent loads).  Runs first in the systemd lane's one boot
+# (tests/pkg/systemd-lane); systemd-lifecycle.sh follows.
+. "$(dirname "$0")/lib.sh"
+require_cmd smcd-agent smcctl busctl systemctl journalctl jq
+
+U=smcd-agent
+M="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager"
+prop() { busctl get-property $M "$1"; }
+
+# no_denials SINCE : the unit's journal since SINCE ("" for the boot) shows no sandbox denial.
+no_denials() {
+	journal=$(journalctl -b --no-pager -o cat -u $U ${1:+--since "$1"})
+	info "journal of $U${1:+ since $1}:"
+	printf '%s\n' "$journal" | sed 's/^/#   /'
+	for bad in 'Permission denied' 'Operation not permitted' 'Read-only file system' \
+		'denied' 'Bad system call'; do
+		assert_not_contains "$journal" "$bad" "the agent's journal"
+	done
+	kernel=$(journalctl -b -k --no-pager -o cat | grep -i -e 'audit.*smcd' -e 'seccomp.*smcd' \
+		-e 'apparmor="DENIED"' || true)
+	assert_eq "" "$kernel" "no audit, seccomp or AppArmor denial in the kernel log"
+}
+
+info "boot: $SMCD_VM_BOOT_STATE after $(cut -d' ' -f1 /proc/uptime)s; kernel $SMCD_VM_KERNEL"
+if [ "$SMCD_VM_BOOT_STATE" != running ]; then
+	run systemctl --failed --no-legend
+fi
+failed=$(systemctl --failed --no-legend --plain | grep -i -e smcd -e dbus || true)
+assert_eq "" "$failed" "no failed unit of ours (or of D-Bus)"
+
+# --- enabled by the package, started by the boot --------------------------------------------
+assert_eq enabled "$(systemctl is-enabled $U)" "the package enabled $U.service"
+assert_exists /etc/systemd/system/multi-user.target.wants/$U.service
+assert_eq active "$(systemctl is-active $U)" "$U.service after the boot"
+assert_eq 0 "$(systemctl show -P NRestarts $U)" "no restarts"
+run systemctl status --no-pager --lines=0 $U
+status_text=$(systemctl show -P StatusText $U)
+info "STATUS=: $status_text"
+assert_ne "" "$status_text" "the agent reports STATUS= to systemd"
+
+# --- the shipped files ----------------------------------------------------------------------
+assert_exists /etc/smc/smc.yaml
+assert_match "$(dpkg-query -W -f='${Conffiles}' smcd-agent)" '^ /etc/smc/smc.yaml ' \
+	"smc.yaml is a conffile"
+assert_exists /usr/share/dbus-1/system.d/org.smcd.Agent1.conf
+assert_exists /usr/share/bash-completion/completions/smcctl
+assert_match "$(getent group smcd)" '^smcd:x:[0-9]+:' "the package created group smcd"
+assert_ok smcd-agent --check-config
+assert_ok smcctl config check
+
+# --- the sandbox: exposure recorded, no denials at boot --------------------------------------
+run systemd-analyze security --no-pager $U
+info "$(printf '%s\n' "$out" | grep -i 'overall exposure')"
+assert_match "$out" 'Overall exposure level for smcd-agent.service: [0-9.]+' "systemd-analyze security"
+no_denials ""
+
+# --- D-Bus: the name, the policy ----------------------------------------------------------
+assert_ok busctl status org.smcd.Agent1
+assert_ok smcctl status
+assert_eq 's "running"' "$(prop State)" "State"
+run prop LastReconcile
+reconcile=$out
+assert_contains "$reconcile" '"module:smc" "applied" "loaded"' "the agent loaded smc (libkmod, in the sandbox)"
+assert_contains "$reconcile" '"module:smc_diag" "applied" "loaded"' "the agent loaded smc_diag"
+# nobody may read but not change (the installed policy and the agent's own check)
+assert_ok setpriv --reuid=nobody --regid=nogroup --clear-groups busctl get-property $M State
+run setpriv --reuid=nobody --regid=nogroup --clear-groups smcctl config reload
+assert_eq 4 "$rc" "nobody's 'smcctl config reload' is refused (exit 4)"
+
+# --- the kernel as the shipped config wants it ---------------------------------------------
+ueid=$(smcctl -j ueid derive | jq -r .ueid)
+info "derived UEID $ueid"
+assert_match "$ueid" '^MID-[0-9A-F]{27}$' "smcctl ueid derive"
+assert_contains "$(smcctl -j ueid list)" "\"$ueid\"" "the kernel has the derived UEID"
+assert_contains "$reconcile" "\"ueid:$ueid\" \"applied\"" "the agent added it"
+assert_eq 1048576 "$(cat /proc/sys/net/smc/wmem)" "net.smc.wmem"
+assert_eq 1048576 "$(cat /proc/sys/net/smc/rmem)" "net.smc.rmem"
+
+# --- reload through systemd: good file, bad file, good file --------------------------------
+rev=$(prop ConfigRevision)
+assert_ok systemctl reload $U
+assert_eq active "$(systemctl is-active $U)" "active after reload"
+assert_eq "$rev" "$(prop ConfigRevision)" "an unchanged file keeps its revision"
+cp /etc/smc/smc.yaml /tmp/smc.yaml.good
+printf 'sysctl:\n  wmem: lots\n' >>/etc/smc/smc.yaml
+assert_fails systemctl reload $U
+run journalctl -b --no-pager -o cat -u $U -n 20
+assert_contains "$out" "wmem" "the journal says why the file was refused"
+assert_eq active "$(systemctl is-active $U)" "still active after a refused reload"
+assert_eq "$rev" "$(prop ConfigRevision)" "the running config stays"
+cp /tmp/smc.yaml.good /etc/smc/smc.yaml
+assert_ok systemctl reload $U
+assert_eq 's ""' "$(prop ConfigError)" "ConfigError cleared by a good reload"
+
+# --- restart: idempotent, and again no denials -------------------------------------------
+since=$(date +@%s)
+assert_ok systemctl restart $U
+assert_eq active "$(systemctl is-active $U)" "active after restart"
+run prop LastReconcile
+assert_contains "$out" "\"ueid:$ueid\" \"unchanged\"" "a restart with the same file changes nothing (UEID)"
+assert_contains "$out" '"sysctl:wmem" "unchanged"' "a restart with the same file changes nothing (wmem)"
+no_denials "$since"
+
+exit 0

@@ -1,0 +1,54 @@
+#!/bin/sh
+# lanes: 612
+#
+# The package's maintainer scripts under a running systemd (the boot test covers the install
+# before the first boot): an upgrade (reinstall) keeps a changed conffile and restarts the
+# agent with it; remove stops it and keeps the conffile; purge removes the conffile and the
+# enablement; a fresh install enables and starts it at once, and D-Bus picks up the policy
+# without a reload.  Runs after systemd-agent.sh in the same boot.  The .deb is in
+# /var/cache/smcdvm/debs (tests/pkg/systemd-lane).
+. "$(dirname "$0")/lib.sh"
+require_cmd dpkg systemctl busctl
+U=smcd-agent
+deb=$(ls /var/cache/smcdvm/debs/smcd-agent_*.deb)
+[ -f "$deb" ] || fail "no smcd-agent .deb in /var/cache/smcdvm/debs"
+export DEBIAN_FRONTEND=noninteractive
+
+# wait_active SECONDS : until the unit is active and owns its bus name.
+wait_active() {
+	_i=0
+	until [ "$(systemctl is-active $U)" = active ] && busctl status org.smcd.Agent1 >/dev/null 2>&1; do
+		_i=$((_i + 1))
+		[ $_i -le $(($1 * 5)) ] || { run systemctl status --no-pager $U; fail "$U not active within $1 s"; }
+		sleep 0.2
+	done
+}
+
+# --- upgrade (same version again): the changed conffile stays and is applied ----------------
+sed -i 's/^  rmem: 1MiB$/  rmem: 512KiB/' /etc/smc/smc.yaml
+assert_contains "$(cat /etc/smc/smc.yaml)" "rmem: 512KiB" "conffile changed by the admin"
+pid=$(systemctl show -P MainPID $U)
+assert_ok dpkg -i "$deb"
+assert_contains "$(cat /etc/smc/smc.yaml)" "rmem: 512KiB" "the upgrade keeps the changed conffile"
+wait_active 30
+assert_ne "$pid" "$(systemctl show -P MainPID $U)" "the upgrade restarted the agent"
+assert_eq 524288 "$(cat /proc/sys/net/smc/rmem)" "the restarted agent applied the changed file"
+
+# --- remove: stopped, conffile kept ---------------------------------------------------------
+assert_ok dpkg -r smcd-agent
+assert_ne active "$(systemctl is-active $U)" "removed: not running"
+assert_not_exists /lib/systemd/system/$U.service
+assert_exists /etc/smc/smc.yaml "a removed package keeps its conffile"
+
+# --- purge: conffile and enablement gone ----------------------------------------------------
+assert_ok dpkg --purge smcd-agent
+assert_not_exists /etc/smc/smc.yaml "purged"
+assert_not_exists /etc/systemd/system/multi-user.target.wants/$U.service "purged"
+
+# --- fresh install under a running systemd: enabled and started by the postinst -------------
+assert_ok dpkg -i "$deb"
+assert_eq enabled "$(systemctl is-enabled $U)" "a fresh install enables the unit"
+wait_active 30
+assert_eq 0 "$(systemctl show -P NRestarts $U)" "started without a failed attempt (D-Bus had the policy)"
+assert_eq 1048576 "$(cat /proc/sys/net/smc/rmem)" "the shipped file applied again"
+exit 0
