@@ -316,6 +316,72 @@ static void test_ueid_derive(void **state)
 	unlink(bad);
 }
 
+/*
+ * The text of a .TP heading (the line after .TP or .TQ), without macro name, font escapes,
+ * quotes and brackets, blanks squeezed: ".BI \"ueid add \" UEID \" (*)\"" is "ueid add UEID (*)",
+ * ".BR \"linkgroup \" [ list \"] [\" --smcd | --smcr ]" is "linkgroup list --smcd | --smcr".
+ */
+static void heading_text(const char *line, char *buf, size_t len)
+{
+	size_t n = 0;
+	const char *p = line;
+
+	if (*p == '.')
+		while (*p && *p != ' ')
+			p++;
+	for (; *p && *p != '\n' && n + 1 < len; p++) {
+		if (p[0] == '\\' && p[1] == 'f' && p[2]) {
+			p += 2;
+			continue;
+		}
+		if (*p == '"' || *p == '[' || *p == ']')
+			continue;
+		if (*p == ' ' && (n == 0 || buf[n - 1] == ' '))
+			continue;
+		buf[n++] = *p;
+	}
+	while (n > 0 && buf[n - 1] == ' ')
+		n--;
+	buf[n] = '\0';
+}
+
+/*
+ * Every verb has a heading of its own, "OBJECT VERB ...", in the man page (the default verb
+ * too), and the heading ends in "(*)" exactly when the verb is VERB_ADMIN.  man is the page
+ * with "\-" already read as "-".
+ */
+static void man_verb_headings(const char *man)
+{
+	for (const struct object *o = smcctl_objects; o->name; o++)
+		for (const struct verb *v = o->verbs; v->name; v++) {
+			char want[128], text[512];
+			bool found = false, admin = false;
+
+			snprintf(want, sizeof(want), "%s %s", o->name, v->name);
+			for (const char *p = man; (p = strstr(p, "\n.T")); p++) {
+				const char *h;
+
+				if (strncmp(p, "\n.TP\n", 5) != 0 && strncmp(p, "\n.TQ\n", 5) != 0)
+					continue;
+				h = p + 5;
+				heading_text(h, text, sizeof(text));
+				if (strncmp(text, want, strlen(want)) != 0 ||
+				    (text[strlen(want)] && text[strlen(want)] != ' '))
+					continue;
+				found = true;
+				admin = strlen(text) >= 3 && streq(text + strlen(text) - 3, "(*)");
+				if (admin == !!(v->flags & VERB_ADMIN))
+					break;
+			}
+			if (!found)
+				fail_msg("man page has no .TP heading for '%s'", want);
+			if (admin != !!(v->flags & VERB_ADMIN))
+				fail_msg("man page heading of '%s' %s (*), the table says it %s CAP_NET_ADMIN",
+					 want, admin ? "has" : "lacks",
+					 (v->flags & VERB_ADMIN) ? "needs" : "does not need");
+		}
+}
+
 /* The man page documents every object, verb, alias and option of the table. */
 static void test_man_page(void **state)
 {
@@ -360,6 +426,7 @@ static void test_man_page(void **state)
 			}
 		}
 	}
+	man_verb_headings(man);
 	for (const char *const *w =
 		     (const char *const[]){"--json", "--pretty", "--details", "--netns", "--help",
 					   "--version", "EXIT STATUS", "JSON OUTPUT", NULL};
