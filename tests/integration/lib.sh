@@ -156,7 +156,10 @@ start_agent() {
 	fi
 	AGENT_PID=$!
 	for _ in $(seq 200); do
-		busctl status org.smcd.Agent1 >/dev/null 2>&1 && return 0
+		# NameHasOwner, not "busctl status": that one reads the owner's cgroup, which a
+		# build chroot (pbuilder, sbuild) does not have mounted.
+		busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
+			NameHasOwner s org.smcd.Agent1 2>/dev/null | grep -qx 'b true' && return 0
 		kill -0 "$AGENT_PID" 2>/dev/null || break
 		sleep 0.05
 	done
