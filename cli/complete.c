@@ -167,18 +167,19 @@ static const struct verb *find_verb(const struct object *o, const char *w)
 }
 
 /*
- * The metavariable of positional argument number pos (0-based) in a synopsis such as
- * "PNETID --eth IFACE | --ib DEV [--port 1|2]" or "NAME VALUE" or "[ID|all]": options and
- * their arguments, brackets and "|" between options are skipped.  A last token ending in
- * "..." repeats.  Copies it into buf; false if there is none.
+ * The metavariable of positional argument number pos (0-based) in the synopsis of verb v,
+ * such as "PNETID --eth IFACE | --ib DEV [--port 1|2]" or "NAME VALUE" or "[ID|all]":
+ * options, the arguments of those that take one (per the verb's option table), brackets
+ * and "|" between options are skipped.  A last token ending in "..." repeats.  Copies it
+ * into buf; false if there is none.
  */
-static bool synopsis_positional(const char *synopsis, unsigned pos, char *buf, size_t len)
+static bool synopsis_positional(const struct verb *v, unsigned pos, char *buf, size_t len)
 {
 	char tok[128], last[128] = "";
 	bool skip_next = false, repeat = false;
 	unsigned k = 0;
 
-	for (const char *s = synopsis ? synopsis : ""; *s;) {
+	for (const char *s = v->synopsis ? v->synopsis : ""; *s;) {
 		size_t n = 0;
 
 		while (*s == ' ')
@@ -193,8 +194,9 @@ static bool synopsis_positional(const char *synopsis, unsigned pos, char *buf, s
 			continue;
 		if (tok[0] == '-') {
 			/* "--eth IFACE": the next token is the option's argument */
-			skip_next = !strchr(tok, '|') && !strchr(tok, '=') && *s == ' ' &&
-				    s[1] != '-' && s[1] != '[' && s[1] != '|';
+			const char *arg = tok[1] ? verb_option(v, tok) : NULL;
+
+			skip_next = arg && arg[0];
 			continue;
 		}
 		if (skip_next) {
@@ -334,7 +336,7 @@ int smcctl_complete(struct smcctl *c, int argc, char **argv)
 		offer_verb_options(out, cur, st.verb);
 		offer_global_options(out, cur);
 	} else if (st.n_pos < st.verb->max_args || st.dashdash) {
-		if (synopsis_positional(st.verb->synopsis, st.n_pos, meta, sizeof(meta)))
+		if (synopsis_positional(st.verb, st.n_pos, meta, sizeof(meta)))
 			offer_metavar(out, cur, st.object->name, meta);
 	}
 	return fflush(out) == 0 ? SMCCTL_EXIT_OK : SMCCTL_EXIT_FAILURE;
