@@ -51,6 +51,13 @@ assert_match "$(dpkg-query -W -f='${Conffiles}' smcd-agent)" '^ /etc/smc/smc.yam
 	"smc.yaml is a conffile"
 assert_exists /usr/share/dbus-1/system.d/org.smcd.Agent1.conf
 assert_exists /usr/share/bash-completion/completions/smcctl
+for page in man8/smcctl.8 man8/smcd-agent.8 man5/smc.yaml.5; do
+	assert_exists "/usr/share/man/$page.gz" "man page"
+done
+# The installed completion asks the installed smcctl (bash without bash-completion here).
+comp=$(bash -c '. /usr/share/bash-completion/completions/smcctl
+	COMP_WORDS=(smcctl sysctl set w); COMP_CWORD=3; _smcctl; echo "${COMPREPLY[*]}"')
+assert_eq wmem "$comp" "completion of 'smcctl sysctl set w'"
 assert_match "$(getent group smcd)" '^smcd:x:[0-9]+:' "the package created group smcd"
 assert_ok smcd-agent --check-config
 assert_ok smcctl config check
