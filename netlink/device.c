@@ -265,7 +265,6 @@ int smcd_device_list(struct smcnl *nl, struct smcd_device **ret, size_t *ret_n)
 struct smcr_ctx {
 	struct smcr_device *v;
 	size_t n;
-	bool name_netdevs;
 };
 
 static int smcr_dev_msg(struct nlmsghdr *nlh, void *userdata)
@@ -297,11 +296,6 @@ static int smcr_dev_msg(struct nlmsghdr *nlh, void *userdata)
 	d.pci_vendor = pci.vendor;
 	d.pci_device = pci.device;
 	snprintf(d.pci_id, sizeof(d.pci_id), "%s", pci.id);
-	/* Port netdev ifindexes: named in the caller's netns, never while replaying. */
-	for (int i = 0; c->name_netdevs && i < 2; i++)
-		if (d.ports[i].netdev_ifindex &&
-		    !if_indextoname(d.ports[i].netdev_ifindex, d.ports[i].netdev))
-			d.ports[i].netdev[0] = '\0';
 	nv = realloc(c->v, (c->n + 1) * sizeof(*nv));
 	if (!nv)
 		return -ENOMEM;
@@ -310,9 +304,31 @@ static int smcr_dev_msg(struct nlmsghdr *nlh, void *userdata)
 	return 0;
 }
 
+/*
+ * Port netdevs: the ifindex in GET_DEV_SMCR is the one in the netdev's own netns, which
+ * need not be ours (rdma.c); name a port only when RDMA netlink says that this ifindex is
+ * the port's netdev in our netns.  Best effort: without an answer no port is named.
+ */
+static void smcr_name_netdevs(struct smcnl *nl, struct smcr_device *v, size_t n)
+{
+	_cleanup_(freep) struct smcnl_rdma_port *ports = NULL;
+	size_t n_ports = 0;
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++)
+		for (int p = 0; p < 2; p++)
+			any |= v[i].ports[p].netdev_ifindex != 0;
+	if (!any || smcnl_rdma_ports(nl, &ports, &n_ports) < 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		for (int p = 0; p < 2; p++)
+			smcnl_rdma_netdev_name(ports, n_ports, v[i].ib_name, (uint32_t)p + 1,
+					       v[i].ports[p].netdev_ifindex, v[i].ports[p].netdev);
+}
+
 int smcr_device_list(struct smcnl *nl, struct smcr_device **ret, size_t *ret_n)
 {
-	struct smcr_ctx c = {.name_netdevs = !smcnl_replaying(nl)};
+	struct smcr_ctx c = {};
 	int r;
 
 	r = smcnl_genl_dump(nl, SMCNL_FAM_SMC, SMC_NETLINK_GET_DEV_SMCR, smcr_dev_msg, &c);
@@ -320,6 +336,7 @@ int smcr_device_list(struct smcnl *nl, struct smcr_device **ret, size_t *ret_n)
 		free(c.v);
 		return r;
 	}
+	smcr_name_netdevs(nl, c.v, c.n);
 	*ret = c.v;
 	*ret_n = c.n;
 	return 0;

@@ -163,7 +163,9 @@ struct smcr_port {
 	bool active;            /* SMC_NLA_DEV_PORT_STATE */
 	struct smc_pnet_port pnet;
 	uint32_t netdev_ifindex;
-	char netdev[IF_NAMESIZE]; /* resolved with if_indextoname(), empty if none */
+	/* The ifindex is the one in the netdev's own netns: named only when RDMA netlink says
+	 * it is this port's netdev in the caller's netns, else empty (netlink/rdma.c). */
+	char netdev[IF_NAMESIZE];
 	uint32_t link_cnt;
 };
 
@@ -220,8 +222,8 @@ struct smcr_link {
 	uint32_t state;         /* 0 unused, 1 inactive, 2 activating, 3 active */
 	uint32_t conn_cnt;
 	uint8_t ib_port;
-	uint32_t netdev_ifindex;
-	char netdev[IF_NAMESIZE];
+	uint32_t netdev_ifindex;  /* in the netdev's own netns */
+	char netdev[IF_NAMESIZE]; /* as for smcr_port.netdev: empty unless in the caller's netns */
 	char ib_dev[SMC_IB_NAME_LEN + 1];
 	uint32_t uid;
 	uint32_t peer_uid;

@@ -202,9 +202,11 @@ static void read_devices(struct smcnl *nl)
 	r = smcr_device_list(nl, &rd, &n);
 	result(nl, "smcr_device_list", SMC_OP_QUERY, r);
 	for (size_t i = 0; r == 0 && i < n; i++)
-		say("  %s crit=%d pci=%s port1 valid=%d active=%d netdev=%u links=%u\n",
+		say("  %s crit=%d pci=%s port1 valid=%d active=%d netdev=%u(%s) pnet=%s%s links=%u\n",
 		    rd[i].ib_name, rd[i].is_crit, rd[i].pci_id, rd[i].ports[0].valid,
-		    rd[i].ports[0].active, rd[i].ports[0].netdev_ifindex, rd[i].ports[0].link_cnt);
+		    rd[i].ports[0].active, rd[i].ports[0].netdev_ifindex, rd[i].ports[0].netdev,
+		    rd[i].ports[0].pnet.user_defined ? "*" : "", rd[i].ports[0].pnet.pnetid,
+		    rd[i].ports[0].link_cnt);
 }
 
 static void read_linkgroups(struct smcnl *nl)
@@ -231,9 +233,20 @@ static void read_linkgroups(struct smcnl *nl)
 		r = smcr_linkgroup_list(nl, links, &rl, &n);
 		result(nl, links ? "smcr_linkgroup_list(links)" : "smcr_linkgroup_list",
 		       SMC_OP_QUERY, r);
-		for (size_t i = 0; r == 0 && i < n; i++)
-			say("  id=%08x role=%u type=%u conns=%u links=%zu\n", rl[i].id, rl[i].role,
-			    rl[i].type, rl[i].conns, rl[i].n_links);
+		for (size_t i = 0; r == 0 && i < n; i++) {
+			say("  id=%08x role=%u type=%u conns=%u pnet=\"%s\" cookie=%d/%" PRIu64
+			    " links=%zu\n",
+			    rl[i].id, rl[i].role, rl[i].type, rl[i].conns, rl[i].pnetid,
+			    rl[i].has_net_cookie, rl[i].net_cookie, rl[i].n_links);
+			show_v2(&rl[i].v2);
+			for (size_t j = 0; j < rl[i].n_links; j++) {
+				const struct smcr_link *l = &rl[i].links[j];
+
+				say("    link %u state=%u conns=%u %s/%u netdev=%u(%s) gid=%s peer=%s\n",
+				    l->id, l->state, l->conn_cnt, l->ib_dev, l->ib_port,
+				    l->netdev_ifindex, l->netdev, l->gid, l->peer_gid);
+			}
+		}
 		if (r == 0)
 			smcr_linkgroup_list_free(rl, n);
 	}
