@@ -24,6 +24,17 @@ assert_json "$dev" '[.smcr[].ports[] | select(.active)] | length' 2 "active SMC-
 assert_json "$dev" '[.smcr[].ports[].links] | add' 0 "links before any connection"
 assert_ok smcctl -n $SMCR_NS_A device
 assert_match "$out" '^ +vethA +rxe0 +1 +ACTIVE' "smcctl -n smcA device names rxe0's netdev"
+assert_match "$out" '^ +- +rxe1 +1 +ACTIVE' "smcctl -n smcA device: rxe1's netdev is in smcB"
+# The port netdev ifindexes SMC reports are those of the netdev's own netns.  A decoy in
+# init_net with vethA's ifindex must not be taken for rxe0's netdev (smcctl used to
+# resolve the bare ifindex with if_indextoname() in its own netns).
+idx=$(in_ns $SMCR_NS_A cat /sys/class/net/vethA/ifindex)
+$SMCR_IP link add decoy index "$idx" type veth peer name decoy1 || fail "decoy with ifindex $idx"
+assert_eq "$idx" "$(cat /sys/class/net/decoy/ifindex)" "the decoy's ifindex"
+assert_ok smcctl -j device
+assert_json "$out" '[.smcr[] | select(.ib_dev == "rxe0") | .ports[0]][0] | [.ifindex, .netdev] | @text' \
+	"[$idx,null]" "rxe0's netdev seen from init_net (ifindex $idx is the decoy here)"
+$SMCR_IP link del decoy
 
 # check_mode PORT EXPECTED WHAT : one connection smcB -> smcA, its mode must be EXPECTED.
 check_mode() {
