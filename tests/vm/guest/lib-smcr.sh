@@ -110,10 +110,11 @@ smcr_setup() {
 	smcr_enable
 }
 
-# smcr_wait_lines FILE N PATTERN : until FILE has N lines containing PATTERN (60 s).
+# smcr_wait_lines FILE N PATTERN : until FILE has N lines containing PATTERN (60 s).  FILE
+# may not exist yet (the background writer's redirection races with the first look).
 smcr_wait_lines() {
 	_swl_i=0
-	while [ "$(grep -c "$3" "$1" 2>/dev/null)" -lt "$2" ]; do
+	while _swl_n=$(grep -c "$3" "$1" 2>/dev/null); [ "${_swl_n:-0}" -lt "$2" ]; do
 		_swl_i=$((_swl_i + 1))
 		if [ $_swl_i -gt 600 ]; then
 			echo "timeout waiting for $2 lines with '$3' in $1:"
