@@ -17,7 +17,9 @@
  * group count is the kernel's own (SMC_NLA_DEV_USE_CNT), their connections are counted by
  * CHID (= PCHID for ISM) when no other device shares it, else left 0.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -305,6 +307,36 @@ static int smcr_dev_msg(struct nlmsghdr *nlh, void *userdata)
 }
 
 /*
+ * A port's GID types from sysfs: gid_attrs/types/<index> reads "IB/RoCE v1" or "RoCE v2" for
+ * a used GID and fails (EINVAL) for an empty slot.  The table has gid_tbl_len slots (1024
+ * for rxe), so this is that many small reads per port; only used slots can be read.
+ */
+static void smcr_port_gid_types(struct smcnl *nl, const char *ib_name, int port,
+				struct smcr_port *p)
+{
+	char dir[PATH_MAX], path[PATH_MAX], buf[32];
+	struct dirent *e;
+	DIR *d;
+
+	if (smcnl_path(nl, dir, sizeof(dir), "/sys/class/infiniband/%s/ports/%d/gid_attrs/types",
+		       ib_name, port) < 0 ||
+	    !(d = opendir(dir)))
+		return;
+	p->has_gid_types = true;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' ||
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= sizeof(path) ||
+		    smcnl_read_file(path, buf, sizeof(buf)) < 0)
+			continue;
+		if (streq(buf, "IB/RoCE v1"))
+			p->roce_v1 = true;
+		else if (streq(buf, "RoCE v2"))
+			p->roce_v2 = true;
+	}
+	closedir(d);
+}
+
+/*
  * Port netdevs: the ifindex in GET_DEV_SMCR is the one in the netdev's own netns, which
  * need not be ours (rdma.c); name a port only when RDMA netlink says that this ifindex is
  * the port's netdev in our netns.  Best effort: without an answer no port is named.
@@ -337,6 +369,10 @@ int smcr_device_list(struct smcnl *nl, struct smcr_device **ret, size_t *ret_n)
 		return r;
 	}
 	smcr_name_netdevs(nl, c.v, c.n);
+	for (size_t i = 0; i < c.n; i++)
+		for (int p = 0; p < 2; p++)
+			if (c.v[i].ports[p].valid)
+				smcr_port_gid_types(nl, c.v[i].ib_name, p + 1, &c.v[i].ports[p]);
 	*ret = c.v;
 	*ret_n = c.n;
 	return 0;

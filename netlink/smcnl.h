@@ -167,6 +167,14 @@ struct smcr_port {
 	 * it is this port's netdev in the caller's netns, else empty (netlink/rdma.c). */
 	char netdev[IF_NAMESIZE];
 	uint32_t link_cnt;
+	/*
+	 * GID types of the port, from /sys/class/infiniband/DEV/ports/N/gid_attrs/types/
+	 * (has_gid_types false when unreadable).  SMC-Rv1 needs a RoCE v1 GID ("IB/RoCE v1"),
+	 * SMC-Rv2 an IPv4 RoCE v2 one: soft-RoCE (rdma_rxe) has RoCE v2 GIDs only.
+	 */
+	bool has_gid_types;
+	bool roce_v1;
+	bool roce_v2;
 };
 
 struct smcr_device {

@@ -127,6 +127,10 @@ static void test_smcr_idle(void **state)
 		assert_false(d[i].ports[0].pnet.user_defined);
 		assert_string_equal(d[i].ports[0].pnet.pnetid, "");
 		assert_false(d[i].ports[1].valid); /* one port */
+		/* soft-RoCE: RoCE v2 GIDs only (sysfs gid_attrs/types), so no SMC-Rv1 */
+		assert_true(d[i].ports[0].has_gid_types);
+		assert_true(d[i].ports[0].roce_v2);
+		assert_false(d[i].ports[0].roce_v1);
 	}
 	free(d);
 
@@ -520,6 +524,7 @@ static void test_smcr_netdev_without_rdma_replies(void **state)
 	for (size_t i = 0; i < n; i++) {
 		assert_string_equal(d[i].ports[0].netdev, "");
 		assert_string_equal(d[i].ports[1].netdev, "");
+		assert_false(d[i].ports[0].has_gid_types); /* no sysfs snapshot of them */
 	}
 	free(d);
 	assert_int_equal(smcr_linkgroup_list(nl, true, &g, &n), 0);
