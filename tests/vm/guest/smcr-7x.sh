@@ -45,6 +45,11 @@ check_mode() {
 	assert_json "$first" .mode "$2" "$3: mode"
 }
 
+# smcctl info knows why: soft-RoCE has no RoCE v1 GIDs, SMC-Rv2 needs a UEID.
+assert_ok smcctl info
+assert_contains "$out" "SMC-R: connections will fall back to TCP: the RDMA devices have no RoCE v1 GIDs" \
+	"smcctl info without a UEID"
+
 # No UEID: only SMC-Dv2 (loopback) is proposed, and the server declines it.
 check_mode 5000 tcp "without a UEID"
 assert_json "$first" .fallback_name PEERDECL "without a UEID: client reason"
@@ -54,6 +59,8 @@ check_mode 5001 smcd "with a UEID, lo without a PNET ID"
 # A PNET ID on lo takes it out of SMC-Dv2: SMC-Rv2 over rxe.
 assert_ok smcctl pnet add $SMCR_LO_PNETID --ib lo
 check_mode 5002 smcr "with a UEID and a PNET ID on lo"
+assert_ok smcctl info
+assert_contains "$out" "SMC-R: ready for SMC-Rv2 only" "smcctl info with a UEID"
 
 # Two connections held open: link groups, links, sockets, statistics.
 assert_ok smcctl -n $SMCR_NS_B -j stats
