@@ -1,6 +1,6 @@
 #!/bin/sh
-# lanes: 7x
-# timeout: 240
+# lanes: 7x debug
+# timeout: 420
 #
 # SMC-R for real: soft-RoCE (rdma_rxe) on a veth pair between two network namespaces
 # (lib-smcr.sh has the topology and why each piece is needed).  Proves that
