@@ -18,7 +18,8 @@
  *   smclo-ctl ueid-add UEID                 SMC_GEN_NETLINK ADD_UEID (blank-padded)
  *   smclo-ctl pnet-add PNETID IBNAME        SMC_PNETID ADD (IBNAME = a DIBS device)
  *   smclo-ctl pnet-del PNETID               SMC_PNETID DEL
- *   smclo-ctl lgrs                          SMC-D link groups: "id gid conns" per line
+ *   smclo-ctl lgrs                          SMC-D link groups: "id gid conns chid" per line
+ *   smclo-ctl fback                         fallback reasons: "server|client 0xCODE COUNT"
  *
  * Failures print "error: ERRNO (strerror): EXTACK" on stderr and exit 1 (2 for usage).
  * The errno is printed as a positive number so shell tests can match it.
@@ -57,6 +58,12 @@
 #define SMC_NLA_LGR_D_EXT_GID 10
 #define SMC_NLA_LGR_D_MAX 13
 #define SMC_NLA_EID_TABLE_ENTRY 1
+#define SMC_CMD_GET_FBACK_STATS 8
+#define SMC_GEN_FBACK_STATS 8
+#define SMC_NLA_FBACK_STATS_TYPE 1
+#define SMC_NLA_FBACK_STATS_RSN_CODE 4
+#define SMC_NLA_FBACK_STATS_RSN_CNT 5
+#define SMC_NLA_FBACK_STATS_MAX 5
 #define SMC_PNET_NAME "SMC_PNETID"
 #define SMC_PNETID_ADD 2
 #define SMC_PNETID_DEL 3
@@ -513,7 +520,24 @@ static int print_lgr(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-static int cmd_lgrs(void)
+static int print_fback(struct nl_msg *msg, void *arg)
+{
+	struct nlattr *top[SMC_GEN_FBACK_STATS + 1], *tb[SMC_NLA_FBACK_STATS_MAX + 1];
+
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, top, SMC_GEN_FBACK_STATS, NULL) ||
+	    !top[SMC_GEN_FBACK_STATS] ||
+	    nla_parse_nested(tb, SMC_NLA_FBACK_STATS_MAX, top[SMC_GEN_FBACK_STATS], NULL) ||
+	    !tb[SMC_NLA_FBACK_STATS_RSN_CODE])
+		return NL_SKIP;
+	printf("%s 0x%08x %u\n",
+	       tb[SMC_NLA_FBACK_STATS_TYPE] && nla_get_u8(tb[SMC_NLA_FBACK_STATS_TYPE]) ?
+		       "server" : "client",
+	       nla_get_u32(tb[SMC_NLA_FBACK_STATS_RSN_CODE]),
+	       tb[SMC_NLA_FBACK_STATS_RSN_CNT] ? nla_get_u16(tb[SMC_NLA_FBACK_STATS_RSN_CNT]) : 0);
+	return NL_OK;
+}
+
+static int smc_dump(int cmd, int (*fn)(struct nl_msg *, void *))
 {
 	struct nl_msg *msg;
 	struct ctl c;
@@ -522,11 +546,10 @@ static int cmd_lgrs(void)
 	if (ctl_open(&c, SMC_GEN_NAME))
 		return die_err(&c, -ENOENT, SMC_GEN_NAME);
 	msg = nlmsg_alloc();
-	genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, c.family, 0, NLM_F_DUMP, SMC_CMD_GET_LGR_SMCD,
-		    1);
-	c.on_msg = print_lgr;
+	genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, c.family, 0, NLM_F_DUMP, cmd, 1);
+	c.on_msg = fn;
 	rc = ctl_request(&c, msg);
-	return rc ? die_err(&c, rc, "GET_LGR_SMCD") : 0;
+	return rc ? die_err(&c, rc, "SMC dump") : 0;
 }
 
 int main(int argc, char **argv)
@@ -540,7 +563,9 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "pnet-add") || !strcmp(cmd, "pnet-del"))
 		return cmd_pnet(!strcmp(cmd, "pnet-add"), argc - 2, argv + 2);
 	if (!strcmp(cmd, "lgrs"))
-		return cmd_lgrs();
+		return smc_dump(SMC_CMD_GET_LGR_SMCD, print_lgr);
+	if (!strcmp(cmd, "fback"))
+		return smc_dump(SMC_CMD_GET_FBACK_STATS, print_fback);
 	if (!*cmd)
 		return usage();
 
