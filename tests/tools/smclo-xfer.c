@@ -11,12 +11,15 @@
  *   smclo-xfer churn --secs S [--bytes N]
  *       open, transfer (verified), close, repeat for S seconds.  Errors such as
  *       ECONNABORTED (the device went away) are counted, not fatal; corruption is fatal.
- *   smclo-xfer hold --conns N --secs S
+ *   smclo-xfer hold --conns N --secs S [--stubborn]
  *       open N connections, keep them open S seconds moving a little data each second.
+ *       A connection that fails is closed at once, or with --stubborn only at the end
+ *       (an application that does not notice its aborted socket).
  *   smclo-xfer stream --secs S [--msg BYTES]   bulk throughput, prints MB/s
  *   smclo-xfer rr --secs S [--msg BYTES]       request/response rate, prints transactions/s
  *
  * Common: --proto smc|tcp (default smc), --port N (default 45000 + pid % 1000).
+ * SIGTERM/SIGINT end churn and hold early, with their summary line.
  * Output: one line of KEY=VALUE pairs.
  */
 #define _GNU_SOURCE
@@ -49,10 +52,16 @@ static struct {
 	bool splice;
 	double secs;
 	int msg;
+	bool stubborn;
 } opt = { .proto = IPPROTO_SMC, .bytes = 1 << 20, .conns = 1, .secs = 5, .msg = 65536 };
 
 static int listen_fd;
 static volatile bool stop;
+
+static void on_term(int sig)
+{
+	stop = true;
+}
 
 static double now_s(void)
 {
@@ -331,7 +340,7 @@ static int run_churn(void)
 	uint64_t i = 0;
 	int rc;
 
-	while (now_s() < end) {
+	while (now_s() < end && !stop) {
 		rc = client_once(i++);
 		pthread_mutex_lock(&res_lock);
 		if (rc)
@@ -362,6 +371,7 @@ static void *serve_echo(void *arg)
 static int run_hold(void)
 {
 	int *fds = calloc(opt.conns, sizeof(int));
+	bool *dead = calloc(opt.conns, sizeof(bool));
 	double end = now_s() + opt.secs;
 	int i, open_ok = 0, lost = 0;
 	char c = 'h';
@@ -374,12 +384,17 @@ static int run_hold(void)
 	fflush(stdout);
 	while (now_s() < end && !stop) {
 		for (i = 0; i < opt.conns; i++) {
-			if (fds[i] < 0)
+			if (fds[i] < 0 || dead[i])
 				continue;
 			if (write(fds[i], &c, 1) != 1 || read(fds[i], &c, 1) != 1) {
-				close(fds[i]);
-				fds[i] = -1;
+				dead[i] = true;
 				lost++;
+				printf("mode=hold conn=%d lost errno=%d\n", i, errno);
+				fflush(stdout);
+				if (!opt.stubborn) {
+					close(fds[i]);
+					fds[i] = -1;
+				}
 			}
 		}
 		sleep(1);
@@ -477,7 +492,8 @@ int main(int argc, char **argv)
 		{ "proto", required_argument, NULL, 'p' }, { "port", required_argument, NULL, 'P' },
 		{ "bytes", required_argument, NULL, 'b' }, { "conns", required_argument, NULL, 'c' },
 		{ "recv", required_argument, NULL, 'r' }, { "secs", required_argument, NULL, 's' },
-		{ "msg", required_argument, NULL, 'm' },   { NULL, 0, NULL, 0 },
+		{ "msg", required_argument, NULL, 'm' },   { "stubborn", no_argument, NULL, 'S' },
+		{ NULL, 0, NULL, 0 },
 	};
 	void *(*server)(void *) = serve_verify;
 	const char *mode;
@@ -498,10 +514,13 @@ int main(int argc, char **argv)
 		case 'r': opt.splice = !strcmp(optarg, "splice"); break;
 		case 's': opt.secs = atof(optarg); break;
 		case 'm': opt.msg = atoi(optarg); break;
+		case 'S': opt.stubborn = true; break;
 		default: goto usage;
 		}
 	}
 	signal(SIGPIPE, SIG_IGN);
+	signal(SIGTERM, on_term);
+	signal(SIGINT, on_term);
 	if (!strcmp(mode, "hold"))
 		server = serve_echo;
 	else if (!strcmp(mode, "stream"))

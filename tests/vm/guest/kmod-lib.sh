@@ -82,3 +82,22 @@ kmod_check_leaks() {
 	printf '%s\n' "$_leaks" | head -n 60 >&2
 	fail "kmemleak reports leaks"
 }
+
+# kmod_watchdog SECONDS: if the test is still running then, dump the blocked tasks and the
+# kernel log to the console (vm-run shows its tail), so a hang names its culprit.
+kmod_watchdog() {
+	(
+		sleep "$1"
+		echo "kmod_watchdog: test still running after $1 s; blocked tasks:" >/dev/console
+		echo w >/proc/sysrq-trigger 2>/dev/null
+		echo t >/proc/sysrq-trigger 2>/dev/null
+		for _t in /proc/[0-9]*/task/[0-9]*; do
+			read -r _c <"$_t/comm" 2>/dev/null || continue
+			case $_c in smclo* | sh) ;; *) continue ;; esac
+			echo "kmod_watchdog: $_t $_c $(cut -d' ' -f3 "$_t/stat") $(cat "$_t/wchan" 2>/dev/null)" >/dev/console
+			cat "$_t/stack" >/dev/console 2>/dev/null
+		done
+		dmesg | tail -n 150 >/dev/console
+	) &
+	KMOD_WATCHDOG=$!
+}
