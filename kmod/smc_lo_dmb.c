@@ -180,6 +180,19 @@ static int smclo_register_dmb(struct dibs_dev *dibs, struct dibs_dmb *dmb,
 
 	if (!dmb->dmb_len || dmb->dmb_len > SMCLO_DMB_MAX_LEN)
 		return -EINVAL;
+	/*
+	 * A draining device takes no new DMBs.  Besides "no new connections", this closes a
+	 * race in SMC (7.3): a handshake that picked the device before smcd_unregister_dev()
+	 * marked it going away can still create a link group after smc_smcd_terminate_all()
+	 * collected the device's link groups; that one is never terminated, and the removal
+	 * then waits for its 10-minute idle timeout (or forever, while its connection stays
+	 * open).  A link group is created before its first DMB, so refusing the DMB makes SMC
+	 * abort the handshake and free that link group at once (smc_lgr_cleanup_early()).
+	 */
+	if (READ_ONCE(dev->state) != SMC_LO_STATE_ACTIVE) {
+		atomic64_inc(&smclo_stats.drain_rejects);
+		return -ENODEV;
+	}
 	if (!try_module_get(THIS_MODULE))
 		return -ENODEV;
 
@@ -417,5 +430,6 @@ void smclo_stats_read(u64 *totals)
 	SMCLO_T(SMC_LO_C_DETACHES) = atomic64_read(&smclo_stats.detaches);
 	SMCLO_T(SMC_LO_C_ACTIVATIONS) = atomic64_read(&smclo_stats.activations);
 	SMCLO_T(SMC_LO_C_DEACTIVATIONS) = atomic64_read(&smclo_stats.deactivations);
+	SMCLO_T(SMC_LO_C_DRAIN_REJECTS) = atomic64_read(&smclo_stats.drain_rejects);
 #undef SMCLO_T
 }

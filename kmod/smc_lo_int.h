@@ -169,6 +169,7 @@ struct smclo_pcpu_stats {
  * @detaches: successful detach_dmb
  * @activations: devices registered
  * @deactivations: devices removed
+ * @drain_rejects: register_dmb refused because the device was draining
  */
 struct smclo_stats {
 	struct smclo_pcpu_stats __percpu *pcpu;
@@ -180,6 +181,7 @@ struct smclo_stats {
 	atomic64_t detaches;
 	atomic64_t activations;
 	atomic64_t deactivations;
+	atomic64_t drain_rejects;
 };
 
 extern struct smclo_stats smclo_stats;
@@ -201,7 +203,7 @@ extern struct smclo_stats smclo_stats;
  * @attached: gauge
  * @link_groups: gauge
  * @totals: cumulative counters, in &enum smc_lo_counter_attr order from
- *	%SMC_LO_C_REGISTRATIONS (index 0) to %SMC_LO_C_DEACTIVATIONS
+ *	%SMC_LO_C_REGISTRATIONS (index 0) to %SMC_LO_C_MAX
  */
 struct smclo_snapshot {
 	int state;
@@ -218,7 +220,7 @@ struct smclo_snapshot {
 	u64 dmb_bytes;
 	u32 attached;
 	u32 link_groups;
-	u64 totals[SMC_LO_C_DEACTIVATIONS - SMC_LO_C_REGISTRATIONS + 1];
+	u64 totals[SMC_LO_C_MAX - SMC_LO_C_REGISTRATIONS + 1];
 };
 
 /**

@@ -252,6 +252,8 @@ enum smc_lo_settings_attr {
  * @SMC_LO_C_DETACHES: u64, successful detach_dmb calls
  * @SMC_LO_C_ACTIVATIONS: u64, devices registered
  * @SMC_LO_C_DEACTIVATIONS: u64, devices removed
+ * @SMC_LO_C_DRAIN_REJECTS: u64, register_dmb calls refused because the device was
+ *	draining (ENODEV; the connection's handshake fails and it uses TCP)
  * @__SMC_LO_C_MAX: internal
  * @SMC_LO_C_MAX: highest attribute number
  */
@@ -274,6 +276,7 @@ enum smc_lo_counter_attr {
 	SMC_LO_C_DETACHES,
 	SMC_LO_C_ACTIVATIONS,
 	SMC_LO_C_DEACTIVATIONS,
+	SMC_LO_C_DRAIN_REJECTS,
 
 	__SMC_LO_C_MAX,
 	SMC_LO_C_MAX = __SMC_LO_C_MAX - 1

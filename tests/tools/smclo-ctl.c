@@ -20,10 +20,12 @@
  *   smclo-ctl pnet-del PNETID               SMC_PNETID DEL
  *   smclo-ctl lgrs                          SMC-D link groups: "id gid conns chid" per line
  *   smclo-ctl fback                         fallback reasons: "server|client 0xCODE COUNT"
+ *   smclo-ctl socks                         SMC sockets (smc_diag): "state mode sport dport inode"
  *
  * Failures print "error: ERRNO (strerror): EXTACK" on stderr and exit 1 (2 for usage).
  * The errno is printed as a positive number so shell tests can match it.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -36,6 +38,8 @@
 #include <unistd.h>
 
 #include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <linux/smc_diag.h>
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
 #include <netlink/netlink.h>
@@ -201,6 +205,7 @@ static const char *const counter_names[SMC_LO_C_MAX + 1] = {
 	[SMC_LO_C_DETACHES] = "detaches",
 	[SMC_LO_C_ACTIVATIONS] = "activations",
 	[SMC_LO_C_DEACTIVATIONS] = "deactivations",
+	[SMC_LO_C_DRAIN_REJECTS] = "drain_rejects",
 };
 
 struct printer {
@@ -552,6 +557,41 @@ static int smc_dump(int cmd, int (*fn)(struct nl_msg *, void *))
 	return rc ? die_err(&c, rc, "SMC dump") : 0;
 }
 
+static int print_sock(struct nl_msg *msg, void *arg)
+{
+	struct nlmsghdr *h = nlmsg_hdr(msg);
+	struct smc_diag_msg *m = nlmsg_data(h);
+
+	if (h->nlmsg_type != SOCK_DIAG_BY_FAMILY)
+		return NL_SKIP;
+	printf("state=%u mode=%u sport=%u dport=%u inode=%llu shutdown=%u\n", m->diag_state,
+	       m->diag_mode, ntohs(m->id.idiag_sport), ntohs(m->id.idiag_dport),
+	       (unsigned long long)m->diag_inode, m->diag_shutdown);
+	return NL_OK;
+}
+
+static int cmd_socks(void)
+{
+	struct smc_diag_req req = { .diag_family = 43 };
+	struct nl_msg *msg;
+	struct ctl c;
+	int rc;
+
+	memset(&c, 0, sizeof(c));
+	c.sk = nl_socket_alloc();
+	if (!c.sk || nl_connect(c.sk, NETLINK_SOCK_DIAG))
+		return die_err(&c, -ENOMEM, "sock_diag");
+	nl_socket_disable_seq_check(c.sk);
+	nl_socket_modify_err_cb(c.sk, NL_CB_CUSTOM, err_cb, &c);
+	nl_socket_modify_cb(c.sk, NL_CB_FINISH, NL_CB_CUSTOM, ack_cb, &c);
+	nl_socket_modify_cb(c.sk, NL_CB_VALID, NL_CB_CUSTOM, valid_cb, &c);
+	msg = nlmsg_alloc_simple(SOCK_DIAG_BY_FAMILY, NLM_F_DUMP);
+	nlmsg_append(msg, &req, sizeof(req), NLMSG_ALIGNTO);
+	c.on_msg = print_sock;
+	rc = ctl_request(&c, msg);
+	return rc ? die_err(&c, rc, "smc_diag") : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -564,6 +604,8 @@ int main(int argc, char **argv)
 		return cmd_pnet(!strcmp(cmd, "pnet-add"), argc - 2, argv + 2);
 	if (!strcmp(cmd, "lgrs"))
 		return smc_dump(SMC_CMD_GET_LGR_SMCD, print_lgr);
+	if (!strcmp(cmd, "socks"))
+		return cmd_socks();
 	if (!strcmp(cmd, "fback"))
 		return smc_dump(SMC_CMD_GET_FBACK_STATS, print_fback);
 	if (!*cmd)

@@ -97,7 +97,10 @@ kmod_watchdog() {
 			echo "kmod_watchdog: $_t $_c $(cut -d' ' -f3 "$_t/stat") $(cat "$_t/wchan" 2>/dev/null)" >/dev/console
 			cat "$_t/stack" >/dev/console 2>/dev/null
 		done
-		dmesg | tail -n 150 >/dev/console
+		smclo-ctl socks >/dev/console 2>&1
+		smclo-ctl get >/dev/console 2>&1
+		dmesg | awk '/task:(smclo|kworker)/ { p = 1 } /task:/ && !/task:(smclo|kworker)/ { p = 0 } p' |
+			tail -n 300 >/dev/console
 	) &
 	KMOD_WATCHDOG=$!
 }
