@@ -20,6 +20,11 @@
  *   -EBADMSG          the kernel's reply did not parse (a bug or a kernel we do not know)
  *   -EINVAL           an argument failed the same validation the kernel applies (for
  *                     UEIDs and PNET IDs: see the *_validate() functions for the reason)
+ *   -ENODATA          replay mode only: no recorded reply for this request
+ *
+ * Lists returned through ret/ret_n are malloc()ed arrays: free() them (and for
+ * smcr_linkgroup_list() use smcr_linkgroup_list_free(); smc_sysctl_list_present(): free
+ * each name, then the array).
  *
  * smc_strerror() turns (operation, errno, extack) into one line for a user.
  */
@@ -60,12 +65,16 @@ struct smcnl_options {
 	 * instead of a socket (unit tests).  Record: additionally write every reply stream
 	 * received from the real kernel to this folder (tests/fixtures/record uses it).
 	 * The environment variable SMCNL_RECORD_DIR sets record_dir when this is NULL.
+	 * File naming: netlink/socket.c.  Replay and record exclude each other (-EINVAL).
 	 */
 	const char *replay_dir;
 	const char *record_dir;
 };
 
-/* Open a handle.  Cheap: sockets are opened and families resolved on first use. */
+/*
+ * Open a handle.  Cheap: sockets are opened and families resolved on first use.  A handle
+ * is not thread-safe: one per thread.
+ */
 int smcnl_open(const struct smcnl_options *opts, struct smcnl **ret);
 void smcnl_close(struct smcnl *nl);
 
@@ -143,7 +152,7 @@ struct smcd_device {
 	uint16_t pci_vendor;
 	uint16_t pci_device;
 	char pci_id[SMC_PCI_ID_LEN + 1];
-	struct smc_pnet_port port;
+	struct smc_pnet_port port;      /* for loopback: from the PNET table (IB entries) */
 	/* Computed: SMC-D link groups on this device (matched by GID) and their connections. */
 	uint32_t linkgroups;
 	uint32_t conns;
@@ -201,7 +210,9 @@ struct smcd_linkgroup {
 	uint64_t sndbuf_alloc;
 	uint64_t dmb_alloc;
 	struct smc_lgr_v2 v2;
-	char device[SMC_DIBS_NAME_LEN]; /* dibs device carrying it (by GID), empty if unknown */
+	/* dibs device carrying it (by GID); "loopback-ism" for CHID 0xFFFF on 6.10-6.17
+	 * (no /sys/class/dibs); empty if unknown */
+	char device[SMC_DIBS_NAME_LEN];
 };
 
 struct smcr_link {
@@ -376,10 +387,16 @@ struct smc_cursor {
 	uint32_t count;
 };
 
+/*
+ * addr_family: the kernel reports addresses only for AF_SMC sockets, without saying IPv4
+ * or IPv6 (inferred from the address words).  AF_UNSPEC when all address bytes are zero:
+ * IPPROTO_SMC sockets (always), unbound sockets and wildcard listeners of either family
+ * (show "*").
+ */
 struct smc_socket {
 	uint8_t diag_family;    /* AF_SMC (43), or AF_INET/AF_INET6 for IPPROTO_SMC sockets */
 	uint8_t state;          /* see smc_sock_state_name() */
-	uint8_t mode;           /* 0 SMC-R, 1 TCP fallback, 2 SMC-D */
+	uint8_t mode;           /* 0 SMC-R, 1 TCP fallback, 2 SMC-D (listeners report 0) */
 	uint8_t shutdown;
 	int addr_family;        /* AF_INET, AF_INET6, or AF_UNSPEC when the kernel gave none */
 	struct in6_addr src;    /* IPv4 in src.s6_addr32[0] when addr_family == AF_INET */
@@ -390,6 +407,7 @@ struct smc_socket {
 	uint32_t uid;
 	uint32_t inode;
 	uint64_t cookie;
+	/* SMC_DIAG_FALLBACK was sent (7.3 always sends it: reason 0 unless mode is TCP) */
 	bool has_fallback;
 	uint32_t fallback_reason;
 	uint32_t peer_diagnosis;
@@ -471,7 +489,7 @@ struct smc_caps {
 	bool ipproto_smc;       /* socket(AF_INET, SOCK_STREAM, 256) works (6.11+) */
 	bool dibs;              /* /sys/class/dibs exists (6.18+) */
 	bool loopback;          /* an SMC-D loopback device exists */
-	bool smc_module;        /* /sys/module/smc exists (built in or loaded) */
+	bool smc_module;        /* smc loaded or built in (/sys/module/smc or net.smc sysctls) */
 	bool smcd_v2;           /* from sysinfo */
 	bool smcr_v2;
 	uint8_t smc_ver;
@@ -481,14 +499,18 @@ struct smc_caps {
 
 /* Probe everything; never fails for a missing feature (that is what the flags say). */
 int smc_caps_probe(struct smcnl *nl, struct smc_caps *ret);
+/* (loopback: on 6.10-6.17 loopback-ism is invisible; off s390 it is inferred from ism_v2.) */
 
 /* ---------------------------------------------------------------------------------- */
 /* Names: tables that round-trip, tested                                               */
 
-/* CLC decline / fallback reason codes (kernel smc_clc.h). NULL when unknown. */
+/* Every lookup below returns NULL for a number it does not know. */
+
+/* CLC decline / fallback reason codes (kernel smc_clc.h). */
 const char *smc_decline_name(uint32_t code);     /* "NOUEID" */
 const char *smc_decline_text(uint32_t code);     /* "the peer sent no UEID" */
 const char *smc_decline_advice(uint32_t code);   /* what to do, or NULL */
+/* "NOUEID", "SMC_CLC_DECL_NOUEID" (any case) or a number; -ENOENT if unknown. */
 int smc_decline_from_name(const char *name, uint32_t *ret_code);
 
 const char *smc_sock_state_name(uint8_t state);  /* "ACTIVE", "LISTEN", ... */
@@ -498,3 +520,6 @@ const char *smc_lgr_type_name(uint8_t type);     /* "SINGLE", "SYM", ... */
 const char *smc_lgr_role_name(uint8_t role);     /* "CLNT", "SERV" */
 const char *smc_os_name(uint8_t os);             /* "ZOS", "LINUX", "AIX" */
 const char *smc_buf_type_name(uint8_t t);        /* "physical", "virtual", "mixed" */
+/* Reverse lookups (any case) for filters; -ENOENT if unknown. */
+int smc_sock_state_from_name(const char *name, uint8_t *ret);
+int smc_sock_mode_from_name(const char *name, uint8_t *ret);

@@ -1,0 +1,611 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * smcctl status, smcctl config check|show|reload: the agent's view, over D-Bus
+ * (org.smcd.Agent1, see smcd-agent(8)).  "config check" needs no agent: it runs the
+ * agent's own loader (smcd-agent/libsmcconfig) on the file, so both say the same.
+ *
+ * The answer is built as one json-c document like every other verb; D-Bus values are
+ * converted by type (strings, numbers, booleans; structs become arrays, a{sv} objects),
+ * then the two structured properties get named keys.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <systemd/sd-bus.h>
+
+#include "cli/agent.h"
+#include "cli/objects.h"
+#include "common/output.h"
+
+#define AGENT_NAME "org.smcd.Agent1"
+#define AGENT_PATH "/org/smcd/Agent1"
+#define AGENT_IFACE "org.smcd.Agent1.Manager"
+
+/* ---------------------------------------------------------------------------------- */
+/* D-Bus                                                                               */
+
+static bool agent_absent(const sd_bus_error *e)
+{
+	return sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER);
+}
+
+/* Open the system bus (DBUS_SYSTEM_BUS_ADDRESS is honoured); failures print one line. */
+static int agent_bus(struct smcctl *c, sd_bus **ret)
+{
+	int r = sd_bus_open_system(ret);
+
+	if (r < 0)
+		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE, "cannot connect to the system bus: %s",
+				    strerror(-r));
+	return SMCCTL_EXIT_OK;
+}
+
+static int agent_call_failed(struct smcctl *c, const char *what, const sd_bus_error *e, int r)
+{
+	if (agent_absent(e))
+		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
+				    "%s: smcd-agent is not running (no %s on the system bus)", what,
+				    AGENT_NAME);
+	if (sd_bus_error_has_name(e, SD_BUS_ERROR_ACCESS_DENIED))
+		return smcctl_error(c, SMCCTL_EXIT_PERMISSION, "%s: %s", what,
+				    e->message ? e->message : "access denied");
+	return smcctl_error(c, SMCCTL_EXIT_FAILURE, "%s: %s", what,
+			    e && e->message ? e->message : strerror(-r));
+}
+
+static json_object *variant_json(sd_bus_message *m);
+
+/* The value at the read position (basic or container) as JSON; NULL on a parse error. */
+static json_object *value_json(sd_bus_message *m)
+{
+	const char *contents = NULL;
+	char type;
+	union {
+		uint8_t y;
+		int b;
+		int16_t n;
+		uint16_t q;
+		int32_t i;
+		uint32_t u;
+		int64_t x;
+		uint64_t t;
+		double d;
+		const char *s;
+	} v;
+
+	if (sd_bus_message_peek_type(m, &type, &contents) <= 0)
+		return NULL;
+	switch (type) {
+	case 'a':
+	case 'r': {
+		bool dict = type == 'a' && contents[0] == '{';
+		json_object *o = dict ? json_object_new_object() : json_object_new_array();
+
+		if (!o || sd_bus_message_enter_container(m, type, contents) < 0)
+			goto fail_container;
+		for (;;) {
+			json_object *e;
+
+			if (dict) {
+				const char *key;
+				char etype;
+				const char *econt;
+
+				if (sd_bus_message_peek_type(m, &etype, &econt) <= 0)
+					break;
+				if (sd_bus_message_enter_container(m, 'e', econt) <= 0 ||
+				    sd_bus_message_read_basic(m, 's', &key) < 0)
+					goto fail_container;
+				e = value_json(m);
+				if (!e || json_add(o, key, e) < 0 ||
+				    sd_bus_message_exit_container(m) < 0)
+					goto fail_container;
+				continue;
+			}
+			if (sd_bus_message_at_end(m, false) > 0)
+				break;
+			e = value_json(m);
+			if (!e || json_append(o, e) < 0)
+				goto fail_container;
+		}
+		if (sd_bus_message_exit_container(m) < 0)
+			goto fail_container;
+		return o;
+	fail_container:
+		json_object_put(o);
+		return NULL;
+	}
+	case 'v':
+		return variant_json(m);
+	case 's':
+	case 'o':
+	case 'g':
+		return sd_bus_message_read_basic(m, type, &v.s) < 0 ? NULL : json_object_new_string(v.s);
+	case 'b':
+		return sd_bus_message_read_basic(m, 'b', &v.b) < 0 ? NULL : json_object_new_boolean(v.b);
+	case 'y':
+		return sd_bus_message_read_basic(m, 'y', &v.y) < 0 ? NULL : json_object_new_int(v.y);
+	case 'q':
+		return sd_bus_message_read_basic(m, 'q', &v.q) < 0 ? NULL : json_object_new_int(v.q);
+	case 'u':
+		return sd_bus_message_read_basic(m, 'u', &v.u) < 0 ? NULL : json_object_new_int64(v.u);
+	case 't':
+		return sd_bus_message_read_basic(m, 't', &v.t) < 0 ? NULL : json_object_new_uint64(v.t);
+	case 'x':
+		return sd_bus_message_read_basic(m, 'x', &v.x) < 0 ? NULL : json_object_new_int64(v.x);
+	case 'i':
+		return sd_bus_message_read_basic(m, 'i', &v.i) < 0 ? NULL : json_object_new_int(v.i);
+	default:
+		return NULL; /* not used by the agent */
+	}
+}
+
+static json_object *variant_json(sd_bus_message *m)
+{
+	const char *contents;
+	json_object *o;
+
+	if (sd_bus_message_peek_type(m, NULL, &contents) <= 0 ||
+	    sd_bus_message_enter_container(m, 'v', contents) < 0)
+		return NULL;
+	o = value_json(m);
+	if (o && sd_bus_message_exit_container(m) < 0) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* [[item, result, message], ...] -> [{"item":, "result":, "message":}, ...] */
+static json_object *items_json(json_object *arr)
+{
+	json_object *out = json_object_new_array();
+	size_t n = arr ? json_object_array_length(arr) : 0;
+
+	for (size_t i = 0; out && i < n; i++) {
+		json_object *t = json_object_array_get_idx(arr, i), *o = json_object_new_object();
+		int r = 0;
+
+		if (!o) {
+			json_object_put(out);
+			return NULL;
+		}
+		r |= json_add_str(o, "item", json_object_get_string(json_object_array_get_idx(t, 0)));
+		r |= json_add_str(o, "result", json_object_get_string(json_object_array_get_idx(t, 1)));
+		r |= json_add_str(o, "message", json_object_get_string(json_object_array_get_idx(t, 2)));
+		if (r < 0 || json_append(out, o) < 0) {
+			json_object_put(out);
+			return NULL;
+		}
+	}
+	return out;
+}
+
+/* All Manager properties, as a JSON object keyed by property name. */
+static int manager_properties(struct smcctl *c, sd_bus *bus, json_object **ret)
+{
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	json_object *props;
+	int r;
+
+	r = sd_bus_call_method(bus, AGENT_NAME, AGENT_PATH, "org.freedesktop.DBus.Properties",
+			       "GetAll", &e, &reply, "s", AGENT_IFACE);
+	if (r < 0)
+		return agent_call_failed(c, "cannot ask smcd-agent", &e, r);
+	props = value_json(reply);
+	if (!props)
+		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "smcd-agent's answer did not parse");
+	*ret = props;
+	return SMCCTL_EXIT_OK;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* status                                                                              */
+
+json_object *agent_status_json(json_object *p)
+{
+	_cleanup_(json_object_putp) json_object *doc = json_object_new_object();
+	json_object *cfg = json_object_new_object(), *rec = json_object_new_object();
+	json_object *drift = json_object_new_object(), *last = out_get(p, "LastReconcile");
+	const char *err = out_get_str(p, "ConfigError", "");
+	int r = 0;
+
+	if (!doc || !cfg || !rec || !drift) {
+		json_object_put(cfg);
+		json_object_put(rec);
+		json_object_put(drift);
+		return NULL;
+	}
+	r |= json_add_str(doc, "state", out_get_str(p, "State", NULL));
+	r |= json_add_str(doc, "version", out_get_str(p, "Version", NULL));
+	r |= json_add_str(cfg, "path", out_get_str(p, "ConfigPath", NULL));
+	r |= json_add_str(cfg, "revision", out_get_str(p, "ConfigRevision", NULL));
+	r |= json_add_u64(cfg, "loaded_usec", out_get_u64(p, "ConfigLoadedUSec", 0));
+	r |= *err ? json_add_str(cfg, "error", err) : json_add_null(cfg, "error");
+	r |= json_add(doc, "config", cfg);
+	r |= json_add_u64(rec, "time_usec",
+			  last ? json_object_get_uint64(json_object_array_get_idx(last, 0)) : 0);
+	r |= json_add(rec, "items", items_json(last ? json_object_array_get_idx(last, 1) : NULL));
+	r |= json_add(doc, "last_reconcile", rec);
+	r |= json_add_u64(doc, "last_check_usec", out_get_u64(p, "LastCheckUSec", 0));
+	r |= json_add_str(drift, "action", out_get_str(p, "DriftAction", NULL));
+	r |= json_add_u64(drift, "interval_usec", out_get_u64(p, "DriftIntervalUSec", 0));
+	r |= json_add_u64(drift, "repairs", out_get_u64(p, "DriftRepairs", 0));
+	r |= json_add(drift, "items", items_json(out_get(p, "Drift")));
+	r |= json_add(doc, "drift", drift);
+	r |= json_add(doc, "capabilities", json_object_get(out_get(p, "Capabilities")));
+	return r < 0 ? NULL : TAKE_PTR(doc);
+}
+
+static const char *fmt_time(uint64_t usec, char *buf, size_t len)
+{
+	time_t t = (time_t)(usec / 1000000);
+	struct tm tm;
+
+	if (!usec || !localtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))
+		return "-";
+	return buf;
+}
+
+static void caps_line(json_object *caps, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	json_object_object_foreach(caps, key, val) {
+		if (json_object_get_type(val) == json_type_boolean && json_object_get_boolean(val))
+			o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s", o ? " " : "", key);
+		if (o >= len)
+			break;
+	}
+	if (!buf[0])
+		snprintf(buf, len, "none (no SMC in this kernel)");
+}
+
+static const struct out_column item_cols[] = {
+	OUT_COL("item", "Item", OUT_STR),
+	OUT_COL("result", "Result", OUT_STR),
+	OUT_COL("message", "Message", OUT_STR),
+};
+
+void agent_status_text(struct smcctl *c, json_object *doc)
+{
+	json_object *items = out_get(doc, "last_reconcile.items");
+	json_object *drift = out_get(doc, "drift.items");
+	char t1[64], t2[64], caps[512];
+
+	fprintf(c->out, "Agent:          smcd-agent %s, %s\n", out_get_str(doc, "version", "-"),
+		out_get_str(doc, "state", "-"));
+	fprintf(c->out, "Config:         %s (revision %s, loaded %s)\n",
+		out_get_str(doc, "config.path", "-"), out_get_str(doc, "config.revision", "-"),
+		fmt_time(out_get_u64(doc, "config.loaded_usec", 0), t1, sizeof(t1)));
+	if (out_get_str(doc, "config.error", NULL)) {
+		const char *e = out_get_str(doc, "config.error", "");
+
+		/* One error per line, aligned under the first. */
+		fputs("Refused reload: ", c->out);
+		for (const char *nl; (nl = strchr(e, '\n')); e = nl + 1)
+			fprintf(c->out, "%.*s\n                ", (int)(nl - e), e);
+		fprintf(c->out, "%s\n", e);
+	}
+	fprintf(c->out, "Drift:          %s every %" PRIu64 "s; %" PRIu64 " repaired since start; %zu now\n",
+		out_get_str(doc, "drift.action", "-"),
+		out_get_u64(doc, "drift.interval_usec", 0) / 1000000,
+		out_get_u64(doc, "drift.repairs", 0),
+		drift ? json_object_array_length(drift) : (size_t)0);
+	caps_line(out_get(doc, "capabilities"), caps, sizeof(caps));
+	fprintf(c->out, "Kernel:         %s: %s\n", out_get_str(doc, "capabilities.kernel-release", "-"),
+		caps);
+	fprintf(c->out, "Last reconcile: %s (checked %s)\n",
+		fmt_time(out_get_u64(doc, "last_reconcile.time_usec", 0), t1, sizeof(t1)),
+		fmt_time(out_get_u64(doc, "last_check_usec", 0), t2, sizeof(t2)));
+	if (items && json_object_array_length(items))
+		out_table(c->out, item_cols, ELEMENTSOF(item_cols), items, c->detail, 2);
+	if (drift && json_object_array_length(drift)) {
+		fprintf(c->out, "Drifted (not repaired, drift action is report):\n");
+		out_table(c->out, item_cols, ELEMENTSOF(item_cols), drift, c->detail, 2);
+	}
+}
+
+int agent_status(struct smcctl *c, const struct verb_args *a)
+{
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	_cleanup_(json_object_putp) json_object *props = NULL, *doc = NULL;
+	int s;
+
+	if ((s = agent_bus(c, &bus)) || (s = manager_properties(c, bus, &props)))
+		return s;
+	doc = agent_status_json(props);
+	if (!doc)
+		return smcctl_oom(c);
+	return smcctl_emit(c, doc, agent_status_text);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* config                                                                              */
+
+json_object *config_check_json(const char *path, const struct config *cfg,
+			       const struct config_errors *errors)
+{
+	_cleanup_(json_object_putp) json_object *doc = json_object_new_object();
+	json_object *arr = json_object_new_array();
+	char rev[17];
+	int r = 0;
+
+	if (!doc || !arr) {
+		json_object_put(arr);
+		return NULL;
+	}
+	for (size_t i = 0; i < errors->n; i++)
+		r |= json_append_str(arr, errors->lines[i]);
+	snprintf(rev, sizeof(rev), "%016" PRIx64, cfg ? cfg->hash : 0);
+	r |= json_add_str(doc, "file", path);
+	r |= json_add_bool(doc, "valid", cfg != NULL);
+	r |= cfg ? json_add_str(doc, "revision", rev) : json_add_null(doc, "revision");
+	r |= json_add(doc, "errors", arr);
+	return r < 0 ? NULL : TAKE_PTR(doc);
+}
+
+void config_check_text(struct smcctl *c, json_object *doc)
+{
+	json_object *errors = out_get(doc, "errors");
+
+	if (out_get_bool(doc, "valid", false)) {
+		fprintf(c->out, "%s: valid (revision %s)\n", out_get_str(doc, "file", "-"),
+			out_get_str(doc, "revision", "-"));
+		return;
+	}
+	for (size_t i = 0; errors && i < json_object_array_length(errors); i++)
+		fprintf(c->out, "%s\n", json_object_get_string(json_object_array_get_idx(errors, i)));
+}
+
+int agent_config_check(struct smcctl *c, const struct verb_args *a)
+{
+	const char *path = a->n_pos > 0 ? a->pos[0] : CONFIG_DEFAULT_PATH;
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	struct config_errors errors = {};
+	struct config *cfg = NULL;
+	int r, s;
+
+	r = config_load(path, &cfg, &errors);
+	if (r == -ENOMEM)
+		return smcctl_oom(c);
+	doc = config_check_json(path, cfg, &errors);
+	config_free(cfg);
+	config_errors_clear(&errors);
+	if (!doc)
+		return smcctl_oom(c);
+	s = smcctl_emit(c, doc, config_check_text);
+	return s ? s : r < 0 ? SMCCTL_EXIT_FAILURE : SMCCTL_EXIT_OK;
+}
+
+void config_show_text(struct smcctl *c, json_object *doc)
+{
+	if (!out_get_bool(doc, "from_agent", false))
+		fprintf(c->out, "# smcd-agent is not running: %s as the agent would read it\n",
+			out_get_str(doc, "file", "-"));
+	fputs(out_get_str(doc, "yaml", ""), c->out);
+}
+
+/*
+ * The running agent's effective configuration; without an agent, the file's (defaults
+ * included), saying so.
+ */
+int agent_config_show(struct smcctl *c, const struct verb_args *a)
+{
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	_cleanup_(json_object_putp) json_object *doc = json_object_new_object();
+	_cleanup_(freep) char *local = NULL;
+	const char *yaml = NULL;
+	bool from_agent = false;
+	int r = -ENOTCONN;
+
+	if (!doc)
+		return smcctl_oom(c);
+	if (sd_bus_open_system(&bus) >= 0)
+		r = sd_bus_call_method(bus, AGENT_NAME, AGENT_PATH, AGENT_IFACE, "DescribeConfig", &e,
+				       &reply, NULL);
+	if (r >= 0 && sd_bus_message_read(reply, "s", &yaml) >= 0)
+		from_agent = true;
+	else if (r < 0 && !agent_absent(&e) && r != -ENOTCONN && r != -ENOENT)
+		return agent_call_failed(c, "cannot ask smcd-agent", &e, r);
+	else {
+		struct config_errors errors = {};
+		struct config *cfg = NULL;
+
+		r = config_load(CONFIG_DEFAULT_PATH, &cfg, &errors);
+		if (r == -ENOENT)
+			r = config_new_default(CONFIG_DEFAULT_PATH, &cfg);
+		for (size_t i = 0; r < 0 && i < errors.n; i++)
+			fprintf(c->err, "%s\n", errors.lines[i]);
+		config_errors_clear(&errors);
+		if (r < 0)
+			return smcctl_error(c, SMCCTL_EXIT_FAILURE, "%s is not valid",
+					    CONFIG_DEFAULT_PATH);
+		yaml = local = config_dump(cfg);
+		config_free(cfg);
+		if (!local)
+			return smcctl_oom(c);
+	}
+	if (json_add_bool(doc, "from_agent", from_agent) < 0 ||
+	    json_add_str(doc, "file", CONFIG_DEFAULT_PATH) < 0 || json_add_str(doc, "yaml", yaml) < 0)
+		return smcctl_oom(c);
+	return smcctl_emit(c, doc, config_show_text);
+}
+
+int agent_config_reload(struct smcctl *c, const struct verb_args *a)
+{
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	_cleanup_(json_object_putp) json_object *props = NULL, *doc = NULL;
+	int r, s;
+
+	if ((s = agent_bus(c, &bus)))
+		return s;
+	r = sd_bus_call_method(bus, AGENT_NAME, AGENT_PATH, AGENT_IFACE, "Reload", &e, NULL, NULL);
+	if (r < 0)
+		return agent_call_failed(c, "reload refused", &e, r);
+	if ((s = manager_properties(c, bus, &props)))
+		return s;
+	doc = agent_status_json(props);
+	if (!doc)
+		return smcctl_oom(c);
+	return smcctl_emit(c, doc, agent_status_text);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Changes through the agent                                                           */
+
+/*
+ * When smcd-agent runs, smcctl's changes go through it: it is the one writer to the kernel
+ * (style rule 10), it checks them against smc.yaml (a change to something the file owns is
+ * refused with the file line to edit) and it logs them.  Without an agent, or with --netns
+ * (the agent manages the host's namespace only), smcctl changes the kernel directly as
+ * before; so do the tests that replay recorded kernel answers.  Returns -ESRCH for "no
+ * agent: go direct", else an exit status.
+ */
+static int forward(struct smcctl *c, const char *what, const char *method, const char *types, ...)
+{
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	va_list ap;
+	int r;
+
+	if (c->netns || c->nl_opts.replay_dir || sd_bus_open_system(&bus) < 0)
+		return -ESRCH;
+	r = sd_bus_message_new_method_call(bus, &m, AGENT_NAME, AGENT_PATH, AGENT_IFACE, method);
+	if (r >= 0 && types) {
+		va_start(ap, types);
+		r = sd_bus_message_appendv(m, types, ap);
+		va_end(ap);
+	}
+	if (r < 0)
+		return smcctl_oom(c);
+	r = sd_bus_call(bus, m, 0, &e, &reply);
+	if (r >= 0)
+		return SMCCTL_EXIT_OK;
+	if (agent_absent(&e) || !sd_bus_error_is_set(&e))
+		return -ESRCH;
+	if (sd_bus_error_has_name(&e, SD_BUS_ERROR_INVALID_ARGS))
+		return smcctl_usage(c, "%s: %s", what, e.message);
+	if (sd_bus_error_has_name(&e, SD_BUS_ERROR_ACCESS_DENIED))
+		return smcctl_error(c, SMCCTL_EXIT_PERMISSION, "%s: %s", what, e.message);
+	return smcctl_error(c, SMCCTL_EXIT_FAILURE, "%s: %s", what, e.message);
+}
+
+/* The answer of a forwarded change: the direct verbs' document; the agent does not say
+ * whether anything changed. */
+static int forwarded(struct smcctl *c, int s, const char *action, const char *key, const char *value)
+{
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+
+	if (s != SMCCTL_EXIT_OK)
+		return s;
+	doc = action_json(action, key, value, CHANGED_UNKNOWN);
+	if (!doc)
+		return smcctl_oom(c);
+	return smcctl_emit(c, doc, action_text);
+}
+
+#define FORWARD_OR_DIRECT(direct, action, key, value, ...)                                  \
+	({                                                                                  \
+		int _s = forward(c, __VA_ARGS__);                                           \
+		_s == -ESRCH ? direct(c, a) : forwarded(c, _s, action, key, value);         \
+	})
+
+int agent_ueid_add(struct smcctl *c, const struct verb_args *a)
+{
+	return FORWARD_OR_DIRECT(ueid_add, "add", "ueid", a->pos[0], "cannot add the UEID", "AddUeid",
+				 "s", a->pos[0]);
+}
+
+int agent_ueid_del(struct smcctl *c, const struct verb_args *a)
+{
+	return FORWARD_OR_DIRECT(ueid_del, "del", "ueid", a->pos[0], "cannot remove the UEID",
+				 "RemoveUeid", "s", a->pos[0]);
+}
+
+int agent_ueid_flush(struct smcctl *c, const struct verb_args *a)
+{
+	return FORWARD_OR_DIRECT(ueid_flush, "flush", NULL, NULL, "cannot flush the UEIDs",
+				 "FlushUeid", NULL);
+}
+
+int agent_seid_enable(struct smcctl *c, const struct verb_args *a)
+{
+	return FORWARD_OR_DIRECT(seid_enable, "enable", NULL, NULL, "cannot enable the SEID",
+				 "SetSeid", "b", 1);
+}
+
+int agent_seid_disable(struct smcctl *c, const struct verb_args *a)
+{
+	return FORWARD_OR_DIRECT(seid_disable, "disable", NULL, NULL, "cannot disable the SEID",
+				 "SetSeid", "b", 0);
+}
+
+int agent_hslimit_enable(struct smcctl *c, const struct verb_args *a)
+{
+	return FORWARD_OR_DIRECT(hslimit_enable, "enable", NULL, NULL,
+				 "cannot enable the handshake limitation", "SetHandshakeLimitation",
+				 "b", 1);
+}
+
+int agent_hslimit_disable(struct smcctl *c, const struct verb_args *a)
+{
+	return FORWARD_OR_DIRECT(hslimit_disable, "disable", NULL, NULL,
+				 "cannot disable the handshake limitation",
+				 "SetHandshakeLimitation", "b", 0);
+}
+
+int agent_pnet_add(struct smcctl *c, const struct verb_args *a)
+{
+	const char *eth = a->opt[PNET_ADD_OPT_ETH], *ib = a->opt[PNET_ADD_OPT_IB];
+	const char *port = a->opt[PNET_ADD_OPT_PORT];
+
+	/* Malformed options: the direct verb's usage errors, nothing sent anywhere. */
+	if (!eth == !ib || (port && !streq(port, "1") && !streq(port, "2")) || (eth && port))
+		return pnet_add(c, a);
+	return FORWARD_OR_DIRECT(pnet_add, "add", "pnetid", a->pos[0], "cannot add the PNET entry",
+				 "AddPnet", "sssy", a->pos[0], eth ? eth : "", ib ? ib : "",
+				 (uint8_t)(port ? port[0] - '0' : 0));
+}
+
+int agent_pnet_del(struct smcctl *c, const struct verb_args *a)
+{
+	return FORWARD_OR_DIRECT(pnet_del, "del", "pnetid", a->pos[0], "cannot remove the PNET ID",
+				 "RemovePnet", "s", a->pos[0]);
+}
+
+int agent_pnet_flush(struct smcctl *c, const struct verb_args *a)
+{
+	return FORWARD_OR_DIRECT(pnet_flush, "flush", NULL, NULL, "cannot flush the PNET table",
+				 "FlushPnet", NULL);
+}
+
+int agent_sysctl_set(struct smcctl *c, const struct verb_args *a)
+{
+	const char *name = a->pos[0];
+
+	if (strncmp(name, "net.smc.", 8) == 0)
+		name += 8;
+	/* One kernel flag, one agent method: see handshake-limitation in smc.yaml(5). */
+	if (streq(name, "limit_smc_hs")) {
+		bool on = streq(a->pos[1], "1") || streq(a->pos[1], "on") || streq(a->pos[1], "true");
+
+		if (!on && !streq(a->pos[1], "0") && !streq(a->pos[1], "off") &&
+		    !streq(a->pos[1], "false"))
+			return sysctl_set(c, a);
+		return FORWARD_OR_DIRECT(sysctl_set, "set", "name", name,
+					 "cannot set the handshake limitation",
+					 "SetHandshakeLimitation", "b", (int)on);
+	}
+	return FORWARD_OR_DIRECT(sysctl_set, "set", "name", name, "cannot set the sysctl",
+				 "SetSysctl", "ss", name, a->pos[1]);
+}

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * smcctl device: SMC-D devices (ISM and DIBS loopback: the library merges GET_DEV_SMCD with
+ * /sys/class/dibs, because the kernel never lists loopback devices over netlink) and SMC-R
+ * (RDMA) devices.  The link group and connection counts per SMC-D device say which one
+ * actually carries traffic.
+ */
+#include <inttypes.h>
+
+#include "cli/objects.h"
+#include "common/output.h"
+
+static json_object *pci_json(bool has, uint32_t fid, uint16_t pchid, uint16_t vendor,
+			     uint16_t device, const char *id)
+{
+	_cleanup_(json_object_putp) json_object *o = NULL;
+
+	if (!has)
+		return NULL;
+	o = json_object_new_object();
+	if (!o || json_add_str(o, "id", id[0] ? id : NULL) < 0 || json_add_u64(o, "fid", fid) < 0 ||
+	    json_add_u64(o, "pchid", pchid) < 0 || json_add_u64(o, "vendor", vendor) < 0 ||
+	    json_add_u64(o, "device", device) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+/* json_add() of a possibly-NULL object: NULL is JSON null, not an error. */
+static int add_opt(json_object *o, const char *key, json_object *v)
+{
+	return v ? json_add(o, key, v) : json_add_null(o, key);
+}
+
+json_object *smcd_device_json(const struct smcd_device *d)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	json_object *src = json_object_new_array();
+	bool netlink = d->seen & SMCD_SEEN_NETLINK;
+	int r = 0;
+
+	if (!o || json_add_str(o, "name", d->name) < 0 || json_add(o, "sources", src) < 0)
+		return NULL;
+	if (netlink)
+		r |= json_append_str(src, "netlink");
+	if (d->seen & SMCD_SEEN_DIBS)
+		r |= json_append_str(src, "sysfs");
+	r |= json_add_str(o, "type", d->loopback ? "loopback" : "ism");
+	r |= d->has_fabric_id ? json_add_u64(o, "chid", d->fabric_id) : json_add_null(o, "chid");
+	r |= json_add_str(o, "gid", d->gid[0] ? d->gid : NULL);
+	r |= json_add_str(o, "pnetid", d->port.pnetid[0] ? d->port.pnetid : NULL);
+	r |= json_add_bool(o, "pnetid_by_user", d->port.user_defined);
+	r |= json_add_bool(o, "in_use", d->is_crit || d->linkgroups > 0);
+	r |= json_add_u64(o, "linkgroups", d->linkgroups);
+	r |= json_add_u64(o, "connections", d->conns);
+	r |= add_opt(o, "pci",
+		     pci_json(netlink && d->pci_id[0], d->pci_fid, d->pci_chid, d->pci_vendor,
+			      d->pci_device, d->pci_id));
+	return r < 0 ? NULL : TAKE_PTR(o);
+}
+
+static json_object *smcr_port_json(const struct smcr_port *p, unsigned idx)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	r |= json_add_u64(o, "port", idx + 1);
+	r |= json_add_str(o, "netdev", p->netdev[0] ? p->netdev : NULL);
+	r |= json_add_u64(o, "ifindex", p->netdev_ifindex);
+	r |= json_add_bool(o, "active", p->active);
+	r |= json_add_str(o, "pnetid", p->pnet.pnetid[0] ? p->pnet.pnetid : NULL);
+	r |= json_add_bool(o, "pnetid_by_user", p->pnet.user_defined);
+	r |= json_add_u64(o, "links", p->link_cnt);
+	return r < 0 ? NULL : TAKE_PTR(o);
+}
+
+json_object *smcr_device_json(const struct smcr_device *d)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	json_object *ports = json_object_new_array();
+	int r = 0;
+
+	if (!o || json_add_str(o, "ib_dev", d->ib_name) < 0 || json_add(o, "ports", ports) < 0)
+		return NULL;
+	r |= json_add_bool(o, "critical", d->is_crit);
+	r |= add_opt(o, "pci",
+		     pci_json(d->has_pci, d->pci_fid, d->pci_chid, d->pci_vendor, d->pci_device,
+			      d->pci_id));
+	for (unsigned i = 0; i < ELEMENTSOF(d->ports); i++)
+		if (d->ports[i].valid)
+			r |= json_append(ports, smcr_port_json(&d->ports[i], i));
+	return r < 0 ? NULL : TAKE_PTR(o);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Text                                                                                */
+
+/* smc-tools marks a PNET ID set by the user (PNET table) with a leading '*'. */
+static const char *fmt_pnetid(json_object *row, const struct out_column *col, char *buf, size_t len)
+{
+	const char *p = out_get_str(row, "pnetid", NULL);
+
+	if (!p)
+		return NULL;
+	snprintf(buf, len, "%s%s", out_get_bool(row, "pnetid_by_user", false) ? "*" : "", p);
+	return buf;
+}
+
+static const char *fmt_port_state(json_object *row, const struct out_column *col, char *buf,
+				  size_t len)
+{
+	return out_get_bool(row, "active", false) ? "ACTIVE" : "INACTIVE";
+}
+
+static const struct out_column smcd_cols[] = {
+	OUT_COL("name", "Name", OUT_STR),
+	OUT_COL("type", "Type", OUT_STR),
+	OUT_COL("chid", "CHID", OUT_HEX16),
+	OUT_COL("linkgroups", "#LGs", OUT_U64),
+	OUT_COL("connections", "#Conns", OUT_U64),
+	OUT_COL("gid", "GID", OUT_STR, .detail = 1),
+	OUT_COL("pci.id", "PCI-ID", OUT_STR, .detail = 1),
+	OUT_COL("pci.fid", "FID", OUT_HEX32, .detail = 1),
+	OUT_COL("pci.pchid", "PCHID", OUT_HEX16, .detail = 1),
+	OUT_COL(NULL, "PNET-ID", OUT_CUSTOM, .format = fmt_pnetid),
+};
+
+static const struct out_column smcr_cols[] = {
+	OUT_COL("netdev", "Net-Dev", OUT_STR),
+	OUT_COL("ib_dev", "IB-Dev", OUT_STR),
+	OUT_COL("port", "IB-P", OUT_U64),
+	OUT_COL(NULL, "IB-State", OUT_CUSTOM, .format = fmt_port_state),
+	OUT_COL("critical", "Crit", OUT_BOOL),
+	OUT_COL("links", "#Links", OUT_U64),
+	OUT_COL("pci.id", "PCI-ID", OUT_STR, .detail = 1),
+	OUT_COL("pci.fid", "FID", OUT_HEX32, .detail = 1),
+	OUT_COL("pci.pchid", "PCHID", OUT_HEX16, .detail = 1),
+	OUT_COL(NULL, "PNET-ID", OUT_CUSTOM, .format = fmt_pnetid),
+};
+
+static const struct out_column smcd_fields[] = {
+	OUT_COL("name", "Name", OUT_STR),
+	OUT_COL("type", "Type", OUT_STR),
+	OUT_COL("chid", "CHID", OUT_HEX16),
+	OUT_COL("gid", "GID", OUT_STR),
+	OUT_COL(NULL, "PNET-ID", OUT_CUSTOM, .format = fmt_pnetid),
+	OUT_COL("in_use", "In use", OUT_BOOL),
+	OUT_COL("linkgroups", "Link groups", OUT_U64),
+	OUT_COL("connections", "Connections", OUT_U64),
+	OUT_COL("pci.id", "PCI-ID", OUT_STR),
+	OUT_COL("pci.fid", "FID", OUT_HEX32),
+	OUT_COL("pci.pchid", "PCHID", OUT_HEX16),
+	OUT_COL("pci.vendor", "PCI vendor", OUT_HEX16),
+	OUT_COL("pci.device", "PCI device", OUT_HEX16),
+	OUT_COL("sources", "Seen in", OUT_LIST),
+};
+
+static const struct out_column smcr_fields[] = {
+	OUT_COL("ib_dev", "IB-Dev", OUT_STR),
+	OUT_COL("critical", "Critical", OUT_BOOL),
+	OUT_COL("pci.id", "PCI-ID", OUT_STR),
+	OUT_COL("pci.fid", "FID", OUT_HEX32),
+	OUT_COL("pci.pchid", "PCHID", OUT_HEX16),
+	OUT_COL("pci.vendor", "PCI vendor", OUT_HEX16),
+	OUT_COL("pci.device", "PCI device", OUT_HEX16),
+};
+
+static const struct out_column smcr_port_fields[] = {
+	OUT_COL("port", "Port", OUT_U64),
+	OUT_COL("netdev", "Net-Dev", OUT_STR),
+	OUT_COL(NULL, "State", OUT_CUSTOM, .format = fmt_port_state),
+	OUT_COL(NULL, "PNET-ID", OUT_CUSTOM, .format = fmt_pnetid),
+	OUT_COL("links", "Links", OUT_U64),
+};
+
+/* Share a member of src with dst (json-c counts references; null stays null). */
+static void share(json_object *dst, const char *key, json_object *val)
+{
+	json_object_object_add(dst, key, json_object_get(val));
+}
+
+/* One row per valid port of every RDMA device (the smc-tools layout). */
+static json_object *smcr_port_rows(json_object *devs)
+{
+	json_object *rows = json_object_new_array();
+	size_t n = devs ? json_object_array_length(devs) : 0;
+
+	for (size_t i = 0; rows && i < n; i++) {
+		json_object *d = json_object_array_get_idx(devs, i), *ports = out_get(d, "ports");
+		size_t m = ports ? json_object_array_length(ports) : 0;
+
+		for (size_t k = 0; k < m; k++) {
+			json_object *row = json_object_new_object();
+
+			if (!row)
+				break;
+			json_object_object_foreach(json_object_array_get_idx(ports, k), key, val)
+				share(row, key, val);
+			share(row, "ib_dev", out_get(d, "ib_dev"));
+			share(row, "critical", out_get(d, "critical"));
+			share(row, "pci", out_get(d, "pci"));
+			json_append(rows, row);
+		}
+	}
+	return rows;
+}
+
+static void section_table(struct smcctl *c, const char *title, json_object *rows,
+			  const struct out_column *cols, size_t n_cols)
+{
+	if (!rows || json_object_array_length(rows) == 0) {
+		fprintf(c->out, "%s: none\n", title);
+		return;
+	}
+	fprintf(c->out, "%s:\n", title);
+	out_table(c->out, cols, n_cols, rows, c->detail, 2);
+}
+
+void device_list_text(struct smcctl *c, json_object *doc)
+{
+	json_object *smcd = out_get(doc, "smcd"), *smcr = out_get(doc, "smcr");
+
+	if (smcd)
+		section_table(c, "SMC-D devices", smcd, smcd_cols, ELEMENTSOF(smcd_cols));
+	if (smcr) {
+		_cleanup_(json_object_putp) json_object *rows = smcr_port_rows(smcr);
+
+		if (smcd)
+			fputc('\n', c->out);
+		if (json_object_array_length(smcr) && rows && !json_object_array_length(rows))
+			fputs("SMC-R devices: present, but no port is usable\n", c->out);
+		else
+			section_table(c, "SMC-R devices", rows, smcr_cols, ELEMENTSOF(smcr_cols));
+	}
+}
+
+void device_show_text(struct smcctl *c, json_object *doc)
+{
+	json_object *smcd = out_get(doc, "smcd"), *smcr = out_get(doc, "smcr");
+	bool first = true;
+
+	for (size_t i = 0; smcd && i < json_object_array_length(smcd); i++, first = false) {
+		fprintf(c->out, "%sSMC-D device\n", first ? "" : "\n");
+		out_kv(c->out, smcd_fields, ELEMENTSOF(smcd_fields),
+		       json_object_array_get_idx(smcd, i), c->detail, 2);
+	}
+	for (size_t i = 0; smcr && i < json_object_array_length(smcr); i++, first = false) {
+		json_object *d = json_object_array_get_idx(smcr, i), *ports = out_get(d, "ports");
+
+		fprintf(c->out, "%sSMC-R device\n", first ? "" : "\n");
+		out_kv(c->out, smcr_fields, ELEMENTSOF(smcr_fields), d, c->detail, 2);
+		for (size_t k = 0; ports && k < json_object_array_length(ports); k++) {
+			fputs("  Port\n", c->out);
+			out_kv(c->out, smcr_port_fields, ELEMENTSOF(smcr_port_fields),
+			       json_object_array_get_idx(ports, k), c->detail, 4);
+		}
+	}
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Handlers                                                                            */
+
+struct devices {
+	struct smcd_device *smcd;
+	size_t n_smcd;
+	struct smcr_device *smcr;
+	size_t n_smcr;
+};
+
+static void devices_done(struct devices *d)
+{
+	free(d->smcd);
+	free(d->smcr);
+}
+
+static int fetch(struct smcctl *c, bool want_smcd, bool want_smcr, struct devices *d)
+{
+	struct smcnl *nl;
+	int r, s;
+
+	if ((s = smcctl_nl(c, &nl)))
+		return s;
+	if (want_smcd && (r = smcd_device_list(nl, &d->smcd, &d->n_smcd)) < 0)
+		return smcctl_fail(c, SMC_OP_QUERY, r, "cannot list the SMC-D devices");
+	if (want_smcr && (r = smcr_device_list(nl, &d->smcr, &d->n_smcr)) < 0)
+		return smcctl_fail(c, SMC_OP_QUERY, r, "cannot list the SMC-R devices");
+	return SMCCTL_EXIT_OK;
+}
+
+/* name == NULL: every device.  A name matches an SMC-D name or PCI id, an RDMA device
+ * name, or the netdev of one of its ports. */
+static bool smcd_match(const struct smcd_device *d, const char *name)
+{
+	return !name || streq(d->name, name) || streq(d->pci_id, name);
+}
+
+static bool smcr_match(const struct smcr_device *d, const char *name)
+{
+	if (!name || streq(d->ib_name, name))
+		return true;
+	for (unsigned i = 0; i < ELEMENTSOF(d->ports); i++)
+		if (d->ports[i].valid && streq(d->ports[i].netdev, name))
+			return true;
+	return false;
+}
+
+static json_object *devices_json(const struct devices *d, bool want_smcd, bool want_smcr,
+				 const char *name, size_t *ret_matches)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	json_object *smcd = NULL, *smcr = NULL;
+	int r = 0;
+
+	*ret_matches = 0;
+	if (!o)
+		return NULL;
+	if (want_smcd && json_add(o, "smcd", smcd = json_object_new_array()) < 0)
+		return NULL;
+	if (want_smcr && json_add(o, "smcr", smcr = json_object_new_array()) < 0)
+		return NULL;
+	for (size_t i = 0; i < d->n_smcd; i++)
+		if (smcd_match(&d->smcd[i], name)) {
+			r |= json_append(smcd, smcd_device_json(&d->smcd[i]));
+			(*ret_matches)++;
+		}
+	for (size_t i = 0; i < d->n_smcr; i++)
+		if (smcr_match(&d->smcr[i], name)) {
+			r |= json_append(smcr, smcr_device_json(&d->smcr[i]));
+			(*ret_matches)++;
+		}
+	return r < 0 ? NULL : TAKE_PTR(o);
+}
+
+int device_list(struct smcctl *c, const struct verb_args *a)
+{
+	bool only_d = a->opt[FILTER_OPT_SMCD], only_r = a->opt[FILTER_OPT_SMCR];
+	_cleanup_(devices_done) struct devices d = {};
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	size_t n;
+	int s;
+
+	if (only_d && only_r)
+		return smcctl_usage(c, "--smcd and --smcr exclude each other");
+	if ((s = fetch(c, !only_r, !only_d, &d)))
+		return s;
+	doc = devices_json(&d, !only_r, !only_d, NULL, &n);
+	if (!doc)
+		return smcctl_oom(c);
+	return smcctl_emit(c, doc, device_list_text);
+}
+
+int device_show(struct smcctl *c, const struct verb_args *a)
+{
+	_cleanup_(devices_done) struct devices d = {};
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	size_t n;
+	int s;
+
+	if ((s = fetch(c, true, true, &d)))
+		return s;
+	doc = devices_json(&d, true, true, a->pos[0], &n);
+	if (!doc)
+		return smcctl_oom(c);
+	if (n == 0)
+		return smcctl_error(c, SMCCTL_EXIT_FAILURE,
+				    "no SMC device named '%s' (see 'smcctl device list')",
+				    a->pos[0]);
+	return smcctl_emit(c, doc, device_show_text);
+}

@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * smcctl info: what this kernel offers for SMC, what is missing and what that means, and a
+ * verdict per use case ("SMC-D loopback: ready").  It is the first thing to run on a new
+ * host, so it must work on a kernel without SMC: then it reports exactly that, prints the
+ * whole report, and exits with status 3 (SMC unavailable) so scripts can test for it.
+ *
+ * Beyond smc-tools' "info": loopback devices are counted (GET_DEV_SMCD never lists them),
+ * the UEID count is shown (without one, SMC-Dv2 off s390 always falls back), and every
+ * probe that failed says why.
+ */
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/objects.h"
+#include "common/output.h"
+
+struct capability {
+	const char *key;     /* JSON key under "capabilities" */
+	const char *label;   /* text */
+	size_t offset;	     /* bool in struct smc_caps */
+	const char *missing; /* what its absence means and how to get it */
+};
+
+#define CAP(k, l, f, m)                               \
+	{                                             \
+		k, l, offsetof(struct smc_caps, f), m \
+	}
+
+static const struct capability capabilities[] = {
+	CAP("smc_module", "SMC module", smc_module,
+	    "the smc module is not loaded and could not be loaded (CONFIG_SMC; since Linux 6.18 "
+	    "SMC also needs CONFIG_DIBS)"),
+	CAP("smc_gen_netlink", "SMC_GEN_NETLINK", smc_genl,
+	    "no SMC netlink family: no link groups, devices, statistics or UEIDs"),
+	CAP("smc_pnetid", "SMC_PNETID", pnet_genl,
+	    "no PNET table family (it is loaded with smc_diag: modprobe smc_diag)"),
+	CAP("smc_diag", "smc_diag", smc_diag,
+	    "'smcctl socket' cannot list sockets (CONFIG_SMC_DIAG: modprobe smc_diag)"),
+	CAP("af_smc", "AF_SMC", af_smc,
+	    "socket(AF_SMC) fails: applications cannot create SMC sockets"),
+	CAP("ipproto_smc", "IPPROTO_SMC", ipproto_smc,
+	    "socket(AF_INET, SOCK_STREAM, IPPROTO_SMC) fails: needs Linux 6.11 or later"),
+	CAP("dibs", "DIBS", dibs,
+	    "no /sys/class/dibs: the DIBS device layer arrived in Linux 6.18 (CONFIG_DIBS)"),
+	CAP("loopback", "SMC-D loopback device", loopback,
+	    "no SMC-D loopback device: needs CONFIG_DIBS_LO (6.18+) or CONFIG_SMC_LO "
+	    "(6.10 to 6.17)"),
+};
+
+static bool cap_value(const struct smc_caps *caps, const struct capability *c)
+{
+	/*
+	 * The module is there when its netlink family answers, whatever /sys/module says: a
+	 * built-in smc without parameters has no /sys/module/smc, and the family lookup may
+	 * itself have just loaded the module.
+	 */
+	if (c->offset == offsetof(struct smc_caps, smc_module) && caps->smc_genl)
+		return true;
+	return *(const bool *)((const char *)caps + c->offset);
+}
+
+static void info_done(struct info_facts *i)
+{
+	for (size_t k = 0; k < i->n_sysctls; k++)
+		free(i->sysctls[k]);
+	free(i->sysctls);
+	json_object_put(i->errors);
+}
+
+static void probe_failed(struct smcctl *c, struct info_facts *i, const char *what, int err)
+{
+	char why[512], line[640];
+
+	smc_strerror(SMC_OP_QUERY, err, smcnl_extack(c->nl), why, sizeof(why));
+	snprintf(line, sizeof(line), "%s: %s", what, why);
+	json_append_str(i->errors, line);
+}
+
+static void probe_devices(struct smcctl *c, struct info_facts *i)
+{
+	_cleanup_(freep) struct smcd_device *d = NULL;
+	_cleanup_(freep) struct smcr_device *r = NULL;
+	size_t nd = 0, nr = 0;
+	int e;
+
+	if ((e = smcd_device_list(c->nl, &d, &nd)) < 0)
+		return probe_failed(c, i, "SMC-D devices", e);
+	if ((e = smcr_device_list(c->nl, &r, &nr)) < 0)
+		return probe_failed(c, i, "SMC-R devices", e);
+	i->has_devices = true;
+	i->n_smcr = nr;
+	for (size_t k = 0; k < nd; k++) {
+		if (!d[k].loopback) {
+			i->n_ism++;
+			continue;
+		}
+		i->n_loopback++;
+		snprintf(i->loopback_names + strlen(i->loopback_names),
+			 sizeof(i->loopback_names) - strlen(i->loopback_names), "%s%s",
+			 i->loopback_names[0] ? " " : "", d[k].name);
+		if (d[k].port.pnetid[0] && !i->n_loopback_pnetid++)
+			snprintf(i->loopback_pnetid, sizeof(i->loopback_pnetid), "%s",
+				 d[k].port.pnetid);
+	}
+}
+
+static int gather(struct smcctl *c, struct info_facts *i)
+{
+	char ueids[SMC_UEID_MAX][SMC_EID_LEN + 1];
+	int e;
+
+	i->errors = json_object_new_array();
+	if (!i->errors)
+		return -ENOMEM;
+	e = smc_caps_probe(c->nl, &i->caps);
+	if (e < 0)
+		return e;
+	if (!i->caps.smc_genl)
+		goto sysctls;
+	if ((e = smc_sysinfo_get(c->nl, &i->sys)) < 0)
+		probe_failed(c, i, "system information", e);
+	i->has_sysinfo = e >= 0;
+	if ((e = smc_ueid_list(c->nl, ueids, &i->n_ueids)) < 0)
+		probe_failed(c, i, "UEIDs", e);
+	i->has_ueids = e >= 0;
+	if ((e = smc_seid_get(c->nl, &i->seid)) < 0)
+		probe_failed(c, i, "SEID", e);
+	i->has_seid = e >= 0;
+	probe_devices(c, i);
+sysctls:
+	if ((e = smc_sysctl_list_present(c->nl, &i->sysctls, &i->n_sysctls)) < 0 && e != -ENOENT)
+		probe_failed(c, i, "net.smc sysctls", e);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Document                                                                            */
+
+static json_object *features(bool has, bool v2)
+{
+	json_object *a;
+
+	if (!has)
+		return NULL;
+	a = json_object_new_array();
+	json_append_str(a, "v1");
+	if (v2)
+		json_append_str(a, "v2");
+	return a;
+}
+
+static int add_opt(json_object *o, const char *key, json_object *v)
+{
+	return v ? json_add(o, key, v) : json_add_null(o, key);
+}
+
+static json_object *caps_json(const struct info_facts *i, json_object **ret_missing)
+{
+	json_object *o = json_object_new_object(), *missing = json_object_new_array();
+
+	for (size_t k = 0; o && missing && k < ELEMENTSOF(capabilities); k++) {
+		const struct capability *cap = &capabilities[k];
+		bool v = cap_value(&i->caps, cap);
+
+		json_add_bool(o, cap->key, v);
+		if (!v) {
+			json_object *m = json_object_new_object();
+
+			json_add_str(m, "capability", cap->key);
+			json_add_str(m, "effect", cap->missing);
+			json_append(missing, m);
+		}
+	}
+	*ret_missing = missing;
+	return o;
+}
+
+static json_object *sysctls_json(const struct info_facts *i)
+{
+	json_object *o = json_object_new_object(), *present = json_object_new_array(),
+		    *absent = json_object_new_array(), *unknown = json_object_new_array();
+	size_t n_known = 0;
+	const struct smc_sysctl_desc *t = smc_sysctl_table(&n_known);
+
+	json_add(o, "present", present);
+	json_add(o, "absent", absent);
+	json_add(o, "unknown", unknown);
+	for (size_t k = 0; k < i->n_sysctls; k++) {
+		json_append_str(present, i->sysctls[k]);
+		if (!smc_sysctl_find(i->sysctls[k]))
+			json_append_str(unknown, i->sysctls[k]);
+	}
+	for (size_t k = 0; k < n_known; k++) {
+		bool found = false;
+
+		for (size_t m = 0; m < i->n_sysctls; m++)
+			found |= streq(i->sysctls[m], t[k].name);
+		if (!found)
+			json_append_str(absent, t[k].name);
+	}
+	return o;
+}
+
+static json_object *verdict(const char *subject, bool ready, const char *text, const char *advice)
+{
+	json_object *o = json_object_new_object();
+
+	json_add_str(o, "subject", subject);
+	json_add_bool(o, "ready", ready);
+	json_add_str(o, "text", text);
+	json_add_str(o, "advice", advice);
+	return o;
+}
+
+/*
+ * The SMC-D loopback verdict, in the order a connection would fail: no SMC, no device,
+ * every loopback device excluded by a PNET ID, no EID.  The PNET rule is read from the
+ * kernel source, not measured: SMC-Dv2 offers only devices without a PNET ID or with one
+ * the netns' netdevs carry in hardware, and off s390 there are no hardware PNET IDs.
+ */
+static json_object *loopback_verdict(const struct info_facts *i)
+{
+	char pnet_text[128], pnet_advice[64];
+	bool seid = i->has_seid && i->seid.present && i->seid.seid[0] && i->seid.enabled;
+
+	if (!i->caps.smc_genl)
+		return verdict("SMC-D loopback", false, "SMC is not available in this kernel",
+			       NULL);
+	if (!i->caps.loopback)
+		return verdict("SMC-D loopback", false, "no loopback device in this kernel",
+			       "use a kernel with CONFIG_DIBS_LO (6.18+) or CONFIG_SMC_LO "
+			       "(6.10 to 6.17)");
+	if (i->n_loopback && i->n_loopback_pnetid == i->n_loopback) {
+		snprintf(pnet_text, sizeof(pnet_text),
+			 "connections will fall back to TCP: the loopback device has PNET ID %s",
+			 i->loopback_pnetid);
+		snprintf(pnet_advice, sizeof(pnet_advice), "run smcctl pnet del %s",
+			 i->loopback_pnetid);
+		return verdict("SMC-D loopback", false, pnet_text, pnet_advice);
+	}
+	if (!i->has_ueids)
+		return verdict("SMC-D loopback", false, "UEIDs could not be read", NULL);
+	if (i->n_ueids == 0 && !seid)
+		return verdict("SMC-D loopback", false,
+			       "connections will fall back to TCP: no UEID configured",
+			       "run smcctl ueid derive --apply");
+	return verdict("SMC-D loopback", true, "ready", NULL);
+}
+
+static json_object *smcr_verdict(const struct info_facts *i)
+{
+	if (!i->caps.smc_genl)
+		return verdict("SMC-R", false, "SMC is not available in this kernel", NULL);
+	if (!i->has_devices)
+		return verdict("SMC-R", false, "devices could not be listed", NULL);
+	if (i->n_smcr == 0)
+		return verdict("SMC-R", false, "no RDMA device", NULL);
+	if (i->has_ueids && i->n_ueids == 0)
+		return verdict("SMC-R", true, "ready for SMC-Rv1 (SMC-Rv2 needs a UEID)",
+			       "run smcctl ueid add UEID with the same UEID on both hosts");
+	return verdict("SMC-R", true, "ready", NULL);
+}
+
+json_object *info_json(const struct info_facts *i)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	json_object *missing = NULL, *v, *ueid, *dev;
+	char ver[16];
+	bool s = i->has_sysinfo;
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	snprintf(ver, sizeof(ver), "%u.%u", i->sys.ver, i->sys.rel);
+	r |= json_add_str(o, "kernel_release", i->caps.kernel_release);
+	r |= json_add_bool(o, "smc_available", i->caps.smc_genl);
+	r |= json_add_str(o, "smc_version", s ? ver : NULL);
+	r |= json_add_str(o, "hostname", s ? i->sys.hostname : NULL);
+	r |= add_opt(o, "smcd_features", features(s, i->sys.ism_v2));
+	r |= add_opt(o, "smcr_features", features(s, i->sys.smcr_v2));
+	r |= json_add(o, "capabilities", caps_json(i, &missing));
+	r |= json_add(o, "missing", missing);
+
+	ueid = json_object_new_object();
+	r |= json_add(o, "ueids", ueid);
+	r |= i->has_ueids ? json_add_u64(ueid, "configured", i->n_ueids)
+			  : json_add_null(ueid, "configured");
+	r |= json_add_u64(ueid, "max", SMC_UEID_MAX);
+
+	v = json_object_new_object();
+	r |= json_add(o, "seid", v);
+	r |= json_add_bool(v, "supported", i->caps.seid_supported);
+	r |= json_add_str(v, "value", i->has_seid && i->seid.seid[0] ? i->seid.seid : NULL);
+	r |= json_add_bool(v, "enabled", i->has_seid && i->seid.seid[0] && i->seid.enabled);
+
+	dev = json_object_new_object();
+	r |= json_add(o, "devices", dev);
+	r |= json_add_u64(dev, "ism", i->n_ism);
+	r |= json_add_u64(dev, "loopback", i->n_loopback);
+	r |= json_add_u64(dev, "rdma", i->n_smcr);
+	r |= json_add_str(dev, "loopback_names", i->loopback_names[0] ? i->loopback_names : NULL);
+
+	r |= json_add(o, "sysctls", sysctls_json(i));
+	v = json_object_new_array();
+	r |= json_add(o, "verdicts", v);
+	r |= json_append(v, loopback_verdict(i));
+	r |= json_append(v, smcr_verdict(i));
+	r |= json_add(o, "errors", json_object_get(i->errors));
+	return r < 0 ? NULL : TAKE_PTR(o);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Text                                                                                */
+
+static const struct out_column kernel_fields[] = {
+	OUT_COL("kernel_release", "Kernel release", OUT_STR),
+	OUT_COL("smc_version", "SMC version", OUT_STR),
+	OUT_COL("hostname", "SMC hostname", OUT_STR),
+	OUT_COL("smcd_features", "SMC-D features", OUT_LIST),
+	OUT_COL("smcr_features", "SMC-R features", OUT_LIST),
+	OUT_COL("seid.value", "SEID", OUT_STR),
+	OUT_COL("ueids.configured", "UEIDs configured", OUT_U64),
+	OUT_COL("devices.ism", "ISM devices", OUT_U64),
+	OUT_COL("devices.loopback", "Loopback devices", OUT_U64),
+	OUT_COL("devices.loopback_names", "Loopback names", OUT_STR, .detail = 1),
+	OUT_COL("devices.rdma", "RDMA devices", OUT_U64),
+};
+
+/* "  label:   a b c", wrapped at 80 columns under the first item. */
+static void print_list(struct smcctl *c, const char *label, json_object *arr)
+{
+	size_t n = arr ? json_object_array_length(arr) : 0, col = 18;
+
+	fprintf(c->out, "  %-15s", label);
+	if (n == 0)
+		fputs(" -", c->out);
+	for (size_t i = 0; i < n; i++) {
+		const char *w = json_object_get_string(json_object_array_get_idx(arr, i));
+
+		if (col > 18 && col + 1 + strlen(w) > 80) {
+			fprintf(c->out, "\n%17s", "");
+			col = 17;
+		}
+		fprintf(c->out, " %s", w);
+		col += 1 + strlen(w);
+	}
+	fputc('\n', c->out);
+}
+
+void info_text(struct smcctl *c, json_object *doc)
+{
+	json_object *caps = out_get(doc, "capabilities"), *missing = out_get(doc, "missing");
+	json_object *verdicts = out_get(doc, "verdicts"), *errors = out_get(doc, "errors");
+
+	fputs("Kernel\n", c->out);
+	out_kv(c->out, kernel_fields, ELEMENTSOF(kernel_fields), doc, c->detail, 2);
+
+	fputs("\nCapabilities\n", c->out);
+	for (size_t k = 0; k < ELEMENTSOF(capabilities); k++)
+		fprintf(c->out, "  %-22s %s\n", capabilities[k].label,
+			out_get_bool(caps, capabilities[k].key, false) ? "yes" : "MISSING");
+
+	fputs("\nSysctls (net.smc)\n", c->out);
+	print_list(c, "present:", out_get(doc, "sysctls.present"));
+	print_list(c, "not in kernel:", out_get(doc, "sysctls.absent"));
+	if (json_object_array_length(out_get(doc, "sysctls.unknown")))
+		print_list(c, "unknown:", out_get(doc, "sysctls.unknown"));
+
+	if (missing && json_object_array_length(missing)) {
+		/* Without the module everything else is missing too: one line says it all. */
+		bool no_module = !out_get_bool(caps, "smc_module", true) &&
+				 !out_get_bool(caps, "smc_gen_netlink", false);
+
+		fputs("\nMissing\n", c->out);
+		for (size_t k = 0; k < json_object_array_length(missing); k++) {
+			json_object *m = json_object_array_get_idx(missing, k);
+
+			fprintf(c->out, "  %s: %s\n", out_get_str(m, "capability", "?"),
+				out_get_str(m, "effect", ""));
+			if (no_module) {
+				fputs("  (and everything that depends on it)\n", c->out);
+				break;
+			}
+		}
+	}
+	for (size_t k = 0; errors && k < json_object_array_length(errors); k++)
+		fprintf(c->out, "%s  could not read %s\n", k ? "" : "\nErrors\n",
+			json_object_get_string(json_object_array_get_idx(errors, k)));
+
+	fputc('\n', c->out);
+	for (size_t k = 0; verdicts && k < json_object_array_length(verdicts); k++) {
+		json_object *v = json_object_array_get_idx(verdicts, k);
+		const char *advice = out_get_str(v, "advice", NULL);
+
+		fprintf(c->out, "%s: %s", out_get_str(v, "subject", "?"),
+			out_get_str(v, "text", ""));
+		if (advice)
+			fprintf(c->out, " (%s)", advice);
+		fputc('\n', c->out);
+	}
+}
+
+int info_show(struct smcctl *c, const struct verb_args *a)
+{
+	_cleanup_(info_done) struct info_facts i = {};
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	struct smcnl *nl;
+	int e, s;
+
+	if ((s = smcctl_nl(c, &nl)))
+		return s;
+	e = gather(c, &i);
+	if (e < 0)
+		return smcctl_fail(c, SMC_OP_QUERY, e, "cannot probe the kernel");
+	doc = info_json(&i);
+	if (!doc)
+		return smcctl_oom(c);
+	s = smcctl_emit(c, doc, info_text);
+	if (s == SMCCTL_EXIT_OK && !i.caps.smc_genl)
+		return SMCCTL_EXIT_UNAVAILABLE;
+	return s;
+}

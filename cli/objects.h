@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The handlers of the table (one file per object) and, for the tests, their pure parts:
+ * *_json() builds the document from model structs, *_text() renders a document as text.
+ */
+#pragma once
+
+#include "cli/smcctl.h"
+
+/* Option indexes, shared by cli/table.c (the declarations) and the handlers. */
+enum { UEID_DERIVE_OPT_FILE, UEID_DERIVE_OPT_APPLY };
+enum { FILTER_OPT_SMCD, FILTER_OPT_SMCR };
+enum { SOCKET_OPT_ALL, SOCKET_OPT_LISTENING, SOCKET_OPT_SMCD, SOCKET_OPT_SMCR };
+enum { PNET_ADD_OPT_ETH, PNET_ADD_OPT_IB, PNET_ADD_OPT_PORT };
+enum { STATS_OPT_ALL, STATS_OPT_SMCD, STATS_OPT_SMCR };
+
+/* info: everything it shows, gathered best-effort (one failed probe is reported, not fatal) */
+struct info_facts {
+	struct smc_caps caps;
+	bool has_sysinfo;
+	struct smc_sysinfo sys;
+	bool has_ueids;
+	size_t n_ueids;
+	bool has_seid;
+	struct smc_seid seid;
+	bool has_devices;
+	size_t n_ism, n_loopback, n_smcr;
+	char loopback_names[128];
+	size_t n_loopback_pnetid;       /* loopback devices with a PNET ID */
+	char loopback_pnetid[SMC_PNETID_LEN + 1]; /* of the first loopback with a PNET ID */
+	char **sysctls;         /* present in /proc/sys/net/smc */
+	size_t n_sysctls;
+	json_object *errors;    /* array of "what: why" strings */
+};
+
+int info_show(struct smcctl *c, const struct verb_args *a);
+json_object *info_json(const struct info_facts *i);
+void info_text(struct smcctl *c, json_object *doc);
+
+/* ueid */
+int ueid_list(struct smcctl *c, const struct verb_args *a);
+int ueid_add(struct smcctl *c, const struct verb_args *a);
+int ueid_del(struct smcctl *c, const struct verb_args *a);
+int ueid_flush(struct smcctl *c, const struct verb_args *a);
+int ueid_derive_verb(struct smcctl *c, const struct verb_args *a);
+json_object *ueid_list_json(char ueids[][SMC_EID_LEN + 1], size_t n);
+void ueid_list_text(struct smcctl *c, json_object *doc);
+void ueid_derive_text(struct smcctl *c, json_object *doc);
+
+/* seid */
+int seid_show(struct smcctl *c, const struct verb_args *a);
+int seid_enable(struct smcctl *c, const struct verb_args *a);
+int seid_disable(struct smcctl *c, const struct verb_args *a);
+json_object *seid_json(const struct smc_seid *s, bool supported);
+void seid_text(struct smcctl *c, json_object *doc);
+
+/* device */
+int device_list(struct smcctl *c, const struct verb_args *a);
+int device_show(struct smcctl *c, const struct verb_args *a);
+json_object *smcd_device_json(const struct smcd_device *d);
+json_object *smcr_device_json(const struct smcr_device *d);
+void device_list_text(struct smcctl *c, json_object *doc);
+void device_show_text(struct smcctl *c, json_object *doc);
+
+/* linkgroup */
+int linkgroup_list(struct smcctl *c, const struct verb_args *a);
+int linkgroup_show(struct smcctl *c, const struct verb_args *a);
+json_object *smcd_linkgroup_json(const struct smcd_linkgroup *g);
+json_object *smcr_linkgroup_json(const struct smcr_linkgroup *g);
+void linkgroup_list_text(struct smcctl *c, json_object *doc);
+void linkgroup_show_text(struct smcctl *c, json_object *doc);
+/* Parse a link group id: hex, optional 0x, at most 8 digits. */
+int linkgroup_parse_id(const char *s, uint32_t *ret);
+
+/* socket */
+int socket_list(struct smcctl *c, const struct verb_args *a);
+json_object *socket_json(const struct smc_socket *s);
+void socket_list_text(struct smcctl *c, json_object *doc);
+
+/* pnet */
+int pnet_list(struct smcctl *c, const struct verb_args *a);
+int pnet_add(struct smcctl *c, const struct verb_args *a);
+int pnet_del(struct smcctl *c, const struct verb_args *a);
+int pnet_flush(struct smcctl *c, const struct verb_args *a);
+json_object *pnet_entry_json(const struct smc_pnet_entry *e);
+void pnet_list_text(struct smcctl *c, json_object *doc);
+
+/* sysctl */
+int sysctl_show(struct smcctl *c, const struct verb_args *a);
+int sysctl_set(struct smcctl *c, const struct verb_args *a);
+json_object *sysctl_entry_json(const char *name, const struct smc_sysctl_desc *d,
+			       const char *value);
+void sysctl_show_text(struct smcctl *c, json_object *doc);
+
+/* hs-limit */
+int hslimit_show(struct smcctl *c, const struct verb_args *a);
+int hslimit_enable(struct smcctl *c, const struct verb_args *a);
+int hslimit_disable(struct smcctl *c, const struct verb_args *a);
+void hslimit_text(struct smcctl *c, json_object *doc);
+
+/* stats; STATS_VIEW_* go in smcctl.view for the text renderer */
+enum {
+	STATS_VIEW_ALL = 1 << 0,
+	STATS_VIEW_SMCD = 1 << 1,
+	STATS_VIEW_SMCR = 1 << 2,
+};
+int stats_show(struct smcctl *c, const struct verb_args *a);
+json_object *stats_json(const struct smc_stats *s, const struct smc_fback_stats *f);
+void stats_text(struct smcctl *c, json_object *doc);
+
+/*
+ * Write verbs print nothing in text mode and this document with -j.  changed: 1 the kernel
+ * state changed, 0 it already was so, -1 unknown (the kernel does not say; JSON null).
+ */
+enum { CHANGED_UNKNOWN = -1 };
+json_object *action_json(const char *action, const char *key, const char *value, int changed);
+void action_text(struct smcctl *c, json_object *doc);

@@ -1,0 +1,602 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * smcctl: command line parsing, dispatch through the object/verb table, errors, output.
+ *
+ * Nothing here opens the library before a handler asks for it, so "help", "--help" and
+ * "--version" work on a kernel without SMC (smc-tools needs the SMC module even to print
+ * its help).
+ */
+#include <assert.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "cli/smcctl.h"
+#include "common/output.h"
+
+static const struct option global_longopts[] = {{"json", no_argument, NULL, 'j'},
+						{"pretty", no_argument, NULL, 'p'},
+						{"details", no_argument, NULL, 'd'},
+						{"netns", required_argument, NULL, 'n'},
+						{"help", no_argument, NULL, 'h'},
+						{"version", no_argument, NULL, 'V'},
+						{}};
+
+#define GLOBAL_SHORTOPTS "jpdn:hV"
+#define OBJECTS_MAX 32
+#define VERBS_MAX 16
+
+/* ---------------------------------------------------------------------------------- */
+/* Messages                                                                            */
+
+static void vline(struct smcctl *c, const char *fmt, va_list ap)
+{
+	fputs("smcctl: ", c->err);
+	vfprintf(c->err, fmt, ap);
+	fputc('\n', c->err);
+}
+
+int smcctl_error(struct smcctl *c, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vline(c, fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+void smcctl_note(struct smcctl *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vline(c, fmt, ap);
+	va_end(ap);
+}
+
+int smcctl_usage(struct smcctl *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("smcctl: ", c->err);
+	va_start(ap, fmt);
+	vfprintf(c->err, fmt, ap);
+	va_end(ap);
+	if (c->object)
+		fprintf(c->err, " (see 'smcctl %s help')\n", c->object->name);
+	else
+		fputs(" (see 'smcctl help')\n", c->err);
+	return SMCCTL_EXIT_USAGE;
+}
+
+static int status_for_errno(int err)
+{
+	switch (err) {
+	case -EPROTONOSUPPORT:
+		return SMCCTL_EXIT_UNAVAILABLE;
+	case -EPERM:
+	case -EACCES:
+		return SMCCTL_EXIT_PERMISSION;
+	default:
+		return SMCCTL_EXIT_FAILURE;
+	}
+}
+
+int smcctl_fail(struct smcctl *c, enum smc_op op, int err, const char *what, ...)
+{
+	char why[512];
+	va_list ap;
+
+	/* An errno of 0 here is our bug; never let it reach the user as "Success". */
+	if (err >= 0)
+		snprintf(why, sizeof(why), "internal error (no error code): please report this");
+	else
+		smc_strerror(op, err, c->nl ? smcnl_extack(c->nl) : NULL, why, sizeof(why));
+
+	fputs("smcctl: ", c->err);
+	va_start(ap, what);
+	vfprintf(c->err, what, ap);
+	va_end(ap);
+	fprintf(c->err, ": %s\n", why);
+	return status_for_errno(err);
+}
+
+int smcctl_oom(struct smcctl *c)
+{
+	return smcctl_error(c, SMCCTL_EXIT_FAILURE, "out of memory");
+}
+
+static int flush_out(struct smcctl *c);
+
+int smcctl_emit(struct smcctl *c, json_object *doc, smcctl_text_fn text)
+{
+	if (c->json)
+		out_json(c->out, doc, c->pretty);
+	else if (text)
+		text(c, doc);
+	return flush_out(c);
+}
+
+/* Help and version are text, even with -j: they are not answers about the kernel. */
+static int flush_out(struct smcctl *c)
+{
+	if (fflush(c->out) != 0 || ferror(c->out))
+		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "cannot write the output: %s",
+				    strerror(errno ? errno : EIO));
+	return SMCCTL_EXIT_OK;
+}
+
+int smcctl_nl(struct smcctl *c, struct smcnl **ret)
+{
+	int r;
+
+	if (!c->nl) {
+		r = smcnl_open(&c->nl_opts, &c->nl);
+		if (r < 0)
+			return smcctl_fail(c, SMC_OP_QUERY, r, "cannot open the SMC interfaces");
+	}
+	*ret = c->nl;
+	return SMCCTL_EXIT_OK;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* The table                                                                           */
+
+int word_lookup(const char *word, const char *const *names, const size_t *dup, size_t n,
+		char *candidates, size_t len)
+{
+	size_t wl = strlen(word), used = 0;
+	int found = -ENOENT;
+
+	if (candidates && len)
+		candidates[0] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if (names[i] && streq(word, names[i]))
+			return (int)(dup ? dup[i] : i);
+	if (wl == 0)
+		return -ENOENT;
+	for (size_t i = 0; i < n; i++) {
+		size_t target = dup ? dup[i] : i;
+
+		if (!names[i] || strncmp(word, names[i], wl) != 0)
+			continue;
+		if (found >= 0 && (size_t)found != target)
+			found = -ENOTUNIQ;
+		else if (found == -ENOENT)
+			found = (int)target;
+		if (candidates && used < len) {
+			int k = snprintf(candidates + used, len - used, "%s%s", used ? ", " : "",
+					 names[i]);
+			if (k > 0)
+				used += (size_t)k;
+		}
+	}
+	return found;
+}
+
+static size_t n_objects(void)
+{
+	size_t n = 0;
+
+	while (smcctl_objects[n].name)
+		n++;
+	return n;
+}
+
+static size_t n_verbs(const struct object *o)
+{
+	size_t n = 0;
+
+	while (o->verbs[n].name)
+		n++;
+	return n;
+}
+
+const struct object *object_find(const char *name)
+{
+	for (size_t i = 0; smcctl_objects[i].name; i++)
+		if (streq(smcctl_objects[i].name, name))
+			return &smcctl_objects[i];
+	return NULL;
+}
+
+const struct verb *verb_find(const struct object *o, const char *name)
+{
+	for (const struct verb *v = o->verbs; v->name; v++)
+		if (streq(v->name, name) || streq_ptr(v->alias, name))
+			return v;
+	return NULL;
+}
+
+const struct verb *object_default_verb(const struct object *o)
+{
+	for (const struct verb *v = o->verbs; v->name; v++)
+		if (v->flags & VERB_DEFAULT)
+			return v;
+	return NULL;
+}
+
+/* "help" is a word like the objects, so "smcctl h" is ambiguous with "hs-limit". */
+#define HELP_WORD "help"
+
+/* Returns the object, NULL for "help", or sets *ret_status on a usage error. */
+static const struct object *lookup_object(struct smcctl *c, const char *word, bool *ret_help,
+					  int *ret_status)
+{
+	size_t n = n_objects();
+	const char *names[OBJECTS_MAX + 1];
+	char cand[512];
+	int i;
+
+	assert(n <= OBJECTS_MAX);
+	for (size_t k = 0; k < n; k++)
+		names[k] = smcctl_objects[k].name;
+	names[n] = HELP_WORD;
+	i = word_lookup(word, names, NULL, n + 1, cand, sizeof(cand));
+	*ret_help = false;
+	if (i == -ENOTUNIQ) {
+		*ret_status = smcctl_usage(c, "ambiguous object '%s': could be %s", word, cand);
+		return NULL;
+	}
+	if (i < 0) {
+		*ret_status = smcctl_usage(c, "unknown object '%s'", word);
+		return NULL;
+	}
+	if ((size_t)i == n) {
+		*ret_help = true;
+		return NULL;
+	}
+	return &smcctl_objects[i];
+}
+
+static const struct verb *lookup_verb(struct smcctl *c, const struct object *o, const char *word,
+				      bool *ret_help, int *ret_status)
+{
+	size_t n = n_verbs(o), m = 0;
+	const char *names[2 * VERBS_MAX + 1];
+	size_t dup[2 * VERBS_MAX + 1];
+	char cand[512];
+	int i;
+
+	assert(n <= VERBS_MAX);
+	for (size_t k = 0; k < n; k++) {
+		names[m] = o->verbs[k].name;
+		dup[m++] = k;
+		if (o->verbs[k].alias) {
+			names[m] = o->verbs[k].alias;
+			dup[m++] = k;
+		}
+	}
+	names[m] = HELP_WORD;
+	dup[m++] = n;
+	i = word_lookup(word, names, dup, m, cand, sizeof(cand));
+	*ret_help = false;
+	if (i == -ENOTUNIQ) {
+		*ret_status = smcctl_usage(c, "ambiguous verb '%s' for '%s': could be %s", word,
+					   o->name, cand);
+		return NULL;
+	}
+	if (i < 0 && o->absent && streq(word, o->absent)) {
+		*ret_status = smcctl_usage(c, "there is no '%s %s': %s", o->name, o->absent,
+					   o->absent_why);
+		return NULL;
+	}
+	if (i < 0) {
+		*ret_status = smcctl_usage(c, "unknown verb '%s' for '%s'", word, o->name);
+		return NULL;
+	}
+	if ((size_t)i == n) {
+		*ret_help = true;
+		return NULL;
+	}
+	return &o->verbs[i];
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Help                                                                                */
+
+static void verb_usage_line(char *buf, size_t len, const struct object *o, const struct verb *v)
+{
+	snprintf(buf, len, "%s %s%s%s%s%s", o->name, (v->flags & VERB_DEFAULT) ? "[" : "", v->name,
+		 (v->flags & VERB_DEFAULT) ? "]" : "", v->synopsis ? " " : "",
+		 v->synopsis ? v->synopsis : "");
+}
+
+#define HELP_COLUMN 30
+
+static void print_verbs(FILE *f, const struct object *o)
+{
+	for (const struct verb *v = o->verbs; v->name; v++) {
+		char line[256];
+
+		verb_usage_line(line, sizeof(line), o, v);
+		/* 80 columns: 2 + 30 + 2 + at most 46 (a test holds the help texts to that). */
+		if (strlen(line) > HELP_COLUMN)
+			fprintf(f, "  %s\n  %-*s  %s%s\n", line, HELP_COLUMN, "", v->help,
+				(v->flags & VERB_ADMIN) ? " (*)" : "");
+		else
+			fprintf(f, "  %-*s  %s%s\n", HELP_COLUMN, line, v->help,
+				(v->flags & VERB_ADMIN) ? " (*)" : "");
+	}
+}
+
+static void print_global_options(FILE *f)
+{
+	fputs("Options (before the object or after the verb):\n"
+	      "  -j, --json          print one JSON document (schema in smcctl(8))\n"
+	      "  -p, --pretty        indent the JSON (implies --json)\n"
+	      "  -d, --details       more details; -dd for even more\n"
+	      "  -n, --netns NAME    run in network namespace NAME (/run/netns/NAME or a path)\n"
+	      "  -h, --help          this help\n"
+	      "  -V, --version       print the version\n",
+	      f);
+}
+
+void smcctl_help(FILE *f)
+{
+	fputs("Usage: smcctl [OPTIONS] OBJECT [VERB] [ARGS]\n"
+	      "       smcctl help | OBJECT help\n"
+	      "Query and configure SMC (shared memory communications) in the Linux kernel.\n\n",
+	      f);
+	print_global_options(f);
+	fputs("\nObjects and verbs ([VERB] is the default; words may be abbreviated when\n"
+	      "unambiguous; (*) needs CAP_NET_ADMIN):\n",
+	      f);
+	for (size_t i = 0; smcctl_objects[i].name; i++)
+		print_verbs(f, &smcctl_objects[i]);
+	fputs("\nExit status: 0 success, 1 failure, 2 usage error, 3 SMC not available,\n"
+	      "4 permission denied.  See smcctl(8).\n",
+	      f);
+}
+
+void smcctl_object_help(FILE *f, const struct object *o)
+{
+	fprintf(f, "smcctl %s: %s\n\nUsage:\n", o->name, o->help);
+	print_verbs(f, o);
+	for (const struct verb *v = o->verbs; v->name; v++) {
+		if (!v->opts || !v->opts[0].name)
+			continue;
+		fprintf(f, "\nOptions of '%s %s':\n", o->name, v->name);
+		for (const struct verb_opt *p = v->opts; p->name; p++) {
+			char spec[64];
+
+			snprintf(spec, sizeof(spec), "%s%c%s--%s%s%s", p->short_name ? "-" : "",
+				 p->short_name ? p->short_name : ' ', p->short_name ? ", " : "  ",
+				 p->name, p->arg ? " " : "", p->arg ? p->arg : "");
+			fprintf(f, "  %-28s  %s\n", p->short_name ? spec : spec + 1, p->help);
+		}
+	}
+	if (o->absent)
+		fprintf(f, "\nThere is no '%s %s': %s.\n", o->name, o->absent, o->absent_why);
+	fputs("\n(*) needs CAP_NET_ADMIN.  Global options: see 'smcctl help'.\n", f);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Parsing                                                                             */
+
+static int global_option(struct smcctl *c, int ch, const char *arg)
+{
+	switch (ch) {
+	case 'j':
+		c->json = true;
+		return 1;
+	case 'p':
+		/* -p alone would do nothing in text mode; take it as "pretty JSON". */
+		c->json = c->pretty = true;
+		return 1;
+	case 'd':
+		c->detail++;
+		return 1;
+	case 'n':
+		c->netns = arg;
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * getopt's own messages are off (opterr = 0) so every error has our one-line form.  For a
+ * long option getopt has already stepped past it; for a short one optopt names it.
+ */
+static int bad_option(struct smcctl *c, char **argv, int ch)
+{
+	const char *prev = optind > 0 ? argv[optind - 1] : "";
+	bool is_long = strncmp(prev, "--", 2) == 0;
+
+	if (ch == ':') {
+		if (is_long)
+			return smcctl_usage(c, "option '%s' needs an argument", prev);
+		return smcctl_usage(c, "option '-%c' needs an argument", optopt);
+	}
+	if (optopt > 0 && optopt < 256)
+		return smcctl_usage(c, "unknown option '-%c'", optopt);
+	return smcctl_usage(c, "unknown or ambiguous option '%s'", prev);
+}
+
+/* Options and positional arguments of one verb, global options accepted as well. */
+static int parse_verb_args(struct smcctl *c, const struct verb *v, int argc, char **argv,
+			   struct verb_args *a)
+{
+	struct option longopts[VERB_OPTS_MAX + ELEMENTSOF(global_longopts)];
+	char shortopts[3 * VERB_OPTS_MAX + sizeof(GLOBAL_SHORTOPTS) + 2] = ":" GLOBAL_SHORTOPTS;
+	size_t n = 0, s = strlen(shortopts);
+	int ch;
+
+	memset(a, 0, sizeof(*a));
+	for (const struct verb_opt *p = v->opts; p && p->name; p++, n++) {
+		/* Long-only options get codes above the char range: 256 + index. */
+		longopts[n] = (struct option){p->name, p->arg ? required_argument : no_argument,
+					      NULL, p->short_name ? p->short_name : 256 + (int)n};
+		if (p->short_name) {
+			shortopts[s++] = p->short_name;
+			if (p->arg)
+				shortopts[s++] = ':';
+		}
+	}
+	shortopts[s] = '\0';
+	memcpy(&longopts[n], global_longopts, sizeof(global_longopts));
+
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		size_t k = 0;
+
+		if (ch == '?' || ch == ':')
+			return bad_option(c, argv, ch);
+		if (ch == 'h') {
+			smcctl_object_help(c->out, c->object);
+			return -1;
+		}
+		if (ch == 'V')
+			return smcctl_usage(c, "--version is an option of smcctl, not of a verb");
+		if (global_option(c, ch, optarg))
+			continue;
+		for (const struct verb_opt *p = v->opts; p && p->name; p++, k++)
+			if (ch == (p->short_name ? p->short_name : 256 + (int)k))
+				a->opt[k] = p->arg ? optarg : "";
+	}
+	a->n_pos = argc - optind;
+	a->pos = argv + optind;
+	if ((unsigned)a->n_pos < v->min_args)
+		return smcctl_usage(c, "'%s %s' needs %s", c->object->name, v->name,
+				    v->synopsis ? v->synopsis : "arguments");
+	if ((unsigned)a->n_pos > v->max_args)
+		return smcctl_usage(c, "unexpected argument '%s' for '%s %s'", a->pos[v->max_args],
+				    c->object->name, v->name);
+	return 0;
+}
+
+/*
+ * -n NAME: enter the named network namespace before the first socket is opened.  Stats,
+ * PNET table, sysctls and sockets are per netns; link groups, devices and UEIDs are global
+ * (the kernel's scope, documented in smcctl(8)).  Cheap enough to offer: it is what
+ * "ip netns exec NAME" does for network sockets and /proc/sys/net (we need no sysfs view
+ * of the namespace: /sys/class/dibs is global).
+ */
+static int enter_netns(struct smcctl *c)
+{
+	char path[PATH_MAX];
+	_cleanup_(closep) int fd = -1;
+
+	if (!c->netns)
+		return 0;
+	if (strchr(c->netns, '/'))
+		snprintf(path, sizeof(path), "%s", c->netns);
+	else
+		snprintf(path, sizeof(path), "/run/netns/%s", c->netns);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return smcctl_error(
+			c, SMCCTL_EXIT_FAILURE, "cannot open network namespace '%s': %s%s",
+			c->netns, strerror(errno), errno == ENOENT ? " (see 'ip netns list')" : "");
+	if (setns(fd, CLONE_NEWNET) < 0)
+		return smcctl_error(
+			c, errno == EPERM ? SMCCTL_EXIT_PERMISSION : SMCCTL_EXIT_FAILURE,
+			"cannot enter network namespace '%s': %s%s", c->netns, strerror(errno),
+			errno == EPERM ? " (needs CAP_SYS_ADMIN)" : "");
+	return 0;
+}
+
+static int print_version(struct smcctl *c)
+{
+	fprintf(c->out, "smcctl (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+	return flush_out(c);
+}
+
+static int run(struct smcctl *c, int argc, char **argv)
+{
+	const struct verb *v = NULL;
+	struct verb_args a;
+	bool help = false;
+	int ch, status = SMCCTL_EXIT_OK;
+
+	/* Global options stop at the object ("+"), so verbs may own their own letters. */
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "+:" GLOBAL_SHORTOPTS, global_longopts, NULL)) != -1) {
+		if (ch == '?' || ch == ':')
+			return bad_option(c, argv, ch);
+		if (ch == 'h') {
+			smcctl_help(c->out);
+			return flush_out(c);
+		}
+		if (ch == 'V')
+			return print_version(c);
+		global_option(c, ch, optarg);
+	}
+	argv += optind;
+	argc -= optind;
+	if (argc == 0)
+		return smcctl_usage(c, "missing OBJECT");
+
+	c->object = lookup_object(c, argv[0], &help, &status);
+	if (help) {
+		/* "smcctl help OBJECT" is "smcctl OBJECT help". */
+		if (argc > 1) {
+			const struct object *o = lookup_object(c, argv[1], &help, &status);
+
+			if (!o && !help)
+				return status;
+			if (o) {
+				smcctl_object_help(c->out, o);
+				return flush_out(c);
+			}
+		}
+		smcctl_help(c->out);
+		return flush_out(c);
+	}
+	if (!c->object)
+		return status;
+
+	/* The verb: the next word, unless there is none or it is an option. */
+	if (argc > 1 && argv[1][0] != '-') {
+		v = lookup_verb(c, c->object, argv[1], &help, &status);
+		if (help) {
+			smcctl_object_help(c->out, c->object);
+			return flush_out(c);
+		}
+		if (!v)
+			return status;
+		argv++;
+		argc--;
+	} else {
+		v = object_default_verb(c->object);
+		if (!v)
+			return smcctl_usage(c, "'%s' needs a verb", c->object->name);
+	}
+	c->verb = v;
+
+	/* argv[0] is now the verb (or the object): getopt starts after it. */
+	status = parse_verb_args(c, v, argc, argv, &a);
+	if (status < 0)
+		return flush_out(c); /* --help was printed */
+	if (status)
+		return status;
+	status = enter_netns(c);
+	if (status)
+		return status;
+	return v->run(c, &a);
+}
+
+int smcctl_run(int argc, char **argv, const struct smcnl_options *nl_opts, FILE *out, FILE *err)
+{
+	struct smcctl c = {
+		.out = out,
+		.err = err,
+	};
+	int status;
+
+	if (nl_opts)
+		c.nl_opts = *nl_opts;
+	status = run(&c, argc, argv);
+	if (c.nl)
+		smcnl_close(c.nl);
+	fflush(err);
+	return status;
+}

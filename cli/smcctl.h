@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * smcctl internals: the object/verb table, the per-run context, and the helpers every
+ * handler uses to fail and to print.
+ *
+ * A handler fetches model structs from libsmcnl, builds ONE json-c document from them and
+ * hands it to smcctl_emit() together with its text renderer; the text renderer reads only
+ * that document.  Handlers return a process exit status (SMCCTL_EXIT_*).
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "common/macro.h"
+#include "netlink/smcnl.h"
+
+/* Exit statuses, documented in smcctl(8). */
+enum {
+	SMCCTL_EXIT_OK = 0,
+	SMCCTL_EXIT_FAILURE = 1,     /* the operation failed (kernel refusal, not found, I/O) */
+	SMCCTL_EXIT_USAGE = 2,	     /* bad command line; nothing was sent to the kernel */
+	SMCCTL_EXIT_UNAVAILABLE = 3, /* SMC (or the interface needed) is not in this kernel */
+	SMCCTL_EXIT_PERMISSION = 4,  /* the kernel refused: CAP_NET_ADMIN (or root) needed */
+};
+
+#define VERB_OPTS_MAX 8
+
+/* An option of one verb.  Global options (-j -p -d -n) are accepted after any verb too. */
+struct verb_opt {
+	const char *name; /* long name, without "--" */
+	char short_name;  /* 0: long only */
+	const char *arg;  /* argument name for help, NULL for a flag */
+	const char *help;
+};
+
+struct verb_args {
+	int n_pos;
+	char **pos;			/* positional arguments after the verb */
+	const char *opt[VERB_OPTS_MAX]; /* by index into verb->opts: NULL unset, "" for flags */
+};
+
+struct smcctl;
+
+enum {
+	VERB_DEFAULT = 1 << 0, /* run when the object is given without a verb */
+	VERB_ADMIN = 1 << 1,   /* changes kernel state: needs CAP_NET_ADMIN (or root) */
+};
+
+struct verb {
+	const char *name;
+	const char *alias;    /* accepted as well (smc-tools' word), e.g. "show" for "list" */
+	const char *synopsis; /* what follows the verb, for help; NULL for nothing */
+	const char *help;     /* one line */
+	unsigned flags;
+	unsigned min_args, max_args;
+	const struct verb_opt *opts; /* terminated by a NULL name; NULL for none */
+	int (*run)(struct smcctl *c, const struct verb_args *a);
+};
+
+struct object {
+	const char *name;
+	const char *help;	  /* one line */
+	const struct verb *verbs; /* terminated by a NULL name */
+	/*
+	 * A verb people will look for that is deliberately not here (smc-tools has it), and
+	 * why: "smcctl OBJECT ABSENT" is a usage error that says so instead of "unknown".
+	 */
+	const char *absent;
+	const char *absent_why;
+};
+
+/* The one table: objects in help order, each with its verbs (cli/table.c). */
+extern const struct object smcctl_objects[];
+
+/*
+ * Find a word among names: an exact match wins; otherwise a unique prefix.  Returns the
+ * index, -ENOENT when nothing matches, or -ENOTUNIQ when several names start with the word
+ * (then candidates holds them, blank-separated).  dup[i], if given, maps an alias to the
+ * index of the entry it stands for, so an alias and its entry are not "ambiguous".
+ */
+int word_lookup(const char *word, const char *const *names, const size_t *dup, size_t n,
+		char *candidates, size_t len);
+
+const struct object *object_find(const char *name);
+const struct verb *verb_find(const struct object *o, const char *name);
+const struct verb *object_default_verb(const struct object *o);
+
+/* Help texts, generated from the table. */
+void smcctl_help(FILE *f);
+void smcctl_object_help(FILE *f, const struct object *o);
+
+struct smcctl {
+	FILE *out;
+	FILE *err;
+	bool json;
+	bool pretty;
+	unsigned detail;
+	const char *netns;
+	struct smcnl_options nl_opts;
+	struct smcnl *nl; /* opened on first use by smcctl_nl() */
+	unsigned view;	  /* handler-specific text options (e.g. stats --all) */
+	const struct object *object;
+	const struct verb *verb;
+};
+
+/*
+ * Run one command line (argv[0] is the program name).  Returns the exit status.  Output
+ * goes to out and err.  nl_opts is the test seam: the golden tests pass a replay folder;
+ * the installed binary passes NULL and always talks to the real kernel (see smcctl.c).
+ */
+int smcctl_run(int argc, char **argv, const struct smcnl_options *nl_opts, FILE *out, FILE *err);
+
+/* The library handle, opened on first use.  On failure prints the error line. */
+int smcctl_nl(struct smcctl *c, struct smcnl **ret);
+
+/*
+ * Print a library failure as one line, "smcctl: <what>: <why and what to do>", and return
+ * the exit status that fits the errno.  what is a printf format.
+ */
+int smcctl_fail(struct smcctl *c, enum smc_op op, int err, const char *what, ...) _printf_(4, 5);
+/* Any other failure: one line, returns status. */
+int smcctl_error(struct smcctl *c, int status, const char *fmt, ...) _printf_(3, 4);
+/* A usage error: one line naming the problem, then where to get help; returns 2. */
+int smcctl_usage(struct smcctl *c, const char *fmt, ...) _printf_(2, 3);
+/* An informational line on stderr ("smcctl: ..."), e.g. a side effect worth knowing. */
+void smcctl_note(struct smcctl *c, const char *fmt, ...) _printf_(2, 3);
+
+typedef void (*smcctl_text_fn)(struct smcctl *c, json_object *doc);
+
+/*
+ * Print the answer: the document itself with -j, else text rendered from it.  Takes no
+ * reference.  Returns an exit status (a failed write is a failure).
+ */
+int smcctl_emit(struct smcctl *c, json_object *doc, smcctl_text_fn text);
+
+/* Shorthand for json_object_new_object() failures inside handlers. */
+int smcctl_oom(struct smcctl *c);

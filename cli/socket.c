@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * smcctl socket: the smcss view of SMC sockets in this network namespace (smc_diag).
+ *
+ * Differences from smcss, on purpose: fallback reasons are shown by name (with what they
+ * mean and what to do, below the table) instead of bare hex codes; IPPROTO_SMC sockets,
+ * for which the kernel reports no addresses, show "*:PORT" rather than 0.0.0.0; addresses
+ * are never truncated; an ambiguous family is not guessed from the address bits (the
+ * library reports the family the kernel gave).
+ */
+#include <arpa/inet.h>
+#include <inttypes.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "cli/objects.h"
+#include "common/output.h"
+
+#ifndef AF_SMC
+#define AF_SMC 43
+#endif
+
+/* smc_diag states (kernel net/smc/smc.h), for the smcss default filter. */
+#define SMC_STATE_INIT 2
+#define SMC_STATE_LISTEN 10
+/* smc_diag modes */
+#define SMC_MODE_SMCR 0
+#define SMC_MODE_TCP 1
+#define SMC_MODE_SMCD 2
+
+static json_object *addr_json(int family, const struct in6_addr *a, uint16_t port)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	char buf[INET6_ADDRSTRLEN];
+	const char *s = NULL;
+
+	if (family == AF_INET)
+		s = inet_ntop(AF_INET, &a->s6_addr32[0], buf, sizeof(buf));
+	else if (family == AF_INET6)
+		s = inet_ntop(AF_INET6, a, buf, sizeof(buf));
+	if (!o || json_add_str(o, "address", s) < 0 || json_add_u64(o, "port", port) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+/* {code, name, text, advice} of a CLC decline code; names from the library's table. */
+static json_object *reason_json(uint32_t code)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+
+	if (!o || json_add_u64(o, "code", code) < 0 ||
+	    json_add_str(o, "name", smc_decline_name(code)) < 0 ||
+	    json_add_str(o, "text", smc_decline_text(code)) < 0 ||
+	    json_add_str(o, "advice", smc_decline_advice(code)) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+static json_object *fallback_json(const struct smc_socket *s)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	r |= json_add(o, "reason", reason_json(s->fallback_reason));
+	if (s->peer_diagnosis)
+		r |= json_add(o, "peer_diagnosis", reason_json(s->peer_diagnosis));
+	else
+		r |= json_add_null(o, "peer_diagnosis");
+	return r < 0 ? NULL : TAKE_PTR(o);
+}
+
+static json_object *cursor_json(const struct smc_cursor *c)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+
+	if (!o || json_add_u64(o, "wrap", c->wrap) < 0 || json_add_u64(o, "count", c->count) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+static json_object *conninfo_json(const struct smc_socket *s)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	r |= json_add_u64(o, "token", s->conn.token);
+	r |= json_add_u64(o, "sndbuf_size", s->conn.sndbuf_size);
+	r |= json_add_u64(o, "rmbe_size", s->conn.rmbe_size);
+	r |= json_add_u64(o, "peer_rmbe_size", s->conn.peer_rmbe_size);
+	r |= json_add(o, "rx_prod", cursor_json(&s->conn.rx_prod));
+	r |= json_add(o, "rx_cons", cursor_json(&s->conn.rx_cons));
+	r |= json_add(o, "tx_prod", cursor_json(&s->conn.tx_prod));
+	r |= json_add(o, "tx_cons", cursor_json(&s->conn.tx_cons));
+	r |= json_add(o, "tx_prep", cursor_json(&s->conn.tx_prep));
+	r |= json_add(o, "tx_sent", cursor_json(&s->conn.tx_sent));
+	r |= json_add(o, "tx_fin", cursor_json(&s->conn.tx_fin));
+	r |= json_add_u64(o, "rx_prod_flags", s->conn.rx_prod_flags);
+	r |= json_add_u64(o, "rx_conn_state_flags", s->conn.rx_conn_state_flags);
+	r |= json_add_u64(o, "tx_prod_flags", s->conn.tx_prod_flags);
+	r |= json_add_u64(o, "tx_conn_state_flags", s->conn.tx_conn_state_flags);
+	return r < 0 ? NULL : TAKE_PTR(o);
+}
+
+static json_object *lgrinfo_json(const struct smc_socket *s)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	r |= json_add_u64(o, "link_id", s->lgr.link_id);
+	r |= json_add_str(o, "ib_dev", s->lgr.ibname);
+	r |= json_add_u64(o, "ib_port", s->lgr.ibport);
+	r |= json_add_str(o, "gid", s->lgr.gid);
+	r |= json_add_str(o, "peer_gid", s->lgr.peer_gid);
+	r |= json_add_str(o, "role", smc_lgr_role_name(s->lgr.role));
+	return r < 0 ? NULL : TAKE_PTR(o);
+}
+
+static json_object *dmbinfo_json(const struct smc_socket *s)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	char gid[33], peer[33];
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	if (s->dmb.has_ext) {
+		smcd_gid_format(s->dmb.my_gid, s->dmb.my_gid_ext, gid);
+		smcd_gid_format(s->dmb.peer_gid, s->dmb.peer_gid_ext, peer);
+	} else {
+		snprintf(gid, sizeof(gid), "%016" PRIx64, s->dmb.my_gid);
+		snprintf(peer, sizeof(peer), "%016" PRIx64, s->dmb.peer_gid);
+	}
+	r |= json_add_u64(o, "linkgroup_id", s->dmb.linkid);
+	r |= json_add_str(o, "gid", gid);
+	r |= json_add_str(o, "peer_gid", peer);
+	r |= json_add_u64(o, "token", s->dmb.token);
+	r |= json_add_u64(o, "peer_token", s->dmb.peer_token);
+	return r < 0 ? NULL : TAKE_PTR(o);
+}
+
+static int add_if(json_object *o, const char *key, bool has,
+		  json_object *(*fn)(const struct smc_socket *), const struct smc_socket *s)
+{
+	return has ? json_add(o, key, fn(s)) : json_add_null(o, key);
+}
+
+/* A listener or a socket in INIT has negotiated nothing: its mode would be a lie. */
+static const char *mode_name(const struct smc_socket *s)
+{
+	if (s->mode != SMC_MODE_TCP && (s->state == SMC_STATE_LISTEN || s->state == SMC_STATE_INIT))
+		return NULL;
+	return smc_sock_mode_name(s->mode);
+}
+
+json_object *socket_json(const struct smc_socket *s)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	bool inet = s->diag_family != AF_SMC;
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	r |= json_add_str(o, "state", smc_sock_state_name(s->state));
+	r |= json_add_u64(o, "uid", s->uid);
+	r |= json_add_u64(o, "inode", s->inode);
+	r |= json_add_str(o, "protocol", inet ? "IPPROTO_SMC" : "AF_SMC");
+	r |= json_add(o, "local", addr_json(s->addr_family, &s->src, s->sport));
+	r |= json_add(o, "peer", addr_json(s->addr_family, &s->dst, s->dport));
+	r |= json_add_u64(o, "ifindex", s->ifindex);
+	r |= json_add_str(o, "mode", mode_name(s));
+	r |= json_add_u64(o, "shutdown", s->shutdown);
+	r |= json_add_u64(o, "cookie", s->cookie);
+	/* The kernel sends SMC_DIAG_FALLBACK for every socket: {0, 0} unless it fell back. */
+	r |= add_if(o, "fallback",
+		    s->has_fallback && (s->mode == SMC_MODE_TCP || s->fallback_reason),
+		    fallback_json, s);
+	r |= add_if(o, "conninfo", s->has_conninfo, conninfo_json, s);
+	r |= add_if(o, "lgrinfo", s->has_lgrinfo, lgrinfo_json, s);
+	r |= add_if(o, "dmbinfo", s->has_dmbinfo, dmbinfo_json, s);
+	return r < 0 ? NULL : TAKE_PTR(o);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Text                                                                                */
+
+static const char *fmt_addr(json_object *a, char *buf, size_t len)
+{
+	const char *addr = out_get_str(a, "address", NULL);
+	uint64_t port = out_get_u64(a, "port", 0);
+
+	if (!a)
+		return NULL;
+	if (!addr)
+		snprintf(buf, len, "*:%" PRIu64, port);
+	else if (strchr(addr, ':'))
+		snprintf(buf, len, "[%s]:%" PRIu64, addr, port);
+	else
+		snprintf(buf, len, "%s:%" PRIu64, addr, port);
+	return buf;
+}
+
+static const char *fmt_local(json_object *row, const struct out_column *col, char *buf, size_t len)
+{
+	return fmt_addr(out_get(row, "local"), buf, len);
+}
+
+static const char *fmt_peer(json_object *row, const struct out_column *col, char *buf, size_t len)
+{
+	return fmt_addr(out_get(row, "peer"), buf, len);
+}
+
+static const char *reason_name(json_object *r, char *buf, size_t len)
+{
+	const char *name = out_get_str(r, "name", NULL);
+
+	if (name)
+		return name;
+	snprintf(buf, len, "0x%08" PRIx64, out_get_u64(r, "code", 0));
+	return buf;
+}
+
+/* "NOSMCDDEV", or for a decline by the peer "PEERDECL/NOUEID" (smcss: 0x05000000/0x...). */
+static const char *fmt_fallback(json_object *row, const struct out_column *col, char *buf,
+				size_t len)
+{
+	json_object *f = out_get(row, "fallback"), *peer;
+	char a[16], b[16];
+
+	if (!f)
+		return NULL;
+	peer = out_get(f, "peer_diagnosis");
+	if (!peer)
+		snprintf(buf, len, "%s", reason_name(out_get(f, "reason"), a, sizeof(a)));
+	else
+		snprintf(buf, len, "%s/%s", reason_name(out_get(f, "reason"), a, sizeof(a)),
+			 reason_name(peer, b, sizeof(b)));
+	return buf;
+}
+
+static const char *fmt_cursor(json_object *c, char *buf, size_t len)
+{
+	if (!c)
+		return NULL;
+	snprintf(buf, len, "%" PRIu64 ":%" PRIu64, out_get_u64(c, "wrap", 0),
+		 out_get_u64(c, "count", 0));
+	return buf;
+}
+
+#define CURSOR_FMT(field)                                                                         \
+	static const char *fmt_##field(json_object *row, const struct out_column *col, char *buf, \
+				       size_t len)                                                \
+	{                                                                                         \
+		return fmt_cursor(out_get(row, "conninfo." #field), buf, len);                    \
+	}
+CURSOR_FMT(rx_prod)
+CURSOR_FMT(rx_cons)
+CURSOR_FMT(tx_prod)
+CURSOR_FMT(tx_cons)
+
+/* SMC-D: the link group (hex) of the DMB; SMC-R: device/port and link id. */
+static const char *fmt_link(json_object *row, const struct out_column *col, char *buf, size_t len)
+{
+	json_object *d = out_get(row, "dmbinfo"), *l = out_get(row, "lgrinfo");
+
+	if (d)
+		snprintf(buf, len, "%08" PRIx64, out_get_u64(d, "linkgroup_id", 0));
+	else if (l)
+		snprintf(buf, len, "%s/%" PRIu64 "#%" PRIu64, out_get_str(l, "ib_dev", "-"),
+			 out_get_u64(l, "ib_port", 0), out_get_u64(l, "link_id", 0));
+	else
+		return NULL;
+	return buf;
+}
+
+static const struct out_column cols[] = {
+	OUT_COL("state", "State", OUT_STR),
+	OUT_COL("uid", "UID", OUT_U64),
+	OUT_COL("inode", "Inode", OUT_U64),
+	OUT_COL(NULL, "Local-Address", OUT_CUSTOM, .format = fmt_local),
+	OUT_COL(NULL, "Peer-Address", OUT_CUSTOM, .format = fmt_peer),
+	OUT_COL("ifindex", "Intf", OUT_U64),
+	OUT_COL("protocol", "Protocol", OUT_STR, .detail = 1),
+	OUT_COL("shutdown", "Shutd", OUT_U64, .detail = 1),
+	OUT_COL("conninfo.token", "Token", OUT_HEX32, .detail = 1),
+	OUT_COL("conninfo.sndbuf_size", "Sndbuf", OUT_U64, .detail = 1),
+	OUT_COL("conninfo.rmbe_size", "Rcvbuf", OUT_U64, .detail = 1),
+	OUT_COL("conninfo.peer_rmbe_size", "Peerbuf", OUT_U64, .detail = 1),
+	OUT_COL(NULL, "Link", OUT_CUSTOM, .detail = 1, .format = fmt_link),
+	OUT_COL(NULL, "RX-Prod", OUT_CUSTOM, .detail = 2, .flags = OUT_RIGHT,
+		.format = fmt_rx_prod),
+	OUT_COL(NULL, "RX-Cons", OUT_CUSTOM, .detail = 2, .flags = OUT_RIGHT,
+		.format = fmt_rx_cons),
+	OUT_COL(NULL, "TX-Prod", OUT_CUSTOM, .detail = 2, .flags = OUT_RIGHT,
+		.format = fmt_tx_prod),
+	OUT_COL(NULL, "TX-Cons", OUT_CUSTOM, .detail = 2, .flags = OUT_RIGHT,
+		.format = fmt_tx_cons),
+	OUT_COL("mode", "Mode", OUT_STR),
+	OUT_COL(NULL, "Fallback", OUT_CUSTOM, .format = fmt_fallback),
+};
+
+/* Every distinct reason of the table, explained once: "NOUEID  the peer sent ... ". */
+static void print_legend(struct smcctl *c, json_object *socks)
+{
+	uint32_t seen[64];
+	size_t n_seen = 0, n = json_object_array_length(socks);
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *f = out_get(json_object_array_get_idx(socks, i), "fallback");
+		json_object *rs[2] = {out_get(f, "reason"), out_get(f, "peer_diagnosis")};
+
+		for (size_t k = 0; k < 2; k++) {
+			uint32_t code;
+			const char *advice;
+			bool dup = false;
+
+			if (!rs[k])
+				continue;
+			code = (uint32_t)out_get_u64(rs[k], "code", 0);
+			for (size_t j = 0; j < n_seen; j++)
+				dup |= seen[j] == code;
+			if (dup || n_seen == ELEMENTSOF(seen))
+				continue;
+			if (n_seen == 0)
+				fputs("\nFallback reasons:\n", c->out);
+			seen[n_seen++] = code;
+			fprintf(c->out, "  %-10s 0x%08" PRIx32 "  %s\n",
+				out_get_str(rs[k], "name", "-"), code,
+				out_get_str(rs[k], "text", "unknown reason code"));
+			advice = out_get_str(rs[k], "advice", NULL);
+			if (advice)
+				fprintf(c->out, "  %-10s %10s  -> %s\n", "", "", advice);
+		}
+	}
+}
+
+void socket_list_text(struct smcctl *c, json_object *doc)
+{
+	json_object *socks = out_get(doc, "sockets");
+
+	out_table(c->out, cols, ELEMENTSOF(cols), socks, c->detail, 0);
+	if (socks)
+		print_legend(c, socks);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Handler                                                                             */
+
+struct filter {
+	bool all, listening, smcd, smcr;
+};
+
+/* smcss semantics: by default connected and closing sockets; -a adds LISTEN and INIT. */
+static bool wanted(const struct filter *f, const struct smc_socket *s)
+{
+	bool listen = s->state == SMC_STATE_LISTEN;
+
+	if (f->listening)
+		return listen;
+	if (!f->all && (listen || s->state == SMC_STATE_INIT))
+		return false;
+	if (f->smcd && s->mode != SMC_MODE_SMCD)
+		return false;
+	if (f->smcr && s->mode != SMC_MODE_SMCR)
+		return false;
+	return true;
+}
+
+int socket_list(struct smcctl *c, const struct verb_args *a)
+{
+	struct filter f = {
+		.all = a->opt[SOCKET_OPT_ALL],
+		.listening = a->opt[SOCKET_OPT_LISTENING],
+		.smcd = a->opt[SOCKET_OPT_SMCD],
+		.smcr = a->opt[SOCKET_OPT_SMCR],
+	};
+	_cleanup_(freep) struct smc_socket *socks = NULL;
+	_cleanup_(json_object_putp) json_object *doc = json_object_new_object();
+	json_object *arr = json_object_new_array();
+	unsigned want = 0;
+	struct smcnl *nl;
+	size_t n = 0;
+	int r, s;
+
+	if (!doc || json_add(doc, "sockets", arr) < 0)
+		return smcctl_oom(c);
+	if (f.all && f.listening)
+		return smcctl_usage(c, "--all and --listening exclude each other");
+	if (f.smcd && f.smcr)
+		return smcctl_usage(c, "--smcd and --smcr exclude each other");
+	if (f.listening && (f.smcd || f.smcr))
+		return smcctl_usage(c, "listening sockets have no SMC mode yet: drop --%s",
+				    f.smcd ? "smcd" : "smcr");
+	if (c->detail)
+		want |= SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO | SMC_DIAG_WANT_DMBINFO;
+	if (f.smcd)
+		want |= SMC_DIAG_WANT_DMBINFO;
+	if (f.smcr)
+		want |= SMC_DIAG_WANT_LGRINFO;
+
+	if ((s = smcctl_nl(c, &nl)))
+		return s;
+	r = smc_socket_list(nl, want, &socks, &n);
+	if (r < 0)
+		return smcctl_fail(c, SMC_OP_SOCKET_DIAG, r, "cannot list the SMC sockets");
+	for (size_t i = 0; i < n; i++)
+		if (wanted(&f, &socks[i]) && json_append(arr, socket_json(&socks[i])) < 0)
+			return smcctl_oom(c);
+	return smcctl_emit(c, doc, socket_list_text);
+}

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * smcctl stats: the SMC counters of this network namespace, in the smc-tools layout plus
+ * what smc-tools leaves out: every fallback reason by name with what it means and what to
+ * do, buffer usage, all nine histogram buckets, and in JSON every counter including the
+ * handshake errors and the fallback reasons.
+ *
+ * Fixed on the way: fallbacks and handshake errors are global, not per technology; smc-tools
+ * adds them to both the SMC-D and the SMC-R "total", so the totals double-count.  Here they
+ * appear once, in the summary.  The RX section says "received".
+ *
+ * Counters only ever grow (no reset in the kernel, see cli/table.c); rates are the agent's.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/objects.h"
+#include "common/output.h"
+
+static const char *const bucket_keys[SMC_STATS_BUCKETS] = {
+	"8k", "16k", "32k", "64k", "128k", "256k", "512k", "1024k", "over_1024k",
+};
+static const char *const bucket_headers[SMC_STATS_BUCKETS] = {
+	"8K", "16K", "32K", "64K", "128K", "256K", "512K", "1M", ">1M",
+};
+
+static json_object *buckets_json(const uint64_t v[SMC_STATS_BUCKETS])
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+
+	for (size_t i = 0; o && i < SMC_STATS_BUCKETS; i++)
+		if (json_add_u64(o, bucket_keys[i], v[i]) < 0)
+			return NULL;
+	return TAKE_PTR(o);
+}
+
+static json_object *buffer_json(const struct smc_stats_rmb *b)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	r |= json_add_u64(o, "full", b->buf_full);
+	r |= json_add_u64(o, "full_peer", b->buf_full_peer);
+	r |= json_add_u64(o, "too_small", b->buf_size_small);
+	r |= json_add_u64(o, "too_small_peer", b->buf_size_small_peer);
+	r |= json_add_u64(o, "alloc", b->alloc);
+	r |= json_add_u64(o, "reuse", b->reuse);
+	r |= json_add_u64(o, "downgrade", b->downgrade);
+	return r < 0 ? NULL : TAKE_PTR(o);
+}
+
+static json_object *direction_json(uint64_t bytes, uint64_t cnt, bool has_usage, uint64_t usage,
+				   const struct smc_stats_rmb *b, const uint64_t *sizes,
+				   const uint64_t *pload)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	r |= json_add_u64(o, "bytes", bytes);
+	r |= json_add_u64(o, "requests", cnt);
+	r |= has_usage ? json_add_u64(o, "buffer_usage", usage) : json_add_null(o, "buffer_usage");
+	r |= json_add(o, "buffer", buffer_json(b));
+	r |= json_add(o, "buffer_sizes", buckets_json(sizes));
+	r |= json_add(o, "request_sizes", buckets_json(pload));
+	return r < 0 ? NULL : TAKE_PTR(o);
+}
+
+static uint64_t smc_conns(const struct smc_stats_tech *t)
+{
+	return t->clnt_v1_succ + t->clnt_v2_succ + t->srv_v1_succ + t->srv_v2_succ;
+}
+
+static json_object *tech_json(const struct smc_stats_tech *t)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	r |= json_add_u64(o, "connections", smc_conns(t));
+	r |= json_add_u64(o, "client_v1", t->clnt_v1_succ);
+	r |= json_add_u64(o, "client_v2", t->clnt_v2_succ);
+	r |= json_add_u64(o, "server_v1", t->srv_v1_succ);
+	r |= json_add_u64(o, "server_v2", t->srv_v2_succ);
+	r |= json_add(o, "rx",
+		      direction_json(t->rx_bytes, t->rx_cnt, t->has_rmb_usage, t->rx_rmb_usage,
+				     &t->rx_rmb, t->rx_rmb_size, t->rx_pload));
+	r |= json_add(o, "tx",
+		      direction_json(t->tx_bytes, t->tx_cnt, t->has_rmb_usage, t->tx_rmb_usage,
+				     &t->tx_rmb, t->tx_rmb_size, t->tx_pload));
+	r |= json_add_u64(o, "cork", t->cork);
+	r |= json_add_u64(o, "nodelay", t->ndly);
+	r |= json_add_u64(o, "sendpage", t->sendpage);
+	r |= json_add_u64(o, "splice", t->splice);
+	r |= json_add_u64(o, "urgent_data", t->urg_data);
+	return r < 0 ? NULL : TAKE_PTR(o);
+}
+
+/* Server first, then by count (largest first), then by code: a stable order. */
+static int cmp_reason(const void *a, const void *b)
+{
+	const struct smc_fback_entry *x = a, *y = b;
+
+	if (x->server != y->server)
+		return x->server ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->code < y->code ? -1 : x->code > y->code;
+}
+
+static json_object *reason_json(const struct smc_fback_entry *e)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	r |= json_add_str(o, "side", e->server ? "server" : "client");
+	r |= json_add_u64(o, "code", e->code);
+	r |= json_add_str(o, "name", smc_decline_name(e->code));
+	r |= json_add_u64(o, "count", e->count);
+	r |= json_add_str(o, "text", smc_decline_text(e->code));
+	r |= json_add_str(o, "advice", smc_decline_advice(e->code));
+	return r < 0 ? NULL : TAKE_PTR(o);
+}
+
+static json_object *side_pair(uint64_t client, uint64_t server)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+
+	if (!o || json_add_u64(o, "client", client) < 0 || json_add_u64(o, "server", server) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+/*
+ * The kernel itemises at most 36 reasons per side and counts each in 16 bits (wrapping), so
+ * the totals can exceed the sum of the reasons; say how many are not accounted for.
+ */
+static json_object *fallback_json(const struct smc_fback_stats *f)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	_cleanup_(freep) struct smc_fback_entry *v = NULL;
+	json_object *arr = json_object_new_array();
+	uint64_t sum_srv = 0, sum_clnt = 0;
+	size_t n = f->n < ELEMENTSOF(f->entries) ? f->n : ELEMENTSOF(f->entries);
+	int r = 0;
+
+	if (!o || json_add_u64(o, "client", f->clnt_total) < 0 ||
+	    json_add_u64(o, "server", f->srv_total) < 0 || json_add(o, "reasons", arr) < 0)
+		return NULL;
+	v = calloc(n ? n : 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	memcpy(v, f->entries, n * sizeof(*v));
+	qsort(v, n, sizeof(*v), cmp_reason);
+	for (size_t i = 0; i < n; i++) {
+		r |= json_append(arr, reason_json(&v[i]));
+		*(v[i].server ? &sum_srv : &sum_clnt) += v[i].count;
+	}
+	r |= json_add(o, "not_itemised",
+		      side_pair(f->clnt_total > sum_clnt ? f->clnt_total - sum_clnt : 0,
+				f->srv_total > sum_srv ? f->srv_total - sum_srv : 0));
+	return r < 0 ? NULL : TAKE_PTR(o);
+}
+
+json_object *stats_json(const struct smc_stats *s, const struct smc_fback_stats *f)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	json_object *sum = json_object_new_object();
+	uint64_t d = smc_conns(&s->smcd), rr = smc_conns(&s->smcr);
+	uint64_t fb = f->clnt_total + f->srv_total, hs = s->clnt_hs_err + s->srv_hs_err;
+	int r = 0;
+
+	if (!o || json_add(o, "summary", sum) < 0)
+		return NULL;
+	r |= json_add_u64(sum, "total", d + rr + fb + hs);
+	r |= json_add_u64(sum, "smcd", d);
+	r |= json_add_u64(sum, "smcr", rr);
+	r |= json_add_u64(sum, "fallback", fb);
+	r |= json_add_u64(sum, "handshake_errors", hs);
+	r |= json_add(o, "smcd", tech_json(&s->smcd));
+	r |= json_add(o, "smcr", tech_json(&s->smcr));
+	r |= json_add(o, "handshake_errors", side_pair(s->clnt_hs_err, s->srv_hs_err));
+	r |= json_add(o, "fallback", fallback_json(f));
+	return r < 0 ? NULL : TAKE_PTR(o);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Text                                                                                */
+
+#define LABEL_WIDTH 30
+#define VALUE_WIDTH 13
+
+static uint64_t u(json_object *o, const char *path)
+{
+	return out_get_u64(o, path, 0);
+}
+
+static void line(struct smcctl *c, unsigned indent, const char *label, const char *value,
+		 const char *extra)
+{
+	fprintf(c->out, "%*s%-*s %*s%s%s\n", (int)indent, "", LABEL_WIDTH - (int)indent, label,
+		VALUE_WIDTH, value, extra && *extra ? " " : "", extra ? extra : "");
+}
+
+static void line_u64(struct smcctl *c, unsigned indent, const char *label, uint64_t v,
+		     const char *extra)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	line(c, indent, label, buf, extra);
+}
+
+/* "123456789012 (123.5G)" as smc-tools prints byte and request counts. */
+static void line_abbrev(struct smcctl *c, unsigned indent, const char *label, uint64_t v)
+{
+	char a[16], extra[24] = "";
+
+	if (v >= 100000)
+		snprintf(extra, sizeof(extra), "(%s)", out_fmt_abbrev(v, a, sizeof(a)));
+	line_u64(c, indent, label, v, extra);
+}
+
+static void line_pct(struct smcctl *c, unsigned indent, const char *label, uint64_t v, uint64_t of)
+{
+	char extra[32] = "";
+
+	if (of)
+		snprintf(extra, sizeof(extra), "(%.2f%%)", 100.0 * (double)v / (double)of);
+	line_u64(c, indent, label, v, extra);
+}
+
+static void line_split(struct smcctl *c, unsigned indent, const char *label, uint64_t total,
+		       uint64_t client, uint64_t server)
+{
+	char extra[64];
+
+	snprintf(extra, sizeof(extra), "(client %" PRIu64 ", server %" PRIu64 ")", client, server);
+	line_u64(c, indent, label, total, total ? extra : NULL);
+}
+
+static void histogram(struct smcctl *c, const char *label, json_object *b)
+{
+	char a[16];
+
+	fprintf(c->out, "    %-6s", label);
+	for (size_t i = 0; i < SMC_STATS_BUCKETS; i++)
+		fprintf(c->out, " %7s", out_fmt_abbrev(u(b, bucket_keys[i]), a, sizeof(a)));
+	fputc('\n', c->out);
+}
+
+static void direction(struct smcctl *c, json_object *d, bool tx)
+{
+	uint64_t cnt = u(d, "requests");
+
+	fprintf(c->out, "  %s\n", tx ? "TX" : "RX");
+	line_abbrev(c, 4, tx ? "Data transmitted (bytes)" : "Data received (bytes)", u(d, "bytes"));
+	line_abbrev(c, 4, "Requests", cnt);
+	if (out_get(d, "buffer_usage"))
+		line_abbrev(c, 4, "Buffer usage (bytes)", u(d, "buffer_usage"));
+	else if (c->view & STATS_VIEW_ALL)
+		line(c, 4, "Buffer usage (bytes)", "-", "(kernel 6.12+)");
+	line_pct(c, 4, "Buffer full", u(d, "buffer.full"), cnt);
+	if (tx) {
+		line_pct(c, 4, "Buffer full (remote)", u(d, "buffer.full_peer"), cnt);
+		line_pct(c, 4, "Buffer too small", u(d, "buffer.too_small"), cnt);
+		line_pct(c, 4, "Buffer too small (remote)", u(d, "buffer.too_small_peer"), cnt);
+	}
+	if (c->detail) {
+		line_u64(c, 4, "Buffer allocations", u(d, "buffer.alloc"), NULL);
+		line_u64(c, 4, "Buffer downgrades", u(d, "buffer.downgrade"), NULL);
+		line_u64(c, 4, "Buffer reuses", u(d, "buffer.reuse"), NULL);
+	}
+	fprintf(c->out, "    %-6s", "");
+	for (size_t i = 0; i < SMC_STATS_BUCKETS; i++)
+		fprintf(c->out, " %7s", bucket_headers[i]);
+	fputc('\n', c->out);
+	histogram(c, "Bufs", out_get(d, "buffer_sizes"));
+	histogram(c, "Reqs", out_get(d, "request_sizes"));
+}
+
+static bool tech_active(json_object *t)
+{
+	return u(t, "connections") || u(t, "rx.requests") || u(t, "tx.requests") ||
+	       u(t, "rx.buffer_usage") || u(t, "tx.buffer_usage");
+}
+
+static void tech(struct smcctl *c, const char *title, json_object *t, bool forced)
+{
+	uint64_t conns = u(t, "connections");
+	uint64_t special = u(t, "cork") + u(t, "nodelay") + u(t, "sendpage") + u(t, "splice") +
+			   u(t, "urgent_data");
+	char avg[32];
+
+	if (!t)
+		return;
+	if (!forced && !tech_active(t)) {
+		fprintf(c->out, "\n%s: no activity\n", title);
+		return;
+	}
+	fprintf(c->out, "\n%s\n", title);
+	line_split(c, 2, "SMC connections", conns, u(t, "client_v1") + u(t, "client_v2"),
+		   u(t, "server_v1") + u(t, "server_v2"));
+	if (c->detail) {
+		line_split(c, 4, "v1", u(t, "client_v1") + u(t, "server_v1"), u(t, "client_v1"),
+			   u(t, "server_v1"));
+		line_split(c, 4, "v2", u(t, "client_v2") + u(t, "server_v2"), u(t, "client_v2"),
+			   u(t, "server_v2"));
+	}
+	if (conns) {
+		snprintf(avg, sizeof(avg), "%.1f",
+			 (double)(u(t, "rx.requests") + u(t, "tx.requests")) / (double)conns);
+		line(c, 2, "Avg requests per SMC conn", avg, NULL);
+	}
+	direction(c, out_get(t, "rx"), false);
+	direction(c, out_get(t, "tx"), true);
+	fputs("  Extras\n", c->out);
+	line_u64(c, 4, "Special socket calls", special, NULL);
+	if (c->detail) {
+		line_u64(c, 6, "cork", u(t, "cork"), NULL);
+		line_u64(c, 6, "nodelay", u(t, "nodelay"), NULL);
+		line_u64(c, 6, "sendpage", u(t, "sendpage"), NULL);
+		line_u64(c, 6, "splice", u(t, "splice"), NULL);
+		line_u64(c, 6, "urgent data", u(t, "urgent_data"), NULL);
+	}
+}
+
+static void reasons(struct smcctl *c, json_object *f)
+{
+	json_object *arr = out_get(f, "reasons");
+	size_t n = arr ? json_object_array_length(arr) : 0;
+	uint64_t ni_c = u(f, "not_itemised.client"), ni_s = u(f, "not_itemised.server");
+
+	if (n == 0 && !ni_c && !ni_s)
+		return;
+	fputs("\nTCP fallback reasons\n", c->out);
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(arr, i);
+		const char *name = out_get_str(e, "name", NULL);
+		const char *advice = out_get_str(e, "advice", NULL);
+		char label[48];
+
+		if (name)
+			snprintf(label, sizeof(label), "%s %s", out_get_str(e, "side", "?"), name);
+		else
+			snprintf(label, sizeof(label), "%s 0x%08" PRIx64,
+				 out_get_str(e, "side", "?"), u(e, "code"));
+		line_u64(c, 2, label, u(e, "count"), out_get_str(e, "text", "unknown reason code"));
+		if (advice)
+			fprintf(c->out, "%*s-> %s\n", LABEL_WIDTH + VALUE_WIDTH + 2, "", advice);
+	}
+	if (ni_c || ni_s)
+		fprintf(c->out,
+			"  (%" PRIu64 " client and %" PRIu64 " server fallbacks not itemised: the "
+			"kernel lists 36 reasons per side, with 16-bit counts that wrap)\n",
+			ni_c, ni_s);
+}
+
+void stats_text(struct smcctl *c, json_object *doc)
+{
+	json_object *f = out_get(doc, "fallback"), *hs = out_get(doc, "handshake_errors");
+	bool all = c->view & STATS_VIEW_ALL;
+
+	fputs("Connections (this network namespace)\n", c->out);
+	line_u64(c, 2, "Total connections handled", u(doc, "summary.total"), NULL);
+	if (out_get(doc, "smcd"))
+		line_u64(c, 2, "SMC-D connections", u(doc, "summary.smcd"), NULL);
+	if (out_get(doc, "smcr"))
+		line_u64(c, 2, "SMC-R connections", u(doc, "summary.smcr"), NULL);
+	line_split(c, 2, "TCP fallbacks", u(doc, "summary.fallback"), u(f, "client"),
+		   u(f, "server"));
+	line_split(c, 2, "Handshake errors", u(doc, "summary.handshake_errors"), u(hs, "client"),
+		   u(hs, "server"));
+	reasons(c, f);
+	tech(c, "SMC-D", out_get(doc, "smcd"), all || (c->view & STATS_VIEW_SMCD));
+	tech(c, "SMC-R", out_get(doc, "smcr"), all || (c->view & STATS_VIEW_SMCR));
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Handler                                                                             */
+
+int stats_show(struct smcctl *c, const struct verb_args *a)
+{
+	bool only_d = a->opt[STATS_OPT_SMCD], only_r = a->opt[STATS_OPT_SMCR];
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	_cleanup_(freep) struct smc_fback_stats *f = calloc(1, sizeof(*f));
+	struct smc_stats s = {};
+	struct smcnl *nl;
+	int r, st;
+
+	if (!f)
+		return smcctl_oom(c);
+	if (only_d && only_r)
+		return smcctl_usage(c, "--smcd and --smcr exclude each other");
+	if ((st = smcctl_nl(c, &nl)))
+		return st;
+	r = smc_stats_get(nl, &s);
+	if (r < 0)
+		return smcctl_fail(c, SMC_OP_QUERY, r, "cannot read the SMC statistics");
+	r = smc_fback_stats_get(nl, f);
+	if (r < 0)
+		return smcctl_fail(c, SMC_OP_QUERY, r, "cannot read the fallback statistics");
+	doc = stats_json(&s, f);
+	if (!doc)
+		return smcctl_oom(c);
+	/* A filter removes the other technology from the document, not only from the text. */
+	if (only_d)
+		json_object_object_del(doc, "smcr");
+	if (only_r)
+		json_object_object_del(doc, "smcd");
+	c->view = (a->opt[STATS_OPT_ALL] ? STATS_VIEW_ALL : 0) | (only_d ? STATS_VIEW_SMCD : 0) |
+		  (only_r ? STATS_VIEW_SMCR : 0);
+	return smcctl_emit(c, doc, stats_text);
+}

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Table and key/value renderers over json-c documents (see output.h for the conventions).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "common/output.h"
+
+#define CELL_MAX 256
+
+json_object *out_get(json_object *obj, const char *path)
+{
+	const char *p = path;
+
+	while (obj && p) {
+		const char *dot = strchr(p, '.');
+		size_t n = dot ? (size_t)(dot - p) : strlen(p);
+		char key[64];
+		json_object *next = NULL;
+
+		if (!json_object_is_type(obj, json_type_object) || n >= sizeof(key))
+			return NULL;
+		memcpy(key, p, n);
+		key[n] = '\0';
+		if (!json_object_object_get_ex(obj, key, &next))
+			return NULL;
+		obj = next;
+		p = dot ? dot + 1 : NULL;
+	}
+	return obj;
+}
+
+uint64_t out_get_u64(json_object *obj, const char *path, uint64_t def)
+{
+	json_object *v = out_get(obj, path);
+
+	if (!v)
+		return def;
+	if (json_object_is_type(v, json_type_int))
+		return json_object_get_uint64(v);
+	if (json_object_is_type(v, json_type_boolean))
+		return json_object_get_boolean(v);
+	return def;
+}
+
+const char *out_get_str(json_object *obj, const char *path, const char *def)
+{
+	json_object *v = out_get(obj, path);
+
+	if (!v || !json_object_is_type(v, json_type_string))
+		return def;
+	return json_object_get_string(v);
+}
+
+bool out_get_bool(json_object *obj, const char *path, bool def)
+{
+	json_object *v = out_get(obj, path);
+
+	if (!v || !json_object_is_type(v, json_type_boolean))
+		return def;
+	return json_object_get_boolean(v);
+}
+
+/* smc-tools' get_abbreviated(): at most 6 characters, decimal (K = 1000) suffixes. */
+const char *out_fmt_abbrev(uint64_t v, char *buf, size_t len)
+{
+	static const char suffix[] = "KMGTPE";
+	double d = (double)v;
+	int i = -1;
+
+	if (v < 100000) {
+		snprintf(buf, len, "%" PRIu64, v);
+		return buf;
+	}
+	/* 999.95 rather than 1000: what would round up to "1000.0K" moves to "1.000M". */
+	while (d >= 999.95 && i < (int)sizeof(suffix) - 2) {
+		d /= 1000.0;
+		i++;
+	}
+	/* Keep the mantissa to 4 significant characters so the whole fits in 6. */
+	if (d >= 99.95)
+		snprintf(buf, len, "%.1f%c", d, suffix[i]);
+	else if (d >= 9.995)
+		snprintf(buf, len, "%.2f%c", d, suffix[i]);
+	else
+		snprintf(buf, len, "%.3f%c", d, suffix[i]);
+	return buf;
+}
+
+/* Short binary size for tables: 0, 512B, 16K, 1M, 1.5M (no "i": space is scarce there). */
+const char *out_fmt_size(uint64_t v, char *buf, size_t len)
+{
+	static const char suffix[] = "KMGTPE";
+	double d = (double)v;
+	int i = -1;
+
+	if (v < 1024) {
+		snprintf(buf, len, v ? "%" PRIu64 "B" : "0", v);
+		return buf;
+	}
+	while (d >= 1024.0 && i < (int)sizeof(suffix) - 2) {
+		d /= 1024.0;
+		i++;
+	}
+	if (d == (double)(uint64_t)d)
+		snprintf(buf, len, "%" PRIu64 "%c", (uint64_t)d, suffix[i]);
+	else
+		snprintf(buf, len, "%.1f%c", d, suffix[i]);
+	return buf;
+}
+
+/* Exact number of bytes, plus the IEC size when that says more: "262144 (256 KiB)". */
+const char *out_fmt_bytes(uint64_t v, char *buf, size_t len)
+{
+	char size[32];
+	size_t n;
+
+	if (v < 1024) {
+		snprintf(buf, len, "%" PRIu64, v);
+		return buf;
+	}
+	/* "256K" becomes "256 KiB". */
+	n = strlen(out_fmt_size(v, size, sizeof(size)));
+	snprintf(buf, len, "%" PRIu64 " (%.*s %ciB)", v, (int)(n - 1), size, size[n - 1]);
+	return buf;
+}
+
+static const char *format_list(json_object *v, char *buf, size_t len)
+{
+	size_t n = json_object_array_length(v), used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && used + 1 < len; i++) {
+		const char *s = json_object_get_string(json_object_array_get_idx(v, i));
+		int r = snprintf(buf + used, len - used, "%s%s", i ? " " : "", s ? s : "-");
+
+		if (r < 0)
+			break;
+		used += (size_t)r;
+	}
+	return buf[0] ? buf : "-";
+}
+
+const char *out_format(json_object *v, enum out_fmt fmt, char *buf, size_t len)
+{
+	uint64_t u;
+
+	if (!v)
+		return "-";
+	if (fmt == OUT_LIST && json_object_is_type(v, json_type_array))
+		return format_list(v, buf, len);
+	if (json_object_is_type(v, json_type_string)) {
+		const char *s = json_object_get_string(v);
+
+		if (!*s)
+			return "-";
+		snprintf(buf, len, "%s", s);
+		return buf;
+	}
+	if (json_object_is_type(v, json_type_boolean)) {
+		if (fmt == OUT_BOOL || fmt == OUT_STR)
+			return json_object_get_boolean(v) ? "yes" : "no";
+		return json_object_get_boolean(v) ? "1" : "0";
+	}
+	if (!json_object_is_type(v, json_type_int)) {
+		snprintf(buf, len, "%s", json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+		return buf;
+	}
+	u = json_object_get_uint64(v);
+	switch (fmt) {
+	case OUT_HEX32:
+		snprintf(buf, len, "%08" PRIx64, u);
+		return buf;
+	case OUT_HEX16:
+		snprintf(buf, len, "0x%04" PRIx64, u);
+		return buf;
+	case OUT_BYTES:
+		return out_fmt_bytes(u, buf, len);
+	case OUT_SIZE:
+		return out_fmt_size(u, buf, len);
+	case OUT_ABBREV:
+		return out_fmt_abbrev(u, buf, len);
+	case OUT_COUNT:
+		if (u >= 1000000) {
+			char a[16];
+
+			snprintf(buf, len, "%" PRIu64 " (%s)", u, out_fmt_abbrev(u, a, sizeof(a)));
+			return buf;
+		}
+		break;
+	case OUT_BOOL:
+		return u ? "yes" : "no";
+	default:
+		break;
+	}
+	if (json_object_get_int64(v) < 0)
+		snprintf(buf, len, "%" PRId64, json_object_get_int64(v));
+	else
+		snprintf(buf, len, "%" PRIu64, u);
+	return buf;
+}
+
+static const char *cell(json_object *row, const struct out_column *c, char *buf, size_t len)
+{
+	if (c->fmt == OUT_CUSTOM) {
+		const char *s = c->format ? c->format(row, c, buf, len) : NULL;
+
+		return s && *s ? s : "-";
+	}
+	return out_format(out_get(row, c->key), c->fmt, buf, len);
+}
+
+static bool right_aligned(const struct out_column *c)
+{
+	if (c->flags & OUT_LEFT)
+		return false;
+	if (c->flags & OUT_RIGHT)
+		return true;
+	switch (c->fmt) {
+	case OUT_U64:
+	case OUT_HEX32:
+	case OUT_HEX16:
+	case OUT_BYTES:
+	case OUT_SIZE:
+	case OUT_ABBREV:
+	case OUT_COUNT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Print one line of cells; the last cell is never padded so no line ends in blanks. */
+static void print_line(FILE *f, const struct out_column *cols, size_t n_cols, const bool *show,
+		       const size_t *width, const char *const *cells, unsigned indent)
+{
+	size_t last = 0;
+	bool first = true;
+
+	for (size_t i = 0; i < n_cols; i++)
+		if (show[i])
+			last = i;
+	fprintf(f, "%*s", (int)indent, "");
+	for (size_t i = 0; i < n_cols; i++) {
+		if (!show[i])
+			continue;
+		if (!first)
+			fputs("  ", f);
+		first = false;
+		if (right_aligned(&cols[i]))
+			fprintf(f, "%*s", (int)width[i], cells[i]);
+		else if (i == last)
+			fputs(cells[i], f);
+		else
+			fprintf(f, "%-*s", (int)width[i], cells[i]);
+	}
+	fputc('\n', f);
+}
+
+int out_table(FILE *f, const struct out_column *cols, size_t n_cols, json_object *rows,
+	      unsigned detail, unsigned indent)
+{
+	size_t n_rows = rows && json_object_is_type(rows, json_type_array)
+				? json_object_array_length(rows)
+				: 0;
+	_cleanup_(freep) bool *show = calloc(n_cols, sizeof(bool));
+	_cleanup_(freep) size_t *width = calloc(n_cols, sizeof(size_t));
+	_cleanup_(freep) char *store = calloc((n_rows + 1) * n_cols, CELL_MAX);
+	_cleanup_(freep) const char **cells = calloc(n_cols, sizeof(char *));
+
+	if (!show || !width || !store || !cells)
+		return -ENOMEM;
+
+	/* Pass 1: render every cell once into store, and measure. */
+	for (size_t i = 0; i < n_cols; i++) {
+		show[i] = cols[i].detail <= detail;
+		width[i] = strlen(cols[i].header);
+	}
+	for (size_t r = 0; r < n_rows; r++) {
+		json_object *row = json_object_array_get_idx(rows, r);
+
+		for (size_t i = 0; i < n_cols; i++) {
+			char *dst = store + ((r + 1) * n_cols + i) * CELL_MAX;
+			const char *s;
+
+			if (!show[i])
+				continue;
+			s = cell(row, &cols[i], dst, CELL_MAX);
+			if (s != dst)
+				snprintf(dst, CELL_MAX, "%s", s);
+			if (strlen(dst) > width[i])
+				width[i] = strlen(dst);
+		}
+	}
+
+	/* Pass 2: print. */
+	for (size_t i = 0; i < n_cols; i++)
+		cells[i] = cols[i].header;
+	print_line(f, cols, n_cols, show, width, cells, indent);
+	for (size_t r = 0; r < n_rows; r++) {
+		for (size_t i = 0; i < n_cols; i++)
+			cells[i] = store + ((r + 1) * n_cols + i) * CELL_MAX;
+		print_line(f, cols, n_cols, show, width, cells, indent);
+	}
+	return 0;
+}
+
+int out_kv(FILE *f, const struct out_column *fields, size_t n_fields, json_object *obj,
+	   unsigned detail, unsigned indent)
+{
+	size_t width = 0;
+
+	for (size_t i = 0; i < n_fields; i++)
+		if (fields[i].detail <= detail && strlen(fields[i].header) > width)
+			width = strlen(fields[i].header);
+	for (size_t i = 0; i < n_fields; i++) {
+		char buf[CELL_MAX];
+
+		if (fields[i].detail > detail)
+			continue;
+		fprintf(f, "%*s%s:%*s %s\n", (int)indent, "", fields[i].header,
+			(int)(width - strlen(fields[i].header)), "",
+			cell(obj, &fields[i], buf, sizeof(buf)));
+	}
+	return 0;
+}
+
+int out_json(FILE *f, json_object *doc, bool pretty)
+{
+	int flags = JSON_C_TO_STRING_NOSLASHESCAPE |
+		    (pretty ? JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
+			    : JSON_C_TO_STRING_PLAIN);
+	const char *s = json_object_to_json_string_ext(doc, flags);
+
+	if (!s)
+		return -ENOMEM;
+	if (fputs(s, f) < 0 || fputc('\n', f) < 0)
+		return -EIO;
+	return 0;
+}
+
+int json_add(json_object *obj, const char *key, json_object *v)
+{
+	if (!v)
+		return -ENOMEM;
+	if (json_object_object_add(obj, key, v) < 0) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int json_add_u64(json_object *obj, const char *key, uint64_t v)
+{
+	return json_add(obj, key, json_object_new_uint64(v));
+}
+
+int json_add_i64(json_object *obj, const char *key, int64_t v)
+{
+	return json_add(obj, key, json_object_new_int64(v));
+}
+
+int json_add_str(json_object *obj, const char *key, const char *s)
+{
+	if (!s)
+		return json_add_null(obj, key);
+	return json_add(obj, key, json_object_new_string(s));
+}
+
+int json_add_bool(json_object *obj, const char *key, bool b)
+{
+	return json_add(obj, key, json_object_new_boolean(b));
+}
+
+int json_add_null(json_object *obj, const char *key)
+{
+	/* json-c represents null as a NULL value; adding it cannot run out of memory here. */
+	return json_object_object_add(obj, key, NULL) < 0 ? -ENOMEM : 0;
+}
+
+int json_append(json_object *arr, json_object *v)
+{
+	if (!v)
+		return -ENOMEM;
+	if (json_object_array_add(arr, v) < 0) {
+		json_object_put(v);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int json_append_str(json_object *arr, const char *s)
+{
+	if (!s)
+		return json_object_array_add(arr, NULL) < 0 ? -ENOMEM : 0;
+	return json_append(arr, json_object_new_string(s));
+}

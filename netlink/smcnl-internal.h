@@ -1,0 +1,194 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Inside libsmcnl: the socket/error layer (socket.c), attribute helpers (attr.c), the
+ * sysroot helpers (sysfs.c) and what the per-feature files share.  Nothing here is part of
+ * the contract (smcnl.h); tests and tests/tools/smcnl-record may use it.
+ */
+#pragma once
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <linux/netlink.h>
+
+#include <netlink/netlink.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
+
+#include "common/macro.h"
+#include "netlink/smcnl.h"
+#include "netlink/uapi/smc.h"
+
+/* Constants the uapi headers do not export (kernel-internal or newer than Debian 12). */
+#ifndef AF_SMC
+#define AF_SMC 43
+#endif
+#define SMCNL_IPPROTO_SMC 256	   /* <netinet/in.h> has it only since glibc for 6.11 */
+#define SMC_MAX_PNETID_LEN 16	   /* net/smc/smc.h */
+#define SMC_LOOPBACK_FABRIC 0xffff /* DIBS_LOOPBACK_FABRIC */
+
+/* One netlink socket per protocol: SMC_GEN_NETLINK and SMC_PNETID share the genl one. */
+enum smcnl_proto {
+	SMCNL_PROTO_GENL,
+	SMCNL_PROTO_SOCK_DIAG,
+	_SMCNL_PROTO_MAX,
+};
+
+enum smcnl_family {
+	SMCNL_FAM_SMC,	/* SMC_GEN_NETLINK */
+	SMCNL_FAM_PNET, /* SMC_PNETID */
+	_SMCNL_FAM_MAX,
+};
+
+/* Called for every reply message that is not NLMSG_DONE/ERROR; < 0 aborts (after draining). */
+typedef int (*smcnl_msg_fn)(struct nlmsghdr *nlh, void *userdata);
+
+struct smcnl_req;
+
+struct smcnl_sock {
+	struct smcnl *nl;
+	enum smcnl_proto proto;
+	struct nl_sock *sk;
+	bool broken; /* left mid-stream: reopen before the next request */
+	/* The request in flight (socket.c sets these around every exchange). */
+	struct smcnl_req *req;
+	char key[96]; /* record/replay file stem of this request */
+	uint32_t expect_seq;
+	bool have_seq;
+	int send_err; /* negative errno from the send hook */
+	FILE *record;
+	uint8_t *replay;
+	size_t replay_len;
+	size_t replay_pos;
+};
+
+struct smcnl_occurrence {
+	char key[96];
+	unsigned count;
+};
+
+/* An in-memory replay stream (smcnl_replay_mem()), answering every occurrence of key. */
+struct smcnl_mem_stream {
+	char key[96];
+	const uint8_t *data;
+	size_t len;
+};
+
+struct smcnl {
+	char *sysroot;
+	char *replay_dir;
+	char *record_dir;
+	struct smcnl_sock socks[_SMCNL_PROTO_MAX];
+	int family_id[_SMCNL_FAM_MAX];
+	char *extack;
+	/* How often each request key was sent: the n-th replay/record file of a key. */
+	struct smcnl_occurrence *occ;
+	size_t n_occ;
+	struct smcnl_mem_stream *mem;
+	size_t n_mem;
+};
+
+/* ---- socket.c: requests -------------------------------------------------------------- */
+
+/* Resolve a genl family (autoloads smc.ko through the kernel); -EPROTONOSUPPORT if absent. */
+int smcnl_family_resolve(struct smcnl *nl, enum smcnl_family fam);
+/* A genl request for fam/cmd: flags NLM_F_DUMP for dumps, NLM_F_ACK for do-commands. */
+int smcnl_genl_msg_new(struct smcnl *nl, enum smcnl_family fam, uint8_t cmd, int flags,
+		       struct nl_msg **ret);
+/*
+ * Send msg (consumed) and read the reply stream until NLMSG_DONE, an ACK or an error,
+ * calling fn for every data message.  key names the record/replay file.  Returns 0 or the
+ * kernel's negative errno (its extack kept for smcnl_extack()), a parser's error, or a
+ * translated local error.
+ */
+int smcnl_request(struct smcnl *nl, enum smcnl_proto proto, struct nl_msg *msg, const char *key,
+		  smcnl_msg_fn fn, void *userdata);
+/* Dump fam/cmd (no attributes: the SMC families validate strictly). */
+int smcnl_genl_dump(struct smcnl *nl, enum smcnl_family fam, uint8_t cmd, smcnl_msg_fn fn,
+		    void *userdata);
+/* A do-command with at most one string attribute (type > 0) of exactly len bytes. */
+int smcnl_genl_do(struct smcnl *nl, enum smcnl_family fam, uint8_t cmd, int attr_type,
+		  const void *data, size_t len);
+/* The file stem used for fam/cmd ("smc-genl-get-sys-info", "pnet-get"). */
+const char *smcnl_genl_key(enum smcnl_family fam, uint8_t cmd, char *buf, size_t len);
+/* libnl's NLE_* code as an errno (never leaves the library as NLE_*). */
+int smcnl_errno_from_nle(int nle);
+void smcnl_set_extack(struct smcnl *nl, const char *msg, size_t len);
+bool smcnl_replaying(const struct smcnl *nl);
+/*
+ * Replay key from memory (not copied: data must outlive the handle) before looking at
+ * replay_dir; for the fuzz target.  Only on a replaying handle (-EINVAL otherwise).
+ */
+int smcnl_replay_mem(struct smcnl *nl, const char *key, const void *data, size_t len);
+/* Record/replay the outcome of a non-netlink probe (socket(2) in caps.c) as an errno. */
+int smcnl_probe_result(struct smcnl *nl, const char *name, int (*probe)(void));
+
+/* ---- attr.c: validated attribute access ------------------------------------------------ */
+
+/* Parse the genl message: header check, attributes into tb[0..maxtype]; -EBADMSG if bad. */
+int smcnl_parse_genl(struct nlmsghdr *nlh, struct nlattr **tb, int maxtype, uint8_t *ret_cmd);
+int smcnl_parse_nested(struct nlattr **tb, int maxtype, const struct nlattr *nest);
+int smcnl_parse_attrs(struct nlattr **tb, int maxtype, struct nlattr *head, int len);
+
+/*
+ * Getters: a NULL attribute leaves *ret alone and returns 0 (optional attributes); a
+ * present one must have a sane length and a value that fits, else -EBADMSG.
+ */
+int attr_uint(const struct nlattr *a, uint64_t *ret); /* 1, 2, 4 or 8 bytes */
+int attr_u8(const struct nlattr *a, uint8_t *ret);
+int attr_u16(const struct nlattr *a, uint16_t *ret);
+int attr_u32(const struct nlattr *a, uint32_t *ret);
+int attr_u64(const struct nlattr *a, uint64_t *ret);
+int attr_bool(const struct nlattr *a, bool *ret);
+/* String, NUL-terminated or not; longer than size-1 bytes is -EBADMSG. */
+int attr_str(const struct nlattr *a, char *buf, size_t size);
+/* Copy a fixed struct attribute: at least min bytes, at most size copied (rest zeroed). */
+int attr_struct(const struct nlattr *a, void *buf, size_t size, size_t min, size_t *ret_len);
+
+/* Remove trailing blanks (0x20) in place: the kernel blank-pads EIDs and host names. */
+void strip_blanks(char *s);
+
+/* ---- sysfs.c: files under the sysroot ------------------------------------------------- */
+
+int smcnl_path(const struct smcnl *nl, char *buf, size_t len, const char *fmt, ...) _printf_(4, 5);
+/* Read a small file into buf (NUL-terminated, trailing newline removed). */
+int smcnl_read_file(const char *path, char *buf, size_t len);
+
+struct smcnl_dibs {
+	char name[SMC_DIBS_NAME_LEN];
+	char gid[SMC_UUID_TEXT_LEN + 1]; /* as in sysfs, empty if unreadable */
+	char gid_hex[33];		 /* gid without dashes, lower case */
+	bool has_fabric_id;
+	uint16_t fabric_id;
+	char parent[64]; /* basename of the device/ link (PCI name), or "" */
+};
+
+/* /sys/class/dibs/<name> entries sorted by name; 0 entries if the class does not exist. */
+int smcnl_dibs_list(const struct smcnl *nl, struct smcnl_dibs **ret, size_t *ret_n);
+bool smcnl_dibs_class_exists(const struct smcnl *nl);
+
+/* ---- linkgroup.c ------------------------------------------------------------------------ */
+
+/* GET_LGR_SMCD without device names (device.c counts link groups per device with it). */
+int smcnl_lgr_d_dump(struct smcnl *nl, struct smcd_linkgroup **ret, size_t *ret_n);
+
+/* Name the dibs device carrying an SMC-D link group (by GID); "" if unknown. */
+void smcnl_lgr_device_name(const struct smcd_linkgroup *lg, const struct smcnl_dibs *dibs,
+			   size_t n_dibs, bool dibs_class, char *buf, size_t len);
+
+/* ---- eid.c (testing and recording hooks) ------------------------------------------------ */
+
+/* ADD_UEID with raw bytes, no local validation: records the kernel's own refusals. */
+int smcnl_ueid_add_raw(struct smcnl *nl, const void *data, size_t len);
+
+/* ---- strerror.c ------------------------------------------------------------------------- */
+
+struct smcnl_errmsg {
+	int op;	 /* enum smc_op, or _SMC_OP_MAX for "any operation" */
+	int err; /* positive errno */
+	const char *text;
+};
+
+/* Every mapped (operation, errno) pair, for the tests. */
+const struct smcnl_errmsg *smcnl_errmsg_table(size_t *ret_n);

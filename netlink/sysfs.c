@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Files under the sysroot (/sys, /proc, or a recorded tree in tests), and the DIBS class.
+ *
+ * DIBS (6.18+) has no netlink interface; /sys/class/dibs/<name>/ has "gid" (a UUID, %pUb)
+ * and "fabric_id" ("0x%04x"; 0xffff = loopback), and a "device" link to the parent for
+ * devices with one (ISM: the PCI function).  Kernels 6.10-6.17 had the loopback device
+ * ("loopback-ism") inside smc.ko, never added to sysfs: nothing lists it there, see
+ * device.c.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "netlink/smcnl-internal.h"
+
+int smcnl_path(const struct smcnl *nl, char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n, m;
+
+	n = snprintf(buf, len, "%s", nl->sysroot ? nl->sysroot : "");
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	va_start(ap, fmt);
+	m = vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+	if (m < 0 || (size_t)m >= len - n)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int smcnl_read_file(const char *path, char *buf, size_t len)
+{
+	_cleanup_(closep) int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	ssize_t n;
+
+	if (fd < 0)
+		return negative_errno();
+	if (len == 0)
+		return -EINVAL;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		return negative_errno();
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+		buf[--n] = '\0';
+	return (int)n;
+}
+
+bool smcnl_dibs_class_exists(const struct smcnl *nl)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (smcnl_path(nl, path, sizeof(path), "/sys/class/dibs") < 0)
+		return false;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* "xxxxxxxx-xxxx-..." → 32 lower-case hex digits; false if it is not a UUID. */
+static bool uuid_to_hex(const char *uuid, char hex[33])
+{
+	size_t n = 0;
+
+	for (const char *p = uuid; *p; p++) {
+		if (*p == '-')
+			continue;
+		if (!isxdigit((unsigned char)*p) || n >= 32)
+			return false;
+		hex[n++] = (char)tolower((unsigned char)*p);
+	}
+	hex[n] = '\0';
+	return n == 32;
+}
+
+static void dibs_read_one(const struct smcnl *nl, const char *name, struct smcnl_dibs *d)
+{
+	char path[PATH_MAX], buf[128], link[PATH_MAX];
+	ssize_t n;
+
+	memset(d, 0, sizeof(*d));
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	if (smcnl_path(nl, path, sizeof(path), "/sys/class/dibs/%s/gid", name) == 0 &&
+	    smcnl_read_file(path, buf, sizeof(buf)) > 0 && strlen(buf) <= SMC_UUID_TEXT_LEN &&
+	    uuid_to_hex(buf, d->gid_hex))
+		snprintf(d->gid, sizeof(d->gid), "%s", buf);
+	if (smcnl_path(nl, path, sizeof(path), "/sys/class/dibs/%s/fabric_id", name) == 0 &&
+	    smcnl_read_file(path, buf, sizeof(buf)) > 0) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(buf, &end, 16);
+		if (errno == 0 && end != buf && *end == '\0' && v <= UINT16_MAX) {
+			d->has_fabric_id = true;
+			d->fabric_id = (uint16_t)v;
+		}
+	}
+	if (smcnl_path(nl, path, sizeof(path), "/sys/class/dibs/%s/device", name) == 0) {
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n > 0) {
+			link[n] = '\0';
+			snprintf(d->parent, sizeof(d->parent), "%s", basename(link));
+		}
+	}
+}
+
+static int dibs_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct smcnl_dibs *)a)->name, ((const struct smcnl_dibs *)b)->name);
+}
+
+int smcnl_dibs_list(const struct smcnl *nl, struct smcnl_dibs **ret, size_t *ret_n)
+{
+	_cleanup_(freep) struct smcnl_dibs *v = NULL;
+	char path[PATH_MAX];
+	struct dirent *de;
+	size_t n = 0;
+	DIR *dir;
+	int r;
+
+	*ret = NULL;
+	*ret_n = 0;
+	r = smcnl_path(nl, path, sizeof(path), "/sys/class/dibs");
+	if (r < 0)
+		return r;
+	dir = opendir(path);
+	if (!dir)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : negative_errno();
+	while ((de = readdir(dir))) {
+		struct smcnl_dibs *nv;
+
+		if (de->d_name[0] == '.' || strlen(de->d_name) >= SMC_DIBS_NAME_LEN)
+			continue;
+		nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv) {
+			closedir(dir);
+			return -ENOMEM;
+		}
+		v = nv;
+		dibs_read_one(nl, de->d_name, &v[n++]);
+	}
+	closedir(dir);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), dibs_cmp);
+	*ret = TAKE_PTR(v);
+	*ret_n = n;
+	return 0;
+}

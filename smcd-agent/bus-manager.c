@@ -1,0 +1,705 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * org.smcd.Agent1.Manager on /org/smcd/Agent1.
+ *
+ * Who may change things: root, or a member of admin-group (smc.yaml; "smcd" by default).
+ * The D-Bus policy says the same, but the daemon checks again itself, because a policy file
+ * can be edited or missing.  Every method is flagged UNPRIVILEGED for sd-bus so that this one
+ * check (check_admin) decides, and the group can be honoured.
+ *
+ * Runtime changes and the config: a mutating call is refused when it touches something
+ * smc.yaml owns (a sysctl it sets, a UEID it lists or derives, the UEID/PNET table when
+ * marked exclusive, a switch that is not `leave`).  Otherwise it is applied to the kernel as
+ * a runtime change: not written to the file, lost at reboot or module reload, and left
+ * alone by drift repair (the config does not own it).  Refusing instead of applying a change
+ * that drift repair would silently revert seconds later keeps one source of truth, and the
+ * error names the file line to edit.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <inttypes.h>
+#include <linux/capability.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "common/util.h"
+#include "smcd-agent/log.h"
+#include "smcd-agent/manager.h"
+
+#define AGENT_PATH "/org/smcd/Agent1"
+#define MANAGER_IFACE "org.smcd.Agent1.Manager"
+#define ERROR_CONFIG_INVALID "org.smcd.Agent1.Error.ConfigInvalid"
+#define ERROR_OWNED "org.smcd.Agent1.Error.OwnedByConfig"
+#define ERROR_KERNEL "org.smcd.Agent1.Error.Kernel"
+
+/* ------------------------------------------------------------------------------------- */
+/* Access                                                                                 */
+
+static bool sender_in_group(sd_bus_message *msg, const char *group)
+{
+	_cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+	const gid_t *gids = NULL;
+	struct group *g;
+	gid_t egid;
+	int n;
+
+	if (!group)
+		return false;
+	g = getgrnam(group);
+	if (!g)
+		return false;
+	if (sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EGID | SD_BUS_CREDS_SUPPLEMENTARY_GIDS |
+					  SD_BUS_CREDS_AUGMENT, &creds) < 0)
+		return false;
+	if (sd_bus_creds_get_egid(creds, &egid) >= 0 && egid == g->gr_gid)
+		return true;
+	n = sd_bus_creds_get_supplementary_gids(creds, &gids);
+	for (int i = 0; i < n; i++)
+		if (gids[i] == g->gr_gid)
+			return true;
+	return false;
+}
+
+static int check_admin(sd_bus_message *msg, struct manager *m, sd_bus_error *error)
+{
+	int r = sd_bus_query_sender_privilege(msg, CAP_NET_ADMIN);
+
+	if (r > 0 || sender_in_group(msg, m->config->admin_group))
+		return 0;
+	log_notice("Refused %s() from %s: not root%s%s", sd_bus_message_get_member(msg),
+		   sd_bus_message_get_sender(msg) ? sd_bus_message_get_sender(msg) : "?",
+		   m->config->admin_group ? " and not in group " : "",
+		   m->config->admin_group ? m->config->admin_group : "");
+	return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+				 "Changing SMC settings needs root%s%s%s",
+				 m->config->admin_group ? " or membership in group '" : "",
+				 m->config->admin_group ? m->config->admin_group : "",
+				 m->config->admin_group ? "'" : "");
+}
+
+/* The line of the file that owns an item, for error messages. */
+static int owned_error(struct manager *m, sd_bus_error *error, struct config_mark mark,
+		       const char *what)
+{
+	if (mark.line)
+		return sd_bus_error_setf(error, ERROR_OWNED,
+					 "%s is managed by %s:%u:%u; change it there and reload",
+					 what, m->config->path, mark.line, mark.column);
+	return sd_bus_error_setf(error, ERROR_OWNED,
+				 "%s is managed by the configuration (built-in default of %s); set it in the file and reload",
+				 what, m->config->path);
+}
+
+static int kernel_error(sd_bus_error *error, enum smc_op op, int r, struct manager *m)
+{
+	char buf[256];
+
+	return sd_bus_error_set(error, ERROR_KERNEL,
+				smc_strerror(op, r, m->kernel->ops->extack(m->kernel), buf,
+					     sizeof(buf)));
+}
+
+static void log_runtime_change(sd_bus_message *msg, const char *fmt, const char *arg)
+{
+	log_fields(LOG_NOTICE, 0, NULL, "Runtime change requested by %s: %s %s",
+		   sd_bus_message_get_sender(msg) ? sd_bus_message_get_sender(msg) : "?", fmt, arg);
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Properties                                                                             */
+
+static int prop_version(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	return sd_bus_message_append(reply, "s", PACKAGE_VERSION);
+}
+
+static int prop_state(sd_bus *bus, const char *path, const char *iface, const char *prop,
+		      sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+
+	return sd_bus_message_append(reply, "s", manager_state_to_string(m->state));
+}
+
+static int prop_config_path(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			    sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+
+	return sd_bus_message_append(reply, "s", m->config_path);
+}
+
+static int prop_config_revision(sd_bus *bus, const char *path, const char *iface,
+				const char *prop, sd_bus_message *reply, void *userdata,
+				sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	char buf[17];
+
+	snprintf(buf, sizeof(buf), "%016" PRIx64, m->config->hash);
+	return sd_bus_message_append(reply, "s", buf);
+}
+
+static int prop_config_error(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			     sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+
+	return sd_bus_message_append(reply, "s", m->config_error ? m->config_error : "");
+}
+
+static int prop_config_loaded(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			      sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+
+	return sd_bus_message_append(reply, "t", m->config_loaded_usec);
+}
+
+int bus_append_report(sd_bus_message *reply, const struct report *r)
+{
+	int k = sd_bus_message_open_container(reply, 'a', "(sss)");
+
+	for (size_t i = 0; k >= 0 && i < r->n; i++)
+		k = sd_bus_message_append(reply, "(sss)", r->items[i].name,
+					  item_result_to_string(r->items[i].result),
+					  r->items[i].message);
+	if (k >= 0)
+		k = sd_bus_message_close_container(reply);
+	return k;
+}
+
+static int prop_last_reconcile(sd_bus *bus, const char *path, const char *iface,
+			       const char *prop, sd_bus_message *reply, void *userdata,
+			       sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	int r;
+
+	r = sd_bus_message_open_container(reply, 'r', "ta(sss)");
+	if (r >= 0)
+		r = sd_bus_message_append(reply, "t", m->report.timestamp);
+	if (r >= 0)
+		r = bus_append_report(reply, &m->report);
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	return r;
+}
+
+static int prop_last_check(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			   sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+
+	return sd_bus_message_append(reply, "t", m->last_check_usec);
+}
+
+static int prop_drift(sd_bus *bus, const char *path, const char *iface, const char *prop,
+		      sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+
+	return bus_append_report(reply, &m->drift);
+}
+
+static int prop_drift_action(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			     sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+
+	return sd_bus_message_append(reply, "s", drift_action_to_string(m->config->drift.action));
+}
+
+static int prop_drift_interval(sd_bus *bus, const char *path, const char *iface,
+			       const char *prop, sd_bus_message *reply, void *userdata,
+			       sd_bus_error *error)
+{
+	struct manager *m = userdata;
+
+	return sd_bus_message_append(reply, "t", m->config->drift.interval_usec);
+}
+
+static int prop_drift_repairs(sd_bus *bus, const char *path, const char *iface,
+			      const char *prop, sd_bus_message *reply, void *userdata,
+			      sd_bus_error *error)
+{
+	struct manager *m = userdata;
+
+	return sd_bus_message_append(reply, "t", m->drift_repairs);
+}
+
+int bus_append_capabilities(sd_bus_message *reply, const struct smc_caps *c)
+{
+	static const struct {
+		const char *name;
+		size_t offset;
+	} flags[] = {
+		{ "smc-genl", offsetof(struct smc_caps, smc_genl) },
+		{ "pnet-genl", offsetof(struct smc_caps, pnet_genl) },
+		{ "smc-diag", offsetof(struct smc_caps, smc_diag) },
+		{ "af-smc", offsetof(struct smc_caps, af_smc) },
+		{ "ipproto-smc", offsetof(struct smc_caps, ipproto_smc) },
+		{ "dibs", offsetof(struct smc_caps, dibs) },
+		{ "loopback", offsetof(struct smc_caps, loopback) },
+		{ "smc-module", offsetof(struct smc_caps, smc_module) },
+		{ "smcd-v2", offsetof(struct smc_caps, smcd_v2) },
+		{ "smcr-v2", offsetof(struct smc_caps, smcr_v2) },
+		{ "seid", offsetof(struct smc_caps, seid_supported) },
+	};
+	int r;
+
+	r = sd_bus_message_open_container(reply, 'a', "{sv}");
+	if (r >= 0)
+		r = sd_bus_message_append(reply, "{sv}", "kernel-release", "s", c->kernel_release);
+	for (size_t i = 0; r >= 0 && i < ELEMENTSOF(flags); i++)
+		r = sd_bus_message_append(reply, "{sv}", flags[i].name, "b",
+					  (int)*(const bool *)((const char *)c + flags[i].offset));
+	if (r >= 0)
+		r = sd_bus_message_append(reply, "{sv}", "smc-version", "y", c->smc_ver);
+	if (r >= 0)
+		r = sd_bus_message_append(reply, "{sv}", "smc-release", "y", c->smc_rel);
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	return r;
+}
+
+static int prop_capabilities(sd_bus *bus, const char *path, const char *iface,
+			     const char *prop, sd_bus_message *reply, void *userdata,
+			     sd_bus_error *error)
+{
+	struct manager *m = userdata;
+
+	return bus_append_capabilities(reply, &m->caps);
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Methods                                                                                */
+
+static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	_cleanup_(freep) char *why = NULL;
+	int r;
+
+	r = check_admin(msg, m, error);
+	if (r < 0)
+		return r;
+	r = manager_reload(m, &why);
+	if (r == -EINVAL)
+		return sd_bus_error_setf(error, ERROR_CONFIG_INVALID,
+					 "Configuration refused, the running one stays:\n%s",
+					 why ? why : "");
+	if (r < 0)
+		return r;
+	return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_reconcile(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	struct manager *m = userdata;
+	int r;
+
+	r = check_admin(msg, m, error);
+	if (r < 0)
+		return r;
+	r = manager_reconcile(m, RECONCILE_REQUEST);
+	if (r < 0)
+		return r;
+	(void)manager_refresh_objects(m);
+	r = sd_bus_message_new_method_return(msg, &reply);
+	if (r >= 0)
+		r = bus_append_report(reply, &m->report);
+	if (r < 0)
+		return r;
+	return sd_bus_send(NULL, reply, NULL);
+}
+
+static int method_refresh(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	int r = manager_refresh_objects(userdata);
+
+	if (r < 0)
+		return r;
+	return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_describe_config(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	_cleanup_(freep) char *text = config_dump(m->config);
+
+	if (!text)
+		return -ENOMEM;
+	return sd_bus_reply_method_return(msg, "s", text);
+}
+
+static bool ueid_owned(struct manager *m, const char *ueid, struct config_mark *ret)
+{
+	char derived[SMC_EID_LEN + 1], err[160];
+
+	for (size_t i = 0; i < m->config->ueid.n_entries; i++)
+		if (streq(m->config->ueid.entries[i].ueid, ueid)) {
+			*ret = m->config->ueid.entries[i].mark;
+			return true;
+		}
+	if (m->config->ueid.auto_derive &&
+	    ueid_auto_derive(m->config->ueid.machine_id_file, derived, err, sizeof(err)) == 0 &&
+	    streq(derived, ueid)) {
+		*ret = (struct config_mark){};
+		return true;
+	}
+	return false;
+}
+
+static int ueid_argument(sd_bus_message *msg, char ret[SMC_EID_LEN + 1], sd_bus_error *error)
+{
+	const char *ueid, *reason = NULL;
+	int r;
+
+	r = sd_bus_message_read(msg, "s", &ueid);
+	if (r < 0)
+		return r;
+	if (smc_ueid_validate(ueid, ret, &reason) < 0)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Invalid UEID '%s': %s",
+					 ueid, reason ? reason : "rejected");
+	strstrip_trailing(ret);
+	return 0;
+}
+
+static int method_add_ueid(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	char ueid[SMC_EID_LEN + 1];
+	int r;
+
+	r = ueid_argument(msg, ueid, error);
+	if (r < 0)
+		return r;
+	r = check_admin(msg, m, error);
+	if (r < 0)
+		return r;
+	if (m->config->ueid.exclusive)
+		return owned_error(m, error, m->config->ueid.mark,
+				   "The UEID table (ueid.exclusive: true)");
+	log_runtime_change(msg, "add UEID", ueid);
+	r = m->kernel->ops->ueid_add(m->kernel, ueid);
+	if (r < 0)
+		return kernel_error(error, SMC_OP_UEID_ADD, r, m);
+	return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_remove_ueid(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	struct config_mark mark;
+	char ueid[SMC_EID_LEN + 1];
+	int r;
+
+	r = ueid_argument(msg, ueid, error);
+	if (r < 0)
+		return r;
+	r = check_admin(msg, m, error);
+	if (r < 0)
+		return r;
+	if (ueid_owned(m, ueid, &mark))
+		return owned_error(m, error, mark, "This UEID");
+	log_runtime_change(msg, "remove UEID", ueid);
+	r = m->kernel->ops->ueid_del(m->kernel, ueid);
+	if (r < 0)
+		return kernel_error(error, SMC_OP_UEID_DEL, r, m);
+	return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_flush_ueid(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	int r;
+
+	r = check_admin(msg, m, error);
+	if (r < 0)
+		return r;
+	if (m->config->ueid.exclusive || m->config->ueid.auto_derive || m->config->ueid.n_entries)
+		return owned_error(m, error, m->config->ueid.mark,
+				   "The UEID table (it holds UEIDs the configuration wants)");
+	log_runtime_change(msg, "flush UEIDs", "");
+	r = m->kernel->ops->ueid_flush(m->kernel);
+	if (r < 0)
+		return kernel_error(error, SMC_OP_UEID_FLUSH, r, m);
+	return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_set_sysctl(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	const struct smc_sysctl_desc *d;
+	const struct config_sysctl *owned;
+	const char *name, *value;
+	char expected[160], text[96];
+	int64_t v;
+	int r;
+
+	r = sd_bus_message_read(msg, "ss", &name, &value);
+	if (r < 0)
+		return r;
+	d = smc_sysctl_find(name);
+	if (!d || streq(name, "limit_smc_hs"))
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 d ? "Use SetHandshakeLimitation for limit_smc_hs"
+					   : "Unknown sysctl '%s'", name);
+	r = sysctl_parse_value(d, value, &v, expected, sizeof(expected));
+	if (r < 0)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "Invalid value '%s' for %s (expected %s)", value, name,
+					 expected);
+	r = check_admin(msg, m, error);
+	if (r < 0)
+		return r;
+	owned = config_find_sysctl(m->config, name);
+	if (owned) {
+		char what[80];
+
+		snprintf(what, sizeof(what), "net.smc.%s", name);
+		return owned_error(m, error, owned->mark, what);
+	}
+	if (d->unit == SMC_UNIT_STRING)
+		snprintf(text, sizeof(text), "%s", value);
+	else
+		snprintf(text, sizeof(text), "%" PRId64, v);
+	log_runtime_change(msg, name, text);
+	r = m->kernel->ops->sysctl_set(m->kernel, name, text);
+	if (r < 0)
+		return kernel_error(error, SMC_OP_SYSCTL_SET, r, m);
+	return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int set_switch(sd_bus_message *msg, struct manager *m, sd_bus_error *error,
+		      enum config_switch owned, struct config_mark mark, const char *what,
+		      int (*set)(struct kernel *, bool), enum smc_op op)
+{
+	int enable, r;
+
+	r = sd_bus_message_read(msg, "b", &enable);
+	if (r < 0)
+		return r;
+	r = check_admin(msg, m, error);
+	if (r < 0)
+		return r;
+	if (owned != CONFIG_LEAVE)
+		return owned_error(m, error, mark, what);
+	log_runtime_change(msg, what, enable ? "on" : "off");
+	r = set(m->kernel, enable);
+	if (r < 0)
+		return kernel_error(error, op, r, m);
+	return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_set_hs(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+
+	return set_switch(msg, m, error, m->config->hs_limitation, m->config->hs_limitation_mark,
+			  "The handshake limitation", m->kernel->ops->hs_set,
+			  SMC_OP_HS_LIMITATION_SET);
+}
+
+static int method_set_seid(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+
+	return set_switch(msg, m, error, m->config->seid, m->config->seid_mark, "The SEID",
+			  m->kernel->ops->seid_set, SMC_OP_SEID_ENABLE);
+}
+
+static bool pnetid_owned(struct manager *m, const char *pnetid, struct config_mark *ret)
+{
+	for (size_t i = 0; i < m->config->pnet.n_entries; i++)
+		if (streq(m->config->pnet.entries[i].pnetid, pnetid)) {
+			*ret = m->config->pnet.entries[i].mark;
+			return true;
+		}
+	return false;
+}
+
+static int pnetid_argument(const char *s, char ret[SMC_PNETID_LEN + 1], sd_bus_error *error)
+{
+	const char *reason = NULL;
+
+	if (smc_pnetid_validate(s, ret, &reason) < 0)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "Invalid PNET ID '%s': %s", s, reason ? reason : "rejected");
+	return 0;
+}
+
+static int method_add_pnet(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	struct smc_pnet_entry e = {};
+	const char *pnetid, *eth, *ib;
+	struct config_mark mark;
+	uint8_t port;
+	int r;
+
+	r = sd_bus_message_read(msg, "sssy", &pnetid, &eth, &ib, &port);
+	if (r < 0)
+		return r;
+	r = pnetid_argument(pnetid, e.pnetid, error);
+	if (r < 0)
+		return r;
+	if (!!eth[0] == !!ib[0] || strlen(eth) >= sizeof(e.eth_name) ||
+	    strlen(ib) >= sizeof(e.ib_name) || (ib[0] && port > 2) || (eth[0] && port))
+		return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
+					"Give exactly one of an Ethernet device, or an RDMA/DIBS device with port 0 (meaning 1), 1 or 2");
+	snprintf(e.eth_name, sizeof(e.eth_name), "%s", eth);
+	snprintf(e.ib_name, sizeof(e.ib_name), "%s", ib);
+	e.ib_port = ib[0] ? (port ? port : 1) : 0;
+	r = check_admin(msg, m, error);
+	if (r < 0)
+		return r;
+	if (m->config->pnet.exclusive)
+		return owned_error(m, error, m->config->pnet.mark, "The PNET table (pnet.exclusive: true)");
+	if (pnetid_owned(m, e.pnetid, &mark))
+		return owned_error(m, error, mark, "This PNET ID");
+	log_runtime_change(msg, "add PNET entry", e.pnetid);
+	r = m->kernel->ops->pnet_add(m->kernel, &e);
+	if (r < 0)
+		return kernel_error(error, SMC_OP_PNET_ADD, r, m);
+	return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_remove_pnet(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	char id[SMC_PNETID_LEN + 1];
+	struct config_mark mark;
+	const char *pnetid;
+	int r;
+
+	r = sd_bus_message_read(msg, "s", &pnetid);
+	if (r < 0)
+		return r;
+	r = pnetid_argument(pnetid, id, error);
+	if (r < 0)
+		return r;
+	r = check_admin(msg, m, error);
+	if (r < 0)
+		return r;
+	if (pnetid_owned(m, id, &mark))
+		return owned_error(m, error, mark, "This PNET ID");
+	log_runtime_change(msg, "remove PNET ID", id);
+	r = m->kernel->ops->pnet_del(m->kernel, id);
+	if (r < 0)
+		return kernel_error(error, SMC_OP_PNET_DEL, r, m);
+	return sd_bus_reply_method_return(msg, NULL);
+}
+
+static int method_flush_pnet(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	int r;
+
+	r = check_admin(msg, m, error);
+	if (r < 0)
+		return r;
+	if (m->config->pnet.exclusive || m->config->pnet.n_entries)
+		return owned_error(m, error, m->config->pnet.mark,
+				   "The PNET table (it holds entries the configuration wants)");
+	log_runtime_change(msg, "flush PNET table", "");
+	r = m->kernel->ops->pnet_flush(m->kernel);
+	if (r < 0)
+		return kernel_error(error, SMC_OP_PNET_FLUSH, r, m);
+	return sd_bus_reply_method_return(msg, NULL);
+}
+
+#define RO SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
+#define ANYONE SD_BUS_VTABLE_UNPRIVILEGED
+
+static const sd_bus_vtable manager_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_PROPERTY("Version", "s", prop_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("State", "s", prop_state, 0, RO),
+	SD_BUS_PROPERTY("ConfigPath", "s", prop_config_path, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("ConfigRevision", "s", prop_config_revision, 0, RO),
+	SD_BUS_PROPERTY("ConfigLoadedUSec", "t", prop_config_loaded, 0, RO),
+	SD_BUS_PROPERTY("ConfigError", "s", prop_config_error, 0, RO),
+	SD_BUS_PROPERTY("LastReconcile", "(ta(sss))", prop_last_reconcile, 0, RO),
+	SD_BUS_PROPERTY("LastCheckUSec", "t", prop_last_check, 0, 0),
+	SD_BUS_PROPERTY("Drift", "a(sss)", prop_drift, 0, RO),
+	SD_BUS_PROPERTY("DriftAction", "s", prop_drift_action, 0, RO),
+	SD_BUS_PROPERTY("DriftIntervalUSec", "t", prop_drift_interval, 0, RO),
+	SD_BUS_PROPERTY("DriftRepairs", "t", prop_drift_repairs, 0, RO),
+	SD_BUS_PROPERTY("Capabilities", "a{sv}", prop_capabilities, 0, RO),
+	SD_BUS_METHOD("Reload", NULL, NULL, method_reload, ANYONE),
+	SD_BUS_METHOD_WITH_ARGS("Reconcile", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sss)", results),
+				method_reconcile, ANYONE),
+	SD_BUS_METHOD("Refresh", NULL, NULL, method_refresh, ANYONE),
+	SD_BUS_METHOD_WITH_ARGS("DescribeConfig", SD_BUS_NO_ARGS, SD_BUS_RESULT("s", yaml),
+				method_describe_config, ANYONE),
+	SD_BUS_METHOD_WITH_ARGS("AddUeid", SD_BUS_ARGS("s", ueid), SD_BUS_NO_RESULT,
+				method_add_ueid, ANYONE),
+	SD_BUS_METHOD_WITH_ARGS("RemoveUeid", SD_BUS_ARGS("s", ueid), SD_BUS_NO_RESULT,
+				method_remove_ueid, ANYONE),
+	SD_BUS_METHOD("FlushUeid", NULL, NULL, method_flush_ueid, ANYONE),
+	SD_BUS_METHOD_WITH_ARGS("SetSysctl", SD_BUS_ARGS("s", name, "s", value), SD_BUS_NO_RESULT,
+				method_set_sysctl, ANYONE),
+	SD_BUS_METHOD_WITH_ARGS("SetHandshakeLimitation", SD_BUS_ARGS("b", enable),
+				SD_BUS_NO_RESULT, method_set_hs, ANYONE),
+	SD_BUS_METHOD_WITH_ARGS("SetSeid", SD_BUS_ARGS("b", enable), SD_BUS_NO_RESULT,
+				method_set_seid, ANYONE),
+	SD_BUS_METHOD_WITH_ARGS("AddPnet",
+				SD_BUS_ARGS("s", pnetid, "s", ethernet, "s", device, "y", port),
+				SD_BUS_NO_RESULT, method_add_pnet, ANYONE),
+	SD_BUS_METHOD_WITH_ARGS("RemovePnet", SD_BUS_ARGS("s", pnetid), SD_BUS_NO_RESULT,
+				method_remove_pnet, ANYONE),
+	SD_BUS_METHOD("FlushPnet", NULL, NULL, method_flush_pnet, ANYONE),
+	SD_BUS_VTABLE_END,
+};
+
+int bus_emit_manager_changed(struct manager *m, const char *first, ...)
+{
+	char *names[16];
+	size_t n = 0;
+	va_list ap;
+
+	if (!m->bus)
+		return 0;
+	va_start(ap, first);
+	for (const char *s = first; s && n < ELEMENTSOF(names) - 1; s = va_arg(ap, const char *))
+		names[n++] = (char *)s;
+	va_end(ap);
+	names[n] = NULL;
+	return sd_bus_emit_properties_changed_strv(m->bus, AGENT_PATH, MANAGER_IFACE, names);
+}
+
+int bus_setup(struct manager *m)
+{
+	int r;
+
+	/* sd_bus_open_system() honours DBUS_SYSTEM_BUS_ADDRESS (tests use a private bus). */
+	r = sd_bus_open_system(&m->bus);
+	if (r < 0)
+		return log_error_errno(r, "Cannot connect to the system bus: %m");
+	r = sd_bus_add_object_vtable(m->bus, NULL, AGENT_PATH, MANAGER_IFACE, manager_vtable, m);
+	if (r >= 0)
+		r = sd_bus_add_object_manager(m->bus, NULL, AGENT_PATH);
+	if (r >= 0)
+		r = bus_objects_register(m);
+	if (r < 0)
+		return log_error_errno(r, "Cannot register the D-Bus objects: %m");
+	/* Losing the bus ends the event loop with EXIT_FAILURE: systemd restarts us (the way
+	 * systemd's own daemons handle a dbus restart). */
+	r = sd_bus_set_exit_on_disconnect(m->bus, true);
+	if (r >= 0)
+		r = sd_bus_attach_event(m->bus, m->event, SD_EVENT_PRIORITY_NORMAL);
+	if (r < 0)
+		return log_error_errno(r, "Cannot attach the bus to the event loop: %m");
+	r = sd_bus_request_name(m->bus, m->bus_name, 0);
+	if (r < 0)
+		return log_error_errno(r, "Cannot own the bus name %s (another agent running, or the D-Bus policy is not installed?): %m",
+				       m->bus_name);
+	return 0;
+}

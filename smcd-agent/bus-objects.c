@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * One D-Bus object per SMC device and per link group, below /org/smcd/Agent1:
+ *
+ *   /org/smcd/Agent1/device/smcd/<name>       org.smcd.Agent1.Device   (name path-escaped)
+ *   /org/smcd/Agent1/device/smcr/<ibname>
+ *   /org/smcd/Agent1/linkgroup/smcd/<id>      org.smcd.Agent1.LinkGroup (id: 8 hex digits)
+ *   /org/smcd/Agent1/linkgroup/smcr/<id>
+ *
+ * The SMC netlink family has no multicast group, so the agent polls (monitor.interval, and
+ * on Refresh()/Reconcile()).  Each poll builds flat snapshots; comparing old and new gives
+ * InterfacesAdded/InterfacesRemoved (ObjectManager on /org/smcd/Agent1) and a
+ * PropertiesChanged naming exactly the properties that changed.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "smcd-agent/manager.h"
+
+#define DEVICE_PREFIX "/org/smcd/Agent1/device"
+#define LINKGROUP_PREFIX "/org/smcd/Agent1/linkgroup"
+#define DEVICE_IFACE "org.smcd.Agent1.Device"
+#define LINKGROUP_IFACE "org.smcd.Agent1.LinkGroup"
+#define DEV(f) offsetof(struct bus_device, f)
+#define LGR(f) offsetof(struct bus_linkgroup, f)
+
+/* ------------------------------------------------------------------------------------- */
+/* Snapshots from the kernel's structs                                                    */
+
+static void set_path(char *dst, size_t len, const char *prefix, const char *id)
+{
+	_cleanup_(freep) char *p = NULL;
+
+	if (sd_bus_path_encode(prefix, id, &p) >= 0 && strlen(p) < len)
+		snprintf(dst, len, "%s", p);
+	else
+		snprintf(dst, len, "%s/_", prefix);
+}
+
+void bus_device_from_smcd(const struct smcd_device *d, struct bus_device *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	snprintf(ret->technology, sizeof(ret->technology), "smcd");
+	snprintf(ret->name, sizeof(ret->name), "%s", d->name[0] ? d->name : d->pci_id);
+	ret->loopback = d->loopback;
+	ret->fabric_id = d->has_fabric_id ? d->fabric_id : d->pci_chid;
+	snprintf(ret->gid, sizeof(ret->gid), "%s", d->gid);
+	snprintf(ret->pci_id, sizeof(ret->pci_id), "%s", d->pci_id);
+	snprintf(ret->pnetid, sizeof(ret->pnetid), "%s", d->port.pnetid);
+	ret->pnet_user_defined = d->port.user_defined;
+	ret->linkgroups = d->linkgroups;
+	ret->conns = d->conns;
+	set_path(ret->path, sizeof(ret->path), DEVICE_PREFIX "/smcd", ret->name);
+}
+
+void bus_device_from_smcr(const struct smcr_device *d, struct bus_device *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	snprintf(ret->technology, sizeof(ret->technology), "smcr");
+	snprintf(ret->name, sizeof(ret->name), "%s", d->ib_name);
+	snprintf(ret->pci_id, sizeof(ret->pci_id), "%s", d->pci_id);
+	for (size_t i = 0; i < 2; i++) {
+		const struct smcr_port *p = &d->ports[i];
+
+		if (!p->valid)
+			continue;
+		ret->ports[ret->n_ports].port = (uint8_t)(i + 1);
+		ret->ports[ret->n_ports].active = p->active;
+		snprintf(ret->ports[ret->n_ports].pnetid, SMC_PNETID_LEN + 1, "%s", p->pnet.pnetid);
+		snprintf(ret->ports[ret->n_ports].netdev, IF_NAMESIZE, "%s", p->netdev);
+		ret->ports[ret->n_ports].links = p->link_cnt;
+		if (!ret->pnetid[0]) {
+			snprintf(ret->pnetid, sizeof(ret->pnetid), "%s", p->pnet.pnetid);
+			ret->pnet_user_defined = p->pnet.user_defined;
+		}
+		ret->n_ports++;
+	}
+	set_path(ret->path, sizeof(ret->path), DEVICE_PREFIX "/smcr", ret->name);
+}
+
+static void linkgroup_path(struct bus_linkgroup *l)
+{
+	snprintf(l->path, sizeof(l->path), LINKGROUP_PREFIX "/%s/%08x", l->technology, l->id);
+}
+
+static void linkgroup_v2(struct bus_linkgroup *l, const struct smc_lgr_v2 *v2)
+{
+	const char *os = v2->present ? smc_os_name(v2->os) : NULL;
+
+	l->version = v2->present ? v2->ver : 1;
+	snprintf(l->peer_host, sizeof(l->peer_host), "%s", v2->present ? v2->peer_host : "");
+	snprintf(l->neg_eid, sizeof(l->neg_eid), "%s", v2->present ? v2->neg_eid : "");
+	snprintf(l->peer_os, sizeof(l->peer_os), "%s", os ? os : "");
+}
+
+void bus_linkgroup_from_smcd(const struct smcd_linkgroup *d, struct bus_linkgroup *ret)
+{
+	char gid[33];
+
+	memset(ret, 0, sizeof(*ret));
+	snprintf(ret->technology, sizeof(ret->technology), "smcd");
+	ret->id = d->id;
+	ret->conns = d->conns;
+	snprintf(ret->pnetid, sizeof(ret->pnetid), "%s", d->pnetid);
+	ret->vlan_id = d->vlan_id;
+	snprintf(ret->device, sizeof(ret->device), "%s", d->device);
+	smcd_gid_format(d->gid, d->ext_gid, gid);
+	snprintf(ret->gid, sizeof(ret->gid), "%s", gid);
+	smcd_gid_format(d->peer_gid, d->peer_ext_gid, gid);
+	snprintf(ret->peer_gid, sizeof(ret->peer_gid), "%s", gid);
+	ret->sndbuf_alloc = d->sndbuf_alloc;
+	ret->buf_alloc = d->dmb_alloc;
+	linkgroup_v2(ret, &d->v2);
+	linkgroup_path(ret);
+}
+
+void bus_linkgroup_from_smcr(const struct smcr_linkgroup *r, struct bus_linkgroup *ret)
+{
+	const char *s;
+
+	memset(ret, 0, sizeof(*ret));
+	snprintf(ret->technology, sizeof(ret->technology), "smcr");
+	ret->id = r->id;
+	ret->conns = r->conns;
+	snprintf(ret->pnetid, sizeof(ret->pnetid), "%s", r->pnetid);
+	ret->vlan_id = r->vlan_id;
+	s = smc_lgr_role_name(r->role);
+	snprintf(ret->role, sizeof(ret->role), "%s", s ? s : "");
+	s = smc_lgr_type_name(r->type);
+	snprintf(ret->type, sizeof(ret->type), "%s", s ? s : "");
+	ret->sndbuf_alloc = r->sndbuf_alloc;
+	ret->buf_alloc = r->rmb_alloc;
+	linkgroup_v2(ret, &r->v2);
+	for (size_t i = 0; i < r->n_links && ret->n_links < SMC_LINKS_PER_LGR; i++) {
+		const struct smcr_link *k = &r->links[i];
+		typeof(ret->links[0]) *l = &ret->links[ret->n_links++];
+		static const char *const states[] = { "UNUSED", "INACTIVE", "ACTIVATING", "ACTIVE" };
+
+		l->id = k->id;
+		snprintf(l->state, sizeof(l->state), "%s",
+			 k->state < ELEMENTSOF(states) ? states[k->state] : "UNKNOWN");
+		snprintf(l->ib_dev, sizeof(l->ib_dev), "%s", k->ib_dev);
+		snprintf(l->netdev, sizeof(l->netdev), "%s", k->netdev);
+		l->conns = k->conn_cnt;
+		if (!ret->device[0]) {
+			snprintf(ret->device, sizeof(ret->device), "%s", k->ib_dev);
+			snprintf(ret->gid, sizeof(ret->gid), "%s", k->gid);
+			snprintf(ret->peer_gid, sizeof(ret->peer_gid), "%s", k->peer_gid);
+		}
+	}
+	linkgroup_path(ret);
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Vtables                                                                                */
+
+static int prop_inline_string(sd_bus *bus, const char *path, const char *iface,
+			      const char *prop, sd_bus_message *reply, void *userdata,
+			      sd_bus_error *error)
+{
+	return sd_bus_message_append_basic(reply, 's', userdata);
+}
+
+static int prop_bool(sd_bus *bus, const char *path, const char *iface, const char *prop,
+		     sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	return sd_bus_message_append(reply, "b", (int)*(const bool *)userdata);
+}
+
+static int prop_ports(sd_bus *bus, const char *path, const char *iface, const char *prop,
+		      sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	const struct bus_device *d = (const void *)((const char *)userdata - DEV(n_ports));
+	int r = sd_bus_message_open_container(reply, 'a', "(ybssu)");
+
+	for (size_t i = 0; r >= 0 && i < d->n_ports; i++)
+		r = sd_bus_message_append(reply, "(ybssu)", d->ports[i].port, (int)d->ports[i].active,
+					  d->ports[i].pnetid, d->ports[i].netdev, d->ports[i].links);
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	return r;
+}
+
+static int prop_links(sd_bus *bus, const char *path, const char *iface, const char *prop,
+		      sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	const struct bus_linkgroup *l = (const void *)((const char *)userdata - LGR(n_links));
+	int r = sd_bus_message_open_container(reply, 'a', "(ysssu)");
+
+	for (size_t i = 0; r >= 0 && i < l->n_links; i++)
+		r = sd_bus_message_append(reply, "(ysssu)", l->links[i].id, l->links[i].state,
+					  l->links[i].ib_dev, l->links[i].netdev, l->links[i].conns);
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	return r;
+}
+
+#define RO SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
+
+static const sd_bus_vtable device_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_PROPERTY("Name", "s", prop_inline_string, DEV(name), SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("Technology", "s", prop_inline_string, DEV(technology), SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("Loopback", "b", prop_bool, DEV(loopback), RO),
+	SD_BUS_PROPERTY("FabricId", "q", NULL, DEV(fabric_id), RO),
+	SD_BUS_PROPERTY("Gid", "s", prop_inline_string, DEV(gid), RO),
+	SD_BUS_PROPERTY("PciId", "s", prop_inline_string, DEV(pci_id), RO),
+	SD_BUS_PROPERTY("PnetId", "s", prop_inline_string, DEV(pnetid), RO),
+	SD_BUS_PROPERTY("PnetIdUserDefined", "b", prop_bool, DEV(pnet_user_defined), RO),
+	SD_BUS_PROPERTY("LinkGroups", "u", NULL, DEV(linkgroups), RO),
+	SD_BUS_PROPERTY("Connections", "u", NULL, DEV(conns), RO),
+	SD_BUS_PROPERTY("Ports", "a(ybssu)", prop_ports, DEV(n_ports), RO),
+	SD_BUS_VTABLE_END,
+};
+
+static const sd_bus_vtable linkgroup_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_PROPERTY("Id", "u", NULL, LGR(id), SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("Technology", "s", prop_inline_string, LGR(technology), SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("Connections", "u", NULL, LGR(conns), RO),
+	SD_BUS_PROPERTY("PnetId", "s", prop_inline_string, LGR(pnetid), RO),
+	SD_BUS_PROPERTY("VlanId", "y", NULL, LGR(vlan_id), RO),
+	SD_BUS_PROPERTY("Device", "s", prop_inline_string, LGR(device), RO),
+	SD_BUS_PROPERTY("Role", "s", prop_inline_string, LGR(role), RO),
+	SD_BUS_PROPERTY("Type", "s", prop_inline_string, LGR(type), RO),
+	SD_BUS_PROPERTY("Version", "y", NULL, LGR(version), RO),
+	SD_BUS_PROPERTY("PeerHost", "s", prop_inline_string, LGR(peer_host), RO),
+	SD_BUS_PROPERTY("NegotiatedEid", "s", prop_inline_string, LGR(neg_eid), RO),
+	SD_BUS_PROPERTY("PeerOs", "s", prop_inline_string, LGR(peer_os), RO),
+	SD_BUS_PROPERTY("Gid", "s", prop_inline_string, LGR(gid), RO),
+	SD_BUS_PROPERTY("PeerGid", "s", prop_inline_string, LGR(peer_gid), RO),
+	SD_BUS_PROPERTY("SndbufAlloc", "t", NULL, LGR(sndbuf_alloc), RO),
+	SD_BUS_PROPERTY("BufferAlloc", "t", NULL, LGR(buf_alloc), RO),
+	SD_BUS_PROPERTY("Links", "a(ysssu)", prop_links, LGR(n_links), RO),
+	SD_BUS_VTABLE_END,
+};
+
+/*
+ * Which properties changed: the vtable's own offsets, and a size per property type.  Array
+ * properties point at their count, the last fields of the snapshot, and compare to its end.
+ */
+static size_t field_size(const char *sig, size_t struct_size, size_t off)
+{
+	switch (sig[0]) {
+	case 'y':
+		return 1;
+	case 'q':
+		return 2;
+	case 'u':
+		return 4;
+	case 't':
+		return 8;
+	case 'b':
+		return sizeof(bool);
+	case 's':
+		return 0; /* compared as strings */
+	default:
+		return struct_size - off;
+	}
+}
+
+static size_t changed_properties(const sd_bus_vtable *vt, const void *a, const void *b,
+				 size_t struct_size, char **names, size_t max)
+{
+	size_t n = 0;
+
+	for (const sd_bus_vtable *v = vt + 1; v->type != _SD_BUS_VTABLE_END && n < max - 1; v++) {
+		size_t off = v->x.property.offset;
+		const char *sig = v->x.property.signature;
+		size_t sz = field_size(sig, struct_size, off);
+		const char *pa = (const char *)a + off, *pb = (const char *)b + off;
+		bool differs;
+
+		if (v->type != _SD_BUS_VTABLE_PROPERTY)
+			continue;
+		if (sig[0] == 's')
+			differs = !streq(pa, pb);
+		else
+			differs = memcmp(pa, pb, sz) != 0;
+		if (differs)
+			names[n++] = (char *)v->x.property.member;
+	}
+	names[n] = NULL;
+	return n;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Lookup                                                                                 */
+
+static struct bus_device *device_by_path(struct bus_device *v, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (streq(v[i].path, path))
+			return &v[i];
+	return NULL;
+}
+
+static struct bus_linkgroup *linkgroup_by_path(struct bus_linkgroup *v, size_t n,
+					       const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (streq(v[i].path, path))
+			return &v[i];
+	return NULL;
+}
+
+static int find_device(sd_bus *bus, const char *path, const char *iface, void *userdata,
+		       void **ret, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	struct bus_device *d = device_by_path(m->devices, m->n_devices, path);
+
+	if (!d)
+		return 0;
+	*ret = d;
+	return 1;
+}
+
+static int find_linkgroup(sd_bus *bus, const char *path, const char *iface, void *userdata,
+			  void **ret, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	struct bus_linkgroup *l = linkgroup_by_path(m->linkgroups, m->n_linkgroups, path);
+
+	if (!l)
+		return 0;
+	*ret = l;
+	return 1;
+}
+
+static int enumerate(sd_bus *bus, const char *prefix, void *userdata, char ***ret,
+		     sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	char **v = calloc(m->n_devices + m->n_linkgroups + 1, sizeof(char *));
+	size_t n = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->n_devices; i++)
+		if (!(v[n++] = strdup(m->devices[i].path)))
+			goto oom;
+	for (size_t i = 0; i < m->n_linkgroups; i++)
+		if (!(v[n++] = strdup(m->linkgroups[i].path)))
+			goto oom;
+	*ret = v;
+	return 0;
+oom:
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	return -ENOMEM;
+}
+
+int bus_objects_register(struct manager *m)
+{
+	int r;
+
+	r = sd_bus_add_fallback_vtable(m->bus, NULL, DEVICE_PREFIX, DEVICE_IFACE, device_vtable,
+				       find_device, m);
+	if (r >= 0)
+		r = sd_bus_add_fallback_vtable(m->bus, NULL, LINKGROUP_PREFIX, LINKGROUP_IFACE,
+					       linkgroup_vtable, find_linkgroup, m);
+	if (r >= 0)
+		r = sd_bus_add_node_enumerator(m->bus, NULL, "/org/smcd/Agent1", enumerate, m);
+	return r;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Update                                                                                 */
+
+int bus_objects_update(struct manager *m, struct bus_device *devices, size_t n_devices,
+		       struct bus_linkgroup *linkgroups, size_t n_linkgroups)
+{
+	struct bus_device *old_devices = m->devices;
+	struct bus_linkgroup *old_linkgroups = m->linkgroups;
+	size_t n_old_devices = m->n_devices, n_old_linkgroups = m->n_linkgroups;
+	char *names[32];
+
+	/* InterfacesRemoved needs the object still in place: before the swap. */
+	for (size_t i = 0; m->bus && i < n_old_devices; i++)
+		if (!device_by_path(devices, n_devices, old_devices[i].path))
+			(void)sd_bus_emit_object_removed(m->bus, old_devices[i].path);
+	for (size_t i = 0; m->bus && i < n_old_linkgroups; i++)
+		if (!linkgroup_by_path(linkgroups, n_linkgroups, old_linkgroups[i].path))
+			(void)sd_bus_emit_object_removed(m->bus, old_linkgroups[i].path);
+
+	m->devices = devices;
+	m->n_devices = n_devices;
+	m->linkgroups = linkgroups;
+	m->n_linkgroups = n_linkgroups;
+
+	for (size_t i = 0; m->bus && i < n_devices; i++) {
+		const struct bus_device *o = device_by_path(old_devices, n_old_devices, devices[i].path);
+
+		if (!o)
+			(void)sd_bus_emit_object_added(m->bus, devices[i].path);
+		else if (changed_properties(device_vtable, o, &devices[i], sizeof(*o), names,
+					    ELEMENTSOF(names)))
+			(void)sd_bus_emit_properties_changed_strv(m->bus, devices[i].path,
+								  DEVICE_IFACE, names);
+	}
+	for (size_t i = 0; m->bus && i < n_linkgroups; i++) {
+		const struct bus_linkgroup *o =
+			linkgroup_by_path(old_linkgroups, n_old_linkgroups, linkgroups[i].path);
+
+		if (!o)
+			(void)sd_bus_emit_object_added(m->bus, linkgroups[i].path);
+		else if (changed_properties(linkgroup_vtable, o, &linkgroups[i], sizeof(*o), names,
+					    ELEMENTSOF(names)))
+			(void)sd_bus_emit_properties_changed_strv(m->bus, linkgroups[i].path,
+								  LINKGROUP_IFACE, names);
+	}
+	free(old_devices);
+	free(old_linkgroups);
+	return 0;
+}

@@ -1,0 +1,1341 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * smc.yaml loader.  Two passes: libyaml events → a small node tree that keeps every node's
+ * mark, then the schema tables below walk the tree.  Keeping the tree (instead of acting on
+ * events directly) lets one walker report duplicates with both locations and lets every
+ * section be a small table-driven function.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "common/macro.h"
+#include "common/util.h"
+#include "smcd-agent/config.h"
+
+/* ------------------------------------------------------------------------------------- */
+/* Node tree                                                                              */
+
+enum ynode_type {
+	YNODE_SCALAR,
+	YNODE_MAP,
+	YNODE_SEQ,
+};
+
+struct ynode {
+	enum ynode_type type;
+	struct config_mark mark;
+	char *value;            /* scalar */
+	bool plain;             /* plain (unquoted) scalar: may be null */
+	struct ynode **items;   /* seq: items; map: key, value, key, value, ... */
+	size_t n_items;
+};
+
+static void ynode_free(struct ynode *n)
+{
+	if (!n)
+		return;
+	for (size_t i = 0; i < n->n_items; i++)
+		ynode_free(n->items[i]);
+	free(n->items);
+	free(n->value);
+	free(n);
+}
+DEFINE_TRIVIAL_CLEANUP_FUNC(struct ynode *, ynode_free);
+
+struct ctx {
+	const char *path;
+	struct config_errors *errors;
+	struct config *config;
+	yaml_parser_t parser;
+};
+
+static struct config_mark mark_of(yaml_mark_t m)
+{
+	return (struct config_mark){ .line = (unsigned)m.line + 1, .column = (unsigned)m.column + 1 };
+}
+
+static void errors_add(struct config_errors *e, char *line)
+{
+	if (!line)
+		return;
+	if (e->n >= ELEMENTSOF(e->lines)) {
+		e->truncated = true;
+		free(line);
+		return;
+	}
+	e->lines[e->n++] = line;
+}
+
+_printf_(3, 4) static void error_at(struct ctx *ctx, struct config_mark m, const char *fmt, ...)
+{
+	char *msg = NULL, *line = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	if (!msg)
+		return;
+	if (asprintf(&line, "%s:%u:%u: %s", ctx->path, m.line, m.column, msg) < 0)
+		line = NULL;
+	free(msg);
+	errors_add(ctx->errors, line);
+}
+
+static int next_event(struct ctx *ctx, yaml_event_t *ev)
+{
+	if (yaml_parser_parse(&ctx->parser, ev))
+		return 0;
+	error_at(ctx, mark_of(ctx->parser.problem_mark), "YAML syntax error: %s%s%s",
+		 ctx->parser.problem ? ctx->parser.problem : "unknown problem",
+		 ctx->parser.context ? " " : "", ctx->parser.context ? ctx->parser.context : "");
+	return -EINVAL;
+}
+
+static int ynode_append(struct ynode *parent, struct ynode *child)
+{
+	struct ynode **v = realloc(parent->items, (parent->n_items + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	parent->items = v;
+	v[parent->n_items++] = child;
+	return 0;
+}
+
+/* Build the node for the event ev (already read); consumes the events of its children. */
+static int ynode_build(struct ctx *ctx, yaml_event_t *ev, struct ynode **ret)
+{
+	_cleanup_(ynode_freep) struct ynode *n = calloc(1, sizeof(*n));
+	yaml_event_type_t end;
+	int r;
+
+	if (!n)
+		return -ENOMEM;
+	n->mark = mark_of(ev->start_mark);
+	switch (ev->type) {
+	case YAML_SCALAR_EVENT:
+		n->type = YNODE_SCALAR;
+		n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+		n->value = strdup((const char *)ev->data.scalar.value);
+		if (!n->value)
+			return -ENOMEM;
+		*ret = TAKE_PTR(n);
+		return 0;
+	case YAML_MAPPING_START_EVENT:
+		n->type = YNODE_MAP;
+		end = YAML_MAPPING_END_EVENT;
+		break;
+	case YAML_SEQUENCE_START_EVENT:
+		n->type = YNODE_SEQ;
+		end = YAML_SEQUENCE_END_EVENT;
+		break;
+	case YAML_ALIAS_EVENT:
+		error_at(ctx, n->mark, "YAML aliases are not supported (write the value out)");
+		return -EINVAL;
+	default:
+		error_at(ctx, n->mark, "unexpected YAML event");
+		return -EINVAL;
+	}
+	for (;;) {
+		yaml_event_t child_ev;
+		struct ynode *child = NULL;
+
+		r = next_event(ctx, &child_ev);
+		if (r < 0)
+			return r;
+		if (child_ev.type == end) {
+			yaml_event_delete(&child_ev);
+			break;
+		}
+		r = ynode_build(ctx, &child_ev, &child);
+		yaml_event_delete(&child_ev);
+		if (r < 0)
+			return r;
+		r = ynode_append(n, child);
+		if (r < 0) {
+			ynode_free(child);
+			return r;
+		}
+	}
+	*ret = TAKE_PTR(n);
+	return 0;
+}
+
+/* The document's root node, or NULL for an empty file. */
+static int parse_document(struct ctx *ctx, const char *text, size_t len, struct ynode **ret)
+{
+	struct ynode *root = NULL;
+	bool done = false;
+	int r = 0;
+
+	yaml_parser_set_input_string(&ctx->parser, (const unsigned char *)text, len);
+	while (!done) {
+		yaml_event_t ev;
+
+		r = next_event(ctx, &ev);
+		if (r < 0)
+			break;
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT:
+			done = true;
+			break;
+		case YAML_STREAM_START_EVENT:
+		case YAML_DOCUMENT_START_EVENT:
+		case YAML_DOCUMENT_END_EVENT:
+			break;
+		default:
+			if (root) {
+				error_at(ctx, mark_of(ev.start_mark),
+					 "a second YAML document (expected exactly one)");
+				r = -EINVAL;
+			} else
+				r = ynode_build(ctx, &ev, &root);
+			break;
+		}
+		yaml_event_delete(&ev);
+		if (r < 0)
+			break;
+	}
+	if (r < 0) {
+		ynode_free(root);
+		return r;
+	}
+	*ret = root;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Typed accessors: each reports its own error and returns NULL/-EINVAL                   */
+
+static const char *node_type_name(const struct ynode *n)
+{
+	switch (n->type) {
+	case YNODE_MAP:
+		return "a mapping";
+	case YNODE_SEQ:
+		return "a list";
+	default:
+		return "a scalar";
+	}
+}
+
+static bool node_is_null(const struct ynode *n)
+{
+	return n->type == YNODE_SCALAR && n->plain &&
+	       (n->value[0] == '\0' || streq(n->value, "~") || streq(n->value, "null"));
+}
+
+static const char *get_scalar(struct ctx *ctx, const struct ynode *n, const char *key,
+			      const char *expected)
+{
+	if (n->type != YNODE_SCALAR || node_is_null(n)) {
+		error_at(ctx, n->mark, "%s: %s is not a valid value (expected %s)", key,
+			 node_is_null(n) ? "an empty value" : node_type_name(n), expected);
+		return NULL;
+	}
+	return n->value;
+}
+
+static int get_bool(struct ctx *ctx, const struct ynode *n, const char *key, bool *ret)
+{
+	const char *s = get_scalar(ctx, n, key, "true or false");
+
+	if (!s)
+		return -EINVAL;
+	if (parse_bool(s, ret) < 0) {
+		error_at(ctx, n->mark, "%s: '%s' is not a boolean (expected true or false)", key, s);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int get_enum(struct ctx *ctx, const struct ynode *n, const char *key,
+		    const char *const *names, size_t n_names, const char *expected, int *ret)
+{
+	const char *s = get_scalar(ctx, n, key, expected);
+
+	if (!s)
+		return -EINVAL;
+	for (size_t i = 0; i < n_names; i++)
+		if (names[i] && streq(s, names[i])) {
+			*ret = (int)i;
+			return 0;
+		}
+	error_at(ctx, n->mark, "%s: '%s' is not a valid value (expected %s)", key, s, expected);
+	return -EINVAL;
+}
+
+static int get_duration(struct ctx *ctx, const struct ynode *n, const char *key, uint64_t min,
+			uint64_t max, uint64_t *ret)
+{
+	const char *s = get_scalar(ctx, n, key, "a duration such as 30s or 5m");
+	uint64_t v;
+
+	if (!s)
+		return -EINVAL;
+	if (parse_duration_usec(s, &v) < 0) {
+		error_at(ctx, n->mark, "%s: '%s' is not a duration (expected a number with s, m or h, e.g. 30s)",
+			 key, s);
+		return -EINVAL;
+	}
+	if (v != 0 && (v < min || v > max)) {
+		error_at(ctx, n->mark, "%s: %s is out of range (expected 0 or %" PRIu64 "s to %" PRIu64 "s)",
+			 key, s, (uint64_t)(min / 1000000), (uint64_t)(max / 1000000));
+		return -EINVAL;
+	}
+	*ret = v;
+	return 0;
+}
+
+static const struct ynode *get_seq(struct ctx *ctx, const struct ynode *n, const char *key,
+				   const char *expected)
+{
+	if (n->type != YNODE_SEQ) {
+		if (node_is_null(n))
+			return n; /* "entries:" with nothing: an empty list */
+		error_at(ctx, n->mark, "%s: %s is not valid here (expected a list of %s)", key,
+			 node_type_name(n), expected);
+		return NULL;
+	}
+	return n;
+}
+
+static char *xstrdup_into(char **dst, const char *s)
+{
+	free(*dst);
+	*dst = strdup(s);
+	return *dst;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Table-driven mappings                                                                  */
+
+struct key_handler {
+	const char *key;
+	int (*parse)(struct ctx *ctx, const struct ynode *key, const struct ynode *value);
+};
+
+static void expected_keys(const struct key_handler *t, size_t n, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "", t[i].key);
+}
+
+/*
+ * Walk a mapping: every key must be a scalar, known and unique.  Continues after errors so
+ * one run reports as much as possible.  A null value (a key with nothing after it) is an
+ * empty section.
+ */
+static int parse_map(struct ctx *ctx, const struct ynode *map, const char *section,
+		     const struct key_handler *table, size_t n_table)
+{
+	int ret = 0;
+
+	if (node_is_null(map))
+		return 0;
+	if (map->type != YNODE_MAP) {
+		error_at(ctx, map->mark, "%s: %s is not valid here (expected a mapping)", section,
+			 node_type_name(map));
+		return -EINVAL;
+	}
+	for (size_t i = 0; i + 1 < map->n_items; i += 2) {
+		const struct ynode *k = map->items[i], *v = map->items[i + 1];
+		const struct key_handler *h = NULL;
+		bool dup = false;
+
+		if (k->type != YNODE_SCALAR) {
+			error_at(ctx, k->mark, "%s: %s as a key (expected a name)", section,
+				 node_type_name(k));
+			ret = -EINVAL;
+			continue;
+		}
+		for (size_t j = 0; j < i; j += 2) {
+			const struct ynode *o = map->items[j];
+
+			if (o->type == YNODE_SCALAR && streq(o->value, k->value)) {
+				error_at(ctx, k->mark, "%s: duplicate key '%s' (first given at line %u, column %u)",
+					 section, k->value, o->mark.line, o->mark.column);
+				dup = true;
+				break;
+			}
+		}
+		if (dup) {
+			ret = -EINVAL;
+			continue;
+		}
+		for (size_t j = 0; j < n_table; j++)
+			if (streq(table[j].key, k->value) || streq(table[j].key, "*"))
+				h = &table[j];
+		if (!h) {
+			char keys[512];
+
+			expected_keys(table, n_table, keys, sizeof(keys));
+			error_at(ctx, k->mark, "%s: unknown key '%s' (expected one of: %s)", section,
+				 k->value, keys);
+			ret = -EINVAL;
+			continue;
+		}
+		if (h->parse(ctx, k, v) < 0)
+			ret = -EINVAL;
+	}
+	return ret;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* ueid:                                                                                  */
+
+static int ueid_auto(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	return get_bool(ctx, v, "ueid.auto", &ctx->config->ueid.auto_derive);
+}
+
+static int ueid_exclusive(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	return get_bool(ctx, v, "ueid.exclusive", &ctx->config->ueid.exclusive);
+}
+
+static int ueid_machine_id_file(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	const char *s = get_scalar(ctx, v, "ueid.machine-id-file", "an absolute path");
+
+	if (!s)
+		return -EINVAL;
+	if (s[0] != '/') {
+		error_at(ctx, v->mark, "ueid.machine-id-file: '%s' is not an absolute path (expected a path starting with /)",
+			 s);
+		return -EINVAL;
+	}
+	return xstrdup_into(&ctx->config->ueid.machine_id_file, s) ? 0 : -ENOMEM;
+}
+
+static int ueid_entries(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	const struct ynode *seq = get_seq(ctx, v, "ueid.entries", "UEIDs");
+	struct config *c = ctx->config;
+	int ret = 0;
+
+	if (!seq)
+		return -EINVAL;
+	c->ueid.mark = k->mark;
+	for (size_t i = 0; i < seq->n_items; i++) {
+		const struct ynode *e = seq->items[i];
+		const char *s = get_scalar(ctx, e, "ueid.entries", "a UEID such as SMC-HOSTS-A");
+		char padded[SMC_EID_LEN + 1];
+		const char *reason = NULL;
+		struct config_ueid *u;
+		bool dup = false;
+
+		if (!s) {
+			ret = -EINVAL;
+			continue;
+		}
+		if (smc_ueid_validate(s, padded, &reason) < 0) {
+			error_at(ctx, e->mark, "ueid.entries: '%s' is not a valid UEID: %s (expected up to 32 upper-case letters, digits, '.' or '-')",
+				 s, reason ? reason : "rejected");
+			ret = -EINVAL;
+			continue;
+		}
+		strstrip_trailing(padded);
+		for (size_t j = 0; j < c->ueid.n_entries; j++)
+			if (streq(c->ueid.entries[j].ueid, padded)) {
+				error_at(ctx, e->mark, "ueid.entries: duplicate UEID '%s' (first given at line %u, column %u)",
+					 padded, c->ueid.entries[j].mark.line,
+					 c->ueid.entries[j].mark.column);
+				dup = true;
+			}
+		if (dup) {
+			ret = -EINVAL;
+			continue;
+		}
+		if (c->ueid.n_entries >= SMC_UEID_MAX) {
+			error_at(ctx, e->mark, "ueid.entries: too many UEIDs (expected at most %d: the kernel's table holds %d)",
+				 SMC_UEID_MAX, SMC_UEID_MAX);
+			ret = -EINVAL;
+			continue;
+		}
+		u = &c->ueid.entries[c->ueid.n_entries++];
+		snprintf(u->ueid, sizeof(u->ueid), "%s", padded);
+		u->mark = e->mark;
+	}
+	return ret;
+}
+
+static const struct key_handler ueid_keys[] = {
+	{ "auto", ueid_auto },
+	{ "machine-id-file", ueid_machine_id_file },
+	{ "entries", ueid_entries },
+	{ "exclusive", ueid_exclusive },
+};
+
+static int section_ueid(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	int r = parse_map(ctx, v, "ueid", ueid_keys, ELEMENTSOF(ueid_keys));
+	struct config *c = ctx->config;
+
+	if (r == 0 && c->ueid.auto_derive && c->ueid.n_entries >= SMC_UEID_MAX) {
+		error_at(ctx, c->ueid.mark, "ueid: %zu entries and the derived UEID are too many (expected at most %d in all; set auto: false or remove one)",
+			 c->ueid.n_entries, SMC_UEID_MAX);
+		r = -EINVAL;
+	}
+	return r;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* seid:, handshake-limitation:                                                           */
+
+static const char *const switch_names[] = {
+	[CONFIG_LEAVE] = "leave",
+	[CONFIG_ENABLE] = "enable",
+	[CONFIG_DISABLE] = "disable",
+};
+
+const char *config_switch_to_string(enum config_switch s)
+{
+	return s < ELEMENTSOF(switch_names) ? switch_names[s] : NULL;
+}
+
+static int section_seid(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	int s, r;
+
+	r = get_enum(ctx, v, "seid", switch_names, ELEMENTSOF(switch_names),
+		     "leave, enable or disable", &s);
+	if (r < 0)
+		return r;
+	ctx->config->seid = (enum config_switch)s;
+	ctx->config->seid_mark = v->mark;
+	return 0;
+}
+
+/* YAML's booleans plus "leave": the limitation is a flag, so true/false read naturally. */
+static int section_hs_limitation(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	const char *s = get_scalar(ctx, v, "handshake-limitation", "leave, true or false");
+	bool b;
+
+	if (!s)
+		return -EINVAL;
+	if (streq(s, "leave"))
+		ctx->config->hs_limitation = CONFIG_LEAVE;
+	else if (parse_bool(s, &b) == 0)
+		ctx->config->hs_limitation = b ? CONFIG_ENABLE : CONFIG_DISABLE;
+	else {
+		error_at(ctx, v->mark, "handshake-limitation: '%s' is not a valid value (expected leave, true or false)",
+			 s);
+		return -EINVAL;
+	}
+	ctx->config->hs_limitation_mark = v->mark;
+	return 0;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* sysctl:                                                                                */
+
+static void format_range(const struct smc_sysctl_desc *d, char *buf, size_t len)
+{
+	char a[32], b[32];
+
+	if (d->unit == SMC_UNIT_BYTES)
+		snprintf(buf, len, "%s to %s", format_size(d->min, a, sizeof(a)),
+			 format_size(d->max, b, sizeof(b)));
+	else
+		snprintf(buf, len, "%" PRId64 " to %" PRId64 "%s", d->min, d->max,
+			 d->unit == SMC_UNIT_SECONDS ? " seconds" : "");
+}
+
+static void enum_expected(const struct smc_sysctl_desc *d, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; d->enum_names && d->enum_names[i] && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "", d->enum_names[i]);
+}
+
+static void sysctl_expected(const struct smc_sysctl_desc *d, char *buf, size_t len)
+{
+	switch (d->unit) {
+	case SMC_UNIT_BYTES:
+		snprintf(buf, len, "a size such as 64KiB or 1MiB");
+		break;
+	case SMC_UNIT_SECONDS:
+		snprintf(buf, len, "a duration in seconds such as 30s or 2m");
+		break;
+	case SMC_UNIT_BOOL:
+		snprintf(buf, len, "true or false");
+		break;
+	case SMC_UNIT_ENUM:
+		enum_expected(d, buf, len);
+		break;
+	case SMC_UNIT_COUNT:
+		snprintf(buf, len, "a whole number");
+		break;
+	case SMC_UNIT_STRING:
+		snprintf(buf, len, "a string of at most %" PRId64 " characters", d->max);
+		break;
+	}
+}
+
+int sysctl_parse_value(const struct smc_sysctl_desc *d, const char *s, int64_t *ret,
+		       char *expected, size_t len)
+{
+	bool b = false;
+	int r = -EINVAL;
+
+	switch (d->unit) {
+	case SMC_UNIT_BYTES:
+		r = parse_size(s, ret);
+		break;
+	case SMC_UNIT_SECONDS:
+		r = parse_seconds(s, ret);
+		break;
+	case SMC_UNIT_BOOL:
+		r = parse_bool(s, &b);
+		*ret = b;
+		break;
+	case SMC_UNIT_ENUM:
+		for (size_t i = 0; d->enum_names && d->enum_names[i]; i++)
+			if (streq(d->enum_names[i], s)) {
+				*ret = (int64_t)i;
+				r = 0;
+			}
+		break;
+	case SMC_UNIT_COUNT:
+		r = parse_count(s, ret);
+		break;
+	case SMC_UNIT_STRING:
+		*ret = 0;
+		r = (int64_t)strlen(s) > d->max ? -ERANGE : 0;
+		break;
+	}
+	if (r == 0 && d->unit != SMC_UNIT_STRING && (*ret < d->min || *ret > d->max))
+		r = -ERANGE;
+	if (r == -ERANGE && d->unit != SMC_UNIT_STRING)
+		format_range(d, expected, len);
+	else if (r < 0)
+		sysctl_expected(d, expected, len);
+	return r;
+}
+
+static int sysctl_value(struct ctx *ctx, const struct smc_sysctl_desc *d, const struct ynode *v,
+			struct config_sysctl *ret)
+{
+	char key[80], expected[160];
+	const char *s;
+	int r;
+
+	snprintf(key, sizeof(key), "sysctl.%s", d->name);
+	sysctl_expected(d, expected, sizeof(expected));
+	s = get_scalar(ctx, v, key, expected);
+	if (!s)
+		return -EINVAL;
+	ret->desc = d;
+	ret->mark = v->mark;
+	r = sysctl_parse_value(d, s, &ret->value, expected, sizeof(expected));
+	if (r == -ERANGE && d->unit != SMC_UNIT_STRING) {
+		error_at(ctx, v->mark, "%s: %s is out of range (expected %s)", key, s, expected);
+		return -EINVAL;
+	}
+	if (r < 0) {
+		error_at(ctx, v->mark, "%s: '%s' is not valid (expected %s)", key, s, expected);
+		return -EINVAL;
+	}
+	if (d->unit == SMC_UNIT_STRING) {
+		ret->string = strdup(s);
+		return ret->string ? 0 : -ENOMEM;
+	}
+	return 0;
+}
+
+static int sysctl_entry(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	const struct smc_sysctl_desc *d = smc_sysctl_find(k->value);
+	struct config *c = ctx->config;
+	struct config_sysctl *a, e = {};
+	int r;
+
+	/*
+	 * limit_smc_hs is the same kernel variable as the netlink handshake limitation.  One
+	 * key only, so two lines can never disagree: handshake-limitation, because the netlink
+	 * control exists on every SMC kernel (the sysctl only since 6.12) and the sysctl writes
+	 * an int into a bool, which is wrong on big-endian machines.
+	 */
+	if (d && streq(d->name, "limit_smc_hs")) {
+		error_at(ctx, k->mark, "sysctl: limit_smc_hs is set with the top-level key handshake-limitation (expected handshake-limitation: true|false|leave)");
+		return -EINVAL;
+	}
+	if (!d) {
+		size_t n;
+		const struct smc_sysctl_desc *t = smc_sysctl_table(&n);
+		char names[512];
+		size_t o = 0;
+
+		names[0] = '\0';
+		for (size_t i = 0; i < n && o < sizeof(names); i++)
+			if (!streq(t[i].name, "limit_smc_hs"))
+				o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s",
+						      o ? ", " : "", t[i].name);
+		error_at(ctx, k->mark, "sysctl: unknown sysctl '%s' (expected one of: %s)", k->value,
+			 names);
+		return -EINVAL;
+	}
+	r = sysctl_value(ctx, d, v, &e);
+	if (r < 0)
+		return r;
+	a = realloc(c->sysctls, (c->n_sysctls + 1) * sizeof(*a));
+	if (!a) {
+		free(e.string);
+		return -ENOMEM;
+	}
+	c->sysctls = a;
+	c->sysctls[c->n_sysctls++] = e;
+	return 0;
+}
+
+static const struct key_handler sysctl_keys[] = {
+	{ "*", sysctl_entry },
+};
+
+static void sysctls_clear(struct config *c)
+{
+	for (size_t i = 0; i < c->n_sysctls; i++)
+		free(c->sysctls[i].string);
+	free(c->sysctls);
+	c->sysctls = NULL;
+	c->n_sysctls = 0;
+}
+
+/* A sysctl: section replaces the built-in one: what the file shows is all that is managed. */
+static int section_sysctl(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	sysctls_clear(ctx->config);
+	return parse_map(ctx, v, "sysctl", sysctl_keys, ELEMENTSOF(sysctl_keys));
+}
+
+const struct config_sysctl *config_find_sysctl(const struct config *c, const char *name)
+{
+	for (size_t i = 0; i < c->n_sysctls; i++)
+		if (streq(c->sysctls[i].desc->name, name))
+			return &c->sysctls[i];
+	return NULL;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* pnet:                                                                                  */
+
+static int pnet_pnetid(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
+static int pnet_eth(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
+static int pnet_ib(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
+static int pnet_port(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
+
+static const struct key_handler pnet_entry_keys[] = {
+	{ "pnetid", pnet_pnetid },
+	{ "eth", pnet_eth },
+	{ "ib", pnet_ib },
+	{ "port", pnet_port },
+};
+
+/* The entry being parsed is the last one of the array. */
+static struct config_pnet *pnet_current(struct ctx *ctx)
+{
+	return &ctx->config->pnet.entries[ctx->config->pnet.n_entries - 1];
+}
+
+static int pnet_pnetid(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	const char *s = get_scalar(ctx, v, "pnet.entries.pnetid", "a PNET ID of 1 to 16 letters or digits");
+	const char *reason = NULL;
+
+	if (!s)
+		return -EINVAL;
+	if (smc_pnetid_validate(s, pnet_current(ctx)->pnetid, &reason) < 0) {
+		error_at(ctx, v->mark, "pnet.entries.pnetid: '%s' is not a valid PNET ID: %s (expected 1 to 16 letters or digits)",
+			 s, reason ? reason : "rejected");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int pnet_name(struct ctx *ctx, const struct ynode *v, const char *key, char *dst,
+		     size_t max)
+{
+	const char *s = get_scalar(ctx, v, key, "a device name");
+
+	if (!s)
+		return -EINVAL;
+	if (strlen(s) >= max || strpbrk(s, " /\t")) {
+		error_at(ctx, v->mark, "%s: '%s' is not a valid device name (expected at most %zu characters, no blanks or '/')",
+			 key, s, max - 1);
+		return -EINVAL;
+	}
+	snprintf(dst, max, "%s", s);
+	return 0;
+}
+
+static int pnet_eth(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	return pnet_name(ctx, v, "pnet.entries.eth", pnet_current(ctx)->eth, IF_NAMESIZE);
+}
+
+static int pnet_ib(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	return pnet_name(ctx, v, "pnet.entries.ib", pnet_current(ctx)->ib, SMC_IB_NAME_LEN);
+}
+
+static int pnet_port(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	const char *s = get_scalar(ctx, v, "pnet.entries.port", "1 or 2");
+
+	if (!s)
+		return -EINVAL;
+	if (!streq(s, "1") && !streq(s, "2")) {
+		error_at(ctx, v->mark, "pnet.entries.port: '%s' is not a valid port (expected 1 or 2)", s);
+		return -EINVAL;
+	}
+	pnet_current(ctx)->port = (uint8_t)(s[0] - '0');
+	return 0;
+}
+
+static bool pnet_same(const struct config_pnet *a, const struct config_pnet *b)
+{
+	return streq(a->pnetid, b->pnetid) && streq(a->eth, b->eth) && streq(a->ib, b->ib) &&
+	       a->port == b->port;
+}
+
+static int pnet_check_entry(struct ctx *ctx, const struct ynode *item)
+{
+	struct config *c = ctx->config;
+	struct config_pnet *p = pnet_current(ctx);
+	bool has_port = false;
+
+	for (size_t i = 0; i < item->n_items; i += 2)
+		if (item->items[i]->type == YNODE_SCALAR && streq(item->items[i]->value, "port"))
+			has_port = true;
+	if (!p->pnetid[0]) {
+		error_at(ctx, item->mark, "pnet.entries: entry without pnetid (expected pnetid: NAME)");
+		return -EINVAL;
+	}
+	if (!!p->eth[0] == !!p->ib[0]) {
+		error_at(ctx, item->mark, "pnet.entries: entry needs exactly one of eth or ib (expected eth: NETDEV, or ib: DEVICE with an optional port)");
+		return -EINVAL;
+	}
+	if (p->eth[0] && has_port) {
+		error_at(ctx, item->mark, "pnet.entries: port is only valid with ib (expected no port for an eth entry)");
+		return -EINVAL;
+	}
+	if (p->ib[0] && !p->port)
+		p->port = 1;
+	for (size_t j = 0; j + 1 < c->pnet.n_entries; j++)
+		if (pnet_same(&c->pnet.entries[j], p)) {
+			error_at(ctx, item->mark, "pnet.entries: duplicate entry (first given at line %u, column %u)",
+				 c->pnet.entries[j].mark.line, c->pnet.entries[j].mark.column);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+static int pnet_entries(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	const struct ynode *seq = get_seq(ctx, v, "pnet.entries", "entries");
+	struct config *c = ctx->config;
+	int ret = 0;
+
+	if (!seq)
+		return -EINVAL;
+	for (size_t i = 0; i < seq->n_items; i++) {
+		const struct ynode *item = seq->items[i];
+		struct config_pnet *a;
+		int r;
+
+		if (item->type != YNODE_MAP) {
+			error_at(ctx, item->mark, "pnet.entries: %s is not a valid entry (expected a mapping with pnetid and eth or ib)",
+				 node_type_name(item));
+			ret = -EINVAL;
+			continue;
+		}
+		a = realloc(c->pnet.entries, (c->pnet.n_entries + 1) * sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		c->pnet.entries = a;
+		memset(&a[c->pnet.n_entries], 0, sizeof(*a));
+		a[c->pnet.n_entries++].mark = item->mark;
+		r = parse_map(ctx, item, "pnet.entries", pnet_entry_keys, ELEMENTSOF(pnet_entry_keys));
+		if (r == 0)
+			r = pnet_check_entry(ctx, item);
+		if (r < 0) {
+			c->pnet.n_entries--;
+			ret = r;
+		}
+	}
+	return ret;
+}
+
+static int pnet_exclusive(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	return get_bool(ctx, v, "pnet.exclusive", &ctx->config->pnet.exclusive);
+}
+
+static const struct key_handler pnet_keys[] = {
+	{ "exclusive", pnet_exclusive },
+	{ "entries", pnet_entries },
+};
+
+static int section_pnet(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	ctx->config->pnet.mark = k->mark;
+	return parse_map(ctx, v, "pnet", pnet_keys, ELEMENTSOF(pnet_keys));
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* modules:                                                                               */
+
+static void modules_clear(struct config *c)
+{
+	for (size_t i = 0; i < c->n_modules; i++)
+		free(c->modules[i]);
+	free(c->modules);
+	c->modules = NULL;
+	c->n_modules = 0;
+}
+
+static int modules_add(struct config *c, const char *name)
+{
+	char **v = realloc(c->modules, (c->n_modules + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	c->modules = v;
+	v[c->n_modules] = strdup(name);
+	if (!v[c->n_modules])
+		return -ENOMEM;
+	c->n_modules++;
+	return 0;
+}
+
+static int section_modules(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	const struct ynode *seq = get_seq(ctx, v, "modules", "kernel module names");
+	struct config *c = ctx->config;
+	int ret = 0;
+
+	if (!seq)
+		return -EINVAL;
+	modules_clear(c);
+	for (size_t i = 0; i < seq->n_items; i++) {
+		const struct ynode *e = seq->items[i];
+		const char *s = get_scalar(ctx, e, "modules", "a module name such as smc");
+		bool dup = false;
+
+		if (!s) {
+			ret = -EINVAL;
+			continue;
+		}
+		if (strlen(s) >= 56 || strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(s)) {
+			error_at(ctx, e->mark, "modules: '%s' is not a module name (expected lower-case letters, digits, '_' or '-')",
+				 s);
+			ret = -EINVAL;
+			continue;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (seq->items[j]->type == YNODE_SCALAR && streq(seq->items[j]->value, s)) {
+				error_at(ctx, e->mark, "modules: duplicate module '%s' (first given at line %u, column %u)",
+					 s, seq->items[j]->mark.line, seq->items[j]->mark.column);
+				dup = true;
+				break;
+			}
+		if (dup) {
+			ret = -EINVAL;
+			continue;
+		}
+		if (modules_add(c, s) < 0)
+			return -ENOMEM;
+	}
+	return ret;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* drift:, monitor:, admin-group:                                                         */
+
+static const char *const drift_action_names[] = {
+	[DRIFT_REPAIR] = "repair",
+	[DRIFT_REPORT] = "report",
+};
+
+const char *drift_action_to_string(enum drift_action a)
+{
+	return a < ELEMENTSOF(drift_action_names) ? drift_action_names[a] : NULL;
+}
+
+#define USEC_PER_SEC 1000000ULL
+
+static int drift_action_key(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	int a, r;
+
+	r = get_enum(ctx, v, "drift.action", drift_action_names, ELEMENTSOF(drift_action_names),
+		     "repair or report", &a);
+	if (r == 0)
+		ctx->config->drift.action = (enum drift_action)a;
+	return r;
+}
+
+static int drift_interval(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	return get_duration(ctx, v, "drift.interval", USEC_PER_SEC, 86400 * USEC_PER_SEC,
+			    &ctx->config->drift.interval_usec);
+}
+
+static const struct key_handler drift_keys[] = {
+	{ "action", drift_action_key },
+	{ "interval", drift_interval },
+};
+
+static int section_drift(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	return parse_map(ctx, v, "drift", drift_keys, ELEMENTSOF(drift_keys));
+}
+
+static int monitor_interval(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	return get_duration(ctx, v, "monitor.interval", USEC_PER_SEC, 86400 * USEC_PER_SEC,
+			    &ctx->config->monitor.interval_usec);
+}
+
+static const struct key_handler monitor_keys[] = {
+	{ "interval", monitor_interval },
+};
+
+static int section_monitor(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	return parse_map(ctx, v, "monitor", monitor_keys, ELEMENTSOF(monitor_keys));
+}
+
+static int section_admin_group(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	struct config *c = ctx->config;
+	const char *s;
+
+	if (node_is_null(v) || (v->type == YNODE_SCALAR && v->value[0] == '\0')) {
+		free(c->admin_group);
+		c->admin_group = NULL;
+		return 0;
+	}
+	s = get_scalar(ctx, v, "admin-group", "a group name, or nothing");
+	if (!s)
+		return -EINVAL;
+	if (strlen(s) > 32 || strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != strlen(s)) {
+		error_at(ctx, v->mark, "admin-group: '%s' is not a group name (expected letters, digits, '_', '-' or '.')",
+			 s);
+		return -EINVAL;
+	}
+	return xstrdup_into(&c->admin_group, s) ? 0 : -ENOMEM;
+}
+
+/*
+ * The top level.  Later sections (issue 5 `export:`, issue 6 `loopback:`, issue 7
+ * `policies:`) each add one row here once their code exists.
+ */
+static const struct key_handler top_keys[] = {
+	{ "ueid", section_ueid },
+	{ "seid", section_seid },
+	{ "handshake-limitation", section_hs_limitation },
+	{ "sysctl", section_sysctl },
+	{ "pnet", section_pnet },
+	{ "modules", section_modules },
+	{ "drift", section_drift },
+	{ "monitor", section_monitor },
+	{ "admin-group", section_admin_group },
+};
+
+/* ------------------------------------------------------------------------------------- */
+/* Load                                                                                   */
+
+static uint64_t fnv1a64(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/*
+ * Built-in defaults: what a fresh install needs for SMC-D loopback on x86 (kernel-smc.md
+ * §2.3: a UEID, here derived from the machine id; seed 001: wmem/rmem of 1 MiB, the largest
+ * SMC-D buffer, instead of the kernel's 64 KiB which fills on almost every send).
+ */
+static int config_defaults(struct config *c)
+{
+	static const char *const sysctls[] = { "wmem", "rmem" };
+
+	c->ueid.auto_derive = true;
+	c->ueid.machine_id_file = strdup("/etc/machine-id");
+	c->seid = CONFIG_LEAVE;
+	c->hs_limitation = CONFIG_LEAVE;
+	c->sysctls = calloc(ELEMENTSOF(sysctls), sizeof(*c->sysctls));
+	c->admin_group = strdup("smcd");
+	if (!c->ueid.machine_id_file || !c->sysctls || !c->admin_group)
+		return -ENOMEM;
+	for (size_t i = 0; i < ELEMENTSOF(sysctls); i++) {
+		c->sysctls[i].desc = smc_sysctl_find(sysctls[i]);
+		if (!c->sysctls[i].desc)
+			return -EINVAL;
+		c->sysctls[i].value = 1024 * 1024;
+		c->n_sysctls++;
+	}
+	if (modules_add(c, "smc") < 0 || modules_add(c, "smc_diag") < 0)
+		return -ENOMEM;
+	c->drift.action = DRIFT_REPAIR;
+	c->drift.interval_usec = 30 * USEC_PER_SEC;
+	c->monitor.interval_usec = 10 * USEC_PER_SEC;
+	return 0;
+}
+
+struct config *config_free(struct config *c)
+{
+	if (!c)
+		return NULL;
+	free(c->path);
+	free(c->text);
+	free(c->ueid.machine_id_file);
+	sysctls_clear(c);
+	free(c->pnet.entries);
+	modules_clear(c);
+	free(c->admin_group);
+	free(c);
+	return NULL;
+}
+
+int config_new_default(const char *path, struct config **ret)
+{
+	_cleanup_(config_freep) struct config *c = calloc(1, sizeof(*c));
+	int r;
+
+	if (!c)
+		return -ENOMEM;
+	r = config_defaults(c);
+	if (r < 0)
+		return r;
+	c->path = strdup(path);
+	c->text = strdup("");
+	if (!c->path || !c->text)
+		return -ENOMEM;
+	c->hash = fnv1a64("", 0);
+	*ret = TAKE_PTR(c);
+	return 0;
+}
+
+static int read_file(const char *path, char **ret, size_t *ret_len)
+{
+	_cleanup_(fclosep) FILE *f = fopen(path, "re");
+	_cleanup_(freep) char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	if (!f)
+		return negative_errno();
+	for (;;) {
+		size_t n;
+
+		if (len + 4096 + 1 > cap) {
+			char *b;
+
+			cap = cap ? cap * 2 : 8192;
+			if (cap > 4 * 1024 * 1024)
+				return -EFBIG;
+			b = realloc(buf, cap);
+			if (!b)
+				return -ENOMEM;
+			buf = b;
+		}
+		n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+		if (n == 0) {
+			if (ferror(f))
+				return -EIO;
+			break;
+		}
+	}
+	buf[len] = '\0';
+	if (strlen(buf) != len)
+		return -EBADMSG;
+	*ret = TAKE_PTR(buf);
+	*ret_len = len;
+	return 0;
+}
+
+void config_errors_clear(struct config_errors *e)
+{
+	for (size_t i = 0; i < e->n; i++)
+		free(e->lines[i]);
+	memset(e, 0, sizeof(*e));
+}
+
+char *config_errors_join(const struct config_errors *e)
+{
+	size_t len = 1;
+	char *s;
+
+	for (size_t i = 0; i < e->n; i++)
+		len += strlen(e->lines[i]) + 1;
+	len += 32;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (size_t i = 0; i < e->n; i++) {
+		if (i)
+			strcat(s, "\n");
+		strcat(s, e->lines[i]);
+	}
+	if (e->truncated)
+		strcat(s, "\n(more errors not shown)");
+	return s;
+}
+
+int config_load(const char *path, struct config **ret, struct config_errors *errors)
+{
+	_cleanup_(config_freep) struct config *c = calloc(1, sizeof(*c));
+	_cleanup_(ynode_freep) struct ynode *root = NULL;
+	struct ctx ctx = { .path = path, .errors = errors };
+	size_t len;
+	int r;
+
+	if (!c)
+		return -ENOMEM;
+	ctx.config = c;
+	r = config_defaults(c);
+	if (r < 0)
+		return r;
+	c->path = strdup(path);
+	if (!c->path)
+		return -ENOMEM;
+	r = read_file(path, &c->text, &len);
+	if (r < 0) {
+		char *line = NULL;
+
+		if (asprintf(&line, "%s: cannot read: %s (expected a readable YAML file)", path,
+			     r == -EBADMSG ? "the file contains a NUL byte" : strerror(-r)) >= 0)
+			errors_add(errors, line);
+		return r;
+	}
+	c->hash = fnv1a64(c->text, len);
+
+	if (!yaml_parser_initialize(&ctx.parser))
+		return -ENOMEM;
+	r = parse_document(&ctx, c->text, len, &root);
+	yaml_parser_delete(&ctx.parser);
+	if (r < 0)
+		return r;
+	if (root) {
+		if (node_is_null(root))
+			; /* a file of comments only: all defaults */
+		else if (root->type != YNODE_MAP)
+			error_at(&ctx, root->mark, "the file is %s (expected a mapping of sections such as ueid:, sysctl:)",
+				 node_type_name(root));
+		else
+			r = parse_map(&ctx, root, "smc.yaml", top_keys, ELEMENTSOF(top_keys));
+		if (r == -ENOMEM)
+			return r;
+	}
+	if (errors->n > 0)
+		return -EINVAL;
+	*ret = TAKE_PTR(c);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Dump                                                                                   */
+
+static void dump_duration(FILE *f, const char *key, uint64_t usec)
+{
+	if (usec % (60 * USEC_PER_SEC) == 0 && usec)
+		fprintf(f, "  %s: %" PRIu64 "m\n", key, (uint64_t)(usec / (60 * USEC_PER_SEC)));
+	else
+		fprintf(f, "  %s: %" PRIu64 "s\n", key, (uint64_t)(usec / USEC_PER_SEC));
+}
+
+static void dump_sysctl(FILE *f, const struct config_sysctl *s)
+{
+	const struct smc_sysctl_desc *d = s->desc;
+	char buf[32];
+
+	fprintf(f, "  %s: ", d->name);
+	switch (d->unit) {
+	case SMC_UNIT_BYTES:
+		fprintf(f, "%s\n", format_size(s->value, buf, sizeof(buf)));
+		break;
+	case SMC_UNIT_SECONDS:
+		fprintf(f, "%" PRId64 "s\n", s->value);
+		break;
+	case SMC_UNIT_BOOL:
+		fprintf(f, "%s\n", s->value ? "true" : "false");
+		break;
+	case SMC_UNIT_ENUM:
+		fprintf(f, "%s\n", d->enum_names[s->value]);
+		break;
+	case SMC_UNIT_COUNT:
+		fprintf(f, "%" PRId64 "\n", s->value);
+		break;
+	case SMC_UNIT_STRING:
+		fprintf(f, "\"%s\"\n", s->string);
+		break;
+	}
+}
+
+char *config_dump(const struct config *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	fprintf(f, "# effective configuration of %s (revision %016" PRIx64 ")\n", c->path, c->hash);
+	fprintf(f, "ueid:\n  auto: %s\n  machine-id-file: %s\n  exclusive: %s\n  entries: [",
+		c->ueid.auto_derive ? "true" : "false", c->ueid.machine_id_file,
+		c->ueid.exclusive ? "true" : "false");
+	for (size_t i = 0; i < c->ueid.n_entries; i++)
+		fprintf(f, "%s%s", i ? ", " : "", c->ueid.entries[i].ueid);
+	fprintf(f, "]\nseid: %s\n", config_switch_to_string(c->seid));
+	fprintf(f, "handshake-limitation: %s\n",
+		c->hs_limitation == CONFIG_LEAVE ? "leave" :
+		c->hs_limitation == CONFIG_ENABLE ? "true" : "false");
+	fprintf(f, "sysctl:%s\n", c->n_sysctls ? "" : " {}");
+	for (size_t i = 0; i < c->n_sysctls; i++)
+		dump_sysctl(f, &c->sysctls[i]);
+	fprintf(f, "pnet:\n  exclusive: %s\n  entries:%s\n", c->pnet.exclusive ? "true" : "false",
+		c->pnet.n_entries ? "" : " []");
+	for (size_t i = 0; i < c->pnet.n_entries; i++) {
+		const struct config_pnet *p = &c->pnet.entries[i];
+
+		if (p->eth[0])
+			fprintf(f, "    - {pnetid: %s, eth: %s}\n", p->pnetid, p->eth);
+		else
+			fprintf(f, "    - {pnetid: %s, ib: %s, port: %u}\n", p->pnetid, p->ib, p->port);
+	}
+	fprintf(f, "modules: [");
+	for (size_t i = 0; i < c->n_modules; i++)
+		fprintf(f, "%s%s", i ? ", " : "", c->modules[i]);
+	fprintf(f, "]\ndrift:\n  action: %s\n", drift_action_to_string(c->drift.action));
+	dump_duration(f, "interval", c->drift.interval_usec);
+	fprintf(f, "monitor:\n");
+	dump_duration(f, "interval", c->monitor.interval_usec);
+	fprintf(f, "admin-group: %s\n", c->admin_group ? c->admin_group : "\"\"");
+	if (fclose(f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}

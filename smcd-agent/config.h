@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * /etc/smc/smc.yaml: the agent's desired state.  See smc.yaml(5) for every key.
+ *
+ * config_load() parses with libyaml's event API (which keeps line/column marks), validates
+ * against the schema tables in config.c and either returns a complete struct config or a
+ * list of errors, each "FILE:LINE:COL: what is wrong (what was expected)".  A file with any
+ * error produces no config at all: nothing of it is ever applied in part.
+ *
+ * Room for later issues: the top-level table in config.c takes one row per section, so
+ * `export:` (statistics, issue 5), `loopback:` (our DIBS device, issue 6) and `policies:`
+ * (BPF, issue 7) are a row and a parser each.  They are deliberately absent until their code
+ * exists: unknown keys are errors, so nobody can write a section that silently does nothing.
+ */
+#pragma once
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "netlink/smcnl.h"
+
+#define CONFIG_DEFAULT_PATH SYSCONFDIR "/smc/smc.yaml"
+#define CONFIG_MAX_ERRORS 20
+
+/* Where a value came from; line 0 means "the built-in default". */
+struct config_mark {
+	unsigned line;
+	unsigned column;
+};
+
+/* `leave` means: the agent neither reads nor writes this setting. */
+enum config_switch {
+	CONFIG_LEAVE,
+	CONFIG_ENABLE,
+	CONFIG_DISABLE,
+};
+
+enum drift_action {
+	DRIFT_REPAIR,
+	DRIFT_REPORT,
+};
+
+struct config_ueid {
+	char ueid[SMC_EID_LEN + 1]; /* trailing blanks removed */
+	struct config_mark mark;
+};
+
+struct config_sysctl {
+	const struct smc_sysctl_desc *desc;
+	int64_t value;          /* all units but SMC_UNIT_STRING */
+	char *string;           /* SMC_UNIT_STRING */
+	struct config_mark mark;
+};
+
+struct config_pnet {
+	char pnetid[SMC_PNETID_LEN + 1]; /* normalised: upper case */
+	char eth[IF_NAMESIZE];           /* either eth ... */
+	char ib[SMC_IB_NAME_LEN];        /* ... or ib (an RDMA or a DIBS device, e.g. "lo") */
+	uint8_t port;                    /* ib only: 1 or 2 */
+	struct config_mark mark;
+};
+
+struct config {
+	char *path;
+	char *text;             /* the file as read (for ConfigRevision and `config show`) */
+	uint64_t hash;          /* FNV-1a 64 of text: ConfigRevision */
+
+	struct {
+		bool auto_derive;
+		char *machine_id_file;
+		struct config_ueid entries[SMC_UEID_MAX];
+		size_t n_entries;
+		bool exclusive;
+		struct config_mark mark;
+	} ueid;
+
+	enum config_switch seid;
+	struct config_mark seid_mark;
+	enum config_switch hs_limitation;
+	struct config_mark hs_limitation_mark;
+
+	struct config_sysctl *sysctls;
+	size_t n_sysctls;
+
+	struct {
+		bool exclusive;
+		struct config_pnet *entries;
+		size_t n_entries;
+		struct config_mark mark;
+	} pnet;
+
+	char **modules;
+	size_t n_modules;
+
+	struct {
+		enum drift_action action;
+		uint64_t interval_usec; /* 0: no periodic drift check */
+	} drift;
+
+	struct {
+		uint64_t interval_usec; /* 0: devices and link groups only on demand */
+	} monitor;
+
+	char *admin_group;      /* may call mutating D-Bus methods besides CAP_NET_ADMIN; NULL: none */
+};
+
+struct config_errors {
+	char *lines[CONFIG_MAX_ERRORS];
+	size_t n;
+	bool truncated;         /* more errors than lines[] holds */
+};
+
+/*
+ * Load and validate path (text: its contents if already read, else NULL).  Returns 0 and a
+ * config, or -EINVAL with the errors in *errors, or another negative errno when the file
+ * cannot be read (also described in *errors).
+ */
+int config_load(const char *path, struct config **ret, struct config_errors *errors);
+/* The built-in defaults, as used when no file exists. */
+int config_new_default(const char *path, struct config **ret);
+struct config *config_free(struct config *c);
+void config_errors_clear(struct config_errors *e);
+/* All errors joined by newlines (caller frees), for D-Bus error messages. */
+char *config_errors_join(const struct config_errors *e);
+
+/* The effective configuration, defaults included, as YAML (caller frees). */
+char *config_dump(const struct config *c);
+
+/* Does the config own this item (then runtime changes over D-Bus are refused)? */
+const struct config_sysctl *config_find_sysctl(const struct config *c, const char *name);
+
+const char *config_switch_to_string(enum config_switch s);
+const char *drift_action_to_string(enum drift_action a);
+
+/*
+ * A sysctl value in the units of d ("1MiB", "30s", "virtual", ...): 0, -EINVAL (expected then
+ * says what is valid) or -ERANGE (expected then gives the range).  Shared by the file and
+ * the SetSysctl D-Bus method, so both accept the same words.
+ */
+int sysctl_parse_value(const struct smc_sysctl_desc *d, const char *s, int64_t *ret,
+		       char *expected, size_t len);
+
+/* Unit parsers, exported for tests: 0 or -EINVAL/-ERANGE. */
+int parse_size(const char *s, int64_t *ret);
+int parse_count(const char *s, int64_t *ret);
+int parse_seconds(const char *s, int64_t *ret);
+int parse_duration_usec(const char *s, uint64_t *ret);
+int parse_bool(const char *s, bool *ret);
+/* "1MiB", "64KiB", "1000" (bytes); caller's buffer. */
+const char *format_size(int64_t v, char *buf, size_t len);
+
+static inline void config_freep(struct config **c)
+{
+	if (*c)
+		config_free(*c);
+}

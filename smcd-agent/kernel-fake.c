@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A fake SMC kernel kept in plain files, so tests can set it up and "break it by hand" with
+ * echo and rm, as an operator would on a real host.  Layout under DIR:
+ *
+ *   no-smc               exists: the kernel has no SMC (every request -EPROTONOSUPPORT)
+ *   ueid                 one UEID per line (the table, at most 4; insertion order)
+ *   seid                 "SEIDSTRING 0|1" (absent: no SEID, as on x86)
+ *   hs_limitation        0 or 1
+ *   sysctl/NAME          value of net.smc.NAME (absent: this kernel lacks it)
+ *   pnet                 "PNETID eth NETDEV" or "PNETID ib DEVICE PORT" per line
+ *   modules/NAME         exists: loaded;  modules-available/NAME: loadable
+ *   smcd-devices         "NAME" per line (loopback if NAME is "lo")
+ *   smcd-linkgroups      "ID CONNS DEVICE" per line (hex ID)
+ *
+ * The same errnos as the real kernel: -ERANGE table full, -EEXIST duplicate, -ENOENT absent.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/macro.h"
+#include "common/util.h"
+#include "smcd-agent/kernel.h"
+
+struct kernel_fake {
+	struct kernel base;
+	char *dir;
+};
+
+#define FAKE_MAX_LINES 64
+
+static void fake_path(struct kernel *k, const char *name, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s", ((struct kernel_fake *)k)->dir, name);
+}
+
+static bool fake_exists(struct kernel *k, const char *name)
+{
+	char p[1024];
+
+	fake_path(k, name, p, sizeof(p));
+	return access(p, F_OK) == 0;
+}
+
+static bool fake_no_smc(struct kernel *k)
+{
+	return fake_exists(k, "no-smc");
+}
+
+/* Read up to FAKE_MAX_LINES lines; a missing file is an empty one. */
+static int fake_read_lines(struct kernel *k, const char *name, char lines[][128], size_t *ret_n)
+{
+	char p[1024], buf[128];
+	_cleanup_(fclosep) FILE *f = NULL;
+	size_t n = 0;
+
+	fake_path(k, name, p, sizeof(p));
+	f = fopen(p, "re");
+	if (!f) {
+		*ret_n = 0;
+		return errno == ENOENT ? 0 : negative_errno();
+	}
+	while (n < FAKE_MAX_LINES && fgets(buf, sizeof(buf), f)) {
+		strstrip_trailing(buf);
+		if (buf[0])
+			snprintf(lines[n++], 128, "%s", buf);
+	}
+	*ret_n = n;
+	return 0;
+}
+
+static int fake_write_lines(struct kernel *k, const char *name, char lines[][128], size_t n)
+{
+	char p[1024];
+	_cleanup_(fclosep) FILE *f = NULL;
+
+	fake_path(k, name, p, sizeof(p));
+	f = fopen(p, "we");
+	if (!f)
+		return negative_errno();
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s\n", lines[i]);
+	return fflush(f) == 0 ? 0 : negative_errno();
+}
+
+static int fake_caps(struct kernel *k, struct smc_caps *ret)
+{
+	bool smc = !fake_no_smc(k);
+
+	memset(ret, 0, sizeof(*ret));
+	snprintf(ret->kernel_release, sizeof(ret->kernel_release), "fake");
+	ret->smc_genl = ret->pnet_genl = ret->smc_diag = ret->af_smc = smc;
+	ret->smc_module = smc;
+	ret->loopback = smc && fake_exists(k, "smcd-devices");
+	ret->smcd_v2 = ret->smcr_v2 = smc;
+	ret->smc_ver = smc ? 2 : 0;
+	ret->smc_rel = smc ? 1 : 0;
+	ret->seid_supported = smc && fake_exists(k, "seid");
+	return 0;
+}
+
+static int fake_module_loaded(struct kernel *k, const char *name)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "modules/%s", name);
+	return fake_exists(k, p);
+}
+
+static int fake_module_load(struct kernel *k, const char *name, char *msg, size_t len)
+{
+	char p[256], full[1024];
+	_cleanup_(closep) int fd = -1;
+
+	snprintf(p, sizeof(p), "modules-available/%s", name);
+	if (!fake_exists(k, p)) {
+		snprintf(msg, len, "no module %s for this kernel (not built, or not installed under /lib/modules)",
+			 name);
+		return -ENOENT;
+	}
+	snprintf(p, sizeof(p), "modules/%s", name);
+	fake_path(k, p, full, sizeof(full));
+	fd = open(full, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	return fd < 0 ? negative_errno() : 0;
+}
+
+static int fake_ueid_list(struct kernel *k, char ret[SMC_UEID_MAX][SMC_EID_LEN + 1], size_t *ret_n)
+{
+	char lines[FAKE_MAX_LINES][128];
+	size_t n;
+	int r;
+
+	if (fake_no_smc(k))
+		return -EPROTONOSUPPORT;
+	r = fake_read_lines(k, "ueid", lines, &n);
+	if (r < 0)
+		return r;
+	*ret_n = 0;
+	for (size_t i = 0; i < n && i < SMC_UEID_MAX; i++)
+		snprintf(ret[(*ret_n)++], SMC_EID_LEN + 1, "%s", lines[i]);
+	return 0;
+}
+
+static int fake_ueid_add(struct kernel *k, const char *ueid)
+{
+	char lines[FAKE_MAX_LINES][128], padded[SMC_EID_LEN + 1];
+	const char *reason;
+	size_t n;
+	int r;
+
+	if (fake_no_smc(k))
+		return -EPROTONOSUPPORT;
+	if (smc_ueid_validate(ueid, padded, &reason) < 0)
+		return -EINVAL;
+	strstrip_trailing(padded);
+	r = fake_read_lines(k, "ueid", lines, &n);
+	if (r < 0)
+		return r;
+	if (n >= SMC_UEID_MAX)
+		return -ERANGE;
+	for (size_t i = 0; i < n; i++)
+		if (streq(lines[i], padded))
+			return -EEXIST;
+	snprintf(lines[n++], 128, "%s", padded);
+	return fake_write_lines(k, "ueid", lines, n);
+}
+
+static int fake_ueid_del(struct kernel *k, const char *ueid)
+{
+	char lines[FAKE_MAX_LINES][128];
+	size_t n, o = 0;
+	int r;
+
+	if (fake_no_smc(k))
+		return -EPROTONOSUPPORT;
+	r = fake_read_lines(k, "ueid", lines, &n);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++)
+		if (!streq(lines[i], ueid))
+			memmove(lines[o++], lines[i], 128);
+	if (o == n)
+		return -ENOENT;
+	return fake_write_lines(k, "ueid", lines, o);
+}
+
+static int fake_ueid_flush(struct kernel *k)
+{
+	if (fake_no_smc(k))
+		return -EPROTONOSUPPORT;
+	return fake_write_lines(k, "ueid", NULL, 0);
+}
+
+static int fake_seid_get(struct kernel *k, struct smc_seid *ret)
+{
+	char lines[FAKE_MAX_LINES][128];
+	size_t n;
+	int r;
+
+	if (fake_no_smc(k))
+		return -EPROTONOSUPPORT;
+	memset(ret, 0, sizeof(*ret));
+	r = fake_read_lines(k, "seid", lines, &n);
+	if (r < 0 || n == 0)
+		return r;
+	ret->present = true;
+	if (sscanf(lines[0], "%32s", ret->seid) != 1)
+		return -EBADMSG;
+	ret->enabled = strstr(lines[0], " 1") != NULL;
+	return 0;
+}
+
+static int fake_seid_set(struct kernel *k, bool enable)
+{
+	struct smc_seid s;
+	char line[1][128];
+	int r = fake_seid_get(k, &s);
+
+	if (r < 0)
+		return r;
+	if (!s.present)
+		return -EOPNOTSUPP;
+	snprintf(line[0], 128, "%s %d", s.seid, enable);
+	return fake_write_lines(k, "seid", line, 1);
+}
+
+static int fake_hs_get(struct kernel *k, bool *ret)
+{
+	char lines[FAKE_MAX_LINES][128];
+	size_t n;
+	int r;
+
+	if (fake_no_smc(k))
+		return -EPROTONOSUPPORT;
+	r = fake_read_lines(k, "hs_limitation", lines, &n);
+	*ret = r == 0 && n > 0 && streq(lines[0], "1");
+	return r;
+}
+
+static int fake_hs_set(struct kernel *k, bool enable)
+{
+	char line[1][128] = { "0" };
+
+	if (fake_no_smc(k))
+		return -EPROTONOSUPPORT;
+	line[0][0] = enable ? '1' : '0';
+	return fake_write_lines(k, "hs_limitation", line, 1);
+}
+
+static int fake_sysctl_get(struct kernel *k, const char *name, char *buf, size_t len)
+{
+	char p[256], lines[FAKE_MAX_LINES][128];
+	size_t n;
+	int r;
+
+	snprintf(p, sizeof(p), "sysctl/%s", name);
+	if (fake_no_smc(k) || !fake_exists(k, p))
+		return -ENOENT;
+	r = fake_read_lines(k, p, lines, &n);
+	if (r < 0)
+		return r;
+	snprintf(buf, len, "%s", n ? lines[0] : "");
+	return 0;
+}
+
+static int fake_sysctl_set(struct kernel *k, const char *name, const char *value)
+{
+	char p[256], line[1][128];
+
+	snprintf(p, sizeof(p), "sysctl/%s", name);
+	if (fake_no_smc(k) || !fake_exists(k, p))
+		return -ENOENT;
+	snprintf(line[0], 128, "%s", value);
+	return fake_write_lines(k, p, line, 1);
+}
+
+static int fake_pnet_list(struct kernel *k, struct smc_pnet_entry **ret, size_t *ret_n)
+{
+	char lines[FAKE_MAX_LINES][128];
+	struct smc_pnet_entry *v;
+	size_t n, o = 0;
+	int r;
+
+	if (fake_no_smc(k))
+		return -EPROTONOSUPPORT;
+	r = fake_read_lines(k, "pnet", lines, &n);
+	if (r < 0)
+		return r;
+	v = calloc(n + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		char id[SMC_PNETID_LEN + 1], type[8], dev[SMC_IB_NAME_LEN];
+		unsigned port = 0;
+
+		if (sscanf(lines[i], "%16s %7s %63s %u", id, type, dev, &port) < 3)
+			continue;
+		memcpy(v[o].pnetid, id, sizeof(id));
+		if (streq(type, "eth"))
+			snprintf(v[o].eth_name, sizeof(v[o].eth_name), "%.15s", dev);
+		else {
+			memcpy(v[o].ib_name, dev, sizeof(dev));
+			v[o].ib_port = (uint8_t)port;
+		}
+		o++;
+	}
+	*ret = v;
+	*ret_n = o;
+	return 0;
+}
+
+static int fake_pnet_add(struct kernel *k, const struct smc_pnet_entry *e)
+{
+	char lines[FAKE_MAX_LINES][128], line[128];
+	size_t n;
+	int r;
+
+	if (fake_no_smc(k))
+		return -EPROTONOSUPPORT;
+	r = fake_read_lines(k, "pnet", lines, &n);
+	if (r < 0)
+		return r;
+	if (e->eth_name[0])
+		snprintf(line, sizeof(line), "%s eth %s", e->pnetid, e->eth_name);
+	else
+		snprintf(line, sizeof(line), "%s ib %s %u", e->pnetid, e->ib_name, e->ib_port);
+	for (size_t i = 0; i < n; i++)
+		if (streq(lines[i], line))
+			return -EEXIST;
+	if (n >= FAKE_MAX_LINES)
+		return -ENOSPC;
+	snprintf(lines[n++], 128, "%s", line);
+	return fake_write_lines(k, "pnet", lines, n);
+}
+
+static int fake_pnet_del(struct kernel *k, const char *pnetid)
+{
+	char lines[FAKE_MAX_LINES][128], id[32];
+	size_t n, o = 0;
+	int r;
+
+	if (fake_no_smc(k))
+		return -EPROTONOSUPPORT;
+	r = fake_read_lines(k, "pnet", lines, &n);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++)
+		if (sscanf(lines[i], "%16s", id) != 1 || !streq(id, pnetid))
+			memmove(lines[o++], lines[i], 128);
+	if (o == n)
+		return -ENOENT;
+	return fake_write_lines(k, "pnet", lines, o);
+}
+
+static int fake_pnet_flush(struct kernel *k)
+{
+	if (fake_no_smc(k))
+		return -EPROTONOSUPPORT;
+	return fake_write_lines(k, "pnet", NULL, 0);
+}
+
+static int fake_smcd_devices(struct kernel *k, struct smcd_device **ret, size_t *ret_n)
+{
+	char lines[FAKE_MAX_LINES][128];
+	struct smcd_device *v;
+	size_t n;
+	int r;
+
+	if (fake_no_smc(k))
+		return -EPROTONOSUPPORT;
+	r = fake_read_lines(k, "smcd-devices", lines, &n);
+	if (r < 0)
+		return r;
+	v = calloc(n + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(v[i].name, sizeof(v[i].name), "%s", lines[i]);
+		v[i].seen = SMCD_SEEN_DIBS;
+		v[i].loopback = streq(lines[i], "lo");
+		v[i].has_fabric_id = true;
+		v[i].fabric_id = v[i].loopback ? 0xffff : (uint16_t)i;
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+static int fake_smcr_devices(struct kernel *k, struct smcr_device **ret, size_t *ret_n)
+{
+	if (fake_no_smc(k))
+		return -EPROTONOSUPPORT;
+	*ret = NULL;
+	*ret_n = 0;
+	return 0;
+}
+
+static int fake_smcd_linkgroups(struct kernel *k, struct smcd_linkgroup **ret, size_t *ret_n)
+{
+	char lines[FAKE_MAX_LINES][128];
+	struct smcd_linkgroup *v;
+	size_t n, o = 0;
+	int r;
+
+	if (fake_no_smc(k))
+		return -EPROTONOSUPPORT;
+	r = fake_read_lines(k, "smcd-linkgroups", lines, &n);
+	if (r < 0)
+		return r;
+	v = calloc(n + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		char dev[64] = "";
+
+		if (sscanf(lines[i], "%x %u %63s", &v[o].id, &v[o].conns, dev) < 2)
+			continue;
+		snprintf(v[o].device, sizeof(v[o].device), "%s", dev);
+		v[o].chid = streq(dev, "lo") ? 0xffff : 0;
+		o++;
+	}
+	*ret = v;
+	*ret_n = o;
+	return 0;
+}
+
+static int fake_smcr_linkgroups(struct kernel *k, struct smcr_linkgroup **ret, size_t *ret_n)
+{
+	if (fake_no_smc(k))
+		return -EPROTONOSUPPORT;
+	*ret = NULL;
+	*ret_n = 0;
+	return 0;
+}
+
+static const char *fake_extack(struct kernel *k)
+{
+	return NULL;
+}
+
+static void fake_free(struct kernel *k)
+{
+	free(((struct kernel_fake *)k)->dir);
+	free(k);
+}
+
+static const struct kernel_ops fake_ops = {
+	.caps = fake_caps,
+	.module_loaded = fake_module_loaded,
+	.module_load = fake_module_load,
+	.ueid_list = fake_ueid_list,
+	.ueid_add = fake_ueid_add,
+	.ueid_del = fake_ueid_del,
+	.ueid_flush = fake_ueid_flush,
+	.seid_get = fake_seid_get,
+	.seid_set = fake_seid_set,
+	.hs_get = fake_hs_get,
+	.hs_set = fake_hs_set,
+	.sysctl_get = fake_sysctl_get,
+	.sysctl_set = fake_sysctl_set,
+	.pnet_list = fake_pnet_list,
+	.pnet_add = fake_pnet_add,
+	.pnet_del = fake_pnet_del,
+	.pnet_flush = fake_pnet_flush,
+	.smcd_devices = fake_smcd_devices,
+	.smcr_devices = fake_smcr_devices,
+	.smcd_linkgroups = fake_smcd_linkgroups,
+	.smcr_linkgroups = fake_smcr_linkgroups,
+	.extack = fake_extack,
+	.free = fake_free,
+};
+
+int kernel_fake_new(const char *dir, struct kernel **ret)
+{
+	struct kernel_fake *kf = calloc(1, sizeof(*kf));
+
+	if (!kf)
+		return -ENOMEM;
+	kf->base.ops = &fake_ops;
+	kf->dir = strdup(dir);
+	if (!kf->dir) {
+		free(kf);
+		return -ENOMEM;
+	}
+	*ret = &kf->base;
+	return 0;
+}

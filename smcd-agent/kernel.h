@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The agent's view of the kernel: a table of operations.  kernel-smcnl.c implements it with
+ * libsmcnl and libkmod (the real kernel); kernel-fake.c with files in a directory (unit
+ * tests, and the host integration tests that need a kernel with SMC, which the host lacks).
+ * Everything above this table (plan, apply, D-Bus) is the same code in both.
+ *
+ * Return conventions are libsmcnl's: >= 0 success, negative errno, -EPROTONOSUPPORT when
+ * the kernel has no SMC, -ENOENT for a sysctl this kernel lacks.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "netlink/smcnl.h"
+
+struct kernel;
+
+struct kernel_ops {
+	int (*caps)(struct kernel *k, struct smc_caps *ret);
+	/* 1 when loaded or built in, 0 when not. */
+	int (*module_loaded)(struct kernel *k, const char *name);
+	/* On failure a sentence for the user in msg. */
+	int (*module_load)(struct kernel *k, const char *name, char *msg, size_t len);
+	int (*ueid_list)(struct kernel *k, char ret[SMC_UEID_MAX][SMC_EID_LEN + 1], size_t *ret_n);
+	int (*ueid_add)(struct kernel *k, const char *ueid);
+	int (*ueid_del)(struct kernel *k, const char *ueid);
+	int (*ueid_flush)(struct kernel *k);
+	int (*seid_get)(struct kernel *k, struct smc_seid *ret);
+	int (*seid_set)(struct kernel *k, bool enable);
+	int (*hs_get)(struct kernel *k, bool *ret);
+	int (*hs_set)(struct kernel *k, bool enable);
+	int (*sysctl_get)(struct kernel *k, const char *name, char *buf, size_t len);
+	int (*sysctl_set)(struct kernel *k, const char *name, const char *value);
+	int (*pnet_list)(struct kernel *k, struct smc_pnet_entry **ret, size_t *ret_n);
+	int (*pnet_add)(struct kernel *k, const struct smc_pnet_entry *e);
+	int (*pnet_del)(struct kernel *k, const char *pnetid);
+	int (*pnet_flush)(struct kernel *k);
+	int (*smcd_devices)(struct kernel *k, struct smcd_device **ret, size_t *ret_n);
+	int (*smcr_devices)(struct kernel *k, struct smcr_device **ret, size_t *ret_n);
+	int (*smcd_linkgroups)(struct kernel *k, struct smcd_linkgroup **ret, size_t *ret_n);
+	int (*smcr_linkgroups)(struct kernel *k, struct smcr_linkgroup **ret, size_t *ret_n);
+	/* The kernel's extended-ack text of the last failed request, or NULL. */
+	const char *(*extack)(struct kernel *k);
+	void (*free)(struct kernel *k);
+};
+
+struct kernel {
+	const struct kernel_ops *ops;
+};
+
+/* The real kernel (sysroot NULL) or a recorded tree (tests). */
+int kernel_smcnl_new(const char *sysroot, struct kernel **ret);
+/* A fake kernel kept in files under dir; see kernel-fake.c for the layout. */
+int kernel_fake_new(const char *dir, struct kernel **ret);
+
+static inline void kernel_free(struct kernel *k)
+{
+	if (k)
+		k->ops->free(k);
+}
+
+static inline void kernel_freep(struct kernel **k)
+{
+	kernel_free(*k);
+}

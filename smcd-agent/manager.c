@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-daemon.h>
+#include <time.h>
+
+#include "common/macro.h"
+#include "smcd-agent/log.h"
+#include "smcd-agent/manager.h"
+
+static const char *const manager_state_names[_MANAGER_STATE_MAX] = {
+	[MANAGER_STARTING] = "starting",
+	[MANAGER_RUNNING] = "running",
+	[MANAGER_DEGRADED] = "degraded",
+	[MANAGER_UNAVAILABLE] = "unavailable",
+	[MANAGER_STOPPING] = "stopping",
+};
+
+const char *manager_state_to_string(enum manager_state s)
+{
+	return s < _MANAGER_STATE_MAX ? manager_state_names[s] : NULL;
+}
+
+static uint64_t now_realtime_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Config                                                                                 */
+
+/* One journal entry per error, with the location as fields (CONFIG_FILE, CONFIG_LINE). */
+static void log_config_errors(const char *path, const struct config_errors *e, const char *what)
+{
+	for (size_t i = 0; i < e->n; i++) {
+		unsigned line = 0, col = 0;
+		char f_file[512], f_line[32];
+		const char *rest = e->lines[i] + strlen(path);
+		const char *fields[] = { "MESSAGE_ID=" SMCD_MESSAGE_CONFIG_REJECTED, f_file, f_line,
+					 NULL };
+
+		snprintf(f_file, sizeof(f_file), "CONFIG_FILE=%s", path);
+		if (strncmp(e->lines[i], path, strlen(path)) != 0 ||
+		    sscanf(rest, ":%u:%u", &line, &col) != 2)
+			fields[2] = NULL;
+		snprintf(f_line, sizeof(f_line), "CONFIG_LINE=%u", line);
+		log_fields(LOG_ERR, 0, fields, "%s", e->lines[i]);
+	}
+	log_fields(LOG_ERR, 0,
+		   (const char *const[]){ "MESSAGE_ID=" SMCD_MESSAGE_CONFIG_REJECTED, NULL },
+		   "%s %s refused: %zu error%s%s", what, path, e->n, e->n == 1 ? "" : "s",
+		   e->truncated ? " (and more)" : "");
+}
+
+/* A missing file means the built-in defaults (the same as the shipped file). */
+static int load(const char *path, struct config **ret, char **ret_error)
+{
+	struct config_errors errors = {};
+	int r;
+
+	r = config_load(path, ret, &errors);
+	if (r == -ENOENT) {
+		config_errors_clear(&errors);
+		log_notice("%s does not exist: using the built-in defaults", path);
+		return config_new_default(path, ret);
+	}
+	if (r < 0) {
+		log_config_errors(path, &errors, "configuration");
+		if (ret_error)
+			*ret_error = config_errors_join(&errors);
+	}
+	config_errors_clear(&errors);
+	return r;
+}
+
+int manager_load_config(struct manager *m)
+{
+	return load(m->config_path, &m->config, NULL);
+}
+
+static void manager_arm_timers(struct manager *m);
+
+int manager_reload(struct manager *m, char **ret_error)
+{
+	struct config *c = NULL;
+	char *error = NULL;
+	int r;
+
+	(void)sd_notify(0, "RELOADING=1\nSTATUS=Reloading configuration");
+	r = load(m->config_path, &c, &error);
+	if (r < 0) {
+		free(m->config_error);
+		m->config_error = error ? error : strdup("the configuration could not be read");
+		log_fields(LOG_WARNING, 0,
+			   (const char *const[]){ "MESSAGE_ID=" SMCD_MESSAGE_CONFIG_REJECTED, NULL },
+			   "Keeping the running configuration (revision %016" PRIx64 ")",
+			   m->config->hash);
+		bus_emit_manager_changed(m, "ConfigError", NULL);
+		(void)sd_notifyf(0, "READY=1\nSTATUS=New configuration refused, running revision %016" PRIx64,
+				 m->config->hash);
+		if (ret_error)
+			*ret_error = strdup(m->config_error);
+		return -EINVAL;
+	}
+	config_free(m->config);
+	m->config = c;
+	free(m->config_error);
+	m->config_error = NULL;
+	m->config_loaded_usec = now_realtime_usec();
+	log_fields(LOG_INFO, 0,
+		   (const char *const[]){ "MESSAGE_ID=" SMCD_MESSAGE_CONFIG_APPLIED, NULL },
+		   "Loaded %s (revision %016" PRIx64 ")", m->config_path, c->hash);
+	bus_emit_manager_changed(m, "ConfigRevision", "ConfigError", "ConfigLoadedUSec",
+				 "DriftAction", "DriftIntervalUSec", NULL);
+	manager_arm_timers(m);
+	r = manager_reconcile(m, RECONCILE_RELOAD);
+	(void)sd_notify(0, "READY=1");
+	return r;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Reconcile                                                                              */
+
+static bool converged(const struct item_report *ir)
+{
+	return ir && (ir->result == ITEM_UNCHANGED || ir->result == ITEM_APPLIED);
+}
+
+/* The journal fields of an item: SMC_ITEM always, SMC_UEID / SMC_SYSCTL where they apply. */
+static void item_fields(const char *name, const char *message_id, char f[3][160],
+			const char *fields[5])
+{
+	size_t n = 0;
+
+	if (message_id)
+		fields[n++] = message_id;
+	snprintf(f[0], 160, "SMC_ITEM=%s", name);
+	fields[n++] = f[0];
+	if (strncmp(name, "ueid:", 5) == 0) {
+		snprintf(f[1], 160, "SMC_UEID=%s", name + 5);
+		fields[n++] = f[1];
+	} else if (strncmp(name, "sysctl:", 7) == 0) {
+		snprintf(f[1], 160, "SMC_SYSCTL=%s", name + 7);
+		fields[n++] = f[1];
+	} else if (strncmp(name, "pnet:", 5) == 0) {
+		snprintf(f[1], 160, "SMC_PNET=%s", name + 5);
+		fields[n++] = f[1];
+	}
+	fields[n] = NULL;
+}
+
+/* Log what changed since the previous report: each condition once, not every interval. */
+static void log_item(struct manager *m, const struct item_report *ir,
+		     const struct item_report *prev, enum reconcile_reason reason)
+{
+	char f[3][160];
+	const char *fields[5];
+
+	switch (ir->result) {
+	case ITEM_APPLIED:
+		if (reason == RECONCILE_PERIODIC && converged(prev)) {
+			m->drift_repairs++;
+			item_fields(ir->name, "MESSAGE_ID=" SMCD_MESSAGE_DRIFT_REPAIRED, f, fields);
+			log_fields(LOG_NOTICE, 0, fields, "Drift repaired: %s %s", ir->name, ir->message);
+		} else {
+			item_fields(ir->name, NULL, f, fields);
+			log_fields(LOG_INFO, 0, fields, "%s: %s", ir->name, ir->message);
+		}
+		break;
+	case ITEM_FAILED:
+		if (prev && prev->result == ITEM_FAILED && streq(prev->message, ir->message))
+			break;
+		item_fields(ir->name, "MESSAGE_ID=" SMCD_MESSAGE_ITEM_FAILED, f, fields);
+		log_fields(LOG_WARNING, 0, fields, "%s failed: %s", ir->name, ir->message);
+		break;
+	case ITEM_UNSUPPORTED:
+		if (prev && prev->result == ITEM_UNSUPPORTED)
+			break;
+		item_fields(ir->name, "MESSAGE_ID=" SMCD_MESSAGE_CAPABILITY_MISSING, f, fields);
+		log_fields(LOG_NOTICE, 0, fields, "%s skipped: %s", ir->name, ir->message);
+		break;
+	case ITEM_DRIFTED:
+		if (prev && prev->result == ITEM_DRIFTED && streq(prev->message, ir->message))
+			break;
+		item_fields(ir->name, "MESSAGE_ID=" SMCD_MESSAGE_DRIFT_DETECTED, f, fields);
+		log_fields(LOG_WARNING, 0, fields, "Drift detected (not repaired, drift.action is report): %s %s",
+			   ir->name, ir->message);
+		break;
+	default:
+		if (!prev || prev->result != ITEM_UNCHANGED)
+			log_fields(LOG_DEBUG, 0, NULL, "%s: unchanged (%s)", ir->name, ir->message);
+		break;
+	}
+}
+
+static bool reports_equal(const struct report *a, const struct report *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (!streq(a->items[i].name, b->items[i].name) ||
+		    a->items[i].result != b->items[i].result ||
+		    !streq(a->items[i].message, b->items[i].message))
+			return false;
+	return true;
+}
+
+static bool smc_available(const struct smc_caps *c)
+{
+	return c->smc_genl || c->smc_module;
+}
+
+static enum manager_state compute_state(const struct manager *m)
+{
+	size_t counts[_ITEM_RESULT_MAX];
+
+	if (!smc_available(&m->caps))
+		return MANAGER_UNAVAILABLE;
+	report_count(&m->report, counts);
+	/* Unsupported items are reported once but are not a fault: an older kernel is fine. */
+	if (counts[ITEM_FAILED] || counts[ITEM_DRIFTED])
+		return MANAGER_DEGRADED;
+	return MANAGER_RUNNING;
+}
+
+static void notify_status(struct manager *m)
+{
+	size_t c[_ITEM_RESULT_MAX];
+
+	if (m->state == MANAGER_UNAVAILABLE) {
+		(void)sd_notifyf(0, "STATUS=SMC is not available in this kernel; retrying every %" PRIu64 "s",
+				 m->config->drift.interval_usec / 1000000);
+		return;
+	}
+	report_count(&m->report, c);
+	(void)sd_notifyf(0, "STATUS=%s, revision %016" PRIx64 ": %zu unchanged, %zu applied, %zu failed, %zu unsupported, %zu drifted",
+			 manager_state_to_string(m->state), m->config->hash, c[ITEM_UNCHANGED],
+			 c[ITEM_APPLIED], c[ITEM_FAILED], c[ITEM_UNSUPPORTED], c[ITEM_DRIFTED]);
+}
+
+static void update_caps(struct manager *m)
+{
+	struct smc_caps caps;
+
+	if (m->kernel->ops->caps(m->kernel, &caps) < 0)
+		memset(&caps, 0, sizeof(caps));
+	if (memcmp(&caps, &m->caps, sizeof(caps)) != 0) {
+		m->caps = caps;
+		bus_emit_manager_changed(m, "Capabilities", NULL);
+	}
+	if (!smc_available(&m->caps) && !m->smc_missing_logged) {
+		log_fields(LOG_WARNING, 0,
+			   (const char *const[]){ "MESSAGE_ID=" SMCD_MESSAGE_CAPABILITY_MISSING,
+						  "SMC_ITEM=kernel", NULL },
+			   "SMC is not available in this kernel (%s): serving D-Bus, retrying on the drift interval",
+			   m->caps.kernel_release[0] ? m->caps.kernel_release : "unknown release");
+		m->smc_missing_logged = true;
+	} else if (smc_available(&m->caps) && m->smc_missing_logged) {
+		log_notice("SMC is available now");
+		m->smc_missing_logged = false;
+	}
+}
+
+static int update_drift(struct manager *m)
+{
+	struct report d = {};
+	bool changed;
+
+	for (size_t i = 0; i < m->report.n; i++) {
+		struct item_report *v;
+
+		if (m->report.items[i].result != ITEM_DRIFTED)
+			continue;
+		v = realloc(d.items, (d.n + 1) * sizeof(*v));
+		if (!v) {
+			report_clear(&d);
+			return -ENOMEM;
+		}
+		d.items = v;
+		d.items[d.n++] = m->report.items[i];
+	}
+	changed = !reports_equal(&d, &m->drift);
+	report_clear(&m->drift);
+	m->drift = d;
+	if (changed)
+		bus_emit_manager_changed(m, "Drift", NULL);
+	return 0;
+}
+
+int manager_reconcile(struct manager *m, enum reconcile_reason reason)
+{
+	bool report_only = reason == RECONCILE_PERIODIC && m->config->drift.action == DRIFT_REPORT;
+	enum manager_state old_state = m->state;
+	uint64_t old_repairs = m->drift_repairs;
+	struct report r = {};
+	int ret;
+
+	ret = reconcile(m->kernel, m->config, reason == RECONCILE_PERIODIC ? &m->report : NULL,
+			report_only, &r);
+	if (ret < 0) {
+		report_clear(&r);
+		return log_error_errno(ret, "Reconciliation failed: %m");
+	}
+	for (size_t i = 0; i < r.n; i++)
+		log_item(m, &r.items[i], report_find(&m->report, r.items[i].name), reason);
+	m->last_check_usec = r.timestamp;
+	update_caps(m);
+	if (reason == RECONCILE_PERIODIC && reports_equal(&r, &m->report)) {
+		/* Nothing new: keep LastReconcile as it is, no signal every interval. */
+		report_clear(&r);
+	} else {
+		report_clear(&m->report);
+		m->report = r;
+		bus_emit_manager_changed(m, "LastReconcile", NULL);
+	}
+	if (m->drift_repairs != old_repairs)
+		bus_emit_manager_changed(m, "DriftRepairs", NULL);
+	update_drift(m);
+	m->state = compute_state(m);
+	if (m->state != old_state)
+		bus_emit_manager_changed(m, "State", NULL);
+	notify_status(m);
+	return 0;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Objects                                                                                */
+
+static int collect_devices(struct manager *m, struct bus_device **ret, size_t *ret_n)
+{
+	struct smcd_device *d = NULL;
+	struct smcr_device *rd = NULL;
+	size_t nd = 0, nr = 0;
+	struct bus_device *v;
+
+	if (m->kernel->ops->smcd_devices(m->kernel, &d, &nd) < 0)
+		nd = 0;
+	if (m->kernel->ops->smcr_devices(m->kernel, &rd, &nr) < 0)
+		nr = 0;
+	v = calloc(nd + nr + 1, sizeof(*v));
+	if (!v) {
+		free(d);
+		free(rd);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nd; i++)
+		bus_device_from_smcd(&d[i], &v[i]);
+	for (size_t i = 0; i < nr; i++)
+		bus_device_from_smcr(&rd[i], &v[nd + i]);
+	free(d);
+	free(rd);
+	*ret = v;
+	*ret_n = nd + nr;
+	return 0;
+}
+
+static int collect_linkgroups(struct manager *m, struct bus_linkgroup **ret, size_t *ret_n)
+{
+	struct smcd_linkgroup *d = NULL;
+	struct smcr_linkgroup *rl = NULL;
+	size_t nd = 0, nr = 0;
+	struct bus_linkgroup *v;
+
+	if (m->kernel->ops->smcd_linkgroups(m->kernel, &d, &nd) < 0)
+		nd = 0;
+	if (m->kernel->ops->smcr_linkgroups(m->kernel, &rl, &nr) < 0)
+		nr = 0;
+	v = calloc(nd + nr + 1, sizeof(*v));
+	if (!v) {
+		free(d);
+		smcr_linkgroup_list_free(rl, nr);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nd; i++)
+		bus_linkgroup_from_smcd(&d[i], &v[i]);
+	for (size_t i = 0; i < nr; i++)
+		bus_linkgroup_from_smcr(&rl[i], &v[nd + i]);
+	free(d);
+	smcr_linkgroup_list_free(rl, nr);
+	*ret = v;
+	*ret_n = nd + nr;
+	return 0;
+}
+
+int manager_refresh_objects(struct manager *m)
+{
+	struct bus_device *devs = NULL;
+	struct bus_linkgroup *lgrs = NULL;
+	size_t nd = 0, nl = 0;
+	int r;
+
+	update_caps(m);
+	r = collect_devices(m, &devs, &nd);
+	if (r < 0)
+		return r;
+	r = collect_linkgroups(m, &lgrs, &nl);
+	if (r < 0) {
+		free(devs);
+		return r;
+	}
+	return bus_objects_update(m, devs, nd, lgrs, nl);
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Event loop                                                                             */
+
+static int on_drift_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct manager *m = userdata;
+
+	(void)manager_reconcile(m, RECONCILE_PERIODIC);
+	(void)sd_event_source_set_time_relative(s, m->config->drift.interval_usec);
+	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
+static int on_monitor_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct manager *m = userdata;
+
+	(void)manager_refresh_objects(m);
+	(void)sd_event_source_set_time_relative(s, m->config->monitor.interval_usec);
+	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
+/* Accuracy: a check a second late harms nobody and lets the kernel batch wake-ups. */
+static void arm_timer(struct manager *m, sd_event_source **s, uint64_t interval,
+		      sd_event_time_handler_t cb)
+{
+	int r;
+
+	if (interval == 0) {
+		*s = sd_event_source_disable_unref(*s);
+		return;
+	}
+	if (*s) {
+		(void)sd_event_source_set_time_relative(*s, interval);
+		(void)sd_event_source_set_enabled(*s, SD_EVENT_ONESHOT);
+		return;
+	}
+	r = sd_event_add_time_relative(m->event, s, CLOCK_MONOTONIC, interval, 1000000, cb, m);
+	if (r < 0)
+		log_warning_errno(r, "Cannot arm a timer, periodic checks are off: %m");
+}
+
+static void manager_arm_timers(struct manager *m)
+{
+	arm_timer(m, &m->drift_timer, m->config->drift.interval_usec, on_drift_timer);
+	arm_timer(m, &m->monitor_timer, m->config->monitor.interval_usec, on_monitor_timer);
+}
+
+static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	(void)manager_reload(userdata, NULL);
+	return 0;
+}
+
+static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct manager *m = userdata;
+
+	m->state = MANAGER_STOPPING;
+	(void)sd_notify(0, "STOPPING=1\nSTATUS=Stopping");
+	return sd_event_exit(m->event, 0);
+}
+
+int manager_new(const char *config_path, struct kernel *kernel, struct manager **ret)
+{
+	_cleanup_(manager_freep) struct manager *m = calloc(1, sizeof(*m));
+	sigset_t ss;
+	int r;
+
+	if (!m)
+		return -ENOMEM;
+	m->kernel = kernel;
+	m->bus_name = "org.smcd.Agent1";
+	m->config_path = strdup(config_path);
+	if (!m->config_path)
+		return -ENOMEM;
+	r = sd_event_default(&m->event);
+	if (r < 0)
+		return r;
+	/* systemd 252's sd-event needs the signals blocked by the caller. */
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGTERM);
+	sigaddset(&ss, SIGINT);
+	sigaddset(&ss, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0)
+		return negative_errno();
+	r = sd_event_add_signal(m->event, NULL, SIGTERM, on_exit_signal, m);
+	if (r >= 0)
+		r = sd_event_add_signal(m->event, NULL, SIGINT, on_exit_signal, m);
+	if (r >= 0)
+		r = sd_event_add_signal(m->event, NULL, SIGHUP, on_sighup, m);
+	if (r < 0)
+		return r;
+	/* Pings WATCHDOG=1 at half of WatchdogSec= when the unit sets it; a no-op otherwise. */
+	r = sd_event_set_watchdog(m->event, true);
+	if (r < 0)
+		log_warning_errno(r, "Cannot enable the watchdog: %m");
+	*ret = TAKE_PTR(m);
+	return 0;
+}
+
+struct manager *manager_free(struct manager *m)
+{
+	if (!m)
+		return NULL;
+	sd_event_source_disable_unref(m->drift_timer);
+	sd_event_source_disable_unref(m->monitor_timer);
+	sd_bus_flush_close_unref(m->bus);
+	sd_event_unref(m->event);
+	kernel_free(m->kernel);
+	config_free(m->config);
+	free(m->config_error);
+	free(m->config_path);
+	report_clear(&m->report);
+	report_clear(&m->drift);
+	free(m->devices);
+	free(m->linkgroups);
+	free(m);
+	return NULL;
+}
+
+int manager_start(struct manager *m)
+{
+	int r;
+
+	m->config_loaded_usec = now_realtime_usec();
+	r = bus_setup(m);
+	if (r < 0)
+		return r;
+	(void)manager_reconcile(m, RECONCILE_START);
+	(void)manager_refresh_objects(m);
+	manager_arm_timers(m);
+	(void)sd_notify(0, "READY=1");
+	log_fields(LOG_INFO, 0,
+		   (const char *const[]){ "MESSAGE_ID=" SMCD_MESSAGE_CONFIG_APPLIED, NULL },
+		   "Started: configuration %s revision %016" PRIx64 ", state %s", m->config_path,
+		   m->config->hash, manager_state_to_string(m->state));
+	return 0;
+}
+
+int manager_run(struct manager *m)
+{
+	return sd_event_loop(m->event);
+}

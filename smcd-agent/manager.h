@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * struct manager owns everything the daemon has: the event loop, the bus, the kernel handle,
+ * the last good config, the last reconcile report and the D-Bus object snapshots.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "smcd-agent/config.h"
+#include "smcd-agent/kernel.h"
+#include "smcd-agent/reconcile.h"
+
+enum manager_state {
+	MANAGER_STARTING,
+	MANAGER_RUNNING,        /* every item in the desired state */
+	MANAGER_DEGRADED,       /* some item failed, is unsupported or drifted */
+	MANAGER_UNAVAILABLE,    /* the kernel has no SMC: retried on drift.interval */
+	MANAGER_STOPPING,
+	_MANAGER_STATE_MAX,
+};
+
+const char *manager_state_to_string(enum manager_state s);
+
+enum reconcile_reason {
+	RECONCILE_START,
+	RECONCILE_RELOAD,
+	RECONCILE_REQUEST,      /* D-Bus Reconcile() */
+	RECONCILE_PERIODIC,     /* drift check */
+};
+
+#define SMC_LINKS_PER_LGR 3
+
+/* D-Bus objects are flat copies, so change detection is a field-by-field compare. */
+struct bus_linkgroup {
+	char path[256];
+	char technology[8];     /* "smcd" or "smcr" */
+	uint32_t id;
+	uint32_t conns;
+	char pnetid[SMC_PNETID_LEN + 1];
+	uint8_t vlan_id;
+	char device[SMC_IB_NAME_LEN + 1];
+	char role[8];
+	char type[8];
+	uint8_t version;
+	char peer_host[SMC_HOSTNAME_LEN + 1];
+	char neg_eid[SMC_EID_LEN + 1];
+	char peer_os[8];
+	char gid[SMC_GID_TEXT_LEN + 1];
+	char peer_gid[SMC_GID_TEXT_LEN + 1];
+	uint64_t sndbuf_alloc;
+	uint64_t buf_alloc;
+	size_t n_links;
+	struct {
+		uint8_t id;
+		char state[16];
+		char ib_dev[SMC_IB_NAME_LEN + 1];
+		char netdev[IF_NAMESIZE];
+		uint32_t conns;
+	} links[SMC_LINKS_PER_LGR];
+};
+
+struct bus_device {
+	char path[256];
+	char technology[8];
+	char name[SMC_IB_NAME_LEN + 1];
+	bool loopback;
+	uint16_t fabric_id;
+	char gid[SMC_UUID_TEXT_LEN + 1];
+	char pci_id[SMC_PCI_ID_LEN + 1];
+	char pnetid[SMC_PNETID_LEN + 1];
+	bool pnet_user_defined;
+	uint32_t linkgroups;
+	uint32_t conns;
+	size_t n_ports;
+	struct {
+		uint8_t port;
+		bool active;
+		char pnetid[SMC_PNETID_LEN + 1];
+		char netdev[IF_NAMESIZE];
+		uint32_t links;
+	} ports[2];
+};
+
+struct manager {
+	sd_event *event;
+	sd_bus *bus;
+	struct kernel *kernel;
+	char *config_path;
+	const char *bus_name;
+
+	struct config *config;          /* the last good one */
+	char *config_error;             /* why the last load was refused; NULL if it was not */
+	uint64_t config_loaded_usec;
+
+	enum manager_state state;
+	struct report report;           /* last reconcile that changed anything (or start/reload) */
+	uint64_t last_check_usec;
+	struct report drift;            /* items currently drifted (drift.action: report) */
+	uint64_t drift_repairs;         /* items repaired since start */
+	struct smc_caps caps;
+	bool smc_missing_logged;
+
+	sd_event_source *drift_timer;
+	sd_event_source *monitor_timer;
+
+	struct bus_device *devices;
+	size_t n_devices;
+	struct bus_linkgroup *linkgroups;
+	size_t n_linkgroups;
+};
+
+int manager_new(const char *config_path, struct kernel *kernel, struct manager **ret);
+struct manager *manager_free(struct manager *m);
+
+/* First load: an invalid file is fatal (there is no good config to keep). */
+int manager_load_config(struct manager *m);
+/* Reload: on failure the running config stays and config_error says why; -EINVAL. */
+int manager_reload(struct manager *m, char **ret_error);
+int manager_reconcile(struct manager *m, enum reconcile_reason reason);
+/* Re-read devices, link groups and capabilities; update D-Bus objects. */
+int manager_refresh_objects(struct manager *m);
+int manager_start(struct manager *m);
+int manager_run(struct manager *m);
+
+/* bus-manager.c / bus-objects.c */
+int bus_setup(struct manager *m);
+int bus_objects_register(struct manager *m);
+int bus_emit_manager_changed(struct manager *m, const char *first, ...);
+void bus_linkgroup_from_smcd(const struct smcd_linkgroup *l, struct bus_linkgroup *ret);
+void bus_linkgroup_from_smcr(const struct smcr_linkgroup *l, struct bus_linkgroup *ret);
+void bus_device_from_smcd(const struct smcd_device *d, struct bus_device *ret);
+void bus_device_from_smcr(const struct smcr_device *d, struct bus_device *ret);
+/* Compare old and new snapshots and emit InterfacesAdded/Removed and PropertiesChanged. */
+int bus_objects_update(struct manager *m, struct bus_device *devices, size_t n_devices,
+		       struct bus_linkgroup *linkgroups, size_t n_linkgroups);
+int bus_append_report(sd_bus_message *reply, const struct report *r);
+int bus_append_capabilities(sd_bus_message *reply, const struct smc_caps *c);
+
+static inline void manager_freep(struct manager **m)
+{
+	if (*m)
+		manager_free(*m);
+}

@@ -1,0 +1,205 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Shared by the agent's host integration tests: TAP output, a private system bus
+# (dbus-daemon, with or without the shipped policy) and an agent on it.
+#
+# Environment from the build (AM_TESTS_ENVIRONMENT): top_srcdir, top_builddir.
+
+set -u
+: "${top_srcdir:?run from make check}"
+: "${top_builddir:?run from make check}"
+
+tap_n=0
+tap_failed=0
+
+ok() {
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $*"
+}
+
+not_ok() {
+	tap_n=$((tap_n + 1))
+	tap_failed=$((tap_failed + 1))
+	echo "not ok $tap_n - $*"
+}
+
+# check DESCRIPTION COMMAND...: ok when the command succeeds; shows its output otherwise.
+check() {
+	local desc=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		printf '%s\n' "$out" | sed 's/^/# /'
+	fi
+}
+
+# expect_match DESCRIPTION PATTERN TEXT: grep -E PATTERN in TEXT.
+expect_match() {
+	if printf '%s\n' "$3" | grep -Eq -- "$2"; then
+		ok "$1"
+	else
+		not_ok "$1"
+		echo "# expected /$2/ in:"
+		printf '%s\n' "$3" | sed 's/^/#   /'
+	fi
+}
+
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+finish() {
+	echo "1..$tap_n"
+	[ "$tap_failed" -eq 0 ]
+}
+
+for tool in dbus-daemon busctl; do
+	command -v "$tool" >/dev/null 2>&1 || skip_all "$tool is not installed"
+done
+[ "$(id -u)" -eq 0 ] || skip_all "needs root (the agent checks callers against uid 0)"
+
+T=$(mktemp -d /tmp/smcd-agent-test.XXXXXX)
+chmod 755 "$T"
+BUS_PID=
+AGENT_PID=
+NOTIFY_PID=
+
+cleanup() {
+	[ -n "$AGENT_PID" ] && kill "$AGENT_PID" 2>/dev/null && wait "$AGENT_PID" 2>/dev/null
+	[ -n "$NOTIFY_PID" ] && kill "$NOTIFY_PID" 2>/dev/null
+	[ -n "$BUS_PID" ] && kill "$BUS_PID" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+# start_bus strict|open: strict is Debian's system bus default policy plus ours; open lets
+# anyone call anything, so that only the agent's own check stands between a caller and a change.
+start_bus() {
+	local policy
+	if [ "$1" = strict ]; then
+		policy="<policy context=\"default\">
+    <allow user=\"*\"/>
+    <deny own=\"*\"/>
+    <deny send_type=\"method_call\"/>
+    <allow send_type=\"signal\"/>
+    <allow send_requested_reply=\"true\" send_type=\"method_return\"/>
+    <allow send_requested_reply=\"true\" send_type=\"error\"/>
+    <allow receive_type=\"method_call\"/>
+    <allow receive_type=\"method_return\"/>
+    <allow receive_type=\"error\"/>
+    <allow receive_type=\"signal\"/>
+    <allow send_destination=\"org.freedesktop.DBus\" send_interface=\"org.freedesktop.DBus\"/>
+    <allow send_destination=\"org.freedesktop.DBus\" send_interface=\"org.freedesktop.DBus.Introspectable\"/>
+  </policy>
+  <include>$top_srcdir/etc/dbus-1/org.smcd.Agent1.conf</include>"
+	else
+		policy="<policy context=\"default\">
+    <allow user=\"*\"/>
+    <allow own=\"*\"/>
+    <allow send_type=\"method_call\"/>
+    <allow send_type=\"signal\"/>
+    <allow send_type=\"method_return\"/>
+    <allow send_type=\"error\"/>
+    <allow receive_type=\"method_call\"/>
+    <allow receive_type=\"method_return\"/>
+    <allow receive_type=\"error\"/>
+    <allow receive_type=\"signal\"/>
+  </policy>"
+	fi
+	cat >"$T/bus.conf" <<EOF2
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=$T/bus</listen>
+  <auth>EXTERNAL</auth>
+  $policy
+</busconfig>
+EOF2
+	dbus-daemon --config-file="$T/bus.conf" --nofork --nopidfile 2>"$T/bus.log" &
+	BUS_PID=$!
+	for _ in $(seq 100); do
+		[ -S "$T/bus" ] && break
+		sleep 0.05
+	done
+	export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/bus"
+}
+
+# A datagram socket standing in for systemd's NOTIFY_SOCKET; messages land in $T/notify.log.
+start_notify() {
+	command -v python3 >/dev/null 2>&1 || return 0
+	python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+with open(sys.argv[2], "a") as f:
+    while True:
+        f.write(s.recv(4096).decode() + "\n--\n")
+        f.flush()
+' "$T/notify" "$T/notify.log" &
+	NOTIFY_PID=$!
+	for _ in $(seq 100); do
+		[ -S "$T/notify" ] && break
+		sleep 0.05
+	done
+}
+
+# start_agent BINARY ARGS...: run it and wait until it owns the bus name.  Only the agent
+# gets NOTIFY_SOCKET (busctl would report its own exit status there).
+start_agent() {
+	if [ -S "$T/notify" ]; then
+		NOTIFY_SOCKET="$T/notify" "$@" >"$T/agent.log" 2>&1 &
+	else
+		"$@" >"$T/agent.log" 2>&1 &
+	fi
+	AGENT_PID=$!
+	for _ in $(seq 200); do
+		busctl status org.smcd.Agent1 >/dev/null 2>&1 && return 0
+		kill -0 "$AGENT_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "# agent did not come up:"
+	sed 's/^/#   /' "$T/agent.log"
+	return 1
+}
+
+# stop_agent: SIGTERM, then a clean exit is part of the test (with --enable-sanitizers a
+# leak or a sanitizer report makes the status non-zero and shows in the log).
+stop_agent() {
+	local status
+	kill "$AGENT_PID" 2>/dev/null
+	wait "$AGENT_PID" 2>/dev/null
+	status=$?
+	AGENT_PID=
+	if [ "$status" -eq 0 ] && ! grep -Eq 'Sanitizer|runtime error' "$T/agent.log"; then
+		ok "the agent stops cleanly on SIGTERM"
+	else
+		not_ok "the agent stops cleanly on SIGTERM (status $status)"
+		grep -E -A20 'Sanitizer|runtime error' "$T/agent.log" | head -40 | sed 's/^/# /'
+	fi
+}
+
+AGENT="$top_builddir/smcd-agent/smcd-agent"
+AGENT_FAKE="$top_builddir/tests/integration/smcd-agent-fake"
+M="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager"
+
+# prop NAME: a Manager property as busctl prints it.
+prop() {
+	# shellcheck disable=SC2086
+	busctl get-property $M "$1"
+}
+
+# call METHOD [SIGNATURE ARGS...]
+call() {
+	local method=$1
+	shift
+	# shellcheck disable=SC2086
+	busctl call $M "$method" "$@"
+}
+
+# as_nobody COMMAND...: the same, from an unprivileged user.
+as_nobody() {
+	setpriv --reuid=65534 --regid=65534 --clear-groups env DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" "$@"
+}

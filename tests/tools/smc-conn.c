@@ -1,0 +1,860 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * smc-conn: open SMC connections over loopback, move data, verify it, hold the
+ * connections open, and report per connection whether SMC-D, SMC-R or TCP (fallback) was
+ * used. A test tool for the VM tests (tests/vm/guest/), not an installed program.
+ *
+ *   smc-conn socket  [--proto P] [--addr A]           open one socket, report, close
+ *   smc-conn serve   --port N [--proto P] [--addr A] [--conns N]
+ *   smc-conn connect --port N [--proto P] [--addr A] [--conns N] [--bytes B] [--hold S]
+ *   smc-conn pair    [--port N] [--proto P] [--addr A] [--conns N] [--bytes B] [--hold S]
+ *
+ * --proto smc   socket(AF_INET[6], SOCK_STREAM, IPPROTO_SMC)  (default; kernel 6.11+)
+ *         afsmc socket(AF_SMC, SOCK_STREAM, SMCPROTO_SMC[6])
+ *         tcp   plain TCP, for comparison
+ *
+ * Wire protocol per connection: the client sends a 16-byte header (magic, connection
+ * index, byte count), then that many bytes of a pattern derived from the index; the server
+ * checks the pattern, answers with the same amount of its own pattern, and the client
+ * checks that. Both sides compare every received byte with the expected pattern, so a
+ * corrupted, reordered or short transfer is reported, not just counted.
+ *
+ * Output: one JSON object per line: for `connect`/`pair` one per connection, then a
+ * summary line; for `serve` one per accepted connection; for `socket` one line. Exit
+ * status 0 when every connection was verified, 1 when something failed, 2 on usage errors.
+ */
+#ifndef _GNU_SOURCE /* config.h defines it in the automake build */
+#define _GNU_SOURCE
+#endif
+#include <arpa/inet.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef AF_SMC
+#define AF_SMC 43
+#endif
+#ifndef IPPROTO_SMC
+#define IPPROTO_SMC 256
+#endif
+#define SMCPROTO_SMC 0
+#define SMCPROTO_SMC6 1
+
+#define HDR_MAGIC 0x534d43434f4e4e31ULL /* "SMCCONN1" */
+#define CHUNK (64 * 1024)
+
+enum proto { PROTO_SMC, PROTO_AFSMC, PROTO_TCP };
+static const char *const proto_names[] = {
+	[PROTO_SMC] = "smc",
+	[PROTO_AFSMC] = "afsmc",
+	[PROTO_TCP] = "tcp",
+};
+
+struct options {
+	enum proto proto;
+	const char *addr;
+	unsigned int port;
+	unsigned int conns;
+	uint64_t bytes;
+	unsigned int hold;
+};
+
+struct wire_hdr {
+	uint64_t magic;
+	uint32_t index;
+	uint32_t pad;
+	uint64_t bytes;
+} __attribute__((packed));
+
+/* ---- small helpers ------------------------------------------------------------------ */
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int parse_proto(const char *s, enum proto *ret)
+{
+	for (size_t i = 0; i < sizeof(proto_names) / sizeof(proto_names[0]); i++)
+		if (strcmp(s, proto_names[i]) == 0) {
+			*ret = (enum proto)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static int parse_u64(const char *s, uint64_t *ret)
+{
+	char *end;
+	unsigned long long v;
+	uint64_t mult = 1;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	if (*end == 'K' || *end == 'k')
+		mult = 1024, end++;
+	else if (*end == 'M')
+		mult = 1024 * 1024, end++;
+	else if (*end == 'G')
+		mult = 1024ULL * 1024 * 1024, end++;
+	if (*end)
+		return -EINVAL;
+	*ret = v * mult;
+	return 0;
+}
+
+/* Deterministic pattern: a xorshift stream seeded by (direction, index). */
+struct pattern {
+	uint64_t state;
+};
+
+static void pattern_init(struct pattern *p, uint32_t index, bool from_server)
+{
+	p->state = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)index << 1) ^ (from_server ? 1 : 0);
+	if (!p->state)
+		p->state = 1;
+}
+
+/* Word at a time: under TCG every instruction counts. Callers pass lengths that are
+ * multiples of 8 except for the last piece of a stream. */
+static void pattern_fill(struct pattern *p, uint8_t *buf, size_t len)
+{
+	for (size_t i = 0; i < len; i += 8) {
+		p->state ^= p->state << 13;
+		p->state ^= p->state >> 7;
+		p->state ^= p->state << 17;
+		memcpy(buf + i, &p->state, len - i < 8 ? len - i : 8);
+	}
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int read_all(int fd, void *buf, size_t len)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = recv(fd, p, len, 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -EPIPE;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Send `bytes` of the pattern; return 0 or -errno. */
+static int send_pattern(int fd, uint32_t index, bool from_server, uint64_t bytes)
+{
+	static __thread uint8_t buf[CHUNK];
+	struct pattern p;
+	int r;
+
+	pattern_init(&p, index, from_server);
+	while (bytes) {
+		size_t n = bytes < CHUNK ? (size_t)bytes : CHUNK;
+
+		pattern_fill(&p, buf, n);
+		r = write_all(fd, buf, n);
+		if (r < 0)
+			return r;
+		bytes -= n;
+	}
+	return 0;
+}
+
+/* Receive `bytes` and compare them with the expected pattern, all of them (a mismatch does
+ * not stop the reading, so the peer is never left blocked): 0 = verified, 1 = data
+ * differs, -errno = I/O error. */
+static int recv_pattern(int fd, uint32_t index, bool from_server, uint64_t bytes)
+{
+	static __thread uint8_t buf[CHUNK], want[CHUNK];
+	struct pattern p;
+	bool differs = false;
+	int r;
+
+	pattern_init(&p, index, from_server);
+	while (bytes) {
+		size_t n = bytes < CHUNK ? (size_t)bytes : CHUNK;
+
+		r = read_all(fd, buf, n);
+		if (r < 0)
+			return r;
+		pattern_fill(&p, want, n);
+		differs |= memcmp(buf, want, n) != 0;
+		bytes -= n;
+	}
+	return differs ? 1 : 0;
+}
+
+/* ---- sockets ------------------------------------------------------------------------ */
+
+struct endpoint {
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int family;
+};
+
+static int endpoint_parse(const char *addr, unsigned int port, struct endpoint *ret)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)&ret->ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ret->ss;
+
+	memset(ret, 0, sizeof(*ret));
+	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((uint16_t)port);
+		ret->len = sizeof(*sin);
+		ret->family = AF_INET;
+		return 0;
+	}
+	if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons((uint16_t)port);
+		ret->len = sizeof(*sin6);
+		ret->family = AF_INET6;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int open_socket(enum proto proto, int family)
+{
+	int fd;
+
+	switch (proto) {
+	case PROTO_SMC:
+		fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_SMC);
+		break;
+	case PROTO_AFSMC:
+		fd = socket(AF_SMC, SOCK_STREAM | SOCK_CLOEXEC,
+			    family == AF_INET6 ? SMCPROTO_SMC6 : SMCPROTO_SMC);
+		break;
+	default:
+		fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
+		break;
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+static void format_sockaddr(const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+	char ip[INET6_ADDRSTRLEN] = "?";
+	unsigned int port = 0;
+
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *sin = (const struct sockaddr_in *)ss;
+
+		inet_ntop(AF_INET, &sin->sin_addr, ip, sizeof(ip));
+		port = ntohs(sin->sin_port);
+		snprintf(buf, len, "%s:%u", ip, port);
+	} else if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *sin6 = (const struct sockaddr_in6 *)ss;
+
+		inet_ntop(AF_INET6, &sin6->sin6_addr, ip, sizeof(ip));
+		port = ntohs(sin6->sin6_port);
+		snprintf(buf, len, "[%s]:%u", ip, port);
+	} else {
+		snprintf(buf, len, "?");
+	}
+}
+
+static void local_name(int fd, char *buf, size_t len)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+
+	memset(&ss, 0, sizeof(ss));
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) < 0)
+		snprintf(buf, len, "?");
+	else
+		format_sockaddr(&ss, buf, len);
+}
+
+/* ---- mode detection ------------------------------------------------------------------ */
+
+struct conn_mode {
+	const char *mode;	 /* "smcd", "smcr", "tcp" (fallback) or "unknown" */
+	uint32_t fallback_reason; /* CLC decline/fallback code when mode is "tcp" */
+	const char *fallback_name; /* its name ("PEERDECL"), NULL when unknown */
+	const char *detail;	 /* why "unknown" */
+};
+
+/*
+ * Mode detection. The mode of a live connection is only visible through smc_diag
+ * (NETLINK_SOCK_DIAG, family AF_SMC), which belongs to the project's netlink library: this
+ * tool carries no sock_diag code of its own. Our sockets are found in the dump by inode
+ * (IPPROTO_SMC sockets are listed without IP addresses, so the inode is the only reliable
+ * key). Built with SMC_CONN_WITH_SMCNL (tests/vm/Makefile.inc sets it together with the
+ * link to libsmcnl once the library implements smc_socket_list()); without it the mode
+ * is reported as "unknown".
+ */
+#ifdef SMC_CONN_WITH_SMCNL
+#include "netlink/smcnl.h"
+
+static void conns_mode_query(enum proto proto, int *fds, struct conn_mode *modes, unsigned int n)
+{
+	static char err[160];
+	struct smc_socket *socks = NULL;
+	size_t nsocks = 0;
+	struct smcnl *nl = NULL;
+	int r;
+
+	r = smcnl_open(NULL, &nl);
+	if (r >= 0)
+		r = smc_socket_list(nl, 0, &socks, &nsocks);
+	if (r < 0)
+		snprintf(err, sizeof(err), "smc_diag query failed: %s", strerror(-r));
+	for (unsigned int i = 0; i < n; i++) {
+		struct stat st;
+
+		modes[i] = (struct conn_mode){ .mode = "unknown" };
+		if (proto == PROTO_TCP) {
+			modes[i] = (struct conn_mode){ .mode = "tcp", .detail = "plain TCP socket" };
+			continue;
+		}
+		if (fds[i] < 0)
+			continue;
+		if (r < 0) {
+			modes[i].detail = err;
+			continue;
+		}
+		modes[i].detail = "socket not found in the smc_diag dump";
+		if (fstat(fds[i], &st) < 0)
+			continue;
+		for (size_t k = 0; k < nsocks; k++) {
+			if (socks[k].inode != (uint32_t)st.st_ino)
+				continue;
+			modes[i].detail = NULL;
+			switch (socks[k].mode) {
+			case 0:
+				modes[i].mode = "smcr";
+				break;
+			case 2:
+				modes[i].mode = "smcd";
+				break;
+			default:
+				modes[i].mode = "tcp";
+				modes[i].fallback_reason = socks[k].has_fallback ?
+								  socks[k].fallback_reason : 0;
+				modes[i].fallback_name = smc_decline_name(modes[i].fallback_reason);
+				break;
+			}
+			break;
+		}
+	}
+	free(socks);
+	if (nl)
+		smcnl_close(nl);
+}
+#else
+static void conns_mode_query(enum proto proto, int *fds, struct conn_mode *modes, unsigned int n)
+{
+	(void)fds;
+	for (unsigned int i = 0; i < n; i++)
+		modes[i] = proto == PROTO_TCP ?
+				   (struct conn_mode){ .mode = "tcp", .detail = "plain TCP socket" } :
+				   (struct conn_mode){
+					   .mode = "unknown",
+					   .detail = "built without the netlink library (smc_diag)",
+				   };
+}
+#endif
+
+/* ---- `socket` ------------------------------------------------------------------------- */
+
+static int cmd_socket(const struct options *o)
+{
+	struct endpoint ep;
+	int fd;
+
+	if (endpoint_parse(o->addr, 0, &ep) < 0) {
+		fprintf(stderr, "smc-conn: bad address %s\n", o->addr);
+		return 2;
+	}
+	fd = open_socket(o->proto, ep.family);
+	if (fd < 0) {
+		printf("{\"event\":\"socket\",\"proto\":\"%s\",\"ok\":false,\"errno\":%d,"
+		       "\"error\":\"%s\"}\n",
+		       proto_names[o->proto], -fd, strerror(-fd));
+		return 1;
+	}
+	close(fd);
+	printf("{\"event\":\"socket\",\"proto\":\"%s\",\"ok\":true}\n", proto_names[o->proto]);
+	return 0;
+}
+
+/* ---- server --------------------------------------------------------------------------- */
+
+struct server {
+	const struct options *o;
+	int lfd;
+	unsigned int port; /* actual port (for --port 0) */
+	bool quiet;	   /* pair mode: the client reports */
+	pthread_mutex_t lock;
+	unsigned int failed;
+};
+
+struct server_conn {
+	struct server *srv;
+	int fd;
+};
+
+static void *server_conn_run(void *arg)
+{
+	struct server_conn *sc = arg;
+	struct server *srv = sc->srv;
+	struct wire_hdr hdr;
+	const char *err = NULL;
+	int r = read_all(sc->fd, &hdr, sizeof(hdr));
+
+	if (r < 0)
+		err = "reading the header failed";
+	else if (hdr.magic != HDR_MAGIC)
+		err = "bad header magic";
+	if (!err) {
+		r = recv_pattern(sc->fd, hdr.index, false, hdr.bytes);
+		if (r > 0)
+			err = "received data differs from the expected pattern";
+		else if (r < 0)
+			err = "receiving data failed";
+	}
+	if (!err && send_pattern(sc->fd, hdr.index, true, hdr.bytes) < 0)
+		err = "sending data failed";
+	/* Wait for the client to close (it holds the connection open with --hold). */
+	if (!err) {
+		char c;
+
+		while (recv(sc->fd, &c, 1, 0) > 0)
+			;
+	}
+	pthread_mutex_lock(&srv->lock);
+	if (err)
+		srv->failed++;
+	if (!srv->quiet || err)
+		printf("{\"role\":\"server\",\"conn\":%u,\"bytes\":%" PRIu64 ",\"ok\":%s%s%s%s}\n",
+		       err ? 0 : hdr.index, err ? 0 : hdr.bytes, err ? "false" : "true",
+		       err ? ",\"error\":\"" : "", err ? err : "", err ? "\"" : "");
+	fflush(stdout);
+	pthread_mutex_unlock(&srv->lock);
+	close(sc->fd);
+	free(sc);
+	return NULL;
+}
+
+static int server_listen(struct server *srv)
+{
+	const struct options *o = srv->o;
+	struct endpoint ep;
+	int one = 1, fd, r;
+
+	if (endpoint_parse(o->addr, o->port, &ep) < 0) {
+		fprintf(stderr, "smc-conn: bad address %s\n", o->addr);
+		return -EINVAL;
+	}
+	fd = open_socket(o->proto, ep.family);
+	if (fd < 0) {
+		fprintf(stderr, "smc-conn: socket(%s): %s\n", proto_names[o->proto], strerror(-fd));
+		return fd;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ep.ss, ep.len) < 0 || listen(fd, 128) < 0) {
+		r = -errno;
+		fprintf(stderr, "smc-conn: bind/listen on %s port %u: %s\n", o->addr, o->port,
+			strerror(-r));
+		close(fd);
+		return r;
+	}
+	{
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+
+		srv->port = o->port;
+		if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
+			srv->port = ntohs(ss.ss_family == AF_INET6 ?
+						  ((struct sockaddr_in6 *)&ss)->sin6_port :
+						  ((struct sockaddr_in *)&ss)->sin_port);
+	}
+	srv->lfd = fd;
+	return 0;
+}
+
+/* Accept `max` connections (0 = forever), each served by its own thread; join them all. */
+static int server_accept_loop(struct server *srv, unsigned int max)
+{
+	pthread_t *threads = NULL;
+	unsigned int n = 0;
+
+	for (;;) {
+		struct server_conn *sc;
+		int fd;
+
+		if (max && n == max)
+			break;
+		fd = accept4(srv->lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "smc-conn: accept: %s\n", strerror(errno));
+			break;
+		}
+		sc = calloc(1, sizeof(*sc));
+		threads = realloc(threads, (n + 1) * sizeof(*threads));
+		if (!sc || !threads) {
+			fprintf(stderr, "smc-conn: out of memory\n");
+			exit(1);
+		}
+		sc->srv = srv;
+		sc->fd = fd;
+		if (pthread_create(&threads[n], NULL, server_conn_run, sc) != 0) {
+			fprintf(stderr, "smc-conn: pthread_create failed\n");
+			exit(1);
+		}
+		n++;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		pthread_join(threads[i], NULL);
+	free(threads);
+	return srv->failed ? 1 : 0;
+}
+
+static int cmd_serve(const struct options *o, bool conns_given)
+{
+	struct server srv = { .o = o, .lfd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
+	int r;
+
+	if (server_listen(&srv) < 0)
+		return 1;
+	printf("{\"role\":\"server\",\"event\":\"listening\",\"proto\":\"%s\",\"port\":%u}\n",
+	       proto_names[o->proto], srv.port);
+	fflush(stdout);
+	r = server_accept_loop(&srv, conns_given ? o->conns : 0);
+	close(srv.lfd);
+	return r;
+}
+
+/* ---- client --------------------------------------------------------------------------- */
+
+struct client_conn {
+	int fd;
+	int err;	   /* -errno of the failing step, 0 */
+	const char *step;  /* failing step */
+	bool verified;
+	double connect_ms, transfer_ms;
+	char local[64];
+	struct conn_mode mode;
+};
+
+static void client_connect_one(const struct options *o, const struct endpoint *ep,
+			       struct client_conn *c)
+{
+	double t0 = now_ms();
+
+	c->fd = open_socket(o->proto, ep->family);
+	if (c->fd < 0) {
+		c->err = c->fd, c->step = "socket";
+		return;
+	}
+	if (connect(c->fd, (const struct sockaddr *)&ep->ss, ep->len) < 0) {
+		c->err = -errno, c->step = "connect";
+		close(c->fd);
+		c->fd = -1;
+		return;
+	}
+	c->connect_ms = now_ms() - t0;
+	local_name(c->fd, c->local, sizeof(c->local));
+}
+
+static void client_transfer(const struct options *o, uint32_t index, struct client_conn *c)
+{
+	struct wire_hdr hdr = { .magic = HDR_MAGIC, .index = index, .bytes = o->bytes };
+	double t0 = now_ms();
+	int r;
+
+	if (c->fd < 0)
+		return;
+	r = write_all(c->fd, &hdr, sizeof(hdr));
+	if (r == 0)
+		r = send_pattern(c->fd, index, false, o->bytes);
+	if (r < 0) {
+		c->err = r, c->step = "send";
+		return;
+	}
+	r = recv_pattern(c->fd, index, true, o->bytes);
+	if (r < 0) {
+		c->err = r, c->step = "receive";
+		return;
+	}
+	c->verified = r == 0;
+	if (!c->verified)
+		c->step = "verify";
+	c->transfer_ms = now_ms() - t0;
+}
+
+static void client_print(const struct options *o, unsigned int i, const struct client_conn *c,
+			 const char *peer)
+{
+	printf("{\"conn\":%u,\"proto\":\"%s\",\"local\":\"%s\",\"peer\":\"%s\","
+	       "\"bytes_sent\":%" PRIu64 ",\"bytes_received\":%" PRIu64 ",\"verified\":%s,"
+	       "\"mode\":\"%s\"",
+	       i, proto_names[o->proto], c->local[0] ? c->local : "", peer,
+	       c->verified ? o->bytes : 0, c->verified ? o->bytes : 0,
+	       c->verified ? "true" : "false", c->mode.mode ? c->mode.mode : "none");
+	if (c->mode.mode && strcmp(c->mode.mode, "tcp") == 0 && o->proto != PROTO_TCP) {
+		printf(",\"fallback_reason\":\"0x%08" PRIx32 "\"", c->mode.fallback_reason);
+		if (c->mode.fallback_name)
+			printf(",\"fallback_name\":\"%s\"", c->mode.fallback_name);
+	}
+	if (c->mode.detail)
+		printf(",\"mode_detail\":\"%s\"", c->mode.detail);
+	printf(",\"connect_ms\":%.2f,\"transfer_ms\":%.2f", c->connect_ms, c->transfer_ms);
+	if (c->step)
+		printf(",\"error\":\"%s%s%s\"", c->step, c->err ? ": " : "",
+		       c->err ? strerror(-c->err) : "");
+	printf("}\n");
+}
+
+static int run_client(const struct options *o, unsigned int port)
+{
+	struct client_conn *cs = calloc(o->conns, sizeof(*cs));
+	unsigned int ok = 0, smcd = 0, smcr = 0, tcp = 0, unknown = 0;
+	struct endpoint ep;
+	char peer[80];
+	double t0;
+
+	if (!cs) {
+		fprintf(stderr, "smc-conn: out of memory\n");
+		return 1;
+	}
+	if (endpoint_parse(o->addr, port, &ep) < 0) {
+		fprintf(stderr, "smc-conn: bad address %s\n", o->addr);
+		free(cs);
+		return 2;
+	}
+	format_sockaddr(&ep.ss, peer, sizeof(peer));
+	t0 = now_ms();
+	/* Open all connections first so they exist side by side (link groups), then move the
+	 * data on each, then look at their mode while they are all still open. */
+	for (unsigned int i = 0; i < o->conns; i++)
+		client_connect_one(o, &ep, &cs[i]);
+	for (unsigned int i = 0; i < o->conns; i++)
+		client_transfer(o, i, &cs[i]);
+	{
+		int *fds = calloc(o->conns, sizeof(*fds));
+		struct conn_mode *modes = calloc(o->conns, sizeof(*modes));
+
+		if (!fds || !modes) {
+			fprintf(stderr, "smc-conn: out of memory\n");
+			exit(1);
+		}
+		for (unsigned int i = 0; i < o->conns; i++)
+			fds[i] = cs[i].fd;
+		conns_mode_query(o->proto, fds, modes, o->conns);
+		for (unsigned int i = 0; i < o->conns; i++)
+			if (cs[i].fd >= 0)
+				cs[i].mode = modes[i];
+		free(fds);
+		free(modes);
+	}
+	for (unsigned int i = 0; i < o->conns; i++) {
+		struct client_conn *c = &cs[i];
+
+		client_print(o, i, c, peer);
+		ok += c->verified && !c->step;
+		if (!c->mode.mode)
+			continue;
+		if (strcmp(c->mode.mode, "smcd") == 0)
+			smcd++;
+		else if (strcmp(c->mode.mode, "smcr") == 0)
+			smcr++;
+		else if (strcmp(c->mode.mode, "tcp") == 0)
+			tcp++;
+		else
+			unknown++;
+	}
+	fflush(stdout);
+	if (o->hold)
+		sleep(o->hold);
+	for (unsigned int i = 0; i < o->conns; i++)
+		if (cs[i].fd >= 0)
+			close(cs[i].fd);
+	{
+		double secs = (now_ms() - t0) / 1e3;
+
+		printf("{\"summary\":true,\"proto\":\"%s\",\"conns\":%u,\"ok\":%u,\"failed\":%u,"
+		       "\"smcd\":%u,\"smcr\":%u,\"tcp\":%u,\"unknown\":%u,"
+		       "\"bytes_per_conn\":%" PRIu64 ",\"hold\":%u,\"seconds\":%.3f}\n",
+		       proto_names[o->proto], o->conns, ok, o->conns - ok, smcd, smcr, tcp,
+		       unknown, o->bytes, o->hold, secs);
+	}
+	free(cs);
+	return ok == o->conns ? 0 : 1;
+}
+
+static void *pair_server_thread(void *arg)
+{
+	struct server *srv = arg;
+
+	server_accept_loop(srv, srv->o->conns);
+	return NULL;
+}
+
+static int cmd_pair(const struct options *o)
+{
+	struct server srv = { .o = o, .lfd = -1, .quiet = true,
+			      .lock = PTHREAD_MUTEX_INITIALIZER };
+	pthread_t th;
+	int r;
+
+	if (server_listen(&srv) < 0)
+		return 1;
+	if (pthread_create(&th, NULL, pair_server_thread, &srv) != 0) {
+		fprintf(stderr, "smc-conn: pthread_create failed\n");
+		return 1;
+	}
+	r = run_client(o, srv.port);
+	/* Connections that failed to connect never reach the server: unblock accept(). */
+	shutdown(srv.lfd, SHUT_RDWR);
+	if (r == 0)
+		pthread_join(th, NULL);
+	close(srv.lfd);
+	return r ? r : (srv.failed ? 1 : 0);
+}
+
+/* ---- main ----------------------------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+	fputs("usage: smc-conn socket  [--proto smc|afsmc|tcp] [--addr A]\n"
+	      "       smc-conn serve   --port N [--proto P] [--addr A] [--conns N]\n"
+	      "       smc-conn connect --port N [--proto P] [--addr A] [--conns N] [--bytes B]"
+	      " [--hold S]\n"
+	      "       smc-conn pair    [--port N] [--proto P] [--addr A] [--conns N] [--bytes B]"
+	      " [--hold S]\n"
+	      "B accepts K, M, G suffixes. Defaults: --proto smc --addr 127.0.0.1 --conns 1\n"
+	      "--bytes 1M --hold 0; pair uses an ephemeral port unless --port is given.\n",
+	      f);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "proto", required_argument, NULL, 'P' }, { "addr", required_argument, NULL, 'a' },
+		{ "port", required_argument, NULL, 'p' },  { "conns", required_argument, NULL, 'n' },
+		{ "bytes", required_argument, NULL, 'b' }, { "hold", required_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },	   {},
+	};
+	struct options o = { .proto = PROTO_SMC, .addr = "127.0.0.1", .conns = 1,
+			     .bytes = 1024 * 1024 };
+	bool port_given = false, conns_given = false;
+	const char *cmd;
+	uint64_t v;
+	int c;
+
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	cmd = argv[1];
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'P':
+			if (parse_proto(optarg, &o.proto) < 0) {
+				fprintf(stderr, "smc-conn: --proto must be smc, afsmc or tcp\n");
+				return 2;
+			}
+			break;
+		case 'a':
+			o.addr = optarg;
+			break;
+		case 'p':
+		case 'n':
+		case 'H':
+			if (parse_u64(optarg, &v) < 0 || v > (c == 'p' ? 65535 : 1000000)) {
+				fprintf(stderr, "smc-conn: bad number '%s'\n", optarg);
+				return 2;
+			}
+			if (c == 'p')
+				o.port = (unsigned int)v, port_given = true;
+			else if (c == 'n')
+				o.conns = (unsigned int)v, conns_given = true;
+			else
+				o.hold = (unsigned int)v;
+			break;
+		case 'b':
+			if (parse_u64(optarg, &o.bytes) < 0) {
+				fprintf(stderr, "smc-conn: bad byte count '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "smc-conn: unexpected argument '%s'\n", argv[optind]);
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	if (strcmp(cmd, "socket") == 0)
+		return cmd_socket(&o);
+	if (strcmp(cmd, "pair") == 0)
+		return cmd_pair(&o);
+	if (!port_given) {
+		fprintf(stderr, "smc-conn: %s needs --port\n", cmd);
+		return 2;
+	}
+	if (strcmp(cmd, "serve") == 0)
+		return cmd_serve(&o, conns_given);
+	if (strcmp(cmd, "connect") == 0)
+		return run_client(&o, o.port);
+	fprintf(stderr, "smc-conn: unknown command '%s'\n", cmd);
+	usage(stderr);
+	return 2;
+}

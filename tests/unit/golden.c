@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "tests/unit/golden.h"
+
+void capture_begin(struct capture *c)
+{
+	c->buf = NULL;
+	c->len = 0;
+	c->f = open_memstream(&c->buf, &c->len);
+	assert_non_null(c->f);
+}
+
+const char *capture_end(struct capture *c)
+{
+	fclose(c->f);
+	c->f = NULL;
+	return c->buf;
+}
+
+const char *golden_top_srcdir(void)
+{
+	const char *t = getenv("top_srcdir");
+
+	return t && *t ? t : ".";
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	int ch;
+
+	if (!f)
+		return NULL;
+	m = open_memstream(&buf, &len);
+	while ((ch = fgetc(f)) != EOF)
+		fputc(ch, m);
+	fclose(m);
+	fclose(f);
+	return buf;
+}
+
+static void mkdir_parents(const char *path)
+{
+	char tmp[4096];
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(tmp, 0755);
+			*p = '/';
+		}
+}
+
+void golden_check(const char *name, const char *text)
+{
+	char path[4096], tmp[] = "/tmp/golden-actual-XXXXXX", cmd[8300];
+	const char *update = getenv("SMCCTL_UPDATE_GOLDEN");
+	char *expected;
+	FILE *f;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/tests/golden/%s", golden_top_srcdir(), name);
+	if (update && strcmp(update, "1") == 0) {
+		mkdir_parents(path);
+		f = fopen(path, "we");
+		assert_non_null(f);
+		fputs(text, f);
+		fclose(f);
+		return;
+	}
+	expected = read_file(path);
+	if (expected && strcmp(expected, text) == 0) {
+		free(expected);
+		return;
+	}
+	fd = mkstemp(tmp);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "diff -u '%s' '%s' >&2", path, tmp);
+	if (system(cmd) < 0)
+		fprintf(stderr, "(diff failed)\n");
+	unlink(tmp);
+	free(expected);
+	fail_msg("output differs from tests/golden/%s%s (SMCCTL_UPDATE_GOLDEN=1 rewrites it)", name,
+		 expected ? "" : ", which does not exist");
+}
+
+void assert_one_json_document(const char *text)
+{
+	struct json_tokener *tok = json_tokener_new();
+	size_t len = strlen(text);
+	json_object *o;
+
+	assert_non_null(tok);
+	assert_true(len > 1 && text[len - 1] == '\n');
+	o = json_tokener_parse_ex(tok, text, (int)len - 1);
+	if (!o || json_tokener_get_error(tok) != json_tokener_success ||
+	    json_tokener_get_parse_end(tok) != len - 1)
+		fail_msg("not exactly one JSON document: %s\n%s",
+			 json_tokener_error_desc(json_tokener_get_error(tok)), text);
+	json_object_put(o);
+	json_tokener_free(tok);
+}

@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* smc.yaml loader: good files, and every class of error with its exact FILE:LINE:COL. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "common/macro.h"
+#include "smcd-agent/config.h"
+
+static char tmp_path[] = "/tmp/test-agent-config-XXXXXX";
+
+static int write_tmp(const char *text)
+{
+	FILE *f = fopen(tmp_path, "we");
+
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+static int setup(void **state)
+{
+	int fd = mkstemp(tmp_path);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	unlink(tmp_path);
+	return 0;
+}
+
+/* Load text; return the config (and no errors) or NULL with errors. */
+static struct config *load_text(const char *text, struct config_errors *errors)
+{
+	struct config *c = NULL;
+
+	assert_int_equal(write_tmp(text), 0);
+	memset(errors, 0, sizeof(*errors));
+	if (config_load(tmp_path, &c, errors) < 0)
+		return NULL;
+	return c;
+}
+
+/* The first error must be exactly "TMPFILE:" + expected. */
+static void expect_error(const char *text, const char *expected)
+{
+	struct config_errors errors;
+	struct config *c = load_text(text, &errors);
+	char want[1024];
+
+	snprintf(want, sizeof(want), "%s:%s", tmp_path, expected);
+	assert_null(c);
+	assert_true(errors.n >= 1);
+	assert_string_equal(errors.lines[0], want);
+	config_errors_clear(&errors);
+}
+
+/*
+ * The same, where the middle of the message is libsmcnl's reason (its wording is the
+ * library's business): "TMPFILE:" + prefix ... suffix.
+ */
+static void expect_error_around(const char *text, const char *prefix, const char *suffix)
+{
+	struct config_errors errors;
+	struct config *c = load_text(text, &errors);
+	char want[1024];
+	size_t n;
+
+	snprintf(want, sizeof(want), "%s:%s", tmp_path, prefix);
+	assert_null(c);
+	assert_true(errors.n >= 1);
+	assert_true(strncmp(errors.lines[0], want, strlen(want)) == 0);
+	n = strlen(errors.lines[0]);
+	assert_true(n > strlen(suffix));
+	assert_string_equal(errors.lines[0] + n - strlen(suffix), suffix);
+	config_errors_clear(&errors);
+}
+
+/* ---------------------------------------------------------------------------------- */
+
+static void test_shipped_file(void **state)
+{
+	struct config_errors errors = {};
+	struct config *c = NULL;
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/etc/smc/smc.yaml", TOP_SRCDIR);
+	assert_int_equal(config_load(path, &c, &errors), 0);
+	assert_int_equal(errors.n, 0);
+	assert_true(c->ueid.auto_derive);
+	assert_string_equal(c->ueid.machine_id_file, "/etc/machine-id");
+	assert_int_equal(c->ueid.n_entries, 0);
+	assert_false(c->ueid.exclusive);
+	assert_int_equal(c->seid, CONFIG_LEAVE);
+	assert_int_equal(c->hs_limitation, CONFIG_LEAVE);
+	assert_int_equal(c->n_sysctls, 2);
+	assert_string_equal(c->sysctls[0].desc->name, "wmem");
+	assert_int_equal(c->sysctls[0].value, 1048576);
+	assert_string_equal(c->sysctls[1].desc->name, "rmem");
+	assert_int_equal(c->sysctls[1].value, 1048576);
+	assert_int_equal(c->n_modules, 2);
+	assert_int_equal(c->drift.action, DRIFT_REPAIR);
+	assert_int_equal(c->drift.interval_usec, 30000000);
+	assert_int_equal(c->monitor.interval_usec, 10000000);
+	assert_string_equal(c->admin_group, "smcd");
+	config_free(c);
+}
+
+/* The shipped file says what the built-in defaults are: both must agree. */
+static void test_defaults_equal_shipped_file(void **state)
+{
+	struct config_errors errors = {};
+	struct config *shipped = NULL, *def = NULL, *empty = NULL;
+	char path[1024];
+	char *a, *b, *e;
+
+	snprintf(path, sizeof(path), "%s/etc/smc/smc.yaml", TOP_SRCDIR);
+	assert_int_equal(config_load(path, &shipped, &errors), 0);
+	assert_int_equal(config_new_default(path, &def), 0);
+	empty = load_text("# nothing but a comment\n", &errors);
+	assert_non_null(empty);
+	a = config_dump(shipped);
+	b = config_dump(def);
+	e = config_dump(empty);
+	/* Skip the first line (path and revision). */
+	assert_string_equal(strchr(a, '\n'), strchr(b, '\n'));
+	assert_string_equal(strchr(a, '\n'), strchr(e, '\n'));
+	free(a);
+	free(b);
+	free(e);
+	config_free(shipped);
+	config_free(def);
+	config_free(empty);
+}
+
+static void test_full_file(void **state)
+{
+	struct config_errors errors;
+	struct config *c = load_text(
+		"ueid:\n"
+		"  auto: false\n"
+		"  machine-id-file: /run/mid\n"
+		"  entries: [SMC-HOSTS-A, \"MY.UEID-2\"]\n"
+		"  exclusive: true\n"
+		"seid: disable\n"
+		"handshake-limitation: true\n"
+		"sysctl:\n"
+		"  wmem: 512KiB\n"
+		"  rmem: 2M\n"
+		"  autocorking_size: 0\n"
+		"  smcr_buf_type: mixed\n"
+		"  smcr_testlink_time: 2m\n"
+		"  smcr_max_conns_per_lgr: 64\n"
+		"  hs_ctrl: mine\n"
+		"pnet:\n"
+		"  exclusive: true\n"
+		"  entries:\n"
+		"    - {pnetid: net1, eth: eth0}\n"
+		"    - pnetid: NET2\n"
+		"      ib: mlx5_0\n"
+		"      port: 2\n"
+		"    - {pnetid: LO, ib: lo}\n"
+		"modules: [smc]\n"
+		"drift: {action: report, interval: 5m}\n"
+		"monitor: {interval: 0}\n"
+		"admin-group: \"\"\n",
+		&errors);
+
+	assert_int_equal(errors.n, 0);
+	assert_non_null(c);
+	assert_false(c->ueid.auto_derive);
+	assert_string_equal(c->ueid.machine_id_file, "/run/mid");
+	assert_int_equal(c->ueid.n_entries, 2);
+	assert_string_equal(c->ueid.entries[1].ueid, "MY.UEID-2");
+	assert_int_equal(c->ueid.entries[1].mark.line, 4);
+	assert_int_equal(c->ueid.entries[1].mark.column, 26);
+	assert_true(c->ueid.exclusive);
+	assert_int_equal(c->seid, CONFIG_DISABLE);
+	assert_int_equal(c->hs_limitation, CONFIG_ENABLE);
+	assert_int_equal(c->n_sysctls, 7);
+	assert_int_equal(config_find_sysctl(c, "wmem")->value, 512 * 1024);
+	assert_int_equal(config_find_sysctl(c, "rmem")->value, 2 * 1024 * 1024);
+	assert_int_equal(config_find_sysctl(c, "smcr_buf_type")->value, 2);
+	assert_int_equal(config_find_sysctl(c, "smcr_testlink_time")->value, 120);
+	assert_string_equal(config_find_sysctl(c, "hs_ctrl")->string, "mine");
+	assert_int_equal(config_find_sysctl(c, "wmem")->mark.line, 9);
+	assert_true(c->pnet.exclusive);
+	assert_int_equal(c->pnet.n_entries, 3);
+	assert_string_equal(c->pnet.entries[0].pnetid, "NET1");
+	assert_string_equal(c->pnet.entries[0].eth, "eth0");
+	assert_string_equal(c->pnet.entries[1].ib, "mlx5_0");
+	assert_int_equal(c->pnet.entries[1].port, 2);
+	assert_int_equal(c->pnet.entries[2].port, 1);
+	assert_int_equal(c->n_modules, 1);
+	assert_int_equal(c->drift.action, DRIFT_REPORT);
+	assert_int_equal(c->drift.interval_usec, 300000000ULL);
+	assert_int_equal(c->monitor.interval_usec, 0);
+	assert_null(c->admin_group);
+	config_free(c);
+}
+
+static void test_sysctl_section_replaces_default(void **state)
+{
+	struct config_errors errors;
+	struct config *c = load_text("sysctl: {}\n", &errors);
+
+	assert_non_null(c);
+	assert_int_equal(c->n_sysctls, 0);
+	config_free(c);
+	c = load_text("sysctl:\n", &errors);
+	assert_non_null(c);
+	assert_int_equal(c->n_sysctls, 0);
+	config_free(c);
+}
+
+static void test_empty_file(void **state)
+{
+	struct config_errors errors;
+	struct config *c = load_text("", &errors);
+
+	assert_non_null(c);
+	assert_true(c->ueid.auto_derive);
+	assert_int_equal(c->n_sysctls, 2);
+	config_free(c);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Errors, one class each                                                              */
+
+static void test_error_syntax(void **state)
+{
+	expect_error("ueid:\n  auto: [true\n",
+		     "3:1: YAML syntax error: did not find expected ',' or ']' while parsing a flow sequence");
+}
+
+static void test_error_unknown_top_key(void **state)
+{
+	expect_error("seid: leave\nexport:\n  prometheus: {}\n",
+		     "2:1: smc.yaml: unknown key 'export' (expected one of: ueid, seid, handshake-limitation, sysctl, pnet, modules, drift, monitor, admin-group)");
+}
+
+static void test_error_unknown_nested_key(void **state)
+{
+	expect_error("drift:\n  action: repair\n  intervall: 10s\n",
+		     "3:3: drift: unknown key 'intervall' (expected one of: action, interval)");
+}
+
+static void test_error_unknown_sysctl(void **state)
+{
+	expect_error("sysctl:\n  wmen: 1MiB\n",
+		     "2:3: sysctl: unknown sysctl 'wmen' (expected one of: autocorking_size, smcr_buf_type, smcr_testlink_time, wmem, rmem, smcr_max_links_per_lgr, smcr_max_conns_per_lgr, smcr_max_send_wr, smcr_max_recv_wr, hs_ctrl)");
+}
+
+static void test_error_limit_smc_hs(void **state)
+{
+	expect_error("sysctl:\n  limit_smc_hs: 1\n",
+		     "2:3: sysctl: limit_smc_hs is set with the top-level key handshake-limitation (expected handshake-limitation: true|false|leave)");
+}
+
+static void test_error_wrong_type_scalar(void **state)
+{
+	expect_error("seid:\n  enable: true\n",
+		     "2:3: seid: a mapping is not a valid value (expected leave, enable or disable)");
+}
+
+static void test_error_wrong_type_mapping(void **state)
+{
+	expect_error("ueid: true\n", "1:7: ueid: a scalar is not valid here (expected a mapping)");
+}
+
+static void test_error_wrong_type_list(void **state)
+{
+	expect_error("modules: smc\n",
+		     "1:10: modules: a scalar is not valid here (expected a list of kernel module names)");
+}
+
+static void test_error_bool(void **state)
+{
+	expect_error("ueid:\n  exclusive: maybe\n",
+		     "2:14: ueid.exclusive: 'maybe' is not a boolean (expected true or false)");
+}
+
+static void test_error_empty_value(void **state)
+{
+	expect_error("seid:\n", "1:6: seid: an empty value is not a valid value (expected leave, enable or disable)");
+}
+
+static void test_error_out_of_range(void **state)
+{
+	expect_error("sysctl:\n  wmem: 8KiB\n",
+		     "2:9: sysctl.wmem: 8KiB is out of range (expected 16KiB to 1073741823)");
+	expect_error("sysctl:\n  smcr_max_conns_per_lgr: 300\n",
+		     "2:27: sysctl.smcr_max_conns_per_lgr: 300 is out of range (expected 16 to 255)");
+	expect_error("drift:\n  interval: 2d\n",
+		     "2:13: drift.interval: '2d' is not a duration (expected a number with s, m or h, e.g. 30s)");
+	expect_error("drift:\n  interval: 25h\n",
+		     "2:13: drift.interval: 25h is out of range (expected 0 or 1s to 86400s)");
+}
+
+static void test_error_bad_unit(void **state)
+{
+	expect_error("sysctl:\n  rmem: 1 MB\n",
+		     "2:9: sysctl.rmem: '1 MB' is not valid (expected a size such as 64KiB or 1MiB)");
+	expect_error("sysctl:\n  smcr_buf_type: contiguous\n",
+		     "2:18: sysctl.smcr_buf_type: 'contiguous' is not valid (expected physical, virtual, mixed)");
+}
+
+static void test_error_duplicate_key(void **state)
+{
+	expect_error("seid: leave\nsysctl:\n  wmem: 1MiB\n  wmem: 2MiB\n",
+		     "4:3: sysctl: duplicate key 'wmem' (first given at line 3, column 3)");
+	expect_error("seid: leave\nseid: enable\n",
+		     "2:1: smc.yaml: duplicate key 'seid' (first given at line 1, column 1)");
+}
+
+static void test_error_ueid(void **state)
+{
+	expect_error_around("ueid:\n  entries: [smc-lower]\n",
+			    "2:13: ueid.entries: 'smc-lower' is not a valid UEID: ",
+			    " (expected up to 32 upper-case letters, digits, '.' or '-')");
+	expect_error("ueid:\n  entries: [A, B, A]\n",
+		     "2:19: ueid.entries: duplicate UEID 'A' (first given at line 2, column 13)");
+	expect_error("ueid:\n  entries: [A, B, C, D]\n",
+		     "2:3: ueid: 4 entries and the derived UEID are too many (expected at most 4 in all; set auto: false or remove one)");
+	expect_error("ueid:\n  auto: false\n  entries: [A, B, C, D, E]\n",
+		     "3:25: ueid.entries: too many UEIDs (expected at most 4: the kernel's table holds 4)");
+	expect_error("ueid:\n  machine-id-file: etc/machine-id\n",
+		     "2:20: ueid.machine-id-file: 'etc/machine-id' is not an absolute path (expected a path starting with /)");
+}
+
+static void test_error_pnet(void **state)
+{
+	expect_error("pnet:\n  entries:\n    - {pnetid: NET1}\n",
+		     "3:7: pnet.entries: entry needs exactly one of eth or ib (expected eth: NETDEV, or ib: DEVICE with an optional port)");
+	expect_error("pnet:\n  entries:\n    - {pnetid: NET1, eth: eth0, ib: mlx5_0}\n",
+		     "3:7: pnet.entries: entry needs exactly one of eth or ib (expected eth: NETDEV, or ib: DEVICE with an optional port)");
+	expect_error("pnet:\n  entries:\n    - {pnetid: NET1, eth: eth0, port: 1}\n",
+		     "3:7: pnet.entries: port is only valid with ib (expected no port for an eth entry)");
+	expect_error("pnet:\n  entries:\n    - {eth: eth0}\n",
+		     "3:7: pnet.entries: entry without pnetid (expected pnetid: NAME)");
+	expect_error_around("pnet:\n  entries:\n    - {pnetid: NET-1, eth: eth0}\n",
+			    "3:16: pnet.entries.pnetid: 'NET-1' is not a valid PNET ID: ",
+			    " (expected 1 to 16 letters or digits)");
+	expect_error("pnet:\n  entries:\n    - {pnetid: N, ib: lo, port: 3}\n",
+		     "3:33: pnet.entries.port: '3' is not a valid port (expected 1 or 2)");
+	expect_error("pnet:\n  entries:\n    - {pnetid: N, eth: a}\n    - {pnetid: n, eth: a}\n",
+		     "4:7: pnet.entries: duplicate entry (first given at line 3, column 7)");
+	expect_error("pnet:\n  entries:\n    - NET1\n",
+		     "3:7: pnet.entries: a scalar is not a valid entry (expected a mapping with pnetid and eth or ib)");
+}
+
+static void test_error_modules(void **state)
+{
+	expect_error("modules: [smc, smc]\n",
+		     "1:16: modules: duplicate module 'smc' (first given at line 1, column 11)");
+	expect_error("modules: [../evil]\n",
+		     "1:11: modules: '../evil' is not a module name (expected lower-case letters, digits, '_' or '-')");
+}
+
+static void test_error_structure(void **state)
+{
+	expect_error("- ueid\n",
+		     "1:1: the file is a list (expected a mapping of sections such as ueid:, sysctl:)");
+	expect_error("seid: leave\n---\nseid: leave\n",
+		     "3:1: a second YAML document (expected exactly one)");
+	expect_error("drift: &d {action: repair}\nmonitor: *d\n",
+		     "2:10: YAML aliases are not supported (write the value out)");
+}
+
+/* Several errors are reported in one run, in file order; nothing is returned. */
+static void test_error_all_reported(void **state)
+{
+	struct config_errors errors;
+	struct config *c = load_text("seid: on\nsysctl:\n  wmem: 1\n  rmem: x\nbogus: 1\n", &errors);
+
+	assert_null(c);
+	assert_int_equal(errors.n, 4);
+	assert_non_null(strstr(errors.lines[0], ":1:7: seid:"));
+	assert_non_null(strstr(errors.lines[1], ":3:9: sysctl.wmem:"));
+	assert_non_null(strstr(errors.lines[2], ":4:9: sysctl.rmem:"));
+	assert_non_null(strstr(errors.lines[3], ":5:1: smc.yaml: unknown key 'bogus'"));
+	config_errors_clear(&errors);
+}
+
+static void test_error_missing_file(void **state)
+{
+	struct config_errors errors = {};
+	struct config *c = NULL;
+
+	assert_int_equal(config_load("/nonexistent/smc.yaml", &c, &errors), -ENOENT);
+	assert_int_equal(errors.n, 1);
+	assert_string_equal(errors.lines[0],
+			    "/nonexistent/smc.yaml: cannot read: No such file or directory (expected a readable YAML file)");
+	config_errors_clear(&errors);
+}
+
+/* ---------------------------------------------------------------------------------- */
+
+static void test_units(void **state)
+{
+	int64_t v;
+	uint64_t u;
+	bool b;
+	char buf[32];
+
+	assert_int_equal(parse_size("1MiB", &v), 0);
+	assert_int_equal(v, 1048576);
+	assert_int_equal(parse_size("64k", &v), 0);
+	assert_int_equal(v, 65536);
+	assert_int_equal(parse_size("1G", &v), 0);
+	assert_int_equal(v, 1073741824);
+	assert_int_equal(parse_size("12345", &v), 0);
+	assert_int_equal(v, 12345);
+	assert_int_equal(parse_size("100 bytes", &v), 0);
+	assert_int_equal(v, 100);
+	assert_int_equal(parse_size("-1", &v), -EINVAL);
+	assert_int_equal(parse_size("1.5MiB", &v), -EINVAL);
+	assert_int_equal(parse_size("99999999999999999999", &v), -ERANGE);
+	assert_int_equal(parse_size("", &v), -EINVAL);
+	assert_int_equal(parse_seconds("2m", &v), 0);
+	assert_int_equal(v, 120);
+	assert_int_equal(parse_seconds("30", &v), 0);
+	assert_int_equal(v, 30);
+	assert_int_equal(parse_duration_usec("30s", &u), 0);
+	assert_int_equal(u, 30000000);
+	assert_int_equal(parse_duration_usec("45", &u), 0);
+	assert_int_equal(u, 45000000);
+	assert_int_equal(parse_duration_usec("500ms", &u), 0);
+	assert_int_equal(u, 500000);
+	assert_int_equal(parse_bool("Yes", &b), 0);
+	assert_true(b);
+	assert_int_equal(parse_bool("off", &b), 0);
+	assert_false(b);
+	assert_int_equal(parse_bool("2", &b), -EINVAL);
+	assert_string_equal(format_size(1048576, buf, sizeof(buf)), "1MiB");
+	assert_string_equal(format_size(16384, buf, sizeof(buf)), "16KiB");
+	assert_string_equal(format_size(1000, buf, sizeof(buf)), "1000");
+}
+
+static void test_dump_round_trip(void **state)
+{
+	struct config_errors errors;
+	struct config *c = load_text("ueid: {entries: [X1]}\nsysctl: {smcr_buf_type: virtual, wmem: 256k}\n"
+				     "pnet: {entries: [{pnetid: a, eth: eth0}, {pnetid: b, ib: lo}]}\n",
+				     &errors);
+	struct config *d;
+	char *text, *again;
+
+	assert_non_null(c);
+	text = config_dump(c);
+	d = load_text(text, &errors);
+	assert_non_null(d);
+	again = config_dump(d);
+	assert_string_equal(strchr(text, '\n'), strchr(again, '\n'));
+	free(text);
+	free(again);
+	config_free(c);
+	config_free(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shipped_file),
+		cmocka_unit_test(test_defaults_equal_shipped_file),
+		cmocka_unit_test(test_full_file),
+		cmocka_unit_test(test_sysctl_section_replaces_default),
+		cmocka_unit_test(test_empty_file),
+		cmocka_unit_test(test_error_syntax),
+		cmocka_unit_test(test_error_unknown_top_key),
+		cmocka_unit_test(test_error_unknown_nested_key),
+		cmocka_unit_test(test_error_unknown_sysctl),
+		cmocka_unit_test(test_error_limit_smc_hs),
+		cmocka_unit_test(test_error_wrong_type_scalar),
+		cmocka_unit_test(test_error_wrong_type_mapping),
+		cmocka_unit_test(test_error_wrong_type_list),
+		cmocka_unit_test(test_error_bool),
+		cmocka_unit_test(test_error_empty_value),
+		cmocka_unit_test(test_error_out_of_range),
+		cmocka_unit_test(test_error_bad_unit),
+		cmocka_unit_test(test_error_duplicate_key),
+		cmocka_unit_test(test_error_ueid),
+		cmocka_unit_test(test_error_pnet),
+		cmocka_unit_test(test_error_modules),
+		cmocka_unit_test(test_error_structure),
+		cmocka_unit_test(test_error_all_reported),
+		cmocka_unit_test(test_error_missing_file),
+		cmocka_unit_test(test_units),
+		cmocka_unit_test(test_dump_round_trip),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Golden output of smcctl against REAL kernel replies: every fixture folder recorded in the
+ * QEMU lanes (tests/fixtures/LANE/STEP, see tests/fixtures/record) is replayed through
+ * libsmcnl and smcctl's handlers, exactly as the installed binary would run them, and the
+ * output (stdout, stderr and exit status) is compared with tests/golden/LANE/STEP/NAME.txt.
+ * Every -j output must be exactly one JSON document.
+ *
+ * The replay options reach smcctl_run() as a parameter; smcctl itself has no switch for it
+ * (see cli/main.c).  SMCCTL_FIXTURES_DIR (test-only) replaces $top_srcdir/tests/fixtures.
+ */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "cli/smcctl.h"
+#include "tests/unit/golden.h"
+
+#define ARGS_MAX 8
+
+struct cmd {
+	const char *name;
+	const char *argv[ARGS_MAX];
+};
+
+/* Read-only commands: replayed in every fixture folder recorded with "read". */
+static const struct cmd read_cmds[] = {
+	{"info", {"info"}},
+	{"info-d", {"-d", "info"}},
+	{"info.json", {"-j", "info"}},
+	{"ueid", {"ueid"}},
+	{"ueid.json", {"-j", "ueid", "list"}},
+	{"seid", {"seid"}},
+	{"seid.json", {"-j", "seid"}},
+	{"device", {"device"}},
+	{"device-d", {"device", "list", "-d"}},
+	{"device.json", {"-p", "device"}},
+	{"device-show-lo", {"device", "show", "lo"}},
+	{"linkgroup", {"linkgroup"}},
+	{"linkgroup-d", {"-d", "linkgroup"}},
+	{"linkgroup.json", {"-p", "linkgroup"}},
+	{"linkgroup-show-100", {"linkgroup", "show", "0x100"}},
+	{"socket", {"socket"}},
+	{"socket-a", {"socket", "-a"}},
+	{"socket-l", {"socket", "--listening"}},
+	{"socket-ad", {"socket", "-a", "-d"}},
+	{"socket-add", {"socket", "-a", "-dd"}},
+	{"socket.json", {"-p", "socket", "-a", "-d"}},
+	{"pnet", {"pnet"}},
+	{"pnet.json", {"-j", "pnet"}},
+	{"sysctl", {"sysctl"}},
+	{"sysctl-d", {"sysctl", "-d"}},
+	{"sysctl.json", {"-p", "sysctl"}},
+	{"sysctl-wmem", {"sysctl", "show", "net.smc.wmem"}},
+	{"hs-limit", {"hs-limit"}},
+	{"hs-limit.json", {"-j", "hs-limit"}},
+	{"stats", {"stats"}},
+	{"stats-d", {"stats", "-d"}},
+	{"stats-all", {"stats", "--all"}},
+	{"stats.json", {"-p", "stats"}},
+};
+
+/* Write commands: replayed only in the folder that recorded that request. */
+struct write_cmd {
+	const char *step;
+	struct cmd cmd;
+};
+
+static const struct write_cmd write_cmds[] = {
+	{"ueid-add", {"ueid-add", {"ueid", "add", "SMCD-AGENT-TEST"}}},
+	{"ueid-add", {"ueid-add.json", {"-j", "ueid", "add", "SMCD-AGENT-TEST"}}},
+	{"ueid-add-dup", {"ueid-add", {"ueid", "add", "SMCD-AGENT-TEST"}}},
+	{"ueid-add-full", {"ueid-add", {"ueid", "add", "SMCD-AGENT-FIVE"}}},
+	{"ueid-del-missing", {"ueid-del", {"ueid", "del", "NOT-CONFIGURED"}}},
+	{"ueid-del", {"ueid-del", {"-j", "ueid", "del", "SMCD-AGENT-TWO"}}},
+	{"ueid-flush", {"ueid-flush", {"-j", "ueid", "flush"}}},
+	{"seid-enable", {"seid-enable", {"seid", "enable"}}},
+	{"seid-disable", {"seid-disable", {"seid", "disable"}}},
+	{"hs-enable", {"hs-limit-enable", {"-j", "hs-limit", "enable"}}},
+	{"hs-disable", {"hs-limit-disable", {"hs-limit", "disable"}}},
+	{"pnet-add-eth", {"pnet-add", {"-j", "pnet", "add", "net1", "--eth", "lo"}}},
+	{"pnet-add-eth-dup", {"pnet-add", {"pnet", "add", "NET1", "--eth", "lo"}}},
+	{"pnet-add-ib", {"pnet-add", {"pnet", "add", "NET2", "--ib", "lo"}}},
+	{"pnet-del", {"pnet-del", {"pnet", "del", "net1"}}},
+	{"pnet-del-missing", {"pnet-del", {"pnet", "del", "NET1"}}},
+	{"pnet-flush", {"pnet-flush", {"pnet", "flush"}}},
+	{"pnet-flush-empty", {"pnet-flush", {"pnet", "flush"}}},
+};
+
+static char fixtures[4096];
+static unsigned n_runs;
+
+/* dir/name, allocated (paths here have no fixed bound worth guessing). */
+static char *path_join(const char *dir, const char *name)
+{
+	char *p = NULL;
+
+	assert_true(asprintf(&p, "%s/%s", dir, name) >= 0);
+	return p;
+}
+
+static void run(const char *lane, const char *step, const char *dir, const struct cmd *cmd)
+{
+	char golden[512], *argv[ARGS_MAX + 2];
+	char *sysroot = path_join(dir, "sysroot");
+	struct smcnl_options opts = {.replay_dir = dir, .sysroot = sysroot};
+	struct capture out, err, all;
+	bool json = false;
+	int argc = 0, status;
+
+	argv[argc++] = (char *)"smcctl";
+	for (size_t i = 0; i < ARGS_MAX && cmd->argv[i]; i++) {
+		argv[argc++] = (char *)cmd->argv[i];
+		json |= streq(cmd->argv[i], "-j") || streq(cmd->argv[i], "-p");
+	}
+	argv[argc] = NULL;
+
+	/* The command line first: getopt permutes argv. */
+	capture_begin(&all);
+	fputs("$ smcctl", all.f);
+	for (int i = 1; i < argc; i++)
+		fprintf(all.f, " %s", argv[i]);
+	fputc('\n', all.f);
+
+	capture_begin(&out);
+	capture_begin(&err);
+	status = smcctl_run(argc, argv, &opts, out.f, err.f);
+	capture_end(&out);
+	capture_end(&err);
+
+	/*
+	 * -j: exactly one JSON document.  A failure prints nothing on stdout, except "info",
+	 * whose report is the answer even when it finds no SMC (exit 3).
+	 */
+	if (json && out.len)
+		assert_one_json_document(out.buf);
+	if (status != 0 && out.len && !(status == 3 && strncmp(cmd->name, "info", 4) == 0))
+		fail_msg("%s/%s %s: output on stdout despite exit %d", lane, step, cmd->name,
+			 status);
+	if (err.len)
+		assert_true(err.buf[err.len - 1] == '\n');
+	assert_null(strstr(err.buf, "Success"));
+
+	fputs(out.buf, all.f);
+	if (err.len)
+		fprintf(all.f, "[stderr]\n%s", err.buf);
+	fprintf(all.f, "[exit %d]\n", status);
+	capture_end(&all);
+	snprintf(golden, sizeof(golden), "%s/%s/%s.txt", lane, step, cmd->name);
+	golden_check(golden, all.buf);
+	free(all.buf);
+	free(out.buf);
+	free(err.buf);
+	free(sysroot);
+	n_runs++;
+}
+
+static bool is_file(const char *dir, const char *name)
+{
+	char *p = path_join(dir, name);
+	struct stat st;
+	bool r = stat(p, &st) == 0 && S_ISREG(st.st_mode);
+
+	free(p);
+	return r;
+}
+
+/* A folder recorded with "read" has the system information dump (or, without SMC, the
+ * failed family lookup and the socket probes). */
+static bool is_read_step(const char *dir)
+{
+	return is_file(dir, "smc-genl-get-sys-info.bin") || is_file(dir, "socket-af-smc.errno");
+}
+
+static void replay_step(const char *lane, const char *step, const char *dir)
+{
+	if (is_read_step(dir))
+		for (size_t i = 0; i < ELEMENTSOF(read_cmds); i++)
+			run(lane, step, dir, &read_cmds[i]);
+	for (size_t i = 0; i < ELEMENTSOF(write_cmds); i++)
+		if (streq(write_cmds[i].step, step))
+			run(lane, step, dir, &write_cmds[i].cmd);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted subfolder names of dir; returns how many. */
+static size_t subdirs(const char *dir, char ***ret)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **v = NULL;
+	size_t n = 0;
+
+	*ret = NULL;
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		_cleanup_(freep) char *p = NULL;
+		struct stat st;
+
+		if (e->d_name[0] == '.')
+			continue;
+		p = path_join(dir, e->d_name);
+		if (stat(p, &st) < 0 || !S_ISDIR(st.st_mode) || streq(e->d_name, "sysroot"))
+			continue;
+		v = realloc(v, (n + 1) * sizeof(*v));
+		assert_non_null(v);
+		v[n++] = strdup(e->d_name);
+	}
+	closedir(d);
+	qsort(v, n, sizeof(*v), cmp_str);
+	*ret = v;
+	return n;
+}
+
+static void test_lanes(void **state)
+{
+	char **lanes;
+	size_t n_lanes = subdirs(fixtures, &lanes);
+
+	for (size_t l = 0; l < n_lanes; l++) {
+		_cleanup_(freep) char *lane_dir = path_join(fixtures, lanes[l]);
+		char **steps;
+		size_t n_steps;
+
+		/* A lane recorded as one folder (nosmc) is its own single step. */
+		if (is_read_step(lane_dir)) {
+			replay_step(lanes[l], "read", lane_dir);
+			free(lanes[l]);
+			continue;
+		}
+		n_steps = subdirs(lane_dir, &steps);
+		for (size_t s = 0; s < n_steps; s++) {
+			_cleanup_(freep) char *step_dir = path_join(lane_dir, steps[s]);
+
+			replay_step(lanes[l], steps[s], step_dir);
+			free(steps[s]);
+		}
+		free(steps);
+		free(lanes[l]);
+	}
+	free(lanes);
+	if (n_runs == 0)
+		fail_msg("no fixtures found under %s", fixtures);
+	print_message("replayed %u smcctl runs from %s\n", n_runs, fixtures);
+}
+
+int main(void)
+{
+	const char *env = getenv("SMCCTL_FIXTURES_DIR");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lanes),
+	};
+
+	if (env && *env)
+		snprintf(fixtures, sizeof(fixtures), "%s", env);
+	else
+		snprintf(fixtures, sizeof(fixtures), "%s/tests/fixtures", golden_top_srcdir());
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Golden text and JSON of every smcctl object rendered from synthetic model structs: the
+ * cases the test VMs cannot produce (SMC-R hardware, s390 SEID, ISM, old kernels without
+ * the 6.8/6.12 attributes, unknown reason codes, wrapped counters).  The replay tests
+ * (test-cli-golden) cover the same renderers with real kernel replies.
+ *
+ * Every document is rendered three ways: text, text -d (and -dd where it matters), and
+ * pretty JSON, which must parse as exactly one document.
+ */
+#include <arpa/inet.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <cmocka.h>
+
+#include "cli/objects.h"
+#include "common/output.h"
+#include "tests/unit/golden.h"
+
+/* Render doc as text at each detail level up to max_detail and as JSON; check goldens. */
+static void check(const char *name, json_object *doc, smcctl_text_fn text, unsigned max_detail,
+		  unsigned view)
+{
+	char file[256];
+	struct capture cap;
+
+	assert_non_null(doc);
+	for (unsigned d = 0; d <= max_detail; d++) {
+		struct smcctl c = { .detail = d, .view = view };
+
+		capture_begin(&cap);
+		c.out = cap.f;
+		text(&c, doc);
+		capture_end(&cap);
+		snprintf(file, sizeof(file), "synthetic/%s%s%s.txt", name, d ? "-" : "",
+			 d == 1 ? "d" : d == 2 ? "dd" : "");
+		golden_check(file, cap.buf);
+		free(cap.buf);
+	}
+	capture_begin(&cap);
+	out_json(cap.f, doc, true);
+	capture_end(&cap);
+	assert_one_json_document(cap.buf);
+	snprintf(file, sizeof(file), "synthetic/%s.json", name);
+	golden_check(file, cap.buf);
+	free(cap.buf);
+
+	/* compact JSON is one line and one document too */
+	capture_begin(&cap);
+	out_json(cap.f, doc, false);
+	capture_end(&cap);
+	assert_one_json_document(cap.buf);
+	assert_null(strchr(cap.buf, '\n') == cap.buf + strlen(cap.buf) - 1 ? NULL : "newline");
+	free(cap.buf);
+	json_object_put(doc);
+}
+
+static void test_ueid(void **state)
+{
+	char u[SMC_UEID_MAX][SMC_EID_LEN + 1] = { "MID-0123456789ABCDEF0123456789A", "SMC-TEST" };
+
+	check("ueid-list", ueid_list_json(u, 2), ueid_list_text, 1, 0);
+	check("ueid-list-empty", ueid_list_json(u, 0), ueid_list_text, 0, 0);
+}
+
+static void test_seid(void **state)
+{
+	struct smc_seid x86 = { .present = true }, none = {};
+	struct smc_seid s390 = { .present = true,
+				 .seid = "IBM-SYSZ-ISMSEID00000000A1B28561",
+				 .enabled = true };
+
+	check("seid-x86", seid_json(&x86, false), seid_text, 0, 0);
+	check("seid-s390-nodev", seid_json(&none, true), seid_text, 0, 0);
+	check("seid-s390", seid_json(&s390, true), seid_text, 0, 0);
+}
+
+static json_object *devices_doc(void)
+{
+	struct smcd_device lo = {
+		.name = "lo", .seen = SMCD_SEEN_DIBS, .loopback = true, .has_fabric_id = true,
+		.fabric_id = 0xffff, .gid = "5b2c0e7d-0c44-4e3b-9a41-0f7c2d3e4f50",
+		.linkgroups = 2, .conns = 4,
+	};
+	struct smcd_device lo2 = {
+		.name = "smcd-lo2", .seen = SMCD_SEEN_DIBS, .loopback = true,
+		.has_fabric_id = true, .fabric_id = 0xffff,
+		.gid = "0a1b2c3d-4e5f-4061-8273-94a5b6c7d8e9",
+		.port = { .user_defined = true, .pnetid = "NOLO" },
+	};
+	struct smcd_device ism = {
+		.name = "ism0001", .seen = SMCD_SEEN_NETLINK | SMCD_SEEN_DIBS,
+		.has_fabric_id = true, .fabric_id = 0x0123, .gid = "00000000-0000-1234-0000-000000000000",
+		.use_cnt = 1, .is_crit = true, .pci_fid = 0x1001, .pci_chid = 0x5a0,
+		.pci_vendor = 0x1014, .pci_device = 0x04ed, .pci_id = "0001:00:00.0",
+		.port = { .pnetid = "NET1" }, .linkgroups = 1, .conns = 7,
+	};
+	struct smcr_device mlx = {
+		.ib_name = "mlx5_0", .is_crit = true, .has_pci = true, .pci_fid = 0x2002,
+		.pci_chid = 0x1c0, .pci_vendor = 0x15b3, .pci_device = 0x1016,
+		.pci_id = "0000:3b:00.0",
+		.ports = {
+			{ .valid = true, .active = true, .pnet = { true, "NET1" },
+			  .netdev_ifindex = 4, .netdev = "eth1", .link_cnt = 2 },
+			{ .valid = true, .netdev_ifindex = 5, .netdev = "eth2" },
+		},
+	};
+	json_object *doc = json_object_new_object(), *d = json_object_new_array(),
+		    *r = json_object_new_array();
+
+	json_add(doc, "smcd", d);
+	json_add(doc, "smcr", r);
+	json_append(d, smcd_device_json(&lo));
+	json_append(d, smcd_device_json(&lo2));
+	json_append(d, smcd_device_json(&ism));
+	json_append(r, smcr_device_json(&mlx));
+	return doc;
+}
+
+static void test_device(void **state)
+{
+	json_object *only_d = json_object_new_object();
+
+	check("device-list", devices_doc(), device_list_text, 1, 0);
+	check("device-show", devices_doc(), device_show_text, 0, 0);
+	json_add(only_d, "smcd", json_object_new_array());
+	check("device-list-smcd-none", only_d, device_list_text, 0, 0);
+}
+
+static json_object *linkgroups_doc(void)
+{
+	struct smcd_linkgroup lo = {
+		.id = 0x100, .gid = 0x5b2c0e7d0c444e3bULL, .ext_gid = 0x9a410f7c2d3e4f50ULL,
+		.peer_gid = 0x5b2c0e7d0c444e3bULL, .peer_ext_gid = 0x9a410f7c2d3e4f50ULL,
+		.has_ext_gid = true, .conns = 3, .chid = 0xffff, .has_alloc = true,
+		.sndbuf_alloc = 0, .dmb_alloc = 3 * 65568,
+		.v2 = { .present = true, .ver = 2, .rel = 1, .os = 2,
+			.neg_eid = "MID-0123456789ABCDEF0123456789A", .peer_host = "vm" },
+		.device = "lo",
+	};
+	struct smcd_linkgroup old = {
+		.id = 0x200, .gid = 0x1122334455667788ULL, .peer_gid = 0x8877665544332211ULL,
+		.vlan_id = 7, .conns = 1, .chid = 0x0123, .pnetid = "NET1",
+	};
+	struct smcr_link links[] = {
+		{ .id = 1, .state = 3, .conn_cnt = 5, .ib_port = 1, .netdev_ifindex = 4,
+		  .netdev = "eth1", .ib_dev = "mlx5_0", .uid = 0x01020304, .peer_uid = 0x0a0b0c0d,
+		  .gid = "fe80:0000:0000:0000:0ace:deff:fe01:0203",
+		  .peer_gid = "fe80:0000:0000:0000:0ace:deff:fe04:0506" },
+		{ .id = 2, .state = 1, .ib_port = 2, .netdev_ifindex = 5, .netdev = "eth2",
+		  .ib_dev = "mlx5_0", .uid = 0x01020305, .peer_uid = 0x0a0b0c0e },
+	};
+	struct smcr_linkgroup r = {
+		.id = 0x300, .conns = 5, .role = 1, .type = 2, .has_buf_type = true,
+		.buf_type = 1, .has_net_cookie = true, .net_cookie = 4096, .pnetid = "NET1",
+		.has_alloc = true, .sndbuf_alloc = 327680, .rmb_alloc = 327680,
+		.v2 = { .present = true, .ver = 2, .rel = 1, .os = 1, .neg_eid = "SHARED-EID",
+			.peer_host = "zos1" },
+		.has_v2r = true, .direct = true, .max_conns = 255, .max_links = 2,
+		.n_links = 2, .links = links,
+	};
+	json_object *doc = json_object_new_object(), *d = json_object_new_array(),
+		    *rr = json_object_new_array();
+
+	json_add(doc, "smcd", d);
+	json_add(doc, "smcr", rr);
+	json_append(d, smcd_linkgroup_json(&lo));
+	json_append(d, smcd_linkgroup_json(&old));
+	json_append(rr, smcr_linkgroup_json(&r));
+	return doc;
+}
+
+static void test_linkgroup(void **state)
+{
+	json_object *empty = json_object_new_object();
+	uint32_t id = 0;
+
+	check("linkgroup-list", linkgroups_doc(), linkgroup_list_text, 2, 0);
+	check("linkgroup-show", linkgroups_doc(), linkgroup_show_text, 0, 0);
+	json_add(empty, "smcd", json_object_new_array());
+	json_add(empty, "smcr", json_object_new_array());
+	check("linkgroup-list-empty", empty, linkgroup_list_text, 0, 0);
+
+	assert_int_equal(linkgroup_parse_id("100", &id), 0);
+	assert_int_equal(id, 0x100);
+	assert_int_equal(linkgroup_parse_id("0xDEADbeef", &id), 0);
+	assert_int_equal(id, 0xdeadbeef);
+	assert_int_equal(linkgroup_parse_id("0x", &id), -EINVAL);
+	assert_int_equal(linkgroup_parse_id("", &id), -EINVAL);
+	assert_int_equal(linkgroup_parse_id("123456789", &id), -EINVAL);
+	assert_int_equal(linkgroup_parse_id("12g", &id), -EINVAL);
+	assert_int_equal(linkgroup_parse_id("-1", &id), -EINVAL);
+}
+
+static json_object *sockets_doc(void)
+{
+	struct smc_socket v[6] = {};
+	json_object *doc = json_object_new_object(), *arr = json_object_new_array();
+
+	/* SMC-D over loopback, AF_SMC, IPv4, with -d infos */
+	v[0] = (struct smc_socket){ .diag_family = 43, .state = 1, .mode = 2,
+				    .addr_family = AF_INET, .sport = 5201, .dport = 40000,
+				    .uid = 0, .inode = 1234, .cookie = 99, .has_conninfo = true,
+				    .has_dmbinfo = true };
+	inet_pton(AF_INET, "127.0.0.1", &v[0].src.s6_addr32[0]);
+	inet_pton(AF_INET, "127.0.0.1", &v[0].dst.s6_addr32[0]);
+	v[0].conn.token = 0x1234;
+	v[0].conn.sndbuf_size = 65536;
+	v[0].conn.rmbe_size = 65536;
+	v[0].conn.peer_rmbe_size = 65536;
+	v[0].conn.rx_prod = (struct smc_cursor){ 1, 200 };
+	v[0].conn.tx_prod = (struct smc_cursor){ 0, 4096 };
+	v[0].dmb = (typeof(v[0].dmb)){ .linkid = 0x100, .peer_gid = 0x5b2c0e7d0c444e3bULL,
+				       .my_gid = 0x5b2c0e7d0c444e3bULL, .token = 0xabcdef,
+				       .peer_token = 0xfedcba, .has_ext = true,
+				       .peer_gid_ext = 0x9a410f7c2d3e4f50ULL,
+				       .my_gid_ext = 0x9a410f7c2d3e4f50ULL };
+	/* fallback: the server declined, the peer diagnosis names its reason */
+	v[1] = (struct smc_socket){ .diag_family = 43, .state = 1, .mode = 1,
+				    .addr_family = AF_INET, .sport = 40002, .dport = 5201,
+				    .uid = 1000, .inode = 1235, .has_fallback = true,
+				    .fallback_reason = 0x05000000, .peer_diagnosis = 0x03030001 };
+	inet_pton(AF_INET, "10.0.0.1", &v[1].src.s6_addr32[0]);
+	inet_pton(AF_INET, "10.0.0.2", &v[1].dst.s6_addr32[0]);
+	/* IPPROTO_SMC: the kernel reports no addresses */
+	v[2] = (struct smc_socket){ .diag_family = AF_INET, .state = 1, .mode = 1,
+				    .addr_family = AF_UNSPEC, .sport = 8080, .dport = 51000,
+				    .uid = 0, .inode = 1236, .has_fallback = true,
+				    .fallback_reason = 0x03030008 };
+	/* SMC-R over IPv6 with link info */
+	v[3] = (struct smc_socket){ .diag_family = 43, .state = 1, .mode = 0,
+				    .addr_family = AF_INET6, .sport = 22, .dport = 50000,
+				    .inode = 1237, .has_lgrinfo = true };
+	inet_pton(AF_INET6, "fd00::1", &v[3].src);
+	inet_pton(AF_INET6, "fd00::2", &v[3].dst);
+	v[3].lgr = (typeof(v[3].lgr)){ .link_id = 1, .ibname = "mlx5_0", .ibport = 1,
+				       .gid = "fe80:0000:0000:0000:0ace:deff:fe01:0203",
+				       .peer_gid = "fe80:0000:0000:0000:0ace:deff:fe04:0506",
+				       .role = 0 };
+	/* a listener (no mode) and an unknown fallback code */
+	v[4] = (struct smc_socket){ .diag_family = 43, .state = 10, .mode = 0,
+				    .addr_family = AF_INET6, .sport = 5201, .inode = 1238 };
+	v[5] = (struct smc_socket){ .diag_family = 43, .state = 22, .mode = 1,
+				    .addr_family = AF_INET, .sport = 1, .dport = 2, .inode = 1239,
+				    .has_fallback = true, .fallback_reason = 0x0999abcd };
+	json_add(doc, "sockets", arr);
+	for (size_t i = 0; i < ELEMENTSOF(v); i++)
+		json_append(arr, socket_json(&v[i]));
+	return doc;
+}
+
+static void test_socket(void **state)
+{
+	json_object *empty = json_object_new_object();
+
+	check("socket-list", sockets_doc(), socket_list_text, 2, 0);
+	json_add(empty, "sockets", json_object_new_array());
+	check("socket-list-empty", empty, socket_list_text, 0, 0);
+}
+
+static void test_pnet(void **state)
+{
+	struct smc_pnet_entry e[] = {
+		{ .pnetid = "NET1", .eth_name = "eth1" },
+		{ .pnetid = "NET1", .ib_name = "mlx5_0", .ib_port = 1 },
+		{ .pnetid = "NOLO", .ib_name = "lo", .ib_port = 1 },
+	};
+	json_object *doc = json_object_new_object(), *arr = json_object_new_array();
+	json_object *empty = json_object_new_object();
+
+	json_add(doc, "pnet", arr);
+	for (size_t i = 0; i < ELEMENTSOF(e); i++)
+		json_append(arr, pnet_entry_json(&e[i]));
+	check("pnet-list", doc, pnet_list_text, 0, 0);
+	json_add(empty, "pnet", json_object_new_array());
+	check("pnet-list-empty", empty, pnet_list_text, 0, 0);
+}
+
+static void test_sysctl(void **state)
+{
+	json_object *doc = json_object_new_object(), *arr = json_object_new_array(),
+		    *absent = json_object_new_array(), *a = json_object_new_object();
+
+	json_add(doc, "sysctls", arr);
+	json_add(doc, "absent", absent);
+	json_append(arr, sysctl_entry_json("autocorking_size",
+					   smc_sysctl_find("autocorking_size"), "65536"));
+	json_append(arr, sysctl_entry_json("smcr_buf_type", smc_sysctl_find("smcr_buf_type"),
+					   "1"));
+	json_append(arr, sysctl_entry_json("wmem", smc_sysctl_find("wmem"), "262144"));
+	json_append(arr, sysctl_entry_json("hs_ctrl", smc_sysctl_find("hs_ctrl"), ""));
+	json_append(arr, sysctl_entry_json("new_knob", NULL, "42"));
+	json_append(absent, a);
+	json_add_str(a, "name", "smcr_max_send_wr");
+	json_add_str(a, "since", "6.19");
+	check("sysctl-show", doc, sysctl_show_text, 1, 0);
+}
+
+static void test_stats(void **state)
+{
+	struct smc_stats s = {};
+	struct smc_fback_stats f = {};
+	struct smc_stats_tech *d = &s.smcd;
+
+	d->clnt_v2_succ = 120;
+	d->srv_v2_succ = 118;
+	d->clnt_v1_succ = 3;
+	d->srv_v1_succ = 2;
+	d->rx_bytes = 123456789012ULL;
+	d->tx_bytes = 98765432109ULL;
+	d->rx_cnt = 1000000;
+	d->tx_cnt = 1200000;
+	d->has_rmb_usage = true;
+	d->rx_rmb_usage = 655360;
+	d->tx_rmb_usage = 786432;
+	d->rx_rmb.buf_full = 1234;
+	d->tx_rmb.buf_full = 4321;
+	d->tx_rmb.buf_full_peer = 222;
+	d->tx_rmb.buf_size_small = 11;
+	d->tx_rmb.buf_size_small_peer = 7;
+	d->tx_rmb.downgrade = 2;
+	d->tx_rmb.reuse = 200;
+	d->tx_rmb.alloc = 40;
+	d->rx_rmb.reuse = 190;
+	for (int i = 1; i < SMC_STATS_BUCKETS; i++) {
+		d->rx_rmb_size[i] = 10 * i;
+		d->rx_pload[i] = 100000 * i;
+		d->tx_rmb_size[i] = 11 * i;
+		d->tx_pload[i] = 1234567 * i;
+	}
+	d->cork = 1;
+	d->ndly = 240;
+	d->splice = 3;
+	s.clnt_hs_err = 1;
+	f.srv_total = 7;
+	f.clnt_total = 70005;
+	f.n = 4;
+	f.entries[0] = (struct smc_fback_entry){ true, 0x03010000, 1 };
+	f.entries[1] = (struct smc_fback_entry){ false, 0x05000000, 4 };
+	f.entries[2] = (struct smc_fback_entry){ true, 0x03030008, 6 };
+	f.entries[3] = (struct smc_fback_entry){ false, 0x0999abcd, 1 };
+
+	check("stats", stats_json(&s, &f), stats_text, 1, 0);
+	check("stats-all", stats_json(&s, &f), stats_text, 0, STATS_VIEW_ALL);
+
+	memset(&s, 0, sizeof(s));
+	memset(&f, 0, sizeof(f));
+	check("stats-idle", stats_json(&s, &f), stats_text, 0, 0);
+}
+
+static struct info_facts loopback_host(void)
+{
+	struct info_facts i = {
+		.caps = { .kernel_release = "7.3.4-smcd", .smc_genl = true, .pnet_genl = true,
+			  .smc_diag = true, .af_smc = true, .ipproto_smc = true, .dibs = true,
+			  .loopback = true, .smc_module = true, .smcd_v2 = true, .smcr_v2 = true,
+			  .smc_ver = 2, .smc_rel = 1 },
+		.has_sysinfo = true,
+		.sys = { .ver = 2, .rel = 1, .ism_v2 = true, .smcr_v2 = true, .hostname = "vm",
+			 .has_seid = true },
+		.has_ueids = true,
+		.n_ueids = 1,
+		.has_seid = true,
+		.seid = { .present = true },
+		.has_devices = true,
+		.n_loopback = 1,
+		.loopback_names = "lo",
+	};
+	return i;
+}
+
+static char *present_sysctls[] = { "autocorking_size", "limit_smc_hs", "rmem",
+				   "smcr_buf_type",	"smcr_max_conns_per_lgr",
+				   "smcr_max_links_per_lgr", "smcr_testlink_time", "wmem" };
+
+static void test_info(void **state)
+{
+	struct info_facts i = loopback_host();
+
+	i.sysctls = present_sysctls;
+	i.n_sysctls = ELEMENTSOF(present_sysctls);
+	i.errors = json_object_new_array();
+	check("info-ready", info_json(&i), info_text, 1, 0);
+
+	i.n_ueids = 0;
+	check("info-no-ueid", info_json(&i), info_text, 0, 0);
+
+	i.n_ueids = 1;
+	snprintf(i.loopback_pnetid, sizeof(i.loopback_pnetid), "NOLO");
+	i.n_loopback_pnetid = 1;
+	check("info-loopback-pnetid", info_json(&i), info_text, 0, 0);
+	json_object_put(i.errors);
+
+	/* Debian 6.12: SMC without loopback, one probe failed */
+	i = (struct info_facts){
+		.caps = { .kernel_release = "6.12.117-amd64", .smc_genl = true, .pnet_genl = true,
+			  .smc_diag = true, .af_smc = true, .ipproto_smc = true,
+			  .smc_module = true, .smcr_v2 = true, .smc_ver = 2, .smc_rel = 1 },
+		.has_sysinfo = true,
+		.sys = { .ver = 2, .rel = 1, .smcr_v2 = true, .hostname = "debian" },
+		.has_ueids = true,
+		.has_seid = true,
+		.sysctls = present_sysctls,
+		.n_sysctls = ELEMENTSOF(present_sysctls),
+		.errors = json_object_new_array(),
+	};
+	json_append_str(i.errors, "SMC-D devices: the kernel's reply did not parse");
+	check("info-stock-612", info_json(&i), info_text, 0, 0);
+	json_object_put(i.errors);
+
+	/* a kernel without SMC: Debian 7.3 */
+	i = (struct info_facts){ .caps = { .kernel_release = "7.3.4-amd64" },
+				 .errors = json_object_new_array() };
+	check("info-nosmc", info_json(&i), info_text, 0, 0);
+	json_object_put(i.errors);
+}
+
+static void test_action(void **state)
+{
+	check("action-ueid-add", action_json("add", "ueid", "SMC-TEST", true), action_text, 0,
+	      0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ueid),	  cmocka_unit_test(test_seid),
+		cmocka_unit_test(test_device),	  cmocka_unit_test(test_linkgroup),
+		cmocka_unit_test(test_socket),	  cmocka_unit_test(test_pnet),
+		cmocka_unit_test(test_sysctl),	  cmocka_unit_test(test_stats),
+		cmocka_unit_test(test_info),	  cmocka_unit_test(test_action),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

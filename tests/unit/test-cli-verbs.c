@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The object/verb table and the command line: prefix matching and ambiguity, help that
+ * lists every verb, the man page that documents every verb and option, and usage errors
+ * that exit 2 without talking to the kernel.
+ *
+ * "Without talking to the kernel" is checked by giving smcctl a replay folder that does
+ * not exist: any request would fail with a library error (exit 1 or 3), never 2.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "cli/smcctl.h"
+#include "tests/unit/golden.h"
+
+struct result {
+	int status;
+	char *out;
+	char *err;
+};
+
+static struct result run_v(const char *const *args)
+{
+	struct smcnl_options opts = {.replay_dir = "/nonexistent/smcctl-test",
+				     .sysroot = "/nonexistent/smcctl-test"};
+	struct capture out, err;
+	struct result r;
+	char *argv[32];
+	int argc = 0;
+
+	argv[argc++] = (char *)"smcctl";
+	for (size_t i = 0; args[i]; i++)
+		argv[argc++] = (char *)args[i];
+	argv[argc] = NULL;
+	capture_begin(&out);
+	capture_begin(&err);
+	r.status = smcctl_run(argc, argv, &opts, out.f, err.f);
+	r.out = (char *)capture_end(&out);
+	r.err = (char *)capture_end(&err);
+	return r;
+}
+
+#define RUN(...) run_v((const char *const[]){__VA_ARGS__, NULL})
+
+static void result_free(struct result *r)
+{
+	free(r->out);
+	free(r->err);
+}
+
+/* exit 2, one line on stderr containing words, nothing on stdout */
+static void expect_usage(struct result r, const char *words)
+{
+	if (r.status != SMCCTL_EXIT_USAGE || !strstr(r.err, words) || r.out[0] ||
+	    strchr(r.err, '\n') != r.err + strlen(r.err) - 1)
+		fail_msg("expected usage error with \"%s\", got exit %d, stderr \"%s\", stdout "
+			 "\"%s\"",
+			 words, r.status, r.err, r.out);
+	result_free(&r);
+}
+
+static void expect_ok(struct result r, const char *words)
+{
+	if (r.status != 0 || !strstr(r.out, words) || r.err[0])
+		fail_msg("expected success with \"%s\", got exit %d, stderr \"%s\"", words,
+			 r.status, r.err);
+	result_free(&r);
+}
+
+static void test_word_lookup(void **state)
+{
+	const char *names[] = {"stats", "socket", "seid", "sysctl", "show"};
+	const size_t dup[] = {0, 1, 2, 3, 0};
+	char cand[128];
+
+	assert_int_equal(word_lookup("stats", names, NULL, 5, cand, sizeof(cand)), 0);
+	assert_int_equal(word_lookup("st", names, NULL, 5, cand, sizeof(cand)), 0);
+	assert_int_equal(word_lookup("so", names, NULL, 5, cand, sizeof(cand)), 1);
+	assert_int_equal(word_lookup("x", names, NULL, 5, cand, sizeof(cand)), -ENOENT);
+	assert_int_equal(word_lookup("", names, NULL, 5, cand, sizeof(cand)), -ENOENT);
+	assert_int_equal(word_lookup("statsx", names, NULL, 5, cand, sizeof(cand)), -ENOENT);
+	assert_int_equal(word_lookup("s", names, NULL, 5, cand, sizeof(cand)), -ENOTUNIQ);
+	assert_string_equal(cand, "stats, socket, seid, sysctl, show");
+	/* "show" is an alias of "stats" here: "st" and "sh" are both stats, "s" is not */
+	assert_int_equal(word_lookup("sh", names, dup, 5, cand, sizeof(cand)), 0);
+	assert_int_equal(word_lookup("s", names, dup, 5, cand, sizeof(cand)), -ENOTUNIQ);
+	/* an exact match wins over being a prefix of another word */
+	{
+		const char *n2[] = {"del", "delete-all"};
+
+		assert_int_equal(word_lookup("del", n2, NULL, 2, cand, sizeof(cand)), 0);
+		assert_int_equal(word_lookup("dele", n2, NULL, 2, cand, sizeof(cand)), 1);
+	}
+}
+
+static void test_table_sane(void **state)
+{
+	static const char global_letters[] = "jpdnhV";
+	size_t n_obj = 0;
+
+	for (const struct object *o = smcctl_objects; o->name; o++, n_obj++) {
+		unsigned defaults = 0;
+		size_t n_verbs = 0;
+
+		assert_non_null(o->help);
+		assert_true(o->verbs[0].name != NULL);
+		assert_ptr_equal(object_find(o->name), o);
+		for (const struct verb *v = o->verbs; v->name; v++, n_verbs++) {
+			char line[256];
+			size_t n_opts = 0;
+
+			defaults += !!(v->flags & VERB_DEFAULT);
+			assert_non_null(v->run);
+			assert_non_null(v->help);
+			assert_true(v->max_args >= v->min_args);
+			assert_ptr_equal(verb_find(o, v->name), v);
+			if (v->alias)
+				assert_ptr_equal(verb_find(o, v->alias), v);
+			/* help lines fit 80 columns (2 + 30 + 2 + 46) */
+			snprintf(line, sizeof(line), "%s%s", v->help,
+				 (v->flags & VERB_ADMIN) ? " (*)" : "");
+			if (strlen(line) > 46)
+				fail_msg("help of '%s %s' is longer than 46: %s", o->name, v->name,
+					 line);
+			for (const struct verb_opt *p = v->opts; p && p->name; p++, n_opts++) {
+				char spec[64], shrt[8];
+
+				/* every option is in the synopsis (long or short form) and
+				 * collides with no global one */
+				snprintf(spec, sizeof(spec), "--%s", p->name);
+				snprintf(shrt, sizeof(shrt), "-%c",
+					 p->short_name ? p->short_name : '-');
+				if (!v->synopsis ||
+				    (!strstr(v->synopsis, spec) && !strstr(v->synopsis, shrt)))
+					fail_msg("'%s %s': synopsis lacks %s", o->name, v->name,
+						 spec);
+				if (p->short_name)
+					assert_null(strchr(global_letters, p->short_name));
+				assert_non_null(p->help);
+			}
+			assert_true(n_opts <= VERB_OPTS_MAX);
+		}
+		assert_true(defaults <= 1);
+		assert_true(n_verbs <= 16);
+	}
+	assert_true(n_obj <= 32);
+}
+
+static void test_help(void **state)
+{
+	struct result r = RUN("help");
+
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.err, "");
+	/* every verb of every object is listed as "OBJECT [VERB]" or "OBJECT VERB" */
+	for (const struct object *o = smcctl_objects; o->name; o++)
+		for (const struct verb *v = o->verbs; v->name; v++) {
+			char a[128], b[128];
+
+			snprintf(a, sizeof(a), "  %s %s", o->name, v->name);
+			snprintf(b, sizeof(b), "  %s [%s]", o->name, v->name);
+			if (!strstr(r.out, a) && !strstr(r.out, b))
+				fail_msg("'smcctl help' does not list '%s %s'", o->name, v->name);
+		}
+	for (char *line = r.out; *line;) {
+		char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+
+		if (len > 80)
+			fail_msg("help line longer than 80 columns: %.*s", (int)len, line);
+		line += len + (nl ? 1 : 0);
+	}
+	result_free(&r);
+
+	expect_ok(RUN("--help"), "Usage: smcctl");
+	expect_ok(RUN("-h"), "Usage: smcctl");
+	expect_ok(RUN("-j", "help"), "Usage: smcctl");
+	expect_ok(RUN("--version"), "smcctl (smcd-agent) ");
+	expect_ok(RUN("-V"), PACKAGE_VERSION);
+	expect_ok(RUN("ueid", "help"), "ueid derive [--machine-id-file FILE] [--apply]");
+	expect_ok(RUN("help", "ueid"), "--machine-id-file FILE");
+	expect_ok(RUN("ueid", "--help"), "Options of 'ueid derive'");
+	expect_ok(RUN("u", "h"), "smcctl ueid:");
+	expect_ok(RUN("help", "lin"), "linkgroup show [ID|all]");
+	expect_ok(RUN("stats", "help"), "There is no 'stats reset'");
+	expect_ok(RUN("socket", "list", "--help"), "--listening");
+}
+
+static void test_usage_errors(void **state)
+{
+	expect_usage(RUN(""), "unknown object ''");
+	expect_usage(RUN("-j"), "missing OBJECT");
+	expect_usage(RUN("s"), "ambiguous object 's': could be seid, socket, sysctl, status, stats");
+	expect_usage(RUN("h"), "ambiguous object 'h': could be hs-limit, help");
+	expect_usage(RUN("bogus"), "unknown object 'bogus'");
+	expect_usage(RUN("help", "bogus"), "unknown object 'bogus'");
+	expect_usage(RUN("--bogus"), "unknown or ambiguous option '--bogus'");
+	expect_usage(RUN("-x", "info"), "unknown option '-x'");
+	expect_usage(RUN("-n"), "option '-n' needs an argument");
+	expect_usage(RUN("--netns"), "option '--netns' needs an argument");
+	expect_usage(RUN("info", "-a"), "unknown option '-a'");
+	expect_usage(RUN("info", "extra"), "unknown verb 'extra' for 'info'");
+	expect_usage(RUN("info", "show", "extra"), "unexpected argument 'extra' for 'info show'");
+	expect_usage(RUN("ueid", "bogus"), "unknown verb 'bogus' for 'ueid'");
+	expect_usage(RUN("ueid", "d"),
+		     "ambiguous verb 'd' for 'ueid': could be del, delete, derive");
+	expect_usage(RUN("ueid", "add"), "'ueid add' needs UEID");
+	expect_usage(RUN("ueid", "add", "A", "B"), "unexpected argument 'B'");
+	expect_usage(RUN("ueid", "add", "abc"), "invalid UEID 'abc'");
+	expect_usage(RUN("ueid", "add", "abc"), "did you mean 'ABC'?");
+	expect_usage(RUN("ueid", "add", "0123456789ABCDEF0123456789ABCDEF0"), "invalid UEID");
+	expect_usage(RUN("ueid", "add", ".ABC"), "invalid UEID");
+	expect_usage(RUN("ueid", "add", "A B"), "invalid UEID");
+	expect_usage(RUN("ueid", "add", ""), "invalid UEID ''");
+	expect_usage(RUN("ueid", "del", "a_b"), "invalid UEID 'a_b'");
+	expect_usage(RUN("ueid", "derive", "--machine-id-file"),
+		     "option '--machine-id-file' needs an argument");
+	expect_usage(RUN("ueid", "derive", "--machine-id-file="), "needs a file name");
+	expect_usage(RUN("ueid", "derive", "--bogus"), "unknown or ambiguous option '--bogus'");
+	expect_usage(RUN("ueid", "flush", "now"), "unexpected argument 'now'");
+	expect_usage(RUN("stats", "reset"), "there is no 'stats reset'");
+	expect_usage(RUN("stats", "--smcd", "--smcr"), "--smcd and --smcr exclude each other");
+	expect_usage(RUN("socket", "-a", "-l"), "--all and --listening exclude each other");
+	expect_usage(RUN("socket", "-D", "-R"), "--smcd and --smcr exclude each other");
+	expect_usage(RUN("socket", "-l", "--smcd"), "listening sockets have no SMC mode");
+	expect_usage(RUN("device", "--smcd", "--smcr"), "exclude each other");
+	expect_usage(RUN("device", "show"), "'device show' needs NAME");
+	expect_usage(RUN("linkgroup", "show", "xyz"), "invalid link group ID 'xyz'");
+	expect_usage(RUN("linkgroup", "show", "123456789"), "invalid link group ID");
+	expect_usage(RUN("linkgroup", "--smcd", "--smcr"), "exclude each other");
+	expect_usage(RUN("pnet", "add", "NET1"), "give exactly one of --eth IFACE and --ib DEV");
+	expect_usage(RUN("pnet", "add", "NET1", "--eth", "eth0", "--ib", "mlx5_0"),
+		     "exactly one of");
+	expect_usage(RUN("pnet", "add", "NET1", "--eth", "eth0", "--port", "2"),
+		     "--port belongs to --ib");
+	expect_usage(RUN("pnet", "add", "NET1", "--ib", "mlx5_0", "--port", "3"),
+		     "invalid port '3'");
+	expect_usage(RUN("pnet", "add", "NET1", "--eth", "0123456789abcdef"),
+		     "invalid interface name");
+	expect_usage(RUN("pnet", "add", "NET-1", "--eth", "eth0"), "invalid PNET ID 'NET-1'");
+	expect_usage(RUN("pnet", "add", "N123456789ABCDEF0", "--eth", "eth0"), "invalid PNET ID");
+	expect_usage(RUN("pnet", "del", ""), "invalid PNET ID ''");
+	expect_usage(RUN("pnet", "list", "A", "B"), "unexpected argument 'B'");
+	expect_usage(RUN("sysctl", "set", "wmem"), "'sysctl set' needs NAME VALUE");
+	expect_usage(RUN("sysctl", "set", "wmem", "lots"), "invalid value 'lots' for net.smc.wmem");
+	expect_usage(RUN("sysctl", "set", "net.smc.wmem", "1"), "the kernel accepts 16384..");
+	expect_usage(RUN("sysctl", "set", "smcr_buf_type", "bogus"), "invalid value 'bogus'");
+	expect_usage(RUN("sysctl", "set", "../../x", "1"), "invalid sysctl name");
+	expect_usage(RUN("hs-limit", "enable", "now"), "unexpected argument 'now'");
+	expect_usage(RUN("seid", "on"), "unknown verb 'on' for 'seid'");
+	expect_usage(RUN("info", "--version"), "--version is an option of smcctl");
+}
+
+/* A library failure is one line "smcctl: what: why", exit 1 or 3, nothing on stdout. */
+static void test_library_failure(void **state)
+{
+	struct result r = RUN("-j", "ueid");
+
+	assert_true(r.status == SMCCTL_EXIT_FAILURE || r.status == SMCCTL_EXIT_UNAVAILABLE);
+	assert_string_equal(r.out, "");
+	assert_true(strncmp(r.err, "smcctl: cannot list the UEIDs: ", 31) == 0);
+	assert_ptr_equal(strchr(r.err, '\n'), r.err + strlen(r.err) - 1);
+	assert_null(strstr(r.err, "Success"));
+	assert_null(strstr(r.err, "libnl"));
+	result_free(&r);
+}
+
+/* "ueid derive" without --apply never touches the kernel. */
+static void test_ueid_derive(void **state)
+{
+	char good[] = "/tmp/test-cli-verbs-mid-XXXXXX", bad[] = "/tmp/test-cli-verbs-bad-XXXXXX";
+	int fd_good = mkstemp(good), fd_bad = mkstemp(bad);
+	struct result r;
+
+	assert_true(fd_good >= 0 && fd_bad >= 0);
+	assert_int_equal(write(fd_good, "0123456789abcdef0123456789abcdef\n", 33), 33);
+	assert_int_equal(write(fd_bad, "0123456789abcdef\n", 17), 17);
+	close(fd_good);
+	close(fd_bad);
+
+	r = RUN("ueid", "derive", "--machine-id-file", good);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "MID-0123456789ABCDEF0123456789A\n");
+	assert_string_equal(r.err, "");
+	result_free(&r);
+
+	r = RUN("-j", "ueid", "derive", "--machine-id-file", good);
+	assert_int_equal(r.status, 0);
+	assert_one_json_document(r.out);
+	assert_non_null(strstr(r.out, "\"ueid\":\"MID-0123456789ABCDEF0123456789A\""));
+	assert_non_null(strstr(r.out, "\"apply\":false,\"changed\":null"));
+	result_free(&r);
+
+	r = RUN("ueid", "derive", "--machine-id-file", bad);
+	assert_int_equal(r.status, SMCCTL_EXIT_FAILURE);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "is too short"));
+	assert_ptr_equal(strchr(r.err, '\n'), r.err + strlen(r.err) - 1);
+	result_free(&r);
+
+	r = RUN("ueid", "derive", "--machine-id-file", "/nonexistent/machine-id");
+	assert_int_equal(r.status, SMCCTL_EXIT_FAILURE);
+	assert_non_null(strstr(r.err, "cannot read /nonexistent/machine-id: No such file"));
+	result_free(&r);
+	unlink(good);
+	unlink(bad);
+}
+
+/* The man page documents every object, verb, alias and option of the table. */
+static void test_man_page(void **state)
+{
+	char path[4096], *man = NULL, line[4096];
+	size_t len = 0;
+	FILE *f, *m;
+
+	snprintf(path, sizeof(path), "%s/man/smcctl.8", golden_top_srcdir());
+	f = fopen(path, "re");
+	assert_non_null(f);
+	/* undo the roff escapes that matter here: "\-" is "-" */
+	m = open_memstream(&man, &len);
+	while (fgets(line, sizeof(line), f))
+		for (char *p = line; *p; p++) {
+			if (p[0] == '\\' && p[1] == '-')
+				p++;
+			fputc(*p, m);
+		}
+	fclose(m);
+	fclose(f);
+
+	for (const struct object *o = smcctl_objects; o->name; o++) {
+		char want[128];
+
+		snprintf(want, sizeof(want), ".SS %s\n", o->name);
+		if (!strstr(man, want))
+			fail_msg("man page has no section for '%s'", o->name);
+		for (const struct verb *v = o->verbs; v->name; v++) {
+			char a[128], b[128];
+
+			snprintf(a, sizeof(a), "\"%s %s", o->name, v->name);
+			snprintf(b, sizeof(b), "%s \" [\n.BR %s", o->name, v->name);
+			if (!strstr(man, a) && !strstr(man, v->name))
+				fail_msg("man page does not document '%s %s'", o->name, v->name);
+			if (v->alias && !strstr(man, v->alias))
+				fail_msg("man page does not mention alias '%s'", v->alias);
+			for (const struct verb_opt *p = v->opts; p && p->name; p++) {
+				snprintf(a, sizeof(a), "--%s", p->name);
+				if (!strstr(man, a))
+					fail_msg("man page does not document %s of '%s %s'", a,
+						 o->name, v->name);
+			}
+		}
+	}
+	for (const char *const *w =
+		     (const char *const[]){"--json", "--pretty", "--details", "--netns", "--help",
+					   "--version", "EXIT STATUS", "JSON OUTPUT", NULL};
+	     *w; w++)
+		if (!strstr(man, *w))
+			fail_msg("man page does not mention %s", *w);
+	free(man);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_word_lookup),
+		cmocka_unit_test(test_table_sane),
+		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_library_failure),
+		cmocka_unit_test(test_man_page),
+		cmocka_unit_test(test_ueid_derive),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The renderers of common/output.c: formats, tables, key/value blocks, JSON. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "common/output.h"
+
+struct capture {
+	char *buf;
+	size_t len;
+	FILE *f;
+};
+
+static void capture_begin(struct capture *c)
+{
+	c->buf = NULL;
+	c->f = open_memstream(&c->buf, &c->len);
+	assert_non_null(c->f);
+}
+
+static const char *capture_end(struct capture *c)
+{
+	fclose(c->f);
+	return c->buf;
+}
+
+static void test_abbrev(void **state)
+{
+	char b[16];
+
+	/* The values of the smc-tools sample output. */
+	assert_string_equal(out_fmt_abbrev(0, b, sizeof(b)), "0");
+	assert_string_equal(out_fmt_abbrev(99999, b, sizeof(b)), "99999");
+	assert_string_equal(out_fmt_abbrev(100000, b, sizeof(b)), "100.0K");
+	assert_string_equal(out_fmt_abbrev(655360, b, sizeof(b)), "655.4K");
+	assert_string_equal(out_fmt_abbrev(1234567, b, sizeof(b)), "1.235M");
+	assert_string_equal(out_fmt_abbrev(18520000, b, sizeof(b)), "18.52M");
+	assert_string_equal(out_fmt_abbrev(123456789012ULL, b, sizeof(b)), "123.5G");
+	assert_string_equal(out_fmt_abbrev(98765432109ULL, b, sizeof(b)), "98.77G");
+	/* never 7 characters: 999960 would round to "1000.0K" */
+	assert_string_equal(out_fmt_abbrev(999960, b, sizeof(b)), "1.000M");
+	assert_true(strlen(out_fmt_abbrev(UINT64_MAX, b, sizeof(b))) <= 6);
+}
+
+static void test_sizes(void **state)
+{
+	char b[32];
+
+	assert_string_equal(out_fmt_size(0, b, sizeof(b)), "0");
+	assert_string_equal(out_fmt_size(512, b, sizeof(b)), "512B");
+	assert_string_equal(out_fmt_size(16384, b, sizeof(b)), "16K");
+	assert_string_equal(out_fmt_size(1048576, b, sizeof(b)), "1M");
+	assert_string_equal(out_fmt_size(1572864, b, sizeof(b)), "1.5M");
+	assert_string_equal(out_fmt_bytes(1000, b, sizeof(b)), "1000");
+	assert_string_equal(out_fmt_bytes(262144, b, sizeof(b)), "262144 (256 KiB)");
+	assert_string_equal(out_fmt_bytes(1572864, b, sizeof(b)), "1572864 (1.5 MiB)");
+}
+
+static void test_format_values(void **state)
+{
+	_cleanup_(json_object_putp) json_object *o = json_tokener_parse(
+		"{\"s\":\"x\",\"e\":\"\",\"n\":null,\"u\":256,\"b\":true,\"neg\":-3,"
+		"\"l\":[\"v1\",\"v2\"],\"big\":18446744073709551615,\"d\":{\"k\":\"deep\"}}");
+	char b[64];
+
+	assert_non_null(o);
+	assert_string_equal(out_format(out_get(o, "s"), OUT_STR, b, sizeof(b)), "x");
+	assert_string_equal(out_format(out_get(o, "e"), OUT_STR, b, sizeof(b)), "-");
+	assert_string_equal(out_format(out_get(o, "n"), OUT_U64, b, sizeof(b)), "-");
+	assert_string_equal(out_format(out_get(o, "absent"), OUT_U64, b, sizeof(b)), "-");
+	assert_string_equal(out_format(out_get(o, "u"), OUT_U64, b, sizeof(b)), "256");
+	assert_string_equal(out_format(out_get(o, "u"), OUT_HEX32, b, sizeof(b)), "00000100");
+	assert_string_equal(out_format(out_get(o, "u"), OUT_HEX16, b, sizeof(b)), "0x0100");
+	assert_string_equal(out_format(out_get(o, "b"), OUT_BOOL, b, sizeof(b)), "yes");
+	assert_string_equal(out_format(out_get(o, "neg"), OUT_U64, b, sizeof(b)), "-3");
+	assert_string_equal(out_format(out_get(o, "l"), OUT_LIST, b, sizeof(b)), "v1 v2");
+	assert_string_equal(out_format(out_get(o, "big"), OUT_U64, b, sizeof(b)),
+			    "18446744073709551615");
+	assert_string_equal(out_format(out_get(o, "d.k"), OUT_STR, b, sizeof(b)), "deep");
+	assert_null(out_get(o, "s.k"));
+	assert_int_equal(out_get_u64(o, "u", 0), 256);
+	assert_int_equal(out_get_u64(o, "n", 7), 7);
+	assert_string_equal(out_get_str(o, "n", "def"), "def");
+	assert_true(out_get_bool(o, "b", false));
+}
+
+static const char *fmt_custom(json_object *row, const struct out_column *col, char *buf,
+			      size_t len)
+{
+	snprintf(buf, len, "<%s>", out_get_str(row, "name", "?"));
+	return buf;
+}
+
+static const struct out_column cols[] = {
+	OUT_COL("name", "Name", OUT_STR),
+	OUT_COL("n", "#N", OUT_U64),
+	OUT_COL("id", "ID", OUT_HEX32, .flags = OUT_LEFT),
+	OUT_COL("detail", "Detail", OUT_STR, .detail = 1),
+	OUT_COL(NULL, "Custom", OUT_CUSTOM, .format = fmt_custom),
+	OUT_COL("last", "Last", OUT_STR),
+};
+
+static void test_table(void **state)
+{
+	_cleanup_(json_object_putp) json_object *rows = json_tokener_parse(
+		"[{\"name\":\"lo\",\"n\":2,\"id\":256,\"detail\":\"d\",\"last\":\"x\"},"
+		"{\"name\":\"longer-name\",\"n\":12345,\"id\":null,\"last\":null}]");
+	struct capture c;
+
+	capture_begin(&c);
+	out_table(c.f, cols, ELEMENTSOF(cols), rows, 0, 2);
+	assert_string_equal(capture_end(&c),
+			    "  Name            #N  ID        Custom         Last\n"
+			    "  lo               2  00000100  <lo>           x\n"
+			    "  longer-name  12345  -         <longer-name>  -\n");
+	free(c.buf);
+
+	capture_begin(&c);
+	out_table(c.f, cols, ELEMENTSOF(cols), rows, 1, 0);
+	assert_string_equal(capture_end(&c),
+			    "Name            #N  ID        Detail  Custom         Last\n"
+			    "lo               2  00000100  d       <lo>           x\n"
+			    "longer-name  12345  -         -       <longer-name>  -\n");
+	free(c.buf);
+}
+
+static void test_table_empty(void **state)
+{
+	_cleanup_(json_object_putp) json_object *rows = json_object_new_array();
+	struct capture c;
+
+	capture_begin(&c);
+	out_table(c.f, cols, ELEMENTSOF(cols), rows, 0, 0);
+	assert_string_equal(capture_end(&c), "Name  #N  ID  Custom  Last\n");
+	free(c.buf);
+}
+
+static void test_kv(void **state)
+{
+	_cleanup_(json_object_putp) json_object *o =
+		json_tokener_parse("{\"name\":\"lo\",\"n\":2,\"id\":256,\"detail\":\"d\"}");
+	struct capture c;
+
+	capture_begin(&c);
+	out_kv(c.f, cols, ELEMENTSOF(cols), o, 0, 2);
+	assert_string_equal(capture_end(&c), "  Name:   lo\n"
+					     "  #N:     2\n"
+					     "  ID:     00000100\n"
+					     "  Custom: <lo>\n"
+					     "  Last:   -\n");
+	free(c.buf);
+}
+
+static void test_json(void **state)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	json_object *a = json_object_new_array();
+	struct capture c;
+
+	assert_int_equal(json_add_str(o, "path", "/sys/class/dibs"), 0);
+	assert_int_equal(json_add_u64(o, "big", UINT64_MAX), 0);
+	assert_int_equal(json_add_i64(o, "neg", -1), 0);
+	assert_int_equal(json_add_bool(o, "b", false), 0);
+	assert_int_equal(json_add_str(o, "null", NULL), 0);
+	assert_int_equal(json_add(o, "arr", a), 0);
+	assert_int_equal(json_append_str(a, "x"), 0);
+	assert_int_equal(json_append_str(a, NULL), 0);
+
+	capture_begin(&c);
+	out_json(c.f, o, false);
+	/* Compact, insertion order, no escaped slashes, one trailing newline. */
+	assert_string_equal(capture_end(&c),
+			    "{\"path\":\"/sys/class/dibs\",\"big\":18446744073709551615,"
+			    "\"neg\":-1,\"b\":false,\"null\":null,\"arr\":[\"x\",null]}\n");
+	free(c.buf);
+
+	capture_begin(&c);
+	out_json(c.f, a, true);
+	assert_string_equal(capture_end(&c), "[\n  \"x\",\n  null\n]\n");
+	free(c.buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_abbrev),	   cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_format_values), cmocka_unit_test(test_table),
+		cmocka_unit_test(test_table_empty), cmocka_unit_test(test_kv),
+		cmocka_unit_test(test_json),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Shapes no QEMU lane can record, from tests/fixtures/synthetic/generate: SMC-R link groups
+ * (with a re-sent link group), the 6.1 attribute set, 8-byte "uint" values with pad and
+ * unknown attributes, fallback totals split, kernel error shapes and malformed replies.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <cmocka.h>
+
+#include "netlink/smcnl-internal.h"
+#include "tests/unit/netlink-test-util.h"
+
+static const struct smcr_linkgroup *lgr_by_id(const struct smcr_linkgroup *v, size_t n, uint32_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].id == id)
+			return &v[i];
+	return NULL;
+}
+
+static void test_smcr_links(void **state)
+{
+	struct smcnl *nl = replay_open("synthetic/smcr");
+	const struct smcr_linkgroup *g;
+	struct smcr_linkgroup *v;
+	size_t n;
+
+	assert_int_equal(smcr_linkgroup_list(nl, true, &v, &n), 0);
+	assert_int_equal(n, 3);
+	g = lgr_by_id(v, n, 0x100);
+	assert_non_null(g);
+	assert_int_equal(g->n_links, 2);
+	assert_int_equal(g->conns, 3);
+	assert_string_equal(smc_lgr_role_name(g->role), "CLNT");
+	assert_string_equal(smc_lgr_type_name(g->type), "SINGLE");
+	assert_true(g->has_buf_type);
+	assert_string_equal(smc_buf_type_name(g->buf_type), "physical");
+	assert_true(g->has_net_cookie);
+	assert_int_equal(g->net_cookie, 0x1122334455667788ULL);
+	assert_string_equal(g->pnetid, "PNET1");
+	assert_true(g->has_alloc);
+	assert_int_equal(g->sndbuf_alloc, 0x100000000ULL + 65536); /* 8-byte uint */
+	assert_int_equal(g->rmb_alloc, 524288);			   /* 4-byte uint */
+	assert_true(g->v2.present);
+	assert_string_equal(g->v2.neg_eid, "SMCD-AGENT-TEST");
+	assert_string_equal(g->v2.peer_host, "peer-host");
+	assert_true(g->has_v2r && g->direct);
+	assert_int_equal(g->max_conns, 255);
+	assert_int_equal(g->max_links, 2);
+	assert_int_equal(g->links[0].id, 1);
+	assert_int_equal(g->links[0].state, 3);
+	assert_string_equal(smc_link_state_name(g->links[0].state), "ACTIVE");
+	assert_int_equal(g->links[0].conn_cnt, 2);
+	assert_string_equal(g->links[0].ib_dev, "rxe0");
+	assert_int_equal(g->links[0].netdev_ifindex, 2);
+	assert_string_equal(g->links[0].netdev, ""); /* never resolved while replaying */
+	assert_string_equal(g->links[0].gid, "fe80:0000:0000:0000:5054:00ff:fe12:3401");
+	assert_int_equal(g->links[1].ib_port, 2);
+
+	/* 0x200 came twice (the first batch ended inside it): one entry, links not doubled */
+	g = lgr_by_id(v, n, 0x200);
+	assert_non_null(g);
+	assert_int_equal(g->n_links, 2);
+	assert_false(g->v2.present);
+	assert_false(g->has_v2r);
+	assert_string_equal(smc_lgr_role_name(g->role), "SERV");
+
+	g = lgr_by_id(v, n, 0x300);
+	assert_non_null(g);
+	assert_int_equal(g->n_links, 0);
+	smcr_linkgroup_list_free(v, n);
+
+	assert_int_equal(smcr_linkgroup_list(nl, false, &v, &n), 0);
+	assert_int_equal(n, 3);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(v[i].n_links, 0);
+	smcr_linkgroup_list_free(v, n);
+	smcnl_close(nl);
+}
+
+static void test_smcr_devices_sockets_pnet(void **state)
+{
+	struct smcnl *nl = replay_open("synthetic/smcr");
+	struct smcr_device *d;
+	struct smc_socket *s;
+	struct smc_pnet_entry *e;
+	struct in_addr a;
+	size_t n;
+
+	assert_int_equal(smcr_device_list(nl, &d, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(d[0].ib_name, "mlx5_0");
+	assert_true(d[0].has_pci && d[0].is_crit);
+	assert_string_equal(d[0].pci_id, "0000:00:04.0");
+	assert_int_equal(d[0].pci_vendor, 0x15b3);
+	assert_int_equal(d[0].pci_device, 0x1016);
+	assert_int_equal(d[0].pci_chid, 0x3c4);
+	assert_true(d[0].ports[0].valid && d[0].ports[0].active);
+	assert_true(d[0].ports[0].pnet.user_defined);
+	assert_string_equal(d[0].ports[0].pnet.pnetid, "NET1");
+	assert_int_equal(d[0].ports[0].link_cnt, 2);
+	assert_true(d[0].ports[1].valid);
+	assert_false(d[0].ports[1].active);
+	assert_string_equal(d[1].ib_name, "rxe0");
+	assert_false(d[1].has_pci); /* no parent: no PCI attributes */
+	assert_false(d[1].ports[1].valid);
+	free(d);
+
+	assert_int_equal(smc_socket_list(nl,
+					 SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO |
+						 SMC_DIAG_WANT_DMBINFO,
+					 &s, &n),
+			 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(s[0].addr_family, AF_INET);
+	assert_int_equal(inet_pton(AF_INET, "192.0.2.1", &a), 1);
+	assert_int_equal(s[0].src.s6_addr32[0], a.s_addr);
+	assert_int_equal(s[0].sport, 40000);
+	assert_int_equal(s[0].dport, 5201);
+	assert_int_equal(s[0].uid, 1000);
+	assert_int_equal(s[0].inode, 4711);
+	assert_int_equal(s[0].ifindex, 2);
+	assert_true(s[0].has_conninfo);
+	assert_int_equal(s[0].conn.token, 0x1234);
+	assert_int_equal(s[0].conn.peer_rmbe_size, 131072);
+	assert_int_equal(s[0].conn.tx_prod.wrap, 2);
+	assert_int_equal(s[0].conn.tx_prod.count, 4000);
+	assert_int_equal(s[0].conn.tx_fin.count, 3000);
+	assert_int_equal(s[0].conn.tx_prod_flags, 3);
+	assert_true(s[0].has_lgrinfo);
+	assert_string_equal(s[0].lgr.ibname, "rxe0");
+	assert_string_equal(s[0].lgr.peer_gid, "fe80:0000:0000:0000:5054:00ff:fe56:7801");
+	assert_false(s[0].has_dmbinfo);
+	/* an IPv6 listener on ::1: only word 3 of the address is set */
+	assert_int_equal(s[1].addr_family, AF_INET6);
+	assert_true(IN6_IS_ADDR_LOOPBACK(&s[1].src));
+	assert_string_equal(smc_sock_state_name(s[1].state), "LISTEN");
+	free(s);
+
+	assert_int_equal(smc_pnet_list(nl, "net1", &e, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(e[0].eth_name, "eth0");
+	assert_int_equal(e[0].ib_port, 0);
+	assert_string_equal(e[1].ib_name, "rxe0");
+	assert_int_equal(e[1].ib_port, 1);
+	free(e);
+	smcnl_close(nl);
+}
+
+static void test_v61_shape(void **state)
+{
+	struct smcnl *nl = replay_open("synthetic/v61");
+	struct smc_sysinfo info;
+	struct smcd_linkgroup *g;
+	struct smc_stats st;
+	struct smc_socket *s;
+	size_t n, dmb = 0;
+
+	assert_int_equal(smc_sysinfo_get(nl, &info), 0);
+	assert_int_equal(info.rel, 0);
+	assert_int_equal(smcd_linkgroup_list(nl, &g, &n), 0);
+	assert_int_equal(n, 2);
+	for (size_t i = 0; i < n; i++) {
+		assert_false(g[i].has_ext_gid);
+		assert_int_equal(g[i].ext_gid, 0);
+		assert_false(g[i].has_alloc);
+		assert_true(g[i].v2.present);
+		/* no /sys/class/dibs and CHID 0xFFFF: the in-smc.ko loopback of 6.10-6.17 */
+		assert_string_equal(g[i].device, "loopback-ism");
+	}
+	free(g);
+	assert_int_equal(smc_stats_get(nl, &st), 0);
+	assert_false(st.smcd.has_rmb_usage);
+	assert_true(st.smcd.rx_bytes > 0);
+	assert_int_equal(smc_socket_list(nl,
+					 SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO |
+						 SMC_DIAG_WANT_DMBINFO,
+					 &s, &n),
+			 0);
+	for (size_t i = 0; i < n; i++) {
+		if (!s[i].has_dmbinfo)
+			continue;
+		dmb++;
+		assert_false(s[i].dmb.has_ext); /* 40-byte smcd_diag_dmbinfo */
+		assert_int_equal(s[i].dmb.my_gid_ext, 0);
+		assert_true(s[i].dmb.my_gid != 0 && s[i].dmb.token != 0);
+	}
+	assert_int_equal(dmb, 8);
+	free(s);
+	smcnl_close(nl);
+}
+
+/* The same link groups and stats as 7x/loopback: only the widened values differ. */
+static void test_wide_uint_pad_unknown(void **state)
+{
+	struct smcnl *real = replay_open("7x/loopback"), *wide = replay_open("synthetic/wide");
+	struct smcd_linkgroup *a, *b;
+	struct smc_stats sa, sb;
+	size_t na, nb;
+
+	assert_int_equal(smcd_linkgroup_list(real, &a, &na), 0);
+	assert_int_equal(smcd_linkgroup_list(wide, &b, &nb), 0);
+	assert_int_equal(na, nb);
+	for (size_t i = 0; i < na; i++) {
+		assert_int_equal(b[i].dmb_alloc, a[i].dmb_alloc + (5ULL << 32));
+		assert_int_equal(b[i].sndbuf_alloc, a[i].sndbuf_alloc + (5ULL << 32));
+		assert_int_equal(b[i].id, a[i].id);
+		assert_int_equal(b[i].gid, a[i].gid);
+		assert_int_equal(b[i].ext_gid, a[i].ext_gid);
+		assert_int_equal(b[i].peer_gid, a[i].peer_gid);
+		assert_int_equal(b[i].peer_ext_gid, a[i].peer_ext_gid);
+		assert_int_equal(b[i].conns, a[i].conns);
+		assert_int_equal(b[i].chid, a[i].chid);
+		assert_true(b[i].has_ext_gid && b[i].has_alloc && b[i].v2.present);
+		assert_string_equal(b[i].v2.neg_eid, a[i].v2.neg_eid);
+		assert_string_equal(b[i].v2.peer_host, a[i].v2.peer_host);
+		assert_int_equal(b[i].v2.os, a[i].v2.os);
+	}
+	free(a);
+	free(b);
+	assert_int_equal(smc_stats_get(real, &sa), 0);
+	assert_int_equal(smc_stats_get(wide, &sb), 0);
+	assert_int_equal(sb.smcd.rx_rmb_usage, sa.smcd.rx_rmb_usage + (7ULL << 32));
+	assert_int_equal(sb.smcd.tx_rmb_usage, sa.smcd.tx_rmb_usage + (7ULL << 32));
+	assert_int_equal(sb.smcr.rx_rmb_usage, sa.smcr.rx_rmb_usage + (7ULL << 32));
+	/* everything before the gauges: histograms, buffer events, counters */
+	assert_memory_equal(&sa.smcd, &sb.smcd, offsetof(struct smc_stats_tech, has_rmb_usage));
+	assert_memory_equal(&sa.smcr, &sb.smcr, offsetof(struct smc_stats_tech, has_rmb_usage));
+	assert_int_equal(sa.clnt_hs_err, sb.clnt_hs_err);
+	assert_int_equal(sa.srv_hs_err, sb.srv_hs_err);
+	smcnl_close(real);
+	smcnl_close(wide);
+}
+
+static void test_fback_clnt_only(void **state)
+{
+	struct smcnl *nl = replay_open("synthetic/fback-clnt-only");
+	struct smc_fback_stats fb;
+
+	/* smc-tools tests SRV_CNT and reads CLNT_CNT: each total is read on its own here */
+	assert_int_equal(smc_fback_stats_get(nl, &fb), 0);
+	assert_int_equal(fb.srv_total, 0);
+	assert_int_equal(fb.clnt_total, 70000);
+	assert_int_equal(fb.n, 2);
+	assert_false(fb.entries[0].server);
+	assert_int_equal(fb.entries[0].code, 0x03030008);
+	assert_int_equal(fb.entries[0].count, 4464);
+	assert_true(fb.entries[1].server);
+	assert_int_equal(fb.entries[1].count, 65535);
+	smcnl_close(nl);
+}
+
+static void test_errors(void **state)
+{
+	struct smcd_linkgroup *g = NULL;
+	struct smcnl *nl;
+	size_t n;
+
+	/* NLMSG_ERROR after a data message: the kernel's errno and extack, nothing leaked */
+	nl = replay_open("synthetic/errors/error-mid-dump");
+	assert_int_equal(smcd_linkgroup_list(nl, &g, &n), -ENOBUFS);
+	assert_string_equal(smcnl_extack(nl), "test: dump failed");
+	smcnl_close(nl);
+
+	/* a dumpit failing: the error code in NLMSG_DONE's payload */
+	nl = replay_open("synthetic/errors/done-with-error");
+	assert_int_equal(smcd_linkgroup_list(nl, &g, &n), -EMSGSIZE);
+	assert_string_equal(smcnl_extack(nl), "test: message too long");
+	smcnl_close(nl);
+
+	/* s390: the last UEID removed, the SEID active again - a success, said as 1 */
+	nl = replay_open("synthetic/errors/s390-ueid-del-last");
+	assert_int_equal(smc_ueid_del(nl, "LAST"), 1);
+	smcnl_close(nl);
+
+	/* older kernels: flushing an empty PNET table said -ENOENT - still a success */
+	nl = replay_open("synthetic/errors/pnet-flush-enoent");
+	assert_int_equal(smc_pnet_flush(nl), 0);
+	smcnl_close(nl);
+
+	/* without NETLINK_CAP_ACK the request is echoed before the TLVs */
+	nl = replay_open("synthetic/errors/uncapped-ack");
+	assert_int_equal(smc_ueid_add(nl, "ABC"), -ERANGE);
+	assert_string_equal(smcnl_extack(nl), "Attribute failed policy validation");
+	smcnl_close(nl);
+}
+
+struct malformed {
+	const char *dir;
+	int (*call)(struct smcnl *nl);
+};
+
+static int call_lgr_d(struct smcnl *nl)
+{
+	struct smcd_linkgroup *g = NULL;
+	size_t n;
+	int r = smcd_linkgroup_list(nl, &g, &n);
+
+	if (r == 0)
+		free(g);
+	return r;
+}
+
+static int call_link_r(struct smcnl *nl)
+{
+	struct smcr_linkgroup *g = NULL;
+	size_t n;
+	int r = smcr_linkgroup_list(nl, true, &g, &n);
+
+	if (r == 0)
+		smcr_linkgroup_list_free(g, n);
+	return r;
+}
+
+static int call_sysinfo(struct smcnl *nl)
+{
+	struct smc_sysinfo i;
+
+	return smc_sysinfo_get(nl, &i);
+}
+
+static int call_ueids(struct smcnl *nl)
+{
+	char v[SMC_UEID_MAX][SMC_EID_LEN + 1];
+	size_t n;
+
+	return smc_ueid_list(nl, v, &n);
+}
+
+static int call_sockets(struct smcnl *nl, unsigned want)
+{
+	struct smc_socket *s = NULL;
+	size_t n;
+	int r = smc_socket_list(nl, want, &s, &n);
+
+	if (r == 0)
+		free(s);
+	return r;
+}
+
+static int call_sockets_0(struct smcnl *nl)
+{
+	return call_sockets(nl, 0);
+}
+
+static int call_sockets_all(struct smcnl *nl)
+{
+	return call_sockets(nl,
+			    SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO | SMC_DIAG_WANT_DMBINFO);
+}
+
+static void test_malformed(void **state)
+{
+	static const struct malformed cases[] = {
+		{"truncated-msg", call_lgr_d},	    {"no-done", call_lgr_d},
+		{"bad-nla-len", call_lgr_d},	    {"long-string", call_lgr_d},
+		{"int-width", call_lgr_d},	    {"u8-overflow", call_lgr_d},
+		{"lgr-without-id", call_lgr_d},	    {"no-genl-header", call_sysinfo},
+		{"link-before-lgr", call_link_r},   {"ueid-overflow", call_ueids},
+		{"short-diag-msg", call_sockets_0}, {"short-dmbinfo", call_sockets_all},
+	};
+	char rel[128];
+
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		struct smcnl *nl;
+
+		snprintf(rel, sizeof(rel), "synthetic/malformed/%s", cases[i].dir);
+		nl = replay_open(rel);
+		if (cases[i].call(nl) != -EBADMSG)
+			fail_msg("%s: expected -EBADMSG", cases[i].dir);
+		smcnl_close(nl);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_smcr_links),
+		cmocka_unit_test(test_smcr_devices_sockets_pnet),
+		cmocka_unit_test(test_v61_shape),
+		cmocka_unit_test(test_wide_uint_pad_unknown),
+		cmocka_unit_test(test_fback_clnt_only),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_malformed),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

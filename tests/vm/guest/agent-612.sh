@@ -1,0 +1,105 @@
+#!/bin/sh
+# lanes: 612
+# timeout: 300
+#
+# smcd-agent on Debian's stock 6.12 kernel: smc and smc_diag are modules (the agent loads
+# them with libkmod), there is no SMC-D device, and the sysctls of later kernels are
+# missing.  The agent must configure what exists, report each missing feature once, and
+# drive the handshake limitation through netlink.
+# Host programs: dbus-daemon and busctl (vm-run --host-bin dbus-daemon --host-bin busctl).
+. "$(dirname "$0")/lib.sh"
+# The lanes copy host programs listed in VM_HOST_BINS; smcd-agent/Makefile.inc adds these two.
+for p in dbus-daemon busctl; do
+	command -v $p >/dev/null 2>&1 || skip "$p is not in the guest (VM_HOST_BINS needs dbus-daemon busctl)"
+done
+require_cmd smcd-agent dbus-daemon busctl
+
+M="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager"
+prop() { busctl get-property $M "$1"; }
+
+mkdir -p /run/dbus
+cat >/tmp/bus.conf <<'XML'
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=/run/dbus/system_bus_socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_type="method_return"/>
+    <allow send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+  </policy>
+</busconfig>
+XML
+dbus-daemon --config-file=/tmp/bus.conf --nofork --nopidfile >/tmp/bus.log 2>&1 &
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
+i=0
+while [ ! -S /run/dbus/system_bus_socket ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+
+if module_loaded smc; then
+	info "smc is loaded already"
+else
+	info "smc is not loaded: the agent loads it"
+fi
+
+mkdir -p /etc/smc
+cat >/etc/smc/smc.yaml <<'EOF2'
+handshake-limitation: true
+sysctl:
+  wmem: 1MiB
+  rmem: 512KiB
+  smcr_max_send_wr: 64
+modules: [smc, smc_diag]
+drift: {interval: 2s}
+EOF2
+
+smcd-agent --config /etc/smc/smc.yaml >/tmp/agent.log 2>&1 &
+agent=$!
+i=0
+until busctl status org.smcd.Agent1 >/dev/null 2>&1; do
+	sleep 0.2
+	i=$((i + 1))
+	if [ $i -gt 150 ] || ! kill -0 $agent 2>/dev/null; then
+		cat /tmp/agent.log
+		fail "the agent did not come up"
+	fi
+done
+
+run prop LastReconcile
+info "$out"
+assert_contains "$out" '"module:smc" "applied" "loaded"' "smc loaded by the agent (libkmod)"
+assert_contains "$out" '"module:smc_diag" "applied" "loaded"' "smc_diag loaded by the agent"
+assert_contains "$out" '"sysctl:wmem" "applied"' "wmem set"
+assert_contains "$out" '"sysctl:rmem" "applied" "set to 524288 (was 65536)"' "rmem set"
+assert_contains "$out" '"sysctl:smcr_max_send_wr" "unsupported" "this kernel has no net.smc.smcr_max_send_wr' \
+	"a sysctl of a later kernel is reported unsupported"
+assert_contains "$out" '"handshake-limitation" "applied" "set to true (was false)"' "handshake limitation via netlink"
+assert_contains "$out" '"ueid:MID-' "the derived UEID"
+assert_eq 1048576 "$(cat /proc/sys/net/smc/wmem)" "net.smc.wmem"
+assert_eq 524288 "$(cat /proc/sys/net/smc/rmem)" "net.smc.rmem"
+assert_eq 1 "$(cat /proc/sys/net/smc/limit_smc_hs)" "limit_smc_hs follows handshake-limitation"
+assert_eq 's "running"' "$(prop State)" "unsupported items do not degrade the state"
+run prop Capabilities
+info "$out"
+assert_contains "$out" '"loopback" b false' "no SMC-D device on this kernel"
+
+sleep 5 # two drift intervals
+n=$(grep -c 'SMC_ITEM=sysctl:smcr_max_send_wr' /tmp/agent.log)
+assert_eq 1 "$n" "the missing sysctl is reported once across drift checks"
+
+echo 0 >/proc/sys/net/smc/limit_smc_hs
+sleep 5
+assert_eq 1 "$(cat /proc/sys/net/smc/limit_smc_hs)" "handshake limitation repaired"
+
+kill $agent
+wait $agent
+assert_eq 0 "$?" "the agent stops cleanly"
+exit 0

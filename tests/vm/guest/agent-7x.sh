@@ -1,0 +1,148 @@
+#!/bin/sh
+# lanes: 7x
+# timeout: 300
+#
+# smcd-agent on a real SMC kernel: started with a yaml, the kernel gets the UEID and the
+# sysctls; a sysctl broken by hand is repaired within the drift interval; a bad file on
+# reload is refused and the old config kept; SMC-D connections through the loopback device
+# then work (which needs the UEID) and their link group appears on D-Bus while they run.
+# Host programs: dbus-daemon and busctl (vm-run --host-bin dbus-daemon --host-bin busctl).
+. "$(dirname "$0")/lib.sh"
+# The lanes copy host programs listed in VM_HOST_BINS; smcd-agent/Makefile.inc adds these two.
+for p in dbus-daemon busctl; do
+	command -v $p >/dev/null 2>&1 || skip "$p is not in the guest (VM_HOST_BINS needs dbus-daemon busctl)"
+done
+require_cmd smcd-agent smc-conn dbus-daemon busctl
+
+M="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager"
+prop() { busctl get-property $M "$1"; }
+
+# A system bus of our own: the guest has no dbus.
+mkdir -p /run/dbus
+cat >/tmp/bus.conf <<'EOF'
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=/run/dbus/system_bus_socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_type="method_return"/>
+    <allow send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+  </policy>
+</busconfig>
+EOF
+dbus-daemon --config-file=/tmp/bus.conf --nofork --nopidfile >/tmp/bus.log 2>&1 &
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
+i=0
+while [ ! -S /run/dbus/system_bus_socket ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+
+mid=$(cat /etc/machine-id)
+ueid="MID-$(printf '%s' "$mid" | cut -c1-27 | tr 'a-f' 'A-F')"
+info "machine-id $mid, expected UEID $ueid"
+info "before: wmem $(cat /proc/sys/net/smc/wmem) rmem $(cat /proc/sys/net/smc/rmem)"
+
+mkdir -p /etc/smc
+cat >/etc/smc/smc.yaml <<'EOF'
+# the shipped defaults, with short intervals for the test
+ueid: {auto: true}
+sysctl:
+  wmem: 1MiB
+  rmem: 1MiB
+modules: [smc, smc_diag]
+drift: {action: repair, interval: 2s}
+monitor: {interval: 1s}
+EOF
+assert_ok smcd-agent --check-config /etc/smc/smc.yaml
+
+# The binary may be built for another prefix: name the file.
+smcd-agent --config /etc/smc/smc.yaml >/tmp/agent.log 2>&1 &
+agent=$!
+i=0
+until busctl status org.smcd.Agent1 >/dev/null 2>&1; do
+	sleep 0.2
+	i=$((i + 1))
+	if [ $i -gt 100 ] || ! kill -0 $agent 2>/dev/null; then
+		cat /tmp/agent.log
+		fail "the agent did not come up"
+	fi
+done
+info "agent up"
+
+run prop State
+assert_eq 's "running"' "$out" "State on a kernel with SMC"
+run prop LastReconcile
+info "$out"
+assert_contains "$out" "\"ueid:$ueid\" \"applied\" \"added\"" "the derived UEID was added"
+assert_contains "$out" '"sysctl:wmem" "applied" "set to 1048576 (was 65536)"' "wmem set"
+assert_eq 1048576 "$(cat /proc/sys/net/smc/wmem)" "net.smc.wmem in the kernel"
+assert_eq 1048576 "$(cat /proc/sys/net/smc/rmem)" "net.smc.rmem in the kernel"
+run prop Capabilities
+info "$out"
+assert_contains "$out" '"smc-genl" b true' "capabilities: SMC netlink"
+assert_contains "$out" '"loopback" b true' "capabilities: loopback device"
+
+# Idempotent: asking again changes nothing.
+run busctl call $M Reconcile
+assert_contains "$out" "\"ueid:$ueid\" \"unchanged\"" "the UEID is in the kernel's table"
+assert_not_contains "$out" '"applied"' "a second pass applies nothing"
+
+# Broken by hand, repaired within the interval (2 s).
+echo 65536 >/proc/sys/net/smc/wmem
+sleep 5
+assert_eq 1048576 "$(cat /proc/sys/net/smc/wmem)" "wmem repaired after being changed by hand"
+assert_contains "$(cat /tmp/agent.log)" "MESSAGE_ID=176145134e62472abf3d96f24b5d4150 SMC_ITEM=sysctl:wmem" \
+	"drift-repaired logged"
+
+# A bad file on reload: refused, the old config stays (and keeps being enforced).
+rev=$(prop ConfigRevision)
+printf 'sysctl:\n  wmem: 4KiB\n' >/etc/smc/smc.yaml
+run busctl call $M Reload
+assert_ne 0 "$rc" "Reload of a bad file fails"
+assert_contains "$out" "/etc/smc/smc.yaml:2:9: sysctl.wmem: 4KiB is out of range" "the error has its location"
+assert_eq "$rev" "$(prop ConfigRevision)" "the running config stays"
+echo 65536 >/proc/sys/net/smc/wmem
+sleep 5
+assert_eq 1048576 "$(cat /proc/sys/net/smc/wmem)" "the old config is still repaired after a refused reload"
+
+# SMC-D through the loopback device, with the UEID the agent set.  The link group appears
+# on D-Bus while the connections are open.
+smc-conn pair --conns 2 --bytes 4M --hold 8 >/tmp/conn.log 2>&1 &
+conn=$!
+sleep 3
+busctl call $M Refresh
+run busctl tree --list org.smcd.Agent1
+info "$out"
+lg=$(printf '%s\n' "$out" | grep '/org/smcd/Agent1/linkgroup/smcd/' | head -n 1)
+[ -n "$lg" ] || { cat /tmp/conn.log; fail "no SMC-D link-group object on D-Bus while connections run"; }
+run busctl get-property org.smcd.Agent1 "$lg" org.smcd.Agent1.LinkGroup Connections
+info "$lg: connections $out"
+assert_match "$out" '^u [1-9]' "the link group has connections"
+run busctl get-property org.smcd.Agent1 "$lg" org.smcd.Agent1.LinkGroup Device
+assert_eq 's "lo"' "$out" "the link group is on the loopback device"
+run busctl get-property org.smcd.Agent1 "$lg" org.smcd.Agent1.LinkGroup NegotiatedEid
+assert_eq "s \"$ueid\"" "$out" "the link group negotiated the agent's UEID"
+run busctl get-property org.smcd.Agent1 /org/smcd/Agent1/device/smcd/lo org.smcd.Agent1.Device Loopback
+assert_eq "b true" "$out" "the loopback device object"
+wait $conn
+info "$(tail -n 1 /tmp/conn.log)"
+assert_json "$(tail -n 1 /tmp/conn.log)" .ok 2 "both connections moved their data"
+assert_json "$(tail -n 1 /tmp/conn.log)" .smcd 2 "both used SMC-D (the agent's UEID made it possible)"
+# The kernel keeps an idle link group for minutes; its object stays and shows 0 connections.
+sleep 1
+busctl call $M Refresh
+run busctl get-property org.smcd.Agent1 "$lg" org.smcd.Agent1.LinkGroup Connections
+assert_eq "u 0" "$out" "the link group's connections went back to 0"
+
+kill $agent
+wait $agent
+assert_eq 0 "$?" "the agent stops cleanly"
+exit 0

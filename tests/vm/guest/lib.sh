@@ -1,0 +1,132 @@
+# Guest test library (busybox sh). In a test:  . "$(dirname "$0")/lib.sh"
+#
+# Conventions: a test exits 0 = pass, 77 = skip, anything else = fail. Every assertion
+# prints what was expected and what was seen, and exits 1 on failure. Lines starting with
+# "# " are informational. Test scripts carry header comments read by vm-run:
+#   # lanes: 7x 612      lanes the test runs in (required)
+#   # timeout: 120       seconds for this test's VM boot (optional)
+
+: "${SMCD_VM_LANE:=}"
+
+# Debian's busybox-static runs its own applet for a bare command name even when PATH has
+# another program of that name (FEATURE_SH_STANDALONE). The module tools must be kmod's
+# (the guest's module indexes are written by the host's depmod, and the kernel's autoload
+# runs /sbin/modprobe = kmod too), so route them explicitly. Other host programs that share
+# an applet's name (ip, ...) must be called by their full path.
+modprobe() { /usr/sbin/modprobe "$@"; }
+insmod() { /usr/sbin/insmod "$@"; }
+rmmod() { /usr/sbin/rmmod "$@"; }
+lsmod() { /usr/sbin/lsmod "$@"; }
+modinfo() { /usr/sbin/modinfo "$@"; }
+depmod() { /usr/sbin/depmod "$@"; }
+
+info() { echo "# $*"; }
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+# assert_eq EXPECTED ACTUAL [WHAT]
+assert_eq() {
+	[ "$1" = "$2" ] && return 0
+	fail "${3:-values differ}: expected '$1', got '$2'"
+}
+
+# assert_ne UNEXPECTED ACTUAL [WHAT]
+assert_ne() {
+	[ "$1" != "$2" ] && return 0
+	fail "${3:-values equal}: expected anything but '$1'"
+}
+
+# assert_contains HAYSTACK NEEDLE [WHAT]   (fixed string, may span lines)
+assert_contains() {
+	case $1 in
+	*"$2"*) return 0 ;;
+	esac
+	printf 'FAIL: %s: expected to contain "%s", got:\n%s\n' "${3:-output}" "$2" "$1" >&2
+	exit 1
+}
+
+# assert_not_contains HAYSTACK NEEDLE [WHAT]
+assert_not_contains() {
+	case $1 in
+	*"$2"*)
+		printf 'FAIL: %s: expected not to contain "%s", got:\n%s\n' "${3:-output}" "$2" "$1" >&2
+		exit 1
+		;;
+	esac
+	return 0
+}
+
+# assert_match HAYSTACK ERE [WHAT]   (grep -E on any line)
+assert_match() {
+	printf '%s\n' "$1" | grep -Eq -- "$2" && return 0
+	printf 'FAIL: %s: expected a line matching /%s/, got:\n%s\n' "${3:-output}" "$2" "$1" >&2
+	exit 1
+}
+
+# assert_exists PATH / assert_not_exists PATH
+assert_exists() {
+	[ -e "$1" ] && return 0
+	fail "expected $1 to exist (${2:-})"
+}
+assert_not_exists() {
+	[ ! -e "$1" ] && return 0
+	fail "expected $1 not to exist (${2:-})"
+}
+
+# assert_json JSON JQ_FILTER EXPECTED [WHAT]: `jq -r FILTER` on JSON must print EXPECTED.
+# Needs jq in the guest (vm-run --host-bin jq; the lane tests include it).
+assert_json() {
+	command -v jq >/dev/null || fail "assert_json needs jq in the guest (vm-run --host-bin jq)"
+	_aj_got=$(printf '%s\n' "$1" | jq -r "$2" 2>&1) ||
+		fail "${4:-json}: jq '$2' failed: $_aj_got; input: $1"
+	[ "$_aj_got" = "$3" ] && return 0
+	fail "${4:-json}: expected $2 == '$3', got '$_aj_got' in: $1"
+}
+
+# json_get JSON JQ_FILTER : print `jq -r FILTER`.
+json_get() {
+	command -v jq >/dev/null || fail "json_get needs jq in the guest (vm-run --host-bin jq)"
+	printf '%s\n' "$1" | jq -r "$2"
+}
+
+# run CMD... : echo and run a command; its output is in $out, its status in $rc; never fails.
+run() {
+	echo "\$ $*"
+	out=$("$@" 2>&1) && rc=0 || rc=$?
+	[ -n "$out" ] && printf '%s\n' "$out"
+	return 0
+}
+
+# assert_ok CMD... : run; fail (showing the output) unless it exits 0.
+assert_ok() {
+	run "$@"
+	[ "$rc" -eq 0 ] || fail "'$*' exited with $rc, expected 0"
+}
+
+# assert_fails CMD... : run; fail unless it exits non-zero.
+assert_fails() {
+	run "$@"
+	[ "$rc" -ne 0 ] || fail "'$*' succeeded, expected it to fail"
+}
+
+# require_cmd NAME... : fail (not skip: a missing binary is a broken test setup) unless
+# every NAME is in PATH.
+require_cmd() {
+	for _rc_c; do
+		command -v "$_rc_c" >/dev/null ||
+			fail "$_rc_c is not in the guest (pass it to vm-run with --bin or --host-bin)"
+	done
+}
+
+# module_loaded NAME : true if /proc/modules lists NAME.
+module_loaded() {
+	grep -q "^$1 " /proc/modules
+}
