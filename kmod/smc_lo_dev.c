@@ -25,6 +25,13 @@
 
 #include "smc_lo_int.h"
 
+/*
+ * A drain never ends early before this (or its bound, if shorter): a client handshake
+ * that picked the device just before draining started still reads SMC's device struct,
+ * which SMC frees without a reference once the device is removed (KASAN saw a
+ * use-after-free in smc_clc_send_proposal() with an immediate removal under traffic).
+ */
+#define SMCLO_DRAIN_GRACE_MS	500
 /* How often the drain work looks at the link groups. */
 #define SMCLO_DRAIN_POLL	msecs_to_jiffies(50)
 /* How often a stuck removal says so in the kernel log. */
@@ -197,6 +204,7 @@ static void smclo_drain_start_locked(struct smclo_dev *dev, u32 timeout_ms)
 {
 	dev->drain_timeout_ms = timeout_ms;
 	dev->drain_deadline = jiffies + msecs_to_jiffies(timeout_ms);
+	dev->drain_grace_end = jiffies + msecs_to_jiffies(min(timeout_ms, SMCLO_DRAIN_GRACE_MS));
 	WRITE_ONCE(dev->state, SMC_LO_STATE_DRAINING);
 	queue_delayed_work(smclo_ctl.wq, &dev->drain_work, 0);
 }
@@ -234,6 +242,8 @@ int smclo_deactivate(u32 timeout_ms, struct netlink_ext_ack *extack)
 		if (time_before(deadline, dev->drain_deadline)) {
 			dev->drain_timeout_ms = timeout_ms;
 			dev->drain_deadline = deadline;
+			if (time_before(deadline, dev->drain_grace_end))
+				dev->drain_grace_end = deadline;
 			mod_delayed_work(smclo_ctl.wq, &dev->drain_work, 0);
 		}
 	}
@@ -242,7 +252,8 @@ int smclo_deactivate(u32 timeout_ms, struct netlink_ext_ack *extack)
 }
 
 /*
- * Done waiting when the bound is reached, when no link group holds the device, or -
+ * Done waiting when the bound is reached, or - after a grace period of at most half a second,
+ * see SMCLO_DRAIN_GRACE_MS - when no link group holds the device, or -
  * with nocopy, where every open SMC-D connection end holds exactly one attachment - when
  * no connection is open (SMC keeps an idle link group for 10 minutes after its last
  * connection closed; removing the device frees such link groups without aborting
@@ -252,6 +263,8 @@ static bool smclo_drain_done(struct smclo_dev *dev)
 {
 	if (time_after_eq(jiffies, dev->drain_deadline))
 		return true;
+	if (time_before(jiffies, dev->drain_grace_end))
+		return false;
 	if (!smclo_link_groups(dev))
 		return true;
 	return dev->set.nocopy && !atomic_read(&dev->attached);
@@ -321,6 +334,7 @@ void smclo_remove_all(void)
 		smclo_drain_start_locked(dev, 0);
 	} else if (dev && !dev->removing) {
 		dev->drain_deadline = jiffies;
+		dev->drain_grace_end = jiffies;
 		mod_delayed_work(smclo_ctl.wq, &dev->drain_work, 0);
 	}
 	mutex_unlock(&smclo_ctl.lock);

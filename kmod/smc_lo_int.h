@@ -88,6 +88,7 @@ struct smclo_dmb {
  * @removing: dibs_dev_del() has started (under &smclo_ctl.lock)
  * @drain_timeout_ms: drain bound in force (under &smclo_ctl.lock)
  * @drain_deadline: jiffies at which the drain wait ends (under &smclo_ctl.lock)
+ * @drain_grace_end: jiffies before which the drain does not end early (same lock)
  * @drain_work: waits for link groups, then removes the device
  * @dev_ref_base: device references held by the driver and the driver core right after
  *	registration; anything above is held by others (SMC link groups)
@@ -108,6 +109,7 @@ struct smclo_dev {
 	bool removing;
 	u32 drain_timeout_ms;
 	unsigned long drain_deadline;
+	unsigned long drain_grace_end;
 	struct delayed_work drain_work;
 	unsigned int dev_ref_base;
 	unsigned long *idx_map;

@@ -6,8 +6,11 @@
 # a loop).  Connections that meet a deactivation fall back to TCP or are drained; none may
 # deliver corrupt data, and the kernel must not splat, leak or hang.  Then rmmod.
 #
-# The drain bound is 5 s: with nocopy the drain ends as soon as the SMC-D connections in
-# flight are closed (usually milliseconds).  Forcing the removal (bound 0) while
+# Deactivation first gives smclo a PNET ID (so clients stop proposing it) and then drains
+# with a 5 s bound: with nocopy the drain ends half a second after the SMC-D connections
+# in flight are closed.  Without the PNET ID, a client handshake that picked the device
+# just before the removal can still read SMC's freed device struct (KASAN:
+# use-after-free in smc_clc_send_proposal, an SMC 7.3 bug).  Forcing the removal (bound 0) while
 # connections are in the middle of closing hits a bug in SMC 7.3: such a connection never
 # finishes closing once DIBS stopped signalling the device, its link group is never
 # freed, and dibs_dev_del() waits forever (see kmod/README.md).  Forced removal with open,
@@ -37,9 +40,13 @@ while [ $i -lt "$CYCLES" ]; do
 		[ $n -lt 300 ] || fail "cycle $i: device still busy after 30 s: $(smclo-ctl get | tr '\n' ' ')"
 		sleep 0.1
 	done
-	# Let some connections use the device, then drain it.
+	# Let some connections use the device, then drain it the way smcctl/the agent do:
+	# first make it ineligible for new proposals (PNET ID), then deactivate.
 	sleep 0.$((i % 3))
+	smclo-ctl pnet-add SMCLOEXCL smclo || fail "cycle $i: pnet-add smclo failed"
 	smclo-ctl deactivate 5000 >/dev/null || fail "cycle $i: deactivate failed"
+	kmod_wait_state inactive 60
+	smclo-ctl pnet-del SMCLOEXCL || fail "cycle $i: pnet-del failed"
 	[ $((i % 10)) -eq 0 ] && info "cycle $i: $(smclo-ctl get registrations) registrations so far"
 done
 kmod_wait_state inactive 60
