@@ -84,7 +84,8 @@ kmod_check_leaks() {
 }
 
 # kmod_watchdog SECONDS: if the test is still running then, dump the blocked tasks and the
-# kernel log to the console (vm-run shows its tail), so a hang names its culprit.
+# kernel log to the console (vm-run shows its tail), so a hang names its culprit.  Its
+# output never goes to the test's stdout: vm-run would wait for the sleep to end.
 kmod_watchdog() {
 	(
 		sleep "$1"
@@ -101,6 +102,6 @@ kmod_watchdog() {
 		smclo-ctl get >/dev/console 2>&1
 		dmesg | awk '/task:(smclo|kworker)/ { p = 1 } /task:/ && !/task:(smclo|kworker)/ { p = 0 } p' |
 			tail -n 300 >/dev/console
-	) &
+	) </dev/null >/dev/null 2>&1 &
 	KMOD_WATCHDOG=$!
 }
