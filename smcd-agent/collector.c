@@ -58,6 +58,8 @@ static int state_path(char **ret)
 	return asprintf(ret, "%s/%s", dir, STATE_FILE) < 0 ? -ENOMEM : 0;
 }
 
+static void apply_prometheus_config(struct manager *m);
+
 static void save_state(struct collector *c)
 {
 	int r;
@@ -96,6 +98,8 @@ int collector_new(struct manager *m)
 		log_info("Statistics continue from %s%s", c->state_path,
 			 c->engine->reset_real_usec ? " (with its reset baseline)" : "");
 	m->collector = TAKE_PTR(c);
+	/* Before the first sample (at start, before the timers are armed). */
+	apply_prometheus_config(m);
 	return 0;
 }
 
