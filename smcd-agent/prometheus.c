@@ -167,7 +167,8 @@ static void reasons(struct out *o, const struct stats_engine *e)
 
 	if (!v)
 		return;
-	memcpy(v, e->reasons, e->n_reasons * sizeof(*v));
+	if (e->n_reasons)
+		memcpy(v, e->reasons, e->n_reasons * sizeof(*v));
 	qsort(v, e->n_reasons, sizeof(*v), cmp_reason);
 	for (size_t i = 0; i < e->n_reasons; i++)
 		sample(o, "smc_fallback_reasons_total",
