@@ -51,10 +51,10 @@ static int state_path(char **ret)
 
 	if (env && *env)
 		snprintf(dir, sizeof(dir), "%.*s", (int)strcspn(env, ":"), env);
-	else {
+	else
 		snprintf(dir, sizeof(dir), "%s/lib/smcd-agent", LOCALSTATEDIR);
-		(void)mkdir(dir, 0700);
-	}
+	/* systemd created it already; by hand (or in a test) nobody may have. */
+	(void)mkdir(dir, 0700);
 	return asprintf(ret, "%s/%s", dir, STATE_FILE) < 0 ? -ENOMEM : 0;
 }
 
