@@ -120,6 +120,10 @@ info "link group $lgid in the file after ${took}s (interval 1s, timer slack up t
 awk -v t="$took" 'BEGIN { exit !(t <= 3.0) }' || fail "link group $lgid took ${took}s to appear in the file (more than one interval + slack + 1s)"
 run busctl get-property org.smcd.Agent1 "/org/smcd/Agent1/linkgroup/smcd/$lgid" org.smcd.Agent1.LinkGroup PeakConnections
 assert_match "$out" '^u [1-9]' "PeakConnections on D-Bus"
+run smcctl linkgroup --smcd
+assert_match "$out" '^  LG-ID +VLAN +#Conns +CHID +Device +PNET-ID +Peak +Age$' "smcctl linkgroup adds the agent's columns"
+assert_json "$(smcctl -j linkgroup show "$lgid")" "[.smcd[] | select(.id == $lg)][0].agent.peak_conns >= 1" true \
+	"smcctl linkgroup show has the agent's statistics of the group"
 
 # --- a tight-loop reader while the agent rewrites the file ---------------------------------
 ( i=0; while [ $i -lt 20 ]; do sample_now; sleep 0.2; i=$((i + 1)); done ) &
