@@ -25,6 +25,7 @@ struct info_facts {
 	struct smc_seid seid;
 	bool has_devices;
 	size_t n_ism, n_loopback, n_smcr;
+	size_t n_smcr_v2_only;  /* RDMA devices known to have RoCE v2 GIDs only (soft-RoCE) */
 	char loopback_names[128];
 	size_t n_loopback_pnetid;       /* loopback devices with a PNET ID */
 	char loopback_pnetid[SMC_PNETID_LEN + 1]; /* of the first loopback with a PNET ID */
