@@ -103,6 +103,91 @@ static void test_parity_612(void **state)
 	parity_in("612");
 }
 
+/* SMC-R over soft-RoCE: real SMC-R counters. */
+static void test_parity_7x_smcr(void **state)
+{
+	parity_in("7x-smcr");
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* The Prometheus file from recorded kernel replies                                       */
+
+/*
+ * What one collection reads (devices, link groups with links, counters, sockets), replayed
+ * from a fixture folder through libsmcnl and the agent's own conversions, engine and
+ * renderer: the textfile from real SMC-D and SMC-R data, held by a golden file (and checked
+ * with promtool by tests/integration/agent-stats.test).
+ */
+static void replay_prometheus(const char *fixture, const char *golden)
+{
+	char dir[4096];
+	struct smcnl_options opts = { .replay_dir = dir, .sysroot = dir };
+	struct smcnl *nl = NULL;
+	struct smcd_device *dd = NULL;
+	struct smcr_device *rd = NULL;
+	struct smcd_linkgroup *dl = NULL;
+	struct smcr_linkgroup *rl = NULL;
+	struct smc_socket *socks = NULL;
+	size_t nd = 0, nr = 0, ndl = 0, nrl = 0, ns = 0;
+	struct bus_device devs[16];
+	struct bus_linkgroup lgrs[16];
+	size_t n_devs = 0, n_lgrs = 0;
+	struct stats_sample s = { .ok = true, .duration_usec = 2500 };
+	struct stats_engine *e = NULL;
+	_cleanup_(freep) char *text = NULL;
+
+	snprintf(dir, sizeof(dir), "%s/tests/fixtures/%s", golden_top_srcdir(), fixture);
+	assert_int_equal(smcnl_open(&opts, &nl), 0);
+	assert_int_equal(smcd_device_list(nl, &dd, &nd), 0);
+	assert_int_equal(smcr_device_list(nl, &rd, &nr), 0);
+	assert_int_equal(smcd_linkgroup_list(nl, &dl, &ndl), 0);
+	assert_int_equal(smcr_linkgroup_list(nl, true, &rl, &nrl), 0);
+	assert_int_equal(smc_stats_get(nl, &s.stats), 0);
+	assert_int_equal(smc_fback_stats_get(nl, &s.fback), 0);
+	assert_int_equal(smc_socket_list(nl, 0, &socks, &ns), 0);
+	for (size_t i = 0; i < nd && n_devs < ELEMENTSOF(devs); i++)
+		bus_device_from_smcd(&dd[i], &devs[n_devs++]);
+	for (size_t i = 0; i < nr && n_devs < ELEMENTSOF(devs); i++)
+		bus_device_from_smcr(&rd[i], &devs[n_devs++]);
+	for (size_t i = 0; i < ndl && n_lgrs < ELEMENTSOF(lgrs); i++)
+		bus_linkgroup_from_smcd(&dl[i], &lgrs[n_lgrs++]);
+	for (size_t i = 0; i < nrl && n_lgrs < ELEMENTSOF(lgrs); i++)
+		bus_linkgroup_from_smcr(&rl[i], &lgrs[n_lgrs++]);
+	stats_sample_count_sockets(&s, socks, ns);
+	assert_int_equal(stats_engine_new(100, &e), 0);
+	assert_int_equal(stats_engine_track(e, devs, n_devs, lgrs, n_lgrs, T0), 0);
+	assert_true(stats_engine_update(e, &s, SEC, T0) >= 0);
+	text = prometheus_render(e, devs, n_devs, lgrs, n_lgrs);
+	assert_non_null(text);
+	golden_check(golden, text);
+	stats_engine_free(e);
+	free(dd);
+	free(rd);
+	free(dl);
+	smcr_linkgroup_list_free(rl, nrl);
+	free(socks);
+	smcnl_close(nl);
+}
+
+static void test_replay_prometheus(void **state)
+{
+	_cleanup_(freep) char *smcr = NULL;
+	char path[4096];
+	FILE *f;
+	size_t len = 0;
+
+	replay_prometheus("7x/loopback", "agent/7x-loopback.prom");
+	replay_prometheus("7x-smcr/server", "agent/7x-smcr-server.prom");
+	/* Real SMC-R link groups have links: their series are there. */
+	snprintf(path, sizeof(path), "%s/tests/golden/agent/7x-smcr-server.prom", golden_top_srcdir());
+	f = fopen(path, "re");
+	assert_non_null(f);
+	assert_true(getdelim(&smcr, &len, '\0', f) > 0);
+	fclose(f);
+	assert_non_null(strstr(smcr, "\nsmc_link_up{technology=\"smcr\",linkgroup=\"00000100\",link=\""));
+	assert_non_null(strstr(smcr, "\nsmc_linkgroup_connections{technology=\"smcr\",linkgroup=\"00000100\",device=\""));
+}
+
 /* ------------------------------------------------------------------------------------- */
 /* Text from an agent document                                                            */
 
@@ -204,6 +289,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parity_7x),
 		cmocka_unit_test(test_parity_612),
+		cmocka_unit_test(test_parity_7x_smcr),
+		cmocka_unit_test(test_replay_prometheus),
 		cmocka_unit_test(test_agent_text),
 		cmocka_unit_test(test_agent_doc),
 	};
