@@ -214,13 +214,15 @@ uint64_t stats_counter_value(const struct stats_counter *c, enum stats_view v);
 /* Per second over the last interval; false when there is no interval yet. */
 bool stats_engine_rate(const struct stats_engine *e, const struct stats_counter *c,
 		       double *ret);
+/* Link groups of a technology ("smcd", "smcr") now. */
+uint32_t stats_engine_linkgroups(const struct stats_engine *e, const char *technology);
 /* The open link group entry for technology/id, or NULL. */
 const struct stats_lgr *stats_engine_lgr(const struct stats_engine *e, const char *technology,
 					 uint32_t id);
 
 /*
- * The document of GetStatistics() and "smcctl -j stats" through the agent (schema in
- * smcd-agent(8)): since-reset counters at the top in the layout of the direct "stats"
+ * stats-json.c: the document of GetStatistics() and "smcctl -j stats" through the agent
+ * (schema in smcd-agent(8)): since-reset counters at the top in the layout of the direct "stats"
  * document, then "total", "rate", "sockets", "linkgroup_list", "device_list".
  */
 json_object *stats_engine_json(const struct stats_engine *e, const struct bus_device *devs,
