@@ -106,6 +106,18 @@ cp /tmp/smc.yaml.good /etc/smc/smc.yaml
 assert_ok systemctl reload $U
 assert_eq 's ""' "$(prop ConfigError)" "ConfigError cleared by a good reload"
 
+# --- statistics: state directory and Prometheus textfile, writable inside the sandbox -------
+assert_eq 700 "$(stat -c %a /var/lib/smcd-agent)" "StateDirectory= /var/lib/smcd-agent"
+assert_ok smcctl stats reset
+assert_exists /var/lib/smcd-agent/stats.state "the reset baseline is kept"
+assert_eq 600 "$(stat -c %a /var/lib/smcd-agent/stats.state)" "stats.state mode"
+prom=/var/lib/prometheus/node-exporter/smc.prom
+i=0
+while [ ! -s $prom ] && [ $i -lt 150 ]; do sleep 0.2; i=$((i + 1)); done
+assert_exists $prom "the Prometheus textfile (stats.prometheus.path)"
+assert_match "$(cat $prom)" '^smc_[a-z_]+(\{[^}]*\})? [0-9]' "smc_* samples in $prom"
+info "$(grep -c '^smc_' $prom) samples in $prom"
+
 # --- restart: idempotent, and again no denials -------------------------------------------
 since=$(date +@%s)
 assert_ok systemctl restart $U
