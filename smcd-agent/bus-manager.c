@@ -688,6 +688,8 @@ int bus_setup(struct manager *m)
 		r = sd_bus_add_object_manager(m->bus, NULL, AGENT_PATH);
 	if (r >= 0)
 		r = bus_objects_register(m);
+	if (r >= 0)
+		r = bus_policy_register(m);
 	if (r < 0)
 		return log_error_errno(r, "Cannot register the D-Bus objects: %m");
 	/* Losing the bus ends the event loop with EXIT_FAILURE: systemd restarts us (the way

@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "netlink/smcnl.h"
+#include "smcd-agent/config-policy.h"
 
 #define CONFIG_DEFAULT_PATH SYSCONFDIR "/smc/smc.yaml"
 #define CONFIG_MAX_ERRORS 20
@@ -104,6 +105,8 @@ struct config {
 	} monitor;
 
 	char *admin_group;      /* may call mutating D-Bus methods besides CAP_NET_ADMIN; NULL: none */
+
+	struct config_policies policies; /* config-policy.h */
 };
 
 struct config_errors {
