@@ -36,23 +36,47 @@
 /* ---- libbpf messages ------------------------------------------------------------------ */
 
 static void (*log_fn)(int level, const char *line);
-/* The last warning libbpf printed: the verifier's or the kernel's reason, for why. */
+/*
+ * The reason for a failure, for why: the verifier's last words about the program (the line
+ * before its "processed N insns" summary, such as "unknown func bpf_xyz#158"), or else the
+ * last warning libbpf printed.
+ */
 static char last_warning[256];
+static char verifier_line[256];
+static bool in_prog_log;
+
+static void note_verifier_line(const char *line)
+{
+	if (strstr(line, "-- BEGIN PROG LOAD LOG --")) {
+		in_prog_log = true;
+		verifier_line[0] = '\0';
+	} else if (strstr(line, "-- END PROG LOAD LOG --"))
+		in_prog_log = false;
+	else if (in_prog_log && line[0] && strncmp(line, "processed ", 10) != 0 &&
+		 strncmp(line, "verification time", 17) != 0 && strncmp(line, "stack depth", 11) != 0)
+		snprintf(verifier_line, sizeof(verifier_line), "%.255s", line);
+}
 
 static int print_cb(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	char buf[1024];
-	char *nl;
+	char buf[8192], *line, *save = NULL;
 
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	nl = strrchr(buf, '\n');
-	if (nl && nl[1] == '\0')
-		*nl = '\0';
-	if (level == LIBBPF_WARN && buf[0])
-		snprintf(last_warning, sizeof(last_warning), "%.255s", buf);
-	if (log_fn)
-		log_fn(level == LIBBPF_WARN ? 0 : level == LIBBPF_INFO ? 1 : 2, buf);
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (level == LIBBPF_WARN && line[0]) {
+			note_verifier_line(line);
+			snprintf(last_warning, sizeof(last_warning), "%.255s", line);
+		}
+		if (log_fn)
+			log_fn(level == LIBBPF_WARN ? 0 : level == LIBBPF_INFO ? 1 : 2, line);
+	}
 	return 0;
+}
+
+/* The most useful of the two, for a why. */
+static const char *failure_detail(void)
+{
+	return verifier_line[0] ? verifier_line : last_warning;
 }
 
 void smcbpf_set_log(void (*fn)(int level, const char *line))
@@ -64,6 +88,8 @@ static void log_init(void)
 {
 	libbpf_set_print(print_cb);
 	last_warning[0] = '\0';
+	verifier_line[0] = '\0';
+	in_prog_log = false;
 }
 
 _printf_(4, 5) static int why_set(char *why, size_t len, int err, const char *fmt, ...)
@@ -90,6 +116,28 @@ static int btf_has(const char *name, int kind)
 		return negative_errno();
 	r = btf__find_by_name_kind(btf, name, kind) > 0;
 	btf__free(btf);
+	return r;
+}
+
+/* The same for a module's BTF (split on top of vmlinux's). */
+static int module_btf_has(const char *module, const char *name, int kind)
+{
+	struct btf *base = btf__load_vmlinux_btf(), *btf;
+	char path[128];
+	int r;
+
+	if (!base)
+		return negative_errno();
+	snprintf(path, sizeof(path), "/sys/kernel/btf/%s", module);
+	btf = btf__parse_split(path, base);
+	if (!btf) {
+		r = negative_errno();
+		btf__free(base);
+		return r;
+	}
+	r = btf__find_by_name_kind(btf, name, kind) > 0;
+	btf__free(btf);
+	btf__free(base);
 	return r;
 }
 
@@ -137,7 +185,7 @@ static int explain_select_failure(int err, const char *step, char *why, size_t l
 		return why_set(why, len, -ENOTSUP,
 			       "this kernel cannot attach BPF trampolines (CONFIG_BPF_JIT, and on x86 CONFIG_FUNCTION_TRACER with DYNAMIC_FTRACE)");
 	return why_set(why, len, err, "the kernel refused the BPF programs (%s: %s)%s%s", step,
-		       strerror(-err), last_warning[0] ? ": " : "", last_warning);
+		       strerror(-err), failure_detail()[0] ? ": " : "", failure_detail());
 }
 
 /* ---- selection -------------------------------------------------------------------------- */
@@ -188,7 +236,7 @@ static void bufs_open(struct smcbpf_select *s)
 	_cleanup_(closep) int cg = -1;
 	int r;
 
-	last_warning[0] = '\0';
+	last_warning[0] = verifier_line[0] = '\0';
 	s->bufs = smc_bufs__open();
 	if (!s->bufs) {
 		snprintf(s->bufs_why, sizeof(s->bufs_why), "cannot open the buffer program: %s",
@@ -200,8 +248,8 @@ static void bufs_open(struct smcbpf_select *s)
 		r = smc_bufs__load(s->bufs);
 	if (r < 0) {
 		snprintf(s->bufs_why, sizeof(s->bufs_why),
-			 "this kernel does not let BPF set SO_SNDBUF/SO_RCVBUF as a socket is created (Linux 6.0 or later)%s%s",
-			 last_warning[0] ? ": " : "", last_warning);
+			 "this kernel does not let BPF set SO_SNDBUF/SO_RCVBUF as a socket is created (the verifier says: %s)",
+			 failure_detail()[0] ? failure_detail() : strerror(-r));
 		goto fail;
 	}
 	cg = cgroup2_root_fd();
@@ -462,7 +510,7 @@ int smcbpf_probe_excl(char *why, size_t len)
 		return why_set(why, len, r, "cannot read the kernel's BTF: %s", strerror(-r));
 	if (r > 0)
 		return 0;
-	if (access("/sys/kernel/btf/smc", R_OK) == 0)
+	if (module_btf_has("smc", "smc_hs_ctrl", BTF_KIND_STRUCT) > 0)
 		return why_set(why, len, -ENOTSUP,
 			       "smc_hs_ctrl is in the smc module's BTF, and the libbpf this was built with (%d.%d) registers struct_ops of vmlinux only (libbpf 1.4 or later can)",
 			       LIBBPF_MAJOR_VERSION, LIBBPF_MINOR_VERSION);
@@ -524,7 +572,7 @@ int smcbpf_excl_open(struct smcbpf_excl **ret, char *why, size_t len)
 		return why_set(why, len, r, "loading BPF programs needs root (CAP_BPF, CAP_NET_ADMIN)");
 	if (r < 0)
 		return why_set(why, len, r, "the kernel refused the smc_hs_ctrl programs (%s)%s%s",
-			       strerror(-r), last_warning[0] ? ": " : "", last_warning);
+			       strerror(-r), failure_detail()[0] ? ": " : "", failure_detail());
 	unregister_stale();
 	e->reg = bpf_map__attach_struct_ops(e->skel->maps.smcd_excl);
 	if (!e->reg)

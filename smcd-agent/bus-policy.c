@@ -37,12 +37,12 @@
 #define POLICY_IFACE "org.smcd.Agent1.Policy"
 #define ERROR_NOT_SUPPORTED "org.smcd.Agent1.Error.NotSupported"
 
-static const char *state_name(enum policy_item_state s)
+static const char *state_name(const struct policy_item *it)
 {
-	switch (s) {
+	switch (it->state) {
 	case PI_OK:
 	case PI_CHANGE:
-		return "active";
+		return it->waiting ? "waiting" : "active";
 	case PI_WAITING:
 		return "waiting";
 	case PI_UNSUPPORTED:
@@ -68,7 +68,7 @@ static int prop_policies(sd_bus *bus, const char *path, const char *iface, const
 		const struct policy_item *it = v[i].item;
 
 		r = sd_bus_message_append(reply, "(ssssst)", it->name, it->kind, it->target,
-					  state_name(it->state), it->message, v[i].sockets);
+					  state_name(it), it->message, v[i].sockets);
 	}
 	if (r >= 0)
 		r = sd_bus_message_close_container(reply);

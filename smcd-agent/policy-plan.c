@@ -138,6 +138,7 @@ static int plan_cgroup(const struct config_policies *c, const struct policy_obse
 		changed = true;
 	}
 	if (t->err == -ENOENT) {
+		it->waiting = true;
 		item_set(it, changed ? PI_CHANGE : PI_WAITING,
 			 "waiting: the cgroup does not exist yet; its sockets (and those of the cgroups below it) switch from the first one when it is created");
 		return 0;
@@ -166,6 +167,7 @@ static int plan_netns(const struct config_policies *c, const struct policy_obser
 	struct policy_op *op;
 
 	if (t->err == -ENOENT) {
+		it->waiting = true;
 		item_set(it, PI_WAITING,
 			 "waiting: %s does not exist; looked up again every drift interval",
 			 c->netns[j].path);
@@ -399,7 +401,7 @@ static int plan_exclude(const struct config_policies *c, const struct policy_cap
 	if (caps->excl_err < 0) {
 		for (size_t i = 0; i < n; i++)
 			item_set(&p->items[first + i], PI_UNSUPPORTED,
-				 "%s: SMC sockets still offer SMC to this destination (the kernel cannot decide per destination before 6.19); keep programs that talk to it out of policies and smcctl run",
+				 "%s; until then SMC sockets still offer SMC to this server end: keep programs that talk to it out of policies",
 				 caps->excl_why);
 		return 0;
 	}

@@ -136,6 +136,7 @@ struct policy_item {
 	char message[256];
 	int counter; /* smc_select counter slot, or -1 */
 	int excl;    /* smc_excl rule index, or -1 */
+	bool waiting; /* the target does not exist (yet): nothing switched, not a fault */
 };
 
 struct policy_plan {

@@ -257,6 +257,32 @@ static int endpoint_parse(const char *addr, unsigned int port, struct endpoint *
 	return -EINVAL;
 }
 
+/*
+ * In TCP mode the program asked for TCP, but "smcctl run" or a policy may have made the
+ * kernel create an SMC socket (IPPROTO_SMC) or the preload library an AF_SMC one: ask the
+ * kernel what the socket is, so that an unmodified TCP program's mode is reported too.
+ * Asked right after socket(): once an SMC socket falls back to TCP the kernel puts the
+ * internal TCP socket behind the file descriptor, which then reports TCP.
+ */
+static bool fd_is_smc(int fd)
+{
+	int v = 0;
+	socklen_t len = sizeof(v);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &len) == 0 && v == AF_SMC)
+		return true;
+	len = sizeof(v);
+	return getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &v, &len) == 0 && v == IPPROTO_SMC;
+}
+
+#define FD_TRACKED 4096
+static bool fd_created_smc[FD_TRACKED];
+
+static bool fd_was_smc(int fd)
+{
+	return fd >= 0 && fd < FD_TRACKED && fd_created_smc[fd];
+}
+
 static int open_socket(enum proto proto, int family)
 {
 	int fd;
@@ -273,6 +299,8 @@ static int open_socket(enum proto proto, int family)
 		fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
 		break;
 	}
+	if (fd >= 0 && fd < FD_TRACKED)
+		fd_created_smc[fd] = fd_is_smc(fd);
 	return fd < 0 ? -errno : fd;
 }
 
@@ -320,21 +348,6 @@ struct conn_mode {
 	bool smc_socket;	 /* the kernel made it an SMC socket (asked for or not) */
 };
 
-/*
- * In TCP mode the program asked for TCP, but "smcctl run" or a policy may have made the
- * kernel create an SMC socket (IPPROTO_SMC) or the preload library an AF_SMC one: ask the
- * kernel what the socket is, so that an unmodified TCP program's mode is reported too.
- */
-static bool fd_is_smc(int fd)
-{
-	int v = 0;
-	socklen_t len = sizeof(v);
-
-	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &len) == 0 && v == AF_SMC)
-		return true;
-	len = sizeof(v);
-	return getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &v, &len) == 0 && v == IPPROTO_SMC;
-}
 
 /*
  * Mode detection. The mode of a live connection is only visible through smc_diag
@@ -367,7 +380,7 @@ static void conns_mode_query(enum proto proto, int *fds, struct conn_mode *modes
 		modes[i] = (struct conn_mode){ .mode = "unknown", .smc_socket = true };
 		if (fds[i] < 0)
 			continue;
-		if (proto == PROTO_TCP && !fd_is_smc(fds[i])) {
+		if (proto == PROTO_TCP && !fd_was_smc(fds[i])) {
 			modes[i] = (struct conn_mode){ .mode = "tcp", .detail = "plain TCP socket" };
 			continue;
 		}
