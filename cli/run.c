@@ -281,6 +281,7 @@ static int enroll_via_agent(const struct run_args *r, char *why, size_t len, cha
 
 /* ---- 2: held by smcctl ------------------------------------------------------------------- */
 
+#ifdef HAVE_BPF
 static volatile sig_atomic_t child_pid;
 
 static void forward(int sig)
@@ -349,7 +350,6 @@ static int fork_and_wait(char **argv)
 	return status;
 }
 
-#ifdef HAVE_BPF
 static void libbpf_quiet(int level, const char *line)
 {
 	if (getenv("SMCD_DEBUG_BPF"))

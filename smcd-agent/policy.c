@@ -56,11 +56,13 @@ struct policy_engine {
 #define BPF_OR(expr, dflt) (dflt)
 #endif
 
+#ifdef HAVE_BPF
 /* Debug only: a failure is explained once, by the caller, in words. */
 static void libbpf_log(int level, const char *line)
 {
 	log_debug("libbpf: %s", line);
 }
+#endif
 
 static void probe(struct policy_engine *e, bool select, bool excl)
 {
@@ -575,6 +577,7 @@ int policy_engine_new(struct policy_engine **ret)
 	return 0;
 }
 
+#ifdef HAVE_BPF
 /* Nothing of ours stays in a netns: clear hs_ctrl where it names us. */
 static void clear_hs_ctrl(void)
 {
@@ -583,9 +586,10 @@ static void clear_hs_ctrl(void)
 	if (walk_netns(&o) >= 0)
 		for (size_t k = 0; k < o.n_hs; k++)
 			if (o.hs[k].err == 0 && streq(o.hs[k].value, SMCBPF_EXCL_NAME))
-				(void)BPF_OR(smcbpf_hs_ctrl_set(o.hs[k].path, ""), 0);
+				(void)smcbpf_hs_ctrl_set(o.hs[k].path, "");
 	policy_observed_clear(&o);
 }
+#endif
 
 struct policy_engine *policy_engine_free(struct policy_engine *e)
 {
