@@ -36,6 +36,7 @@ struct policy_engine {
 	struct smcbpf_excl *excl;
 	bool keep_select; /* EnrollProcess loaded it or used it: it stays for those processes */
 	bool walked_once; /* hs_ctrl looked at in every netns at least once (crash leftovers) */
+	const char *no_kernel; /* policy_engine_no_kernel(): why */
 	uint64_t enrolled;
 	uint32_t next_run_id;
 	/* Counter slots are rule indexes, which move when the config changes: each slot's
@@ -69,6 +70,13 @@ static void probe(struct policy_engine *e, bool select, bool excl)
 	static const char nobpf[] =
 		"smcd-agent was built without BPF support (configure --disable-bpf)";
 
+	if (e->no_kernel) {
+		e->caps = (struct policy_caps){ .probed = true, .select_err = -ENOTSUP,
+						.excl_err = -ENOTSUP };
+		snprintf(e->caps.select_why, sizeof(e->caps.select_why), "%s", e->no_kernel);
+		snprintf(e->caps.excl_why, sizeof(e->caps.excl_why), "%s", e->no_kernel);
+		return;
+	}
 	if (select && (!e->caps.probed || e->caps.select_err < 0)) {
 		e->caps.select_err = BPF_OR(smcbpf_probe_select(e->caps.select_why,
 								 sizeof(e->caps.select_why)),
@@ -225,6 +233,8 @@ static int observe(struct policy_engine *e, const struct config_policies *c,
 	o->netns_targets = calloc(c->n_netns + 1, sizeof(*o->netns_targets));
 	if (!o->cgroups || !o->netns_targets)
 		return -ENOMEM;
+	if (e->no_kernel)
+		return 0;
 	resolve_targets(c, o);
 	o->excl_loaded = e->excl != NULL;
 #ifdef HAVE_BPF
@@ -476,6 +486,10 @@ int policy_enroll(struct policy_engine *e, int pidfd, uint32_t sndbuf, uint32_t 
 	int r;
 
 	why[0] = '\0';
+	if (e->no_kernel) {
+		snprintf(why, len, "%s", e->no_kernel);
+		return -ENOTSUP;
+	}
 	if (!e->select) {
 		probe(e, true, false);
 		if (e->caps.select_err < 0) {
@@ -578,6 +592,12 @@ int policy_engine_new(struct policy_engine **ret)
 }
 
 #ifdef HAVE_BPF
+void policy_engine_no_kernel(struct policy_engine *e, const char *why)
+{
+	e->no_kernel = why;
+	e->walked_once = true;
+}
+
 /* Nothing of ours stays in a netns: clear hs_ctrl where it names us. */
 static void clear_hs_ctrl(void)
 {

@@ -160,6 +160,12 @@ int policy_plan(const struct config_policies *c, const struct policy_caps *caps,
 struct policy_engine;
 
 int policy_engine_new(struct policy_engine **ret);
+/*
+ * Never touch the kernel: every policy is unsupported with this reason.  For the fake-kernel
+ * test agent, which runs on the build host (whose kernel must not get BPF programs from a
+ * test).
+ */
+void policy_engine_no_kernel(struct policy_engine *e, const char *why);
 /* Unregisters the exclusions (clearing net.smc.hs_ctrl where it is ours), frees the rest. */
 struct policy_engine *policy_engine_free(struct policy_engine *e);
 
