@@ -18,6 +18,9 @@
  * CAP_NET_ADMIN.  "Own" is checked without trusting the caller: the pidfd's process must be
  * the sender of the call itself (smcctl run enrolls itself, then execs the command).  A pidfd
  * names a process, not a number, so a pid reused meanwhile cannot be enrolled by mistake.
+ * The enrollment follows exec, set-user-ID programs included (unlike LD_PRELOAD, which the
+ * dynamic loader ignores for them): it only changes which protocol the process's own TCP
+ * sockets use, and a process could always have asked for IPPROTO_SMC itself.
  * The counters are read live, so the properties send no change signals.
  */
 #include <errno.h>
