@@ -7,7 +7,7 @@
 # and SET, each over TCP loopback and over SMC-D loopback through "smcctl run", first with
 # the kernel's defaults (net.smc.wmem/rmem 64 KiB; only a UEID, without which SMC-D
 # loopback cannot work at all), then with smcd-agent's built-in configuration (the shipped
-# smc.yaml: the UEID and 1 MiB buffers).  Run by bench/run-bench, not by make check.
+# smc.yaml: the UEID and 1 MiB buffers).  Run by bench/smc-run/run-bench, not by make check.
 #
 # The host is shared and TCG is slow, so the load changes during a run: each measurement is
 # repeated in rounds that alternate TCP and SMC-D (and which goes first), and run-bench
