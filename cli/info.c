@@ -92,6 +92,19 @@ static void probe_devices(struct smcctl *c, struct info_facts *i)
 		return probe_failed(c, i, "SMC-R devices", e);
 	i->has_devices = true;
 	i->n_smcr = nr;
+	for (size_t k = 0; k < nr; k++) {
+		bool known = true, v1 = false, v2 = false;
+
+		for (int p = 0; p < 2; p++) {
+			if (!r[k].ports[p].valid)
+				continue;
+			known &= r[k].ports[p].has_gid_types;
+			v1 |= r[k].ports[p].roce_v1;
+			v2 |= r[k].ports[p].roce_v2;
+		}
+		if (known && v2 && !v1)
+			i->n_smcr_v2_only++;
+	}
 	for (size_t k = 0; k < nd; k++) {
 		if (!d[k].loopback) {
 			i->n_ism++;
@@ -217,9 +230,12 @@ static json_object *verdict(const char *subject, bool ready, const char *text, c
 
 /*
  * The SMC-D loopback verdict, in the order a connection would fail: no SMC, no device,
- * every loopback device excluded by a PNET ID, no EID.  The PNET rule is read from the
- * kernel source, not measured: SMC-Dv2 offers only devices without a PNET ID or with one
- * the netns' netdevs carry in hardware, and off s390 there are no hardware PNET IDs.
+ * every loopback device excluded by a PNET ID, no EID.  The PNET rule, read in the kernel
+ * source: SMC-Dv2 offers only devices without a PNET ID or with one the netns' netdevs
+ * carry in hardware, and off s390 there are no hardware PNET IDs.  Measured in the SMC-R
+ * VM lane (tests/vm/guest/smcr-7x.sh): with a UEID, a connection runs as SMC-D loopback
+ * until lo gets a PNET ID, then as SMC-R.  Limit: lo's PNET ID comes from an IB entry,
+ * which only the initial netns' PNET table shows; from another netns this says "ready".
  */
 static json_object *loopback_verdict(const struct info_facts *i)
 {
@@ -258,6 +274,21 @@ static json_object *smcr_verdict(const struct info_facts *i)
 		return verdict("SMC-R", false, "devices could not be listed", NULL);
 	if (i->n_smcr == 0)
 		return verdict("SMC-R", false, "no RDMA device", NULL);
+	/*
+	 * SMC-Rv1 needs a RoCE v1 GID (net/smc/smc_ib.c): RDMA devices with RoCE v2 GIDs only
+	 * (soft-RoCE, rdma_rxe) can do SMC-Rv2 alone, which needs a UEID and IPv4 (seen in the
+	 * SMC-R VM lane, tests/vm/README.md).
+	 */
+	if (i->n_smcr_v2_only == i->n_smcr) {
+		if (i->has_ueids && i->n_ueids == 0)
+			return verdict("SMC-R", false,
+				       "connections will fall back to TCP: the RDMA devices have no "
+				       "RoCE v1 GIDs (SMC-Rv2 only), and SMC-Rv2 needs a UEID",
+				       "run smcctl ueid add UEID with the same UEID on both hosts");
+		return verdict("SMC-R", true,
+			       "ready for SMC-Rv2 only (no RoCE v1 GIDs): IPv4 connections only",
+			       NULL);
+	}
 	if (i->has_ueids && i->n_ueids == 0)
 		return verdict("SMC-R", true, "ready for SMC-Rv1 (SMC-Rv2 needs a UEID)",
 			       "run smcctl ueid add UEID with the same UEID on both hosts");

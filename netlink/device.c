@@ -17,7 +17,9 @@
  * group count is the kernel's own (SMC_NLA_DEV_USE_CNT), their connections are counted by
  * CHID (= PCHID for ISM) when no other device shares it, else left 0.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -265,7 +267,6 @@ int smcd_device_list(struct smcnl *nl, struct smcd_device **ret, size_t *ret_n)
 struct smcr_ctx {
 	struct smcr_device *v;
 	size_t n;
-	bool name_netdevs;
 };
 
 static int smcr_dev_msg(struct nlmsghdr *nlh, void *userdata)
@@ -297,11 +298,6 @@ static int smcr_dev_msg(struct nlmsghdr *nlh, void *userdata)
 	d.pci_vendor = pci.vendor;
 	d.pci_device = pci.device;
 	snprintf(d.pci_id, sizeof(d.pci_id), "%s", pci.id);
-	/* Port netdev ifindexes: named in the caller's netns, never while replaying. */
-	for (int i = 0; c->name_netdevs && i < 2; i++)
-		if (d.ports[i].netdev_ifindex &&
-		    !if_indextoname(d.ports[i].netdev_ifindex, d.ports[i].netdev))
-			d.ports[i].netdev[0] = '\0';
 	nv = realloc(c->v, (c->n + 1) * sizeof(*nv));
 	if (!nv)
 		return -ENOMEM;
@@ -310,9 +306,61 @@ static int smcr_dev_msg(struct nlmsghdr *nlh, void *userdata)
 	return 0;
 }
 
+/*
+ * A port's GID types from sysfs: gid_attrs/types/<index> reads "IB/RoCE v1" or "RoCE v2" for
+ * a used GID and fails (EINVAL) for an empty slot.  The table has gid_tbl_len slots (1024
+ * for rxe), so this is that many small reads per port; only used slots can be read.
+ */
+static void smcr_port_gid_types(struct smcnl *nl, const char *ib_name, int port,
+				struct smcr_port *p)
+{
+	char dir[PATH_MAX], path[PATH_MAX], buf[32];
+	struct dirent *e;
+	DIR *d;
+
+	if (smcnl_path(nl, dir, sizeof(dir), "/sys/class/infiniband/%s/ports/%d/gid_attrs/types",
+		       ib_name, port) < 0 ||
+	    !(d = opendir(dir)))
+		return;
+	p->has_gid_types = true;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' ||
+		    (size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= sizeof(path) ||
+		    smcnl_read_file(path, buf, sizeof(buf)) < 0)
+			continue;
+		if (streq(buf, "IB/RoCE v1"))
+			p->roce_v1 = true;
+		else if (streq(buf, "RoCE v2"))
+			p->roce_v2 = true;
+	}
+	closedir(d);
+}
+
+/*
+ * Port netdevs: the ifindex in GET_DEV_SMCR is the one in the netdev's own netns, which
+ * need not be ours (rdma.c); name a port only when RDMA netlink says that this ifindex is
+ * the port's netdev in our netns.  Best effort: without an answer no port is named.
+ */
+static void smcr_name_netdevs(struct smcnl *nl, struct smcr_device *v, size_t n)
+{
+	_cleanup_(freep) struct smcnl_rdma_port *ports = NULL;
+	size_t n_ports = 0;
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++)
+		for (int p = 0; p < 2; p++)
+			any |= v[i].ports[p].netdev_ifindex != 0;
+	if (!any || smcnl_rdma_ports(nl, &ports, &n_ports) < 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		for (int p = 0; p < 2; p++)
+			smcnl_rdma_netdev_name(ports, n_ports, v[i].ib_name, (uint32_t)p + 1,
+					       v[i].ports[p].netdev_ifindex, v[i].ports[p].netdev);
+}
+
 int smcr_device_list(struct smcnl *nl, struct smcr_device **ret, size_t *ret_n)
 {
-	struct smcr_ctx c = {.name_netdevs = !smcnl_replaying(nl)};
+	struct smcr_ctx c = {};
 	int r;
 
 	r = smcnl_genl_dump(nl, SMCNL_FAM_SMC, SMC_NETLINK_GET_DEV_SMCR, smcr_dev_msg, &c);
@@ -320,6 +368,11 @@ int smcr_device_list(struct smcnl *nl, struct smcr_device **ret, size_t *ret_n)
 		free(c.v);
 		return r;
 	}
+	smcr_name_netdevs(nl, c.v, c.n);
+	for (size_t i = 0; i < c.n; i++)
+		for (int p = 0; p < 2; p++)
+			if (c.v[i].ports[p].valid)
+				smcr_port_gid_types(nl, c.v[i].ib_name, p + 1, &c.v[i].ports[p]);
 	*ret = c.v;
 	*ret_n = c.n;
 	return 0;

@@ -23,14 +23,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "netlink/smcnl-internal.h"
-
-#ifndef SO_NETNS_COOKIE
-#define SO_NETNS_COOKIE 71
-#endif
 
 void smcd_gid_format(uint64_t gid, uint64_t ext_gid, char ret[33])
 {
@@ -333,36 +327,31 @@ void smcr_linkgroup_list_free(struct smcr_linkgroup *v, size_t n)
 	free(v);
 }
 
-static bool own_netns_cookie(uint64_t *ret)
-{
-	_cleanup_(closep) int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	socklen_t len = sizeof(*ret);
-
-	return fd >= 0 && getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, ret, &len) == 0 &&
-	       len == sizeof(*ret);
-}
-
 /*
- * Link ifindexes are those of the link group's netns: name them only for link groups in
- * ours (cookie match, SO_NETNS_COOKIE is 5.14+), and never while replaying (the names
- * would come from the machine running the test).
+ * Link netdevs: NET_DEV is the ifindex in the netdev's own netns, and the link group's netns
+ * cookie does not say which that is (SMC puts the RDMA device's netns there, init_net in the
+ * RDMA "shared" mode, whatever netns the sockets and the netdev are in).  A link's netdev is
+ * its RDMA port's netdev: name it only when RDMA netlink says that this ifindex is that
+ * port's netdev in our netns (rdma.c).  Best effort: without an answer nothing is named.
  */
 static void links_name_netdevs(struct smcnl *nl, struct smcr_linkgroup *v, size_t n)
 {
-	uint64_t cookie;
+	_cleanup_(freep) struct smcnl_rdma_port *ports = NULL;
+	size_t n_ports = 0;
+	bool any = false;
 
-	if (smcnl_replaying(nl) || !own_netns_cookie(&cookie))
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < v[i].n_links; j++)
+			any |= v[i].links[j].netdev_ifindex != 0;
+	if (!any || smcnl_rdma_ports(nl, &ports, &n_ports) < 0)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		if (!v[i].has_net_cookie || v[i].net_cookie != cookie)
-			continue;
+	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < v[i].n_links; j++) {
 			struct smcr_link *l = &v[i].links[j];
 
-			if (l->netdev_ifindex && !if_indextoname(l->netdev_ifindex, l->netdev))
-				l->netdev[0] = '\0';
+			smcnl_rdma_netdev_name(ports, n_ports, l->ib_dev, l->ib_port,
+					       l->netdev_ifindex, l->netdev);
 		}
-	}
 }
 
 int smcr_linkgroup_list(struct smcnl *nl, bool with_links, struct smcr_linkgroup **ret,

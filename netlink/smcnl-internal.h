@@ -32,6 +32,7 @@
 enum smcnl_proto {
 	SMCNL_PROTO_GENL,
 	SMCNL_PROTO_SOCK_DIAG,
+	SMCNL_PROTO_RDMA, /* NETLINK_RDMA (nldev): port netdevs, netns-aware (rdma.c) */
 	_SMCNL_PROTO_MAX,
 };
 
@@ -176,6 +177,25 @@ int smcnl_lgr_d_dump(struct smcnl *nl, struct smcd_linkgroup **ret, size_t *ret_
 /* Name the dibs device carrying an SMC-D link group (by GID); "" if unknown. */
 void smcnl_lgr_device_name(const struct smcd_linkgroup *lg, const struct smcnl_dibs *dibs,
 			   size_t n_dibs, bool dibs_class, char *buf, size_t len);
+
+/* ---- rdma.c: port netdevs as the caller's netns sees them --------------------------------- */
+
+struct smcnl_rdma_port {
+	char ib_dev[SMC_IB_NAME_LEN + 1];
+	uint32_t port;
+	uint32_t ifindex;	  /* 0: no netdev, or not in the caller's netns */
+	char netdev[IF_NAMESIZE]; /* "" in the same cases */
+};
+
+/*
+ * Every port of every RDMA device the caller's netns can use, with its netdev when that
+ * netdev is in the caller's netns.  Errors are the request's (-ENODATA when replaying a
+ * recording made before this query existed): callers then name no netdev at all.
+ */
+int smcnl_rdma_ports(struct smcnl *nl, struct smcnl_rdma_port **ret, size_t *ret_n);
+/* The name of the netdev of (ib_dev, port) if it is ifindex in the caller's netns, else "". */
+void smcnl_rdma_netdev_name(const struct smcnl_rdma_port *v, size_t n, const char *ib_dev,
+			    uint32_t port, uint32_t ifindex, char buf[IF_NAMESIZE]);
 
 /* ---- eid.c (testing and recording hooks) ------------------------------------------------ */
 

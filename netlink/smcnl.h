@@ -163,8 +163,18 @@ struct smcr_port {
 	bool active;            /* SMC_NLA_DEV_PORT_STATE */
 	struct smc_pnet_port pnet;
 	uint32_t netdev_ifindex;
-	char netdev[IF_NAMESIZE]; /* resolved with if_indextoname(), empty if none */
+	/* The ifindex is the one in the netdev's own netns: named only when RDMA netlink says
+	 * it is this port's netdev in the caller's netns, else empty (netlink/rdma.c). */
+	char netdev[IF_NAMESIZE];
 	uint32_t link_cnt;
+	/*
+	 * GID types of the port, from /sys/class/infiniband/DEV/ports/N/gid_attrs/types/
+	 * (has_gid_types false when unreadable).  SMC-Rv1 needs a RoCE v1 GID ("IB/RoCE v1"),
+	 * SMC-Rv2 an IPv4 RoCE v2 one: soft-RoCE (rdma_rxe) has RoCE v2 GIDs only.
+	 */
+	bool has_gid_types;
+	bool roce_v1;
+	bool roce_v2;
 };
 
 struct smcr_device {
@@ -220,8 +230,8 @@ struct smcr_link {
 	uint32_t state;         /* 0 unused, 1 inactive, 2 activating, 3 active */
 	uint32_t conn_cnt;
 	uint8_t ib_port;
-	uint32_t netdev_ifindex;
-	char netdev[IF_NAMESIZE];
+	uint32_t netdev_ifindex;  /* in the netdev's own netns */
+	char netdev[IF_NAMESIZE]; /* as for smcr_port.netdev: empty unless in the caller's netns */
 	char ib_dev[SMC_IB_NAME_LEN + 1];
 	uint32_t uid;
 	uint32_t peer_uid;

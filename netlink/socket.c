@@ -21,8 +21,9 @@
  * UEID twice records both answers; a replay asked more often than recorded reuses the last
  * answer (a read step's repeated dumps of a quiet system are all the same).
  * Keys: smc-genl-<command> ("smc-genl-get-sys-info"), pnet-<command>, sock-diag-<ext as
- * two hex digits>, genl-ctrl-<family name> (family resolution; optional when replaying:
- * without it the family is taken as present).  The replay feeds libnl one message per
+ * two hex digits>, rdma-dev-get / rdma-port-get (RDMA netlink, rdma.c), genl-ctrl-<family
+ * name> (family resolution; optional when replaying: without it the family is taken as
+ * present).  The replay feeds libnl one message per
  * recv() call, so every multi-batch path is exercised.
  */
 #include <errno.h>
@@ -486,8 +487,13 @@ static int sock_get(struct smcnl *nl, enum smcnl_proto proto, struct smcnl_sock 
 	if (r < 0)
 		goto fail;
 	if (!smcnl_replaying(nl)) {
-		r = nl_connect(s->sk,
-			       proto == SMCNL_PROTO_GENL ? NETLINK_GENERIC : NETLINK_SOCK_DIAG);
+		static const int protocols[_SMCNL_PROTO_MAX] = {
+			[SMCNL_PROTO_GENL] = NETLINK_GENERIC,
+			[SMCNL_PROTO_SOCK_DIAG] = NETLINK_SOCK_DIAG,
+			[SMCNL_PROTO_RDMA] = NETLINK_RDMA,
+		};
+
+		r = nl_connect(s->sk, protocols[proto]);
 		if (r < 0) {
 			r = smcnl_errno_from_nle(r);
 			goto fail;

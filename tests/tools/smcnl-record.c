@@ -100,6 +100,48 @@ static void copy_file(const char *from, const char *dir, const char *name)
 	fclose(f);
 }
 
+/* /sys/class/infiniband/DEV/ports/N/gid_attrs/types/I: the used GID slots only (reading
+ * an empty slot fails, so copy_file() skips it). */
+static void snapshot_infiniband(const char *outdir)
+{
+	char dir[PATH_MAX], from[PATH_MAX + 300];
+	struct dirent *dev, *port, *slot;
+	DIR *d, *p, *t;
+
+	d = opendir("/sys/class/infiniband");
+	if (!d)
+		return;
+	while ((dev = readdir(d))) {
+		if (dev->d_name[0] == '.')
+			continue;
+		snprintf(from, sizeof(from), "/sys/class/infiniband/%s/ports", dev->d_name);
+		p = opendir(from);
+		while (p && (port = readdir(p))) {
+			if (port->d_name[0] == '.')
+				continue;
+			snprintf(from, sizeof(from), "/sys/class/infiniband/%s/ports/%s/gid_attrs/types",
+				 dev->d_name, port->d_name);
+			t = opendir(from);
+			snprintf(dir, sizeof(dir),
+				 "%s/sysroot/sys/class/infiniband/%s/ports/%s/gid_attrs/types", outdir,
+				 dev->d_name, port->d_name);
+			while (t && (slot = readdir(t))) {
+				char file[PATH_MAX + 600];
+
+				if (slot->d_name[0] == '.')
+					continue;
+				snprintf(file, sizeof(file), "%s/%s", from, slot->d_name);
+				copy_file(file, dir, slot->d_name);
+			}
+			if (t)
+				closedir(t);
+		}
+		if (p)
+			closedir(p);
+	}
+	closedir(d);
+}
+
 static void snapshot(const char *outdir)
 {
 	char dir[PATH_MAX], from[PATH_MAX], link[PATH_MAX], path[PATH_MAX + 16];
@@ -124,6 +166,7 @@ static void snapshot(const char *outdir)
 		snprintf(dir, sizeof(dir), "%s/sysroot/sys/module/smc", outdir);
 		copy_file("/proc/sys/kernel/osrelease", dir, "present");
 	}
+	snapshot_infiniband(outdir);
 	d = opendir("/sys/class/dibs");
 	if (!d)
 		return;
@@ -202,9 +245,13 @@ static void read_devices(struct smcnl *nl)
 	r = smcr_device_list(nl, &rd, &n);
 	result(nl, "smcr_device_list", SMC_OP_QUERY, r);
 	for (size_t i = 0; r == 0 && i < n; i++)
-		say("  %s crit=%d pci=%s port1 valid=%d active=%d netdev=%u links=%u\n",
+		say("  %s crit=%d pci=%s port1 valid=%d active=%d netdev=%u(%s) pnet=%s%s links=%u "
+		    "gid_types=%d/v1=%d/v2=%d\n",
 		    rd[i].ib_name, rd[i].is_crit, rd[i].pci_id, rd[i].ports[0].valid,
-		    rd[i].ports[0].active, rd[i].ports[0].netdev_ifindex, rd[i].ports[0].link_cnt);
+		    rd[i].ports[0].active, rd[i].ports[0].netdev_ifindex, rd[i].ports[0].netdev,
+		    rd[i].ports[0].pnet.user_defined ? "*" : "", rd[i].ports[0].pnet.pnetid,
+		    rd[i].ports[0].link_cnt, rd[i].ports[0].has_gid_types, rd[i].ports[0].roce_v1,
+		    rd[i].ports[0].roce_v2);
 }
 
 static void read_linkgroups(struct smcnl *nl)
@@ -231,9 +278,20 @@ static void read_linkgroups(struct smcnl *nl)
 		r = smcr_linkgroup_list(nl, links, &rl, &n);
 		result(nl, links ? "smcr_linkgroup_list(links)" : "smcr_linkgroup_list",
 		       SMC_OP_QUERY, r);
-		for (size_t i = 0; r == 0 && i < n; i++)
-			say("  id=%08x role=%u type=%u conns=%u links=%zu\n", rl[i].id, rl[i].role,
-			    rl[i].type, rl[i].conns, rl[i].n_links);
+		for (size_t i = 0; r == 0 && i < n; i++) {
+			say("  id=%08x role=%u type=%u conns=%u pnet=\"%s\" cookie=%d/%" PRIu64
+			    " links=%zu\n",
+			    rl[i].id, rl[i].role, rl[i].type, rl[i].conns, rl[i].pnetid,
+			    rl[i].has_net_cookie, rl[i].net_cookie, rl[i].n_links);
+			show_v2(&rl[i].v2);
+			for (size_t j = 0; j < rl[i].n_links; j++) {
+				const struct smcr_link *l = &rl[i].links[j];
+
+				say("    link %u state=%u conns=%u %s/%u netdev=%u(%s) gid=%s peer=%s\n",
+				    l->id, l->state, l->conn_cnt, l->ib_dev, l->ib_port,
+				    l->netdev_ifindex, l->netdev, l->gid, l->peer_gid);
+			}
+		}
 		if (r == 0)
 			smcr_linkgroup_list_free(rl, n);
 	}

@@ -40,6 +40,7 @@ LIST_CALL(c_lgr_r, struct smcr_linkgroup, smcr_linkgroup_list(nl, false, &v, &n)
 LIST_CALL(c_link_r, struct smcr_linkgroup, smcr_linkgroup_list(nl, true, &v, &n),
 	  smcr_linkgroup_list_free(v, n))
 LIST_CALL(c_pnet, struct smc_pnet_entry, smc_pnet_list(nl, NULL, &v, &n), free(v))
+LIST_CALL(c_rdma, struct smcnl_rdma_port, smcnl_rdma_ports(nl, &v, &n), free(v))
 LIST_CALL(c_sock0, struct smc_socket, smc_socket_list(nl, 0, &v, &n), free(v))
 LIST_CALL(c_sock7, struct smc_socket,
 	  smc_socket_list(nl,
@@ -110,11 +111,13 @@ static const struct {
 	{"sock-diag-00.bin", c_sock0, true},
 	{"sock-diag-0b.bin", c_sock7, true},
 	{"genl-ctrl-SMC_GEN_NETLINK.bin", c_sysinfo, false},
+	{"rdma-dev-get.bin", c_rdma, true},
+	{"rdma-port-get.bin", c_rdma, true},
 };
 
 static const char *const sources[] = {
 	"7x/loopback",	"7x/fallback",	"7x/pnet-list",
-	"7x/ueid-full", "612/fallback", "synthetic/smcr",
+	"7x/ueid-full", "612/fallback", "synthetic/smcr", "7x-smcr/server",
 };
 
 /* Copy every .bin of src except skip into dir. */

@@ -5,6 +5,7 @@
  */
 #include <linux/smc.h>
 #include <linux/smc_diag.h>
+#include <rdma/rdma_netlink.h>
 
 #include "tests/unit/test-netlink-uapi.h"
 

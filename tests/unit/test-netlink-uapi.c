@@ -14,6 +14,7 @@
 
 #include "netlink/uapi/smc.h"
 #include "netlink/uapi/smc_diag.h"
+#include "netlink/uapi/rdma_netlink.h"
 #include "tests/unit/test-netlink-uapi.h"
 
 #define INT(n) { #n, (long long)(n) },

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The names the system's uapi headers (<linux/smc.h>, <linux/smc_diag.h> of Debian 12:
- * Linux 6.1) define, for test-netlink-uapi: every one must have the same value in our
- * netlink/uapi copies (7.3).  *_MAX values grow when attributes are appended: ours may only
+ * Linux 6.1; the RDMA netlink names netlink/rdma.c uses from <rdma/rdma_netlink.h>)
+ * define, for test-netlink-uapi: every one must have the same value in our netlink/uapi
+ * copies (7.3).  *_MAX values grow when attributes are appended: ours may only
  * be larger.  Generated once from the 6.1 headers; the test fails to compile if a name is
  * missing on either side.
  */
@@ -184,7 +185,16 @@
 	X(SMC_MAX_UEID) \
 	X(SMC_MAX_EID_LEN) \
 	X(SMC_LIMIT_HS) \
-	X(SMC_DIAG_MAX)
+	X(SMC_DIAG_MAX) \
+	X(RDMA_NL_NLDEV) \
+	X(RDMA_NLDEV_CMD_GET) \
+	X(RDMA_NLDEV_CMD_PORT_GET) \
+	X(RDMA_NLDEV_ATTR_DEV_INDEX) \
+	X(RDMA_NLDEV_ATTR_DEV_NAME) \
+	X(RDMA_NLDEV_ATTR_PORT_INDEX) \
+	X(RDMA_NLDEV_ATTR_NDEV_INDEX) \
+	X(RDMA_NLDEV_ATTR_NDEV_NAME) \
+	X(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_PORT_GET))
 
 #define UAPI_MAXES(X) \
 	X(__SMC_PNETID_MAX) \
