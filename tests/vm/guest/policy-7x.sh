@@ -160,12 +160,16 @@ assert_contains "$out" "SMC through BPF (IPPROTO_SMC; enrolled by smcd-agent)"
 assert_json "$(last)" .smc 10 "run through the agent: threads, a child, the main thread"
 run smcctl run -q -- sh -c 'exit 9'
 assert_eq 9 "$rc" "run through the agent: the command's exit status (exec)"
+# From a pid namespace of its own: the agent checks the pidfd against the caller.
+assert_ok unshare -p -f smcctl run -- smc-threads chain --depth 3
+assert_contains "$out" "enrolled by smcd-agent"
+assert_json "$(last)" .smc 1 "run through the agent from a new pid namespace"
 # An unprivileged user: the agent enrolls the caller itself, nobody else.
 run su -s /bin/sh nobody -c "PATH=$PATH DBUS_SYSTEM_BUS_ADDRESS=$DBUS_SYSTEM_BUS_ADDRESS smcctl run -- smc-threads chain --depth 3"
 assert_eq 0 "$rc" "unprivileged smcctl run"
 assert_contains "$out" "enrolled by smcd-agent"
 assert_json "$(last)" .smc 1 "unprivileged: BPF through the agent"
-assert_json "$(smcctl -j policy)" '.kernel.enrolled >= 3' true "the agent counts enrollments"
+assert_json "$(smcctl -j policy)" '.kernel.enrolled >= 4' true "the agent counts enrollments"
 
 # --- policies removed: no new conversions ---------------------------------------------------
 write_config ""

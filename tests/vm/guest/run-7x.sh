@@ -44,6 +44,10 @@ assert_json "$(line_of main-after-threads)" .proto smc "bpf: the main thread aft
 assert_ok smcctl run -m bpf -- smc-threads chain --depth 5
 assert_json "$(last)" .smc 1 "bpf: the end of a fork chain"
 
+# In a pid namespace of its own (a container's view): nothing depends on pid numbers.
+assert_ok unshare -p -f smcctl run -m bpf -- smc-threads threads --threads 4
+assert_json "$(last)" .smc 6 "bpf: smcctl run inside a new pid namespace"
+
 # Exit status and signals are the command's.
 run smcctl run -m bpf -q -- sh -c 'exit 7'
 assert_eq 7 "$rc" "bpf: exit status passed through"
