@@ -690,6 +690,8 @@ int bus_setup(struct manager *m)
 		r = bus_objects_register(m);
 	if (r >= 0)
 		r = bus_stats_register(m);
+	if (r >= 0)
+		r = bus_policy_register(m);
 	if (r < 0)
 		return log_error_errno(r, "Cannot register the D-Bus objects: %m");
 	/* Losing the bus ends the event loop with EXIT_FAILURE: systemd restarts us (the way

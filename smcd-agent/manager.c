@@ -12,6 +12,7 @@
 #include "common/macro.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/manager.h"
+#include "smcd-agent/policy.h"
 
 static const char *const manager_state_names[_MANAGER_STATE_MAX] = {
 	[MANAGER_STARTING] = "starting",
@@ -305,6 +306,8 @@ int manager_reconcile(struct manager *m, enum reconcile_reason reason)
 
 	ret = reconcile(m->kernel, m->config, reason == RECONCILE_PERIODIC ? &m->report : NULL,
 			report_only, &r);
+	if (ret >= 0)
+		ret = policy_reconcile(m->policy, m->config, &r);
 	if (ret < 0) {
 		report_clear(&r);
 		return log_error_errno(ret, "Reconciliation failed: %m");
@@ -510,6 +513,9 @@ int manager_new(const char *config_path, struct kernel *kernel, struct manager *
 	m->config_path = strdup(config_path);
 	if (!m->config_path)
 		return -ENOMEM;
+	r = policy_engine_new(&m->policy);
+	if (r < 0)
+		return r;
 	r = sd_event_default(&m->event);
 	if (r < 0)
 		return r;
@@ -539,6 +545,7 @@ struct manager *manager_free(struct manager *m)
 {
 	if (!m)
 		return NULL;
+	policy_engine_free(m->policy);
 	sd_event_source_disable_unref(m->drift_timer);
 	sd_event_source_disable_unref(m->monitor_timer);
 	collector_free(m);

@@ -14,6 +14,8 @@
 #include "smcd-agent/kernel.h"
 #include "smcd-agent/reconcile.h"
 
+struct policy_engine; /* policy.h: smc.yaml policies and smcctl run (BPF) */
+
 enum manager_state {
 	MANAGER_STARTING,
 	MANAGER_RUNNING,        /* every item in the desired state */
@@ -118,6 +120,8 @@ struct manager {
 	uint64_t objects_mono_usec;     /* when devices and link groups were last read */
 
 	struct collector *collector;    /* statistics: collector.c */
+
+	struct policy_engine *policy;
 };
 
 int manager_new(const char *config_path, struct kernel *kernel, struct manager **ret);
@@ -138,6 +142,7 @@ int manager_run(struct manager *m);
 /* bus-manager.c / bus-objects.c */
 int bus_setup(struct manager *m);
 int bus_objects_register(struct manager *m);
+int bus_policy_register(struct manager *m); /* bus-policy.c */
 int bus_emit_manager_changed(struct manager *m, const char *first, ...);
 void bus_linkgroup_from_smcd(const struct smcd_linkgroup *l, struct bus_linkgroup *ret);
 void bus_linkgroup_from_smcr(const struct smcr_linkgroup *l, struct bus_linkgroup *ret);
