@@ -19,6 +19,8 @@
  *   @devices     SMC-D (DIBS) and RDMA devices, and network interfaces
  *   @rdma        SMC-D (DIBS) and RDMA devices
  *   @netns       names in /run/netns   @commands    program names
+ *   @command-args N   the words from number N on (0: the word after "smcctl") are a
+ *                command line of its own (smcctl run): complete it as such
  *   @default     bash's default completion (an argument whose kind is unknown here)
  * Exit status 0, also when there is nothing to offer.
  */
@@ -35,6 +37,7 @@ struct comp_state {
 	const struct verb *verb;     /* NULL: the verb word is next (or was an option) */
 	unsigned n_pos;		     /* positional arguments after the verb */
 	bool dashdash;		     /* "--" seen: everything after it is positional */
+	int command;		     /* VERB_COMMAND: index of the command's first word, or -1 */
 	const char *want_arg;	     /* the previous word is an option wanting this argument */
 };
 
@@ -264,7 +267,7 @@ static void offer_metavar(FILE *out, const char *cur, const char *obj, const cha
 
 int smcctl_complete(struct smcctl *c, int argc, char **argv)
 {
-	struct comp_state st = {0};
+	struct comp_state st = {.command = -1};
 	const char *cur = argc > 0 ? argv[argc - 1] : "";
 	FILE *out = c->out;
 	char meta[128];
@@ -274,7 +277,9 @@ int smcctl_complete(struct smcctl *c, int argc, char **argv)
 		const char *w = argv[i];
 		const char *arg;
 
-		if (st.want_arg) {
+		if (st.command >= 0) {
+		fprintf(out, "@command-args %d\n", st.command);
+	} else if (st.want_arg) {
 			st.want_arg = NULL; /* this word was the option's argument */
 			continue;
 		}
@@ -292,13 +297,22 @@ int smcctl_complete(struct smcctl *c, int argc, char **argv)
 			continue;
 		}
 		if (!st.verb) {
+			const struct verb *d = object_default_verb(st.object);
+
 			if (w[0] != '-') {
 				st.verb = find_verb(st.object, w);
-				if (!st.verb)
+				if (st.verb)
+					continue;
+				/* a command verb's command may come without the verb */
+				if (!d || !(d->flags & VERB_COMMAND) || streq(w, "help"))
 					return 0; /* "help", or unknown or ambiguous */
-				continue;
 			}
-			st.verb = object_default_verb(st.object);
+			st.verb = d;
+		}
+		if (st.verb && (st.verb->flags & VERB_COMMAND) &&
+		    ((w[0] != '-' && !st.dashdash) || st.dashdash) && !streq(w, "--")) {
+			st.command = i; /* the rest is the command's */
+			break;
 		}
 		if (!st.dashdash && streq(w, "--")) {
 			st.dashdash = true;
@@ -310,7 +324,9 @@ int smcctl_complete(struct smcctl *c, int argc, char **argv)
 		}
 	}
 
-	if (st.want_arg) {
+	if (st.command >= 0) {
+		fprintf(out, "@command-args %d\n", st.command);
+	} else if (st.want_arg) {
 		offer_metavar(out, cur, st.object ? st.object->name : NULL, st.want_arg);
 	} else if (st.help) {
 		for (const struct object *o = smcctl_objects; o->name; o++)
@@ -328,9 +344,13 @@ int smcctl_complete(struct smcctl *c, int argc, char **argv)
 			offer_verb_options(out, cur, object_default_verb(st.object));
 			offer_global_options(out, cur);
 		} else {
+			const struct verb *d = object_default_verb(st.object);
+
 			for (const struct verb *v = st.object->verbs; v->name; v++)
 				offer(out, cur, v->name);
 			offer(out, cur, "help");
+			if (d && (d->flags & VERB_COMMAND))
+				fprintf(out, "@commands\n");
 		}
 	} else if (cur[0] == '-' && !st.dashdash) {
 		offer_verb_options(out, cur, st.verb);

@@ -195,6 +195,13 @@ static void test_help(void **state)
 	expect_ok(RUN("stats", "help"), "stats reset");
 	expect_ok(RUN("monitor", "help"), "monitor [events]");
 	expect_ok(RUN("socket", "list", "--help"), "--listening");
+	/* "OBJECT help" is help for every object, also where the default verb takes a command */
+	for (const struct object *o = smcctl_objects; o->name; o++) {
+		char want[128];
+
+		snprintf(want, sizeof(want), "smcctl %s: ", o->name);
+		expect_ok(RUN(o->name, "help"), want);
+	}
 }
 
 static void test_usage_errors(void **state)
