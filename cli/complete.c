@@ -277,9 +277,7 @@ int smcctl_complete(struct smcctl *c, int argc, char **argv)
 		const char *w = argv[i];
 		const char *arg;
 
-		if (st.command >= 0) {
-		fprintf(out, "@command-args %d\n", st.command);
-	} else if (st.want_arg) {
+		if (st.want_arg) {
 			st.want_arg = NULL; /* this word was the option's argument */
 			continue;
 		}
