@@ -592,7 +592,7 @@ static int drain_pnetid_del(struct smcnl *nl)
 	return r < 0 ? r : 1;
 }
 
-int smclo_activate_clean(struct smcnl *nl, struct smclo_device *ret)
+int smclo_activate_clean(struct smcnl *nl, struct smclo_device *ret, bool *ret_changed)
 {
 	struct smclo_device d;
 	int r;
@@ -600,6 +600,8 @@ int smclo_activate_clean(struct smcnl *nl, struct smclo_device *ret)
 	r = smclo_get(nl, &d);
 	if (r < 0)
 		return r;
+	if (ret_changed)
+		*ret_changed = d.state == SMC_LO_STATE_INACTIVE;
 	if (d.state == SMC_LO_STATE_INACTIVE) {
 		r = drain_pnetid_del(nl);
 		if (r < 0)

@@ -202,6 +202,7 @@ int smclo_shutdown(struct smcnl *nl, uint32_t drain_ms, uint32_t removal_ms,
 /*
  * ACTIVATE, after deleting a SMCLO_DRAIN_PNETID entry left on the (inactive) device by an
  * interrupted smclo_shutdown(): the pnet table would give the new device that PNET ID and
- * SMC would never propose it for SMC-Dv2.
+ * SMC would never propose it for SMC-Dv2.  *ret_changed (may be NULL): a new device was
+ * registered (false when one was active already).
  */
-int smclo_activate_clean(struct smcnl *nl, struct smclo_device *ret);
+int smclo_activate_clean(struct smcnl *nl, struct smclo_device *ret, bool *ret_changed);

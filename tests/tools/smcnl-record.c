@@ -468,7 +468,7 @@ static int step_smclo(struct smcnl *nl, const char *step, int argc, char **argv)
 		r = smclo_get(nl, &d);
 		result(nl, "smclo_get", SMC_OP_LOOPBACK_QUERY, r);
 	} else if (streq(step, "smclo-activate")) {
-		r = smclo_activate_clean(nl, &d);
+		r = smclo_activate_clean(nl, &d, NULL);
 		result(nl, "smclo_activate_clean", SMC_OP_LOOPBACK_ACTIVATE, r);
 	} else if (streq(step, "smclo-set") && argc == 2) {
 		struct smclo_set_request q = {};

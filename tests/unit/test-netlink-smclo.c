@@ -145,7 +145,7 @@ static void test_activate(void **state)
 	struct smcnl *nl;
 
 	nl = open_step("smclo-activate");
-	assert_int_equal(smclo_activate_clean(nl, &d), 0);
+	assert_int_equal(smclo_activate_clean(nl, &d, NULL), 0);
 	assert_int_equal(d.state, SMCLO_STATE_ACTIVE);
 	assert_true(d.registered);
 	assert_int_equal(d.generation, 1);
@@ -158,13 +158,13 @@ static void test_activate(void **state)
 	smcnl_close(nl);
 
 	nl = open_step("smclo-activate-again");
-	assert_int_equal(smclo_activate_clean(nl, &again), 0);
+	assert_int_equal(smclo_activate_clean(nl, &again, NULL), 0);
 	assert_int_equal(again.generation, 1);
 	assert_string_equal(again.gid_hex, d.gid_hex);
 	smcnl_close(nl);
 
 	nl = open_step("smclo-activate-2");
-	assert_int_equal(smclo_activate_clean(nl, &second), 0);
+	assert_int_equal(smclo_activate_clean(nl, &second, NULL), 0);
 	assert_int_equal(second.generation, 2);
 	assert_int_equal(second.active.max_dmbs, 64);
 	assert_false(second.pending);
@@ -172,7 +172,7 @@ static void test_activate(void **state)
 	smcnl_close(nl);
 
 	nl = open_step("smclo-activate-busy");
-	assert_int_equal(smclo_activate_clean(nl, &d), -EBUSY);
+	assert_int_equal(smclo_activate_clean(nl, &d, NULL), -EBUSY);
 	assert_non_null(strstr(smcnl_extack(nl), "still being removed"));
 	smcnl_close(nl);
 }
