@@ -30,6 +30,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-bus.h>
@@ -437,8 +438,166 @@ static int do_show(struct smcctl *c, struct smcnl *nl)
 	return smcctl_emit(c, doc, show_text);
 }
 
-/* After a change made by the agent: the device as it is now (GET needs no privileges). */
-static int forwarded(struct smcctl *c, struct smcnl *nl, const char *action)
+/* One property of org.smcd.Agent1.LoopbackDevice into d (unknown ones are skipped). */
+static int device_property(sd_bus_message *m, const char *name, struct smclo_device *d)
+{
+	static const struct {
+		const char *name;
+		char type;
+		size_t off;
+	} map[] = {
+		{"Generation", 'u', offsetof(struct smclo_device, generation)},
+		{"MaxDmbs", 'u', offsetof(struct smclo_device, settings.max_dmbs)},
+		{"ActiveMaxDmbs", 'u', offsetof(struct smclo_device, active.max_dmbs)},
+		{"DrainRemainingMSec", 'u', offsetof(struct smclo_device, drain_remaining_ms)},
+		{"Dmbs", 'u', offsetof(struct smclo_device, counters.dmbs)},
+		{"DmbBytes", 't', offsetof(struct smclo_device, counters.dmb_bytes)},
+		{"Attached", 'u', offsetof(struct smclo_device, counters.attached)},
+		{"LinkGroups", 'u', offsetof(struct smclo_device, counters.link_groups)},
+		{"Registrations", 't', offsetof(struct smclo_device, counters.registrations)},
+		{"Unregistrations", 't', offsetof(struct smclo_device, counters.unregistrations)},
+		{"AllocFailures", 't', offsetof(struct smclo_device, counters.alloc_failures)},
+		{"LimitRejects", 't', offsetof(struct smclo_device, counters.limit_rejects)},
+		{"Moves", 't', offsetof(struct smclo_device, counters.moves)},
+		{"MoveBytes", 't', offsetof(struct smclo_device, counters.move_bytes)},
+		{"MoveSignals", 't', offsetof(struct smclo_device, counters.move_signals)},
+		{"MoveErrors", 't', offsetof(struct smclo_device, counters.move_errors)},
+		{"Attaches", 't', offsetof(struct smclo_device, counters.attaches)},
+		{"Detaches", 't', offsetof(struct smclo_device, counters.detaches)},
+		{"Activations", 't', offsetof(struct smclo_device, counters.activations)},
+		{"Deactivations", 't', offsetof(struct smclo_device, counters.deactivations)},
+		{"DrainRejects", 't', offsetof(struct smclo_device, counters.drain_rejects)},
+	};
+	const char *str;
+	int b, r;
+
+	for (size_t i = 0; i < ELEMENTSOF(map); i++)
+		if (streq(name, map[i].name)) {
+			char sig[2] = {map[i].type, 0};
+
+			return sd_bus_message_read(m, "v", sig, (char *)d + map[i].off);
+		}
+	if (streq(name, "Name") || streq(name, "State") || streq(name, "Gid") ||
+	    streq(name, "DmbType") || streq(name, "ActiveDmbType")) {
+		r = sd_bus_message_read(m, "v", "s", &str);
+		if (r < 0)
+			return r;
+		if (streq(name, "Name"))
+			snprintf(d->name, sizeof(d->name), "%s", str);
+		else if (streq(name, "Gid"))
+			snprintf(d->gid_uuid, sizeof(d->gid_uuid), "%s", str);
+		else if (streq(name, "State")) {
+			for (uint8_t k = 0; smclo_state_name(k); k++)
+				if (streq(str, smclo_state_name(k)))
+					d->state = k;
+		} else if (streq(name, "DmbType"))
+			d->settings.dmb_type =
+				streq(str, "virtual") ? SMCLO_DMB_VIRTUAL : SMCLO_DMB_PHYSICAL;
+		else
+			d->active.dmb_type =
+				streq(str, "virtual") ? SMCLO_DMB_VIRTUAL : SMCLO_DMB_PHYSICAL;
+		return 0;
+	}
+	if (streq(name, "Removing") || streq(name, "Pending") || streq(name, "Nocopy") ||
+	    streq(name, "ActiveNocopy")) {
+		r = sd_bus_message_read(m, "v", "b", &b);
+		if (r < 0)
+			return r;
+		if (streq(name, "Removing"))
+			d->removing = b;
+		else if (streq(name, "Pending"))
+			d->pending = b;
+		else if (streq(name, "Nocopy"))
+			d->settings.nocopy = b;
+		else
+			d->active.nocopy = b;
+		return 0;
+	}
+	return sd_bus_message_skip(m, "v");
+}
+
+/* One interface of one object (entered "sa{sv}" entry): *found if it was the device. */
+static int device_interface(sd_bus_message *m, struct smclo_device *d, bool *found)
+{
+	const char *iface, *prop;
+	int r;
+
+	r = sd_bus_message_read(m, "s", &iface);
+	if (r < 0)
+		return r;
+	if (!streq(iface, "org.smcd.Agent1.LoopbackDevice"))
+		return sd_bus_message_skip(m, "a{sv}");
+	*found = true;
+	r = sd_bus_message_enter_container(m, 'a', "{sv}");
+	while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+		r = sd_bus_message_read(m, "s", &prop);
+		if (r >= 0)
+			r = device_property(m, prop, d);
+		if (r >= 0)
+			r = sd_bus_message_exit_container(m);
+	}
+	return r < 0 ? r : sd_bus_message_exit_container(m);
+}
+
+/*
+ * After a change made by the agent: the device as the agent sees it now, from its
+ * org.smcd.Agent1.LoopbackDevice object (GetManagedObjects of /org/smcd/Agent1).  smcctl
+ * does not read the kernel here: the agent is the one that changed it (and in its host
+ * tests, the one that knows the fake kernel).
+ */
+static int agent_device(struct smcctl *c, struct smclo_device *d)
+{
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	const char *path;
+	bool found = false;
+	int r;
+
+	memset(d, 0, sizeof(*d));
+	r = sd_bus_open_system(&bus);
+	if (r >= 0)
+		r = sd_bus_call_method(bus, AGENT_NAME, AGENT_PATH,
+				       "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
+				       &e, &m, NULL);
+	if (r >= 0)
+		r = sd_bus_message_enter_container(m, 'a', "{oa{sa{sv}}}");
+	while (r >= 0 && !found && (r = sd_bus_message_enter_container(m, 'e', "oa{sa{sv}}")) > 0) {
+		r = sd_bus_message_read(m, "o", &path);
+		if (r >= 0)
+			r = sd_bus_message_enter_container(m, 'a', "{sa{sv}}");
+		while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sa{sv}")) > 0) {
+			r = device_interface(m, d, &found);
+			if (r >= 0)
+				r = sd_bus_message_exit_container(m);
+		}
+		if (r >= 0)
+			r = sd_bus_message_exit_container(m);
+		if (r >= 0)
+			r = sd_bus_message_exit_container(m);
+	}
+	if (r < 0)
+		return smcctl_error(
+			c, SMCCTL_EXIT_FAILURE,
+			"the change was made, but smcd-agent's answer did not parse: %s",
+			e.message ?: strerror(-r));
+	if (!found)
+		return smcctl_error(c, SMCCTL_EXIT_FAILURE,
+				    "the change was made, but smcd-agent shows no smc_lo device");
+	d->registered = d->state != SMCLO_STATE_INACTIVE;
+	d->has_drain_remaining = d->state == SMCLO_STATE_DRAINING && !d->removing;
+	if (d->registered) {
+		size_t k = 0;
+
+		for (const char *p = d->gid_uuid; *p && k < 32; p++)
+			if (*p != '-')
+				d->gid_hex[k++] = *p;
+		d->gid_hex[k] = '\0';
+	}
+	return SMCCTL_EXIT_OK;
+}
+
+static int forwarded(struct smcctl *c, const char *action)
 {
 	_cleanup_(json_object_putp) json_object *doc =
 		action_json(action, NULL, NULL, CHANGED_UNKNOWN);
@@ -447,7 +606,7 @@ static int forwarded(struct smcctl *c, struct smcnl *nl, const char *action)
 
 	if (!doc)
 		return smcctl_oom(c);
-	if ((s = do_get(c, nl, &d)))
+	if ((s = agent_device(c, &d)))
 		return s;
 	return emit_device(c, doc, &d);
 }
@@ -461,7 +620,7 @@ static int do_activate(struct smcctl *c, struct smcnl *nl)
 
 	s = forward(c, "cannot activate the loopback device", 0, "Activate", NULL);
 	if (s != -ESRCH)
-		return s ? s : forwarded(c, nl, "activate");
+		return s ? s : forwarded(c, "activate");
 	r = smclo_activate_clean(nl, &d, &changed);
 	if (r < 0)
 		return smcctl_fail(c, SMC_OP_LOOPBACK_ACTIVATE, r,
@@ -482,7 +641,7 @@ static int do_deactivate(struct smcctl *c, struct smcnl *nl, unsigned wait_s)
 	s = forward(c, "cannot deactivate the loopback device", timeout, "Deactivate", "u",
 		    (uint32_t)wait_s);
 	if (s != -ESRCH)
-		return s ? s : forwarded(c, nl, "deactivate");
+		return s ? s : forwarded(c, "deactivate");
 	r = smclo_shutdown(nl, wait_s * 1000, LOOPBACK_REMOVAL_MS, &res);
 	if (r == -ETIMEDOUT) {
 		const struct smclo_counters *k = &res.last.counters;
@@ -563,7 +722,7 @@ static int do_set(struct smcctl *c, struct smcnl *nl, const char *key, const cha
 
 	s = forward(c, "cannot change the loopback device's setting", 0, "Set", "ss", name, value);
 	if (s == SMCCTL_EXIT_OK) {
-		if ((s = do_get(c, nl, &d)))
+		if ((s = agent_device(c, &d)))
 			return s;
 		d.has_apply = true;
 		d.apply_next_activation = d.pending;

@@ -5,7 +5,7 @@
  * Who may change things: root, or a member of admin-group (smc.yaml; "smcd" by default).
  * The D-Bus policy says the same, but the daemon checks again itself, because a policy file
  * can be edited or missing.  Every method is flagged UNPRIVILEGED for sd-bus so that this one
- * check (check_admin) decides, and the group can be honoured.
+ * check (bus_check_admin) decides, and the group can be honoured.
  *
  * Runtime changes and the config: a mutating call is refused when it touches something
  * smc.yaml owns (a sysctl it sets, a UEID it lists or derives, the UEID/PNET table when
@@ -27,6 +27,7 @@
 #include "common/macro.h"
 #include "common/util.h"
 #include "smcd-agent/log.h"
+#include "smcd-agent/loopback.h"
 #include "smcd-agent/manager.h"
 
 #define AGENT_PATH "/org/smcd/Agent1"
@@ -63,7 +64,7 @@ static bool sender_in_group(sd_bus_message *msg, const char *group)
 	return false;
 }
 
-static int check_admin(sd_bus_message *msg, struct manager *m, sd_bus_error *error)
+int bus_check_admin(sd_bus_message *msg, struct manager *m, sd_bus_error *error)
 {
 	int r = sd_bus_query_sender_privilege(msg, CAP_NET_ADMIN);
 
@@ -285,7 +286,7 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 	_cleanup_(freep) char *why = NULL;
 	int r;
 
-	r = check_admin(msg, m, error);
+	r = bus_check_admin(msg, m, error);
 	if (r < 0)
 		return r;
 	r = manager_reload(m, &why);
@@ -304,7 +305,7 @@ static int method_reconcile(sd_bus_message *msg, void *userdata, sd_bus_error *e
 	struct manager *m = userdata;
 	int r;
 
-	r = check_admin(msg, m, error);
+	r = bus_check_admin(msg, m, error);
 	if (r < 0)
 		return r;
 	r = manager_reconcile(m, RECONCILE_REQUEST);
@@ -380,7 +381,7 @@ static int method_add_ueid(sd_bus_message *msg, void *userdata, sd_bus_error *er
 	r = ueid_argument(msg, ueid, error);
 	if (r < 0)
 		return r;
-	r = check_admin(msg, m, error);
+	r = bus_check_admin(msg, m, error);
 	if (r < 0)
 		return r;
 	if (m->config->ueid.exclusive)
@@ -403,7 +404,7 @@ static int method_remove_ueid(sd_bus_message *msg, void *userdata, sd_bus_error 
 	r = ueid_argument(msg, ueid, error);
 	if (r < 0)
 		return r;
-	r = check_admin(msg, m, error);
+	r = bus_check_admin(msg, m, error);
 	if (r < 0)
 		return r;
 	if (ueid_owned(m, ueid, &mark))
@@ -420,7 +421,7 @@ static int method_flush_ueid(sd_bus_message *msg, void *userdata, sd_bus_error *
 	struct manager *m = userdata;
 	int r;
 
-	r = check_admin(msg, m, error);
+	r = bus_check_admin(msg, m, error);
 	if (r < 0)
 		return r;
 	if (m->config->ueid.exclusive || m->config->ueid.auto_derive || m->config->ueid.n_entries)
@@ -456,7 +457,7 @@ static int method_set_sysctl(sd_bus_message *msg, void *userdata, sd_bus_error *
 		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
 					 "Invalid value '%s' for %s (expected %s)", value, name,
 					 expected);
-	r = check_admin(msg, m, error);
+	r = bus_check_admin(msg, m, error);
 	if (r < 0)
 		return r;
 	owned = config_find_sysctl(m->config, name);
@@ -486,7 +487,7 @@ static int set_switch(sd_bus_message *msg, struct manager *m, sd_bus_error *erro
 	r = sd_bus_message_read(msg, "b", &enable);
 	if (r < 0)
 		return r;
-	r = check_admin(msg, m, error);
+	r = bus_check_admin(msg, m, error);
 	if (r < 0)
 		return r;
 	if (owned != CONFIG_LEAVE)
@@ -517,6 +518,8 @@ static int method_set_seid(sd_bus_message *msg, void *userdata, sd_bus_error *er
 
 static bool pnetid_owned(struct manager *m, const char *pnetid, struct config_mark *ret)
 {
+	if (config_loopback_owns_pnetid(m->config, pnetid, ret))
+		return true;
 	for (size_t i = 0; i < m->config->pnet.n_entries; i++)
 		if (streq(m->config->pnet.entries[i].pnetid, pnetid)) {
 			*ret = m->config->pnet.entries[i].mark;
@@ -557,7 +560,7 @@ static int method_add_pnet(sd_bus_message *msg, void *userdata, sd_bus_error *er
 	snprintf(e.eth_name, sizeof(e.eth_name), "%s", eth);
 	snprintf(e.ib_name, sizeof(e.ib_name), "%s", ib);
 	e.ib_port = ib[0] ? (port ? port : 1) : 0;
-	r = check_admin(msg, m, error);
+	r = bus_check_admin(msg, m, error);
 	if (r < 0)
 		return r;
 	if (m->config->pnet.exclusive)
@@ -585,7 +588,7 @@ static int method_remove_pnet(sd_bus_message *msg, void *userdata, sd_bus_error 
 	r = pnetid_argument(pnetid, id, error);
 	if (r < 0)
 		return r;
-	r = check_admin(msg, m, error);
+	r = bus_check_admin(msg, m, error);
 	if (r < 0)
 		return r;
 	if (pnetid_owned(m, id, &mark))
@@ -602,7 +605,7 @@ static int method_flush_pnet(sd_bus_message *msg, void *userdata, sd_bus_error *
 	struct manager *m = userdata;
 	int r;
 
-	r = check_admin(msg, m, error);
+	r = bus_check_admin(msg, m, error);
 	if (r < 0)
 		return r;
 	if (m->config->pnet.exclusive || m->config->pnet.n_entries)
@@ -688,6 +691,8 @@ int bus_setup(struct manager *m)
 		r = sd_bus_add_object_manager(m->bus, NULL, AGENT_PATH);
 	if (r >= 0)
 		r = bus_objects_register(m);
+	if (r >= 0)
+		r = bus_loopback_register(m);
 	if (r < 0)
 		return log_error_errno(r, "Cannot register the D-Bus objects: %m");
 	/* Losing the bus ends the event loop with EXIT_FAILURE: systemd restarts us (the way

@@ -16,24 +16,10 @@
 #include "common/macro.h"
 #include "common/util.h"
 #include "smcd-agent/config.h"
+#include "smcd-agent/config-internal.h"
 
 /* ------------------------------------------------------------------------------------- */
 /* Node tree                                                                              */
-
-enum ynode_type {
-	YNODE_SCALAR,
-	YNODE_MAP,
-	YNODE_SEQ,
-};
-
-struct ynode {
-	enum ynode_type type;
-	struct config_mark mark;
-	char *value;            /* scalar */
-	bool plain;             /* plain (unquoted) scalar: may be null */
-	struct ynode **items;   /* seq: items; map: key, value, key, value, ... */
-	size_t n_items;
-};
 
 static void ynode_free(struct ynode *n)
 {
@@ -46,13 +32,6 @@ static void ynode_free(struct ynode *n)
 	free(n);
 }
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct ynode *, ynode_free);
-
-struct ctx {
-	const char *path;
-	struct config_errors *errors;
-	struct config *config;
-	yaml_parser_t parser;
-};
 
 static struct config_mark mark_of(yaml_mark_t m)
 {
@@ -71,7 +50,7 @@ static void errors_add(struct config_errors *e, char *line)
 	e->lines[e->n++] = line;
 }
 
-_printf_(3, 4) static void error_at(struct ctx *ctx, struct config_mark m, const char *fmt, ...)
+_printf_(3, 4) void error_at(struct ctx *ctx, struct config_mark m, const char *fmt, ...)
 {
 	char *msg = NULL, *line = NULL;
 	va_list ap;
@@ -214,7 +193,7 @@ static int parse_document(struct ctx *ctx, const char *text, size_t len, struct 
 /* ------------------------------------------------------------------------------------- */
 /* Typed accessors: each reports its own error and returns NULL/-EINVAL                   */
 
-static const char *node_type_name(const struct ynode *n)
+const char *node_type_name(const struct ynode *n)
 {
 	switch (n->type) {
 	case YNODE_MAP:
@@ -226,14 +205,14 @@ static const char *node_type_name(const struct ynode *n)
 	}
 }
 
-static bool node_is_null(const struct ynode *n)
+bool node_is_null(const struct ynode *n)
 {
 	return n->type == YNODE_SCALAR && n->plain &&
 	       (n->value[0] == '\0' || streq(n->value, "~") || streq(n->value, "null"));
 }
 
-static const char *get_scalar(struct ctx *ctx, const struct ynode *n, const char *key,
-			      const char *expected)
+const char *get_scalar(struct ctx *ctx, const struct ynode *n, const char *key,
+		       const char *expected)
 {
 	if (n->type != YNODE_SCALAR || node_is_null(n)) {
 		error_at(ctx, n->mark, "%s: %s is not a valid value (expected %s)", key,
@@ -243,7 +222,7 @@ static const char *get_scalar(struct ctx *ctx, const struct ynode *n, const char
 	return n->value;
 }
 
-static int get_bool(struct ctx *ctx, const struct ynode *n, const char *key, bool *ret)
+int get_bool(struct ctx *ctx, const struct ynode *n, const char *key, bool *ret)
 {
 	const char *s = get_scalar(ctx, n, key, "true or false");
 
@@ -294,8 +273,8 @@ static int get_duration(struct ctx *ctx, const struct ynode *n, const char *key,
 	return 0;
 }
 
-static const struct ynode *get_seq(struct ctx *ctx, const struct ynode *n, const char *key,
-				   const char *expected)
+const struct ynode *get_seq(struct ctx *ctx, const struct ynode *n, const char *key,
+			    const char *expected)
 {
 	if (n->type != YNODE_SEQ) {
 		if (node_is_null(n))
@@ -307,7 +286,7 @@ static const struct ynode *get_seq(struct ctx *ctx, const struct ynode *n, const
 	return n;
 }
 
-static char *xstrdup_into(char **dst, const char *s)
+char *xstrdup_into(char **dst, const char *s)
 {
 	free(*dst);
 	*dst = strdup(s);
@@ -316,11 +295,6 @@ static char *xstrdup_into(char **dst, const char *s)
 
 /* ------------------------------------------------------------------------------------- */
 /* Table-driven mappings                                                                  */
-
-struct key_handler {
-	const char *key;
-	int (*parse)(struct ctx *ctx, const struct ynode *key, const struct ynode *value);
-};
 
 static void expected_keys(const struct key_handler *t, size_t n, char *buf, size_t len)
 {
@@ -336,8 +310,8 @@ static void expected_keys(const struct key_handler *t, size_t n, char *buf, size
  * one run reports as much as possible.  A null value (a key with nothing after it) is an
  * empty section.
  */
-static int parse_map(struct ctx *ctx, const struct ynode *map, const char *section,
-		     const struct key_handler *table, size_t n_table)
+int parse_map(struct ctx *ctx, const struct ynode *map, const char *section,
+	      const struct key_handler *table, size_t n_table)
 {
 	int ret = 0;
 
@@ -1055,6 +1029,7 @@ static const struct key_handler top_keys[] = {
 	{ "drift", section_drift },
 	{ "monitor", section_monitor },
 	{ "admin-group", section_admin_group },
+	{ "loopback", section_loopback },
 };
 
 /* ------------------------------------------------------------------------------------- */
@@ -1246,6 +1221,8 @@ int config_load(const char *path, struct config **ret, struct config_errors *err
 				 node_type_name(root));
 		else
 			r = parse_map(&ctx, root, "smc.yaml", top_keys, ELEMENTSOF(top_keys));
+		if (r == 0)
+			r = config_loopback_check(&ctx);
 		if (r == -ENOMEM)
 			return r;
 	}
@@ -1333,6 +1310,7 @@ char *config_dump(const struct config *c)
 	fprintf(f, "monitor:\n");
 	dump_duration(f, "interval", c->monitor.interval_usec);
 	fprintf(f, "admin-group: %s\n", c->admin_group ? c->admin_group : "\"\"");
+	config_loopback_dump(f, &c->loopback);
 	if (fclose(f) != 0) {
 		free(buf);
 		return NULL;

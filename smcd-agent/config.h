@@ -8,8 +8,8 @@
  * error produces no config at all: nothing of it is ever applied in part.
  *
  * Room for later issues: the top-level table in config.c takes one row per section, so
- * `export:` (statistics, issue 5), `loopback:` (our DIBS device, issue 6) and `policies:`
- * (BPF, issue 7) are a row and a parser each.  They are deliberately absent until their code
+ * `export:` (statistics, issue 5), `loopback:` (our DIBS device, issue 6: config-loopback.c)
+ * and `policies:` (BPF, issue 7) are a row and a parser each.  They are deliberately absent until their code
  * exists: unknown keys are errors, so nobody can write a section that silently does nothing.
  */
 #pragma once
@@ -62,6 +62,8 @@ struct config_pnet {
 	struct config_mark mark;
 };
 
+#include "smcd-agent/config-loopback.h" /* needs struct config_mark */
+
 struct config {
 	char *path;
 	char *text;             /* the file as read (for ConfigRevision and `config show`) */
@@ -104,6 +106,8 @@ struct config {
 	} monitor;
 
 	char *admin_group;      /* may call mutating D-Bus methods besides CAP_NET_ADMIN; NULL: none */
+
+	struct config_loopback loopback; /* config-loopback.h */
 };
 
 struct config_errors {

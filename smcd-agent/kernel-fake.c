@@ -12,6 +12,7 @@
  *   modules/NAME         exists: loaded;  modules-available/NAME: loadable
  *   smcd-devices         "NAME" per line (loopback if NAME is "lo")
  *   smcd-linkgroups      "ID CONNS DEVICE" per line (hex ID)
+ *   smclo/...            our loopback module's device: kernel-fake-smclo.c
  *
  * The same errnos as the real kernel: -ERANGE table full, -EEXIST duplicate, -ENOENT absent.
  */
@@ -26,6 +27,7 @@
 #include "common/macro.h"
 #include "common/util.h"
 #include "smcd-agent/kernel.h"
+#include "smcd-agent/loopback.h"
 
 struct kernel_fake {
 	struct kernel base;
@@ -443,6 +445,34 @@ static const char *fake_extack(struct kernel *k)
 	return NULL;
 }
 
+/* smc_lo: kernel-fake-smclo.c, in files under DIR/smclo/ (see there). */
+static int fake_smclo_get(struct kernel *k, struct smclo_device *ret)
+{
+	return fake_smclo_get_dir(((struct kernel_fake *)k)->dir, ret);
+}
+
+static int fake_smclo_activate(struct kernel *k, struct smclo_device *ret, bool *ret_changed)
+{
+	return fake_smclo_activate_dir(((struct kernel_fake *)k)->dir, ret, ret_changed);
+}
+
+static int fake_smclo_shutdown(struct kernel *k, uint32_t drain_ms, uint32_t removal_ms,
+			       struct smclo_shutdown_result *res)
+{
+	return fake_smclo_shutdown_dir(((struct kernel_fake *)k)->dir, drain_ms, res);
+}
+
+static int fake_smclo_set(struct kernel *k, const struct smclo_set_request *q,
+			  struct smclo_device *ret)
+{
+	return fake_smclo_set_dir(((struct kernel_fake *)k)->dir, q, ret);
+}
+
+static int fake_smclo_monitor(struct kernel *k, struct smclo_monitor **ret)
+{
+	return -EOPNOTSUPP;
+}
+
 static void fake_free(struct kernel *k)
 {
 	free(((struct kernel_fake *)k)->dir);
@@ -472,6 +502,11 @@ static const struct kernel_ops fake_ops = {
 	.smcd_linkgroups = fake_smcd_linkgroups,
 	.smcr_linkgroups = fake_smcr_linkgroups,
 	.extack = fake_extack,
+	.smclo_get = fake_smclo_get,
+	.smclo_activate = fake_smclo_activate,
+	.smclo_shutdown = fake_smclo_shutdown,
+	.smclo_set = fake_smclo_set,
+	.smclo_monitor = fake_smclo_monitor,
 	.free = fake_free,
 };
 

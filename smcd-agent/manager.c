@@ -11,6 +11,7 @@
 
 #include "common/macro.h"
 #include "smcd-agent/log.h"
+#include "smcd-agent/loopback.h"
 #include "smcd-agent/manager.h"
 
 static const char *const manager_state_names[_MANAGER_STATE_MAX] = {
@@ -305,6 +306,9 @@ int manager_reconcile(struct manager *m, enum reconcile_reason reason)
 
 	ret = reconcile(m->kernel, m->config, reason == RECONCILE_PERIODIC ? &m->report : NULL,
 			report_only, &r);
+	if (ret >= 0)
+		ret = loopback_reconcile(m, reason == RECONCILE_PERIODIC ? &m->report : NULL,
+					 report_only, &r);
 	if (ret < 0) {
 		report_clear(&r);
 		return log_error_errno(ret, "Reconciliation failed: %m");
@@ -406,6 +410,7 @@ int manager_refresh_objects(struct manager *m)
 		free(devs);
 		return r;
 	}
+	(void)loopback_refresh(m);
 	return bus_objects_update(m, devs, nd, lgrs, nl);
 }
 
@@ -525,6 +530,7 @@ struct manager *manager_free(struct manager *m)
 	report_clear(&m->drift);
 	free(m->devices);
 	free(m->linkgroups);
+	loopback_free(m);
 	free(m);
 	return NULL;
 }

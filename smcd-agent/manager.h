@@ -14,6 +14,8 @@
 #include "smcd-agent/kernel.h"
 #include "smcd-agent/reconcile.h"
 
+struct loopback; /* loopback.c: smc.yaml's loopback: section and the smc_lo device object */
+
 enum manager_state {
 	MANAGER_STARTING,
 	MANAGER_RUNNING,        /* every item in the desired state */
@@ -111,6 +113,8 @@ struct manager {
 	size_t n_devices;
 	struct bus_linkgroup *linkgroups;
 	size_t n_linkgroups;
+
+	struct loopback *loopback;
 };
 
 int manager_new(const char *config_path, struct kernel *kernel, struct manager **ret);
@@ -138,6 +142,8 @@ void bus_device_from_smcr(const struct smcr_device *d, struct bus_device *ret);
 int bus_objects_update(struct manager *m, struct bus_device *devices, size_t n_devices,
 		       struct bus_linkgroup *linkgroups, size_t n_linkgroups);
 int bus_append_report(sd_bus_message *reply, const struct report *r);
+/* Root, CAP_NET_ADMIN or admin-group; else sets an AccessDenied error and returns it. */
+int bus_check_admin(sd_bus_message *msg, struct manager *m, sd_bus_error *error);
 int bus_append_capabilities(sd_bus_message *reply, const struct smc_caps *c);
 
 static inline void manager_freep(struct manager **m)

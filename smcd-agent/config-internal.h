@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The smc.yaml loader's node tree and helpers, for section parsers that live in their own
+ * file (config-policy.c, config-loopback.c) instead of growing config.c.  Not for anything
+ * but the loader.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <yaml.h>
+
+#include "common/macro.h"
+#include "smcd-agent/config.h"
+
+enum ynode_type {
+	YNODE_SCALAR,
+	YNODE_MAP,
+	YNODE_SEQ,
+};
+
+struct ynode {
+	enum ynode_type type;
+	struct config_mark mark;
+	char *value;            /* scalar */
+	bool plain;             /* plain (unquoted) scalar: may be null */
+	struct ynode **items;   /* seq: items; map: key, value, key, value, ... */
+	size_t n_items;
+};
+
+struct ctx {
+	const char *path;
+	struct config_errors *errors;
+	struct config *config;
+	yaml_parser_t parser;
+};
+
+struct key_handler {
+	const char *key;
+	int (*parse)(struct ctx *ctx, const struct ynode *key, const struct ynode *value);
+};
+
+/* "FILE:LINE:COL: message" into the error list. */
+_printf_(3, 4) void error_at(struct ctx *ctx, struct config_mark m, const char *fmt, ...);
+const char *node_type_name(const struct ynode *n);
+bool node_is_null(const struct ynode *n);
+/* Each reports its own error and returns NULL / -EINVAL. */
+const char *get_scalar(struct ctx *ctx, const struct ynode *n, const char *key,
+		       const char *expected);
+int get_bool(struct ctx *ctx, const struct ynode *n, const char *key, bool *ret);
+const struct ynode *get_seq(struct ctx *ctx, const struct ynode *n, const char *key,
+			    const char *expected);
+char *xstrdup_into(char **dst, const char *s);
+/* A mapping: every key known (table, "*" matches any) and unique; continues after errors. */
+int parse_map(struct ctx *ctx, const struct ynode *map, const char *section,
+	      const struct key_handler *table, size_t n_table);
+
+/* loopback: (config-loopback.c) */
+int section_loopback(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
+/* After all sections: what loopback: needs from the others (reserved PNET IDs). */
+int config_loopback_check(struct ctx *ctx);
