@@ -19,6 +19,9 @@
  *   smclo-set dmb-type|nocopy|max-dmbs VALUE     (virtual and out-of-range values are sent)
  *   smclo-shutdown DRAIN_MS REMOVAL_MS            the deactivation protocol (smclo_shutdown())
  *   smclo-raw CMD [TYPE=U32]...                   any SMC_LO command, no local checks
+ *   smclo-monitor COUNT SECONDS   the "state" group's notifications until COUNT arrived
+ *                                 (exit 0) or SECONDS passed (exit 1); one line each, also
+ *                                 for the kmod guest tests (tests/vm/guest/lib-kmod.sh)
  *
  * OUTDIR/result.txt (also on stdout) says what every call returned and what the library
  * made of the replies: the human-readable side of the fixture, and the check that the
@@ -29,11 +32,13 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/macro.h"
@@ -519,6 +524,31 @@ static int step_smclo(struct smcnl *nl, const char *step, int argc, char **argv)
 		say("  was_active=%d pnet_added=%d removed=%d pnet_removed=%d\n", res.was_active,
 		    res.pnet_added, res.removed, res.pnet_removed);
 		d = res.last;
+	} else if (streq(step, "smclo-monitor") && argc == 2) {
+		struct smclo_monitor *m;
+		int want = atoi(argv[0]), seen = 0;
+		time_t end = time(NULL) + atoi(argv[1]);
+
+		r = smclo_monitor_open(nl, &m);
+		result(nl, "smclo_monitor_open", SMC_OP_LOOPBACK_QUERY, r);
+		if (r < 0)
+			return r;
+		/* The caller starts its request after this line. */
+		say("monitoring\n");
+		fflush(stdout);
+		while (seen < want && time(NULL) < end) {
+			struct pollfd p = {.fd = smclo_monitor_fd(m), .events = POLLIN};
+
+			(void)poll(&p, 1, 200);
+			while (seen < want && (r = smclo_monitor_read(m, &d)) > 0) {
+				seen++;
+				show_smclo(&d);
+			}
+			fflush(stdout);
+		}
+		smclo_monitor_close(m);
+		say("notifications: %d of %d\n", seen, want);
+		return seen < want ? -ETIMEDOUT : 0;
 	} else if (streq(step, "smclo-raw") && argc >= 1) {
 		uint16_t types[8];
 		uint32_t values[8];
@@ -618,6 +648,8 @@ static int run(struct smcnl *nl, const char *outdir, int argc, char **argv)
 			fprintf(stderr, "bad arguments for %s\n", step);
 			return r;
 		}
+		if (r < 0)
+			return r;
 	} else if (streq(step, "pnet-flush")) {
 		result(nl, "smc_pnet_flush", SMC_OP_PNET_FLUSH, r = smc_pnet_flush(nl));
 	} else {
