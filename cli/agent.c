@@ -97,7 +97,7 @@ static json_object *value_json(sd_bus_message *m)
 				if (sd_bus_message_peek_type(m, &etype, &econt) <= 0)
 					break;
 				if (sd_bus_message_enter_container(m, 'e', econt) <= 0 ||
-				    sd_bus_message_read_basic(m, 's', &key) < 0)
+				    sd_bus_message_read_basic(m, econt[0] == 'o' ? 'o' : 's', &key) < 0)
 					goto fail_container;
 				e = value_json(m);
 				if (!e || json_add(o, key, e) < 0 ||
@@ -138,6 +138,8 @@ static json_object *value_json(sd_bus_message *m)
 		return sd_bus_message_read_basic(m, 'x', &v.x) < 0 ? NULL : json_object_new_int64(v.x);
 	case 'i':
 		return sd_bus_message_read_basic(m, 'i', &v.i) < 0 ? NULL : json_object_new_int(v.i);
+	case 'd':
+		return sd_bus_message_read_basic(m, 'd', &v.d) < 0 ? NULL : json_object_new_double(v.d);
 	default:
 		return NULL; /* not used by the agent */
 	}
@@ -608,4 +610,35 @@ int agent_sysctl_set(struct smcctl *c, const struct verb_args *a)
 	}
 	return FORWARD_OR_DIRECT(sysctl_set, "set", "name", name, "cannot set the sysctl",
 				 "SetSysctl", "ss", name, a->pos[1]);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* For the other agent views (cli/stats-agent.c, cli/monitor.c)                        */
+
+bool agent_bus_absent(const sd_bus_error *e)
+{
+	return agent_absent(e);
+}
+
+int agent_bus_open(struct smcctl *c, sd_bus **ret)
+{
+	return agent_bus(c, ret);
+}
+
+int agent_bus_failed(struct smcctl *c, const char *what, const sd_bus_error *e, int r)
+{
+	return agent_call_failed(c, what, e, r);
+}
+
+json_object *agent_message_json(sd_bus_message *m)
+{
+	_cleanup_(json_object_putp) json_object *arr = json_object_new_array();
+
+	while (arr && sd_bus_message_at_end(m, false) == 0) {
+		json_object *v = value_json(m);
+
+		if (!v || json_append(arr, v) < 0)
+			return NULL;
+	}
+	return TAKE_PTR(arr);
 }

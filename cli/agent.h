@@ -5,6 +5,8 @@
  */
 #pragma once
 
+#include <systemd/sd-bus.h>
+
 #include "cli/smcctl.h"
 #include "smcd-agent/config.h"
 
@@ -36,3 +38,31 @@ int agent_pnet_add(struct smcctl *c, const struct verb_args *a);
 int agent_pnet_del(struct smcctl *c, const struct verb_args *a);
 int agent_pnet_flush(struct smcctl *c, const struct verb_args *a);
 int agent_sysctl_set(struct smcctl *c, const struct verb_args *a);
+
+/* Helpers shared by the agent views. */
+bool agent_bus_absent(const sd_bus_error *e);
+/* Open the system bus; on failure prints one line and returns an exit status. */
+int agent_bus_open(struct smcctl *c, sd_bus **ret);
+/* One line for a failed call ("smcd-agent is not running" when it is absent). */
+int agent_bus_failed(struct smcctl *c, const char *what, const sd_bus_error *e, int r);
+/* The message's remaining values as a JSON array (structs as arrays, a{sv} as objects). */
+json_object *agent_message_json(sd_bus_message *m);
+
+/*
+ * Statistics through the agent (cli/stats-agent.c): served by smcd-agent when it runs,
+ * with rates and since-reset values; straight from the kernel otherwise (or with
+ * --kernel, --netns).
+ */
+int agent_stats_show(struct smcctl *c, const struct verb_args *a);
+/* Needs the agent: it holds the baseline. */
+int agent_stats_reset(struct smcctl *c, const struct verb_args *a);
+/* The kernel's link groups, with the agent's per-group statistics when it runs. */
+int agent_linkgroup_list(struct smcctl *c, const struct verb_args *a);
+int agent_linkgroup_show(struct smcctl *c, const struct verb_args *a);
+/* The "stats" document from GetStatistics(): filters and --absolute applied. */
+json_object *agent_stats_doc(const char *json, bool absolute, bool only_smcd, bool only_smcr);
+
+/* smcctl monitor (cli/monitor.c): the agent's signals as events, until SIGINT/SIGTERM. */
+int monitor_events(struct smcctl *c, const struct verb_args *a);
+/* One event as text (the JSON line is the object itself). */
+void monitor_event_text(FILE *f, json_object *ev);

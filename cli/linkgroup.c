@@ -4,10 +4,15 @@
  * by network namespace).  IDs print as 8 hex digits, like smc-tools.  SMC-D GIDs are
  * 128 bits since 6.8 (GID + EXT_GID) and print as 32 hex digits: with DIBS (6.18+) that
  * is the device's sysfs gid without dashes, so a link group can be matched to its device.
+ *
+ * When smcd-agent runs, each group gets the agent's statistics of it ("agent": peak
+ * connections, when the agent first saw it, whether it has Prometheus series of its own);
+ * the text adds the columns Peak and Age (cli/stats-agent.c fetches them).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "cli/objects.h"
 #include "common/output.h"
@@ -154,6 +159,47 @@ static const char *fmt_n_links(json_object *row, const struct out_column *col, c
 	return buf;
 }
 
+/* "3d", "5h", "12m", "40s": how long ago the agent first saw the group. */
+static const char *fmt_age(json_object *row, const struct out_column *col, char *buf, size_t len)
+{
+	uint64_t first = out_get_u64(row, "agent.first_seen_usec", 0), now;
+	struct timespec ts;
+
+	if (!first)
+		return NULL;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+	now = now > first ? (now - first) / 1000000 : 0;
+	if (now >= 86400)
+		snprintf(buf, len, "%" PRIu64 "d", now / 86400);
+	else if (now >= 3600)
+		snprintf(buf, len, "%" PRIu64 "h", now / 3600);
+	else if (now >= 60)
+		snprintf(buf, len, "%" PRIu64 "m", now / 60);
+	else
+		snprintf(buf, len, "%" PRIu64 "s", now);
+	return buf;
+}
+
+static const char *fmt_first_seen(json_object *row, const struct out_column *col, char *buf,
+				  size_t len)
+{
+	time_t t = (time_t)(out_get_u64(row, "agent.first_seen_usec", 0) / 1000000);
+	struct tm tm;
+
+	if (!t || !localtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))
+		return NULL;
+	return buf;
+}
+
+#define AGENT_COLS                                                                         \
+	OUT_COL("agent.peak_conns", "Peak", OUT_U64),                                      \
+	OUT_COL(NULL, "Age", OUT_CUSTOM, .flags = OUT_RIGHT, .format = fmt_age)
+#define AGENT_FIELDS                                                                       \
+	OUT_COL("agent.peak_conns", "Peak conns", OUT_U64),                                \
+	OUT_COL(NULL, "First seen", OUT_CUSTOM, .format = fmt_first_seen),                 \
+	OUT_COL("agent.own_series", "Own series", OUT_BOOL)
+
 static const struct out_column smcd_cols[] = {
 	OUT_COL("id", "LG-ID", OUT_HEX32, .flags = OUT_LEFT),
 	OUT_COL("vlan", "VLAN", OUT_U64),
@@ -161,6 +207,7 @@ static const struct out_column smcd_cols[] = {
 	OUT_COL("chid", "CHID", OUT_HEX16),
 	OUT_COL("device", "Device", OUT_STR),
 	OUT_COL("pnetid", "PNET-ID", OUT_STR),
+	AGENT_COLS,
 };
 
 static const struct out_column smcd_fields[] = {
@@ -179,6 +226,7 @@ static const struct out_column smcd_fields[] = {
 	OUT_COL("conns", "#Conns", OUT_U64),
 	OUT_COL("sndbuf_alloc", "Sndbuf", OUT_BYTES),
 	OUT_COL("dmb_alloc", "DMB", OUT_BYTES),
+	AGENT_FIELDS,
 };
 
 static const struct out_column smcr_cols[] = {
@@ -189,6 +237,7 @@ static const struct out_column smcr_cols[] = {
 	OUT_COL("conns", "#Conns", OUT_U64),
 	OUT_COL(NULL, "#Links", OUT_CUSTOM, .flags = OUT_RIGHT, .format = fmt_n_links),
 	OUT_COL("pnetid", "PNET-ID", OUT_STR),
+	AGENT_COLS,
 };
 
 static const struct out_column smcr_fields[] = {
@@ -210,6 +259,7 @@ static const struct out_column smcr_fields[] = {
 	OUT_COL("conns", "#Conns", OUT_U64),
 	OUT_COL("sndbuf_alloc", "Sndbuf", OUT_BYTES),
 	OUT_COL("rmb_alloc", "RMB", OUT_BYTES),
+	AGENT_FIELDS,
 };
 
 static const struct out_column link_cols[] = {
@@ -225,12 +275,21 @@ static const struct out_column link_cols[] = {
 	OUT_COL("peer_gid", "Peer-GID", OUT_STR, .detail = 2),
 };
 
+#define N_AGENT_COLS 2
+#define N_AGENT_FIELDS 3
+
 static void print_section(struct smcctl *c, const char *title, json_object *arr, bool blocks,
 			  const struct out_column *cols, size_t n_cols,
-			  const struct out_column *fields, size_t n_fields, bool links)
+			  const struct out_column *fields, size_t n_fields, bool links, bool agent)
 {
 	size_t n = arr ? json_object_array_length(arr) : 0;
 	unsigned detail = blocks && c->detail < 1 ? 1 : c->detail;
+
+	/* The agent's columns are the last ones: left out without an agent. */
+	if (!agent) {
+		n_cols -= N_AGENT_COLS;
+		n_fields -= N_AGENT_FIELDS;
+	}
 
 	if (n == 0) {
 		fprintf(c->out, "%s: none\n", title);
@@ -261,15 +320,18 @@ static void print_section(struct smcctl *c, const char *title, json_object *arr,
 static void print_all(struct smcctl *c, json_object *doc, bool blocks)
 {
 	json_object *smcd = out_get(doc, "smcd"), *smcr = out_get(doc, "smcr");
+	bool agent = out_get_bool(doc, "agent", false);
 
 	if (smcd)
 		print_section(c, "SMC-D link groups", smcd, blocks, smcd_cols,
-			      ELEMENTSOF(smcd_cols), smcd_fields, ELEMENTSOF(smcd_fields), false);
+			      ELEMENTSOF(smcd_cols), smcd_fields, ELEMENTSOF(smcd_fields), false,
+			      agent);
 	if (smcd && smcr)
 		fputc('\n', c->out);
 	if (smcr)
 		print_section(c, "SMC-R link groups", smcr, blocks, smcr_cols,
-			      ELEMENTSOF(smcr_cols), smcr_fields, ELEMENTSOF(smcr_fields), true);
+			      ELEMENTSOF(smcr_cols), smcr_fields, ELEMENTSOF(smcr_fields), true,
+			      agent);
 }
 
 /* A table; with -d the smc-tools -d layout, one block per link group. */
@@ -317,8 +379,51 @@ static int fetch(struct smcctl *c, bool want_smcd, bool want_smcr, struct linkgr
  * The low byte of an SMC-R id numbers the links of a group (the kernel steps group ids by
  * 256), so a link's id given to "show" selects its group, as in smc-tools.
  */
+/* The agent's statistics of one group, from GetStatistics()'s linkgroup_list. */
+static json_object *agent_group(json_object *agent, const char *tech, uint32_t id)
+{
+	json_object *list = out_get(agent, "linkgroup_list");
+	size_t n = list && json_object_is_type(list, json_type_array)
+			   ? json_object_array_length(list)
+			   : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *g = json_object_array_get_idx(list, i);
+		_cleanup_(json_object_putp) json_object *o = NULL;
+
+		if (!streq_ptr(out_get_str(g, "technology", NULL), tech) ||
+		    out_get_u64(g, "id", UINT64_MAX) != id)
+			continue;
+		o = json_object_new_object();
+		if (!o || json_add_u64(o, "peak_conns", out_get_u64(g, "peak_conns", 0)) < 0 ||
+		    json_add_u64(o, "first_seen_usec", out_get_u64(g, "first_seen_usec", 0)) < 0 ||
+		    json_add_bool(o, "own_series", out_get_bool(g, "own_series", false)) < 0)
+			return NULL;
+		return TAKE_PTR(o);
+	}
+	return NULL;
+}
+
+static int append_group(json_object *arr, json_object *g, json_object *agent, const char *tech,
+			uint32_t id)
+{
+	json_object *s;
+
+	if (!g)
+		return -ENOMEM;
+	if (agent) {
+		s = agent_group(agent, tech, id);
+		/* A group newer than the agent's last look has no statistics yet: null. */
+		if (s ? json_add(g, "agent", s) < 0 : json_add_null(g, "agent") < 0) {
+			json_object_put(g);
+			return -ENOMEM;
+		}
+	}
+	return json_append(arr, g);
+}
+
 static json_object *linkgroups_json(const struct linkgroups *l, bool want_smcd, bool want_smcr,
-				    const uint32_t *id, size_t *ret_matches)
+				    const uint32_t *id, json_object *agent, size_t *ret_matches)
 {
 	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
 	json_object *smcd = NULL, *smcr = NULL;
@@ -333,18 +438,22 @@ static json_object *linkgroups_json(const struct linkgroups *l, bool want_smcd, 
 		return NULL;
 	for (size_t i = 0; i < l->n_smcd; i++)
 		if (!id || l->smcd[i].id == *id) {
-			r |= json_append(smcd, smcd_linkgroup_json(&l->smcd[i]));
+			r |= append_group(smcd, smcd_linkgroup_json(&l->smcd[i]), agent, "smcd",
+					  l->smcd[i].id);
 			(*ret_matches)++;
 		}
 	for (size_t i = 0; i < l->n_smcr; i++)
 		if (!id || l->smcr[i].id == *id || l->smcr[i].id == (*id & 0xffffff00u)) {
-			r |= json_append(smcr, smcr_linkgroup_json(&l->smcr[i]));
+			r |= append_group(smcr, smcr_linkgroup_json(&l->smcr[i]), agent, "smcr",
+					  l->smcr[i].id);
 			(*ret_matches)++;
 		}
+	if (agent)
+		r |= json_add_bool(o, "agent", true);
 	return r < 0 ? NULL : TAKE_PTR(o);
 }
 
-int linkgroup_list(struct smcctl *c, const struct verb_args *a)
+int linkgroup_list_with(struct smcctl *c, const struct verb_args *a, json_object *agent)
 {
 	bool only_d = a->opt[FILTER_OPT_SMCD], only_r = a->opt[FILTER_OPT_SMCR];
 	_cleanup_(linkgroups_done) struct linkgroups l = {};
@@ -356,13 +465,13 @@ int linkgroup_list(struct smcctl *c, const struct verb_args *a)
 		return smcctl_usage(c, "--smcd and --smcr exclude each other");
 	if ((s = fetch(c, !only_r, !only_d, &l)))
 		return s;
-	doc = linkgroups_json(&l, !only_r, !only_d, NULL, &n);
+	doc = linkgroups_json(&l, !only_r, !only_d, NULL, agent, &n);
 	if (!doc)
 		return smcctl_oom(c);
 	return smcctl_emit(c, doc, linkgroup_list_text);
 }
 
-int linkgroup_show(struct smcctl *c, const struct verb_args *a)
+int linkgroup_show_with(struct smcctl *c, const struct verb_args *a, json_object *agent)
 {
 	_cleanup_(linkgroups_done) struct linkgroups l = {};
 	_cleanup_(json_object_putp) json_object *doc = NULL;
@@ -376,11 +485,21 @@ int linkgroup_show(struct smcctl *c, const struct verb_args *a)
 				    a->pos[0]);
 	if ((s = fetch(c, true, true, &l)))
 		return s;
-	doc = linkgroups_json(&l, true, true, all ? NULL : &id, &n);
+	doc = linkgroups_json(&l, true, true, all ? NULL : &id, agent, &n);
 	if (!doc)
 		return smcctl_oom(c);
 	if (!all && n == 0)
 		return smcctl_error(c, SMCCTL_EXIT_FAILURE,
 				    "no link group %08x (see 'smcctl linkgroup list')", id);
 	return smcctl_emit(c, doc, linkgroup_show_text);
+}
+
+int linkgroup_list(struct smcctl *c, const struct verb_args *a)
+{
+	return linkgroup_list_with(c, a, NULL);
+}
+
+int linkgroup_show(struct smcctl *c, const struct verb_args *a)
+{
+	return linkgroup_show_with(c, a, NULL);
 }

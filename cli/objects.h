@@ -12,7 +12,7 @@ enum { UEID_DERIVE_OPT_FILE, UEID_DERIVE_OPT_APPLY };
 enum { FILTER_OPT_SMCD, FILTER_OPT_SMCR };
 enum { SOCKET_OPT_ALL, SOCKET_OPT_LISTENING, SOCKET_OPT_SMCD, SOCKET_OPT_SMCR };
 enum { PNET_ADD_OPT_ETH, PNET_ADD_OPT_IB, PNET_ADD_OPT_PORT };
-enum { STATS_OPT_ALL, STATS_OPT_SMCD, STATS_OPT_SMCR };
+enum { STATS_OPT_ALL, STATS_OPT_SMCD, STATS_OPT_SMCR, STATS_OPT_KERNEL, STATS_OPT_ABSOLUTE };
 
 /* info: everything it shows, gathered best-effort (one failed probe is reported, not fatal) */
 struct info_facts {
@@ -70,6 +70,12 @@ json_object *smcd_linkgroup_json(const struct smcd_linkgroup *g);
 json_object *smcr_linkgroup_json(const struct smcr_linkgroup *g);
 void linkgroup_list_text(struct smcctl *c, json_object *doc);
 void linkgroup_show_text(struct smcctl *c, json_object *doc);
+/*
+ * The same verbs with the agent's per-group statistics merged in: agent is the document of
+ * GetStatistics() (its "linkgroup_list"), or NULL.  Each group then gets an "agent" object.
+ */
+int linkgroup_list_with(struct smcctl *c, const struct verb_args *a, json_object *agent);
+int linkgroup_show_with(struct smcctl *c, const struct verb_args *a, json_object *agent);
 /* Parse a link group id: hex, optional 0x, at most 8 digits. */
 int linkgroup_parse_id(const char *s, uint32_t *ret);
 
@@ -104,6 +110,8 @@ enum {
 	STATS_VIEW_ALL = 1 << 0,
 	STATS_VIEW_SMCD = 1 << 1,
 	STATS_VIEW_SMCR = 1 << 2,
+	STATS_VIEW_ABSOLUTE = 1 << 3, /* agent: totals at the top, not since-reset values */
+	STATS_VIEW_RESET = 1 << 4,    /* the answer of "stats reset" */
 };
 int stats_show(struct smcctl *c, const struct verb_args *a);
 json_object *stats_json(const struct smc_stats *s, const struct smc_fback_stats *f);

@@ -9,11 +9,15 @@
  * adds them to both the SMC-D and the SMC-R "total", so the totals double-count.  Here they
  * appear once, in the summary.  The RX section says "received".
  *
- * Counters only ever grow (no reset in the kernel, see cli/table.c); rates are the agent's.
+ * Counters only ever grow in the kernel, which has no reset.  When smcd-agent runs, the
+ * answer comes from it (cli/stats-agent.c) in the same layout: since-reset values at the
+ * top, "total" and "rate" beside them; the text then says where the numbers come from and
+ * adds what is open now and the rates of the last interval.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/objects.h"
 #include "common/output.h"
@@ -363,11 +367,92 @@ static void reasons(struct smcctl *c, json_object *f)
 			ni_c, ni_s);
 }
 
+/* ---- served by the agent ----------------------------------------------------------- */
+
+static const char *fmt_time(uint64_t usec, char *buf, size_t len)
+{
+	time_t t = (time_t)(usec / 1000000);
+	struct tm tm;
+
+	if (!usec || !localtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))
+		return "-";
+	return buf;
+}
+
+static void agent_header(struct smcctl *c, json_object *doc)
+{
+	char t1[64], t2[64];
+
+	fprintf(c->out, "From smcd-agent: sampled %s, every %" PRIu64 "s%s\n",
+		fmt_time(u(doc, "time_usec"), t1, sizeof(t1)), u(doc, "interval_usec") / 1000000,
+		out_get_bool(doc, "available", false) ? "" : " (SMC is not available now)");
+	if (c->view & STATS_VIEW_RESET)
+		fputs("Counts until this reset (from now on they start again at 0):\n", c->out);
+	else if (c->view & STATS_VIEW_ABSOLUTE || !u(doc, "reset_usec"))
+		fputs("Counts since smc was loaded ('smcctl stats reset' sets a baseline)\n", c->out);
+	else
+		fprintf(c->out, "Counts since the reset of %s (--absolute: since smc was loaded)\n",
+			fmt_time(u(doc, "reset_usec"), t2, sizeof(t2)));
+	if (u(doc, "kernel_epochs"))
+		fprintf(c->out, "(the kernel's counters restarted %" PRIu64 " time%s, smc reloaded; "
+			"counted across)\n", u(doc, "kernel_epochs"),
+			u(doc, "kernel_epochs") == 1 ? "" : "s");
+	fputc('\n', c->out);
+}
+
+static double d(json_object *o, const char *path)
+{
+	json_object *v = out_get(o, path);
+
+	return v ? json_object_get_double(v) : 0.0;
+}
+
+static void line_rate(struct smcctl *c, const char *label, double v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%.1f", v);
+	line(c, 2, label, buf, NULL);
+}
+
+static void agent_now(struct smcctl *c, json_object *doc)
+{
+	json_object *socks = out_get(doc, "sockets"), *r = out_get(doc, "rate");
+	char buf[160];
+
+	fputs("\nNow\n", c->out);
+	if (socks) {
+		snprintf(buf, sizeof(buf), "%" PRIu64 " SMC-D, %" PRIu64 " SMC-R, %" PRIu64
+			 " fell back to TCP, %" PRIu64 " listening", u(socks, "smcd"),
+			 u(socks, "smcr"), u(socks, "fallback"), u(socks, "listen"));
+		fprintf(c->out, "  %-*s %s\n", LABEL_WIDTH - 2, "Sockets", buf);
+	}
+	snprintf(buf, sizeof(buf), "%" PRIu64 " SMC-D, %" PRIu64 " SMC-R (%" PRIu64 " seen, %"
+		 PRIu64 " gone%s)", u(doc, "linkgroups.smcd.current"),
+		 u(doc, "linkgroups.smcr.current"),
+		 u(doc, "linkgroups.smcd.seen") + u(doc, "linkgroups.smcr.seen"),
+		 u(doc, "linkgroups.smcd.removed") + u(doc, "linkgroups.smcr.removed"),
+		 c->view & STATS_VIEW_ABSOLUTE || !u(doc, "reset_usec") ? "" : " since the reset");
+	fprintf(c->out, "  %-*s %s\n", LABEL_WIDTH - 2, "Link groups", buf);
+	if (!r)
+		return;
+	fprintf(c->out, "\nRates (per second over the last %.1fs)\n",
+		(double)u(doc, "elapsed_usec") / 1e6);
+	line_rate(c, "SMC connections", d(r, "summary.smcd") + d(r, "summary.smcr"));
+	line_rate(c, "TCP fallbacks", d(r, "summary.fallback"));
+	line_rate(c, "Handshake errors", d(r, "summary.handshake_errors"));
+	line_rate(c, "Data received (bytes)", d(r, "smcd.rx.bytes") + d(r, "smcr.rx.bytes"));
+	line_rate(c, "Data transmitted (bytes)", d(r, "smcd.tx.bytes") + d(r, "smcr.tx.bytes"));
+}
+
 void stats_text(struct smcctl *c, json_object *doc)
 {
 	json_object *f = out_get(doc, "fallback"), *hs = out_get(doc, "handshake_errors");
 	bool all = c->view & STATS_VIEW_ALL;
+	bool agent = streq_ptr(out_get_str(doc, "source", NULL), "smcd-agent");
 
+	if (agent)
+		agent_header(c, doc);
 	fputs("Connections (this network namespace)\n", c->out);
 	line_u64(c, 2, "Total connections handled", u(doc, "summary.total"), NULL);
 	if (out_get(doc, "smcd"))
@@ -381,6 +466,8 @@ void stats_text(struct smcctl *c, json_object *doc)
 	reasons(c, f);
 	tech(c, "SMC-D", out_get(doc, "smcd"), all || (c->view & STATS_VIEW_SMCD));
 	tech(c, "SMC-R", out_get(doc, "smcr"), all || (c->view & STATS_VIEW_SMCR));
+	if (agent)
+		agent_now(c, doc);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -408,7 +495,7 @@ int stats_show(struct smcctl *c, const struct verb_args *a)
 	if (r < 0)
 		return smcctl_fail(c, SMC_OP_QUERY, r, "cannot read the fallback statistics");
 	doc = stats_json(&s, f);
-	if (!doc)
+	if (!doc || json_add_str(doc, "source", "kernel") < 0)
 		return smcctl_oom(c);
 	/* A filter removes the other technology from the document, not only from the text. */
 	if (only_d)

@@ -7,11 +7,10 @@
  * prefix is an error that lists the candidates instead of silently taking the first entry
  * in table order ("s" is stats? seid? socket? sysctl?).
  *
- * "stats reset" is deliberately absent.  The kernel has no reset: smc-tools fakes one with
- * a per-UID baseline file in /tmp, which is shared across network namespaces, breaks on
- * upgrades and is unsafe in a world-writable directory.  Baselines belong to the agent
- * (a later issue), which can keep them per netns; a verb that can only say "not yet"
- * would be a stub, so it is an "absent" word: typing it is a usage error that says why.
+ * "stats reset" needs smcd-agent.  The kernel has no reset: smc-tools fakes one with a
+ * per-UID baseline file in /tmp, which is shared across network namespaces, breaks on
+ * upgrades and is unsafe in a world-writable directory.  The baseline belongs to the agent
+ * (cli/stats-agent.c, smcd-agent/stats.c); without it the verb says so.
  */
 #include "cli/agent.h"
 #include "cli/loopback.h"
@@ -74,6 +73,9 @@ static const struct verb_opt stats_opts[] = {
 	[STATS_OPT_ALL] = { "all", 'a', NULL, "both technologies and every counter, even zero" },
 	[STATS_OPT_SMCD] = { "smcd", 'D', NULL, "SMC-D only" },
 	[STATS_OPT_SMCR] = { "smcr", 'R', NULL, "SMC-R only" },
+	[STATS_OPT_KERNEL] = { "kernel", 'K', NULL, "read the kernel directly, not smcd-agent" },
+	[STATS_OPT_ABSOLUTE] = { "absolute", 'A', NULL,
+				 "counts since smc was loaded, not since 'stats reset'" },
 	{}
 };
 
@@ -123,9 +125,9 @@ static const struct verb device_verbs[] = {
 
 static const struct verb linkgroup_verbs[] = {
 	{ .name = "list", .synopsis = "[--smcd|--smcr]", .opts = filter_opts,
-	  .flags = VERB_DEFAULT, .run = linkgroup_list,
+	  .flags = VERB_DEFAULT, .run = agent_linkgroup_list,
 	  .help = "link groups (-d: in detail)" },
-	{ .name = "show", .synopsis = "[ID|all]", .max_args = 1, .run = linkgroup_show,
+	{ .name = "show", .synopsis = "[ID|all]", .max_args = 1, .run = agent_linkgroup_show,
 	  .help = "link groups in detail, with links" },
 	{}
 };
@@ -172,9 +174,17 @@ static const struct verb hslimit_verbs[] = {
 };
 
 static const struct verb stats_verbs[] = {
-	{ .name = "show", .synopsis = "[-a] [--smcd|--smcr]", .opts = stats_opts,
-	  .flags = VERB_DEFAULT, .run = stats_show,
+	{ .name = "show", .synopsis = "[-a] [--smcd|--smcr] [--kernel] [--absolute]",
+	  .opts = stats_opts, .flags = VERB_DEFAULT, .run = agent_stats_show,
 	  .help = "counters, fallback reasons and advice" },
+	{ .name = "reset", .flags = VERB_ADMIN, .run = agent_stats_reset,
+	  .help = "count from 0 again (smcd-agent)" },
+	{}
+};
+
+static const struct verb monitor_verbs[] = {
+	{ .name = "events", .flags = VERB_DEFAULT, .run = monitor_events,
+	  .help = "link groups, fallbacks, drift as they happen" },
 	{}
 };
 
@@ -202,11 +212,9 @@ const struct object smcctl_objects[] = {
 	{ .name = "config", .verbs = config_verbs,
 	  .help = "smcd-agent's configuration, /etc/smc/smc.yaml" },
 	{ .name = "stats", .verbs = stats_verbs,
-	  .help = "SMC statistics and TCP fallback reasons",
-	  .absent = "reset",
-	  .absent_why = "the kernel cannot reset its counters; baselines per network "
-			"namespace will come with smcd-agent (smc-tools' file in /tmp is "
-			"shared by all namespaces)" },
+	  .help = "SMC statistics and TCP fallback reasons" },
+	{ .name = "monitor", .verbs = monitor_verbs,
+	  .help = "follow smcd-agent's events until Ctrl-C" },
 	{}
 };
 

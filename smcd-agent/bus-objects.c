@@ -11,6 +11,9 @@
  * on Refresh()/Reconcile()).  Each poll builds flat snapshots; comparing old and new gives
  * InterfacesAdded/InterfacesRemoved (ObjectManager on /org/smcd/Agent1) and a
  * PropertiesChanged naming exactly the properties that changed.
+ *
+ * The agent adds what the kernel does not keep (stats.c): LinkGroupsSeen on devices,
+ * FirstSeenUSec and PeakConnections on link groups.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -213,6 +216,7 @@ static const sd_bus_vtable device_vtable[] = {
 	SD_BUS_PROPERTY("PnetIdUserDefined", "b", prop_bool, DEV(pnet_user_defined), RO),
 	SD_BUS_PROPERTY("LinkGroups", "u", NULL, DEV(linkgroups), RO),
 	SD_BUS_PROPERTY("Connections", "u", NULL, DEV(conns), RO),
+	SD_BUS_PROPERTY("LinkGroupsSeen", "t", NULL, DEV(linkgroups_seen), RO),
 	SD_BUS_PROPERTY("Ports", "a(ybssu)", prop_ports, DEV(n_ports), RO),
 	SD_BUS_VTABLE_END,
 };
@@ -235,6 +239,8 @@ static const sd_bus_vtable linkgroup_vtable[] = {
 	SD_BUS_PROPERTY("PeerGid", "s", prop_inline_string, LGR(peer_gid), RO),
 	SD_BUS_PROPERTY("SndbufAlloc", "t", NULL, LGR(sndbuf_alloc), RO),
 	SD_BUS_PROPERTY("BufferAlloc", "t", NULL, LGR(buf_alloc), RO),
+	SD_BUS_PROPERTY("FirstSeenUSec", "t", NULL, LGR(first_seen_usec), RO),
+	SD_BUS_PROPERTY("PeakConnections", "u", NULL, LGR(peak_conns), RO),
 	SD_BUS_PROPERTY("Links", "a(ysssu)", prop_links, LGR(n_links), RO),
 	SD_BUS_VTABLE_END,
 };

@@ -1015,9 +1015,84 @@ static int section_admin_group(struct ctx *ctx, const struct ynode *k, const str
 	return xstrdup_into(&c->admin_group, s) ? 0 : -ENOMEM;
 }
 
+/* ------------------------------------------------------------------------------------- */
+/* stats:                                                                                 */
+
+static int stats_interval(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	return get_duration(ctx, v, "stats.interval", USEC_PER_SEC, 86400 * USEC_PER_SEC,
+			    &ctx->config->stats.interval_usec);
+}
+
+static int stats_linkgroup_series(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	const char *s = get_scalar(ctx, v, "stats.linkgroup-series", "a whole number");
+	int64_t n;
+
+	if (!s)
+		return -EINVAL;
+	if (parse_count(s, &n) < 0 || n < 0 || n > STATS_LINKGROUP_SERIES_MAX) {
+		error_at(ctx, v->mark, "stats.linkgroup-series: '%s' is not valid (expected a whole number from 0 to %d)",
+			 s, STATS_LINKGROUP_SERIES_MAX);
+		return -EINVAL;
+	}
+	ctx->config->stats.linkgroup_series = (uint32_t)n;
+	return 0;
+}
+
+static int prometheus_enabled(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	return get_bool(ctx, v, "stats.prometheus.enabled", &ctx->config->stats.prometheus);
+}
+
 /*
- * The top level.  Later sections (issue 5 `export:`, issue 6 `loopback:`, issue 7
- * `policies:`) each add one row here once their code exists.
+ * node_exporter's textfile collector reads only *.prom files of its directory, so another
+ * name would be written and never read: refuse it here instead.  The agent writes a
+ * temporary ".NAME.XXXXXX" beside it and renames it (which the collector ignores).
+ */
+static int prometheus_path(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	const char *s = get_scalar(ctx, v, "stats.prometheus.path", "an absolute path ending in .prom");
+	const char *base;
+	size_t n;
+
+	if (!s)
+		return -EINVAL;
+	n = strlen(s);
+	base = strrchr(s, '/');
+	if (s[0] != '/' || n < 6 || !streq(s + n - 5, ".prom") || !base || base[1] == '.' ||
+	    streq(base + 1, ".prom") || strstr(s, "/../") || n >= 4000) {
+		error_at(ctx, v->mark, "stats.prometheus.path: '%s' is not valid (expected an absolute path of a file NAME.prom, which node_exporter's textfile collector reads)",
+			 s);
+		return -EINVAL;
+	}
+	return xstrdup_into(&ctx->config->stats.prometheus_path, s) ? 0 : -ENOMEM;
+}
+
+static const struct key_handler prometheus_keys[] = {
+	{ "enabled", prometheus_enabled },
+	{ "path", prometheus_path },
+};
+
+static int stats_prometheus(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	return parse_map(ctx, v, "stats.prometheus", prometheus_keys, ELEMENTSOF(prometheus_keys));
+}
+
+static const struct key_handler stats_keys[] = {
+	{ "interval", stats_interval },
+	{ "linkgroup-series", stats_linkgroup_series },
+	{ "prometheus", stats_prometheus },
+};
+
+static int section_stats(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	return parse_map(ctx, v, "stats", stats_keys, ELEMENTSOF(stats_keys));
+}
+
+/*
+ * The top level.  Later sections (issue 6 `loopback:`, issue 7 `policies:`) each add one
+ * row here once their code exists.
  */
 static const struct key_handler top_keys[] = {
 	{ "ueid", section_ueid },
@@ -1029,6 +1104,7 @@ static const struct key_handler top_keys[] = {
 	{ "drift", section_drift },
 	{ "monitor", section_monitor },
 	{ "admin-group", section_admin_group },
+	{ "stats", section_stats },
 	{ "loopback", section_loopback },
 };
 
@@ -1075,6 +1151,12 @@ static int config_defaults(struct config *c)
 	c->drift.action = DRIFT_REPAIR;
 	c->drift.interval_usec = 30 * USEC_PER_SEC;
 	c->monitor.interval_usec = 10 * USEC_PER_SEC;
+	c->stats.interval_usec = 10 * USEC_PER_SEC;
+	c->stats.linkgroup_series = STATS_LINKGROUP_SERIES_DEFAULT;
+	c->stats.prometheus = true;
+	c->stats.prometheus_path = strdup(STATS_PROMETHEUS_DEFAULT_PATH);
+	if (!c->stats.prometheus_path)
+		return -ENOMEM;
 	return 0;
 }
 
@@ -1089,6 +1171,7 @@ struct config *config_free(struct config *c)
 	free(c->pnet.entries);
 	modules_clear(c);
 	free(c->admin_group);
+	free(c->stats.prometheus_path);
 	free(c);
 	return NULL;
 }
@@ -1310,6 +1393,11 @@ char *config_dump(const struct config *c)
 	fprintf(f, "monitor:\n");
 	dump_duration(f, "interval", c->monitor.interval_usec);
 	fprintf(f, "admin-group: %s\n", c->admin_group ? c->admin_group : "\"\"");
+	fprintf(f, "stats:\n");
+	dump_duration(f, "interval", c->stats.interval_usec);
+	fprintf(f, "  linkgroup-series: %" PRIu32 "\n  prometheus:\n    enabled: %s\n    path: %s\n",
+		c->stats.linkgroup_series, c->stats.prometheus ? "true" : "false",
+		c->stats.prometheus_path);
 	config_loopback_dump(f, &c->loopback);
 	if (fclose(f) != 0) {
 		free(buf);

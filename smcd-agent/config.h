@@ -8,9 +8,10 @@
  * error produces no config at all: nothing of it is ever applied in part.
  *
  * Room for later issues: the top-level table in config.c takes one row per section, so
- * `export:` (statistics, issue 5), `loopback:` (our DIBS device, issue 6: config-loopback.c)
- * and `policies:` (BPF, issue 7) are a row and a parser each.  They are deliberately absent until their code
- * exists: unknown keys are errors, so nobody can write a section that silently does nothing.
+ * `policies:` (BPF, issue 7) is a row and a parser.  It is deliberately absent until its
+ * code exists: unknown keys are errors, so nobody can write a section that silently does
+ * nothing.  `stats:` (issue 5: statistics collection and the Prometheus textfile) and
+ * `loopback:` (issue 6: our DIBS device, config-loopback.c) are there.
  */
 #pragma once
 
@@ -107,8 +108,19 @@ struct config {
 
 	char *admin_group;      /* may call mutating D-Bus methods besides CAP_NET_ADMIN; NULL: none */
 
+	struct {
+		uint64_t interval_usec;         /* 0: statistics only on request */
+		uint32_t linkgroup_series;      /* link groups with their own Prometheus series */
+		bool prometheus;                /* write the textfile at every sample */
+		char *prometheus_path;          /* absolute, ends in .prom */
+	} stats;
 	struct config_loopback loopback; /* config-loopback.h */
 };
+
+/* node_exporter's textfile directory on Debian (prometheus-node-exporter's default). */
+#define STATS_PROMETHEUS_DEFAULT_PATH "/var/lib/prometheus/node-exporter/smc.prom"
+#define STATS_LINKGROUP_SERIES_DEFAULT 100
+#define STATS_LINKGROUP_SERIES_MAX 10000
 
 struct config_errors {
 	char *lines[CONFIG_MAX_ERRORS];

@@ -12,12 +12,18 @@
  *   modules/NAME         exists: loaded;  modules-available/NAME: loadable
  *   smcd-devices         "NAME" per line (loopback if NAME is "lo")
  *   smcd-linkgroups      "ID CONNS DEVICE" per line (hex ID)
+ *   stats                "KEY VALUE" per line, KEY as in stats.c's table ("smcd.client_v2",
+ *                        "fallback.client", "smcd.rx.buffer_usage"); absent keys are 0
+ *   fallback             "server|client CODE COUNT" per line (CODE hex; COUNT taken modulo
+ *                        65536, as the kernel's u16)
+ *   sockets              "smcd|smcr|listen|init COUNT" or "fallback COUNT CODE" per line
  *   smclo/...            our loopback module's device: kernel-fake-smclo.c
  *
  * The same errnos as the real kernel: -ERANGE table full, -EEXIST duplicate, -ENOENT absent.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +33,7 @@
 #include "common/macro.h"
 #include "common/util.h"
 #include "smcd-agent/kernel.h"
+#include "smcd-agent/stats.h"
 #include "smcd-agent/loopback.h"
 
 struct kernel_fake {
@@ -440,6 +447,107 @@ static int fake_smcr_linkgroups(struct kernel *k, struct smcr_linkgroup **ret, s
 	return 0;
 }
 
+static int fake_stats(struct kernel *k, struct smc_stats *ret)
+{
+	char lines[FAKE_MAX_LINES][128];
+	size_t n, n_table;
+	const struct stats_desc *t = stats_table(&n_table);
+	int r;
+
+	if (fake_no_smc(k))
+		return -EPROTONOSUPPORT;
+	memset(ret, 0, sizeof(*ret));
+	r = fake_read_lines(k, "stats", lines, &n);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		char key[100];
+		uint64_t v;
+		int row;
+
+		if (sscanf(lines[i], "%99s %" SCNu64, key, &v) != 2 || (row = stats_table_find(key)) < 0 ||
+		    t[row].source != STATS_SRC_STATS)
+			continue;
+		memcpy((char *)ret + t[row].offset, &v, sizeof(v));
+		if (t[row].kind == STATS_GAUGE)
+			((struct smc_stats_tech *)((char *)ret + t[row].tech_offset))->has_rmb_usage = true;
+	}
+	return r;
+}
+
+static int fake_fback_stats(struct kernel *k, struct smc_fback_stats *ret)
+{
+	char lines[FAKE_MAX_LINES][128];
+	size_t n;
+	int r;
+
+	if (fake_no_smc(k))
+		return -EPROTONOSUPPORT;
+	memset(ret, 0, sizeof(*ret));
+	r = fake_read_lines(k, "stats", lines, &n);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		uint64_t v;
+
+		if (sscanf(lines[i], "fallback.client %" SCNu64, &v) == 1)
+			ret->clnt_total = v;
+		else if (sscanf(lines[i], "fallback.server %" SCNu64, &v) == 1)
+			ret->srv_total = v;
+	}
+	if (r >= 0)
+		r = fake_read_lines(k, "fallback", lines, &n);
+	for (size_t i = 0; r >= 0 && i < n && ret->n < ELEMENTSOF(ret->entries); i++) {
+		char side[16];
+		uint32_t code;
+		uint64_t count;
+
+		if (sscanf(lines[i], "%15s %" SCNx32 " %" SCNu64, side, &code, &count) != 3)
+			continue;
+		ret->entries[ret->n++] = (struct smc_fback_entry){ .server = streq(side, "server"),
+								   .code = code,
+								   .count = (uint16_t)count };
+	}
+	return r;
+}
+
+static int fake_sockets(struct kernel *k, struct smc_socket **ret, size_t *ret_n)
+{
+	char lines[FAKE_MAX_LINES][128];
+	struct smc_socket *v = NULL;
+	size_t n, o = 0;
+	int r;
+
+	if (fake_no_smc(k))
+		return -EPROTONOSUPPORT;
+	r = fake_read_lines(k, "sockets", lines, &n);
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		char kind[16];
+		unsigned count;
+		uint32_t code = 0;
+		struct smc_socket s = { .state = 1 };
+		struct smc_socket *nv;
+
+		if (sscanf(lines[i], "%15s %u %" SCNx32, kind, &count, &code) < 2 || count > 100000)
+			continue;
+		s.mode = streq(kind, "smcd") ? 2 : streq(kind, "fallback") ? 1 : 0;
+		s.state = streq(kind, "listen") ? 10 : streq(kind, "init") ? 2 : 1;
+		s.has_fallback = true;
+		s.fallback_reason = streq(kind, "fallback") ? code : 0;
+		nv = realloc(v, (o + count + 1) * sizeof(*v));
+		if (!nv) {
+			free(v);
+			return -ENOMEM;
+		}
+		v = nv;
+		for (unsigned j = 0; j < count; j++)
+			v[o++] = s;
+	}
+	if (r < 0) {
+		free(v);
+		return r;
+	}
+	*ret = v ? v : calloc(1, sizeof(*v));
+	*ret_n = o;
+	return *ret ? 0 : -ENOMEM;
+}
+
 static const char *fake_extack(struct kernel *k)
 {
 	return NULL;
@@ -501,6 +609,9 @@ static const struct kernel_ops fake_ops = {
 	.smcr_devices = fake_smcr_devices,
 	.smcd_linkgroups = fake_smcd_linkgroups,
 	.smcr_linkgroups = fake_smcr_linkgroups,
+	.stats = fake_stats,
+	.fback_stats = fake_fback_stats,
+	.sockets = fake_sockets,
 	.extack = fake_extack,
 	.smclo_get = fake_smclo_get,
 	.smclo_activate = fake_smclo_activate,

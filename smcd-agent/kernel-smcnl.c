@@ -190,6 +190,21 @@ static int ks_smcr_linkgroups(struct kernel *k, struct smcr_linkgroup **ret, siz
 	return smcr_linkgroup_list(NL(k), true, ret, ret_n);
 }
 
+static int ks_stats(struct kernel *k, struct smc_stats *ret)
+{
+	return smc_stats_get(NL(k), ret);
+}
+
+static int ks_fback_stats(struct kernel *k, struct smc_fback_stats *ret)
+{
+	return smc_fback_stats_get(NL(k), ret);
+}
+
+static int ks_sockets(struct kernel *k, struct smc_socket **ret, size_t *ret_n)
+{
+	return smc_socket_list(NL(k), 0, ret, ret_n);
+}
+
 static const char *ks_extack(struct kernel *k)
 {
 	return smcnl_extack(NL(k));
@@ -255,6 +270,9 @@ static const struct kernel_ops smcnl_ops = {
 	.smcr_devices = ks_smcr_devices,
 	.smcd_linkgroups = ks_smcd_linkgroups,
 	.smcr_linkgroups = ks_smcr_linkgroups,
+	.stats = ks_stats,
+	.fback_stats = ks_fback_stats,
+	.sockets = ks_sockets,
 	.extack = ks_extack,
 	.smclo_get = ks_smclo_get,
 	.smclo_activate = ks_smclo_activate,

@@ -42,6 +42,11 @@ struct kernel_ops {
 	int (*smcr_devices)(struct kernel *k, struct smcr_device **ret, size_t *ret_n);
 	int (*smcd_linkgroups)(struct kernel *k, struct smcd_linkgroup **ret, size_t *ret_n);
 	int (*smcr_linkgroups)(struct kernel *k, struct smcr_linkgroup **ret, size_t *ret_n);
+	/* Statistics of the caller's network namespace (collector.c). */
+	int (*stats)(struct kernel *k, struct smc_stats *ret);
+	int (*fback_stats)(struct kernel *k, struct smc_fback_stats *ret);
+	/* smc_diag without extensions: mode, state and fallback reason of every socket. */
+	int (*sockets)(struct kernel *k, struct smc_socket **ret, size_t *ret_n);
 	/* The kernel's extended-ack text of the last failed request, or NULL. */
 	const char *(*extack)(struct kernel *k);
 	/*

@@ -394,14 +394,21 @@ static int collect_linkgroups(struct manager *m, struct bus_linkgroup **ret, siz
 	return 0;
 }
 
-int manager_refresh_objects(struct manager *m)
+static uint64_t now_mono_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
+
+int manager_refresh_objects_only(struct manager *m)
 {
 	struct bus_device *devs = NULL;
 	struct bus_linkgroup *lgrs = NULL;
 	size_t nd = 0, nl = 0;
 	int r;
 
-	update_caps(m);
 	r = collect_devices(m, &devs, &nd);
 	if (r < 0)
 		return r;
@@ -410,8 +417,17 @@ int manager_refresh_objects(struct manager *m)
 		free(devs);
 		return r;
 	}
+	/* The agent's own per-object statistics go into the snapshots before they compare. */
+	collector_track(m, devs, nd, lgrs, nl);
+	m->objects_mono_usec = now_mono_usec();
 	(void)loopback_refresh(m);
 	return bus_objects_update(m, devs, nd, lgrs, nl);
+}
+
+int manager_refresh_objects(struct manager *m)
+{
+	update_caps(m);
+	return manager_refresh_objects_only(m);
 }
 
 /* ------------------------------------------------------------------------------------- */
@@ -430,7 +446,16 @@ static int on_monitor_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
 
-	(void)manager_refresh_objects(m);
+	/*
+	 * Devices and link groups only: the capability probe dumps every socket again and
+	 * opens two SMC sockets, which doubled the cost of an interval with 1000 connections
+	 * (bench/README.md).  Capabilities follow every reconciliation instead (start, reload,
+	 * each drift.interval, Reconcile()) and Refresh().
+	 */
+	(void)manager_refresh_objects_only(m);
+	/* Equal intervals share this timer: one wake-up per interval (see collector_arm()). */
+	if (m->config->stats.interval_usec == m->config->monitor.interval_usec)
+		(void)collector_sample(m);
 	(void)sd_event_source_set_time_relative(s, m->config->monitor.interval_usec);
 	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
@@ -459,6 +484,7 @@ static void manager_arm_timers(struct manager *m)
 {
 	arm_timer(m, &m->drift_timer, m->config->drift.interval_usec, on_drift_timer);
 	arm_timer(m, &m->monitor_timer, m->config->monitor.interval_usec, on_monitor_timer);
+	collector_arm(m);
 }
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -520,6 +546,7 @@ struct manager *manager_free(struct manager *m)
 		return NULL;
 	sd_event_source_disable_unref(m->drift_timer);
 	sd_event_source_disable_unref(m->monitor_timer);
+	collector_free(m);
 	sd_bus_flush_close_unref(m->bus);
 	sd_event_unref(m->event);
 	kernel_free(m->kernel);
@@ -540,11 +567,16 @@ int manager_start(struct manager *m)
 	int r;
 
 	m->config_loaded_usec = now_realtime_usec();
+	r = collector_new(m);
+	if (r < 0)
+		return log_error_errno(r, "Cannot set up the statistics: %m");
 	r = bus_setup(m);
 	if (r < 0)
 		return r;
 	(void)manager_reconcile(m, RECONCILE_START);
 	(void)manager_refresh_objects(m);
+	if (m->config->stats.interval_usec)
+		(void)collector_sample(m);
 	manager_arm_timers(m);
 	(void)sd_notify(0, "READY=1");
 	log_fields(LOG_INFO, 0,

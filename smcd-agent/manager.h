@@ -55,6 +55,9 @@ struct bus_linkgroup {
 	char peer_gid[SMC_GID_TEXT_LEN + 1];
 	uint64_t sndbuf_alloc;
 	uint64_t buf_alloc;
+	/* Kept by the agent (stats.c), not the kernel: before the array, which compares to the end. */
+	uint64_t first_seen_usec;
+	uint32_t peak_conns;
 	size_t n_links;
 	struct {
 		uint8_t id;
@@ -77,6 +80,7 @@ struct bus_device {
 	bool pnet_user_defined;
 	uint32_t linkgroups;
 	uint32_t conns;
+	uint64_t linkgroups_seen;       /* kept by the agent (stats.c) */
 	size_t n_ports;
 	struct {
 		uint8_t port;
@@ -113,6 +117,9 @@ struct manager {
 	size_t n_devices;
 	struct bus_linkgroup *linkgroups;
 	size_t n_linkgroups;
+	uint64_t objects_mono_usec;     /* when devices and link groups were last read */
+
+	struct collector *collector;    /* statistics: collector.c */
 
 	struct loopback *loopback;
 };
@@ -127,6 +134,8 @@ int manager_reload(struct manager *m, char **ret_error);
 int manager_reconcile(struct manager *m, enum reconcile_reason reason);
 /* Re-read devices, link groups and capabilities; update D-Bus objects. */
 int manager_refresh_objects(struct manager *m);
+/* The same without the capability probe (which dumps every socket): the statistics sample. */
+int manager_refresh_objects_only(struct manager *m);
 int manager_start(struct manager *m);
 int manager_run(struct manager *m);
 
@@ -144,6 +153,20 @@ int bus_objects_update(struct manager *m, struct bus_device *devices, size_t n_d
 int bus_append_report(sd_bus_message *reply, const struct report *r);
 /* Root, CAP_NET_ADMIN or admin-group; else sets an AccessDenied error and returns it. */
 int bus_check_admin(sd_bus_message *msg, struct manager *m, sd_bus_error *error);
+
+/* collector.c: statistics sampling, publication, state */
+int collector_new(struct manager *m);
+void collector_free(struct manager *m);
+/* (Re)arm the sampling timer from the config (start and reload). */
+void collector_arm(struct manager *m);
+/* Take a sample now and publish it (D-Bus, Prometheus file, state). */
+int collector_sample(struct manager *m);
+/* Called by every object refresh with the new snapshots, before they are published. */
+void collector_track(struct manager *m, struct bus_device *devs, size_t n_devs,
+		     struct bus_linkgroup *lgrs, size_t n_lgrs);
+/* bus-stats.c: org.smcd.Agent1.Statistics on /org/smcd/Agent1 */
+int bus_stats_register(struct manager *m);
+int bus_stats_emit_changed(struct manager *m, int changed);
 int bus_append_capabilities(sd_bus_message *reply, const struct smc_caps *c);
 
 static inline void manager_freep(struct manager **m)

@@ -62,6 +62,10 @@ done
 
 T=$(mktemp -d /tmp/smcd-agent-test.XXXXXX)
 chmod 755 "$T"
+# The agent's statistics state goes here, not to the host's /var/lib/smcd-agent (the
+# configs below also keep the Prometheus textfile out of the host's node_exporter).
+export STATE_DIRECTORY="$T/state"
+mkdir -m 0700 "$STATE_DIRECTORY"
 BUS_PID=
 AGENT_PID=
 NOTIFY_PID=

@@ -192,7 +192,8 @@ static void test_help(void **state)
 	expect_ok(RUN("ueid", "--help"), "Options of 'ueid derive'");
 	expect_ok(RUN("u", "h"), "smcctl ueid:");
 	expect_ok(RUN("help", "lin"), "linkgroup show [ID|all]");
-	expect_ok(RUN("stats", "help"), "There is no 'stats reset'");
+	expect_ok(RUN("stats", "help"), "stats reset");
+	expect_ok(RUN("monitor", "help"), "monitor [events]");
 	expect_ok(RUN("socket", "list", "--help"), "--listening");
 }
 
@@ -228,7 +229,9 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("ueid", "derive", "--machine-id-file="), "needs a file name");
 	expect_usage(RUN("ueid", "derive", "--bogus"), "unknown or ambiguous option '--bogus'");
 	expect_usage(RUN("ueid", "flush", "now"), "unexpected argument 'now'");
-	expect_usage(RUN("stats", "reset"), "there is no 'stats reset'");
+	expect_usage(RUN("stats", "reset", "now"), "unexpected argument 'now'");
+	expect_usage(RUN("monitor", "events", "now"), "unexpected argument 'now'");
+	expect_usage(RUN("stats", "--absolute", "--kernel", "-D", "-R"), "exclude each other");
 	expect_usage(RUN("stats", "--smcd", "--smcr"), "--smcd and --smcr exclude each other");
 	expect_usage(RUN("socket", "-a", "-l"), "--all and --listening exclude each other");
 	expect_usage(RUN("socket", "-D", "-R"), "--smcd and --smcr exclude each other");
@@ -337,6 +340,18 @@ static void test_ueid_derive(void **state)
 }
 
 /* The man page documents every object, verb, alias and option of the table. */
+/* The baseline is the agent's: without one, "stats reset" says so (exit 3, one line). */
+static void test_stats_reset_needs_agent(void **state)
+{
+	struct result r = RUN("stats", "reset");
+
+	assert_int_equal(r.status, SMCCTL_EXIT_UNAVAILABLE);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "stats reset needs smcd-agent, which keeps the baseline"));
+	assert_ptr_equal(strchr(r.err, '\n'), r.err + strlen(r.err) - 1);
+	result_free(&r);
+}
+
 static void test_man_page(void **state)
 {
 	char path[4096], *man = NULL, line[4096];
@@ -397,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_library_failure),
+		cmocka_unit_test(test_stats_reset_needs_agent),
 		cmocka_unit_test(test_man_page),
 		cmocka_unit_test(test_ueid_derive),
 	};

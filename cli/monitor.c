@@ -1,0 +1,622 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * smcctl monitor: smcd-agent's D-Bus signals as a stream of events, one line each (text),
+ * or one JSON object per line (-j), flushed at once so a pipe sees them as they happen.
+ *
+ *   linkgroup-added, linkgroup-removed, linkgroup-changed (connections), device-added,
+ *   device-removed, fallback, handshake-error, drift, drift-resolved, reconcile (an item
+ *   applied or failed), state, smc-available, smc-unavailable, kernel-epoch, stats-reset,
+ *   agent-gone
+ *
+ * The agent polls the kernel (the SMC netlink family announces nothing), so events arrive
+ * at its interval: monitor.interval for link groups, stats.interval for fallbacks.  A link
+ * group that lives entirely between two polls is never seen.
+ *
+ * It ends with status 0 on SIGINT or SIGTERM, and with 3 ("agent-gone" first) when the
+ * agent leaves the bus: a monitor that silently stopped reporting would look like a quiet
+ * system.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <systemd/sd-event.h>
+
+#include "cli/agent.h"
+#include "cli/objects.h"
+#include "common/output.h"
+
+#define AGENT_NAME "org.smcd.Agent1"
+#define AGENT_PATH "/org/smcd/Agent1"
+#define MANAGER_IFACE "org.smcd.Agent1.Manager"
+#define STATS_IFACE "org.smcd.Agent1.Statistics"
+#define LINKGROUP_IFACE "org.smcd.Agent1.LinkGroup"
+#define DEVICE_IFACE "org.smcd.Agent1.Device"
+
+struct monitor {
+	struct smcctl *c;
+	sd_event *event;
+	int status;
+	json_object *objects;   /* path -> properties of the link groups and devices we know */
+	json_object *reasons;   /* "side code" -> total */
+	uint64_t hs_err[2];     /* client, server */
+	json_object *drift;     /* item -> message */
+	char *state;
+	bool available;
+	uint64_t epochs, reset_usec, reconcile_usec;
+};
+
+/* json-c asserts on a wrong type: the agent's answers are checked instead. */
+static json_object *idx(json_object *a, size_t i)
+{
+	return json_object_is_type(a, json_type_array) && i < json_object_array_length(a)
+		       ? json_object_array_get_idx(a, i)
+		       : NULL;
+}
+
+static size_t len(json_object *a)
+{
+	return json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
+}
+
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Output                                                                              */
+
+static const char *tech_name(const char *t)
+{
+	return streq_ptr(t, "smcr") ? "SMC-R" : "SMC-D";
+}
+
+static void lgr_text(FILE *f, json_object *ev, const char *what)
+{
+	fprintf(f, "linkgroup %s%s%s %08" PRIx64, what, *what ? " " : "",
+		tech_name(out_get_str(ev, "technology", NULL)), out_get_u64(ev, "id", 0));
+}
+
+static const char *plural(uint64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+void monitor_event_text(FILE *f, json_object *ev)
+{
+	const char *e = out_get_str(ev, "event", "?");
+	time_t t = (time_t)(out_get_u64(ev, "time_usec", 0) / 1000000);
+	char ts[16] = "--:--:--";
+	struct tm tm;
+
+	if (localtime_r(&t, &tm))
+		strftime(ts, sizeof(ts), "%H:%M:%S", &tm);
+	fprintf(f, "%s ", ts);
+	if (streq(e, "linkgroup-added")) {
+		lgr_text(f, ev, "added:");
+		fprintf(f, " on %s, %" PRIu64 " connection%s", out_get_str(ev, "device", "?"),
+			out_get_u64(ev, "conns", 0), plural(out_get_u64(ev, "conns", 0)));
+	} else if (streq(e, "linkgroup-removed")) {
+		lgr_text(f, ev, "removed:");
+		fprintf(f, " (on %s, at most %" PRIu64 " connection%s)",
+			out_get_str(ev, "device", "?"), out_get_u64(ev, "peak_conns", 0),
+			plural(out_get_u64(ev, "peak_conns", 0)));
+	} else if (streq(e, "linkgroup-changed")) {
+		lgr_text(f, ev, "");
+		fprintf(f, ": %" PRIu64 " -> %" PRIu64 " connections",
+			out_get_u64(ev, "previous_conns", 0), out_get_u64(ev, "conns", 0));
+	} else if (streq(e, "device-added") || streq(e, "device-removed")) {
+		fprintf(f, "device %s: %s %s", e + 7, tech_name(out_get_str(ev, "technology", NULL)),
+			out_get_str(ev, "name", "?"));
+	} else if (streq(e, "fallback")) {
+		fprintf(f, "fallback: %" PRIu64 " more %s %s (%s)", out_get_u64(ev, "count", 0),
+			out_get_str(ev, "side", "?"), out_get_str(ev, "name", "?"),
+			out_get_str(ev, "text", "unknown reason"));
+		if (out_get_str(ev, "advice", NULL))
+			fprintf(f, " -> %s", out_get_str(ev, "advice", NULL));
+	} else if (streq(e, "handshake-error")) {
+		fprintf(f, "handshake errors: %" PRIu64 " more (%s side)", out_get_u64(ev, "count", 0),
+			out_get_str(ev, "side", "?"));
+	} else if (streq(e, "drift") || streq(e, "reconcile")) {
+		fprintf(f, "%s: %s %s", streq(e, "drift") ? "drift (not repaired)"
+							  : out_get_str(ev, "result", "?"),
+			out_get_str(ev, "item", "?"), out_get_str(ev, "message", ""));
+	} else if (streq(e, "drift-resolved")) {
+		fprintf(f, "drift resolved: %s", out_get_str(ev, "item", "?"));
+	} else if (streq(e, "state")) {
+		fprintf(f, "agent state: %s -> %s", out_get_str(ev, "previous", "?"),
+			out_get_str(ev, "state", "?"));
+	} else if (streq(e, "smc-available") || streq(e, "smc-unavailable")) {
+		fprintf(f, "SMC statistics %s", streq(e, "smc-available") ? "available" : "unavailable");
+	} else if (streq(e, "kernel-epoch")) {
+		fputs("the kernel's SMC counters restarted (smc reloaded); counted across", f);
+	} else if (streq(e, "stats-reset")) {
+		fputs("statistics reset (since-reset counts start at 0)", f);
+	} else if (streq(e, "agent-gone")) {
+		fputs("smcd-agent left the bus; monitor stops", f);
+	} else {
+		fputs(e, f);
+	}
+	fputc('\n', f);
+}
+
+/* Print and flush one event; takes the reference. */
+static void emit(struct monitor *m, json_object *ev)
+{
+	if (!ev)
+		return;
+	if (m->c->json)
+		out_json(m->c->out, ev, false);
+	else
+		monitor_event_text(m->c->out, ev);
+	fflush(m->c->out);
+	json_object_put(ev);
+}
+
+static json_object *event_new(const char *name)
+{
+	json_object *ev = json_object_new_object();
+
+	if (ev && (json_add_u64(ev, "time_usec", now_usec()) < 0 ||
+		   json_add_str(ev, "event", name) < 0)) {
+		json_object_put(ev);
+		return NULL;
+	}
+	return ev;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Link groups and devices                                                             */
+
+static bool is_lgr(const char *path)
+{
+	return strncmp(path, AGENT_PATH "/linkgroup/", strlen(AGENT_PATH "/linkgroup/")) == 0;
+}
+
+static json_object *lgr_event(const char *name, json_object *p)
+{
+	json_object *ev = event_new(name);
+
+	if (!ev)
+		return NULL;
+	json_add_str(ev, "technology", out_get_str(p, "Technology", NULL));
+	json_add_u64(ev, "id", out_get_u64(p, "Id", 0));
+	json_add_str(ev, "device", out_get_str(p, "Device", NULL));
+	json_add_str(ev, "pnetid", out_get_str(p, "PnetId", NULL));
+	json_add_u64(ev, "conns", out_get_u64(p, "Connections", 0));
+	json_add_u64(ev, "peak_conns", out_get_u64(p, "PeakConnections", 0));
+	return ev;
+}
+
+static json_object *device_event(const char *name, json_object *p)
+{
+	json_object *ev = event_new(name);
+
+	if (!ev)
+		return NULL;
+	json_add_str(ev, "technology", out_get_str(p, "Technology", NULL));
+	json_add_str(ev, "name", out_get_str(p, "Name", NULL));
+	return ev;
+}
+
+/* ifaces: {interface: {property: value}} of one object; remember it, maybe announce it. */
+static void object_added(struct monitor *m, const char *path, json_object *ifaces, bool announce)
+{
+	json_object *p;
+
+	/* A dotted interface name is no path for out_get(): take the object by its key. */
+	if (!json_object_object_get_ex(ifaces, is_lgr(path) ? LINKGROUP_IFACE : DEVICE_IFACE, &p) ||
+	    !json_object_is_type(p, json_type_object))
+		return;
+	json_add(m->objects, path, json_object_get(p));
+	if (announce)
+		emit(m, is_lgr(path) ? lgr_event("linkgroup-added", p) : device_event("device-added", p));
+}
+
+static int on_added(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct monitor *m = userdata;
+	_cleanup_(json_object_putp) json_object *body = agent_message_json(msg);
+	const char *path = body ? json_object_get_string(idx(body, 0)) : NULL;
+
+	if (path)
+		object_added(m, path, idx(body, 1), true);
+	return 0;
+}
+
+static int on_removed(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct monitor *m = userdata;
+	_cleanup_(json_object_putp) json_object *body = agent_message_json(msg);
+	const char *path = body ? json_object_get_string(idx(body, 0)) : NULL;
+	json_object *p;
+
+	if (!path || !json_object_object_get_ex(m->objects, path, &p))
+		return 0;
+	emit(m, is_lgr(path) ? lgr_event("linkgroup-removed", p) : device_event("device-removed", p));
+	json_object_object_del(m->objects, path);
+	return 0;
+}
+
+static void lgr_changed(struct monitor *m, const char *path, json_object *changed)
+{
+	json_object *p, *v;
+	uint64_t before;
+
+	if (!json_object_object_get_ex(m->objects, path, &p))
+		return;
+	before = out_get_u64(p, "Connections", 0);
+	json_object_object_foreach(changed, key, val)
+		json_add(p, key, json_object_get(val));
+	if (!json_object_object_get_ex(changed, "Connections", &v) ||
+	    json_object_get_uint64(v) == before)
+		return;
+	v = lgr_event("linkgroup-changed", p);
+	if (v)
+		json_add_u64(v, "previous_conns", before);
+	emit(m, v);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Statistics                                                                          */
+
+/* FallbackReasons a(ssutt): (side, name, code, total, since reset). */
+static void reasons_changed(struct monitor *m, json_object *arr, bool announce)
+{
+	size_t n = len(arr);
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *r = idx(arr, i), *prev, *ev;
+		const char *side = json_object_get_string(idx(r, 0));
+		uint32_t code = (uint32_t)json_object_get_int64(idx(r, 2));
+		uint64_t total = json_object_get_uint64(idx(r, 3)), before = 0;
+		char key[48];
+
+		snprintf(key, sizeof(key), "%s %08" PRIx32, side ? side : "?", code);
+		if (json_object_object_get_ex(m->reasons, key, &prev))
+			before = json_object_get_uint64(prev);
+		json_add_u64(m->reasons, key, total);
+		if (!announce || total <= before || !(ev = event_new("fallback")))
+			continue;
+		json_add_str(ev, "side", side);
+		json_add_u64(ev, "code", code);
+		json_add_str(ev, "name", smc_decline_name(code));
+		json_add_u64(ev, "count", total - before);
+		json_add_u64(ev, "total", total);
+		json_add_str(ev, "text", smc_decline_text(code));
+		json_add_str(ev, "advice", smc_decline_advice(code));
+		emit(m, ev);
+	}
+}
+
+static void counters_changed(struct monitor *m, json_object *counters, bool announce)
+{
+	static const char *const keys[2] = { "handshake_errors.client", "handshake_errors.server" };
+
+	for (size_t s = 0; s < 2; s++) {
+		json_object *v, *ev;
+		uint64_t now;
+
+		if (!json_object_object_get_ex(counters, keys[s], &v))
+			continue;
+		now = json_object_get_uint64(v);
+		if (announce && now > m->hs_err[s] && (ev = event_new("handshake-error"))) {
+			json_add_str(ev, "side", s ? "server" : "client");
+			json_add_u64(ev, "count", now - m->hs_err[s]);
+			json_add_u64(ev, "total", now);
+			emit(m, ev);
+		}
+		m->hs_err[s] = now;
+	}
+}
+
+static void stats_changed(struct monitor *m, json_object *changed, bool announce)
+{
+	json_object *v;
+
+	if (json_object_object_get_ex(changed, "FallbackReasons", &v))
+		reasons_changed(m, v, announce);
+	if (json_object_object_get_ex(changed, "Counters", &v))
+		counters_changed(m, v, announce);
+	if (json_object_object_get_ex(changed, "Available", &v)) {
+		bool now = json_object_get_boolean(v);
+
+		if (announce && now != m->available)
+			emit(m, event_new(now ? "smc-available" : "smc-unavailable"));
+		m->available = now;
+	}
+	if (json_object_object_get_ex(changed, "KernelEpochs", &v)) {
+		uint64_t now = json_object_get_uint64(v);
+		json_object *ev;
+
+		if (announce && now > m->epochs && (ev = event_new("kernel-epoch"))) {
+			json_add_u64(ev, "epochs", now);
+			emit(m, ev);
+		}
+		m->epochs = now;
+	}
+	if (json_object_object_get_ex(changed, "ResetUSec", &v)) {
+		uint64_t now = json_object_get_uint64(v);
+		json_object *ev;
+
+		if (announce && now != m->reset_usec && (ev = event_new("stats-reset"))) {
+			json_add_u64(ev, "reset_usec", now);
+			emit(m, ev);
+		}
+		m->reset_usec = now;
+	}
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Manager                                                                             */
+
+static json_object *item_event(const char *name, json_object *item)
+{
+	json_object *ev = event_new(name);
+
+	if (!ev)
+		return NULL;
+	json_add_str(ev, "item", json_object_get_string(idx(item, 0)));
+	json_add_str(ev, "result", json_object_get_string(idx(item, 1)));
+	json_add_str(ev, "message", json_object_get_string(idx(item, 2)));
+	return ev;
+}
+
+/* Drift a(sss): items drifted now; announce the new ones and the ones that went away. */
+static void drift_changed(struct monitor *m, json_object *arr, bool announce)
+{
+	_cleanup_(json_object_putp) json_object *now = json_object_new_object();
+	size_t n = len(arr);
+
+	if (!now)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		json_object *item = idx(arr, i), *prev;
+		const char *name = json_object_get_string(idx(item, 0));
+		const char *msg = json_object_get_string(idx(item, 2));
+
+		if (!name)
+			continue;
+		json_add_str(now, name, msg);
+		if (announce && (!json_object_object_get_ex(m->drift, name, &prev) ||
+				 !streq_ptr(json_object_get_string(prev), msg)))
+			emit(m, item_event("drift", item));
+	}
+	json_object_object_foreach(m->drift, key, val) {
+		json_object *ev;
+
+		(void)val;
+		if (announce && !json_object_object_get_ex(now, key, NULL) &&
+		    (ev = event_new("drift-resolved"))) {
+			json_add_str(ev, "item", key);
+			emit(m, ev);
+		}
+	}
+	json_object_put(m->drift);
+	m->drift = TAKE_PTR(now);
+}
+
+/* LastReconcile (ta(sss)): a new one's applied and failed items. */
+static void reconcile_changed(struct monitor *m, json_object *rec, bool announce)
+{
+	uint64_t t = json_object_get_uint64(idx(rec, 0));
+	json_object *items = idx(rec, 1);
+	size_t n = len(items);
+
+	if (t == m->reconcile_usec)
+		return;
+	m->reconcile_usec = t;
+	for (size_t i = 0; announce && i < n; i++) {
+		json_object *item = idx(items, i);
+		const char *result = json_object_get_string(idx(item, 1));
+
+		if (streq_ptr(result, "applied") || streq_ptr(result, "failed"))
+			emit(m, item_event("reconcile", item));
+	}
+}
+
+static void manager_changed(struct monitor *m, json_object *changed, bool announce)
+{
+	json_object *v;
+
+	if (json_object_object_get_ex(changed, "State", &v)) {
+		const char *now = json_object_get_string(v);
+		json_object *ev;
+
+		if (announce && !streq_ptr(now, m->state) && (ev = event_new("state"))) {
+			json_add_str(ev, "state", now);
+			json_add_str(ev, "previous", m->state);
+			emit(m, ev);
+		}
+		free(m->state);
+		m->state = now ? strdup(now) : NULL;
+	}
+	if (json_object_object_get_ex(changed, "Drift", &v))
+		drift_changed(m, v, announce);
+	if (json_object_object_get_ex(changed, "LastReconcile", &v))
+		reconcile_changed(m, v, announce);
+}
+
+static int on_properties(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct monitor *m = userdata;
+	_cleanup_(json_object_putp) json_object *body = agent_message_json(msg);
+	const char *iface = body ? json_object_get_string(idx(body, 0)) : NULL;
+	json_object *changed = body ? idx(body, 1) : NULL;
+	const char *path = sd_bus_message_get_path(msg);
+
+	if (!iface || !json_object_is_type(changed, json_type_object) || !path)
+		return 0;
+	if (streq(iface, LINKGROUP_IFACE))
+		lgr_changed(m, path, changed);
+	else if (streq(iface, STATS_IFACE))
+		stats_changed(m, changed, true);
+	else if (streq(iface, MANAGER_IFACE))
+		manager_changed(m, changed, true);
+	return 0;
+}
+
+static int on_owner(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct monitor *m = userdata;
+	const char *name, *old_owner, *new_owner;
+
+	if (sd_bus_message_read(msg, "sss", &name, &old_owner, &new_owner) < 0 ||
+	    !streq(name, AGENT_NAME) || new_owner[0])
+		return 0;
+	emit(m, event_new("agent-gone"));
+	m->status = SMCCTL_EXIT_UNAVAILABLE;
+	return sd_event_exit(m->event, 0);
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+{
+	struct monitor *m = userdata;
+
+	m->status = SMCCTL_EXIT_OK;
+	return sd_event_exit(m->event, 0);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Setup                                                                               */
+
+/* The current state, without events: what the first signals are compared with. */
+static int load_state(struct monitor *m, sd_bus *bus)
+{
+	static const char *const ifaces[] = { MANAGER_IFACE, STATS_IFACE };
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	_cleanup_(json_object_putp) json_object *objs = NULL;
+	int r;
+
+	r = sd_bus_call_method(bus, AGENT_NAME, AGENT_PATH, "org.freedesktop.DBus.ObjectManager",
+			       "GetManagedObjects", &e, &reply, NULL);
+	if (r < 0)
+		return agent_bus_failed(m->c, "cannot follow smcd-agent", &e, r);
+	objs = agent_message_json(reply);
+	if (!objs || !json_object_is_type(idx(objs, 0), json_type_object))
+		return smcctl_error(m->c, SMCCTL_EXIT_FAILURE, "smcd-agent's objects did not parse");
+	json_object_object_foreach(idx(objs, 0), path, ifs)
+		if (strncmp(path, AGENT_PATH "/", strlen(AGENT_PATH "/")) == 0)
+			object_added(m, path, ifs, false);
+	for (size_t i = 0; i < ELEMENTSOF(ifaces); i++) {
+		_cleanup_(sd_bus_message_unrefp) sd_bus_message *all = NULL;
+		_cleanup_(json_object_putp) json_object *props = NULL;
+
+		r = sd_bus_call_method(bus, AGENT_NAME, AGENT_PATH, "org.freedesktop.DBus.Properties",
+				       "GetAll", &e, &all, "s", ifaces[i]);
+		if (r < 0)
+			return agent_bus_failed(m->c, "cannot follow smcd-agent", &e, r);
+		props = agent_message_json(all);
+		if (!json_object_is_type(idx(props, 0), json_type_object))
+			return smcctl_error(m->c, SMCCTL_EXIT_FAILURE, "smcd-agent's answer did not parse");
+		if (i == 0)
+			manager_changed(m, idx(props, 0), false);
+		else
+			stats_changed(m, idx(props, 0), false);
+	}
+	return SMCCTL_EXIT_OK;
+}
+
+static int subscribe(struct monitor *m, sd_bus *bus)
+{
+	int r;
+
+	r = sd_bus_match_signal(bus, NULL, AGENT_NAME, AGENT_PATH,
+				"org.freedesktop.DBus.ObjectManager", "InterfacesAdded", on_added, m);
+	if (r >= 0)
+		r = sd_bus_match_signal(bus, NULL, AGENT_NAME, AGENT_PATH,
+					"org.freedesktop.DBus.ObjectManager", "InterfacesRemoved",
+					on_removed, m);
+	if (r >= 0)
+		r = sd_bus_add_match(bus, NULL,
+				     "type='signal',sender='" AGENT_NAME "',"
+				     "interface='org.freedesktop.DBus.Properties',"
+				     "member='PropertiesChanged',path_namespace='" AGENT_PATH "'",
+				     on_properties, m);
+	if (r >= 0)
+		r = sd_bus_add_match(bus, NULL,
+				     "type='signal',sender='org.freedesktop.DBus',"
+				     "interface='org.freedesktop.DBus',member='NameOwnerChanged',"
+				     "arg0='" AGENT_NAME "'",
+				     on_owner, m);
+	return r;
+}
+
+static int setup_signals(struct monitor *m)
+{
+	sigset_t ss;
+	int r;
+
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGINT);
+	sigaddset(&ss, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0)
+		return -errno;
+	r = sd_event_add_signal(m->event, NULL, SIGINT, on_signal, m);
+	if (r >= 0)
+		r = sd_event_add_signal(m->event, NULL, SIGTERM, on_signal, m);
+	return r;
+}
+
+static void monitor_done(struct monitor *m)
+{
+	json_object_put(m->objects);
+	json_object_put(m->reasons);
+	json_object_put(m->drift);
+	free(m->state);
+	sd_event_unref(m->event);
+}
+
+int monitor_events(struct smcctl *c, const struct verb_args *a)
+{
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	_cleanup_(monitor_done) struct monitor m = {
+		.c = c,
+		.status = SMCCTL_EXIT_OK,
+		.objects = json_object_new_object(),
+		.reasons = json_object_new_object(),
+		.drift = json_object_new_object(),
+	};
+	int r, s;
+
+	if (c->netns)
+		return smcctl_usage(c, "monitor follows smcd-agent, which watches its own network "
+				       "namespace; leave out --netns");
+	if (!m.objects || !m.reasons || !m.drift)
+		return smcctl_oom(c);
+	if ((s = agent_bus_open(c, &bus)))
+		return s;
+	r = sd_event_new(&m.event);
+	if (r >= 0)
+		r = setup_signals(&m);
+	if (r >= 0)
+		r = sd_bus_attach_event(bus, m.event, SD_EVENT_PRIORITY_NORMAL);
+	/* The system bus going away ends the loop too (status 3 below). */
+	if (r >= 0)
+		r = sd_bus_set_exit_on_disconnect(bus, true);
+	/* Subscribe before reading the state, so that nothing falls in between. */
+	if (r >= 0)
+		r = subscribe(&m, bus);
+	if (r < 0)
+		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "cannot follow smcd-agent: %s",
+				    strerror(-r));
+	if ((s = load_state(&m, bus)))
+		return s;
+	if (!c->json)
+		fprintf(c->err, "smcctl: following smcd-agent (state %s); Ctrl-C to stop\n",
+			m.state ? m.state : "?");
+	r = sd_event_loop(m.event);
+	if (r > 0 || r < 0) {
+		/* sd-bus ends the loop with a non-zero code when the bus connection is lost. */
+		fprintf(c->err, "smcctl: lost the system bus; monitor stops\n");
+		return SMCCTL_EXIT_UNAVAILABLE;
+	}
+	return m.status;
+}

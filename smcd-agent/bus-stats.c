@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * org.smcd.Agent1.Statistics on /org/smcd/Agent1: the statistics of collector.c.
+ *
+ * Properties carry the numbers D-Bus clients want typed (keys as in the JSON document:
+ * "smcd.rx.bytes", "fallback.client", "linkgroups.smcd.seen"); GetStatistics() returns
+ * everything in one call as the JSON document smcctl prints with -j.  JSON rather than a
+ * nested a{sv}: one schema for D-Bus, smcctl and the man page, and the counter tree is
+ * deep (histograms per direction per technology) where a{sv} of a{sv} helps nobody.
+ *
+ * Signal volume: one PropertiesChanged per sample at most, naming only what changed;
+ * TimestampUSec and CollectionUSec change at every sample and are not signalled (read them).
+ * On an idle host nothing changes and nothing is sent.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "common/output.h"
+#include "smcd-agent/collector.h"
+#include "smcd-agent/log.h"
+#include "smcd-agent/manager.h"
+
+#define AGENT_PATH "/org/smcd/Agent1"
+#define STATS_IFACE "org.smcd.Agent1.Statistics"
+#define ERROR_UNAVAILABLE "org.smcd.Agent1.Error.Unavailable"
+
+static struct stats_engine *engine(void *userdata)
+{
+	struct manager *m = userdata;
+
+	return m->collector ? m->collector->engine : NULL;
+}
+
+static int prop_available(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			  sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct stats_engine *e = engine(userdata);
+
+	return sd_bus_message_append(reply, "b", e && e->available);
+}
+
+static int prop_timestamp(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			  sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct stats_engine *e = engine(userdata);
+
+	return sd_bus_message_append(reply, "t", e ? e->sample_real_usec : 0);
+}
+
+static int prop_collection(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			   sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct stats_engine *e = engine(userdata);
+
+	return sd_bus_message_append(reply, "t", e ? e->last.duration_usec : 0);
+}
+
+static int prop_interval(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			 sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+
+	return sd_bus_message_append(reply, "t", m->config->stats.interval_usec);
+}
+
+static int prop_reset(sd_bus *bus, const char *path, const char *iface, const char *prop,
+		      sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct stats_engine *e = engine(userdata);
+
+	return sd_bus_message_append(reply, "t", e ? e->reset_real_usec : 0);
+}
+
+static int prop_epochs(sd_bus *bus, const char *path, const char *iface, const char *prop,
+		       sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct stats_engine *e = engine(userdata);
+
+	return sd_bus_message_append(reply, "t", e ? e->agent[STATS_KERNEL_EPOCHS].total : 0);
+}
+
+static int prop_prom_path(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			  sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	const char *p = m->collector && m->collector->prom_path ? m->collector->prom_path : "";
+
+	return sd_bus_message_append(reply, "s", p);
+}
+
+static int prop_prom_error(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			   sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	const char *p = m->collector && m->collector->prom_error_text
+				? m->collector->prom_error_text
+				: "";
+
+	return sd_bus_message_append(reply, "s", p);
+}
+
+/* Counters, CountersSinceReset, Rates: one key per counter, the same keys for all three. */
+static int append_counter(sd_bus_message *reply, const struct stats_engine *e, const char *key,
+			  const struct stats_counter *c, enum stats_view v)
+{
+	double d;
+
+	if (v != STATS_VIEW_RATE)
+		return sd_bus_message_append(reply, "{st}", key, stats_counter_value(c, v));
+	if (!stats_engine_rate(e, c, &d))
+		return 0;
+	return sd_bus_message_append(reply, "{sd}", key, d);
+}
+
+static int append_counters(sd_bus_message *reply, const struct stats_engine *e, enum stats_view v)
+{
+	size_t n;
+	const struct stats_desc *t = stats_table(&n);
+	int r;
+
+	r = sd_bus_message_open_container(reply, 'a', v == STATS_VIEW_RATE ? "{sd}" : "{st}");
+	for (size_t i = 0; r >= 0 && e && i < n; i++)
+		if (t[i].kind == STATS_COUNTER)
+			r = append_counter(reply, e, t[i].key, &e->counters[i], v);
+	for (size_t i = 0; r >= 0 && e && i < _STATS_AGENT_MAX; i++)
+		r = append_counter(reply, e, stats_agent_key(i), &e->agent[i], v);
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	return r;
+}
+
+static int prop_counters(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			 sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	enum stats_view v = streq(prop, "Counters") ? STATS_VIEW_TOTAL
+			    : streq(prop, "Rates")  ? STATS_VIEW_RATE
+						    : STATS_VIEW_SINCE_RESET;
+
+	return append_counters(reply, engine(userdata), v);
+}
+
+static int prop_reasons(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct stats_engine *e = engine(userdata);
+	int r = sd_bus_message_open_container(reply, 'a', "(ssutt)");
+
+	for (size_t i = 0; r >= 0 && e && i < e->n_reasons; i++) {
+		const struct stats_reason *x = &e->reasons[i];
+		const char *name = smc_decline_name(x->code);
+
+		r = sd_bus_message_append(reply, "(ssutt)", x->server ? "server" : "client",
+					  name ? name : "", x->code, x->c.total,
+					  stats_counter_value(&x->c, STATS_VIEW_SINCE_RESET));
+	}
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	return r;
+}
+
+/* Current values: sockets by mode, buffer usage, link groups now. */
+static int prop_gauges(sd_bus *bus, const char *path, const char *iface, const char *prop,
+		       sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	struct stats_engine *e = engine(userdata);
+	size_t n;
+	const struct stats_desc *t = stats_table(&n);
+	uint64_t lgrs[2] = {};
+	int r = sd_bus_message_open_container(reply, 'a', "{st}");
+
+	for (size_t i = 0; r >= 0 && e && e->available && e->last.has_sockets && i < _STATS_SOCK_MAX; i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "sockets.%s", stats_sock_name(i));
+		r = sd_bus_message_append(reply, "{st}", key, (uint64_t)e->last.sockets[i]);
+	}
+	for (size_t i = 0; r >= 0 && e && e->available && i < n; i++) {
+		bool valid;
+		uint64_t v;
+
+		if (t[i].kind != STATS_GAUGE)
+			continue;
+		v = stats_desc_value(&t[i], &e->last.stats, &e->last.fback, &valid);
+		if (valid)
+			r = sd_bus_message_append(reply, "{st}", t[i].key, v);
+	}
+	for (size_t i = 0; i < m->n_linkgroups; i++)
+		lgrs[streq(m->linkgroups[i].technology, "smcr")]++;
+	if (r >= 0)
+		r = sd_bus_message_append(reply, "{st}", "linkgroups.smcd.current", lgrs[0]);
+	if (r >= 0)
+		r = sd_bus_message_append(reply, "{st}", "linkgroups.smcr.current", lgrs[1]);
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	return r;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Methods                                                                                */
+
+static int reply_document(sd_bus_message *msg, struct manager *m)
+{
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	const char *text;
+
+	doc = stats_engine_json(m->collector->engine, m->devices, m->n_devices, m->linkgroups,
+				m->n_linkgroups, m->config->stats.interval_usec);
+	if (!doc)
+		return -ENOMEM;
+	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
+							   JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!text)
+		return -ENOMEM;
+	return sd_bus_reply_method_return(msg, "s", text);
+}
+
+/* Anyone may read; refresh=true samples now (at most every 250 ms, see collector.c). */
+static int method_get(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	int refresh, r;
+
+	r = sd_bus_message_read(msg, "b", &refresh);
+	if (r < 0)
+		return r;
+	if (!m->collector)
+		return sd_bus_error_set(error, ERROR_UNAVAILABLE, "Statistics are not set up");
+	if (refresh)
+		(void)collector_sample_on_demand(m);
+	return reply_document(msg, m);
+}
+
+/*
+ * The answer is the document just before the reset (a fresh sample): what the period that
+ * the reset closes counted, as "smcd stats reset" of smc-tools prints it.
+ */
+static int method_reset(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	struct manager *m = userdata;
+	const char *text;
+	int r;
+
+	r = bus_check_admin(msg, m, error);
+	if (r < 0)
+		return r;
+	if (!m->collector)
+		return sd_bus_error_set(error, ERROR_UNAVAILABLE, "Statistics are not set up");
+	(void)collector_sample_on_demand(m);
+	doc = stats_engine_json(m->collector->engine, m->devices, m->n_devices, m->linkgroups,
+				m->n_linkgroups, m->config->stats.interval_usec);
+	if (!doc)
+		return -ENOMEM;
+	collector_reset(m);
+	log_fields(LOG_NOTICE, 0, NULL, "Statistics reset by %s",
+		   sd_bus_message_get_sender(msg) ? sd_bus_message_get_sender(msg) : "?");
+	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
+							   JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!text)
+		return -ENOMEM;
+	return sd_bus_reply_method_return(msg, "s", text);
+}
+
+#define RO SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
+#define ANYONE SD_BUS_VTABLE_UNPRIVILEGED
+
+static const sd_bus_vtable stats_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_PROPERTY("Available", "b", prop_available, 0, RO),
+	SD_BUS_PROPERTY("TimestampUSec", "t", prop_timestamp, 0, 0),
+	SD_BUS_PROPERTY("CollectionUSec", "t", prop_collection, 0, 0),
+	SD_BUS_PROPERTY("IntervalUSec", "t", prop_interval, 0, RO),
+	SD_BUS_PROPERTY("ResetUSec", "t", prop_reset, 0, RO),
+	SD_BUS_PROPERTY("KernelEpochs", "t", prop_epochs, 0, RO),
+	SD_BUS_PROPERTY("Counters", "a{st}", prop_counters, 0, RO),
+	SD_BUS_PROPERTY("CountersSinceReset", "a{st}", prop_counters, 0, RO),
+	SD_BUS_PROPERTY("Rates", "a{sd}", prop_counters, 0, RO),
+	SD_BUS_PROPERTY("FallbackReasons", "a(ssutt)", prop_reasons, 0, RO),
+	SD_BUS_PROPERTY("Gauges", "a{st}", prop_gauges, 0, RO),
+	SD_BUS_PROPERTY("PrometheusPath", "s", prop_prom_path, 0, RO),
+	SD_BUS_PROPERTY("PrometheusError", "s", prop_prom_error, 0, RO),
+	SD_BUS_METHOD_WITH_ARGS("GetStatistics", SD_BUS_ARGS("b", refresh), SD_BUS_RESULT("s", json),
+				method_get, ANYONE),
+	SD_BUS_METHOD_WITH_ARGS("ResetStatistics", SD_BUS_NO_ARGS, SD_BUS_RESULT("s", json),
+				method_reset, ANYONE),
+	SD_BUS_VTABLE_END,
+};
+
+int bus_stats_register(struct manager *m)
+{
+	return sd_bus_add_object_vtable(m->bus, NULL, AGENT_PATH, STATS_IFACE, stats_vtable, m);
+}
+
+int bus_stats_emit_changed(struct manager *m, int changed)
+{
+	const char *names[12];
+	size_t n = 0;
+
+	if (!m->bus || !changed)
+		return 0;
+	if (changed & STATS_CHANGED_AVAILABLE)
+		names[n++] = "Available";
+	if (changed & STATS_CHANGED_COUNTERS) {
+		names[n++] = "Counters";
+		names[n++] = "CountersSinceReset";
+	}
+	if (changed & STATS_CHANGED_RATES)
+		names[n++] = "Rates";
+	if (changed & STATS_CHANGED_REASONS)
+		names[n++] = "FallbackReasons";
+	if (changed & STATS_CHANGED_GAUGES)
+		names[n++] = "Gauges";
+	if (changed & STATS_CHANGED_EPOCH)
+		names[n++] = "KernelEpochs";
+	if (changed & COLLECTOR_CHANGED_PROMETHEUS) {
+		names[n++] = "PrometheusPath";
+		names[n++] = "PrometheusError";
+	}
+	if (changed & COLLECTOR_CHANGED_INTERVAL)
+		names[n++] = "IntervalUSec";
+	if (changed & COLLECTOR_CHANGED_RESET)
+		names[n++] = "ResetUSec";
+	names[n] = NULL;
+	if (!n)
+		return 0;
+	return sd_bus_emit_properties_changed_strv(m->bus, AGENT_PATH, STATS_IFACE, (char **)names);
+}

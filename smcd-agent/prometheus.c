@@ -1,0 +1,458 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The Prometheus textfile for node_exporter's textfile collector (exposition format 0.0.4).
+ *
+ * Names are part of the interface (dashboards and alerts use them): every family below is
+ * listed in smcd-agent(8), and a golden test holds the output.  Rules followed:
+ *   - prefix smc_, base units (bytes, seconds), counters end in _total;
+ *   - HELP and TYPE once per family, a family only when it has samples;
+ *   - every sample of a family has the same label names (node_exporter's registry refuses a
+ *     family whose samples disagree, and drops the whole file);
+ *   - counters are the agent's totals (monotonic across smc reloads, see stats.h), never the
+ *     since-reset values: "smcctl stats reset" is for people, rate() needs no reset;
+ *   - link groups come and go, so their series are capped (stats.linkgroup-series): the
+ *     others are summed per technology into linkgroup="_other".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/macro.h"
+#include "smcd-agent/manager.h"
+#include "smcd-agent/stats.h"
+
+struct family {
+	const char *name;
+	const char *type;
+	const char *help;
+};
+
+/* clang-format off */
+static const struct family families[] = {
+	{ "smc_handshakes_total", "counter", "Successful SMC handshakes (connections using SMC) by technology, side and SMC version." },
+	{ "smc_handshake_errors_total", "counter", "SMC handshakes that failed with an error, by side." },
+	{ "smc_fallbacks_total", "counter", "Connections that fell back to TCP, by side." },
+	{ "smc_fallback_reasons_total", "counter", "Fallbacks to TCP by side and reason (CLC decline code name, or its hex value)." },
+	{ "smc_bytes_total", "counter", "Payload bytes received (rx) and sent (tx) over SMC." },
+	{ "smc_requests_total", "counter", "Receive (rx) and send (tx) calls on SMC sockets." },
+	{ "smc_buffer_usage_bytes", "gauge", "Bytes of SMC receive (rx) and send (tx) buffers in use (kernel 6.12+)." },
+	{ "smc_buffer_events_total", "counter", "Buffer events: full, full_peer, too_small, too_small_peer, alloc, reuse, downgrade." },
+	{ "smc_buffer_sizes_total", "counter", "Buffers allocated or reused, by size (8k: up to 8 KiB, 16k: over 8 up to 16 KiB, ..., over_1024k)." },
+	{ "smc_request_sizes_total", "counter", "Send (tx) and receive (rx) requests by size, buckets as smc_buffer_sizes_total." },
+	{ "smc_socket_calls_total", "counter", "Special socket calls on SMC sockets: cork, nodelay, sendpage, splice, urgent_data." },
+	{ "smc_sockets", "gauge", "SMC sockets by mode: smcd, smcr, fallback (to TCP), listen, init (handshake not finished)." },
+	{ "smc_fallback_sockets", "gauge", "Open sockets that fell back to TCP, by reason." },
+	{ "smc_linkgroups", "gauge", "Link groups, by technology." },
+	{ "smc_linkgroups_seen_total", "counter", "Link groups the agent has seen appear (including those there at its first look)." },
+	{ "smc_linkgroups_removed_total", "counter", "Link groups the agent has seen disappear." },
+	{ "smc_linkgroups_aggregated", "gauge", "Link groups without series of their own (over stats.linkgroup-series), summed into linkgroup=\"_other\"." },
+	{ "smc_linkgroup_connections", "gauge", "Connections of a link group." },
+	{ "smc_linkgroup_peak_connections", "gauge", "Most connections the agent has seen in a link group." },
+	{ "smc_linkgroup_sndbuf_bytes", "gauge", "Send buffer bytes allocated in a link group (kernel 6.12+)." },
+	{ "smc_linkgroup_rmb_bytes", "gauge", "Receive buffer (RMB; DMB for SMC-D) bytes allocated in a link group (kernel 6.12+)." },
+	{ "smc_link_connections", "gauge", "Connections of an SMC-R link." },
+	{ "smc_link_up", "gauge", "1 when an SMC-R link is ACTIVE." },
+	{ "smc_device_linkgroups", "gauge", "Link groups on an SMC device." },
+	{ "smc_device_connections", "gauge", "Connections over an SMC device." },
+	{ "smc_device_linkgroups_seen_total", "counter", "Link groups the agent has seen appear on an SMC device." },
+	{ "smc_kernel_epochs_total", "counter", "Times the kernel's SMC counters restarted (smc reloaded); the counters here continue across." },
+	{ "smc_up", "gauge", "1 when the last sample of the kernel's SMC statistics succeeded." },
+	{ "smc_stats_collection_duration_seconds", "gauge", "How long the last sample took." },
+	{ "smc_stats_timestamp_seconds", "gauge", "When the last sample was taken (Unix time); its age shows a stopped agent." },
+};
+/* clang-format on */
+
+struct out {
+	FILE *f;
+	const char *family;     /* HELP/TYPE printed for this one */
+};
+
+static void begin(struct out *o, const char *name)
+{
+	if (o->family && streq(o->family, name))
+		return;
+	for (size_t i = 0; i < ELEMENTSOF(families); i++)
+		if (streq(families[i].name, name)) {
+			fprintf(o->f, "# HELP %s %s\n# TYPE %s %s\n", name, families[i].help, name,
+				families[i].type);
+			o->family = families[i].name;
+			return;
+		}
+	abort(); /* a family missing from the table is a bug the golden test catches */
+}
+
+/* A label value: backslash, double quote and newline escaped. */
+static void put_value(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fputc('\\', f);
+		if (*s == '\n') {
+			fputs("\\n", f);
+			continue;
+		}
+		fputc(*s, f);
+	}
+}
+
+/* labels: NULL-terminated name, value pairs. */
+static void sample(struct out *o, const char *name, const char *const *labels, uint64_t v)
+{
+	begin(o, name);
+	fputs(name, o->f);
+	for (size_t i = 0; labels && labels[i]; i += 2) {
+		fprintf(o->f, "%s%s=\"", i ? "," : "{", labels[i]);
+		put_value(o->f, labels[i + 1]);
+		fputc('"', o->f);
+	}
+	if (labels && labels[0])
+		fputc('}', o->f);
+	fprintf(o->f, " %" PRIu64 "\n", v);
+}
+
+/* ------------------------------------------------------------------------------------- */
+
+/* Rows of the kernel's table: their labels are written in the table already. */
+static void kernel_family(struct out *o, const struct stats_engine *e, const char *family)
+{
+	size_t n;
+	const struct stats_desc *t = stats_table(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		bool valid = true;
+		uint64_t v;
+
+		if (!streq(t[i].metric, family))
+			continue;
+		if (t[i].kind == STATS_GAUGE)
+			v = stats_desc_value(&t[i], &e->last.stats, &e->last.fback, &valid);
+		else
+			v = e->counters[i].total;
+		if (!valid)
+			continue;
+		begin(o, family);
+		fprintf(o->f, "%s{%s} %" PRIu64 "\n", family, t[i].labels, v);
+	}
+}
+
+static const char *reason_name(uint32_t code, char buf[16])
+{
+	const char *s = smc_decline_name(code);
+
+	if (s)
+		return s;
+	snprintf(buf, 16, "0x%08" PRIx32, code);
+	return buf;
+}
+
+static int cmp_reason(const void *a, const void *b)
+{
+	const struct stats_reason *x = a, *y = b;
+
+	if (x->server != y->server)
+		return x->server ? 1 : -1;
+	return x->code < y->code ? -1 : x->code > y->code;
+}
+
+static void reasons(struct out *o, const struct stats_engine *e)
+{
+	_cleanup_(freep) struct stats_reason *v = calloc(e->n_reasons + 1, sizeof(*v));
+	char buf[16];
+
+	if (!v)
+		return;
+	if (e->n_reasons)
+		memcpy(v, e->reasons, e->n_reasons * sizeof(*v));
+	qsort(v, e->n_reasons, sizeof(*v), cmp_reason);
+	for (size_t i = 0; i < e->n_reasons; i++)
+		sample(o, "smc_fallback_reasons_total",
+		       (const char *const[]){ "side", v[i].server ? "server" : "client", "reason",
+					      reason_name(v[i].code, buf), NULL },
+		       v[i].c.total);
+}
+
+static void sockets(struct out *o, const struct stats_engine *e)
+{
+	char buf[16];
+
+	if (!e->last.has_sockets)
+		return;
+	for (size_t i = 0; i < _STATS_SOCK_MAX; i++)
+		sample(o, "smc_sockets", (const char *const[]){ "mode", stats_sock_name(i), NULL },
+		       e->last.sockets[i]);
+	for (size_t i = 0; i < e->last.n_fallback_sockets; i++)
+		sample(o, "smc_fallback_sockets",
+		       (const char *const[]){ "reason",
+					      reason_name(e->last.fallback_sockets[i].code, buf),
+					      NULL },
+		       e->last.fallback_sockets[i].count);
+}
+
+/* ---- link groups ------------------------------------------------------------------------- */
+
+static const char *const techs[] = { "smcd", "smcr" };
+
+static uint64_t agent_total(const struct stats_engine *e, enum stats_agent_counter c)
+{
+	return e->agent[c].total;
+}
+
+static bool exported(const struct stats_engine *e, const struct bus_linkgroup *l)
+{
+	const struct stats_lgr *t = stats_engine_lgr(e, l->technology, l->id);
+
+	return t && t->exported;
+}
+
+static void lgr_counts(struct out *o, const struct stats_engine *e,
+		       const struct bus_linkgroup *lgrs, size_t n)
+{
+	for (size_t t = 0; t < 2; t++) {
+		uint64_t cur = 0;
+
+		for (size_t i = 0; i < n; i++)
+			cur += streq(lgrs[i].technology, techs[t]);
+		sample(o, "smc_linkgroups", (const char *const[]){ "technology", techs[t], NULL }, cur);
+	}
+	for (size_t t = 0; t < 2; t++)
+		sample(o, "smc_linkgroups_seen_total",
+		       (const char *const[]){ "technology", techs[t], NULL },
+		       agent_total(e, t ? STATS_LGR_SEEN_SMCR : STATS_LGR_SEEN_SMCD));
+	for (size_t t = 0; t < 2; t++)
+		sample(o, "smc_linkgroups_removed_total",
+		       (const char *const[]){ "technology", techs[t], NULL },
+		       agent_total(e, t ? STATS_LGR_REMOVED_SMCR : STATS_LGR_REMOVED_SMCD));
+	for (size_t t = 0; t < 2; t++) {
+		uint64_t agg = 0;
+
+		for (size_t i = 0; i < n; i++)
+			agg += streq(lgrs[i].technology, techs[t]) && !exported(e, &lgrs[i]);
+		sample(o, "smc_linkgroups_aggregated",
+		       (const char *const[]){ "technology", techs[t], NULL }, agg);
+	}
+}
+
+struct lgr_values {
+	uint64_t conns, peak, sndbuf, rmb;
+};
+
+static void lgr_family(struct out *o, const struct stats_engine *e,
+		       const struct bus_linkgroup *lgrs, size_t n, const char *family,
+		       size_t field)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct bus_linkgroup *l = &lgrs[i];
+		struct lgr_values v = { l->conns, l->peak_conns, l->sndbuf_alloc, l->buf_alloc };
+		char id[16];
+
+		if (!exported(e, l))
+			continue;
+		snprintf(id, sizeof(id), "%08" PRIx32, l->id);
+		sample(o, family,
+		       (const char *const[]){ "technology", l->technology, "linkgroup", id, "device",
+					      l->device, "pnetid", l->pnetid, "role", l->role, NULL },
+		       *(const uint64_t *)((const char *)&v + field));
+	}
+	if (field == offsetof(struct lgr_values, peak))
+		return; /* a peak of a sum means nothing */
+	for (size_t t = 0; t < 2; t++) {
+		uint64_t sum = 0;
+		bool any = false;
+
+		for (size_t i = 0; i < n; i++) {
+			struct lgr_values v = { lgrs[i].conns, 0, lgrs[i].sndbuf_alloc, lgrs[i].buf_alloc };
+
+			if (!streq(lgrs[i].technology, techs[t]) || exported(e, &lgrs[i]))
+				continue;
+			sum += *(const uint64_t *)((const char *)&v + field);
+			any = true;
+		}
+		if (any)
+			sample(o, family,
+			       (const char *const[]){ "technology", techs[t], "linkgroup", "_other",
+						      "device", "", "pnetid", "", "role", "", NULL },
+			       sum);
+	}
+}
+
+static void link_family(struct out *o, const struct stats_engine *e,
+			const struct bus_linkgroup *lgrs, size_t n, bool up)
+{
+	for (size_t i = 0; i < n; i++) {
+		char id[16], link[8];
+
+		if (!exported(e, &lgrs[i]))
+			continue;
+		snprintf(id, sizeof(id), "%08" PRIx32, lgrs[i].id);
+		for (size_t k = 0; k < lgrs[i].n_links; k++) {
+			snprintf(link, sizeof(link), "%u", lgrs[i].links[k].id);
+			sample(o, up ? "smc_link_up" : "smc_link_connections",
+			       (const char *const[]){ "technology", lgrs[i].technology, "linkgroup", id,
+						      "link", link, "device", lgrs[i].links[k].ib_dev,
+						      "netdev", lgrs[i].links[k].netdev, NULL },
+			       up ? streq(lgrs[i].links[k].state, "ACTIVE")
+				  : lgrs[i].links[k].conns);
+		}
+	}
+}
+
+static void linkgroups(struct out *o, const struct stats_engine *e,
+		       const struct bus_linkgroup *lgrs, size_t n)
+{
+	lgr_counts(o, e, lgrs, n);
+	lgr_family(o, e, lgrs, n, "smc_linkgroup_connections", offsetof(struct lgr_values, conns));
+	lgr_family(o, e, lgrs, n, "smc_linkgroup_peak_connections",
+		   offsetof(struct lgr_values, peak));
+	lgr_family(o, e, lgrs, n, "smc_linkgroup_sndbuf_bytes", offsetof(struct lgr_values, sndbuf));
+	lgr_family(o, e, lgrs, n, "smc_linkgroup_rmb_bytes", offsetof(struct lgr_values, rmb));
+	link_family(o, e, lgrs, n, false);
+	link_family(o, e, lgrs, n, true);
+}
+
+/* ---- devices ----------------------------------------------------------------------------- */
+
+/* SMC-D counts come from the kernel (by GID); SMC-R ones from the link groups' first link. */
+static void device_counts(const struct bus_device *d, const struct bus_linkgroup *lgrs, size_t n,
+			  uint64_t *ret_lgrs, uint64_t *ret_conns)
+{
+	*ret_lgrs = d->linkgroups;
+	*ret_conns = d->conns;
+	if (streq(d->technology, "smcd"))
+		return;
+	*ret_lgrs = *ret_conns = 0;
+	for (size_t i = 0; i < n; i++)
+		if (streq(lgrs[i].technology, "smcr") && streq(lgrs[i].device, d->name)) {
+			(*ret_lgrs)++;
+			*ret_conns += lgrs[i].conns;
+		}
+}
+
+static void devices(struct out *o, const struct bus_device *devs, size_t n_devs,
+		    const struct bus_linkgroup *lgrs, size_t n_lgrs)
+{
+	static const char *const names[] = { "smc_device_linkgroups", "smc_device_connections",
+					     "smc_device_linkgroups_seen_total" };
+
+	for (size_t f = 0; f < ELEMENTSOF(names); f++)
+		for (size_t i = 0; i < n_devs; i++) {
+			uint64_t v[3];
+
+			device_counts(&devs[i], lgrs, n_lgrs, &v[0], &v[1]);
+			v[2] = devs[i].linkgroups_seen;
+			sample(o, names[f],
+			       (const char *const[]){ "technology", devs[i].technology, "device",
+						      devs[i].name, "pnetid", devs[i].pnetid, NULL },
+			       v[f]);
+		}
+}
+
+/* ---- the file ---------------------------------------------------------------------------- */
+
+static void meta(struct out *o, const struct stats_engine *e)
+{
+	sample(o, "smc_kernel_epochs_total", NULL, agent_total(e, STATS_KERNEL_EPOCHS));
+	sample(o, "smc_up", NULL, e->available);
+	begin(o, "smc_stats_collection_duration_seconds");
+	fprintf(o->f, "smc_stats_collection_duration_seconds %.6f\n",
+		(double)e->last.duration_usec / 1e6);
+	begin(o, "smc_stats_timestamp_seconds");
+	fprintf(o->f, "smc_stats_timestamp_seconds %.3f\n", (double)e->sample_real_usec / 1e6);
+}
+
+char *prometheus_render(const struct stats_engine *e, const struct bus_device *devs,
+			size_t n_devs, const struct bus_linkgroup *lgrs, size_t n_lgrs)
+{
+	static const char *const kernel_families[] = {
+		"smc_handshakes_total", "smc_handshake_errors_total", "smc_fallbacks_total",
+	};
+	static const char *const kernel_families2[] = {
+		"smc_bytes_total",        "smc_requests_total",      "smc_buffer_usage_bytes",
+		"smc_buffer_events_total", "smc_buffer_sizes_total", "smc_request_sizes_total",
+		"smc_socket_calls_total",
+	};
+	char *buf = NULL;
+	size_t len = 0;
+	struct out o = { .f = open_memstream(&buf, &len) };
+
+	if (!o.f)
+		return NULL;
+	if (e->available) {
+		for (size_t i = 0; i < ELEMENTSOF(kernel_families); i++)
+			kernel_family(&o, e, kernel_families[i]);
+		reasons(&o, e);
+		for (size_t i = 0; i < ELEMENTSOF(kernel_families2); i++)
+			kernel_family(&o, e, kernel_families2[i]);
+		sockets(&o, e);
+	}
+	linkgroups(&o, e, lgrs, n_lgrs);
+	devices(&o, devs, n_devs, lgrs, n_lgrs);
+	meta(&o, e);
+	if (fclose(o.f) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Atomic replacement                                                                     */
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return negative_errno();
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int fsync_dir(const char *dir)
+{
+	_cleanup_(closep) int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0 || fsync(fd) < 0)
+		return negative_errno();
+	return 0;
+}
+
+int textfile_write_atomic(const char *path, const char *data, size_t len, unsigned mode)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096], tmp[4200];
+	_cleanup_(closep) int fd = -1;
+	int r;
+
+	if (!slash || (size_t)(slash - path) >= sizeof(dir) - 1)
+		return -EINVAL;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash == path ? 1 : slash - path), path);
+	/* ".smc.prom.XXXXXX": hidden, and not *.prom, so node_exporter never reads it. */
+	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, slash + 1);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	r = write_all(fd, data, len);
+	if (r >= 0 && fchmod(fd, mode) < 0)
+		r = negative_errno();
+	if (r >= 0 && fsync(fd) < 0)
+		r = negative_errno();
+	if (r >= 0 && rename(tmp, path) < 0)
+		r = negative_errno();
+	if (r < 0) {
+		(void)unlink(tmp);
+		return r;
+	}
+	return fsync_dir(dir);
+}

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The statistics engine: turns samples of the kernel's SMC counters into numbers that never
+ * go backwards to a reader, with a reset that is a baseline the agent holds.  No I/O here
+ * besides the state file (stats-state.c); the agent's glue is collector.c, the Prometheus
+ * text prometheus.c, the D-Bus interface bus-stats.c.
+ *
+ * Every counter has four numbers:
+ *   raw       what the kernel said at the last sample
+ *   total     the agent's monotonic count: it adds the kernel's increase at every sample
+ *   baseline  total at the last "smcctl stats reset"; since-reset = total - baseline
+ *   last/prev total at the last two samples of this process; rate = their difference / time
+ *
+ * The kernel's quirks (kernel-smc.md §6) and what the engine does about them:
+ *   - No reset in the kernel: the baseline above (persisted, see stats-state.c), never a file
+ *     in /tmp.
+ *   - Per-reason fallback counts are u16 and wrap: the increase is taken modulo 65536 at
+ *     every sample.  More than 65535 fallbacks of ONE reason within one interval cannot be
+ *     told from fewer (the u64 per-side totals stay exact; "not itemised" absorbs the
+ *     difference).
+ *   - The counters restart at 0 when smc is reloaded (or its netns recreated): any u64 counter
+ *     lower than at the last sample, or fewer itemised reasons than before (slots only ever
+ *     fill), starts a new kernel epoch: the increase is the new raw value (counted since the
+ *     reload), never a negative one, and smc_kernel_epochs_total counts the event.  What
+ *     happened between the last sample and the reload is lost; a reload followed, within one
+ *     interval, by more traffic than before on EVERY counter would go unnoticed.
+ *   - Link groups are not counted by the kernel: the agent counts the ones it sees appear and
+ *     disappear between object refreshes.  One that lives entirely between two refreshes is
+ *     invisible here; its connections are still in the kernel's handshake counters
+ *     (smc_handshakes_total) and its buffers in smc_buffer_events_total{event="alloc"}.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+#include "netlink/smcnl.h"
+
+struct bus_device;
+struct bus_linkgroup;
+
+/* ------------------------------------------------------------------------------------- */
+/* The kernel's counters: one table drives JSON keys, D-Bus keys and Prometheus series     */
+
+enum stats_kind {
+	STATS_COUNTER,  /* only grows within a kernel epoch */
+	STATS_GAUGE,    /* a current value (RMB usage, 6.12+) */
+};
+
+enum stats_source {
+	STATS_SRC_STATS, /* struct smc_stats */
+	STATS_SRC_FBACK, /* struct smc_fback_stats */
+};
+
+struct stats_desc {
+	const char *key;        /* JSON path, D-Bus key and state-file name: "smcd.rx.bytes" */
+	const char *metric;     /* Prometheus family: "smc_bytes_total" */
+	const char *labels;     /* its labels without braces: technology="smcd",direction="rx" */
+	enum stats_kind kind;
+	enum stats_source source;
+	size_t offset;          /* of the uint64_t in the source struct */
+	size_t tech_offset;     /* of its struct smc_stats_tech, or SIZE_MAX for global rows */
+};
+
+/* The rows in JSON order (the order of smcctl's direct "stats" document). */
+const struct stats_desc *stats_table(size_t *ret_n);
+/* Row index of key, or -ENOENT. */
+int stats_table_find(const char *key);
+/* A row's value in a sample; *ret_valid false for a gauge the kernel did not send. */
+uint64_t stats_desc_value(const struct stats_desc *d, const struct smc_stats *s,
+			  const struct smc_fback_stats *f, bool *ret_valid);
+
+/* Counters the agent keeps itself (the kernel has none for these). */
+enum stats_agent_counter {
+	STATS_LGR_SEEN_SMCD,
+	STATS_LGR_SEEN_SMCR,
+	STATS_LGR_REMOVED_SMCD,
+	STATS_LGR_REMOVED_SMCR,
+	STATS_KERNEL_EPOCHS,
+	_STATS_AGENT_MAX,
+};
+/* "linkgroups.smcd.seen", ..., "kernel_epochs" */
+const char *stats_agent_key(enum stats_agent_counter c);
+
+/* ------------------------------------------------------------------------------------- */
+/* Samples                                                                                */
+
+/* Sockets by what they are now (smc_diag of the agent's network namespace). */
+enum stats_sock {
+	STATS_SOCK_SMCD,
+	STATS_SOCK_SMCR,
+	STATS_SOCK_FALLBACK,    /* fell back to TCP */
+	STATS_SOCK_LISTEN,
+	STATS_SOCK_INIT,        /* handshake not finished */
+	_STATS_SOCK_MAX,
+};
+const char *stats_sock_name(enum stats_sock s);
+
+#define STATS_SOCK_REASONS_MAX 64
+
+struct stats_sample {
+	bool ok;                /* the kernel answered GET_STATS and GET_FBACK_STATS */
+	int error;              /* else why (negative errno) */
+	struct smc_stats stats;
+	struct smc_fback_stats fback;
+	bool has_sockets;       /* smc_diag answered */
+	uint32_t sockets[_STATS_SOCK_MAX];
+	struct {
+		uint32_t code;
+		uint32_t count;
+	} fallback_sockets[STATS_SOCK_REASONS_MAX]; /* open fallback sockets by reason */
+	size_t n_fallback_sockets;
+	uint64_t duration_usec; /* how long taking the sample took */
+};
+
+void stats_sample_count_sockets(struct stats_sample *s, const struct smc_socket *v, size_t n);
+
+/* ------------------------------------------------------------------------------------- */
+/* The engine                                                                             */
+
+struct stats_counter {
+	uint64_t raw;
+	uint64_t total;
+	uint64_t baseline;
+	uint64_t last;          /* total at the last sample of this process */
+	uint64_t prev;          /* total at the one before */
+};
+
+struct stats_reason {
+	bool server;
+	uint32_t code;
+	struct stats_counter c; /* c.raw holds the kernel's u16 */
+};
+
+struct stats_lgr {
+	char technology[8];
+	uint32_t id;
+	char device[SMC_IB_NAME_LEN + 1];
+	uint64_t first_seen_usec;
+	uint32_t peak_conns;
+	bool exported;          /* has its own Prometheus series (see stats.linkgroup-series) */
+	bool present;
+};
+
+struct stats_device {
+	char technology[8];
+	char name[SMC_IB_NAME_LEN + 1];
+	struct stats_counter seen; /* link groups seen on it */
+	bool present;
+};
+
+/* What stats_engine_update() changed, for PropertiesChanged. */
+enum {
+	STATS_CHANGED_AVAILABLE = 1 << 0,
+	STATS_CHANGED_COUNTERS = 1 << 1,  /* and CountersSinceReset */
+	STATS_CHANGED_RATES = 1 << 2,
+	STATS_CHANGED_REASONS = 1 << 3,
+	STATS_CHANGED_GAUGES = 1 << 4,
+	STATS_CHANGED_EPOCH = 1 << 5,
+};
+
+struct stats_engine {
+	struct stats_counter *counters;         /* by stats_table() row */
+	size_t n_counters;
+	struct stats_counter agent[_STATS_AGENT_MAX];
+	struct stats_reason *reasons;
+	size_t n_reasons;
+	size_t n_reasons_raw;                   /* itemised in the last kernel dump */
+	struct stats_lgr *lgrs;
+	size_t n_lgrs;
+	struct stats_device *devices;
+	size_t n_devices;
+	uint32_t linkgroup_series;              /* cap on link groups with own series */
+
+	struct stats_sample last;               /* gauges and sockets of the last sample */
+	bool available;                         /* the last sample succeeded */
+	bool have_raw;                          /* raw values are from this boot's kernel */
+	unsigned samples;                       /* successful samples in this process */
+	bool active;                            /* the last interval changed a counter */
+	uint32_t lgrs_reported[2];              /* smcd, smcr link groups at the last sample */
+	uint64_t sample_mono_usec, prev_mono_usec;
+	uint64_t sample_real_usec;
+	uint64_t reset_real_usec;               /* 0: never reset */
+	bool dirty;                             /* save the state: it cannot be recomputed */
+};
+
+int stats_engine_new(uint32_t linkgroup_series, struct stats_engine **ret);
+void stats_engine_free(struct stats_engine *e);
+
+/*
+ * Devices and link groups of an object refresh: first seen, peak connections, seen/removed
+ * counts, and which link groups get their own Prometheus series.  Fills the agent's fields of
+ * the snapshots (first_seen_usec, peak_conns, linkgroups_seen) in place.
+ */
+int stats_engine_track(struct stats_engine *e, struct bus_device *devs, size_t n_devs,
+		       struct bus_linkgroup *lgrs, size_t n_lgrs, uint64_t real_usec);
+
+/* Fold a sample in; returns STATS_CHANGED_* or -ENOMEM. */
+int stats_engine_update(struct stats_engine *e, const struct stats_sample *s,
+			uint64_t mono_usec, uint64_t real_usec);
+
+/* "smcctl stats reset": every since-reset value starts again at 0. */
+void stats_engine_reset(struct stats_engine *e, uint64_t real_usec);
+
+enum stats_view {
+	STATS_VIEW_SINCE_RESET,
+	STATS_VIEW_TOTAL,
+	STATS_VIEW_RATE,        /* per second over the last interval */
+};
+
+uint64_t stats_counter_value(const struct stats_counter *c, enum stats_view v);
+/* Per second over the last interval; false when there is no interval yet. */
+bool stats_engine_rate(const struct stats_engine *e, const struct stats_counter *c,
+		       double *ret);
+/* Link groups of a technology ("smcd", "smcr") now. */
+uint32_t stats_engine_linkgroups(const struct stats_engine *e, const char *technology);
+/* The open link group entry for technology/id, or NULL. */
+const struct stats_lgr *stats_engine_lgr(const struct stats_engine *e, const char *technology,
+					 uint32_t id);
+
+/*
+ * stats-json.c: the document of GetStatistics() and "smcctl -j stats" through the agent
+ * (schema in smcd-agent(8)): since-reset counters at the top in the layout of the direct "stats"
+ * document, then "total", "rate", "sockets", "linkgroup_list", "device_list".
+ */
+json_object *stats_engine_json(const struct stats_engine *e, const struct bus_device *devs,
+			       size_t n_devs, const struct bus_linkgroup *lgrs, size_t n_lgrs,
+			       uint64_t interval_usec);
+
+/* The counter tree of one view (the layout of the direct "stats" document). */
+json_object *stats_engine_tree(const struct stats_engine *e, enum stats_view v);
+
+/* ------------------------------------------------------------------------------------- */
+/* State file (stats-state.c)                                                             */
+
+/*
+ * Saved with 0600 in the agent's StateDirectory, atomically; restored only when boot_id
+ * matches (after a reboot the kernel starts from 0 and so does everything here).  Text,
+ * one "KIND KEY VALUES" line per entry, unknown lines ignored: a newer or older agent reads
+ * what it knows (the smc-tools cache broke on every layout change).
+ */
+int stats_state_save(const struct stats_engine *e, const char *path, const char *boot_id);
+/* 1 restored, 0 nothing to restore (no file, another boot, unknown version), <0 error. */
+int stats_state_load(struct stats_engine *e, const char *path, const char *boot_id);
+/* /proc/sys/kernel/random/boot_id, or "" */
+void stats_boot_id(char ret[40]);
+
+/* ------------------------------------------------------------------------------------- */
+/* Prometheus (prometheus.c)                                                              */
+
+/* The textfile (exposition format 0.0.4), every metric of smcd-agent(8). Caller frees. */
+char *prometheus_render(const struct stats_engine *e, const struct bus_device *devs,
+			size_t n_devs, const struct bus_linkgroup *lgrs, size_t n_lgrs);
+/*
+ * Replace path with data so that a reader sees the old file or the new one, never a part:
+ * a temporary ".NAME.XXXXXX" in the same directory, fsync, fchmod(mode), rename, fsync of
+ * the directory.  Negative errno on failure (the temporary file is removed).
+ */
+int textfile_write_atomic(const char *path, const char *data, size_t len, unsigned mode);

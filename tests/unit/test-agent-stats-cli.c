@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The agent's statistics document against smcctl's direct one, on REAL kernel replies (the
+ * recorded fixtures of tests/fixtures/): before any reset the agent must say exactly what
+ * the kernel dump says, key by key, so scripts work the same with and without the agent.
+ * Then the text smcctl renders from an agent document (golden files), and --absolute.
+ */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "cli/agent.h"
+#include "cli/objects.h"
+#include "common/output.h"
+#include "smcd-agent/manager.h"
+#include "smcd-agent/stats.h"
+#include "tests/unit/golden.h"
+
+#define SEC 1000000ULL
+#define T0 1700000000000000ULL
+
+static int read_sample(const char *dir, struct stats_sample *s)
+{
+	struct smcnl_options opts = { .replay_dir = dir, .sysroot = dir };
+	struct smcnl *nl = NULL;
+	int r;
+
+	memset(s, 0, sizeof(*s));
+	assert_int_equal(smcnl_open(&opts, &nl), 0);
+	r = smc_stats_get(nl, &s->stats);
+	if (r >= 0)
+		r = smc_fback_stats_get(nl, &s->fback);
+	smcnl_close(nl);
+	s->ok = r >= 0;
+	return r;
+}
+
+/* Every key of the direct document has the same value in the agent's. */
+static void assert_subset(json_object *direct, json_object *agent, const char *where)
+{
+	json_object_object_foreach(direct, key, val) {
+		json_object *other;
+
+		if (streq(key, "source"))
+			continue;
+		if (!json_object_object_get_ex(agent, key, &other))
+			fail_msg("%s: the agent's document lacks '%s'", where, key);
+		if (!json_object_equal(val, other))
+			fail_msg("%s: '%s' differs:\n  kernel %s\n  agent  %s", where, key,
+				 json_object_to_json_string(val), json_object_to_json_string(other));
+	}
+}
+
+static void parity_in(const char *lane)
+{
+	char base[4096];
+	struct dirent *de;
+	size_t checked = 0;
+	DIR *d;
+
+	snprintf(base, sizeof(base), "%s/tests/fixtures/%s", golden_top_srcdir(), lane);
+	d = opendir(base);
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		char dir[4352], probe[4500];
+		struct stats_sample s;
+		struct stats_engine *e = NULL;
+		_cleanup_(json_object_putp) json_object *direct = NULL, *tree = NULL;
+
+		snprintf(dir, sizeof(dir), "%s/%s", base, de->d_name);
+		snprintf(probe, sizeof(probe), "%s/smc-genl-get-stats.bin", dir);
+		if (de->d_name[0] == '.' || access(probe, R_OK) < 0 || read_sample(dir, &s) < 0)
+			continue;
+		direct = stats_json(&s.stats, &s.fback);
+		assert_int_equal(stats_engine_new(10, &e), 0);
+		assert_true(stats_engine_update(e, &s, SEC, T0) >= 0);
+		tree = stats_engine_tree(e, STATS_VIEW_SINCE_RESET);
+		assert_non_null(direct);
+		assert_non_null(tree);
+		assert_subset(direct, tree, dir);
+		stats_engine_free(e);
+		checked++;
+	}
+	closedir(d);
+	assert_true(checked > 0);
+}
+
+static void test_parity_7x(void **state)
+{
+	parity_in("7x");
+}
+
+static void test_parity_612(void **state)
+{
+	parity_in("612");
+}
+
+/* SMC-R over soft-RoCE: real SMC-R counters. */
+static void test_parity_7x_smcr(void **state)
+{
+	parity_in("7x-smcr");
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* The Prometheus file from recorded kernel replies                                       */
+
+/*
+ * What one collection reads (devices, link groups with links, counters, sockets), replayed
+ * from a fixture folder through libsmcnl and the agent's own conversions, engine and
+ * renderer: the textfile from real SMC-D and SMC-R data, held by a golden file (and checked
+ * with promtool by tests/integration/agent-stats.test).
+ */
+static void replay_prometheus(const char *fixture, const char *golden)
+{
+	char dir[4096];
+	struct smcnl_options opts = { .replay_dir = dir, .sysroot = dir };
+	struct smcnl *nl = NULL;
+	struct smcd_device *dd = NULL;
+	struct smcr_device *rd = NULL;
+	struct smcd_linkgroup *dl = NULL;
+	struct smcr_linkgroup *rl = NULL;
+	struct smc_socket *socks = NULL;
+	size_t nd = 0, nr = 0, ndl = 0, nrl = 0, ns = 0;
+	struct bus_device devs[16];
+	struct bus_linkgroup lgrs[16];
+	size_t n_devs = 0, n_lgrs = 0;
+	struct stats_sample s = { .ok = true, .duration_usec = 2500 };
+	struct stats_engine *e = NULL;
+	_cleanup_(freep) char *text = NULL;
+
+	snprintf(dir, sizeof(dir), "%s/tests/fixtures/%s", golden_top_srcdir(), fixture);
+	assert_int_equal(smcnl_open(&opts, &nl), 0);
+	assert_int_equal(smcd_device_list(nl, &dd, &nd), 0);
+	assert_int_equal(smcr_device_list(nl, &rd, &nr), 0);
+	assert_int_equal(smcd_linkgroup_list(nl, &dl, &ndl), 0);
+	assert_int_equal(smcr_linkgroup_list(nl, true, &rl, &nrl), 0);
+	assert_int_equal(smc_stats_get(nl, &s.stats), 0);
+	assert_int_equal(smc_fback_stats_get(nl, &s.fback), 0);
+	assert_int_equal(smc_socket_list(nl, 0, &socks, &ns), 0);
+	for (size_t i = 0; i < nd && n_devs < ELEMENTSOF(devs); i++)
+		bus_device_from_smcd(&dd[i], &devs[n_devs++]);
+	for (size_t i = 0; i < nr && n_devs < ELEMENTSOF(devs); i++)
+		bus_device_from_smcr(&rd[i], &devs[n_devs++]);
+	for (size_t i = 0; i < ndl && n_lgrs < ELEMENTSOF(lgrs); i++)
+		bus_linkgroup_from_smcd(&dl[i], &lgrs[n_lgrs++]);
+	for (size_t i = 0; i < nrl && n_lgrs < ELEMENTSOF(lgrs); i++)
+		bus_linkgroup_from_smcr(&rl[i], &lgrs[n_lgrs++]);
+	stats_sample_count_sockets(&s, socks, ns);
+	assert_int_equal(stats_engine_new(100, &e), 0);
+	assert_int_equal(stats_engine_track(e, devs, n_devs, lgrs, n_lgrs, T0), 0);
+	assert_true(stats_engine_update(e, &s, SEC, T0) >= 0);
+	text = prometheus_render(e, devs, n_devs, lgrs, n_lgrs);
+	assert_non_null(text);
+	golden_check(golden, text);
+	stats_engine_free(e);
+	free(dd);
+	free(rd);
+	free(dl);
+	smcr_linkgroup_list_free(rl, nrl);
+	free(socks);
+	smcnl_close(nl);
+}
+
+static void test_replay_prometheus(void **state)
+{
+	_cleanup_(freep) char *smcr = NULL;
+	char path[4096];
+	FILE *f;
+	size_t len = 0;
+
+	replay_prometheus("7x/loopback", "agent/7x-loopback.prom");
+	replay_prometheus("7x-smcr/server", "agent/7x-smcr-server.prom");
+	/* Real SMC-R link groups have links: their series are there. */
+	snprintf(path, sizeof(path), "%s/tests/golden/agent/7x-smcr-server.prom", golden_top_srcdir());
+	f = fopen(path, "re");
+	assert_non_null(f);
+	assert_true(getdelim(&smcr, &len, '\0', f) > 0);
+	fclose(f);
+	assert_non_null(strstr(smcr, "\nsmc_link_up{technology=\"smcr\",linkgroup=\"00000100\",link=\""));
+	assert_non_null(strstr(smcr, "\nsmc_linkgroup_connections{technology=\"smcr\",linkgroup=\"00000100\",device=\""));
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Text from an agent document                                                            */
+
+static void set(struct stats_sample *s, const char *key, uint64_t v)
+{
+	size_t n;
+	const struct stats_desc *t = stats_table(&n);
+	int i = stats_table_find(key);
+
+	assert_true(i >= 0);
+	memcpy((char *)(t[i].source == STATS_SRC_STATS ? (void *)&s->stats : (void *)&s->fback) +
+		       t[i].offset,
+	       &v, sizeof(v));
+}
+
+/* Two samples 10 s apart, a reset between them, a link group and some sockets. */
+static char *agent_doc_text(void)
+{
+	struct stats_engine *e = NULL;
+	struct stats_sample s = { .ok = true, .has_sockets = true };
+	struct bus_linkgroup l = { .technology = "smcd", .id = 0x100, .conns = 2, .device = "lo" };
+	json_object *doc;
+	char *text;
+
+	assert_int_equal(stats_engine_new(10, &e), 0);
+	assert_int_equal(stats_engine_track(e, NULL, 0, &l, 1, T0), 0);
+	set(&s, "smcd.client_v2", 10);
+	set(&s, "smcd.server_v2", 10);
+	set(&s, "smcd.rx.bytes", 1000000);
+	set(&s, "fallback.client", 4);
+	s.fback.entries[s.fback.n++] = (struct smc_fback_entry){ false, 0x05000000, 4 };
+	s.sockets[STATS_SOCK_SMCD] = 4;
+	s.sockets[STATS_SOCK_LISTEN] = 1;
+	assert_true(stats_engine_update(e, &s, 10 * SEC, T0 + 10 * SEC) >= 0);
+	stats_engine_reset(e, T0 + 15 * SEC);
+	set(&s, "smcd.client_v2", 15);
+	set(&s, "smcd.server_v2", 15);
+	set(&s, "smcd.rx.bytes", 2000000);
+	set(&s, "fallback.client", 5);
+	s.fback.entries[0].count = 5;
+	assert_true(stats_engine_update(e, &s, 20 * SEC, T0 + 20 * SEC) >= 0);
+	doc = stats_engine_json(e, NULL, 0, &l, 1, 10 * SEC);
+	assert_non_null(doc);
+	text = strdup(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN));
+	json_object_put(doc);
+	stats_engine_free(e);
+	return text;
+}
+
+static void render(const char *golden, unsigned view, bool absolute)
+{
+	_cleanup_(freep) char *json = agent_doc_text();
+	_cleanup_(json_object_putp) json_object *doc = agent_stats_doc(json, absolute, false, false);
+	struct capture out;
+	struct smcctl c = { .err = stderr, .view = view };
+
+	assert_non_null(doc);
+	capture_begin(&out);
+	c.out = out.f;
+	stats_text(&c, doc);
+	/* Times are local: the golden file holds them as rendered in UTC. */
+	golden_check(golden, capture_end(&out));
+	free(out.buf);
+}
+
+static void test_agent_text(void **state)
+{
+	setenv("TZ", "UTC", 1);
+	render("agent/stats.txt", 0, false);
+	render("agent/stats-absolute.txt", STATS_VIEW_ABSOLUTE, true);
+	render("agent/stats-reset.txt", STATS_VIEW_RESET, false);
+}
+
+static void test_agent_doc(void **state)
+{
+	_cleanup_(freep) char *json = agent_doc_text();
+	_cleanup_(json_object_putp) json_object *since = agent_stats_doc(json, false, false, false);
+	_cleanup_(json_object_putp) json_object *abs = agent_stats_doc(json, true, true, false);
+
+	/* Since the reset: 5 more connections each side; totals: everything. */
+	assert_int_equal(out_get_u64(since, "summary.smcd", 0), 10);
+	assert_int_equal(out_get_u64(since, "fallback.client", 0), 1);
+	assert_int_equal(out_get_u64(since, "total.summary.smcd", 0), 30);
+	assert_int_equal(out_get_u64(abs, "summary.smcd", 0), 30);
+	assert_null(out_get(abs, "smcr")); /* --smcd */
+	assert_null(out_get(abs, "total.smcr"));
+	/* 10 connections and 1 fallback in 10 s. */
+	assert_float_equal(json_object_get_double(out_get(since, "rate.summary.smcd")), 1.0, 1e-9);
+	assert_float_equal(json_object_get_double(out_get(since, "rate.summary.fallback")), 0.1,
+			   1e-9);
+	assert_string_equal(out_get_str(since, "source", ""), "smcd-agent");
+	assert_int_equal(out_get_u64(since, "linkgroups.smcd.current", 9), 1);
+	assert_null(agent_stats_doc("[1]", false, false, false));
+	assert_null(agent_stats_doc("not json", false, false, false));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parity_7x),
+		cmocka_unit_test(test_parity_612),
+		cmocka_unit_test(test_parity_7x_smcr),
+		cmocka_unit_test(test_replay_prometheus),
+		cmocka_unit_test(test_agent_text),
+		cmocka_unit_test(test_agent_doc),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

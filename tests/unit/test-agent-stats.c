@@ -1,0 +1,690 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The statistics engine (smcd-agent/stats.c) and what hangs off it: baseline and reset, u16
+ * wraps of the fallback reasons, kernel epochs (smc reloaded), link-group tracking and the
+ * Prometheus series cap, the rendering (golden file), the state file, the atomic textfile
+ * write and the stats: section of smc.yaml.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <cmocka.h>
+
+#include "common/macro.h"
+#include "common/output.h"
+#include "smcd-agent/config.h"
+#include "smcd-agent/manager.h"
+#include "smcd-agent/stats.h"
+#include "tests/unit/golden.h"
+
+#define SEC 1000000ULL
+#define T0 1700000000000000ULL /* a fixed wall clock for golden output */
+
+static void set(struct stats_sample *s, const char *key, uint64_t v)
+{
+	size_t n;
+	const struct stats_desc *t = stats_table(&n);
+	int i = stats_table_find(key);
+
+	assert_true(i >= 0);
+	memcpy((char *)(t[i].source == STATS_SRC_STATS ? (void *)&s->stats : (void *)&s->fback) +
+		       t[i].offset,
+	       &v, sizeof(v));
+}
+
+static void reason(struct stats_sample *s, bool server, uint32_t code, uint16_t count)
+{
+	for (size_t i = 0; i < s->fback.n; i++)
+		if (s->fback.entries[i].server == server && s->fback.entries[i].code == code) {
+			s->fback.entries[i].count = count;
+			return;
+		}
+	s->fback.entries[s->fback.n++] = (struct smc_fback_entry){ server, code, count };
+}
+
+static uint64_t total(const struct stats_engine *e, const char *key)
+{
+	int i = stats_table_find(key);
+
+	assert_true(i >= 0);
+	return e->counters[i].total;
+}
+
+static uint64_t since_reset(const struct stats_engine *e, const char *key)
+{
+	return stats_counter_value(&e->counters[stats_table_find(key)], STATS_VIEW_SINCE_RESET);
+}
+
+static const struct stats_reason *find_reason(const struct stats_engine *e, bool server,
+					      uint32_t code)
+{
+	for (size_t i = 0; i < e->n_reasons; i++)
+		if (e->reasons[i].server == server && e->reasons[i].code == code)
+			return &e->reasons[i];
+	return NULL;
+}
+
+static struct stats_engine *engine(uint32_t cap)
+{
+	struct stats_engine *e = NULL;
+
+	assert_int_equal(stats_engine_new(cap, &e), 0);
+	return e;
+}
+
+static int update(struct stats_engine *e, const struct stats_sample *s, unsigned sec)
+{
+	return stats_engine_update(e, s, (uint64_t)sec * SEC, T0 + (uint64_t)sec * SEC);
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Counters                                                                               */
+
+static void test_first_sample_and_rates(void **state)
+{
+	struct stats_engine *e = engine(10);
+	struct stats_sample s = { .ok = true };
+	double rate;
+	int changed;
+
+	set(&s, "smcd.rx.bytes", 1000);
+	set(&s, "smcd.client_v2", 4);
+	changed = update(e, &s, 10);
+	assert_true(changed & STATS_CHANGED_COUNTERS);
+	assert_false(changed & STATS_CHANGED_RATES); /* one sample: no interval yet */
+	assert_int_equal(total(e, "smcd.rx.bytes"), 1000);
+	assert_false(stats_engine_rate(e, &e->counters[stats_table_find("smcd.rx.bytes")], &rate));
+
+	set(&s, "smcd.rx.bytes", 3000);
+	changed = update(e, &s, 20);
+	assert_true(changed & STATS_CHANGED_RATES);
+	assert_int_equal(total(e, "smcd.rx.bytes"), 3000);
+	assert_true(stats_engine_rate(e, &e->counters[stats_table_find("smcd.rx.bytes")], &rate));
+	assert_float_equal(rate, 200.0, 1e-9);
+
+	/* Nothing counted: rates are signalled once more (back to 0), then no more. */
+	changed = update(e, &s, 30);
+	assert_true(changed & STATS_CHANGED_RATES);
+	assert_false(changed & STATS_CHANGED_COUNTERS);
+	changed = update(e, &s, 40);
+	assert_int_equal(changed & (STATS_CHANGED_RATES | STATS_CHANGED_COUNTERS), 0);
+	stats_engine_free(e);
+}
+
+static void test_reset_is_a_baseline(void **state)
+{
+	struct stats_engine *e = engine(10);
+	struct stats_sample s = { .ok = true };
+
+	set(&s, "fallback.client", 7);
+	reason(&s, false, 0x03030008, 7);
+	update(e, &s, 1);
+	stats_engine_reset(e, T0 + 2 * SEC);
+	assert_int_equal(since_reset(e, "fallback.client"), 0);
+	assert_int_equal(total(e, "fallback.client"), 7);
+	assert_int_equal(stats_counter_value(&find_reason(e, false, 0x03030008)->c,
+					     STATS_VIEW_SINCE_RESET), 0);
+	assert_true(e->dirty); /* saved at once */
+
+	set(&s, "fallback.client", 10);
+	reason(&s, false, 0x03030008, 9);
+	reason(&s, false, 0x05000000, 1); /* a reason first seen after the reset */
+	update(e, &s, 3);
+	assert_int_equal(since_reset(e, "fallback.client"), 3);
+	assert_int_equal(total(e, "fallback.client"), 10);
+	assert_int_equal(stats_counter_value(&find_reason(e, false, 0x03030008)->c,
+					     STATS_VIEW_SINCE_RESET), 2);
+	assert_int_equal(stats_counter_value(&find_reason(e, false, 0x05000000)->c,
+					     STATS_VIEW_SINCE_RESET), 1);
+	assert_int_equal(e->reset_real_usec, T0 + 2 * SEC);
+	stats_engine_free(e);
+}
+
+static void test_u16_reason_wrap(void **state)
+{
+	struct stats_engine *e = engine(10);
+	struct stats_sample s = { .ok = true };
+	const struct stats_reason *r;
+
+	set(&s, "fallback.server", 65530);
+	reason(&s, true, 0x03030008, 65530);
+	update(e, &s, 1);
+	e->dirty = false;
+	/* 11 more: the kernel's u16 reads 5. */
+	set(&s, "fallback.server", 65541);
+	reason(&s, true, 0x03030008, 5);
+	assert_false(update(e, &s, 2) & STATS_CHANGED_EPOCH);
+	r = find_reason(e, true, 0x03030008);
+	assert_int_equal(r->c.total, 65541);
+	assert_true(e->dirty); /* a wrap cannot be recomputed after a restart: saved */
+	assert_int_equal(e->agent[STATS_KERNEL_EPOCHS].total, 0);
+	/* Around again, and once more. */
+	set(&s, "fallback.server", 65541 + 65535);
+	reason(&s, true, 0x03030008, 4);
+	update(e, &s, 3);
+	assert_int_equal(find_reason(e, true, 0x03030008)->c.total, 65541 + 65535);
+	/* The per-side total agrees, so nothing is "not itemised". */
+	assert_int_equal(total(e, "fallback.server"), find_reason(e, true, 0x03030008)->c.total);
+	stats_engine_free(e);
+}
+
+static void test_kernel_epoch(void **state)
+{
+	struct stats_engine *e = engine(10);
+	struct stats_sample s = { .ok = true };
+	double rate;
+	int changed;
+
+	set(&s, "smcd.tx.bytes", 5000);
+	set(&s, "fallback.client", 4);
+	reason(&s, false, 0x05000000, 4);
+	update(e, &s, 1);
+	/* smc reloaded: everything restarts from 0, and counts again. */
+	memset(&s, 0, sizeof(s));
+	s.ok = true;
+	set(&s, "smcd.tx.bytes", 300);
+	changed = update(e, &s, 2);
+	assert_true(changed & STATS_CHANGED_EPOCH);
+	assert_int_equal(e->agent[STATS_KERNEL_EPOCHS].total, 1);
+	assert_int_equal(total(e, "smcd.tx.bytes"), 5300); /* never backwards */
+	assert_int_equal(total(e, "fallback.client"), 4);
+	assert_true(stats_engine_rate(e, &e->counters[stats_table_find("smcd.tx.bytes")], &rate));
+	assert_float_equal(rate, 300.0, 1e-9); /* what was counted since the reload, not < 0 */
+	/* Reasons start again from the new raw values. */
+	set(&s, "fallback.client", 2);
+	reason(&s, false, 0x05000000, 2);
+	assert_false(update(e, &s, 3) & STATS_CHANGED_EPOCH);
+	assert_int_equal(find_reason(e, false, 0x05000000)->c.total, 6);
+	stats_engine_free(e);
+}
+
+/* Fewer itemised reasons than before is also a reload (slots never empty while smc runs). */
+static void test_epoch_from_reasons(void **state)
+{
+	struct stats_engine *e = engine(10);
+	struct stats_sample s = { .ok = true };
+
+	set(&s, "fallback.client", 3);
+	reason(&s, false, 0x05000000, 2);
+	reason(&s, false, 0x03030008, 1);
+	update(e, &s, 1);
+	memset(&s.fback, 0, sizeof(s.fback));
+	set(&s, "fallback.client", 3); /* the same total by coincidence */
+	reason(&s, false, 0x05000000, 3);
+	assert_true(update(e, &s, 2) & STATS_CHANGED_EPOCH);
+	assert_int_equal(find_reason(e, false, 0x05000000)->c.total, 5);
+	stats_engine_free(e);
+}
+
+static void test_unavailable(void **state)
+{
+	struct stats_engine *e = engine(10);
+	struct stats_sample s = { .ok = true };
+
+	set(&s, "smcd.rx.bytes", 10);
+	update(e, &s, 1);
+	s.ok = false;
+	assert_true(update(e, &s, 2) & STATS_CHANGED_AVAILABLE);
+	assert_false(e->available);
+	assert_int_equal(total(e, "smcd.rx.bytes"), 10); /* kept */
+	s.ok = true;
+	set(&s, "smcd.rx.bytes", 15);
+	update(e, &s, 3);
+	assert_int_equal(total(e, "smcd.rx.bytes"), 15);
+	stats_engine_free(e);
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Link groups                                                                            */
+
+static void lgr(struct bus_linkgroup *l, const char *tech, uint32_t id, uint32_t conns)
+{
+	memset(l, 0, sizeof(*l));
+	snprintf(l->technology, sizeof(l->technology), "%s", tech);
+	l->id = id;
+	l->conns = conns;
+	snprintf(l->device, sizeof(l->device), "%s", streq(tech, "smcd") ? "lo" : "mlx5_0");
+	snprintf(l->role, sizeof(l->role), "%s", streq(tech, "smcd") ? "" : "SERV");
+	snprintf(l->path, sizeof(l->path), "/org/smcd/Agent1/linkgroup/%s/%08x", tech, id);
+}
+
+static void dev(struct bus_device *d, const char *tech, const char *name)
+{
+	memset(d, 0, sizeof(*d));
+	snprintf(d->technology, sizeof(d->technology), "%s", tech);
+	snprintf(d->name, sizeof(d->name), "%s", name);
+}
+
+static void test_linkgroup_tracking(void **state)
+{
+	struct stats_engine *e = engine(10);
+	struct bus_device d[1];
+	struct bus_linkgroup l[2];
+
+	dev(&d[0], "smcd", "lo");
+	lgr(&l[0], "smcd", 0x100, 2);
+	lgr(&l[1], "smcd", 0x200, 1);
+	assert_int_equal(stats_engine_track(e, d, 1, l, 2, T0), 0);
+	assert_int_equal(e->agent[STATS_LGR_SEEN_SMCD].total, 2);
+	assert_int_equal(l[0].first_seen_usec, T0);
+	assert_int_equal(d[0].linkgroups_seen, 2);
+	/* 0x100 grows then closes; 0x200 disappears; 0x300 appears. */
+	lgr(&l[0], "smcd", 0x100, 5);
+	lgr(&l[1], "smcd", 0x300, 1);
+	assert_int_equal(stats_engine_track(e, d, 1, l, 2, T0 + SEC), 0);
+	assert_int_equal(l[0].peak_conns, 5);
+	assert_int_equal(l[0].first_seen_usec, T0);
+	assert_int_equal(l[1].first_seen_usec, T0 + SEC);
+	lgr(&l[0], "smcd", 0x100, 0);
+	assert_int_equal(stats_engine_track(e, d, 1, l, 2, T0 + 2 * SEC), 0);
+	assert_int_equal(l[0].peak_conns, 5);
+	assert_int_equal(e->agent[STATS_LGR_SEEN_SMCD].total, 3);
+	assert_int_equal(e->agent[STATS_LGR_REMOVED_SMCD].total, 1);
+	assert_int_equal(d[0].linkgroups_seen, 3);
+	assert_int_equal(stats_engine_track(e, d, 1, l, 0, T0 + 3 * SEC), 0);
+	assert_int_equal(e->agent[STATS_LGR_REMOVED_SMCD].total, 3);
+	assert_int_equal(e->n_lgrs, 0);
+	stats_engine_free(e);
+}
+
+static size_t count_lines(const char *text, const char *prefix)
+{
+	size_t n = 0;
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		n += strncmp(p, prefix, strlen(prefix)) == 0;
+	return n;
+}
+
+static void test_series_cap(void **state)
+{
+	struct stats_engine *e = engine(3);
+	struct bus_linkgroup l[5];
+	_cleanup_(freep) char *text = NULL;
+	struct stats_sample s = { .ok = true };
+
+	for (size_t i = 0; i < 5; i++)
+		lgr(&l[i], "smcd", 0x100 * (uint32_t)(i + 1), (uint32_t)i + 1);
+	assert_int_equal(stats_engine_track(e, NULL, 0, l, 5, T0), 0);
+	update(e, &s, 1);
+	text = prometheus_render(e, NULL, 0, l, 5);
+	/* Three groups of their own (the oldest, then the lowest ids), two summed. */
+	assert_int_equal(count_lines(text, "smc_linkgroup_connections{"), 4);
+	assert_non_null(strstr(text, "smc_linkgroup_connections{technology=\"smcd\",linkgroup=\"00000100\""));
+	assert_non_null(strstr(text, "smc_linkgroup_connections{technology=\"smcd\",linkgroup=\"_other\",device=\"\",pnetid=\"\",role=\"\"} 9\n"));
+	assert_non_null(strstr(text, "smc_linkgroups_aggregated{technology=\"smcd\"} 2\n"));
+	free(TAKE_PTR(text));
+
+	/* Sticky: a newer group does not take a place; a freed place goes to the oldest waiting. */
+	l[0] = l[4];
+	lgr(&l[4], "smcd", 0x50, 1);
+	assert_int_equal(stats_engine_track(e, NULL, 0, l, 5, T0 + SEC), 0);
+	assert_true(stats_engine_lgr(e, "smcd", 0x200)->exported);
+	assert_true(stats_engine_lgr(e, "smcd", 0x300)->exported);
+	assert_true(stats_engine_lgr(e, "smcd", 0x400)->exported); /* took 0x100's place */
+	assert_false(stats_engine_lgr(e, "smcd", 0x500)->exported);
+	assert_false(stats_engine_lgr(e, "smcd", 0x50)->exported);
+	/* A cap of 0: every group in "_other". */
+	e->linkgroup_series = 0;
+	for (size_t i = 0; i < e->n_lgrs; i++)
+		e->lgrs[i].exported = false;
+	assert_int_equal(stats_engine_track(e, NULL, 0, l, 5, T0 + 2 * SEC), 0);
+	text = prometheus_render(e, NULL, 0, l, 5);
+	assert_int_equal(count_lines(text, "smc_linkgroup_connections{"), 1);
+	stats_engine_free(e);
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Prometheus                                                                             */
+
+/* A fixed engine with a bit of everything: the golden file's input. */
+static struct stats_engine *golden_engine(struct bus_device *d, struct bus_linkgroup *l)
+{
+	struct stats_engine *e = engine(3);
+	struct stats_sample s = { .ok = true, .duration_usec = 1234 };
+	struct smc_socket socks[4] = {
+		{ .state = 1, .mode = 2 }, { .state = 1, .mode = 2 },
+		{ .state = 10, .mode = 0 },
+		{ .state = 1, .mode = 1, .has_fallback = true, .fallback_reason = 0x03030008 },
+	};
+
+	dev(&d[0], "smcd", "lo");
+	d[0].linkgroups = 2;
+	d[0].conns = 3;
+	dev(&d[1], "smcr", "mlx5_0");
+	snprintf(d[1].pnetid, sizeof(d[1].pnetid), "NET\"1");
+	lgr(&l[0], "smcd", 0x100, 2);
+	lgr(&l[1], "smcr", 0x200, 1);
+	l[1].n_links = 1;
+	l[1].links[0].id = 1;
+	snprintf(l[1].links[0].state, sizeof(l[1].links[0].state), "ACTIVE");
+	snprintf(l[1].links[0].ib_dev, sizeof(l[1].links[0].ib_dev), "mlx5_0");
+	snprintf(l[1].links[0].netdev, sizeof(l[1].links[0].netdev), "eth0");
+	l[1].links[0].conns = 1;
+	l[1].sndbuf_alloc = 65536;
+	l[1].buf_alloc = 131072;
+	lgr(&l[2], "smcd", 0x300, 1);
+	assert_int_equal(stats_engine_track(e, d, 2, l, 3, T0), 0);
+	/* The fourth and newest is over the cap of 3: "_other". */
+	lgr(&l[3], "smcd", 0x400, 4);
+	assert_int_equal(stats_engine_track(e, d, 2, l, 4, T0 + SEC), 0);
+	set(&s, "smcd.client_v2", 3);
+	set(&s, "smcd.server_v2", 3);
+	set(&s, "smcd.rx.bytes", 123456789);
+	set(&s, "smcd.tx.bytes", 987654321);
+	set(&s, "smcd.rx.buffer_sizes.1024k", 6);
+	set(&s, "smcr.server_v1", 1);
+	set(&s, "handshake_errors.client", 1);
+	set(&s, "fallback.client", 70000);
+	set(&s, "fallback.server", 2);
+	s.stats.smcd.has_rmb_usage = true;
+	s.stats.smcd.rx_rmb_usage = 1048576;
+	reason(&s, false, 0x05000000, 65535);
+	reason(&s, true, 0x03030008, 2);
+	reason(&s, false, 0x0abc0000, 1); /* no name: hex */
+	stats_sample_count_sockets(&s, socks, 4);
+	update(e, &s, 1);
+	reason(&s, false, 0x05000000, 4464); /* wrapped: 65535 + 4465 = 70000 */
+	update(e, &s, 2);
+	return e;
+}
+
+/* Every sample of a family has the same label names (node_exporter refuses the file else). */
+static void check_label_consistency(const char *text)
+{
+	char family[128] = "", labels[512] = "";
+
+	for (const char *p = text; *p;) {
+		const char *end = strchr(p, '\n');
+		char line[1024], name[128], names[512] = "";
+		size_t n;
+
+		assert_non_null(end); /* every line ends with a newline */
+		n = (size_t)(end - p);
+		assert_true(n < sizeof(line));
+		memcpy(line, p, n);
+		line[n] = '\0';
+		p = end + 1;
+		if (line[0] == '#')
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(line, "{ "), line);
+		for (char *q = strchr(line, '{'); q && *q && *q != '}';) {
+			char *eq = strchr(q + 1, '=');
+
+			strncat(names, q + 1, (size_t)(eq - q - 1));
+			strcat(names, ",");
+			q = strchr(eq + 2, '"'); /* values in the golden input hold no escaped '"' but one */
+			while (q && q[-1] == '\\')
+				q = strchr(q + 1, '"');
+			q = q ? q + 1 : NULL;
+		}
+		if (streq(name, family))
+			assert_string_equal(names, labels);
+		snprintf(family, sizeof(family), "%s", name);
+		snprintf(labels, sizeof(labels), "%s", names);
+	}
+}
+
+static void test_prometheus_golden(void **state)
+{
+	struct bus_device d[2];
+	struct bus_linkgroup l[4];
+	struct stats_engine *e = golden_engine(d, l);
+	_cleanup_(freep) char *text = prometheus_render(e, d, 2, l, 4);
+
+	assert_non_null(text);
+	golden_check("agent/smc.prom", text);
+	check_label_consistency(text);
+	/* The reason that wrapped: 65535 + (4464 - 65535 mod 65536) = 70000, the u64 total. */
+	assert_non_null(strstr(text, "smc_fallback_reasons_total{side=\"client\",reason=\"PEERDECL\"} 70000\n"));
+	stats_engine_free(e);
+}
+
+static void test_prometheus_unavailable(void **state)
+{
+	struct stats_engine *e = engine(10);
+	struct stats_sample s = { .ok = false, .error = -EPROTONOSUPPORT };
+	_cleanup_(freep) char *text = NULL;
+
+	update(e, &s, 1);
+	text = prometheus_render(e, NULL, 0, NULL, 0);
+	assert_non_null(strstr(text, "\nsmc_up 0\n"));
+	assert_null(strstr(text, "smc_bytes_total"));
+	stats_engine_free(e);
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* State file and textfile                                                                */
+
+static char dir[] = "/tmp/test-agent-stats-XXXXXX";
+
+static int setup_dir(void **state)
+{
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown_dir(void **state)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_state_round_trip(void **state)
+{
+	struct stats_engine *e = engine(10), *f = engine(10), *g = engine(10);
+	struct stats_sample s = { .ok = true };
+	struct bus_device d[1];
+	struct bus_linkgroup l[1];
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/stats.state", dir);
+	dev(&d[0], "smcd", "lo");
+	lgr(&l[0], "smcd", 0x100, 2);
+	stats_engine_track(e, d, 1, l, 1, T0);
+	set(&s, "smcd.rx.bytes", 1000);
+	reason(&s, true, 0x03030008, 65000);
+	update(e, &s, 1);
+	stats_engine_reset(e, T0 + SEC);
+	set(&s, "smcd.rx.bytes", 1500);
+	reason(&s, true, 0x03030008, 100); /* wrapped */
+	update(e, &s, 2);
+	assert_int_equal(stats_state_save(e, path, "boot-a"), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+
+	/* Another boot: nothing carries over. */
+	assert_int_equal(stats_state_load(g, path, "boot-b"), 0);
+	assert_int_equal(g->reset_real_usec, 0);
+	assert_false(g->have_raw);
+
+	/* The same boot: a restarted agent continues exactly. */
+	assert_int_equal(stats_state_load(f, path, "boot-a"), 1);
+	assert_int_equal(f->reset_real_usec, T0 + SEC);
+	assert_int_equal(total(f, "smcd.rx.bytes"), 1500);
+	assert_int_equal(since_reset(f, "smcd.rx.bytes"), 500);
+	assert_int_equal(find_reason(f, true, 0x03030008)->c.total, 65636);
+	set(&s, "smcd.rx.bytes", 1700);
+	reason(&s, true, 0x03030008, 110);
+	assert_false(update(f, &s, 3) & STATS_CHANGED_EPOCH);
+	assert_int_equal(total(f, "smcd.rx.bytes"), 1700);
+	assert_int_equal(find_reason(f, true, 0x03030008)->c.total, 65646);
+	/* The link group it knew is not new; its device keeps its count. */
+	stats_engine_track(f, d, 1, l, 1, T0 + 4 * SEC);
+	assert_int_equal(f->agent[STATS_LGR_SEEN_SMCD].total, 1);
+	assert_int_equal(l[0].first_seen_usec, T0);
+	assert_int_equal(d[0].linkgroups_seen, 1);
+	stats_engine_free(e);
+	stats_engine_free(f);
+	stats_engine_free(g);
+}
+
+static void test_state_ignores_unknown_lines(void **state)
+{
+	struct stats_engine *e = engine(10);
+	char path[256];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/other.state", dir);
+	fp = fopen(path, "we");
+	assert_non_null(fp);
+	fputs("version 1\nboot_id b\nreset_usec 5\ncounter smcd.rx.bytes 1 2 1\n"
+	      "counter no.such.key 1 2 3\nfuture-kind a b c\ncounter smcd.tx.bytes 1 2 9\n",
+	      fp);
+	fclose(fp);
+	assert_int_equal(stats_state_load(e, path, "b"), 1);
+	assert_int_equal(total(e, "smcd.rx.bytes"), 2);
+	assert_int_equal(since_reset(e, "smcd.rx.bytes"), 1);
+	assert_int_equal(since_reset(e, "smcd.tx.bytes"), 2); /* baseline > total: dropped */
+	stats_engine_free(e);
+	/* Another version is not read at all. */
+	e = engine(10);
+	fp = fopen(path, "we");
+	fputs("version 2\nboot_id b\nreset_usec 5\ncounter smcd.rx.bytes 1 2 1\n", fp);
+	fclose(fp);
+	assert_int_equal(stats_state_load(e, path, "b"), 0);
+	assert_int_equal(total(e, "smcd.rx.bytes"), 0);
+	stats_engine_free(e);
+}
+
+static void test_textfile_write(void **state)
+{
+	char path[256], buf[64] = "";
+	struct stat st;
+	size_t n_files = 0;
+	FILE *f;
+	DIR *dp;
+	struct dirent *de;
+
+	snprintf(path, sizeof(path), "%s/smc.prom", dir);
+	assert_int_equal(textfile_write_atomic(path, "a 1\n", 4, 0644), 0);
+	assert_int_equal(textfile_write_atomic(path, "b 2\n", 4, 0644), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	f = fopen(path, "re");
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, "b 2\n");
+	dp = opendir(dir);
+	while ((de = readdir(dp)))
+		n_files += strncmp(de->d_name, ".smc.prom.", 10) == 0;
+	closedir(dp);
+	assert_int_equal(n_files, 0); /* no temporary file left */
+	snprintf(path, sizeof(path), "%s/missing/smc.prom", dir);
+	assert_int_equal(textfile_write_atomic(path, "a 1\n", 4, 0644), -ENOENT);
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* smc.yaml                                                                               */
+
+static struct config *load_yaml(const char *text, struct config_errors *errors)
+{
+	char path[256];
+	struct config *c = NULL;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/smc.yaml", dir);
+	f = fopen(path, "we");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	memset(errors, 0, sizeof(*errors));
+	(void)config_load(path, &c, errors);
+	return c;
+}
+
+static void expect_config_error(const char *text, const char *expected)
+{
+	struct config_errors errors;
+	struct config *c = load_yaml(text, &errors);
+
+	assert_null(c);
+	assert_true(errors.n >= 1);
+	if (!strstr(errors.lines[0], expected))
+		fail_msg("expected '%s' in '%s'", expected, errors.lines[0]);
+	config_errors_clear(&errors);
+}
+
+static void test_config_stats(void **state)
+{
+	struct config_errors errors;
+	struct config *c = load_yaml("seid: leave\n", &errors);
+
+	assert_non_null(c);
+	assert_int_equal(c->stats.interval_usec, 10 * SEC);
+	assert_int_equal(c->stats.linkgroup_series, 100);
+	assert_true(c->stats.prometheus);
+	assert_string_equal(c->stats.prometheus_path, "/var/lib/prometheus/node-exporter/smc.prom");
+	config_free(c);
+	c = load_yaml("stats:\n  interval: 0\n  linkgroup-series: 0\n  prometheus:\n"
+		      "    enabled: false\n    path: /srv/metrics/x.prom\n",
+		      &errors);
+	assert_non_null(c);
+	assert_int_equal(c->stats.interval_usec, 0);
+	assert_int_equal(c->stats.linkgroup_series, 0);
+	assert_false(c->stats.prometheus);
+	assert_string_equal(c->stats.prometheus_path, "/srv/metrics/x.prom");
+	config_free(c);
+
+	expect_config_error("stats:\n  prometheus: {path: metrics/smc.prom}\n",
+			    "smc.yaml:2:22: stats.prometheus.path: 'metrics/smc.prom' is not valid (expected an absolute path");
+	expect_config_error("stats:\n  prometheus: {path: /var/lib/x/smc.txt}\n", "is not valid");
+	expect_config_error("stats:\n  prometheus: {path: /var/lib/x/.prom}\n", "is not valid");
+	expect_config_error("stats:\n  linkgroup-series: 10001\n",
+			    "smc.yaml:2:21: stats.linkgroup-series: '10001' is not valid (expected a whole number from 0 to 10000)");
+	expect_config_error("stats:\n  interval: 100ms\n", "stats.interval");
+	expect_config_error("stats:\n  export: yes\n",
+			    "stats: unknown key 'export' (expected one of: interval, linkgroup-series, prometheus)");
+	expect_config_error("stats:\n  prometheus: {enabled: maybe}\n",
+			    "stats.prometheus.enabled: 'maybe' is not a boolean");
+}
+
+/* The shipped smc.yaml spells out every default: it must load to the built-in defaults. */
+static void test_config_shipped(void **state)
+{
+	char path[512];
+	struct config_errors errors = {};
+	struct config *c = NULL, *d = NULL;
+
+	snprintf(path, sizeof(path), "%s/etc/smc/smc.yaml", golden_top_srcdir());
+	assert_int_equal(config_load(path, &c, &errors), 0);
+	assert_int_equal(config_new_default(path, &d), 0);
+	assert_int_equal(c->stats.interval_usec, d->stats.interval_usec);
+	assert_int_equal(c->stats.linkgroup_series, d->stats.linkgroup_series);
+	assert_int_equal(c->stats.prometheus, d->stats.prometheus);
+	assert_string_equal(c->stats.prometheus_path, d->stats.prometheus_path);
+	config_free(c);
+	config_free(d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_first_sample_and_rates),
+		cmocka_unit_test(test_reset_is_a_baseline),
+		cmocka_unit_test(test_u16_reason_wrap),
+		cmocka_unit_test(test_kernel_epoch),
+		cmocka_unit_test(test_epoch_from_reasons),
+		cmocka_unit_test(test_unavailable),
+		cmocka_unit_test(test_linkgroup_tracking),
+		cmocka_unit_test(test_series_cap),
+		cmocka_unit_test(test_prometheus_golden),
+		cmocka_unit_test(test_prometheus_unavailable),
+		cmocka_unit_test(test_state_round_trip),
+		cmocka_unit_test(test_state_ignores_unknown_lines),
+		cmocka_unit_test(test_textfile_write),
+		cmocka_unit_test(test_config_stats),
+		cmocka_unit_test(test_config_shipped),
+	};
+
+	return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
+}

@@ -1,0 +1,221 @@
+#!/bin/sh
+# lanes: 7x
+# timeout: 300
+#
+# Statistics on a real SMC 7.3 kernel (issue 5): smcd-agent with a 1 s interval while
+# smc-conn makes real SMC-D traffic and real TCP fallbacks.
+#   - the Prometheus file and the D-Bus counters equal what the kernel dumps
+#     (smcctl -j stats --kernel), fallback reasons included;
+#   - a link group appears in the file, on D-Bus and in smcctl monitor within one interval
+#     (plus the 1 s timer slack), and its connections go back to 0 when they close (the
+#     kernel keeps an idle SMC-D link group for 600 s: its disappearance is
+#     tests/vm/guest/stats-expiry.sh, run by hand);
+#   - a reader reading the file in a tight loop never sees a partial file;
+#   - smcctl stats / stats reset through the agent, promtool when the guest has it.
+# Host programs: dbus-daemon busctl jq (and promtool with tests/vm/stats-promtool.test).
+. "$(dirname "$0")/lib.sh"
+for p in dbus-daemon busctl; do
+	command -v $p >/dev/null 2>&1 || skip "$p is not in the guest (VM_HOST_BINS needs dbus-daemon busctl)"
+done
+require_cmd smcd-agent smcctl smc-conn prom-reader jq
+
+S="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Statistics"
+PROM=/tmp/prom/smc.prom
+
+# A system bus of our own: the guest has no dbus.
+mkdir -p /run/dbus /tmp/prom /tmp/state
+cat >/tmp/bus.conf <<'EOF'
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=/run/dbus/system_bus_socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/> <allow own="*"/>
+    <allow send_type="method_call"/> <allow send_type="signal"/>
+    <allow send_type="method_return"/> <allow send_type="error"/>
+    <allow receive_type="method_call"/> <allow receive_type="method_return"/>
+    <allow receive_type="error"/> <allow receive_type="signal"/>
+  </policy>
+</busconfig>
+EOF
+dbus-daemon --config-file=/tmp/bus.conf --nofork --nopidfile >/tmp/bus.log 2>&1 &
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
+export STATE_DIRECTORY=/tmp/state
+i=0
+while [ ! -S /run/dbus/system_bus_socket ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+
+mkdir -p /etc/smc
+cat >/etc/smc/smc.yaml <<EOF
+ueid: {auto: true}
+modules: [smc, smc_diag]
+drift: {interval: 30s}
+monitor: {interval: 1s}
+stats:
+  interval: 1s
+  prometheus: {path: $PROM}
+EOF
+smcd-agent --config /etc/smc/smc.yaml >/tmp/agent.log 2>&1 &
+agent=$!
+i=0
+until busctl status org.smcd.Agent1 >/dev/null 2>&1 && [ -s $PROM ]; do
+	sleep 0.2
+	i=$((i + 1))
+	if [ $i -gt 100 ] || ! kill -0 $agent 2>/dev/null; then
+		cat /tmp/agent.log
+		fail "the agent did not come up and write $PROM"
+	fi
+done
+info "agent up, $PROM written"
+
+# seconds since boot with centiseconds, for timing against the interval
+now() { cut -d' ' -f1 /proc/uptime; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+
+# prom METRIC LABELS: the value of one sample of the file
+prom() { awk -v k="$1{$2}" '$1 == k { print $2 }' $PROM; }
+# prom_sum METRIC FILTER: the sum over the samples whose labels contain FILTER
+prom_sum() { awk -v m="$1" -v f="$2" 'index($1, m "{") == 1 && (f == "" || index($1, f)) { s += $2 } END { print s + 0 }' $PROM; }
+counter() { busctl --json=short get-property $S Counters | jq -r ".data[\"$1\"]"; }
+sample_now() { busctl call $S GetStatistics b true >/dev/null; }
+
+smcctl -j monitor >/tmp/monitor.json 2>/tmp/monitor.err &
+mon=$!
+
+# --- real fallbacks: an SMC client against a TCP server -----------------------------------
+smc-conn serve --port 7001 --proto tcp --conns 3 >/tmp/serve.log 2>&1 &
+srv=$!
+sleep 0.5
+assert_ok smc-conn connect --port 7001 --proto smc --conns 3 --bytes 64K
+wait $srv
+
+# --- real SMC-D: the link group appears within one interval --------------------------------
+# The kernel's own handshake counter says when the first connection (and with it the link
+# group) was made; "stats --kernel" reads it without asking the agent, which would sample
+# on demand and make the test meaningless.
+base=$(smcctl -j stats --kernel | jq .summary.smcd)
+smc-conn pair --conns 2 --bytes 4M --hold 10 >/tmp/conn.log 2>&1 &
+conn=$!
+t0= i=0
+while [ $i -lt 300 ]; do
+	[ "$(smcctl -j stats --kernel | jq .summary.smcd)" -gt "$base" ] && { t0=$(now); break; }
+	sleep 0.05
+	i=$((i + 1))
+done
+[ -n "$t0" ] || { cat /tmp/conn.log; fail "the kernel counted no SMC-D connection"; }
+info "kernel: the first SMC-D connection at ${t0}s"
+t1= lgid=
+i=0
+while [ $i -lt 200 ]; do
+	lgid=$(awk 'index($1, "smc_linkgroup_connections{technology=\"smcd\",linkgroup=\"") == 1 && $2 > 0 { split($1, a, "\""); print a[4]; exit }' $PROM)
+	[ -n "$lgid" ] && { t1=$(now); break; }
+	sleep 0.05
+	i=$((i + 1))
+done
+[ -n "$t1" ] || { cat $PROM; fail "no SMC-D link group with connections appeared in $PROM"; }
+lg=$((0x$lgid))
+took=$(elapsed "$t0" "$t1")
+info "link group $lgid in the file after ${took}s (interval 1s, timer slack up to 1s)"
+awk -v t="$took" 'BEGIN { exit !(t <= 3.0) }' || fail "link group $lgid took ${took}s to appear in the file (more than one interval + slack + 1s)"
+run busctl get-property org.smcd.Agent1 "/org/smcd/Agent1/linkgroup/smcd/$lgid" org.smcd.Agent1.LinkGroup PeakConnections
+assert_match "$out" '^u [1-9]' "PeakConnections on D-Bus"
+run smcctl linkgroup --smcd
+assert_match "$out" '^  LG-ID +VLAN +#Conns +CHID +Device +PNET-ID +Peak +Age$' "smcctl linkgroup adds the agent's columns"
+assert_json "$(smcctl -j linkgroup show "$lgid")" "[.smcd[] | select(.id == $lg)][0].agent.peak_conns >= 1" true \
+	"smcctl linkgroup show has the agent's statistics of the group"
+
+# --- a tight-loop reader while the agent rewrites the file ---------------------------------
+( i=0; while [ $i -lt 20 ]; do sample_now; sleep 0.2; i=$((i + 1)); done ) &
+writer=$!
+run prom-reader $PROM 5
+wait $writer
+assert_json "$out" .bad 0 "no partial file in a tight loop"
+info "tight-loop reader: $out"
+
+wait $conn
+info "$(tail -n 1 /tmp/conn.log)"
+assert_json "$(tail -n 1 /tmp/conn.log)" .smcd 2 "both connections used SMC-D"
+
+# --- after the close: 0 connections within an interval (the kernel keeps the group) --------
+t0=$(now)
+i=0
+while [ $i -lt 100 ]; do
+	v=$(prom smc_linkgroup_connections "technology=\"smcd\",linkgroup=\"$lgid\",device=\"lo\",pnetid=\"\",role=\"\"")
+	[ "$v" = 0 ] && break
+	sleep 0.05
+	i=$((i + 1))
+done
+assert_eq 0 "$v" "the link group's connections in the file after the close"
+info "0 connections in the file $(elapsed "$t0" "$(now)")s after the close"
+
+# --- the file and D-Bus equal the kernel's dump (idle now) ---------------------------------
+sleep 1.5
+sample_now
+k=$(smcctl -j stats --kernel)
+assert_json "$k" .source kernel "smcctl --kernel reads the kernel"
+info "kernel: $(printf '%s' "$k" | jq -c '.summary')"
+for pair in "smcd:summary.smcd" "fallback:summary.fallback" "handshake_errors:summary.handshake_errors"; do
+	name=${pair%%:*}
+	want=$(json_get "$k" ".${pair#*:}")
+	case $name in
+	smcd) got=$(prom_sum smc_handshakes_total 'technology="smcd"') ;;
+	fallback) got=$(prom_sum smc_fallbacks_total '') ;;
+	handshake_errors) got=$(prom_sum smc_handshake_errors_total '') ;;
+	esac
+	assert_eq "$want" "$got" "$name: the file vs the kernel"
+done
+[ "$(json_get "$k" .summary.smcd)" -ge 2 ] || fail "the kernel counted no SMC-D connections"
+[ "$(json_get "$k" .fallback.client)" -ge 3 ] || fail "the kernel counted no client fallbacks"
+for d in rx tx; do
+	assert_eq "$(json_get "$k" ".smcd.$d.bytes")" "$(prom smc_bytes_total "technology=\"smcd\",direction=\"$d\"")" "smcd $d bytes: the file vs the kernel"
+	assert_eq "$(json_get "$k" ".smcd.$d.bytes")" "$(counter "smcd.$d.bytes")" "smcd $d bytes: D-Bus vs the kernel"
+done
+assert_eq "$(json_get "$k" .fallback.client)" "$(counter fallback.client)" "client fallbacks: D-Bus vs the kernel"
+# every reason the kernel itemises, by name, in the file
+for row in $(printf '%s' "$k" | jq -r '.fallback.reasons[] | "\(.side)/\(.name // "")/\(.code)/\(.count)"'); do
+	side=${row%%/*}; rest=${row#*/}; name=${rest%%/*}; rest=${rest#*/}; count=${rest#*/}
+	[ -n "$name" ] || name=$(printf '0x%08x' "${rest%%/*}")
+	assert_eq "$count" "$(prom smc_fallback_reasons_total "side=\"$side\",reason=\"$name\"")" "fallback reason $side $name: the file vs the kernel"
+	info "fallback reason $side $name: $count in the kernel and in the file"
+done
+a=$(smcctl -j stats)
+assert_json "$a" .source smcd-agent "smcctl stats is served by the agent"
+assert_json "$a" .summary.smcd "$(json_get "$k" .summary.smcd)" "smcctl stats through the agent vs the kernel"
+# Loopback: one link group per side (client and server), both seen, none gone yet.
+assert_json "$a" '.linkgroups.smcd.seen == .linkgroups.smcd.current and .linkgroups.smcd.seen >= 1' true \
+	"the agent counted the SMC-D link groups it saw"
+assert_json "$a" .linkgroups.smcd.removed 0 "no link group gone yet (the kernel keeps them 600 s)"
+
+# --- promtool, when the guest has it (tests/vm/stats-promtool.test) -------------------------
+if command -v promtool >/dev/null 2>&1; then
+	run sh -c "promtool check metrics <$PROM"
+	assert_eq 0 "$rc" "promtool check metrics on the real file"
+	info "promtool check metrics: passed on $(grep -c '^smc_' $PROM) samples"
+	echo "@@PROM-FILE BEGIN"
+	cat $PROM
+	echo "@@PROM-FILE END"
+else
+	info "promtool is not in this guest (tests/vm/stats-promtool.test runs it)"
+fi
+
+# --- reset through the agent ----------------------------------------------------------------
+run smcctl -j stats reset
+assert_eq 0 "$rc" "smcctl stats reset"
+assert_json "$out" .summary.smcd "$(json_get "$k" .summary.smcd)" "the reset prints the period it closes"
+assert_json "$(smcctl -j stats)" .summary.smcd 0 "since the reset: 0"
+assert_eq "$(json_get "$k" .summary.smcd)" "$(prom_sum smc_handshakes_total 'technology="smcd"')" "Prometheus counters are not reset"
+
+# --- the monitor saw it all, and stops when the agent does ----------------------------------
+kill $agent
+wait $agent
+assert_eq 0 "$?" "the agent stops cleanly"
+wait $mon
+assert_eq 3 "$?" "smcctl monitor exits 3 when the agent goes away"
+info "monitor: $(jq -r .event /tmp/monitor.json | sort | uniq -c | tr '\n' ' ')"
+grep -q "\"event\":\"linkgroup-added\",\"technology\":\"smcd\",\"id\":$lg," /tmp/monitor.json ||
+	fail "smcctl monitor did not report link group $lgid: $(cat /tmp/monitor.json)"
+grep -q '"event":"fallback","side":"client"' /tmp/monitor.json ||
+	fail "smcctl monitor did not report the fallbacks: $(cat /tmp/monitor.json)"
+assert_eq agent-gone "$(tail -n 1 /tmp/monitor.json | jq -r .event)" "the last event"
+exit 0

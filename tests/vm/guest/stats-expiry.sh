@@ -1,0 +1,78 @@
+#!/bin/sh
+# timeout: 1000
+#
+# No "lanes:" header: not part of a lane (it takes 11 minutes); run it by hand:
+#   tests/vm/vm-run --lane 7x --bin cli/smcctl --bin smcd-agent/smcd-agent \
+#     --bin tests/tools/smc-conn --host-bin jq --host-bin dbus-daemon --host-bin busctl \
+#     tests/vm/guest/stats-expiry.sh
+#
+# A link group disappears after its connections close: the kernel frees an idle SMC-D link
+# group SMC_LGR_FREE_DELAY_SERV (600 s) after its last connection, and nothing in 7.3 lets
+# user space end it sooner (there is no netlink command, and the loopback device cannot
+# be removed).  Then it must leave the Prometheus file, its D-Bus object must go
+# (InterfacesRemoved, "linkgroup-removed" in smcctl monitor) and the removed counter count it,
+# within one interval.
+. "$(dirname "$0")/lib.sh"
+require_cmd smcd-agent smcctl smc-conn jq dbus-daemon busctl
+
+PROM=/tmp/prom/smc.prom
+mkdir -p /run/dbus /tmp/prom /tmp/state
+cat >/tmp/bus.conf <<'XEOF'
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=/run/dbus/system_bus_socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/> <allow own="*"/>
+    <allow send_type="method_call"/> <allow send_type="signal"/>
+    <allow send_type="method_return"/> <allow send_type="error"/>
+    <allow receive_type="method_call"/> <allow receive_type="method_return"/>
+    <allow receive_type="error"/> <allow receive_type="signal"/>
+  </policy>
+</busconfig>
+XEOF
+dbus-daemon --config-file=/tmp/bus.conf --nofork --nopidfile >/tmp/bus.log 2>&1 &
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
+export STATE_DIRECTORY=/tmp/state
+i=0
+while [ ! -S /run/dbus/system_bus_socket ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+mkdir -p /etc/smc
+printf 'ueid: {auto: true}\nmonitor: {interval: 5s}\nstats: {interval: 5s, prometheus: {path: %s}}\n' $PROM >/etc/smc/smc.yaml
+smcd-agent --config /etc/smc/smc.yaml >/tmp/agent.log 2>&1 &
+agent=$!
+i=0
+until [ -s $PROM ]; do
+	sleep 0.2
+	i=$((i + 1))
+	[ $i -lt 100 ] || { cat /tmp/agent.log; fail "the agent did not write $PROM"; }
+done
+smcctl -j monitor >/tmp/monitor.json 2>&1 &
+mon=$!
+
+assert_ok smc-conn pair --conns 1 --bytes 1M
+now() { cut -d' ' -f1 /proc/uptime; }
+closed=$(now)
+sleep 6
+run grep '^smc_linkgroup' $PROM
+assert_match "$out" '^smc_linkgroups\{technology="smcd"\} [1-9]' "the idle link groups are still there"
+lgs=$(awk '$1 == "smc_linkgroups{technology=\"smcd\"}" { print $2 }' $PROM)
+info "$lgs idle SMC-D link group(s) at $(now)s; the kernel frees them 600 s after the close (${closed}s)"
+i=0
+while [ $i -lt 140 ]; do
+	grep -qx 'smc_linkgroups{technology="smcd"} 0' $PROM && break
+	sleep 5
+	i=$((i + 1))
+done
+gone=$(now)
+assert_match "$(cat $PROM)" '^smc_linkgroups\{technology="smcd"\} 0$' "the link groups left the file"
+info "gone from the file $(awk -v a="$closed" -v b="$gone" 'BEGIN { printf "%.0f", b - a }')s after the close"
+assert_match "$(cat $PROM)" "^smc_linkgroups_removed_total\\{technology=\"smcd\"\\} $lgs\$" "counted as removed"
+assert_not_contains "$(cat $PROM)" 'smc_linkgroup_connections{' "no per-link-group series left"
+run busctl tree --list org.smcd.Agent1
+assert_not_contains "$out" "/linkgroup/smcd/" "the D-Bus objects are gone"
+kill $agent
+wait $mon
+assert_eq "$lgs" "$(grep -c '"event":"linkgroup-removed"' /tmp/monitor.json)" "smcctl monitor reported each removal"
+exit 0
