@@ -117,7 +117,7 @@ static const struct verb device_verbs[] = {
 	{ .name = "show", .synopsis = "NAME", .min_args = 1, .max_args = 1, .run = device_show,
 	  .help = "one SMC-D, RDMA or network device" },
 	{ .name = "loopback-ism",
-	  .synopsis = "[activate|deactivate [--wait S]|set KEY VALUE]",
+	  .synopsis = "[activate|deactivate|set|show] [SETTING VALUE] [--wait S]",
 	  .max_args = 3, .opts = loopback_opts, .flags = VERB_ADMIN, .run = loopback_ism,
 	  .help = "smc_lo's device: activate, drain, settings" },
 	{}
