@@ -424,8 +424,13 @@ static int parse_verb_args(struct smcctl *c, const struct verb *v, int argc, cha
 			   struct verb_args *a)
 {
 	struct option longopts[VERB_OPTS_MAX + ELEMENTSOF(global_longopts)];
-	char shortopts[3 * VERB_OPTS_MAX + sizeof(GLOBAL_SHORTOPTS) + 2] = ":" GLOBAL_SHORTOPTS;
-	size_t n = 0, s = strlen(shortopts);
+	char shortopts[3 * VERB_OPTS_MAX + sizeof(GLOBAL_SHORTOPTS) + 3] = ":" GLOBAL_SHORTOPTS;
+	size_t n = 0, s;
+
+	/* "+": a command line's own options are its own (see VERB_COMMAND). */
+	if (v->flags & VERB_COMMAND)
+		memcpy(shortopts, "+:" GLOBAL_SHORTOPTS, sizeof("+:" GLOBAL_SHORTOPTS));
+	s = strlen(shortopts);
 	int ch;
 
 	memset(a, 0, sizeof(*a));
@@ -554,8 +559,13 @@ static int run(struct smcctl *c, int argc, char **argv)
 	if (!c->object)
 		return status;
 
-	/* The verb: the next word, unless there is none or it is an option. */
-	if (argc > 1 && argv[1][0] != '-') {
+	/* The verb: the next word, unless there is none or it is an option, or the default
+	 * verb takes a command line and the word is not a verb (VERB_COMMAND). */
+	v = object_default_verb(c->object);
+	if (argc > 1 && argv[1][0] != '-' && v && (v->flags & VERB_COMMAND) &&
+	    !verb_find(c->object, argv[1])) {
+		/* argv[1] starts the command: getopt starts there and stops at once. */
+	} else if (argc > 1 && argv[1][0] != '-') {
 		v = lookup_verb(c, c->object, argv[1], &help, &status);
 		if (help) {
 			smcctl_object_help(c->out, c->object);

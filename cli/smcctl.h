@@ -47,6 +47,12 @@ struct smcctl;
 enum {
 	VERB_DEFAULT = 1 << 0, /* run when the object is given without a verb */
 	VERB_ADMIN = 1 << 1,   /* changes kernel state: needs CAP_NET_ADMIN (or root) */
+	/*
+	 * The arguments are a command line (smcctl run): options stop at the first word that
+	 * is not one, and when this verb is the default, a first word that is no verb name
+	 * starts the command ("smcctl run sockperf sr" as well as "smcctl run exec -- ...").
+	 */
+	VERB_COMMAND = 1 << 2,
 };
 
 struct verb {

@@ -12,9 +12,12 @@
  * upgrades and is unsafe in a world-writable directory.  The baseline belongs to the agent
  * (cli/stats-agent.c, smcd-agent/stats.c); without it the verb says so.
  */
+#include <limits.h>
+
 #include "cli/agent.h"
 #include "cli/loopback.h"
 #include "cli/objects.h"
+#include "cli/run.h"
 
 /* clang-format off: tables read better aligned by hand */
 
@@ -188,6 +191,29 @@ static const struct verb monitor_verbs[] = {
 	{}
 };
 
+static const struct verb_opt run_opts[] = {
+	[RUN_OPT_METHOD] = { "method", 'm', "auto|bpf|preload",
+			     "BPF (IPPROTO_SMC) or LD_PRELOAD; default auto" },
+	[RUN_OPT_SNDBUF] = { "sndbuf", 0, "SIZE", "SO_SNDBUF of its SMC sockets, e.g. 1MiB" },
+	[RUN_OPT_RCVBUF] = { "rcvbuf", 0, "SIZE", "SO_RCVBUF of its SMC sockets" },
+	[RUN_OPT_QUIET] = { "quiet", 'q', NULL, "do not say which method was used" },
+	{}
+};
+
+static const struct verb run_verbs[] = {
+	{ .name = "exec", .synopsis = "[-m METHOD] [--sndbuf SIZE] [--rcvbuf SIZE] [-q] [--] COMMAND...",
+	  .min_args = 1, .max_args = UINT_MAX, .opts = run_opts,
+	  .flags = VERB_DEFAULT | VERB_COMMAND, .run = run_command,
+	  .help = "run COMMAND with its TCP sockets as SMC" },
+	{}
+};
+
+static const struct verb policy_verbs[] = {
+	{ .name = "list", .alias = "show", .flags = VERB_DEFAULT, .run = policy_list,
+	  .help = "smc.yaml policies as smcd-agent applies them" },
+	{}
+};
+
 const struct object smcctl_objects[] = {
 	{ .name = "info", .verbs = info_verbs,
 	  .help = "what this kernel offers for SMC and what is missing" },
@@ -207,6 +233,10 @@ const struct object smcctl_objects[] = {
 	  .help = "net.smc.* sysctls" },
 	{ .name = "hs-limit", .verbs = hslimit_verbs,
 	  .help = "SMC handshake limitation (net.smc.limit_smc_hs)" },
+	{ .name = "run", .verbs = run_verbs,
+	  .help = "run a program with its TCP sockets switched to SMC" },
+	{ .name = "policy", .verbs = policy_verbs,
+	  .help = "smcd-agent's policies: cgroups and netns on SMC, exclusions" },
 	{ .name = "status", .verbs = status_verbs,
 	  .help = "smcd-agent: the daemon keeping smc.yaml" },
 	{ .name = "config", .verbs = config_verbs,

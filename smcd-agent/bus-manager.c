@@ -694,6 +694,8 @@ int bus_setup(struct manager *m)
 	if (r >= 0)
 		r = bus_stats_register(m);
 	if (r >= 0)
+		r = bus_policy_register(m);
+	if (r >= 0)
 		r = bus_loopback_register(m);
 	if (r < 0)
 		return log_error_errno(r, "Cannot register the D-Bus objects: %m");

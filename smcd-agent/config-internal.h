@@ -55,6 +55,10 @@ char *xstrdup_into(char **dst, const char *s);
 int parse_map(struct ctx *ctx, const struct ynode *map, const char *section,
 	      const struct key_handler *table, size_t n_table);
 
+/* policies: (config-policy.c) */
+int section_policies(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
+/* After all sections: what policies: needs from the others. */
+int config_policies_check(struct ctx *ctx);
 /* loopback: (config-loopback.c) */
 int section_loopback(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
 /* After all sections: what loopback: needs from the others (reserved PNET IDs). */

@@ -1105,6 +1105,7 @@ static const struct key_handler top_keys[] = {
 	{ "monitor", section_monitor },
 	{ "admin-group", section_admin_group },
 	{ "stats", section_stats },
+	{ "policies", section_policies },
 	{ "loopback", section_loopback },
 };
 
@@ -1172,6 +1173,7 @@ struct config *config_free(struct config *c)
 	modules_clear(c);
 	free(c->admin_group);
 	free(c->stats.prometheus_path);
+	config_policies_clear(&c->policies);
 	free(c);
 	return NULL;
 }
@@ -1305,6 +1307,8 @@ int config_load(const char *path, struct config **ret, struct config_errors *err
 		else
 			r = parse_map(&ctx, root, "smc.yaml", top_keys, ELEMENTSOF(top_keys));
 		if (r == 0)
+			r = config_policies_check(&ctx);
+		if (r == 0)
 			r = config_loopback_check(&ctx);
 		if (r == -ENOMEM)
 			return r;
@@ -1398,6 +1402,7 @@ char *config_dump(const struct config *c)
 	fprintf(f, "  linkgroup-series: %" PRIu32 "\n  prometheus:\n    enabled: %s\n    path: %s\n",
 		c->stats.linkgroup_series, c->stats.prometheus ? "true" : "false",
 		c->stats.prometheus_path);
+	config_policies_dump(f, &c->policies);
 	config_loopback_dump(f, &c->loopback);
 	if (fclose(f) != 0) {
 		free(buf);

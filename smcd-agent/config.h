@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "netlink/smcnl.h"
+#include "smcd-agent/config-policy.h"
 
 #define CONFIG_DEFAULT_PATH SYSCONFDIR "/smc/smc.yaml"
 #define CONFIG_MAX_ERRORS 20
@@ -114,6 +115,7 @@ struct config {
 		bool prometheus;                /* write the textfile at every sample */
 		char *prometheus_path;          /* absolute, ends in .prom */
 	} stats;
+	struct config_policies policies; /* config-policy.h */
 	struct config_loopback loopback; /* config-loopback.h */
 };
 

@@ -17,6 +17,7 @@
 #include "common/macro.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/manager.h"
+#include "smcd-agent/policy.h"
 
 static const char *arg_config = CONFIG_DEFAULT_PATH;
 static bool arg_check_config;
@@ -159,6 +160,9 @@ int main(int argc, char *argv[])
 		log_error_errno(r, "Cannot set up the daemon: %m");
 		return EXIT_FAILURE;
 	}
+#ifdef SMCD_FAKE_KERNEL
+	policy_engine_no_kernel(m->policy, "the fake-kernel test agent never loads BPF programs");
+#endif
 	r = manager_load_config(m);
 	if (r < 0) {
 		(void)sd_notifyf(0, "STATUS=Invalid configuration %s, see the journal\nERRNO=%d",

@@ -13,6 +13,7 @@
 #include "smcd-agent/log.h"
 #include "smcd-agent/loopback.h"
 #include "smcd-agent/manager.h"
+#include "smcd-agent/policy.h"
 
 static const char *const manager_state_names[_MANAGER_STATE_MAX] = {
 	[MANAGER_STARTING] = "starting",
@@ -307,6 +308,8 @@ int manager_reconcile(struct manager *m, enum reconcile_reason reason)
 	ret = reconcile(m->kernel, m->config, reason == RECONCILE_PERIODIC ? &m->report : NULL,
 			report_only, &r);
 	if (ret >= 0)
+		ret = policy_reconcile(m->policy, m->config, &r);
+	if (ret >= 0)
 		ret = loopback_reconcile(m, reason == RECONCILE_PERIODIC ? &m->report : NULL,
 					 report_only, &r);
 	if (ret < 0) {
@@ -515,6 +518,9 @@ int manager_new(const char *config_path, struct kernel *kernel, struct manager *
 	m->config_path = strdup(config_path);
 	if (!m->config_path)
 		return -ENOMEM;
+	r = policy_engine_new(&m->policy);
+	if (r < 0)
+		return r;
 	r = sd_event_default(&m->event);
 	if (r < 0)
 		return r;
@@ -544,6 +550,7 @@ struct manager *manager_free(struct manager *m)
 {
 	if (!m)
 		return NULL;
+	policy_engine_free(m->policy);
 	sd_event_source_disable_unref(m->drift_timer);
 	sd_event_source_disable_unref(m->monitor_timer);
 	collector_free(m);

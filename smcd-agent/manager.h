@@ -14,6 +14,7 @@
 #include "smcd-agent/kernel.h"
 #include "smcd-agent/reconcile.h"
 
+struct policy_engine; /* policy.h: smc.yaml policies and smcctl run (BPF) */
 struct loopback; /* loopback.c: smc.yaml's loopback: section and the smc_lo device object */
 
 enum manager_state {
@@ -121,6 +122,8 @@ struct manager {
 
 	struct collector *collector;    /* statistics: collector.c */
 
+	struct policy_engine *policy;
+
 	struct loopback *loopback;
 };
 
@@ -142,6 +145,7 @@ int manager_run(struct manager *m);
 /* bus-manager.c / bus-objects.c */
 int bus_setup(struct manager *m);
 int bus_objects_register(struct manager *m);
+int bus_policy_register(struct manager *m); /* bus-policy.c */
 int bus_emit_manager_changed(struct manager *m, const char *first, ...);
 void bus_linkgroup_from_smcd(const struct smcd_linkgroup *l, struct bus_linkgroup *ret);
 void bus_linkgroup_from_smcr(const struct smcr_linkgroup *l, struct bus_linkgroup *ret);

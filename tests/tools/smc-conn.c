@@ -257,6 +257,32 @@ static int endpoint_parse(const char *addr, unsigned int port, struct endpoint *
 	return -EINVAL;
 }
 
+/*
+ * In TCP mode the program asked for TCP, but "smcctl run" or a policy may have made the
+ * kernel create an SMC socket (IPPROTO_SMC) or the preload library an AF_SMC one: ask the
+ * kernel what the socket is, so that an unmodified TCP program's mode is reported too.
+ * Asked right after socket(): once an SMC socket falls back to TCP the kernel puts the
+ * internal TCP socket behind the file descriptor, which then reports TCP.
+ */
+static bool fd_is_smc(int fd)
+{
+	int v = 0;
+	socklen_t len = sizeof(v);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &len) == 0 && v == AF_SMC)
+		return true;
+	len = sizeof(v);
+	return getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &v, &len) == 0 && v == IPPROTO_SMC;
+}
+
+#define FD_TRACKED 4096
+static bool fd_created_smc[FD_TRACKED];
+
+static bool fd_was_smc(int fd)
+{
+	return fd >= 0 && fd < FD_TRACKED && fd_created_smc[fd];
+}
+
 static int open_socket(enum proto proto, int family)
 {
 	int fd;
@@ -273,6 +299,8 @@ static int open_socket(enum proto proto, int family)
 		fd = socket(family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
 		break;
 	}
+	if (fd >= 0 && fd < FD_TRACKED)
+		fd_created_smc[fd] = fd_is_smc(fd);
 	return fd < 0 ? -errno : fd;
 }
 
@@ -317,7 +345,9 @@ struct conn_mode {
 	uint32_t fallback_reason; /* CLC decline/fallback code when mode is "tcp" */
 	const char *fallback_name; /* its name ("PEERDECL"), NULL when unknown */
 	const char *detail;	 /* why "unknown" */
+	bool smc_socket;	 /* the kernel made it an SMC socket (asked for or not) */
 };
+
 
 /*
  * Mode detection. The mode of a live connection is only visible through smc_diag
@@ -347,13 +377,13 @@ static void conns_mode_query(enum proto proto, int *fds, struct conn_mode *modes
 	for (unsigned int i = 0; i < n; i++) {
 		struct stat st;
 
-		modes[i] = (struct conn_mode){ .mode = "unknown" };
-		if (proto == PROTO_TCP) {
+		modes[i] = (struct conn_mode){ .mode = "unknown", .smc_socket = true };
+		if (fds[i] < 0)
+			continue;
+		if (proto == PROTO_TCP && !fd_was_smc(fds[i])) {
 			modes[i] = (struct conn_mode){ .mode = "tcp", .detail = "plain TCP socket" };
 			continue;
 		}
-		if (fds[i] < 0)
-			continue;
 		if (r < 0) {
 			modes[i].detail = err;
 			continue;
@@ -639,7 +669,8 @@ static void client_print(const struct options *o, unsigned int i, const struct c
 	       i, proto_names[o->proto], c->local[0] ? c->local : "", peer,
 	       c->verified ? o->bytes : 0, c->verified ? o->bytes : 0,
 	       c->verified ? "true" : "false", c->mode.mode ? c->mode.mode : "none");
-	if (c->mode.mode && strcmp(c->mode.mode, "tcp") == 0 && o->proto != PROTO_TCP) {
+	printf(",\"smc_socket\":%s", c->mode.smc_socket ? "true" : "false");
+	if (c->mode.mode && strcmp(c->mode.mode, "tcp") == 0 && c->mode.smc_socket) {
 		printf(",\"fallback_reason\":\"0x%08" PRIx32 "\"", c->mode.fallback_reason);
 		if (c->mode.fallback_name)
 			printf(",\"fallback_name\":\"%s\"", c->mode.fallback_name);

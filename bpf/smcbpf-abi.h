@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the BPF programs of bpf/ and their loader (bpf/smcbpf.c) share: map value layouts,
+ * limits and counter slots.  Included by both sides; only fixed-size types.
+ */
+#pragma once
+
+#include <linux/types.h>
+
+/*
+ * Constants with our own names.  smc_run.bpf's "#ifndef IPPROTO_SMC / #define IPPROTO_SMC
+ * 263" is the trap to avoid: in a BPF program IPPROTO_SMC may be an enum constant the
+ * preprocessor cannot see, and an RFC value silently won.  The real value (linux/in.h
+ * since 6.11) is 256; smcctl run's preload library and the tests use the same 256.
+ */
+#define SMCBPF_AF_INET 2
+#define SMCBPF_AF_INET6 10
+#define SMCBPF_SOCK_STREAM 1
+#define SMCBPF_SOCK_TYPE_MASK 0xf /* the type argument of socket() carries NONBLOCK|CLOEXEC */
+#define SMCBPF_IPPROTO_TCP 6
+#define SMCBPF_IPPROTO_SMC 256
+#define SMCBPF_SOL_SOCKET 1
+#define SMCBPF_SO_SNDBUF 7
+#define SMCBPF_SO_RCVBUF 8
+
+/* Policy rules (cgroups and network namespaces): the value in the rule maps is the index. */
+#define SMCBPF_MAX_RULES 64
+/* Cgroup ids held at once: one per rule, plus stale ids until the next reconcile. */
+#define SMCBPF_MAX_CGROUP_IDS 1024
+#define SMCBPF_MAX_NETNS 256
+/* cgroup_mkdir gives the path relative to the cgroup2 root; longer paths cannot match. */
+#define SMCBPF_CGROUP_PATH_MAX 256
+/* Ancestors looked at per socket(): cgroup trees deeper than this match only their top. */
+#define SMCBPF_CGROUP_DEPTH 32
+#define SMCBPF_MAX_EXCL 64
+
+/* Key of the cgroup path map: the path as cgroup_mkdir reports it, zero-padded. */
+struct smcbpf_cgroup_path {
+	char path[SMCBPF_CGROUP_PATH_MAX];
+};
+
+/* Counter slots of smc_select's counters[]: 0..SMCBPF_MAX_RULES-1 are the rules. */
+enum {
+	SMCBPF_CNT_RUN = SMCBPF_MAX_RULES, /* sockets of enrolled tasks (smcctl run) */
+	SMCBPF_CNT_INHERIT_FAIL,	   /* a fork whose child could not be enrolled */
+	SMCBPF_CNT_CGROUP_MAP_FULL,	   /* cgroup_mkdir found a rule but the map was full */
+	SMCBPF_N_COUNTERS,
+};
+
+/*
+ * Task storage of an enrolled task (smcctl run): set through a pidfd by the loader, copied
+ * to every child and thread by the sched_process_fork program, freed with the task.
+ */
+struct smcbpf_run_mark {
+	__u32 run_id;
+	__u32 sndbuf; /* bytes for SO_SNDBUF on its SMC sockets; 0: leave */
+	__u32 rcvbuf;
+	__u32 flags;
+};
+
+/*
+ * One exclusion: the server end of a connection (the destination of a SYN, our own end of
+ * a SYN-ACK) matches when (address & mask) == addr and the port is port (0: any).  family
+ * 0 matches either family (a port-only rule).  Addresses and masks in network byte order,
+ * IPv4 in word 0.
+ */
+struct smcbpf_excl_rule {
+	__u16 family;
+	__u16 port; /* host byte order */
+	__u32 addr[4];
+	__u32 mask[4];
+};

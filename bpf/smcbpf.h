@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * libsmcbpf: loads, attaches and feeds the BPF programs of bpf/ (libbpf skeletons).  Used by
+ * smcd-agent (policies, and smcctl run on behalf of callers) and by smcctl run itself when
+ * no agent runs.  Nothing is pinned: every program, map and link lives as long as the
+ * struct that holds it, so a crashed holder leaves nothing behind -- with one exception
+ * the kernel imposes, see smcbpf_excl_open().
+ *
+ * Every open/probe function says why it cannot work in why (one sentence for a user, no
+ * trailing period) and returns a negative errno.  libbpf's own messages go to the log
+ * function (smcbpf_set_log), never to stderr.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpf/smcbpf-abi.h"
+
+#define SMCBPF_WHY_LEN 320
+#define SMCBPF_EXCL_NAME "smcd_excl"
+
+/* level: 0 warning, 1 info, 2 debug (libbpf's). */
+void smcbpf_set_log(void (*fn)(int level, const char *line));
+
+/* ---- socket selection (smc_select.bpf.c, smc_bufs.bpf.c) ---------------------------- */
+
+struct smcbpf_select;
+
+/*
+ * Can this kernel switch sockets to SMC through update_socket_protocol?  Checks BTF, the
+ * hook, IPPROTO_SMC (creating a test socket, which may load the smc module).  0 or -errno
+ * with why.
+ */
+int smcbpf_probe_select(char *why, size_t len);
+
+/*
+ * Load and attach the selection programs (fmod_ret + fork tracepoint).  With buffers, also
+ * cgroup/sock_create for SO_SNDBUF/SO_RCVBUF; if only that part fails, the rest works and
+ * smcbpf_select_buffers() says why.
+ */
+int smcbpf_select_open(bool buffers, struct smcbpf_select **ret, char *why, size_t len);
+struct smcbpf_select *smcbpf_select_free(struct smcbpf_select *s);
+/* NULL when buffer sizes are applied, else why not. */
+const char *smcbpf_select_buffers(const struct smcbpf_select *s);
+
+/*
+ * Enroll the process behind pidfd (and, through the fork program, every thread and child it
+ * creates from now on): its TCP stream sockets become SMC with these buffer sizes (0: the
+ * netns's net.smc.wmem/rmem).  Threads it already has are not enrolled: callers enroll a
+ * process before it starts threads (smcctl run enrolls itself before exec).
+ */
+int smcbpf_enroll(struct smcbpf_select *s, int pidfd, uint32_t run_id, uint32_t sndbuf,
+		  uint32_t rcvbuf);
+
+/* Policy maps: rule index (0..SMCBPF_MAX_RULES-1) per key. */
+int smcbpf_rule_counts(struct smcbpf_select *s, uint32_t n_cgroup, uint32_t n_netns);
+int smcbpf_cgroup_mkdir_attach(struct smcbpf_select *s, bool on);
+int smcbpf_cgroup_path_put(struct smcbpf_select *s, const char *path, uint32_t idx);
+int smcbpf_cgroup_path_del(struct smcbpf_select *s, const char *path);
+int smcbpf_cgroup_id_put(struct smcbpf_select *s, uint64_t id, uint32_t idx);
+int smcbpf_cgroup_id_del(struct smcbpf_select *s, uint64_t id);
+int smcbpf_netns_put(struct smcbpf_select *s, uint64_t cookie, uint32_t idx);
+int smcbpf_netns_del(struct smcbpf_select *s, uint64_t cookie);
+
+struct smcbpf_entry {
+	uint64_t key;
+	uint32_t idx;
+};
+/* The current contents (caller frees *ret). */
+int smcbpf_cgroup_ids(struct smcbpf_select *s, struct smcbpf_entry **ret, size_t *ret_n);
+int smcbpf_netns_list(struct smcbpf_select *s, struct smcbpf_entry **ret, size_t *ret_n);
+/* Paths: ret[i] points into one allocation (caller frees *ret and *ret_idx). */
+int smcbpf_cgroup_paths(struct smcbpf_select *s, char (**ret)[SMCBPF_CGROUP_PATH_MAX],
+			uint32_t **ret_idx, size_t *ret_n);
+
+/* What the loader set: the rule counts, and whether cgroup_mkdir is attached. */
+void smcbpf_select_state(struct smcbpf_select *s, uint32_t *ret_n_cgroup, uint32_t *ret_n_netns,
+			 bool *ret_mkdir);
+
+/* counters[SMCBPF_N_COUNTERS]: per rule, run, failures.  Reset sets them to 0. */
+int smcbpf_counters(struct smcbpf_select *s, uint64_t ret[SMCBPF_N_COUNTERS]);
+void smcbpf_counters_reset(struct smcbpf_select *s, uint32_t first, uint32_t n);
+
+/* ---- exclusions (smc_excl.bpf.c, smc_hs_ctrl struct_ops) ----------------------------- */
+
+struct smcbpf_excl;
+
+/* Does this kernel have smc_hs_ctrl, in a BTF this libbpf can use? */
+int smcbpf_probe_excl(char *why, size_t len);
+
+/*
+ * Load and register the struct_ops as SMCBPF_EXCL_NAME.  The kernel keeps a registered
+ * smc_hs_ctrl (and a netns that selected it keeps a reference) after the loader is gone:
+ * smcbpf_excl_free() unregisters it, and open first unregisters a stale one left by a
+ * crashed agent (found by its name among the kernel's struct_ops maps).
+ */
+int smcbpf_excl_open(struct smcbpf_excl **ret, char *why, size_t len);
+struct smcbpf_excl *smcbpf_excl_free(struct smcbpf_excl *e);
+int smcbpf_excl_set_rules(struct smcbpf_excl *e, const struct smcbpf_excl_rule *rules, size_t n);
+/* The rules in effect. */
+void smcbpf_excl_rules_get(struct smcbpf_excl *e, struct smcbpf_excl_rule *ret, size_t *ret_n);
+/* hits per rule (n <= SMCBPF_MAX_EXCL) and the number of handshakes looked at. */
+int smcbpf_excl_hits(struct smcbpf_excl *e, uint64_t *ret, size_t n, uint64_t *ret_checked);
+
+/* ---- helpers for resolving policy targets ---------------------------------------------- */
+
+/* The cgroup2 mount point (e.g. /sys/fs/cgroup), from /proc/self/mountinfo. */
+int smcbpf_cgroup2_root(char *buf, size_t len);
+/* The cgroup id (the kernfs id the kernel's BPF helpers report) of a cgroup2 directory. */
+int smcbpf_cgroup_id(const char *dir, uint64_t *ret);
+/* The cookie of the network namespace at path (/run/netns/NAME, /proc/PID/ns/net). */
+int smcbpf_netns_cookie(const char *path, uint64_t *ret);
+/* Set net.smc.hs_ctrl in the netns at path (NULL: the caller's); name "" clears it. */
+int smcbpf_hs_ctrl_get(const char *netns_path, char *buf, size_t len);
+int smcbpf_hs_ctrl_set(const char *netns_path, const char *name);

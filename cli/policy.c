@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * smcctl policy [list]: smc.yaml's policies as smcd-agent applied them (org.smcd.Agent1.Policy
+ * Policies and Hooks).  Policies are the agent's: without it there is nothing to list, and
+ * the kernel has no view of them (they live in the agent's BPF maps).
+ *
+ * JSON:
+ *   {"policies": [{"item", "kind", "target", "state", "message", "sockets"}, ...],
+ *    "kernel": {"select", "select_reason", "buffers", "buffers_reason", "exclude",
+ *               "exclude_reason", "select_loaded", "exclude_loaded", "enrolled",
+ *               "run_sockets", "inherit_failures"}}
+ */
+#include <errno.h>
+#include <string.h>
+#include <systemd/sd-bus.h>
+
+#include "cli/objects.h"
+#include "cli/run.h"
+#include "common/output.h"
+
+#define AGENT_NAME "org.smcd.Agent1"
+#define AGENT_PATH "/org/smcd/Agent1"
+#define POLICY_IFACE "org.smcd.Agent1.Policy"
+
+static const struct out_column policy_cols[] = {
+	OUT_COL("kind", "KIND", OUT_STR),
+	OUT_COL("target", "TARGET", OUT_STR),
+	OUT_COL("state", "STATE", OUT_STR),
+	OUT_COL("sockets", "SOCKETS", OUT_U64),
+	OUT_COL("message", "DETAIL", OUT_STR),
+};
+
+static void kernel_line(struct smcctl *c, json_object *k, const char *key, const char *what)
+{
+	char reason_key[64];
+	const char *reason;
+
+	snprintf(reason_key, sizeof(reason_key), "%s_reason", key);
+	reason = out_get_str(k, reason_key, "");
+	fprintf(c->out, "  %-28s %s%s%s\n", what, out_get_bool(k, key, false) ? "yes" : "no",
+		reason[0] ? ": " : "", reason);
+}
+
+void policy_list_text(struct smcctl *c, json_object *doc)
+{
+	json_object *rows = out_get(doc, "policies"), *k = out_get(doc, "kernel");
+
+	if (!rows || json_object_array_length(rows) == 0)
+		fputs("No policies (smc.yaml has no policies: entries).\n", c->out);
+	else
+		out_table(c->out, policy_cols, ELEMENTSOF(policy_cols), rows, c->detail, 0);
+	if (!k)
+		return;
+	fputs("\nKernel:\n", c->out);
+	kernel_line(c, k, "select", "switch sockets to SMC:");
+	kernel_line(c, k, "buffers", "buffer sizes (smcctl run):");
+	kernel_line(c, k, "exclude", "per-destination exclusion:");
+	if (c->detail)
+		fprintf(c->out, "  %-28s %" PRIu64 " (%" PRIu64 " sockets switched)\n",
+			"enrolled by smcctl run:", out_get_u64(k, "enrolled", 0),
+			out_get_u64(k, "run_sockets", 0));
+}
+
+static int bus_failed(struct smcctl *c, const sd_bus_error *e, int r)
+{
+	if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
+		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
+				    "policies are applied by smcd-agent, which is not running (no %s on the system bus)",
+				    AGENT_NAME);
+	if (sd_bus_error_has_names(e, SD_BUS_ERROR_UNKNOWN_INTERFACE, SD_BUS_ERROR_UNKNOWN_PROPERTY))
+		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
+				    "this smcd-agent has no policies (an older version)");
+	return smcctl_error(c, SMCCTL_EXIT_FAILURE, "cannot ask smcd-agent: %s",
+			    e && e->message ? e->message : strerror(-r));
+}
+
+static int read_policies(sd_bus_message *m, json_object *rows)
+{
+	const char *item, *kind, *target, *state, *message;
+	uint64_t sockets;
+	int r;
+
+	r = sd_bus_message_enter_container(m, 'a', "(ssssst)");
+	if (r < 0)
+		return r;
+	while ((r = sd_bus_message_read(m, "(ssssst)", &item, &kind, &target, &state, &message,
+					&sockets)) > 0) {
+		json_object *o = json_object_new_object();
+
+		if (!o || json_append(rows, o) < 0)
+			return -ENOMEM;
+		if (json_add_str(o, "item", item) < 0 || json_add_str(o, "kind", kind) < 0 ||
+		    json_add_str(o, "target", target) < 0 || json_add_str(o, "state", state) < 0 ||
+		    json_add_str(o, "message", message) < 0 || json_add_u64(o, "sockets", sockets) < 0)
+			return -ENOMEM;
+	}
+	if (r < 0)
+		return r;
+	return sd_bus_message_exit_container(m);
+}
+
+/* a{sv} of b, s, t into an object; "-" in keys becomes "_" (JSON keys of smcctl). */
+static int read_hooks(sd_bus_message *m, json_object *obj)
+{
+	int r;
+
+	r = sd_bus_message_enter_container(m, 'a', "{sv}");
+	if (r < 0)
+		return r;
+	while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+		const char *key, *contents;
+		char name[64];
+		char type;
+		union {
+			int b;
+			const char *s;
+			uint64_t t;
+		} v;
+
+		if ((r = sd_bus_message_read(m, "s", &key)) < 0 ||
+		    (r = sd_bus_message_peek_type(m, &type, &contents)) < 0 ||
+		    (r = sd_bus_message_enter_container(m, 'v', contents)) < 0)
+			return r;
+		snprintf(name, sizeof(name), "%s", key);
+		for (char *p = name; *p; p++)
+			if (*p == '-')
+				*p = '_';
+		if (streq(contents, "b") && sd_bus_message_read(m, "b", &v.b) > 0)
+			r = json_add_bool(obj, name, v.b);
+		else if (streq(contents, "s") && sd_bus_message_read(m, "s", &v.s) > 0)
+			r = json_add_str(obj, name, v.s);
+		else if (streq(contents, "t") && sd_bus_message_read(m, "t", &v.t) > 0)
+			r = json_add_u64(obj, name, v.t);
+		else
+			r = sd_bus_message_skip(m, contents);
+		if (r < 0 || (r = sd_bus_message_exit_container(m)) < 0 ||
+		    (r = sd_bus_message_exit_container(m)) < 0)
+			return r;
+	}
+	if (r < 0)
+		return r;
+	return sd_bus_message_exit_container(m);
+}
+
+static int get_property(struct smcctl *c, sd_bus *bus, const char *prop, sd_bus_message **ret)
+{
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	int r;
+
+	r = sd_bus_get_property(bus, AGENT_NAME, AGENT_PATH, POLICY_IFACE, prop, &e, ret,
+				streq(prop, "Policies") ? "a(ssssst)" : "a{sv}");
+	if (r < 0)
+		return bus_failed(c, &e, r);
+	return 0;
+}
+
+int policy_list(struct smcctl *c, const struct verb_args *a)
+{
+	_cleanup_(json_object_putp) json_object *doc = json_object_new_object();
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *pol = NULL, *hooks = NULL;
+	json_object *rows = json_object_new_array(), *kernel = json_object_new_object();
+	int r, s;
+
+	if (!doc || !rows || !kernel || json_add(doc, "policies", rows) < 0 ||
+	    json_add(doc, "kernel", kernel) < 0)
+		return smcctl_oom(c);
+	r = sd_bus_open_system(&bus);
+	if (r < 0)
+		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE, "cannot connect to the system bus: %s",
+				    strerror(-r));
+	if ((s = get_property(c, bus, "Policies", &pol)) || (s = get_property(c, bus, "Hooks", &hooks)))
+		return s;
+	r = read_policies(pol, rows);
+	if (r >= 0)
+		r = read_hooks(hooks, kernel);
+	if (r < 0)
+		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "cannot read smcd-agent's answer: %s",
+				    strerror(-r));
+	return smcctl_emit(c, doc, policy_list_text);
+}

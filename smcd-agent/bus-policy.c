@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * org.smcd.Agent1.Policy on /org/smcd/Agent1: smc.yaml's policies as the agent applied them,
+ * what the kernel can do for them, and EnrollProcess for "smcctl run".
+ *
+ *   Policies       a(ssssst) item, kind (cgroup|netns|exclude), target, state
+ *                            (active|waiting|unsupported|failed), message, sockets (switched
+ *                            to SMC for cgroup/netns; kept TCP for exclude, since the rules
+ *                            were last set)
+ *   Hooks          a{sv}     select, select-reason, buffers, buffers-reason, exclude,
+ *                            exclude-reason, select-loaded, exclude-loaded, enrolled,
+ *                            run-sockets, inherit-failures
+ *   EnrollProcess(h pidfd, u sndbuf, u rcvbuf) -> (s note)
+ *
+ * EnrollProcess: who may enroll whom.  Switching a process's sockets to SMC gives it nothing
+ * it could not have with LD_PRELOAD, so any user may enroll their own process; enrolling
+ * another process (which could break its connections to servers that mishandle SMC) needs
+ * CAP_NET_ADMIN.  "Own" is checked without trusting the caller: the pidfd's process must be
+ * the sender of the call itself (smcctl run enrolls itself, then execs the command).  A pidfd
+ * names a process, not a number, so a pid reused meanwhile cannot be enrolled by mistake.
+ * The enrollment follows exec, set-user-ID programs included (unlike LD_PRELOAD, which the
+ * dynamic loader ignores for them): it only changes which protocol the process's own TCP
+ * sockets use, and a process could always have asked for IPPROTO_SMC itself.
+ * The counters are read live, so the properties send no change signals.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/macro.h"
+#include "smcd-agent/log.h"
+#include "smcd-agent/manager.h"
+#include "smcd-agent/policy.h"
+
+#define AGENT_PATH "/org/smcd/Agent1"
+#define POLICY_IFACE "org.smcd.Agent1.Policy"
+#define ERROR_NOT_SUPPORTED "org.smcd.Agent1.Error.NotSupported"
+
+static const char *state_name(const struct policy_item *it)
+{
+	switch (it->state) {
+	case PI_OK:
+	case PI_CHANGE:
+		return it->waiting ? "waiting" : "active";
+	case PI_WAITING:
+		return "waiting";
+	case PI_UNSUPPORTED:
+		return "unsupported";
+	default:
+		return "failed";
+	}
+}
+
+static int prop_policies(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			 sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	_cleanup_(freep) struct policy_status *v = NULL;
+	size_t n = 0;
+	int r;
+
+	r = policy_status(m->policy, &v, &n);
+	if (r < 0)
+		return r;
+	r = sd_bus_message_open_container(reply, 'a', "(ssssst)");
+	for (size_t i = 0; r >= 0 && i < n; i++) {
+		const struct policy_item *it = v[i].item;
+
+		r = sd_bus_message_append(reply, "(ssssst)", it->name, it->kind, it->target,
+					  state_name(it), it->message, v[i].sockets);
+	}
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	return r;
+}
+
+static int append_b(sd_bus_message *reply, const char *key, bool v)
+{
+	return sd_bus_message_append(reply, "{sv}", key, "b", (int)v);
+}
+
+static int append_s(sd_bus_message *reply, const char *key, const char *v)
+{
+	return sd_bus_message_append(reply, "{sv}", key, "s", v ? v : "");
+}
+
+static int append_t(sd_bus_message *reply, const char *key, uint64_t v)
+{
+	return sd_bus_message_append(reply, "{sv}", key, "t", v);
+}
+
+static int prop_hooks(sd_bus *bus, const char *path, const char *iface, const char *prop,
+		      sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	struct policy_hooks h;
+	int r;
+
+	policy_hooks(m->policy, &h);
+	r = sd_bus_message_open_container(reply, 'a', "{sv}");
+	if (r >= 0)
+		r = append_b(reply, "select", h.select);
+	if (r >= 0)
+		r = append_s(reply, "select-reason", h.select ? "" : h.select_why);
+	if (r >= 0)
+		r = append_b(reply, "buffers", h.buffers);
+	if (r >= 0)
+		r = append_s(reply, "buffers-reason", h.buffers ? "" : h.buffers_why);
+	if (r >= 0)
+		r = append_b(reply, "exclude", h.exclude);
+	if (r >= 0)
+		r = append_s(reply, "exclude-reason", h.exclude ? "" : h.exclude_why);
+	if (r >= 0)
+		r = append_b(reply, "select-loaded", h.select_loaded);
+	if (r >= 0)
+		r = append_b(reply, "exclude-loaded", h.exclude_loaded);
+	if (r >= 0)
+		r = append_t(reply, "enrolled", h.enrolled);
+	if (r >= 0)
+		r = append_t(reply, "run-sockets", h.run_sockets);
+	if (r >= 0)
+		r = append_t(reply, "inherit-failures", h.inherit_failures);
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	return r;
+}
+
+/* The pid (in our pid namespace) of the process a pidfd refers to; -ESRCH when it is gone. */
+static int pidfd_pid(int fd, pid_t *ret)
+{
+	char path[64], line[128];
+	_cleanup_(fclosep) FILE *f = NULL;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "re");
+	if (!f)
+		return negative_errno();
+	while (fgets(line, sizeof(line), f)) {
+		long pid;
+
+		if (sscanf(line, "Pid: %ld", &pid) != 1)
+			continue;
+		if (pid <= 0)
+			return -ESRCH;
+		*ret = (pid_t)pid;
+		return 0;
+	}
+	return -EBADF; /* not a pidfd */
+}
+
+static int method_enroll(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	_cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+	struct manager *m = userdata;
+	uint32_t sndbuf, rcvbuf;
+	pid_t pid = 0, sender = 0;
+	char why[POLICY_WHY_LEN];
+	int fd, r;
+
+	r = sd_bus_message_read(msg, "huu", &fd, &sndbuf, &rcvbuf);
+	if (r < 0)
+		return r;
+	r = pidfd_pid(fd, &pid);
+	if (r < 0)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 r == -ESRCH ? "The process has exited" :
+						       "The file descriptor is not a pidfd");
+	r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_PID | SD_BUS_CREDS_AUGMENT, &creds);
+	if (r >= 0)
+		r = sd_bus_creds_get_pid(creds, &sender);
+	if ((r < 0 || sender != pid) && sd_bus_query_sender_privilege(msg, CAP_NET_ADMIN) <= 0)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+					 "A process can only enroll itself (pid %d is not the caller); enrolling another process needs CAP_NET_ADMIN",
+					 (int)pid);
+	r = policy_enroll(m->policy, fd, sndbuf, rcvbuf, why, sizeof(why));
+	if (r < 0) {
+		log_notice("EnrollProcess for pid %d refused: %s", (int)pid, why);
+		return sd_bus_error_set(error, r == -ENOTSUP ? ERROR_NOT_SUPPORTED : SD_BUS_ERROR_FAILED,
+					why);
+	}
+	log_info("Enrolled pid %d for SMC (smcctl run; sndbuf %" PRIu32 ", rcvbuf %" PRIu32 ")%s%s",
+		 (int)pid, sndbuf, rcvbuf, why[0] ? ": " : "", why);
+	return sd_bus_reply_method_return(msg, "s", why);
+}
+
+static const sd_bus_vtable policy_vtable[] = {
+	SD_BUS_VTABLE_START(0),
+	SD_BUS_PROPERTY("Policies", "a(ssssst)", prop_policies, 0, 0),
+	SD_BUS_PROPERTY("Hooks", "a{sv}", prop_hooks, 0, 0),
+	SD_BUS_METHOD_WITH_ARGS("EnrollProcess",
+				SD_BUS_ARGS("h", pidfd, "u", sndbuf, "u", rcvbuf),
+				SD_BUS_RESULT("s", note), method_enroll,
+				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_VTABLE_END,
+};
+
+int bus_policy_register(struct manager *m)
+{
+	return sd_bus_add_object_vtable(m->bus, NULL, AGENT_PATH, POLICY_IFACE, policy_vtable, m);
+}

@@ -1,0 +1,629 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The policy engine: observe (BPF maps, cgroup and netns lookups, net.smc.hs_ctrl of every
+ * network namespace), plan (policy-plan.c, pure), apply (libsmcbpf).  See policy.h.
+ *
+ * Without BPF support in the build (configure --disable-bpf) the same code runs with every
+ * kernel operation answering -ENOTSUP, so policies are reported as unsupported with the
+ * reason and the LD_PRELOAD hint, never silently ignored.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bpf/smcbpf.h"
+#include "common/macro.h"
+#include "smcd-agent/log.h"
+#include "smcd-agent/policy.h"
+
+#define MAX_NETNS_WALK 4096
+
+struct total {
+	char name[POLICY_NAME_LEN];
+	uint64_t sockets;
+};
+
+struct policy_engine {
+	struct policy_caps caps;
+	struct smcbpf_select *select;
+	struct smcbpf_excl *excl;
+	bool keep_select; /* EnrollProcess loaded it or used it: it stays for those processes */
+	bool walked_once; /* hs_ctrl looked at in every netns at least once (crash leftovers) */
+	const char *no_kernel; /* policy_engine_no_kernel(): why */
+	uint64_t enrolled;
+	uint32_t next_run_id;
+	/* Counter slots are rule indexes, which move when the config changes: each slot's
+	 * count is folded into totals by item name before the slot is reused. */
+	char slot_names[SMCBPF_MAX_RULES][POLICY_NAME_LEN];
+	struct total *totals;
+	size_t n_totals;
+	/* The last reconcile's items, their state after apply. */
+	struct policy_item *items;
+	size_t n_items;
+};
+
+/* ---- the kernel side, or -ENOTSUP without BPF ------------------------------------------- */
+
+#ifdef HAVE_BPF
+#define BPF_OR(expr, dflt) (expr)
+#else
+#define BPF_OR(expr, dflt) (dflt)
+#endif
+
+#ifdef HAVE_BPF
+/* Debug only: a failure is explained once, by the caller, in words. */
+static void libbpf_log(int level, const char *line)
+{
+	log_debug("libbpf: %s", line);
+}
+#endif
+
+static void probe(struct policy_engine *e, bool select, bool excl)
+{
+	static const char nobpf[] =
+		"smcd-agent was built without BPF support (configure --disable-bpf)";
+
+	if (e->no_kernel) {
+		e->caps = (struct policy_caps){ .probed = true, .select_err = -ENOTSUP,
+						.excl_err = -ENOTSUP };
+		snprintf(e->caps.select_why, sizeof(e->caps.select_why), "%s", e->no_kernel);
+		snprintf(e->caps.excl_why, sizeof(e->caps.excl_why), "%s", e->no_kernel);
+		return;
+	}
+	if (select && (!e->caps.probed || e->caps.select_err < 0)) {
+		e->caps.select_err = BPF_OR(smcbpf_probe_select(e->caps.select_why,
+								 sizeof(e->caps.select_why)),
+					    -ENOTSUP);
+		if (!BPF_OR(1, 0))
+			snprintf(e->caps.select_why, sizeof(e->caps.select_why), "%s", nobpf);
+	}
+	if (excl && (!e->caps.probed || e->caps.excl_err < 0)) {
+		e->caps.excl_err = BPF_OR(smcbpf_probe_excl(e->caps.excl_why,
+							     sizeof(e->caps.excl_why)),
+					  -ENOTSUP);
+		if (!BPF_OR(1, 0))
+			snprintf(e->caps.excl_why, sizeof(e->caps.excl_why), "%s", nobpf);
+	}
+	e->caps.probed = true;
+}
+
+/* ---- observe ---------------------------------------------------------------------------- */
+
+static int observe_maps(struct policy_engine *e, struct policy_observed *o)
+{
+#ifdef HAVE_BPF
+	struct smcbpf_entry *v = NULL;
+	size_t n = 0;
+	int r;
+
+	o->select_loaded = e->select != NULL;
+	o->keep_select = e->keep_select;
+	if (!e->select)
+		return 0;
+	r = smcbpf_cgroup_ids(e->select, &v, &n);
+	if (r < 0)
+		return r;
+	o->cgroup_ids = (struct policy_map_entry *)v; /* same layout */
+	o->n_cgroup_ids = n;
+	r = smcbpf_netns_list(e->select, &v, &n);
+	if (r < 0)
+		return r;
+	o->netns = (struct policy_map_entry *)v;
+	o->n_netns = n;
+	r = smcbpf_cgroup_paths(e->select, &o->paths, &o->path_idx, &o->n_paths);
+	if (r < 0)
+		return r;
+	smcbpf_select_state(e->select, &o->n_cgroup_rules, &o->n_netns_rules, &o->mkdir_attached);
+#else
+	o->keep_select = e->keep_select;
+#endif
+	return 0;
+}
+
+static void resolve_targets(const struct config_policies *c, struct policy_observed *o)
+{
+	char root[PATH_MAX] = "", path[PATH_MAX + SMCBPF_CGROUP_PATH_MAX];
+	int root_err = BPF_OR(smcbpf_cgroup2_root(root, sizeof(root)), -ENOTSUP);
+
+	for (size_t i = 0; i < c->n_cgroups; i++) {
+		struct policy_target *t = &o->cgroups[i];
+
+		if (root_err < 0) {
+			t->err = root_err;
+			continue;
+		}
+		/* "/" is the root itself: every process of the host. */
+		snprintf(path, sizeof(path), "%s%s", root,
+			 streq(c->cgroups[i].path, "/") ? "" : c->cgroups[i].path);
+		t->err = BPF_OR(smcbpf_cgroup_id(path, &t->key), -ENOTSUP);
+		if (t->err == -ENOTDIR)
+			t->err = -ENOENT;
+	}
+	for (size_t j = 0; j < c->n_netns; j++) {
+		struct policy_target *t = &o->netns_targets[j];
+
+		t->err = BPF_OR(smcbpf_netns_cookie(c->netns[j].path, &t->key), -ENOTSUP);
+	}
+}
+
+static int hs_add(struct policy_observed *o, const char *path)
+{
+	struct policy_netns_hs *v = realloc(o->hs, (o->n_hs + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	o->hs = v;
+	v = &o->hs[o->n_hs++];
+	memset(v, 0, sizeof(*v));
+	snprintf(v->path, sizeof(v->path), "%s", path);
+	v->err = BPF_OR(smcbpf_hs_ctrl_get(path, v->value, sizeof(v->value)), -ENOTSUP);
+	return 0;
+}
+
+static bool ino_seen(const ino_t *v, size_t n, ino_t ino)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == ino)
+			return true;
+	return false;
+}
+
+/*
+ * Every network namespace that has a process or a name in /run/netns, once each (by the
+ * inode of its nsfs file): where net.smc.hs_ctrl must name our smc_hs_ctrl.
+ */
+static int walk_netns(struct policy_observed *o)
+{
+	_cleanup_(freep) ino_t *seen = calloc(MAX_NETNS_WALK, sizeof(ino_t));
+	const char *const dirs[] = { "/run/netns", "/proc" };
+	size_t n = 0;
+	int r;
+
+	if (!seen)
+		return -ENOMEM;
+	for (size_t d = 0; d < ELEMENTSOF(dirs); d++) {
+		DIR *dir = opendir(dirs[d]);
+		struct dirent *de;
+
+		if (!dir)
+			continue;
+		while ((de = readdir(dir)) && n < MAX_NETNS_WALK) {
+			char path[64];
+			struct stat st;
+
+			if (de->d_name[0] == '.')
+				continue;
+			if (d == 1 && strspn(de->d_name, "0123456789") != strlen(de->d_name))
+				continue;
+			if ((size_t)snprintf(path, sizeof(path), d == 1 ? "/proc/%s/ns/net" : "/run/netns/%s",
+					     de->d_name) >= sizeof(path))
+				continue;
+			if (stat(path, &st) < 0 || ino_seen(seen, n, st.st_ino))
+				continue;
+			seen[n++] = st.st_ino;
+			r = hs_add(o, path);
+			if (r < 0) {
+				closedir(dir);
+				return r;
+			}
+		}
+		closedir(dir);
+	}
+	return 0;
+}
+
+static int observe(struct policy_engine *e, const struct config_policies *c,
+		   struct policy_observed *o)
+{
+	bool want_excl = c->n_exclude > 0;
+	int r;
+
+	/* Maps first, lookups second: see cgroup_entry_wanted() in policy-plan.c. */
+	r = observe_maps(e, o);
+	if (r < 0)
+		return r;
+	o->cgroups = calloc(c->n_cgroups + 1, sizeof(*o->cgroups));
+	o->netns_targets = calloc(c->n_netns + 1, sizeof(*o->netns_targets));
+	if (!o->cgroups || !o->netns_targets)
+		return -ENOMEM;
+	if (e->no_kernel)
+		return 0;
+	resolve_targets(c, o);
+	o->excl_loaded = e->excl != NULL;
+#ifdef HAVE_BPF
+	if (e->excl) {
+		smcbpf_excl_rules_get(e->excl, o->rules, &o->n_rules);
+	}
+#endif
+	if ((want_excl && e->caps.excl_err == 0) || e->excl ||
+	    (!e->walked_once && access("/proc/sys/net/smc/hs_ctrl", F_OK) == 0)) {
+		r = walk_netns(o);
+		if (r < 0)
+			return r;
+		e->walked_once = true;
+	}
+	return 0;
+}
+
+/* ---- apply ------------------------------------------------------------------------------ */
+
+static int apply_select_op(struct policy_engine *e, const struct policy_op *op, char *why,
+			   size_t len)
+{
+#ifdef HAVE_BPF
+	if (op->type == POP_SELECT_LOAD)
+		return smcbpf_select_open(true, &e->select, why, len);
+	if (!e->select)
+		return -ENODEV;
+	switch (op->type) {
+	case POP_PATH_PUT:
+		return smcbpf_cgroup_path_put(e->select, op->path, op->idx);
+	case POP_PATH_DEL:
+		return smcbpf_cgroup_path_del(e->select, op->path);
+	case POP_CGID_PUT:
+		return smcbpf_cgroup_id_put(e->select, op->key, op->idx);
+	case POP_CGID_DEL:
+		return smcbpf_cgroup_id_del(e->select, op->key);
+	case POP_NETNS_PUT:
+		return smcbpf_netns_put(e->select, op->key, op->idx);
+	case POP_NETNS_DEL:
+		return smcbpf_netns_del(e->select, op->key);
+	case POP_RULE_COUNTS:
+		return smcbpf_rule_counts(e->select, op->idx, op->idx2);
+	case POP_MKDIR_ATTACH:
+		return smcbpf_cgroup_mkdir_attach(e->select, op->on);
+	case POP_SELECT_UNLOAD:
+		e->select = smcbpf_select_free(e->select);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+#else
+	return -ENOTSUP;
+#endif
+}
+
+static int apply_excl_op(struct policy_engine *e, const struct config_policies *c,
+			 const struct policy_op *op, char *why, size_t len)
+{
+#ifdef HAVE_BPF
+	struct smcbpf_excl_rule rules[SMCBPF_MAX_EXCL];
+
+	switch (op->type) {
+	case POP_EXCL_LOAD:
+		return smcbpf_excl_open(&e->excl, why, len);
+	case POP_EXCL_RULES:
+		if (!e->excl)
+			return -ENODEV;
+		return smcbpf_excl_set_rules(e->excl, rules, policy_excl_rules(c, rules));
+	case POP_HS_SET:
+		return smcbpf_hs_ctrl_set(op->path, op->value);
+	case POP_EXCL_UNLOAD:
+		e->excl = smcbpf_excl_free(e->excl);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+#else
+	return -ENOTSUP;
+#endif
+}
+
+static void fail_items(struct policy_plan *p, int item, const char *msg)
+{
+	for (size_t i = 0; i < p->n_items; i++) {
+		struct policy_item *it = &p->items[i];
+		bool hit = item == (int)i ||
+			   (item == POLICY_ITEM_ALL_RULES && !streq(it->kind, "exclude")) ||
+			   (item == POLICY_ITEM_ALL_EXCLUDE && streq(it->kind, "exclude"));
+
+		if (!hit || it->state == PI_UNSUPPORTED || it->state == PI_FAILED)
+			continue;
+		it->state = PI_FAILED;
+		snprintf(it->message, sizeof(it->message), "%.250s", msg);
+	}
+}
+
+static void apply(struct policy_engine *e, const struct config_policies *c, struct policy_plan *p)
+{
+	for (size_t i = 0; i < p->n_ops; i++) {
+		const struct policy_op *op = &p->ops[i];
+		char why[POLICY_WHY_LEN] = "", msg[POLICY_WHY_LEN + 64];
+		int r;
+
+		if (op->type >= POP_EXCL_LOAD)
+			r = apply_excl_op(e, c, op, why, sizeof(why));
+		else
+			r = apply_select_op(e, op, why, sizeof(why));
+		if (r >= 0)
+			continue;
+		if (why[0])
+			snprintf(msg, sizeof(msg), "%s", why);
+		else
+			snprintf(msg, sizeof(msg), "%s%s%s: %s", policy_op_to_string(op->type),
+				 op->path[0] ? " " : "", op->path, strerror(-r));
+		if (op->item == POLICY_ITEM_NONE)
+			log_warning("Policies: %s", msg); /* a removal: no item of its own */
+		else
+			fail_items(p, op->item, msg);
+		if (op->type == POP_SELECT_LOAD || op->type == POP_EXCL_LOAD)
+			e->caps.probed = false; /* look again next time */
+	}
+}
+
+/* ---- counters ---------------------------------------------------------------------------- */
+
+static uint64_t *total_of(struct policy_engine *e, const char *name)
+{
+	struct total *v;
+
+	for (size_t i = 0; i < e->n_totals; i++)
+		if (streq(e->totals[i].name, name))
+			return &e->totals[i].sockets;
+	v = realloc(e->totals, (e->n_totals + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	e->totals = v;
+	v = &e->totals[e->n_totals++];
+	memset(v, 0, sizeof(*v));
+	snprintf(v->name, sizeof(v->name), "%s", name);
+	return &v->sockets;
+}
+
+/* Slots whose rule changed: their count goes to the old rule's total, the slot to 0. */
+static void fold_counters(struct policy_engine *e, const struct policy_plan *p)
+{
+	char names[SMCBPF_MAX_RULES][POLICY_NAME_LEN] = {};
+	uint64_t now[SMCBPF_N_COUNTERS] = {};
+
+#ifdef HAVE_BPF
+	if (e->select)
+		smcbpf_counters(e->select, now);
+#endif
+	for (size_t i = 0; i < p->n_items; i++)
+		if (p->items[i].counter >= 0 && p->items[i].counter < SMCBPF_MAX_RULES)
+			snprintf(names[p->items[i].counter], POLICY_NAME_LEN, "%s", p->items[i].name);
+	for (uint32_t k = 0; k < SMCBPF_MAX_RULES; k++) {
+		uint64_t *t;
+
+		if (streq(names[k], e->slot_names[k]))
+			continue;
+		if (e->slot_names[k][0] && now[k]) {
+			t = total_of(e, e->slot_names[k]);
+			if (t)
+				*t += now[k];
+		}
+#ifdef HAVE_BPF
+		if (e->select)
+			smcbpf_counters_reset(e->select, k, 1);
+#endif
+		memcpy(e->slot_names[k], names[k], POLICY_NAME_LEN);
+	}
+}
+
+/* ---- reconcile ---------------------------------------------------------------------------- */
+
+static enum item_result result_of(enum policy_item_state s)
+{
+	switch (s) {
+	case PI_OK:
+	case PI_WAITING:
+		return ITEM_UNCHANGED;
+	case PI_CHANGE:
+		return ITEM_APPLIED;
+	case PI_UNSUPPORTED:
+		return ITEM_UNSUPPORTED;
+	default:
+		return ITEM_FAILED;
+	}
+}
+
+static int report_items(struct policy_engine *e, struct policy_plan *p, struct report *ret)
+{
+	struct item_report *v = realloc(ret->items, (ret->n + p->n_items + 1) * sizeof(*v));
+	struct policy_item *items;
+
+	if (!v)
+		return -ENOMEM;
+	ret->items = v;
+	for (size_t i = 0; i < p->n_items; i++) {
+		struct item_report *ir = &ret->items[ret->n++];
+
+		memset(ir, 0, sizeof(*ir));
+		snprintf(ir->name, sizeof(ir->name), "%s", p->items[i].name);
+		ir->result = result_of(p->items[i].state);
+		snprintf(ir->message, sizeof(ir->message), "%s", p->items[i].message);
+		if (p->items[i].state == PI_CHANGE)
+			p->items[i].state = PI_OK;
+	}
+	items = p->n_items ? malloc(p->n_items * sizeof(*items)) : NULL;
+	if (p->n_items && !items)
+		return -ENOMEM;
+	if (items)
+		memcpy(items, p->items, p->n_items * sizeof(*items));
+	free(e->items);
+	e->items = items;
+	e->n_items = p->n_items;
+	return 0;
+}
+
+int policy_reconcile(struct policy_engine *e, const struct config *c, struct report *ret)
+{
+	const struct config_policies *cp = &c->policies;
+	struct policy_observed o = {};
+	struct policy_plan p = {};
+	int r;
+
+	if (cp->n_cgroups + cp->n_netns > 0 || e->keep_select || cp->n_exclude > 0)
+		probe(e, cp->n_cgroups + cp->n_netns > 0 || e->keep_select, cp->n_exclude > 0);
+	r = observe(e, cp, &o);
+	if (r >= 0)
+		r = policy_plan(cp, &e->caps, &o, &p);
+	if (r >= 0) {
+		apply(e, cp, &p);
+		fold_counters(e, &p);
+		r = report_items(e, &p, ret);
+	}
+	policy_plan_clear(&p);
+	policy_observed_clear(&o);
+	return r;
+}
+
+/* ---- enroll (smcctl run through the agent) ------------------------------------------------ */
+
+int policy_enroll(struct policy_engine *e, int pidfd, uint32_t sndbuf, uint32_t rcvbuf,
+		  char *why, size_t len)
+{
+#ifdef HAVE_BPF
+	const char *bufs;
+	int r;
+
+	why[0] = '\0';
+	if (e->no_kernel) {
+		snprintf(why, len, "%s", e->no_kernel);
+		return -ENOTSUP;
+	}
+	if (!e->select) {
+		probe(e, true, false);
+		if (e->caps.select_err < 0) {
+			snprintf(why, len, "%s", e->caps.select_why);
+			return e->caps.select_err;
+		}
+		r = smcbpf_select_open(true, &e->select, why, len);
+		if (r < 0)
+			return r;
+		/* The maps are empty: the next reconcile puts the policies back in. */
+	}
+	e->keep_select = true;
+	r = smcbpf_enroll(e->select, pidfd, ++e->next_run_id, sndbuf, rcvbuf);
+	if (r < 0) {
+		snprintf(why, len, "cannot enroll the process: %s", strerror(-r));
+		return r;
+	}
+	e->enrolled++;
+	bufs = smcbpf_select_buffers(e->select);
+	if ((sndbuf || rcvbuf) && bufs) {
+		snprintf(why, len, "buffer sizes are not applied: %s", bufs);
+		return 1;
+	}
+	return 0;
+#else
+	snprintf(why, len, "smcd-agent was built without BPF support (configure --disable-bpf)");
+	return -ENOTSUP;
+#endif
+}
+
+/* ---- status -------------------------------------------------------------------------------- */
+
+int policy_status(struct policy_engine *e, struct policy_status **ret, size_t *ret_n)
+{
+	struct policy_status *v = calloc(e->n_items + 1, sizeof(*v));
+	uint64_t now[SMCBPF_N_COUNTERS] = {}, hits[SMCBPF_MAX_EXCL] = {};
+
+	if (!v)
+		return -ENOMEM;
+#ifdef HAVE_BPF
+	if (e->select)
+		smcbpf_counters(e->select, now);
+	if (e->excl)
+		smcbpf_excl_hits(e->excl, hits, SMCBPF_MAX_EXCL, NULL);
+#endif
+	for (size_t i = 0; i < e->n_items; i++) {
+		const struct policy_item *it = &e->items[i];
+		uint64_t *t;
+
+		v[i].item = it;
+		if (it->counter >= 0 && it->counter < SMCBPF_MAX_RULES) {
+			t = total_of(e, it->name);
+			v[i].sockets = now[it->counter] + (t ? *t : 0);
+		} else if (it->excl >= 0 && it->excl < SMCBPF_MAX_EXCL)
+			v[i].sockets = hits[it->excl];
+	}
+	*ret = v;
+	*ret_n = e->n_items;
+	return 0;
+}
+
+void policy_hooks(struct policy_engine *e, struct policy_hooks *ret)
+{
+	uint64_t now[SMCBPF_N_COUNTERS] = {};
+
+	memset(ret, 0, sizeof(*ret));
+	ret->select = e->caps.probed && e->caps.select_err == 0;
+	ret->select_why = e->caps.probed ? e->caps.select_why : "not probed yet (no policy needed it)";
+	ret->exclude = e->caps.probed && e->caps.excl_err == 0;
+	ret->exclude_why = e->caps.probed ? e->caps.excl_why : "not probed yet (no policy needed it)";
+	ret->select_loaded = e->select != NULL;
+	ret->exclude_loaded = e->excl != NULL;
+	ret->enrolled = e->enrolled;
+#ifdef HAVE_BPF
+	if (e->select) {
+		smcbpf_counters(e->select, now);
+		ret->buffers_why = smcbpf_select_buffers(e->select);
+		ret->buffers = ret->buffers_why == NULL;
+	}
+#endif
+	if (!e->select)
+		ret->buffers_why = "the selection programs are not loaded";
+	ret->run_sockets = now[SMCBPF_CNT_RUN];
+	ret->inherit_failures = now[SMCBPF_CNT_INHERIT_FAIL];
+}
+
+/* ---- life ------------------------------------------------------------------------------------ */
+
+int policy_engine_new(struct policy_engine **ret)
+{
+	struct policy_engine *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return -ENOMEM;
+#ifdef HAVE_BPF
+	smcbpf_set_log(libbpf_log);
+#endif
+	*ret = e;
+	return 0;
+}
+
+#ifdef HAVE_BPF
+void policy_engine_no_kernel(struct policy_engine *e, const char *why)
+{
+	e->no_kernel = why;
+	e->walked_once = true;
+}
+
+/* Nothing of ours stays in a netns: clear hs_ctrl where it names us. */
+static void clear_hs_ctrl(void)
+{
+	struct policy_observed o = {};
+
+	if (walk_netns(&o) >= 0)
+		for (size_t k = 0; k < o.n_hs; k++)
+			if (o.hs[k].err == 0 && streq(o.hs[k].value, SMCBPF_EXCL_NAME))
+				(void)smcbpf_hs_ctrl_set(o.hs[k].path, "");
+	policy_observed_clear(&o);
+}
+#endif
+
+struct policy_engine *policy_engine_free(struct policy_engine *e)
+{
+	if (!e)
+		return NULL;
+#ifdef HAVE_BPF
+	if (e->excl) {
+		clear_hs_ctrl();
+		e->excl = smcbpf_excl_free(e->excl);
+	}
+	e->select = smcbpf_select_free(e->select);
+#endif
+	free(e->totals);
+	free(e->items);
+	free(e);
+	return NULL;
+}
