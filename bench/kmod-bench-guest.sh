@@ -10,27 +10,25 @@
 #   smclo-phys-copy     smc_lo, physically contiguous DMBs, nocopy off
 # Virtually contiguous DMBs are not measured: the module refuses them (smc-lo(4)).
 . "$(dirname "$0")/lib.sh"
-kmod_lib=$(find / -xdev -name kmod-lib.sh 2>/dev/null | head -n 1)
-[ -n "$kmod_lib" ] || skip "kmod-lib.sh is not in the guest (run with bench/kmod-bench)"
-. "$kmod_lib"
+. "$(dirname "$0")/lib-kmod.sh"
 kmod_require
 
 REPS=${REPS:-3}
 SECS=${SECS:-4}
 kmod_load
-smclo-ctl ueid-add "$KMOD_UEID" || fail "ueid"
+smcctl ueid add "$KMOD_UEID" || fail "ueid"
 lo_gid=$(kmod_sysfs_gid lo)
 
 use_lo() {
-	[ "$(kmod_get state)" = inactive ] || { smclo-ctl deactivate 0 >/dev/null; kmod_wait_state inactive 30; }
-	smclo-ctl pnet-del "$KMOD_LO_PNETID" >/dev/null 2>&1 || true
+	[ "$(kmod_get state)" = inactive ] || kmod_deactivate 1 >/dev/null
+	smcctl pnet del "$KMOD_LO_PNETID" >/dev/null 2>&1 || true
 }
 
 use_smclo() { # NOCOPY
-	[ "$(kmod_get state)" = inactive ] || { smclo-ctl deactivate 0 >/dev/null; kmod_wait_state inactive 30; }
-	smclo-ctl set nocopy "$1" >/dev/null || fail "set nocopy"
-	smclo-ctl activate >/dev/null || fail "activate"
-	smclo-ctl pnet-add "$KMOD_LO_PNETID" lo >/dev/null 2>&1 || true
+	[ "$(kmod_get state)" = inactive ] || kmod_deactivate 1 >/dev/null
+	smcctl device loopback-ism set nocopy "$1" >/dev/null 2>&1 || fail "set nocopy"
+	smcctl device loopback-ism activate >/dev/null || fail "activate"
+	smcctl pnet add "$KMOD_LO_PNETID" --ib lo >/dev/null 2>&1 || true
 }
 
 # measure CONFIG: one stream and one rr run; checks the traffic used the intended device
@@ -59,6 +57,5 @@ while [ $rep -lt "$REPS" ]; do
 	use_smclo off
 	measure smclo-phys-copy
 done
-smclo-ctl deactivate 0 >/dev/null
-kmod_wait_state inactive 30
+kmod_deactivate 1
 kmod_check_dmesg

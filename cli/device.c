@@ -7,8 +7,10 @@
  */
 #include <inttypes.h>
 
+#include "cli/loopback.h"
 #include "cli/objects.h"
 #include "common/output.h"
+#include "netlink/uapi/smc_lo.h"
 
 static json_object *pci_json(bool has, uint32_t fid, uint16_t pchid, uint16_t vendor,
 			     uint16_t device, const char *id)
@@ -221,8 +223,10 @@ void device_list_text(struct smcctl *c, json_object *doc)
 {
 	json_object *smcd = out_get(doc, "smcd"), *smcr = out_get(doc, "smcr");
 
-	if (smcd)
+	if (smcd) {
 		section_table(c, "SMC-D devices", smcd, smcd_cols, ELEMENTSOF(smcd_cols));
+		loopback_list_text(c, smcd);
+	}
 	if (smcr) {
 		_cleanup_(json_object_putp) json_object *rows = smcr_port_rows(smcr);
 
@@ -244,6 +248,7 @@ void device_show_text(struct smcctl *c, json_object *doc)
 		fprintf(c->out, "%sSMC-D device\n", first ? "" : "\n");
 		out_kv(c->out, smcd_fields, ELEMENTSOF(smcd_fields),
 		       json_object_array_get_idx(smcd, i), c->detail, 2);
+		loopback_show_text(c, json_object_array_get_idx(smcd, i));
 	}
 	for (size_t i = 0; smcr && i < json_object_array_length(smcr); i++, first = false) {
 		json_object *d = json_object_array_get_idx(smcr, i), *ports = out_get(d, "ports");
@@ -345,7 +350,7 @@ int device_list(struct smcctl *c, const struct verb_args *a)
 	if ((s = fetch(c, !only_r, !only_d, &d)))
 		return s;
 	doc = devices_json(&d, !only_r, !only_d, NULL, &n);
-	if (!doc)
+	if (!doc || loopback_amend_devices(c, out_get(doc, "smcd"), NULL, &n) < 0)
 		return smcctl_oom(c);
 	return smcctl_emit(c, doc, device_list_text);
 }
@@ -360,11 +365,15 @@ int device_show(struct smcctl *c, const struct verb_args *a)
 	if ((s = fetch(c, true, true, &d)))
 		return s;
 	doc = devices_json(&d, true, true, a->pos[0], &n);
-	if (!doc)
+	if (!doc || loopback_amend_devices(c, out_get(doc, "smcd"), a->pos[0], &n) < 0)
 		return smcctl_oom(c);
 	if (n == 0)
 		return smcctl_error(c, SMCCTL_EXIT_FAILURE,
-				    "no SMC device named '%s' (see 'smcctl device list')",
-				    a->pos[0]);
+				    "no SMC device named '%s' (see 'smcctl device list')%s",
+				    a->pos[0],
+				    streq(a->pos[0], SMC_LO_DEFAULT_DEVNAME)
+					    ? "; smclo is the device of the smc_lo module, which is "
+					      "not loaded: install smc-lo-dkms or modprobe smc_lo"
+					    : "");
 	return smcctl_emit(c, doc, device_show_text);
 }

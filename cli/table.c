@@ -15,6 +15,7 @@
 #include <limits.h>
 
 #include "cli/agent.h"
+#include "cli/loopback.h"
 #include "cli/objects.h"
 #include "cli/run.h"
 
@@ -65,6 +66,12 @@ static const struct verb_opt pnet_add_opts[] = {
 	{}
 };
 
+static const struct verb_opt loopback_opts[] = {
+	[LOOPBACK_OPT_WAIT] = { "wait", 'w', "S",
+				"deactivate: drain for at most S seconds (1-600, default 10)" },
+	{}
+};
+
 static const struct verb_opt stats_opts[] = {
 	[STATS_OPT_ALL] = { "all", 'a', NULL, "both technologies and every counter, even zero" },
 	[STATS_OPT_SMCD] = { "smcd", 'D', NULL, "SMC-D only" },
@@ -112,6 +119,10 @@ static const struct verb device_verbs[] = {
 	  .help = "SMC-D and SMC-R devices and their use" },
 	{ .name = "show", .synopsis = "NAME", .min_args = 1, .max_args = 1, .run = device_show,
 	  .help = "one SMC-D, RDMA or network device" },
+	{ .name = "loopback-ism",
+	  .synopsis = "[activate|deactivate|set|show] [SETTING VALUE] [--wait S]",
+	  .max_args = 3, .opts = loopback_opts, .flags = VERB_ADMIN, .run = loopback_ism,
+	  .help = "smc_lo's device: activate, drain, settings" },
 	{}
 };
 

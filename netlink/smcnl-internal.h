@@ -37,8 +37,9 @@ enum smcnl_proto {
 };
 
 enum smcnl_family {
-	SMCNL_FAM_SMC,	/* SMC_GEN_NETLINK */
-	SMCNL_FAM_PNET, /* SMC_PNETID */
+	SMCNL_FAM_SMC,	 /* SMC_GEN_NETLINK */
+	SMCNL_FAM_PNET,	 /* SMC_PNETID */
+	SMCNL_FAM_SMCLO, /* SMC_LO: our loopback module (smclo.c) */
 	_SMCNL_FAM_MAX,
 };
 
@@ -201,6 +202,17 @@ void smcnl_rdma_netdev_name(const struct smcnl_rdma_port *v, size_t n, const cha
 
 /* ADD_UEID with raw bytes, no local validation: records the kernel's own refusals. */
 int smcnl_ueid_add_raw(struct smcnl *nl, const void *data, size_t len);
+
+/* ---- smclo.c (testing and recording hooks) ---------------------------------------------- */
+
+/*
+ * Any SMC_LO command with raw u32 top-level attributes (types[i] = values[i]) and no local
+ * validation, to record the kernel's own refusals (policies, strict validation).  ret may
+ * be NULL; a reply, if any, is parsed into it.
+ */
+struct smclo_device;
+int smcnl_smclo_raw(struct smcnl *nl, uint8_t cmd, const uint16_t *types, const uint32_t *values,
+		    size_t n, struct smclo_device *ret);
 
 /* ---- strerror.c ------------------------------------------------------------------------- */
 

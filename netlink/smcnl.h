@@ -4,6 +4,7 @@
  *
  *   SMC_GEN_NETLINK   (generic netlink; all 18 commands)         smc-genl.c
  *   SMC_PNETID        (generic netlink; get/add/del/flush)       pnet.c
+ *   SMC_LO            (our loopback module, kmod/; smclo.h)      smclo.c
  *   smc_diag          (NETLINK_SOCK_DIAG, family AF_SMC)          diag.c
  *   /sys/class/dibs   (DIBS devices that GET_DEV_SMCD never lists) dibs.c
  *   /proc/sys/net/smc (net.smc.* sysctls)                         sysctl.c
@@ -98,6 +99,11 @@ enum smc_op {
 	SMC_OP_PNET_FLUSH,
 	SMC_OP_SYSCTL_SET,
 	SMC_OP_SOCKET_DIAG,
+	/* Our loopback module's SMC_LO family (netlink/smclo.h). */
+	SMC_OP_LOOPBACK_QUERY,
+	SMC_OP_LOOPBACK_ACTIVATE,
+	SMC_OP_LOOPBACK_DEACTIVATE,
+	SMC_OP_LOOPBACK_SET,
 	_SMC_OP_MAX,
 };
 

@@ -20,8 +20,8 @@
  * the same key in one handle uses <key>-<n>.bin (n >= 2), so a scenario that adds the same
  * UEID twice records both answers; a replay asked more often than recorded reuses the last
  * answer (a read step's repeated dumps of a quiet system are all the same).
- * Keys: smc-genl-<command> ("smc-genl-get-sys-info"), pnet-<command>, sock-diag-<ext as
- * two hex digits>, rdma-dev-get / rdma-port-get (RDMA netlink, rdma.c), genl-ctrl-<family
+ * Keys: smc-genl-<command> ("smc-genl-get-sys-info"), pnet-<command>, smclo-<command>
+ * (our module's SMC_LO family, smclo.c), sock-diag-<ext as two hex digits>, rdma-dev-get / rdma-port-get (RDMA netlink, rdma.c), genl-ctrl-<family
  * name> (family resolution; optional when replaying: without it the family is taken as
  * present).  The replay feeds libnl one message per
  * recv() call, so every multi-batch path is exercised.
@@ -41,6 +41,7 @@
 #include <netlink/socket.h>
 
 #include "netlink/smcnl-internal.h"
+#include "netlink/uapi/smc_lo.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270
@@ -64,6 +65,7 @@ static _Thread_local struct smcnl_sock *tls_sock;
 static const char *const family_names[_SMCNL_FAM_MAX] = {
 	[SMCNL_FAM_SMC] = SMC_GENL_FAMILY_NAME,
 	[SMCNL_FAM_PNET] = SMCR_GENL_FAMILY_NAME,
+	[SMCNL_FAM_SMCLO] = SMC_LO_GENL_NAME,
 };
 
 /* ---- errors ------------------------------------------------------------------------------ */
@@ -665,9 +667,26 @@ const char *smcnl_genl_key(enum smcnl_family fam, uint8_t cmd, char *buf, size_t
 		[SMC_PNETID_DEL] = "del",
 		[SMC_PNETID_FLUSH] = "flush",
 	};
-	const char *prefix = fam == SMCNL_FAM_SMC ? "smc-genl" : "pnet";
-	const char *const *names = fam == SMCNL_FAM_SMC ? smc_cmds : pnet_cmds;
-	size_t n = fam == SMCNL_FAM_SMC ? ELEMENTSOF(smc_cmds) : ELEMENTSOF(pnet_cmds);
+	static const char *const smclo_cmds[] = {
+		[SMC_LO_CMD_GET] = "get",
+		[SMC_LO_CMD_ACTIVATE] = "activate",
+		[SMC_LO_CMD_DEACTIVATE] = "deactivate",
+		[SMC_LO_CMD_SET] = "set",
+		[SMC_LO_CMD_NOTIFY] = "notify",
+	};
+	const char *prefix = "smclo";
+	const char *const *names = smclo_cmds;
+	size_t n = ELEMENTSOF(smclo_cmds);
+
+	if (fam == SMCNL_FAM_SMC) {
+		prefix = "smc-genl";
+		names = smc_cmds;
+		n = ELEMENTSOF(smc_cmds);
+	} else if (fam == SMCNL_FAM_PNET) {
+		prefix = "pnet";
+		names = pnet_cmds;
+		n = ELEMENTSOF(pnet_cmds);
+	}
 
 	if (cmd < n && names[cmd])
 		snprintf(buf, len, "%s-%s", prefix, names[cmd]);
@@ -749,7 +768,7 @@ int smcnl_genl_msg_new(struct smcnl *nl, enum smcnl_family fam, uint8_t cmd, int
 	msg = nlmsg_alloc();
 	if (!msg)
 		return -ENOMEM;
-	/* Both families: version 1, no user header. */
+	/* All three families: version 1, no user header. */
 	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, id, 0, flags, cmd, 1)) {
 		nlmsg_free(msg);
 		return -ENOMEM;

@@ -27,7 +27,20 @@ static const char *const op_what[_SMC_OP_MAX] = {
 	[SMC_OP_PNET_FLUSH] = "flushing the PNET table",
 	[SMC_OP_SYSCTL_SET] = "setting the sysctl",
 	[SMC_OP_SOCKET_DIAG] = "listing SMC sockets",
+	[SMC_OP_LOOPBACK_QUERY] = "reading the smc_lo loopback device",
+	[SMC_OP_LOOPBACK_ACTIVATE] = "activating the smc_lo loopback device",
+	[SMC_OP_LOOPBACK_DEACTIVATE] = "deactivating the smc_lo loopback device",
+	[SMC_OP_LOOPBACK_SET] = "changing a setting of the smc_lo loopback device",
 };
+
+/*
+ * The SMC_LO family is missing: the module is not loaded and the kernel could not load it
+ * (not installed, or a kernel without DIBS), or the caller is outside the initial network
+ * namespace, where the host-wide family is invisible.
+ */
+#define SMCLO_MISSING                                                                        \
+	"the smc_lo module is not loaded: install smc-lo-dkms or modprobe smc_lo (it needs " \
+	"Linux 6.18 or later with DIBS, and is only visible in the initial network namespace)"
 
 #define UEID_RULES "1-32 characters A-Z, 0-9, '.' or '-', beginning with a letter or digit"
 #define SEID_S390                                                                          \
@@ -74,6 +87,23 @@ static const struct smcnl_errmsg messages[] = {
 	  "control BPF program (hs_ctrl): is it being unloaded?" },
 	{ SMC_OP_SOCKET_DIAG, EPROTONOSUPPORT, "SMC socket diagnostics are not available in this "
 	  "kernel: the smc_diag module is missing or could not be loaded (CONFIG_SMC_DIAG)" },
+	{ SMC_OP_LOOPBACK_QUERY, EPROTONOSUPPORT, SMCLO_MISSING },
+	{ SMC_OP_LOOPBACK_ACTIVATE, EPROTONOSUPPORT, SMCLO_MISSING },
+	{ SMC_OP_LOOPBACK_DEACTIVATE, EPROTONOSUPPORT, SMCLO_MISSING },
+	{ SMC_OP_LOOPBACK_SET, EPROTONOSUPPORT, SMCLO_MISSING },
+	{ SMC_OP_LOOPBACK_ACTIVATE, EBUSY, "the previous device is still being removed: "
+	  "applications still hold connections on it (see 'smcctl device show smclo'); try "
+	  "again when it is inactive" },
+	{ SMC_OP_LOOPBACK_DEACTIVATE, EBUSY, "an activation is in progress: try again" },
+	{ SMC_OP_LOOPBACK_DEACTIVATE, ETIMEDOUT, "the device is still being removed after the "
+	  "wait: applications still hold connections on it (see 'smcctl device show smclo'); "
+	  "it stays out of new connections and goes away when they are closed" },
+	{ SMC_OP_LOOPBACK_SET, EOPNOTSUPP, "the module refuses virtually contiguous DMBs, "
+	  "because they corrupt memory with SMC-D (see smc-lo(4)): use dmb-type physical" },
+	{ SMC_OP_LOOPBACK_SET, EINVAL, "the module rejected the setting: dmb-type physical, "
+	  "nocopy on or off, max-dmbs 1 to 8192" },
+	{ SMC_OP_LOOPBACK_SET, ERANGE, "the module rejected the setting: dmb-type physical, "
+	  "nocopy on or off, max-dmbs 1 to 8192" },
 	{ SMC_OP_QUERY, EOPNOTSUPP, "this kernel does not know this SMC request (it is too old "
 	  "for it)" },
 	{ SMC_OP_QUERY, ENOENT, "not found (the smc module is not loaded, or this kernel is too "

@@ -27,6 +27,7 @@
 #include "common/macro.h"
 #include "common/util.h"
 #include "smcd-agent/log.h"
+#include "smcd-agent/loopback.h"
 #include "smcd-agent/manager.h"
 
 #define AGENT_PATH "/org/smcd/Agent1"
@@ -517,6 +518,8 @@ static int method_set_seid(sd_bus_message *msg, void *userdata, sd_bus_error *er
 
 static bool pnetid_owned(struct manager *m, const char *pnetid, struct config_mark *ret)
 {
+	if (config_loopback_owns_pnetid(m->config, pnetid, ret))
+		return true;
 	for (size_t i = 0; i < m->config->pnet.n_entries; i++)
 		if (streq(m->config->pnet.entries[i].pnetid, pnetid)) {
 			*ret = m->config->pnet.entries[i].mark;
@@ -692,6 +695,8 @@ int bus_setup(struct manager *m)
 		r = bus_stats_register(m);
 	if (r >= 0)
 		r = bus_policy_register(m);
+	if (r >= 0)
+		r = bus_loopback_register(m);
 	if (r < 0)
 		return log_error_errno(r, "Cannot register the D-Bus objects: %m");
 	/* Losing the bus ends the event loop with EXIT_FAILURE: systemd restarts us (the way

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The smc.yaml loader's node tree and helpers, for section parsers that live in their own
- * file (config-policy.c) instead of growing config.c.  Not for anything but the loader.
+ * file (config-policy.c, config-loopback.c) instead of growing config.c.  Not for anything
+ * but the loader.
  */
 #pragma once
 
@@ -58,3 +59,7 @@ int parse_map(struct ctx *ctx, const struct ynode *map, const char *section,
 int section_policies(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
 /* After all sections: what policies: needs from the others. */
 int config_policies_check(struct ctx *ctx);
+/* loopback: (config-loopback.c) */
+int section_loopback(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
+/* After all sections: what loopback: needs from the others (reserved PNET IDs). */
+int config_loopback_check(struct ctx *ctx);

@@ -1106,6 +1106,7 @@ static const struct key_handler top_keys[] = {
 	{ "admin-group", section_admin_group },
 	{ "stats", section_stats },
 	{ "policies", section_policies },
+	{ "loopback", section_loopback },
 };
 
 /* ------------------------------------------------------------------------------------- */
@@ -1307,6 +1308,8 @@ int config_load(const char *path, struct config **ret, struct config_errors *err
 			r = parse_map(&ctx, root, "smc.yaml", top_keys, ELEMENTSOF(top_keys));
 		if (r == 0)
 			r = config_policies_check(&ctx);
+		if (r == 0)
+			r = config_loopback_check(&ctx);
 		if (r == -ENOMEM)
 			return r;
 	}
@@ -1400,6 +1403,7 @@ char *config_dump(const struct config *c)
 		c->stats.linkgroup_series, c->stats.prometheus ? "true" : "false",
 		c->stats.prometheus_path);
 	config_policies_dump(f, &c->policies);
+	config_loopback_dump(f, &c->loopback);
 	if (fclose(f) != 0) {
 		free(buf);
 		return NULL;

@@ -8,10 +8,10 @@
  * error produces no config at all: nothing of it is ever applied in part.
  *
  * Room for later issues: the top-level table in config.c takes one row per section, so
- * `loopback:` (our DIBS device, issue 6) and `policies:` (BPF, issue 7) are a row and a
- * parser each.  They are deliberately absent until their code exists: unknown keys are
- * errors, so nobody can write a section that silently does nothing.  `stats:` (issue 5) is
- * there: statistics collection and the Prometheus textfile.
+ * `policies:` (BPF, issue 7) is a row and a parser.  It is deliberately absent until its
+ * code exists: unknown keys are errors, so nobody can write a section that silently does
+ * nothing.  `stats:` (issue 5: statistics collection and the Prometheus textfile) and
+ * `loopback:` (issue 6: our DIBS device, config-loopback.c) are there.
  */
 #pragma once
 
@@ -64,6 +64,8 @@ struct config_pnet {
 	struct config_mark mark;
 };
 
+#include "smcd-agent/config-loopback.h" /* needs struct config_mark */
+
 struct config {
 	char *path;
 	char *text;             /* the file as read (for ConfigRevision and `config show`) */
@@ -114,6 +116,7 @@ struct config {
 		char *prometheus_path;          /* absolute, ends in .prom */
 	} stats;
 	struct config_policies policies; /* config-policy.h */
+	struct config_loopback loopback; /* config-loopback.h */
 };
 
 /* node_exporter's textfile directory on Debian (prometheus-node-exporter's default). */

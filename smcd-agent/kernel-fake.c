@@ -17,6 +17,7 @@
  *   fallback             "server|client CODE COUNT" per line (CODE hex; COUNT taken modulo
  *                        65536, as the kernel's u16)
  *   sockets              "smcd|smcr|listen|init COUNT" or "fallback COUNT CODE" per line
+ *   smclo/...            our loopback module's device: kernel-fake-smclo.c
  *
  * The same errnos as the real kernel: -ERANGE table full, -EEXIST duplicate, -ENOENT absent.
  */
@@ -33,6 +34,7 @@
 #include "common/util.h"
 #include "smcd-agent/kernel.h"
 #include "smcd-agent/stats.h"
+#include "smcd-agent/loopback.h"
 
 struct kernel_fake {
 	struct kernel base;
@@ -551,6 +553,34 @@ static const char *fake_extack(struct kernel *k)
 	return NULL;
 }
 
+/* smc_lo: kernel-fake-smclo.c, in files under DIR/smclo/ (see there). */
+static int fake_smclo_get(struct kernel *k, struct smclo_device *ret)
+{
+	return fake_smclo_get_dir(((struct kernel_fake *)k)->dir, ret);
+}
+
+static int fake_smclo_activate(struct kernel *k, struct smclo_device *ret, bool *ret_changed)
+{
+	return fake_smclo_activate_dir(((struct kernel_fake *)k)->dir, ret, ret_changed);
+}
+
+static int fake_smclo_shutdown(struct kernel *k, uint32_t drain_ms, uint32_t removal_ms,
+			       struct smclo_shutdown_result *res)
+{
+	return fake_smclo_shutdown_dir(((struct kernel_fake *)k)->dir, drain_ms, res);
+}
+
+static int fake_smclo_set(struct kernel *k, const struct smclo_set_request *q,
+			  struct smclo_device *ret)
+{
+	return fake_smclo_set_dir(((struct kernel_fake *)k)->dir, q, ret);
+}
+
+static int fake_smclo_monitor(struct kernel *k, struct smclo_monitor **ret)
+{
+	return -EOPNOTSUPP;
+}
+
 static void fake_free(struct kernel *k)
 {
 	free(((struct kernel_fake *)k)->dir);
@@ -583,6 +613,11 @@ static const struct kernel_ops fake_ops = {
 	.fback_stats = fake_fback_stats,
 	.sockets = fake_sockets,
 	.extack = fake_extack,
+	.smclo_get = fake_smclo_get,
+	.smclo_activate = fake_smclo_activate,
+	.smclo_shutdown = fake_smclo_shutdown,
+	.smclo_set = fake_smclo_set,
+	.smclo_monitor = fake_smclo_monitor,
 	.free = fake_free,
 };
 

@@ -210,6 +210,33 @@ static const char *ks_extack(struct kernel *k)
 	return smcnl_extack(NL(k));
 }
 
+static int ks_smclo_get(struct kernel *k, struct smclo_device *ret)
+{
+	return smclo_get(NL(k), ret);
+}
+
+static int ks_smclo_activate(struct kernel *k, struct smclo_device *ret, bool *ret_changed)
+{
+	return smclo_activate_clean(NL(k), ret, ret_changed);
+}
+
+static int ks_smclo_shutdown(struct kernel *k, uint32_t drain_ms, uint32_t removal_ms,
+			     struct smclo_shutdown_result *res)
+{
+	return smclo_shutdown(NL(k), drain_ms, removal_ms, res);
+}
+
+static int ks_smclo_set(struct kernel *k, const struct smclo_set_request *q,
+			struct smclo_device *ret)
+{
+	return smclo_set(NL(k), q, ret);
+}
+
+static int ks_smclo_monitor(struct kernel *k, struct smclo_monitor **ret)
+{
+	return smclo_monitor_open(NL(k), ret);
+}
+
 static void ks_free(struct kernel *k)
 {
 	struct kernel_smcnl *ks = (struct kernel_smcnl *)k;
@@ -247,6 +274,11 @@ static const struct kernel_ops smcnl_ops = {
 	.fback_stats = ks_fback_stats,
 	.sockets = ks_sockets,
 	.extack = ks_extack,
+	.smclo_get = ks_smclo_get,
+	.smclo_activate = ks_smclo_activate,
+	.smclo_shutdown = ks_smclo_shutdown,
+	.smclo_set = ks_smclo_set,
+	.smclo_monitor = ks_smclo_monitor,
 	.free = ks_free,
 };
 

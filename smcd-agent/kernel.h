@@ -14,6 +14,7 @@
 #include <stddef.h>
 
 #include "netlink/smcnl.h"
+#include "netlink/smclo.h"
 
 struct kernel;
 
@@ -48,6 +49,18 @@ struct kernel_ops {
 	int (*sockets)(struct kernel *k, struct smc_socket **ret, size_t *ret_n);
 	/* The kernel's extended-ack text of the last failed request, or NULL. */
 	const char *(*extack)(struct kernel *k);
+	/*
+	 * Our loopback module's SMC_LO family (kmod/, netlink/smclo.h; loopback.c).  The module
+	 * itself is module_loaded/module_load("smc_lo").  smclo_monitor: the "state" group, or
+	 * -EOPNOTSUPP where there is none (the fake kernel: the agent polls then).
+	 */
+	int (*smclo_get)(struct kernel *k, struct smclo_device *ret);
+	int (*smclo_activate)(struct kernel *k, struct smclo_device *ret, bool *ret_changed);
+	int (*smclo_shutdown)(struct kernel *k, uint32_t drain_ms, uint32_t removal_ms,
+			      struct smclo_shutdown_result *res);
+	int (*smclo_set)(struct kernel *k, const struct smclo_set_request *q,
+			 struct smclo_device *ret);
+	int (*smclo_monitor)(struct kernel *k, struct smclo_monitor **ret);
 	void (*free)(struct kernel *k);
 };
 

@@ -11,6 +11,7 @@
 
 #include "common/macro.h"
 #include "smcd-agent/log.h"
+#include "smcd-agent/loopback.h"
 #include "smcd-agent/manager.h"
 #include "smcd-agent/policy.h"
 
@@ -308,6 +309,9 @@ int manager_reconcile(struct manager *m, enum reconcile_reason reason)
 			report_only, &r);
 	if (ret >= 0)
 		ret = policy_reconcile(m->policy, m->config, &r);
+	if (ret >= 0)
+		ret = loopback_reconcile(m, reason == RECONCILE_PERIODIC ? &m->report : NULL,
+					 report_only, &r);
 	if (ret < 0) {
 		report_clear(&r);
 		return log_error_errno(ret, "Reconciliation failed: %m");
@@ -419,6 +423,7 @@ int manager_refresh_objects_only(struct manager *m)
 	/* The agent's own per-object statistics go into the snapshots before they compare. */
 	collector_track(m, devs, nd, lgrs, nl);
 	m->objects_mono_usec = now_mono_usec();
+	(void)loopback_refresh(m);
 	return bus_objects_update(m, devs, nd, lgrs, nl);
 }
 
@@ -559,6 +564,7 @@ struct manager *manager_free(struct manager *m)
 	report_clear(&m->drift);
 	free(m->devices);
 	free(m->linkgroups);
+	loopback_free(m);
 	free(m);
 	return NULL;
 }

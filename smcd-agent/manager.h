@@ -15,6 +15,7 @@
 #include "smcd-agent/reconcile.h"
 
 struct policy_engine; /* policy.h: smc.yaml policies and smcctl run (BPF) */
+struct loopback; /* loopback.c: smc.yaml's loopback: section and the smc_lo device object */
 
 enum manager_state {
 	MANAGER_STARTING,
@@ -122,6 +123,8 @@ struct manager {
 	struct collector *collector;    /* statistics: collector.c */
 
 	struct policy_engine *policy;
+
+	struct loopback *loopback;
 };
 
 int manager_new(const char *config_path, struct kernel *kernel, struct manager **ret);

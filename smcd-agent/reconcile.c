@@ -10,6 +10,7 @@
 #include "common/macro.h"
 #include "common/ueid-derive.h"
 #include "common/util.h"
+#include "smcd-agent/loopback.h"
 #include "smcd-agent/reconcile.h"
 
 static const char *const item_result_names[_ITEM_RESULT_MAX] = {
@@ -396,7 +397,8 @@ static int plan_pnet(const struct config *c, const struct actual_state *a, struc
 			bool done = false;
 			struct plan_item *it;
 
-			if (pnet_entry_wanted(c, e))
+			/* The loopback handling's PNET IDs are the loopback: section's (loopback.c). */
+			if (pnet_entry_wanted(c, e) || loopback_pnetid_reserved(e->pnetid))
 				continue;
 			for (size_t j = 0; j < n_deleted; j++)
 				done |= streq(deleted[j], e->pnetid);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "netlink/smcnl-internal.h"
+#include "netlink/smclo.h"
 
 static int list_free(int r, void *v)
 {
@@ -118,6 +119,21 @@ static int f_ack(struct smcnl *nl)
 	return smc_ueid_add(nl, "FUZZ");
 }
 
+static int f_smclo_get(struct smcnl *nl)
+{
+	struct smclo_device d;
+
+	return smclo_get(nl, &d);
+}
+
+static int f_smclo_set(struct smcnl *nl)
+{
+	struct smclo_set_request q = {.set_nocopy = true};
+	struct smclo_device d;
+
+	return smclo_set(nl, &q, &d);
+}
+
 static const struct {
 	const char *key;
 	int (*call)(struct smcnl *nl);
@@ -133,6 +149,8 @@ static const struct {
 	{"pnet-get", f_pnet},
 	{"sock-diag-0b", f_sockets},
 	{"smc-genl-add-ueid", f_ack},
+	{"smclo-get", f_smclo_get},
+	{"smclo-set", f_smclo_set},
 };
 
 /* The same stream answers every other request of the target too (devices: the LGRs). */

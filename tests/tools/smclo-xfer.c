@@ -22,7 +22,9 @@
  * SIGTERM/SIGINT end churn and hold early, with their summary line.
  * Output: one line of KEY=VALUE pairs.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>

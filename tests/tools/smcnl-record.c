@@ -15,6 +15,13 @@
  *   pnet-add PNETID eth NETDEV | pnet-add PNETID ib DEVICE [PORT]
  *   pnet-del PNETID | pnet-flush
  *   sysctl-set NAME VALUE  smc_sysctl_set() (not netlink: only result.txt, for the record)
+ *   smclo-get | smclo-activate (smclo_activate_clean(), as smcctl does)
+ *   smclo-set dmb-type|nocopy|max-dmbs VALUE     (virtual and out-of-range values are sent)
+ *   smclo-shutdown DRAIN_MS REMOVAL_MS            the deactivation protocol (smclo_shutdown())
+ *   smclo-raw CMD [TYPE=U32]...                   any SMC_LO command, no local checks
+ *   smclo-monitor COUNT SECONDS   the "state" group's notifications until COUNT arrived
+ *                                 (exit 0) or SECONDS passed (exit 1); one line each, also
+ *                                 for the kmod guest tests (tests/vm/guest/lib-kmod.sh)
  *
  * OUTDIR/result.txt (also on stdout) says what every call returned and what the library
  * made of the replies: the human-readable side of the fixture, and the check that the
@@ -25,16 +32,20 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/macro.h"
 #include "netlink/smcnl.h"
 #include "netlink/smcnl-internal.h"
+#include "netlink/smclo.h"
+#include "netlink/uapi/smc_lo.h"
 
 static FILE *out;
 
@@ -164,6 +175,10 @@ static void snapshot(const char *outdir)
 	if (access("/sys/module/smc", F_OK) == 0) {
 		/* git keeps no empty folders: a marker file stands for the module folder */
 		snprintf(dir, sizeof(dir), "%s/sysroot/sys/module/smc", outdir);
+		copy_file("/proc/sys/kernel/osrelease", dir, "present");
+	}
+	if (access("/sys/module/smc_lo", F_OK) == 0) {
+		snprintf(dir, sizeof(dir), "%s/sysroot/sys/module/smc_lo", outdir);
 		copy_file("/proc/sys/kernel/osrelease", dir, "present");
 	}
 	snapshot_infiniband(outdir);
@@ -405,6 +420,158 @@ static void read_sysctls(struct smcnl *nl)
 	free(names);
 }
 
+static void show_smclo(const struct smclo_device *d)
+{
+	const struct smclo_counters *c = &d->counters;
+
+	say("  name=%s state=%s pending=%d settings=%s/%d/%u", d->name,
+	    smclo_state_name(d->state) ?: "?", d->pending,
+	    smclo_dmb_type_name(d->settings.dmb_type) ?: "?", d->settings.nocopy,
+	    d->settings.max_dmbs);
+	if (d->registered)
+		say(" gid=%s uuid=%s fabric=0x%04x generation=%u active=%s/%d/%u", d->gid_hex,
+		    d->gid_uuid, d->fabric_id, d->generation,
+		    smclo_dmb_type_name(d->active.dmb_type) ?: "?", d->active.nocopy,
+		    d->active.max_dmbs);
+	if (d->state == SMCLO_STATE_DRAINING)
+		say(" drain=%u remaining=%d/%u removing=%d", d->drain_timeout_ms,
+		    d->has_drain_remaining, d->drain_remaining_ms, d->removing);
+	if (d->has_apply)
+		say(" apply=%s", d->apply_next_activation ? "next-activation" : "now");
+	if (d->has_event)
+		say(" event=%s", smclo_event_name(d->event) ?: "?");
+	say("\n  counters dmbs=%u bytes=%" PRIu64 " attached=%u lgrs=%u regs=%" PRIu64
+	    " unregs=%" PRIu64 " allocfail=%" PRIu64 " limit=%" PRIu64 " moves=%" PRIu64
+	    " movebytes=%" PRIu64 " signals=%" PRIu64 " moveerr=%" PRIu64 " attaches=%" PRIu64
+	    " detaches=%" PRIu64 " act=%" PRIu64 " deact=%" PRIu64 " drainrej=%" PRIu64 "\n",
+	    c->dmbs, c->dmb_bytes, c->attached, c->link_groups, c->registrations,
+	    c->unregistrations, c->alloc_failures, c->limit_rejects, c->moves, c->move_bytes,
+	    c->move_signals, c->move_errors, c->attaches, c->detaches, c->activations,
+	    c->deactivations, c->drain_rejects);
+}
+
+/* The module's device, when smc_lo is loaded (what smcctl's device views do). */
+static void read_smclo(struct smcnl *nl)
+{
+	struct smclo_device d;
+	int r;
+
+	if (!smclo_module_loaded(nl))
+		return;
+	r = smclo_get(nl, &d);
+	result(nl, "smclo_get", SMC_OP_LOOPBACK_QUERY, r);
+	if (r == 0)
+		show_smclo(&d);
+}
+
+static int step_smclo(struct smcnl *nl, const char *step, int argc, char **argv)
+{
+	struct smclo_device d = {};
+	int r;
+
+	if (streq(step, "smclo-get")) {
+		r = smclo_get(nl, &d);
+		result(nl, "smclo_get", SMC_OP_LOOPBACK_QUERY, r);
+	} else if (streq(step, "smclo-activate")) {
+		r = smclo_activate_clean(nl, &d, NULL);
+		result(nl, "smclo_activate_clean", SMC_OP_LOOPBACK_ACTIVATE, r);
+	} else if (streq(step, "smclo-set") && argc == 2) {
+		struct smclo_set_request q = {};
+		uint8_t cmd = SMC_LO_CMD_SET;
+		uint16_t type;
+		uint32_t v;
+
+		if (streq(argv[0], "dmb-type")) {
+			q.set_dmb_type = true;
+			q.dmb_type = streq(argv[1], "virtual") ? 1 : (uint8_t)atoi(argv[1]);
+		} else if (streq(argv[0], "nocopy")) {
+			q.set_nocopy = true;
+			q.nocopy = streq(argv[1], "on");
+		} else if (streq(argv[0], "max-dmbs")) {
+			q.set_max_dmbs = true;
+			q.max_dmbs = (uint32_t)strtoul(argv[1], NULL, 0);
+		} else {
+			return -EINVAL;
+		}
+		r = smclo_set(nl, &q, &d);
+		if (r == -EINVAL) {
+			/* Refused here already: send it anyway, the kernel's answer is the fixture. */
+			struct nl_msg *msg;
+			struct nlattr *nest;
+			char key[96];
+
+			type = q.set_max_dmbs ? SMC_LO_S_MAX_DMBS : SMC_LO_S_DMB_TYPE;
+			v = q.set_max_dmbs ? q.max_dmbs : q.dmb_type;
+			r = smcnl_genl_msg_new(nl, SMCNL_FAM_SMCLO, cmd, NLM_F_ACK, &msg);
+			if (r < 0)
+				return r;
+			nest = nla_nest_start(msg, SMC_LO_A_SETTINGS);
+			if (type == SMC_LO_S_MAX_DMBS)
+				nla_put_u32(msg, type, v);
+			else
+				nla_put_u8(msg, type, (uint8_t)v);
+			nla_nest_end(msg, nest);
+			r = smcnl_request(nl, SMCNL_PROTO_GENL, msg,
+					  smcnl_genl_key(SMCNL_FAM_SMCLO, cmd, key, sizeof(key)),
+					  NULL, NULL);
+		}
+		result(nl, "smclo_set", SMC_OP_LOOPBACK_SET, r);
+	} else if (streq(step, "smclo-shutdown") && argc == 2) {
+		struct smclo_shutdown_result res;
+
+		r = smclo_shutdown(nl, (uint32_t)atoi(argv[0]), (uint32_t)atoi(argv[1]), &res);
+		result(nl, "smclo_shutdown", SMC_OP_LOOPBACK_DEACTIVATE, r);
+		say("  was_active=%d pnet_added=%d removed=%d pnet_removed=%d\n", res.was_active,
+		    res.pnet_added, res.removed, res.pnet_removed);
+		d = res.last;
+	} else if (streq(step, "smclo-monitor") && argc == 2) {
+		struct smclo_monitor *m;
+		int want = atoi(argv[0]), seen = 0;
+		time_t end = time(NULL) + atoi(argv[1]);
+
+		r = smclo_monitor_open(nl, &m);
+		result(nl, "smclo_monitor_open", SMC_OP_LOOPBACK_QUERY, r);
+		if (r < 0)
+			return r;
+		/* The caller starts its request after this line. */
+		say("monitoring\n");
+		fflush(stdout);
+		while (seen < want && time(NULL) < end) {
+			struct pollfd p = {.fd = smclo_monitor_fd(m), .events = POLLIN};
+
+			(void)poll(&p, 1, 200);
+			while (seen < want && (r = smclo_monitor_read(m, &d)) > 0) {
+				seen++;
+				show_smclo(&d);
+			}
+			fflush(stdout);
+		}
+		smclo_monitor_close(m);
+		say("notifications: %d of %d\n", seen, want);
+		return seen < want ? -ETIMEDOUT : 0;
+	} else if (streq(step, "smclo-raw") && argc >= 1) {
+		uint16_t types[8];
+		uint32_t values[8];
+		size_t n = 0;
+
+		for (int i = 1; i < argc && n < ELEMENTSOF(types); i++) {
+			unsigned t, v;
+
+			if (sscanf(argv[i], "%u=%u", &t, &v) != 2)
+				return -EINVAL;
+			types[n] = (uint16_t)t;
+			values[n++] = v;
+		}
+		r = smcnl_smclo_raw(nl, (uint8_t)atoi(argv[0]), types, values, n, &d);
+		result(nl, "smclo_raw", SMC_OP_LOOPBACK_QUERY, r);
+	} else {
+		return -EINVAL;
+	}
+	if (d.name[0])
+		show_smclo(&d);
+	return 0;
+}
+
 static int step_read(struct smcnl *nl, const char *outdir)
 {
 	read_caps(nl);
@@ -417,6 +584,7 @@ static int step_read(struct smcnl *nl, const char *outdir)
 	read_sockets(nl, 0);
 	read_sockets(nl, SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO | SMC_DIAG_WANT_DMBINFO);
 	read_sysctls(nl);
+	read_smclo(nl);
 	/* After the reads: on a modular kernel they loaded smc (sysctls, /sys/module/smc). */
 	snapshot(outdir);
 	return 0;
@@ -474,6 +642,14 @@ static int run(struct smcnl *nl, const char *outdir, int argc, char **argv)
 		/* not netlink: nothing is recorded, result.txt tells what the kernel said */
 		result(nl, "smc_sysctl_set", SMC_OP_SYSCTL_SET,
 		       r = smc_sysctl_set(nl, arg, argv[2]));
+	} else if (strncmp(step, "smclo-", 6) == 0) {
+		r = step_smclo(nl, step, argc - 1, argv + 1);
+		if (r == -EINVAL) {
+			fprintf(stderr, "bad arguments for %s\n", step);
+			return r;
+		}
+		if (r < 0)
+			return r;
 	} else if (streq(step, "pnet-flush")) {
 		result(nl, "smc_pnet_flush", SMC_OP_PNET_FLUSH, r = smc_pnet_flush(nl));
 	} else {

@@ -248,7 +248,7 @@ static void test_error_syntax(void **state)
 static void test_error_unknown_top_key(void **state)
 {
 	expect_error("seid: leave\nexport:\n  prometheus: {}\n",
-		     "2:1: smc.yaml: unknown key 'export' (expected one of: ueid, seid, handshake-limitation, sysctl, pnet, modules, drift, monitor, admin-group, stats, policies)");
+		     "2:1: smc.yaml: unknown key 'export' (expected one of: ueid, seid, handshake-limitation, sysctl, pnet, modules, drift, monitor, admin-group, stats, policies, loopback)");
 }
 
 static void test_error_unknown_nested_key(void **state)

@@ -269,6 +269,26 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("hs-limit", "enable", "now"), "unexpected argument 'now'");
 	expect_usage(RUN("seid", "on"), "unknown verb 'on' for 'seid'");
 	expect_usage(RUN("info", "--version"), "--version is an option of smcctl");
+	/* device loopback-ism (cli/loopback.c) */
+	expect_usage(RUN("device", "loopback-ism", "start"), "unknown action 'start'");
+	expect_usage(RUN("device", "loopback-ism", "activate", "now"), "unexpected argument 'now'");
+	expect_usage(RUN("device", "loopback-ism", "activate", "--wait", "5"),
+		     "--wait belongs to 'loopback-ism deactivate'");
+	expect_usage(RUN("device", "loopback-ism", "deactivate", "--wait", "0"),
+		     "--wait 0 is not offered");
+	expect_usage(RUN("device", "loopback-ism", "deactivate", "--wait", "601"),
+		     "invalid --wait '601'");
+	expect_usage(RUN("device", "loopback-ism", "deactivate", "-w", "x"), "invalid --wait 'x'");
+	expect_usage(RUN("device", "loopback-ism", "set", "nocopy"), "needs a setting and a value");
+	expect_usage(RUN("device", "loopback-ism", "set", "colour", "red"), "unknown setting");
+	expect_usage(RUN("device", "loopback-ism", "set", "dmb-type", "paged"),
+		     "invalid dmb-type 'paged'");
+	expect_usage(RUN("device", "loopback-ism", "set", "nocopy", "yes"), "invalid nocopy 'yes'");
+	expect_usage(RUN("device", "loopback-ism", "set", "max-dmbs", "0"), "invalid max-dmbs '0'");
+	expect_usage(RUN("device", "loopback-ism", "set", "max-dmbs", "8193"),
+		     "invalid max-dmbs '8193'");
+	expect_usage(RUN("device", "loopback-ism", "set", "max-dmbs", "--", "-1"), "invalid max-dmbs");
+	expect_usage(RUN("device", "l"), "ambiguous verb 'l' for 'device'");
 }
 
 /* A library failure is one line "smcctl: what: why", exit 1 or 3, nothing on stdout. */

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "netlink/smcnl-internal.h"
+#include "netlink/smclo.h"
 #include "tests/unit/netlink-test-util.h"
 
 typedef int (*call_fn)(struct smcnl *nl);
@@ -91,6 +92,21 @@ static int c_hs(struct smcnl *nl)
 	return smc_hs_limitation_get(nl, &b);
 }
 
+static int c_smclo_get(struct smcnl *nl)
+{
+	struct smclo_device d;
+
+	return smclo_get(nl, &d);
+}
+
+static int c_smclo_set(struct smcnl *nl)
+{
+	struct smclo_set_request q = {.set_max_dmbs = true, .max_dmbs = 64};
+	struct smclo_device d;
+
+	return smclo_set(nl, &q, &d);
+}
+
 static const struct {
 	const char *file;
 	call_fn call;
@@ -113,11 +129,14 @@ static const struct {
 	{"genl-ctrl-SMC_GEN_NETLINK.bin", c_sysinfo, false},
 	{"rdma-dev-get.bin", c_rdma, true},
 	{"rdma-port-get.bin", c_rdma, true},
+	{"smclo-get.bin", c_smclo_get, true},
+	{"smclo-set.bin", c_smclo_set, true},
 };
 
 static const char *const sources[] = {
 	"7x/loopback",	"7x/fallback",	"7x/pnet-list",
 	"7x/ueid-full", "612/fallback", "synthetic/smcr", "7x-smcr/server",
+	"7x-smclo/smclo-traffic", "7x-smclo/smclo-set-pending",
 };
 
 /* Copy every .bin of src except skip into dir. */

@@ -2,16 +2,17 @@
 # lanes: 7x debug
 # timeout: 240
 #
-# DMB exhaustion at max_dmbs: with max_dmbs=4, two open connections (one DMB per end)
-# use them all; the next connection is declined with SMC_CLC_DECL_MAX_DMB (0x030d0000)
-# and falls back to TCP cleanly, with intact data.
+# DMB exhaustion at max_dmbs: with max-dmbs 4 (smcctl), two open connections (one DMB per
+# end) use them all; the next connection is declined with SMC_CLC_DECL_MAX_DMB
+# (0x030d0000) and falls back to TCP cleanly, with intact data; smcctl stats names it.
 . "$(dirname "$0")/lib.sh"
-kmod_lib=$(find / -xdev -name kmod-lib.sh 2>/dev/null | head -n 1)
-[ -n "$kmod_lib" ] || skip "kmod-lib.sh is not in the guest (run with kmod/vm-test)"
-. "$kmod_lib"
+. "$(dirname "$0")/lib-kmod.sh"
 kmod_require
 
-kmod_load activate=1 max_dmbs=4
+kmod_load
+assert_ok smcctl device loopback-ism set max-dmbs 4
+assert_ok smcctl -j device loopback-ism activate
+assert_json "$out" .smc_lo.active_settings.max_dmbs 4
 kmod_smc_setup
 smclo-xfer hold --conns 2 --secs 300 >/tmp/hold.out 2>&1 &
 hold=$!
@@ -23,13 +24,13 @@ assert_eq 0 "$(kmod_counter limit_rejects)"
 assert_ok smclo-xfer verify --conns 2 --bytes 2000000
 [ "$(kmod_counter limit_rejects)" -gt 0 ] || fail "no registration was refused at max_dmbs"
 assert_eq 4 "$(kmod_counter dmbs)" "never more than max_dmbs DMBs"
-assert_ok smclo-ctl fback
-assert_match "$out" '^server 0x030d0000 [1-9]' "server declined with SMC_CLC_DECL_MAX_DMB"
-assert_match "$out" '^client 0x05000000 [1-9]' "client fell back on the peer's decline"
+[ "$(kmod_fback server MAX_DMB)" -gt 0 ] || fail "server did not decline with MAX_DMB: $(smcctl stats)"
+[ "$(kmod_fback client PEERDECL)" -gt 0 ] || fail "client did not fall back on the peer's decline"
+assert_ok smcctl stats
+assert_contains "$out" "MAX_DMB" "smcctl stats names the reason"
 kill $hold
 wait $hold
-assert_ok smclo-ctl deactivate 0
-kmod_wait_state inactive 30
+kmod_deactivate 1
 kmod_unload
 kmod_check_dmesg
 kmod_check_leaks

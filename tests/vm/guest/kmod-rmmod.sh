@@ -6,11 +6,10 @@
 # pins the module) and changes nothing; deactivation drains, removes the device, aborts
 # the open connections, and finishes once their applications close them.  While an
 # application keeps an aborted socket open the removal waits - without blocking the
-# netlink family, a new activation (EBUSY) or anything else - and says what holds it.
+# netlink family, a new activation (refused) or anything else - and smcctl says what holds
+# it and leaves the PNET ID that keeps new connections off the device.
 . "$(dirname "$0")/lib.sh"
-kmod_lib=$(find / -xdev -name kmod-lib.sh 2>/dev/null | head -n 1)
-[ -n "$kmod_lib" ] || skip "kmod-lib.sh is not in the guest (run with kmod/vm-test)"
-. "$kmod_lib"
+. "$(dirname "$0")/lib-kmod.sh"
 kmod_require
 
 # wait_dmbs N: until the device has at least N DMBs
@@ -36,19 +35,15 @@ module_loaded smc_lo || fail "smc_lo was unloaded with open connections"
 assert_eq active "$(kmod_get state)" "rmmod must not change the device"
 assert_ok smclo-xfer verify --conns 1 --bytes 100000
 info "--- 2. deactivate: drain, then remove; the open connections are aborted"
-smclo-ctl monitor 3 60 >/tmp/events &
-mon=$!
-sleep 0.5
-assert_ok smclo-ctl deactivate 1000
-assert_contains "$out" "state=draining"
-assert_contains "$out" "drain_timeout_ms=1000"
-wait $mon || fail "missing notifications: $(cat /tmp/events)"
-assert_contains "$(cat /tmp/events)" "event=removing"
+kmod_monitor 3 60 /tmp/events
+assert_ok smcctl -j device loopback-ism deactivate --wait 1
+assert_json "$out" .smc_lo.state inactive
+wait $KMOD_MON || fail "missing notifications: $(cat /tmp/events)"
+assert_eq "draining removing deactivated " "$(kmod_events /tmp/events)" "event order"
 # What held the device when the removal started (the REMOVING notification):
-removing=$(sed -n '/^event=removing/,/^event=/p' /tmp/events)
-assert_match "$removing" '^dmbs=[1-9]' "DMBs reported as holders"
-assert_match "$removing" '^link_groups=[1-9]' "link groups reported as holders"
-kmod_wait_state inactive 30
+removing=$(sed -n '/event=removing/,/counters/p' /tmp/events | tail -n 1)
+assert_match "$removing" ' dmbs=[1-9]' "DMBs reported as holders"
+assert_match "$removing" ' lgrs=[1-9]' "link groups reported as holders"
 kill $hold 2>/dev/null
 wait $hold
 cat /tmp/hold.out
@@ -60,28 +55,31 @@ kmod_load activate=1
 smclo-xfer hold --conns 2 --secs 300 --stubborn >/tmp/hold.out 2>&1 &
 hold=$!
 wait_dmbs 4
-assert_ok smclo-ctl deactivate 0
-n=0
-until [ "$(kmod_get removing)" = 1 ]; do n=$((n + 1)); [ $n -lt 50 ] || fail "removal did not start"; sleep 0.1; done
-sleep 3
-assert_ok smclo-ctl get
-assert_contains "$out" "state=draining" "still removing while the sockets are open"
-assert_contains "$out" "removing=1"
-assert_match "$out" '^dmbs=[1-9]' "the holders are reported"
-assert_fails smclo-ctl activate
-assert_contains "$out" "error: 16 " "activate while the old device is being removed: EBUSY"
-assert_contains "$out" "still being removed"
+assert_fails smcctl device loopback-ism deactivate --wait 1
+assert_eq 1 "$rc" "the removal cannot finish: exit 1"
+assert_contains "$out" "smclo is still being removed"
+assert_match "$out" "[1-9][0-9]* DMBs" "smcctl names the holders"
+assert_contains "$out" "PNET ID SMCLODRAIN keeps it out of new connections"
+assert_ok smcctl -j device loopback-ism
+assert_json "$out" .smc_lo.state draining "still removing while the sockets are open"
+assert_json "$out" .smc_lo.removing true
+[ "$(json_get "$out" .smc_lo.counters.dmbs)" -gt 0 ] || fail "the holders are reported"
+assert_ok smcctl pnet list
+assert_contains "$out" "SMCLODRAIN" "the PNET ID stays while the device is being removed"
+assert_fails smcctl device loopback-ism activate
+assert_contains "$out" "still being removed" "activate while the old device is being removed"
 assert_fails rmmod smc_lo
-assert_ok smclo-ctl set max-dmbs 100
+assert_ok smcctl device loopback-ism set max-dmbs 100
 kill $hold
 wait $hold
 kmod_wait_state inactive 30
-assert_ok smclo-ctl activate
-assert_eq 100 "$(kmod_get active_max_dmbs)"
-assert_ok smclo-ctl deactivate 0
-kmod_wait_state inactive 30
+assert_ok smcctl -j device loopback-ism activate
+assert_json "$out" .smc_lo.active_settings.max_dmbs 100
+assert_ok smcctl pnet list
+assert_not_contains "$out" "SMCLODRAIN" "activate deleted the PNET ID the interrupted deactivation left"
+kmod_deactivate 1
 kmod_unload
-smclo-ctl pnet-del "$KMOD_LO_PNETID" || true
+smcctl pnet del "$KMOD_LO_PNETID" || true
 kmod_check_dmesg
 kmod_check_leaks
 info "ok"

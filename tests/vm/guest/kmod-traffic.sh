@@ -2,15 +2,14 @@
 # lanes: 7x debug
 # timeout: 300
 #
-# Real SMC-D traffic through smc_lo, verified to be on our device: every SMC-D link group's
-# local GID equals the device GID, our counters move, and data is intact with read() and
-# with splice().  Coexistence with the built-in "lo": with a PNET ID on "lo" (SMC_PNETID
-# IBNAME=lo) "lo" is ineligible for SMC-Dv2 on x86 and smc_lo carries the traffic; without
-# it the first eligible loopback device, "lo", does.  Both nocopy settings.
+# Real SMC-D traffic through smc_lo, proven with smcctl: every SMC-D link group's local GID
+# (smcctl linkgroup) equals the device's GID, and the device's counters (smcctl device show
+# smclo) move; data is intact with read() and with splice().  Coexistence with the built-in
+# "lo": with a PNET ID on "lo" (smcctl pnet add ... --ib lo) "lo" is ineligible for SMC-Dv2
+# on x86 and smc_lo carries the traffic; without it the first eligible loopback device, "lo",
+# does, and smcctl device says which one carries it.  Both nocopy settings.
 . "$(dirname "$0")/lib.sh"
-kmod_lib=$(find / -xdev -name kmod-lib.sh 2>/dev/null | head -n 1)
-[ -n "$kmod_lib" ] || skip "kmod-lib.sh is not in the guest (run with kmod/vm-test)"
-. "$kmod_lib"
+. "$(dirname "$0")/lib-kmod.sh"
 kmod_require
 
 lo_gid=$(kmod_sysfs_gid lo)
@@ -32,36 +31,63 @@ lgrs_only_on() {
 
 info "--- 1. UEID and a PNET ID on lo: smc_lo carries SMC-D"
 kmod_smc_setup
-assert_ok smclo-xfer verify --conns 4 --bytes 4000000
+smclo-xfer hold --conns 2 --secs 60 >/tmp/hold.out 2>&1 &
+hold=$!
+n=0
+while [ "$(kmod_counter dmbs)" -lt 4 ]; do
+	n=$((n + 1)); [ $n -lt 100 ] || fail "expected 4 DMBs, have $(kmod_counter dmbs)"; sleep 0.2
+done
 lgrs_only_on "$gid" "PNET ID on lo"
-regs=$(kmod_counter registrations)
+assert_ok smcctl device show smclo
+assert_match "$out" "State: +active, generation 1"
+assert_match "$out" "Link groups: +[1-9]" "smcctl counts link groups on smclo"
+assert_match "$out" "Connections: +[1-9]" "... and connections"
+assert_match "$out" "DMBs: +[1-9]" "the module's DMB gauge"
+assert_ok smcctl device
+assert_contains "$out" "SMC-D loopback traffic: smclo (" "device list: smclo carries the traffic"
+assert_contains "$out" "; lo: none"
+assert_ok smcctl -j linkgroup list --smcd
+assert_json "$out" '[.smcd[].device] | unique | join(",")' smclo "link groups named by device"
+kill $hold
+wait $hold
+assert_ok smclo-xfer verify --conns 4 --bytes 4000000
+assert_ok smcctl -j device show smclo
+regs=$(json_get "$out" .smcd[0].smc_lo.counters.registrations)
 [ "$regs" -ge 2 ] || fail "expected DMB registrations on smclo, got $regs"
-[ "$(kmod_counter moves)" -gt 0 ] || fail "no move_data calls"
+[ "$(json_get "$out" .smcd[0].smc_lo.counters.moves)" -gt 0 ] || fail "no move_data calls"
 [ "$(kmod_counter attaches)" -gt 0 ] || fail "nocopy is on but nothing attached"
 assert_eq "$(kmod_counter attaches)" "$(kmod_counter detaches)" "every attach detached after close"
 assert_eq 0 "$(kmod_counter attached)" "no attachment left"
 [ "$(kmod_counter link_groups)" -ge 1 ] || fail "link_groups counter does not see SMC's link groups"
-assert_eq 0 "$(smclo-ctl fback | wc -l)" "no fallback so far: $(smclo-ctl fback)"
+assert_ok smcctl -j stats
+assert_json "$out" .summary.fallback 0 "no fallback so far"
 
-info "--- 3. splice() from an SMC-D socket on smc_lo (physically contiguous DMBs)"
+info "--- 2. splice() from an SMC-D socket on smc_lo (physically contiguous DMBs)"
 moves=$(kmod_counter moves)
 assert_ok smclo-xfer verify --conns 2 --bytes 8000000 --recv splice
 [ "$(kmod_counter moves)" -gt "$moves" ] || fail "splice transfer did not go through smc_lo"
 
 info "--- control: without the PNET ID on lo, the built-in lo is first and wins"
-assert_ok smclo-ctl pnet-del "$KMOD_LO_PNETID"
+assert_ok smcctl pnet del "$KMOD_LO_PNETID"
 regs=$(kmod_counter registrations)
-assert_ok smclo-xfer verify --conns 1 --bytes 1000000
+smclo-xfer hold --conns 1 --secs 60 >/tmp/hold.out 2>&1 &
+hold=$!
+n=0
+until kmod_lgr_gids | grep -q "$lo_gid"; do
+	n=$((n + 1)); [ $n -lt 100 ] || fail "no link group on lo: $(smcctl linkgroup)"; sleep 0.2
+done
 assert_eq "$regs" "$(kmod_counter registrations)" "no new DMB on smclo"
-kmod_lgr_gids | grep -q "$lo_gid" || fail "no link group on lo: $(smclo-ctl lgrs)"
-assert_ok smclo-ctl pnet-add "$KMOD_LO_PNETID" lo
+assert_ok smcctl device
+assert_match "$out" "SMC-D loopback traffic: lo \([0-9]+ link groups?\), smclo" "both carry link groups now"
+kill $hold
+wait $hold
+assert_ok smcctl pnet add "$KMOD_LO_PNETID" --ib lo
 
-info "--- 4. nocopy off: payload goes through move_data"
-assert_ok smclo-ctl set nocopy off
-assert_contains "$out" "apply=next-activation"
-assert_ok smclo-ctl deactivate 0
-kmod_wait_state inactive 30
-assert_ok smclo-ctl activate
+info "--- 3. nocopy off: payload goes through move_data"
+assert_ok smcctl -j device loopback-ism set nocopy off
+assert_json "$out" .apply next-activation
+kmod_deactivate 2
+assert_ok smcctl device loopback-ism activate
 regs=$(kmod_counter registrations)
 bytes=$(kmod_counter move_bytes)
 attaches=$(kmod_counter attaches)
@@ -72,12 +98,12 @@ moved=$(( $(kmod_counter move_bytes) - bytes ))
 [ "$moved" -ge 16000000 ] || fail "nocopy off: expected >= 16000000 bytes through move_data, got $moved"
 assert_eq "$attaches" "$(kmod_counter attaches)" "nocopy off: no attach"
 
-info "--- 5. deactivate with idle link groups, then unload"
-assert_ok smclo-ctl deactivate 200
-kmod_wait_state inactive 30
+info "--- 4. deactivate with idle link groups (nocopy off: the drain runs to its bound), then unload"
+assert_ok smcctl -j device loopback-ism deactivate --wait 2
+assert_json "$out" .smc_lo.state inactive
 assert_eq 0 "$(kmod_counter dmbs)" "all DMBs freed"
 kmod_unload
-assert_ok smclo-ctl pnet-del "$KMOD_LO_PNETID"
+assert_ok smcctl pnet del "$KMOD_LO_PNETID"
 kmod_check_dmesg
 kmod_check_leaks
 info "ok"

@@ -12,19 +12,17 @@
 #     hands the bogus page from virt_to_page() to get_page() and the pipe: Oops (or, where
 #     that page happens to exist, corrupt data and a refcount on a stranger's page).
 . "$(dirname "$0")/lib.sh"
-kmod_lib=$(find / -xdev -name kmod-lib.sh 2>/dev/null | head -n 1)
-[ -n "$kmod_lib" ] || skip "kmod-lib.sh is not in the guest"
-. "$kmod_lib"
 KMOD_KO=$(find / -xdev -name smc_lo.ko -path '*vdmb*' 2>/dev/null | head -n 1)
 [ -n "$KMOD_KO" ] || skip "no SMC_LO_UNSAFE_VIRT_DMB build in the guest (kmod/vm-test --proof)"
-require_cmd smclo-ctl smclo-xfer
+. "$(dirname "$0")/lib-kmod.sh"
+require_cmd smcctl smclo-xfer jq
 
 proof() { echo "PROOF: $*" >/dev/console; info "PROOF: $*"; }
 
 kmod_load
-assert_ok smclo-ctl set dmb-type virtual
-assert_ok smclo-ctl activate
-assert_contains "$out" "active_dmb_type=virtual"
+assert_ok smcctl device loopback-ism set dmb-type virtual
+assert_ok smcctl -j device loopback-ism activate
+assert_json "$out" .smc_lo.active_settings.dmb_type virtual
 kmod_smc_setup
 proof "step 1: SMC-D connection with vmalloc DMBs, data read with read()"
 smclo-xfer verify --conns 1 --bytes 1000000

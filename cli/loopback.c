@@ -1,0 +1,811 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * smcctl device loopback-ism: our loopback DIBS device (kmod/, smc-lo(4)), through its
+ * SMC_LO family (netlink/smclo.h); and that device in "device list" and "device show".
+ *
+ * What "loopback-ism" names.  The word is SMC's own name for its loopback device (smc.ko's
+ * "loopback-ism" of 6.10-6.17, and the knobs the 004 seed wanted for it).  Since 6.18 that
+ * device is DIBS's built-in "lo", which has no controls at all: nothing can activate,
+ * drain or configure it.  So "device loopback-ism" addresses the one loopback device that
+ * has controls, the smc_lo module's ("smclo" unless its devname parameter says otherwise),
+ * and says so when the module is not there.  "device show NAME" shows any device, "lo"
+ * included.
+ *
+ * Module not loaded.  Every action resolves the SMC_LO family, and the kernel loads a
+ * family's module on that lookup (MODULE_ALIAS_GENL_FAMILY, like smc.ko for
+ * SMC_GEN_NETLINK): an installed smc_lo (smc-lo-dkms, or make -C kmod install) needs no
+ * modprobe and smcctl needs no libkmod.  If the family still does not exist, the answer is
+ * "the smc_lo module is not loaded: install smc-lo-dkms or modprobe smc_lo", exit 3.  The
+ * device views (device list/show) ask the family only when /sys/module/smc_lo exists:
+ * listing devices must not load a module.  (The agent loads it with libkmod, from smc.yaml.)
+ *
+ * Deactivation follows the protocol of kmod/README.md (smclo_shutdown(): PNET ID on the
+ * device, drain with a bound of seconds, wait for "deactivated", delete the PNET ID); hence
+ * --wait is 1..600 seconds and never 0 (a forced removal can hang in SMC 7.3: smc-lo(4)).
+ *
+ * When smcd-agent runs, the changing actions go through it (org.smcd.Agent1.Loopback), like
+ * every other changing verb (cli/agent.c): it is the one writer and refuses what smc.yaml's
+ * loopback: section owns.  A deactivation through the agent waits as long as --wait says,
+ * so the D-Bus call's timeout is --wait plus the removal bound plus a margin.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-bus.h>
+
+#include "cli/loopback.h"
+#include "cli/objects.h"
+#include "common/output.h"
+
+#define AGENT_NAME "org.smcd.Agent1"
+#define AGENT_PATH "/org/smcd/Agent1"
+#define LOOPBACK_IFACE "org.smcd.Agent1.Loopback"
+
+/* ---------------------------------------------------------------------------------- */
+/* JSON                                                                                */
+
+static json_object *settings_json(const struct smclo_settings *s)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	r |= json_add_str(o, "dmb_type", smclo_dmb_type_name(s->dmb_type));
+	r |= json_add_bool(o, "nocopy", s->nocopy);
+	r |= json_add_u64(o, "max_dmbs", s->max_dmbs);
+	return r < 0 ? NULL : TAKE_PTR(o);
+}
+
+static json_object *counters_json(const struct smclo_counters *c)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	r |= json_add_u64(o, "dmbs", c->dmbs);
+	r |= json_add_u64(o, "dmb_bytes", c->dmb_bytes);
+	r |= json_add_u64(o, "attached", c->attached);
+	r |= json_add_u64(o, "link_groups", c->link_groups);
+	r |= json_add_u64(o, "registrations", c->registrations);
+	r |= json_add_u64(o, "unregistrations", c->unregistrations);
+	r |= json_add_u64(o, "alloc_failures", c->alloc_failures);
+	r |= json_add_u64(o, "limit_rejects", c->limit_rejects);
+	r |= json_add_u64(o, "moves", c->moves);
+	r |= json_add_u64(o, "move_bytes", c->move_bytes);
+	r |= json_add_u64(o, "move_signals", c->move_signals);
+	r |= json_add_u64(o, "move_errors", c->move_errors);
+	r |= json_add_u64(o, "attaches", c->attaches);
+	r |= json_add_u64(o, "detaches", c->detaches);
+	r |= json_add_u64(o, "activations", c->activations);
+	r |= json_add_u64(o, "deactivations", c->deactivations);
+	r |= json_add_u64(o, "drain_rejects", c->drain_rejects);
+	return r < 0 ? NULL : TAKE_PTR(o);
+}
+
+json_object *smclo_device_json(const struct smclo_device *d)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	bool draining = d->state == SMCLO_STATE_DRAINING;
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	r |= json_add_str(o, "state", smclo_state_name(d->state));
+	r |= json_add_bool(o, "removing", d->removing);
+	r |= d->registered ? json_add_u64(o, "generation", d->generation)
+			   : json_add_null(o, "generation");
+	r |= json_add_str(o, "gid", d->registered ? d->gid_uuid : NULL);
+	r |= json_add_bool(o, "pending", d->pending);
+	r |= draining ? json_add_u64(o, "drain_timeout_ms", d->drain_timeout_ms)
+		      : json_add_null(o, "drain_timeout_ms");
+	r |= draining && d->has_drain_remaining
+		     ? json_add_u64(o, "drain_remaining_ms", d->drain_remaining_ms)
+		     : json_add_null(o, "drain_remaining_ms");
+	r |= json_add(o, "settings", settings_json(&d->settings));
+	r |= d->registered ? json_add(o, "active_settings", settings_json(&d->active))
+			   : json_add_null(o, "active_settings");
+	r |= json_add(o, "counters", counters_json(&d->counters));
+	return r < 0 ? NULL : TAKE_PTR(o);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* The device views                                                                    */
+
+static bool has_source(json_object *dev, const char *src)
+{
+	json_object *s = out_get(dev, "sources");
+
+	for (size_t i = 0; s && i < json_object_array_length(s); i++)
+		if (streq_ptr(json_object_get_string(json_object_array_get_idx(s, i)), src))
+			return true;
+	return false;
+}
+
+/* An entry of the "smcd" array for an inactive device (no DIBS device, no sysfs). */
+static json_object *inactive_entry(const struct smclo_device *d)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	json_object *src = json_object_new_array();
+	int r = 0;
+
+	if (!o || json_add_str(o, "name", d->name) < 0 || json_add(o, "sources", src) < 0)
+		return NULL;
+	r |= json_append_str(src, "smc_lo");
+	r |= json_add_str(o, "type", "loopback");
+	r |= json_add_null(o, "chid");
+	r |= json_add_null(o, "gid");
+	r |= json_add_null(o, "pnetid");
+	r |= json_add_bool(o, "pnetid_by_user", false);
+	r |= json_add_bool(o, "in_use", false);
+	r |= json_add_u64(o, "linkgroups", 0);
+	r |= json_add_u64(o, "connections", 0);
+	r |= json_add_null(o, "pci");
+	return r < 0 ? NULL : TAKE_PTR(o);
+}
+
+int loopback_amend_devices(struct smcctl *c, json_object *smcd, const char *name,
+			   size_t *ret_matches)
+{
+	json_object *entry = NULL;
+	struct smclo_device d;
+	struct smcnl *nl;
+	char why[512];
+	int r;
+
+	if (!smcd)
+		return 0;
+	for (size_t i = 0; i < json_object_array_length(smcd); i++) {
+		json_object *e = json_object_array_get_idx(smcd, i);
+
+		if (!json_object_object_get_ex(e, "smc_lo", NULL) && json_add_null(e, "smc_lo") < 0)
+			return -ENOMEM;
+	}
+	if (smcctl_nl(c, &nl) != SMCCTL_EXIT_OK || !smclo_module_loaded(nl))
+		return 0;
+	r = smclo_get(nl, &d);
+	/* Another network namespace: the host-wide family is not visible there. */
+	if (r == -EPROTONOSUPPORT)
+		return 0;
+	if (r < 0) {
+		smcctl_note(
+			c, "cannot read the smc_lo device: %s",
+			smc_strerror(SMC_OP_LOOPBACK_QUERY, r, smcnl_extack(nl), why, sizeof(why)));
+		return 0;
+	}
+	for (size_t i = 0; i < json_object_array_length(smcd); i++) {
+		json_object *e = json_object_array_get_idx(smcd, i);
+
+		if (streq_ptr(out_get_str(e, "name", NULL), d.name))
+			entry = e;
+	}
+	if (!entry) {
+		if (name && !streq(name, d.name))
+			return 0;
+		entry = inactive_entry(&d);
+		if (!entry || json_append(smcd, entry) < 0)
+			return -ENOMEM;
+		(*ret_matches)++;
+	} else if (!has_source(entry, "smc_lo")) {
+		if (json_append_str(out_get(entry, "sources"), "smc_lo") < 0)
+			return -ENOMEM;
+	}
+	if (json_add(entry, "smc_lo", smclo_device_json(&d)) < 0)
+		return -ENOMEM;
+	/*
+	 * SMC holds one device reference per link group: the module's count is exact, the
+	 * link group dump of 7.3 may hide a later device's link groups (smc-lo(4) BUGS).
+	 */
+	if (d.counters.link_groups > out_get_u64(entry, "linkgroups", 0)) {
+		if (json_add_u64(entry, "linkgroups", d.counters.link_groups) < 0 ||
+		    json_add_bool(entry, "in_use", true) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static json_object *smclo_entry(json_object *smcd)
+{
+	for (size_t i = 0; smcd && i < json_object_array_length(smcd); i++) {
+		json_object *e = json_object_array_get_idx(smcd, i);
+
+		if (out_get(e, "smc_lo"))
+			return e;
+	}
+	return NULL;
+}
+
+static const char *state_words(json_object *lo, char *buf, size_t len)
+{
+	const char *state = out_get_str(lo, "state", "-");
+
+	if (out_get_bool(lo, "removing", false))
+		snprintf(buf, len, "%s, being removed", state);
+	else if (out_get(lo, "drain_remaining_ms"))
+		snprintf(buf, len, "%s, %" PRIu64 " of %" PRIu64 " ms of the drain left", state,
+			 out_get_u64(lo, "drain_remaining_ms", 0),
+			 out_get_u64(lo, "drain_timeout_ms", 0));
+	else if (out_get(lo, "generation"))
+		snprintf(buf, len, "%s, generation %" PRIu64, state,
+			 out_get_u64(lo, "generation", 0));
+	else
+		snprintf(buf, len, "%s", state);
+	return buf;
+}
+
+void loopback_list_text(struct smcctl *c, json_object *smcd)
+{
+	json_object *lo = smclo_entry(smcd);
+	char line[512], state[96];
+	size_t o = 0, n_busy = 0;
+
+	if (!lo)
+		return;
+	/* Which loopback device carries SMC-D traffic: the ones with link groups. */
+	line[0] = '\0';
+	for (size_t pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < json_object_array_length(smcd); i++) {
+			json_object *e = json_object_array_get_idx(smcd, i);
+			uint64_t lgs = out_get_u64(e, "linkgroups", 0);
+
+			if (!streq_ptr(out_get_str(e, "type", NULL), "loopback") ||
+			    (pass == 0) != (lgs > 0))
+				continue;
+			n_busy += pass == 0;
+			if (pass == 0)
+				o += (size_t)snprintf(
+					line + o, o < sizeof(line) ? sizeof(line) - o : 0,
+					"%s%s (%" PRIu64 " link group%s)", o ? ", " : "",
+					out_get_str(e, "name", "-"), lgs, lgs == 1 ? "" : "s");
+			else
+				o += (size_t)snprintf(
+					line + o, o < sizeof(line) ? sizeof(line) - o : 0,
+					"%s%s: none", o ? "; " : "", out_get_str(e, "name", "-"));
+		}
+	fprintf(c->out, "\nSMC-D loopback traffic: %s\n", n_busy ? line : "none");
+	fprintf(c->out, "%s is smc_lo's device: %s (smcctl device show %s)\n",
+		out_get_str(lo, "name", "-"),
+		state_words(out_get(lo, "smc_lo"), state, sizeof(state)),
+		out_get_str(lo, "name", "-"));
+}
+
+static const char *fmt_settings(json_object *s, char *buf, size_t len)
+{
+	if (!s)
+		return NULL;
+	snprintf(buf, len, "%s DMBs, nocopy %s, max DMBs %" PRIu64, out_get_str(s, "dmb_type", "-"),
+		 out_get_bool(s, "nocopy", false) ? "on" : "off", out_get_u64(s, "max_dmbs", 0));
+	return buf;
+}
+
+static const char *fmt_state(json_object *row, const struct out_column *col, char *buf, size_t len)
+{
+	return state_words(row, buf, len);
+}
+
+static const char *fmt_running(json_object *row, const struct out_column *col, char *buf,
+			       size_t len)
+{
+	return fmt_settings(out_get(row, "active_settings"), buf, len);
+}
+
+static const char *fmt_next(json_object *row, const struct out_column *col, char *buf, size_t len)
+{
+	char s[128];
+
+	if (out_get(row, "active_settings") && !out_get_bool(row, "pending", false))
+		return "the same";
+	snprintf(buf, len, "%s", fmt_settings(out_get(row, "settings"), s, sizeof(s)) ?: "-");
+	return buf;
+}
+
+static const char *fmt_dmbs(json_object *row, const struct out_column *col, char *buf, size_t len)
+{
+	snprintf(buf, len, "%" PRIu64 " (%" PRIu64 " bytes)", out_get_u64(row, "counters.dmbs", 0),
+		 out_get_u64(row, "counters.dmb_bytes", 0));
+	return buf;
+}
+
+static const struct out_column smclo_fields[] = {
+	OUT_COL(NULL, "State", OUT_CUSTOM, .format = fmt_state),
+	OUT_COL(NULL, "Running with", OUT_CUSTOM, .format = fmt_running),
+	OUT_COL(NULL, "Next activation", OUT_CUSTOM, .format = fmt_next),
+};
+
+static const struct out_column smclo_counter_fields[] = {
+	OUT_COL(NULL, "DMBs", OUT_CUSTOM, .format = fmt_dmbs),
+	OUT_COL("counters.attached", "Attached (nocopy)", OUT_U64),
+	OUT_COL("counters.link_groups", "Link groups", OUT_U64),
+	OUT_COL("counters.registrations", "Registrations", OUT_COUNT),
+	OUT_COL("counters.unregistrations", "Unregistrations", OUT_COUNT),
+	OUT_COL("counters.alloc_failures", "Allocation failures", OUT_COUNT),
+	OUT_COL("counters.limit_rejects", "Refused at max DMBs", OUT_COUNT),
+	OUT_COL("counters.drain_rejects", "Refused while draining", OUT_COUNT),
+	OUT_COL("counters.moves", "move_data calls", OUT_COUNT),
+	OUT_COL("counters.move_bytes", "move_data bytes", OUT_COUNT),
+	OUT_COL("counters.move_signals", "Signals", OUT_COUNT),
+	OUT_COL("counters.move_errors", "move_data errors", OUT_COUNT),
+	OUT_COL("counters.attaches", "Attaches", OUT_COUNT),
+	OUT_COL("counters.detaches", "Detaches", OUT_COUNT),
+	OUT_COL("counters.activations", "Activations", OUT_COUNT),
+	OUT_COL("counters.deactivations", "Deactivations", OUT_COUNT),
+};
+
+void loopback_show_text(struct smcctl *c, json_object *dev)
+{
+	json_object *lo = out_get(dev, "smc_lo");
+
+	if (!lo)
+		return;
+	fputs("  smc_lo device\n", c->out);
+	out_kv(c->out, smclo_fields, ELEMENTSOF(smclo_fields), lo, c->detail, 4);
+	fputs("  Counters (gauges, and totals since smc_lo was loaded)\n", c->out);
+	out_kv(c->out, smclo_counter_fields, ELEMENTSOF(smclo_counter_fields), lo, c->detail, 4);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Through the agent                                                                   */
+
+/*
+ * The pattern of cli/agent.c's forward(), with the call's timeout given: -ESRCH means "no
+ * agent: go direct" (also with --netns, which the agent does not manage, and in replay).
+ */
+static int forward(struct smcctl *c, const char *what, uint64_t timeout_usec, const char *method,
+		   const char *types, ...)
+{
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	va_list ap;
+	int r;
+
+	if (c->netns || c->nl_opts.replay_dir || sd_bus_open_system(&bus) < 0)
+		return -ESRCH;
+	r = sd_bus_message_new_method_call(bus, &m, AGENT_NAME, AGENT_PATH, LOOPBACK_IFACE, method);
+	if (r >= 0 && types) {
+		va_start(ap, types);
+		r = sd_bus_message_appendv(m, types, ap);
+		va_end(ap);
+	}
+	if (r < 0)
+		return smcctl_oom(c);
+	r = sd_bus_call(bus, m, timeout_usec, &e, &reply);
+	if (r >= 0)
+		return SMCCTL_EXIT_OK;
+	if (sd_bus_error_has_names(&e, SD_BUS_ERROR_SERVICE_UNKNOWN,
+				   SD_BUS_ERROR_NAME_HAS_NO_OWNER) ||
+	    !sd_bus_error_is_set(&e))
+		return -ESRCH;
+	/* An agent from before the loopback interface: do it directly. */
+	if (sd_bus_error_has_names(&e, SD_BUS_ERROR_UNKNOWN_INTERFACE, SD_BUS_ERROR_UNKNOWN_METHOD))
+		return -ESRCH;
+	if (sd_bus_error_has_name(&e, SD_BUS_ERROR_INVALID_ARGS))
+		return smcctl_usage(c, "%s: %s", what, e.message);
+	if (sd_bus_error_has_name(&e, SD_BUS_ERROR_ACCESS_DENIED))
+		return smcctl_error(c, SMCCTL_EXIT_PERMISSION, "%s: %s", what, e.message);
+	if (sd_bus_error_has_name(&e, "org.smcd.Agent1.Error.NoModule"))
+		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE, "%s: %s", what, e.message);
+	return smcctl_error(c, SMCCTL_EXIT_FAILURE, "%s: %s", what, e.message);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* The verb                                                                            */
+
+enum action { ACT_SHOW, ACT_ACTIVATE, ACT_DEACTIVATE, ACT_SET, _ACT_MAX };
+
+static const char *const action_names[_ACT_MAX] = {"show", "activate", "deactivate", "set"};
+static const char *const setting_names[] = {"dmb-type", "nocopy", "max-dmbs"};
+
+static int emit_device(struct smcctl *c, json_object *doc, const struct smclo_device *d)
+{
+	if (json_add_str(doc, "device", d->name) < 0 ||
+	    json_add(doc, "smc_lo", smclo_device_json(d)) < 0)
+		return smcctl_oom(c);
+	return smcctl_emit(c, doc, action_text);
+}
+
+static void show_text(struct smcctl *c, json_object *doc)
+{
+	fprintf(c->out, "%s\n", out_get_str(doc, "device", "-"));
+	loopback_show_text(c, doc);
+}
+
+static int do_get(struct smcctl *c, struct smcnl *nl, struct smclo_device *d)
+{
+	int r = smclo_get(nl, d);
+
+	if (r < 0)
+		return smcctl_fail(c, SMC_OP_LOOPBACK_QUERY, r, "cannot read the smc_lo device");
+	return SMCCTL_EXIT_OK;
+}
+
+static int do_show(struct smcctl *c, struct smcnl *nl)
+{
+	_cleanup_(json_object_putp) json_object *doc = json_object_new_object();
+	struct smclo_device d;
+	int s;
+
+	if (!doc)
+		return smcctl_oom(c);
+	if ((s = do_get(c, nl, &d)))
+		return s;
+	if (json_add_str(doc, "device", d.name) < 0 ||
+	    json_add(doc, "smc_lo", smclo_device_json(&d)) < 0)
+		return smcctl_oom(c);
+	return smcctl_emit(c, doc, show_text);
+}
+
+/* One property of org.smcd.Agent1.LoopbackDevice into d (unknown ones are skipped). */
+static int device_property(sd_bus_message *m, const char *name, struct smclo_device *d)
+{
+	static const struct {
+		const char *name;
+		char type;
+		size_t off;
+	} map[] = {
+		{"Generation", 'u', offsetof(struct smclo_device, generation)},
+		{"MaxDmbs", 'u', offsetof(struct smclo_device, settings.max_dmbs)},
+		{"ActiveMaxDmbs", 'u', offsetof(struct smclo_device, active.max_dmbs)},
+		{"DrainRemainingMSec", 'u', offsetof(struct smclo_device, drain_remaining_ms)},
+		{"Dmbs", 'u', offsetof(struct smclo_device, counters.dmbs)},
+		{"DmbBytes", 't', offsetof(struct smclo_device, counters.dmb_bytes)},
+		{"Attached", 'u', offsetof(struct smclo_device, counters.attached)},
+		{"LinkGroups", 'u', offsetof(struct smclo_device, counters.link_groups)},
+		{"Registrations", 't', offsetof(struct smclo_device, counters.registrations)},
+		{"Unregistrations", 't', offsetof(struct smclo_device, counters.unregistrations)},
+		{"AllocFailures", 't', offsetof(struct smclo_device, counters.alloc_failures)},
+		{"LimitRejects", 't', offsetof(struct smclo_device, counters.limit_rejects)},
+		{"Moves", 't', offsetof(struct smclo_device, counters.moves)},
+		{"MoveBytes", 't', offsetof(struct smclo_device, counters.move_bytes)},
+		{"MoveSignals", 't', offsetof(struct smclo_device, counters.move_signals)},
+		{"MoveErrors", 't', offsetof(struct smclo_device, counters.move_errors)},
+		{"Attaches", 't', offsetof(struct smclo_device, counters.attaches)},
+		{"Detaches", 't', offsetof(struct smclo_device, counters.detaches)},
+		{"Activations", 't', offsetof(struct smclo_device, counters.activations)},
+		{"Deactivations", 't', offsetof(struct smclo_device, counters.deactivations)},
+		{"DrainRejects", 't', offsetof(struct smclo_device, counters.drain_rejects)},
+	};
+	const char *str;
+	int b, r;
+
+	for (size_t i = 0; i < ELEMENTSOF(map); i++)
+		if (streq(name, map[i].name)) {
+			char sig[2] = {map[i].type, 0};
+
+			return sd_bus_message_read(m, "v", sig, (char *)d + map[i].off);
+		}
+	if (streq(name, "Name") || streq(name, "State") || streq(name, "Gid") ||
+	    streq(name, "DmbType") || streq(name, "ActiveDmbType")) {
+		r = sd_bus_message_read(m, "v", "s", &str);
+		if (r < 0)
+			return r;
+		if (streq(name, "Name"))
+			snprintf(d->name, sizeof(d->name), "%s", str);
+		else if (streq(name, "Gid"))
+			snprintf(d->gid_uuid, sizeof(d->gid_uuid), "%s", str);
+		else if (streq(name, "State")) {
+			for (uint8_t k = 0; smclo_state_name(k); k++)
+				if (streq(str, smclo_state_name(k)))
+					d->state = k;
+		} else if (streq(name, "DmbType"))
+			d->settings.dmb_type =
+				streq(str, "virtual") ? SMCLO_DMB_VIRTUAL : SMCLO_DMB_PHYSICAL;
+		else
+			d->active.dmb_type =
+				streq(str, "virtual") ? SMCLO_DMB_VIRTUAL : SMCLO_DMB_PHYSICAL;
+		return 0;
+	}
+	if (streq(name, "Removing") || streq(name, "Pending") || streq(name, "Nocopy") ||
+	    streq(name, "ActiveNocopy")) {
+		r = sd_bus_message_read(m, "v", "b", &b);
+		if (r < 0)
+			return r;
+		if (streq(name, "Removing"))
+			d->removing = b;
+		else if (streq(name, "Pending"))
+			d->pending = b;
+		else if (streq(name, "Nocopy"))
+			d->settings.nocopy = b;
+		else
+			d->active.nocopy = b;
+		return 0;
+	}
+	return sd_bus_message_skip(m, "v");
+}
+
+/* One interface of one object (entered "sa{sv}" entry): *found if it was the device. */
+static int device_interface(sd_bus_message *m, struct smclo_device *d, bool *found)
+{
+	const char *iface, *prop;
+	int r;
+
+	r = sd_bus_message_read(m, "s", &iface);
+	if (r < 0)
+		return r;
+	if (!streq(iface, "org.smcd.Agent1.LoopbackDevice"))
+		return sd_bus_message_skip(m, "a{sv}");
+	*found = true;
+	r = sd_bus_message_enter_container(m, 'a', "{sv}");
+	while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+		r = sd_bus_message_read(m, "s", &prop);
+		if (r >= 0)
+			r = device_property(m, prop, d);
+		if (r >= 0)
+			r = sd_bus_message_exit_container(m);
+	}
+	return r < 0 ? r : sd_bus_message_exit_container(m);
+}
+
+/*
+ * After a change made by the agent: the device as the agent sees it now, from its
+ * org.smcd.Agent1.LoopbackDevice object (GetManagedObjects of /org/smcd/Agent1).  smcctl
+ * does not read the kernel here: the agent is the one that changed it (and in its host
+ * tests, the one that knows the fake kernel).
+ */
+static int agent_device(struct smcctl *c, struct smclo_device *d)
+{
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	const char *path;
+	bool found = false;
+	int r;
+
+	memset(d, 0, sizeof(*d));
+	r = sd_bus_open_system(&bus);
+	if (r >= 0)
+		r = sd_bus_call_method(bus, AGENT_NAME, AGENT_PATH,
+				       "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
+				       &e, &m, NULL);
+	if (r >= 0)
+		r = sd_bus_message_enter_container(m, 'a', "{oa{sa{sv}}}");
+	while (r >= 0 && !found && (r = sd_bus_message_enter_container(m, 'e', "oa{sa{sv}}")) > 0) {
+		r = sd_bus_message_read(m, "o", &path);
+		if (r >= 0)
+			r = sd_bus_message_enter_container(m, 'a', "{sa{sv}}");
+		while (r >= 0 && (r = sd_bus_message_enter_container(m, 'e', "sa{sv}")) > 0) {
+			r = device_interface(m, d, &found);
+			if (r >= 0)
+				r = sd_bus_message_exit_container(m);
+		}
+		if (r >= 0)
+			r = sd_bus_message_exit_container(m);
+		if (r >= 0)
+			r = sd_bus_message_exit_container(m);
+	}
+	if (r < 0)
+		return smcctl_error(
+			c, SMCCTL_EXIT_FAILURE,
+			"the change was made, but smcd-agent's answer did not parse: %s",
+			e.message ?: strerror(-r));
+	if (!found)
+		return smcctl_error(c, SMCCTL_EXIT_FAILURE,
+				    "the change was made, but smcd-agent shows no smc_lo device");
+	d->registered = d->state != SMCLO_STATE_INACTIVE;
+	d->has_drain_remaining = d->state == SMCLO_STATE_DRAINING && !d->removing;
+	if (d->registered) {
+		size_t k = 0;
+
+		for (const char *p = d->gid_uuid; *p && k < 32; p++)
+			if (*p != '-')
+				d->gid_hex[k++] = *p;
+		d->gid_hex[k] = '\0';
+	}
+	return SMCCTL_EXIT_OK;
+}
+
+static int forwarded(struct smcctl *c, const char *action)
+{
+	_cleanup_(json_object_putp) json_object *doc =
+		action_json(action, NULL, NULL, CHANGED_UNKNOWN);
+	struct smclo_device d;
+	int s;
+
+	if (!doc)
+		return smcctl_oom(c);
+	if ((s = agent_device(c, &d)))
+		return s;
+	return emit_device(c, doc, &d);
+}
+
+static int do_activate(struct smcctl *c, struct smcnl *nl)
+{
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	struct smclo_device d;
+	bool changed = false;
+	int r, s;
+
+	s = forward(c, "cannot activate the loopback device", 0, "Activate", NULL);
+	if (s != -ESRCH)
+		return s ? s : forwarded(c, "activate");
+	r = smclo_activate_clean(nl, &d, &changed);
+	if (r < 0)
+		return smcctl_fail(c, SMC_OP_LOOPBACK_ACTIVATE, r,
+				   "cannot activate the loopback device");
+	doc = action_json("activate", NULL, NULL, changed);
+	if (!doc)
+		return smcctl_oom(c);
+	return emit_device(c, doc, &d);
+}
+
+static int do_deactivate(struct smcctl *c, struct smcnl *nl, unsigned wait_s)
+{
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	uint64_t timeout = ((uint64_t)wait_s * 1000 + LOOPBACK_REMOVAL_MS + 30000) * 1000;
+	struct smclo_shutdown_result res;
+	int r, s;
+
+	s = forward(c, "cannot deactivate the loopback device", timeout, "Deactivate", "u",
+		    (uint32_t)wait_s);
+	if (s != -ESRCH)
+		return s ? s : forwarded(c, "deactivate");
+	r = smclo_shutdown(nl, wait_s * 1000, LOOPBACK_REMOVAL_MS, &res);
+	if (r == -ETIMEDOUT) {
+		const struct smclo_counters *k = &res.last.counters;
+
+		return smcctl_error(
+			c, SMCCTL_EXIT_FAILURE,
+			"%s is still being removed %u s after the drain began: %u DMBs, %u link "
+			"groups and %u nocopy attachments hold it (applications keep aborted "
+			"connections open); PNET ID %s keeps it out of new connections until it is "
+			"gone: run this again after they closed them",
+			res.last.name, res.waited_ms / 1000, k->dmbs, k->link_groups, k->attached,
+			SMCLO_DRAIN_PNETID);
+	}
+	if (r < 0)
+		return smcctl_fail(c, SMC_OP_LOOPBACK_DEACTIVATE, r,
+				   "cannot deactivate the loopback device");
+	doc = action_json("deactivate", NULL, NULL, res.was_active);
+	if (!doc || json_add_u64(doc, "waited_ms", res.waited_ms) < 0)
+		return smcctl_oom(c);
+	return emit_device(c, doc, &res.last);
+}
+
+static int parse_setting(struct smcctl *c, const char *key, const char *value,
+			 struct smclo_set_request *q)
+{
+	char cand[128];
+	int k = word_lookup(key, setting_names, NULL, ELEMENTSOF(setting_names), cand,
+			    sizeof(cand));
+
+	if (k == -ENOTUNIQ)
+		return smcctl_usage(c, "ambiguous setting '%s': could be %s", key, cand);
+	if (k < 0)
+		return smcctl_usage(c, "unknown setting '%s' (dmb-type, nocopy or max-dmbs)", key);
+	switch (k) {
+	case 0:
+		q->set_dmb_type = true;
+		if (streq(value, "physical"))
+			q->dmb_type = SMCLO_DMB_PHYSICAL;
+		else if (streq(value, "virtual"))
+			q->dmb_type = SMCLO_DMB_VIRTUAL; /* the module refuses it and says why */
+		else
+			return smcctl_usage(c, "invalid dmb-type '%s': physical or virtual", value);
+		break;
+	case 1:
+		q->set_nocopy = true;
+		if (streq(value, "on"))
+			q->nocopy = true;
+		else if (streq(value, "off"))
+			q->nocopy = false;
+		else
+			return smcctl_usage(c, "invalid nocopy '%s': on or off", value);
+		break;
+	default: {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(value, &end, 10);
+		if (errno || end == value || *end || value[0] == '-' || v < SMCLO_MAX_DMBS_MIN ||
+		    v > SMCLO_MAX_DMBS_MAX)
+			return smcctl_usage(c, "invalid max-dmbs '%s': %d to %d", value,
+					    SMCLO_MAX_DMBS_MIN, SMCLO_MAX_DMBS_MAX);
+		q->set_max_dmbs = true;
+		q->max_dmbs = (uint32_t)v;
+		break;
+	}
+	}
+	return SMCCTL_EXIT_OK;
+}
+
+static int do_set(struct smcctl *c, struct smcnl *nl, const char *key, const char *value,
+		  const struct smclo_set_request *q)
+{
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	const char *name = q->set_dmb_type ? "dmb-type" : q->set_nocopy ? "nocopy" : "max-dmbs";
+	struct smclo_device d;
+	int r, s;
+
+	s = forward(c, "cannot change the loopback device's setting", 0, "Set", "ss", name, value);
+	if (s == SMCCTL_EXIT_OK) {
+		if ((s = agent_device(c, &d)))
+			return s;
+		d.has_apply = true;
+		d.apply_next_activation = d.pending;
+	} else if (s != -ESRCH) {
+		return s;
+	} else {
+		r = smclo_set(nl, q, &d);
+		if (r < 0)
+			return smcctl_fail(c, SMC_OP_LOOPBACK_SET, r, "cannot set %s %s", name,
+					   value);
+	}
+	if (d.apply_next_activation && !c->json)
+		smcctl_note(c,
+			    "%s keeps running with its current settings: the new %s applies when "
+			    "it is activated again (smcctl device loopback-ism deactivate, then "
+			    "activate)",
+			    d.name, name);
+	doc = action_json("set", "setting", name, CHANGED_UNKNOWN);
+	if (!doc || json_add_str(doc, "value", value) < 0 ||
+	    json_add_str(doc, "apply", d.apply_next_activation ? "next-activation" : "now") < 0)
+		return smcctl_oom(c);
+	return emit_device(c, doc, &d);
+}
+
+int loopback_ism(struct smcctl *c, const struct verb_args *a)
+{
+	struct smclo_set_request q = {};
+	const char *wait = a->opt[LOOPBACK_OPT_WAIT];
+	unsigned wait_s = LOOPBACK_WAIT_DEFAULT;
+	struct smcnl *nl;
+	char cand[128];
+	int act = ACT_SHOW, s;
+
+	if (a->n_pos) {
+		act = word_lookup(a->pos[0], action_names, NULL, _ACT_MAX, cand, sizeof(cand));
+		if (act == -ENOTUNIQ)
+			return smcctl_usage(c, "ambiguous action '%s': could be %s", a->pos[0],
+					    cand);
+		if (act < 0)
+			return smcctl_usage(c,
+					    "unknown action '%s' for 'device loopback-ism' (show, "
+					    "activate, deactivate or set)",
+					    a->pos[0]);
+	}
+	if (act == ACT_SET && a->n_pos != 3)
+		return smcctl_usage(c, "'loopback-ism set' needs a setting and a value (dmb-type "
+				       "physical|virtual, nocopy on|off, max-dmbs N)");
+	if (act != ACT_SET && a->n_pos > 1)
+		return smcctl_usage(c, "unexpected argument '%s' for 'loopback-ism %s'", a->pos[1],
+				    action_names[act]);
+	if (wait && act != ACT_DEACTIVATE)
+		return smcctl_usage(c, "--wait belongs to 'loopback-ism deactivate'");
+	if (wait) {
+		char *end;
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(wait, &end, 10);
+		if (errno || end == wait || *end || wait[0] == '-' || v > LOOPBACK_WAIT_MAX)
+			return smcctl_usage(c, "invalid --wait '%s': 1 to %d seconds", wait,
+					    LOOPBACK_WAIT_MAX);
+		/* 0 would force the removal at once, which SMC 7.3 cannot always finish while a
+		 * connection is closing (smc-lo(4) BUGS): never offered. */
+		if (v == 0)
+			return smcctl_usage(c,
+					    "--wait 0 is not offered: a removal without draining "
+					    "can hang in SMC 7.3 (see smc-lo(4)); give 1 to %d "
+					    "seconds",
+					    LOOPBACK_WAIT_MAX);
+		wait_s = (unsigned)v;
+	}
+	if (act == ACT_SET && (s = parse_setting(c, a->pos[1], a->pos[2], &q)))
+		return s;
+	if ((s = smcctl_nl(c, &nl)))
+		return s;
+	switch (act) {
+	case ACT_ACTIVATE:
+		return do_activate(c, nl);
+	case ACT_DEACTIVATE:
+		return do_deactivate(c, nl, wait_s);
+	case ACT_SET:
+		return do_set(c, nl, a->pos[1], a->pos[2], &q);
+	default:
+		return do_show(c, nl);
+	}
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * smcctl device loopback-ism and the smc_lo device in smcctl's device views (cli/loopback.c).
+ * Pure parts (*_json) are exported for the tests.
+ */
+#pragma once
+
+#include "cli/smcctl.h"
+#include "netlink/smclo.h"
+
+/* Option indexes of "device loopback-ism" (cli/table.c declares the options). */
+enum { LOOPBACK_OPT_WAIT };
+
+/* --wait: default and limits in seconds (the module's drain bound is at most 600 s). */
+#define LOOPBACK_WAIT_DEFAULT 10
+#define LOOPBACK_WAIT_MAX 600
+/* How long the removal may take after the drain, before smcctl reports what holds it. */
+#define LOOPBACK_REMOVAL_MS 10000
+
+/* smcctl device loopback-ism [show | activate | deactivate [--wait S] | set KEY VALUE] */
+int loopback_ism(struct smcctl *c, const struct verb_args *a);
+
+/* The "smc_lo" object of a device in smcctl's JSON (keys in smcctl(8)). */
+json_object *smclo_device_json(const struct smclo_device *d);
+
+/*
+ * The device views: when smc_lo is loaded, add its device to the document's "smcd" array
+ * (its entry gets the "smc_lo" object; an inactive device, absent from /sys/class/dibs, gets
+ * an entry of its own when name is NULL or names it) and count its link groups by the
+ * module's gauge, which 7.3's link group dump can under-report.  *ret_matches grows by the
+ * entries added.  Every other SMC-D entry gets "smc_lo": null.  Never fails the view: a
+ * module that cannot be read is reported on stderr.
+ */
+int loopback_amend_devices(struct smcctl *c, json_object *smcd, const char *name,
+			   size_t *ret_matches);
+/* The text of device list / device show for the loopback devices (after the table). */
+void loopback_list_text(struct smcctl *c, json_object *smcd);
+void loopback_show_text(struct smcctl *c, json_object *dev);

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * smc.yaml's loopback: section (config-loopback.h, smc.yaml(5)):
+ *
+ *   loopback:
+ *     active: true            # smclo registered (true) or not (false)
+ *     dmb-type: physical      # virtual is refused here: it corrupts memory with SMC-D
+ *     nocopy: true
+ *     max-dmbs: 5000          # 1 to 8192
+ *     take-over-lo: true      # while active: PNET ID SMCDVIASMCLO on "lo" (needs active)
+ *     drain-timeout: 10s      # bound of the drain when deactivating (1s to 30s)
+ *
+ * Decisions:
+ *  - The shipped file has no loopback: section (only a commented example), so the
+ *    defaults keep working on hosts without the module: the agent then never loads or
+ *    touches smc_lo.  With the section, "active: true" on a host without the module is an
+ *    unsupported item (reported once, not a fault), like a sysctl the kernel lacks.
+ *  - dmb-type virtual is an error of the file, not of the reconcile: the module refuses
+ *    it (smc-lo(4)), and a file that asks for it can never converge.
+ *  - take-over-lo and drain-timeout describe how "active" is kept: without active they
+ *    would do nothing, so they are refused then (a key that silently does nothing is the
+ *    kind of error this loader exists to catch).
+ *  - The PNET IDs SMCDVIASMCLO and SMCLODRAIN belong to the agent's loopback handling
+ *    (netlink/smclo.h): pnet.entries may not use them.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "netlink/smclo.h"
+#include "smcd-agent/config-internal.h"
+
+static struct config_loopback *lb(struct ctx *ctx)
+{
+	return &ctx->config->loopback;
+}
+
+static int key_active(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	lb(ctx)->has_active = true;
+	lb(ctx)->active_mark = v->mark;
+	return get_bool(ctx, v, "loopback.active", &lb(ctx)->active);
+}
+
+static int key_dmb_type(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	const char *s = get_scalar(ctx, v, "loopback.dmb-type", "physical");
+
+	if (!s)
+		return -EINVAL;
+	if (streq(s, "virtual")) {
+		error_at(ctx, v->mark,
+			 "loopback.dmb-type: virtual is refused: virtually contiguous DMBs corrupt "
+			 "memory with SMC-D, and smc_lo does not accept them (expected physical; "
+			 "see smc-lo(4))");
+		return -EINVAL;
+	}
+	if (!streq(s, "physical")) {
+		error_at(ctx, v->mark,
+			 "loopback.dmb-type: '%s' is not a valid value (expected physical)", s);
+		return -EINVAL;
+	}
+	lb(ctx)->has_dmb_type = true;
+	lb(ctx)->dmb_type = SMCLO_DMB_PHYSICAL;
+	lb(ctx)->dmb_type_mark = v->mark;
+	return 0;
+}
+
+static int key_nocopy(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	lb(ctx)->has_nocopy = true;
+	lb(ctx)->nocopy_mark = v->mark;
+	return get_bool(ctx, v, "loopback.nocopy", &lb(ctx)->nocopy);
+}
+
+static int key_max_dmbs(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	const char *s = get_scalar(ctx, v, "loopback.max-dmbs", "a number from 1 to 8192");
+	int64_t n;
+
+	if (!s)
+		return -EINVAL;
+	if (parse_count(s, &n) < 0 || n < SMCLO_MAX_DMBS_MIN || n > SMCLO_MAX_DMBS_MAX) {
+		error_at(ctx, v->mark,
+			 "loopback.max-dmbs: '%s' is not valid (expected a number from %d to %d)",
+			 s, SMCLO_MAX_DMBS_MIN, SMCLO_MAX_DMBS_MAX);
+		return -EINVAL;
+	}
+	lb(ctx)->has_max_dmbs = true;
+	lb(ctx)->max_dmbs = (uint32_t)n;
+	lb(ctx)->max_dmbs_mark = v->mark;
+	return 0;
+}
+
+static int key_take_over_lo(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	lb(ctx)->has_take_over_lo = true;
+	lb(ctx)->take_over_lo_mark = k->mark;
+	return get_bool(ctx, v, "loopback.take-over-lo", &lb(ctx)->take_over_lo);
+}
+
+static int key_drain_timeout(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	const char *s = get_scalar(ctx, v, "loopback.drain-timeout", "a duration from 1s to 30s");
+	uint64_t usec;
+
+	if (!s)
+		return -EINVAL;
+	lb(ctx)->has_drain_timeout = true;
+	lb(ctx)->drain_timeout_mark = k->mark;
+	if (parse_duration_usec(s, &usec) < 0 || usec < LOOPBACK_DRAIN_MIN_USEC ||
+	    usec > LOOPBACK_DRAIN_MAX_USEC) {
+		error_at(ctx, v->mark,
+			 "loopback.drain-timeout: '%s' is not valid (expected a duration from 1s "
+			 "to 30s: the agent waits that long for the drain, and a removal without "
+			 "draining can hang in SMC 7.3)",
+			 s);
+		return -EINVAL;
+	}
+	lb(ctx)->drain_timeout_usec = usec;
+	return 0;
+}
+
+static const struct key_handler loopback_keys[] = {
+	{"active", key_active},
+	{"dmb-type", key_dmb_type},
+	{"nocopy", key_nocopy},
+	{"max-dmbs", key_max_dmbs},
+	{"take-over-lo", key_take_over_lo},
+	{"drain-timeout", key_drain_timeout},
+};
+
+int section_loopback(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	struct config_loopback *l = lb(ctx);
+	int r;
+
+	memset(l, 0, sizeof(*l));
+	l->present = true;
+	l->mark = k->mark;
+	l->take_over_lo = true;
+	l->drain_timeout_usec = LOOPBACK_DRAIN_DEFAULT_USEC;
+	r = parse_map(ctx, v, "loopback", loopback_keys, ELEMENTSOF(loopback_keys));
+	if (r == 0 && !l->has_active && l->has_take_over_lo) {
+		error_at(ctx, l->take_over_lo_mark,
+			 "loopback.take-over-lo: only valid with loopback.active (expected active: "
+			 "true or false in this section)");
+		r = -EINVAL;
+	}
+	if (r == 0 && !l->has_active && l->has_drain_timeout) {
+		error_at(ctx, l->drain_timeout_mark,
+			 "loopback.drain-timeout: only valid with loopback.active (expected "
+			 "active: true or false in this section)");
+		r = -EINVAL;
+	}
+	return r;
+}
+
+int config_loopback_check(struct ctx *ctx)
+{
+	const struct config *c = ctx->config;
+	int r = 0;
+
+	if (!c->loopback.present)
+		return 0;
+	for (size_t i = 0; i < c->pnet.n_entries; i++) {
+		const char *id = c->pnet.entries[i].pnetid;
+
+		if (streq(id, SMCLO_LO_PNETID) || streq(id, SMCLO_DRAIN_PNETID)) {
+			error_at(ctx, c->pnet.entries[i].mark,
+				 "pnet.entries: PNET ID %s is used by the loopback: section "
+				 "(expected another name)",
+				 id);
+			r = -EINVAL;
+		}
+	}
+	return r;
+}
+
+void config_loopback_dump(FILE *f, const struct config_loopback *l)
+{
+	if (!l->present)
+		return;
+	fprintf(f, "loopback:\n");
+	if (l->has_active)
+		fprintf(f, "  active: %s\n", l->active ? "true" : "false");
+	if (l->has_dmb_type)
+		fprintf(f, "  dmb-type: physical\n");
+	if (l->has_nocopy)
+		fprintf(f, "  nocopy: %s\n", l->nocopy ? "true" : "false");
+	if (l->has_max_dmbs)
+		fprintf(f, "  max-dmbs: %" PRIu32 "\n", l->max_dmbs);
+	if (l->has_active) {
+		fprintf(f, "  take-over-lo: %s\n", l->take_over_lo ? "true" : "false");
+		fprintf(f, "  drain-timeout: %" PRIu64 "s\n", l->drain_timeout_usec / 1000000);
+	}
+}

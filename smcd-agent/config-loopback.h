@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * smc.yaml's loopback: section: our loopback DIBS device (kmod/, smc-lo(4)).  Parsed by
+ * config-loopback.c, kept by loopback.c.  See smc.yaml(5).
+ *
+ * Every key owns what it names, as elsewhere in smc.yaml: a key left out is neither read
+ * nor written by the agent, and a section left out (the shipped default) means the agent
+ * never touches smc_lo, not even to load it.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Included by config.h after struct config_mark. */
+struct config_loopback {
+	bool present;                   /* the file has a loopback: section */
+	struct config_mark mark;        /* of the section key */
+	bool has_active;
+	bool active;                    /* registered (true) or not (false) */
+	struct config_mark active_mark;
+	bool has_dmb_type;
+	uint8_t dmb_type;               /* enum smclo_dmb_type: physical only (virtual is refused) */
+	struct config_mark dmb_type_mark;
+	bool has_nocopy;
+	bool nocopy;
+	struct config_mark nocopy_mark;
+	bool has_max_dmbs;
+	uint32_t max_dmbs;
+	struct config_mark max_dmbs_mark;
+	/* With active: give "lo" the PNET ID SMCLO_LO_PNETID while smclo is active, so that
+	 * smclo carries SMC-D loopback (default true). */
+	bool has_take_over_lo;
+	bool take_over_lo;
+	struct config_mark take_over_lo_mark;
+	bool has_drain_timeout;
+	uint64_t drain_timeout_usec;    /* the drain bound of deactivations (default 10 s) */
+	struct config_mark drain_timeout_mark;
+};
+
+/* Limits of loopback.drain-timeout: the agent waits that long (plus the removal) in its
+ * event loop, which must stay well below WatchdogSec=1min. */
+#define LOOPBACK_DRAIN_MIN_USEC 1000000ULL
+#define LOOPBACK_DRAIN_MAX_USEC 30000000ULL
+#define LOOPBACK_DRAIN_DEFAULT_USEC 10000000ULL
+
+void config_loopback_dump(FILE *f, const struct config_loopback *l);

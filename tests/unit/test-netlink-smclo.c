@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * libsmcnl's SMC_LO client (netlink/smclo.c) against the real module's answers recorded in
+ * the 7x lane (tests/fixtures/7x-smclo, tests/fixtures/record --lane 7x-smclo): every
+ * command, the kernel's refusals with their extended acks, the "state" notifications and
+ * the deactivation protocol, replayed through the public API.  The assertions hold for any
+ * re-recording: they check the scenario's facts (states, generations, which device carries
+ * the link groups), not GIDs or counter values that vary.
+ *
+ * Then the contract checks: replies that lack an "always present" attribute or carry a
+ * value outside its documented range are -EBADMSG, built by editing a recorded reply.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <netlink/genl/genl.h>
+
+#include "netlink/smcnl-internal.h"
+#include "netlink/smclo.h"
+#include "netlink/uapi/smc_lo.h"
+#include "tests/unit/netlink-test-util.h"
+
+static struct smcnl *open_step(const char *step)
+{
+	char rel[128];
+
+	snprintf(rel, sizeof(rel), "7x-smclo/%s", step);
+	return replay_open(rel);
+}
+
+static void test_get_inactive(void **state)
+{
+	struct smcnl *nl = open_step("smclo-get-inactive");
+	struct smclo_device d;
+
+	assert_int_equal(smclo_get(nl, &d), 0);
+	assert_string_equal(d.name, "smclo");
+	assert_int_equal(d.state, SMCLO_STATE_INACTIVE);
+	assert_false(d.registered);
+	assert_false(d.pending);
+	assert_int_equal(d.settings.dmb_type, SMCLO_DMB_PHYSICAL);
+	assert_true(d.settings.nocopy);
+	assert_int_equal(d.settings.max_dmbs, 5000);
+	assert_int_equal(d.counters.activations, 0);
+	assert_false(d.has_apply || d.has_event);
+	smcnl_close(nl);
+}
+
+static void test_module_loaded(void **state)
+{
+	struct smcnl *nl = open_step("smclo-idle");
+	struct smcnl *old = replay_open("7x/idle");
+
+	assert_true(smclo_module_loaded(nl));
+	assert_false(smclo_module_loaded(old));
+	smcnl_close(nl);
+	smcnl_close(old);
+}
+
+static void test_refusals(void **state)
+{
+	struct smclo_set_request virt = {.set_dmb_type = true, .dmb_type = SMCLO_DMB_VIRTUAL};
+	struct smclo_set_request zero = {.set_max_dmbs = true, .max_dmbs = 0};
+	struct smclo_device d;
+	struct smcnl *nl;
+	char buf[512];
+	uint16_t t[1];
+	uint32_t v[1];
+
+	/* Virtual DMBs: sent, refused by the module, which says why. */
+	nl = open_step("smclo-set-virtual");
+	assert_int_equal(smclo_set(nl, &virt, &d), -EOPNOTSUPP);
+	assert_non_null(strstr(smcnl_extack(nl), "virt_to_page"));
+	smc_strerror(SMC_OP_LOOPBACK_SET, -EOPNOTSUPP, smcnl_extack(nl), buf, sizeof(buf));
+	assert_non_null(strstr(buf, "refuses virtually contiguous DMBs"));
+	assert_non_null(strstr(buf, "(kernel: virtual DMBs are unsafe"));
+	smcnl_close(nl);
+
+	/* max-dmbs 0: refused here (nothing sent), and by the kernel's policy when sent. */
+	nl = open_step("smclo-set-max-dmbs-0");
+	assert_int_equal(smclo_set(nl, &zero, &d), -EINVAL);
+	zero.max_dmbs = 8193;
+	assert_int_equal(smclo_set(nl, &zero, &d), -EINVAL);
+	assert_int_equal(smclo_set(nl, &(struct smclo_set_request){0}, &d), -EINVAL);
+	assert_int_equal(smclo_deactivate(nl, 600001, &d), -EINVAL);
+	t[0] = SMC_LO_S_MAX_DMBS;
+	v[0] = 0;
+	assert_int_equal(smcnl_smclo_raw(nl, SMC_LO_CMD_SET, t, v, 1, NULL), -ERANGE);
+	assert_string_equal(smcnl_extack(nl), "integer out of range");
+	smcnl_close(nl);
+
+	/* Strict validation: GET takes no attribute. */
+	nl = open_step("smclo-raw-get-attr");
+	t[0] = SMC_LO_A_PAD + 1;
+	v[0] = 1;
+	assert_int_equal(smcnl_smclo_raw(nl, SMC_LO_CMD_GET, t, v, 1, NULL), -EINVAL);
+	assert_non_null(smcnl_extack(nl));
+	smcnl_close(nl);
+
+	nl = open_step("smclo-raw-unknown");
+	assert_int_equal(smcnl_smclo_raw(nl, 9, NULL, NULL, 0, NULL), -EOPNOTSUPP);
+	smcnl_close(nl);
+
+	nl = open_step("smclo-raw-drain-range");
+	t[0] = SMC_LO_A_DRAIN_TIMEOUT_MS;
+	v[0] = 600001;
+	assert_int_equal(smcnl_smclo_raw(nl, SMC_LO_CMD_DEACTIVATE, t, v, 1, NULL), -ERANGE);
+	smcnl_close(nl);
+}
+
+static void test_settings(void **state)
+{
+	struct smclo_set_request off = {.set_nocopy = true, .nocopy = false};
+	struct smclo_set_request max = {.set_max_dmbs = true, .max_dmbs = 64};
+	struct smclo_device d;
+	struct smcnl *nl;
+
+	nl = open_step("smclo-set-nocopy");
+	assert_int_equal(smclo_set(nl, &off, &d), 0);
+	assert_true(d.has_apply);
+	assert_false(d.apply_next_activation); /* inactive: nothing pending */
+	assert_false(d.settings.nocopy);
+	assert_false(d.pending);
+	smcnl_close(nl);
+
+	nl = open_step("smclo-set-pending");
+	assert_int_equal(smclo_set(nl, &max, &d), 0);
+	assert_true(d.has_apply && d.apply_next_activation);
+	assert_true(d.pending);
+	assert_int_equal(d.settings.max_dmbs, 64);
+	assert_int_equal(d.active.max_dmbs, 5000);
+	assert_int_equal(d.state, SMCLO_STATE_ACTIVE);
+	smcnl_close(nl);
+}
+
+static void test_activate(void **state)
+{
+	struct smclo_device d, again, second;
+	struct smcnl *nl;
+
+	nl = open_step("smclo-activate");
+	assert_int_equal(smclo_activate_clean(nl, &d, NULL), 0);
+	assert_int_equal(d.state, SMCLO_STATE_ACTIVE);
+	assert_true(d.registered);
+	assert_int_equal(d.generation, 1);
+	assert_int_equal(d.fabric_id, 0xffff);
+	assert_int_equal(d.counters.activations, 1);
+	assert_int_equal(strlen(d.gid_hex), 32);
+	assert_int_equal(strlen(d.gid_uuid), 36);
+	assert_int_equal(d.gid_uuid[8], '-');
+	assert_memory_equal(d.gid_hex, d.gid_uuid, 8);
+	smcnl_close(nl);
+
+	nl = open_step("smclo-activate-again");
+	assert_int_equal(smclo_activate_clean(nl, &again, NULL), 0);
+	assert_int_equal(again.generation, 1);
+	assert_string_equal(again.gid_hex, d.gid_hex);
+	smcnl_close(nl);
+
+	nl = open_step("smclo-activate-2");
+	assert_int_equal(smclo_activate_clean(nl, &second, NULL), 0);
+	assert_int_equal(second.generation, 2);
+	assert_int_equal(second.active.max_dmbs, 64);
+	assert_false(second.pending);
+	assert_string_not_equal(second.gid_hex, d.gid_hex);
+	smcnl_close(nl);
+
+	nl = open_step("smclo-activate-busy");
+	assert_int_equal(smclo_activate_clean(nl, &d, NULL), -EBUSY);
+	assert_non_null(strstr(smcnl_extack(nl), "still being removed"));
+	smcnl_close(nl);
+}
+
+/* The device's GID is the link groups' GID and /sys/class/dibs/smclo/gid. */
+static void test_traffic(void **state)
+{
+	struct smcnl *nl = open_step("smclo-traffic");
+	struct smcd_linkgroup *lg;
+	struct smcd_device *dev;
+	struct smclo_device d;
+	char path[PATH_MAX];
+	char *sysfs;
+	size_t n, len, on_smclo = 0;
+
+	assert_int_equal(smcd_device_list(nl, &dev, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(dev[1].name, "smclo");
+	assert_true(dev[1].loopback);
+	assert_true(dev[1].linkgroups >= 1);
+	assert_int_equal(dev[0].linkgroups, 0);
+	assert_string_equal(dev[0].port.pnetid, SMCLO_LO_PNETID);
+	assert_int_equal(smcd_linkgroup_list(nl, &lg, &n), 0);
+	assert_true(n >= 1);
+	assert_int_equal(smclo_get(nl, &d), 0);
+	for (size_t i = 0; i < n; i++) {
+		char gid[33];
+
+		smcd_gid_format(lg[i].gid, lg[i].ext_gid, gid);
+		on_smclo += streq(gid, d.gid_hex);
+		assert_string_equal(lg[i].device, "smclo");
+	}
+	assert_int_equal(on_smclo, n);
+	assert_int_equal(d.counters.link_groups, n);
+	assert_true(d.counters.dmbs >= 4 && d.counters.registrations >= 4);
+	assert_true(d.counters.attached >= 4 && d.counters.moves > 0);
+	snprintf(path, sizeof(path), "%s/sysroot/sys/class/dibs/smclo/gid",
+		 fixture_path("7x-smclo/smclo-traffic"));
+	sysfs = (char *)read_whole(path, &len);
+	assert_true(len >= 36);
+	assert_memory_equal(sysfs, d.gid_uuid, 36);
+	free(sysfs);
+	free(lg);
+	free(dev);
+	smcnl_close(nl);
+}
+
+/*
+ * Both loopback devices carry link groups: 7.3's GET_LGR_SMCD dump lists "lo"'s and, with
+ * its per-device cursor not reset, may drop smclo's; the module still counts them.
+ */
+static void test_both(void **state)
+{
+	struct smcnl *nl = open_step("smclo-both");
+	struct smcd_linkgroup *lg;
+	struct smclo_device d;
+	size_t n, on_lo = 0;
+
+	assert_int_equal(smcd_linkgroup_list(nl, &lg, &n), 0);
+	for (size_t i = 0; i < n; i++)
+		on_lo += streq(lg[i].device, "lo");
+	assert_true(on_lo >= 1);
+	assert_int_equal(smclo_get(nl, &d), 0);
+	assert_true(d.counters.link_groups >= 1);
+	free(lg);
+	smcnl_close(nl);
+}
+
+static void test_notifications(void **state)
+{
+	static const uint8_t want[] = {SMCLO_EVENT_DRAINING, SMCLO_EVENT_REMOVING,
+				       SMCLO_EVENT_DEACTIVATED};
+	struct smcnl *nl = open_step("smclo-shutdown");
+	struct smclo_monitor *m;
+	struct smclo_device d;
+
+	assert_int_equal(smclo_monitor_open(nl, &m), 0);
+	assert_int_equal(smclo_monitor_fd(m), -1);
+	for (size_t i = 0; i < ELEMENTSOF(want); i++) {
+		assert_int_equal(smclo_monitor_read(m, &d), 1);
+		assert_true(d.has_event);
+		assert_int_equal(d.event, want[i]);
+		assert_string_equal(smclo_event_name(d.event), i == 0	? "draining"
+							       : i == 1 ? "removing"
+									: "deactivated");
+	}
+	assert_int_equal(d.state, SMCLO_STATE_INACTIVE);
+	assert_int_equal(smclo_monitor_read(m, &d), 0);
+	smclo_monitor_close(m);
+	smcnl_close(nl);
+}
+
+static void test_shutdown(void **state)
+{
+	struct smclo_shutdown_result res;
+	struct smcnl *nl;
+
+	/* After the connections closed: drain, removal, PNET ID added and deleted again. */
+	nl = open_step("smclo-shutdown");
+	assert_int_equal(smclo_shutdown(nl, 5000, 10000, &res), 0);
+	assert_true(res.was_active && res.pnet_added && res.removed && res.pnet_removed);
+	assert_int_equal(res.last.state, SMCLO_STATE_INACTIVE);
+	assert_int_equal(res.last.counters.dmbs, 0);
+	smcnl_close(nl);
+
+	nl = open_step("smclo-shutdown-inactive");
+	assert_int_equal(smclo_shutdown(nl, 5000, 10000, &res), 0);
+	assert_false(res.was_active || res.pnet_added || res.pnet_removed);
+	assert_true(res.removed);
+	smcnl_close(nl);
+
+	/* An application keeps its aborted sockets: the removal cannot end, the PNET ID
+	 * stays, the holders are reported. */
+	nl = open_step("smclo-shutdown-timeout");
+	assert_int_equal(smclo_shutdown(nl, 1000, 2000, &res), -ETIMEDOUT);
+	assert_true(res.was_active && res.pnet_added);
+	assert_false(res.removed || res.pnet_removed);
+	assert_int_equal(res.last.state, SMCLO_STATE_DRAINING);
+	assert_true(res.last.removing);
+	assert_false(res.last.has_drain_remaining);
+	assert_true(res.last.counters.dmbs > 0);
+	assert_true(res.waited_ms >= 3000);
+	smcnl_close(nl);
+
+	/* Later: the device is gone, the PNET ID of the first attempt is deleted. */
+	nl = open_step("smclo-shutdown-done");
+	assert_int_equal(smclo_shutdown(nl, 1000, 20000, &res), 0);
+	assert_true(res.removed && res.pnet_removed);
+	smcnl_close(nl);
+
+	nl = open_step("smclo-shutdown");
+	assert_int_equal(smclo_shutdown(nl, 0, 10000, &res), -EINVAL);
+	assert_int_equal(smclo_shutdown(nl, 600001, 10000, &res), -EINVAL);
+	smcnl_close(nl);
+}
+
+static void test_names(void **state)
+{
+	assert_string_equal(smclo_state_name(SMCLO_STATE_DRAINING), "draining");
+	assert_null(smclo_state_name(3));
+	assert_string_equal(smclo_dmb_type_name(SMCLO_DMB_VIRTUAL), "virtual");
+	assert_null(smclo_dmb_type_name(2));
+	assert_string_equal(smclo_event_name(SMCLO_EVENT_SETTINGS), "settings");
+	assert_null(smclo_event_name(5));
+}
+
+/* The family is missing (module not loaded, or not installed): -EPROTONOSUPPORT, and the
+ * message says what to do. */
+static void test_missing(void **state)
+{
+	char *dir = tmpdir_new();
+	struct smcnl *nl;
+	struct smclo_device d;
+	struct smclo_monitor *m;
+	char buf[512];
+	size_t n;
+	uint8_t *b = read_whole(fixture_path("nosmc/genl-ctrl-SMC_GEN_NETLINK.bin"), &n);
+
+	write_file(dir, "genl-ctrl-SMC_LO.bin", b, n);
+	free(b);
+	nl = replay_open_abs(dir);
+	assert_false(smclo_module_loaded(nl));
+	assert_int_equal(smclo_get(nl, &d), -EPROTONOSUPPORT);
+	assert_int_equal(smclo_activate(nl, &d), -EPROTONOSUPPORT);
+	assert_int_equal(smclo_monitor_open(nl, &m), -EPROTONOSUPPORT);
+	smc_strerror(SMC_OP_LOOPBACK_ACTIVATE, -EPROTONOSUPPORT, NULL, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "the smc_lo module is not loaded: install smc-lo-dkms or "
+				    "modprobe smc_lo"));
+	smcnl_close(nl);
+	tmpdir_remove(dir);
+}
+
+/* ---- the contract: a recorded GET reply, edited ---------------------------------------------- */
+
+/* A GET reply built from scratch with libnl: the attributes of tb (NULL: left out). */
+struct edit {
+	const char *what;
+	int drop;	  /* top-level attribute type to leave out, 0 none */
+	int state;	  /* -1: the recorded value */
+	int gid_len;	  /* 16 normally */
+	int drop_setting; /* a settings attribute to leave out */
+	uint8_t nocopy;
+	uint32_t max_dmbs;
+	int drop_counter;
+};
+
+static size_t build_reply(const struct edit *e, uint8_t *out, size_t cap)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+	struct nlattr *nest;
+	uint8_t gid[32] = {1, 2, 3};
+	uint8_t state = e->state >= 0 ? (uint8_t)e->state : SMC_LO_STATE_ACTIVE;
+	struct nlmsghdr *nlh;
+	struct nlmsgerr ack = {};
+	size_t len;
+
+	assert_non_null(msg);
+	assert_non_null(genlmsg_put(msg, 1, 1, GENL_MIN_ID + 0x100, 0, 0, SMC_LO_CMD_GET, 1));
+#define PUT(type, expr)                            \
+	do {                                       \
+		if (e->drop != (type))             \
+			assert_int_equal(expr, 0); \
+	} while (0)
+	PUT(SMC_LO_A_DEV_NAME, nla_put_string(msg, SMC_LO_A_DEV_NAME, "smclo"));
+	PUT(SMC_LO_A_STATE, nla_put_u8(msg, SMC_LO_A_STATE, state));
+	PUT(SMC_LO_A_PENDING, nla_put_u8(msg, SMC_LO_A_PENDING, 0));
+	PUT(SMC_LO_A_GID, nla_put(msg, SMC_LO_A_GID, e->gid_len, gid));
+	PUT(SMC_LO_A_FABRIC_ID, nla_put_u16(msg, SMC_LO_A_FABRIC_ID, 0xffff));
+	PUT(SMC_LO_A_GENERATION, nla_put_u32(msg, SMC_LO_A_GENERATION, 1));
+	for (int which = SMC_LO_A_SETTINGS; which <= SMC_LO_A_ACTIVE_SETTINGS; which++) {
+		if (e->drop == which)
+			continue;
+		nest = nla_nest_start(msg, which);
+		if (e->drop_setting != SMC_LO_S_DMB_TYPE)
+			nla_put_u8(msg, SMC_LO_S_DMB_TYPE, 0);
+		if (e->drop_setting != SMC_LO_S_NOCOPY)
+			nla_put_u8(msg, SMC_LO_S_NOCOPY, e->nocopy);
+		if (e->drop_setting != SMC_LO_S_MAX_DMBS)
+			nla_put_u32(msg, SMC_LO_S_MAX_DMBS, e->max_dmbs);
+		nla_nest_end(msg, nest);
+	}
+	if (e->drop != SMC_LO_A_COUNTERS) {
+		nest = nla_nest_start(msg, SMC_LO_A_COUNTERS);
+		for (int c = SMC_LO_C_DMBS; c <= SMC_LO_C_MAX; c++) {
+			if (c == e->drop_counter)
+				continue;
+			if (c == SMC_LO_C_DMBS || c == SMC_LO_C_ATTACHED ||
+			    c == SMC_LO_C_LINK_GROUPS)
+				nla_put_u32(msg, c, 1);
+			else
+				nla_put_u64(msg, c, 7);
+		}
+		nla_nest_end(msg, nest);
+	}
+	if (state == SMC_LO_STATE_DRAINING) {
+		PUT(SMC_LO_A_DRAIN_TIMEOUT_MS, nla_put_u32(msg, SMC_LO_A_DRAIN_TIMEOUT_MS, 1000));
+		PUT(SMC_LO_A_REMOVING, nla_put_u8(msg, SMC_LO_A_REMOVING, 0));
+	}
+#undef PUT
+	nlh = nlmsg_hdr(msg);
+	len = nlh->nlmsg_len;
+	assert_true(len + NLMSG_HDRLEN + sizeof(ack) <= cap);
+	memcpy(out, nlh, len);
+	nlmsg_free(msg);
+	/* the ACK */
+	nlh = (struct nlmsghdr *)(out + NLMSG_ALIGN(len));
+	nlh->nlmsg_len = NLMSG_HDRLEN + sizeof(ack);
+	nlh->nlmsg_type = NLMSG_ERROR;
+	nlh->nlmsg_flags = NLM_F_CAPPED;
+	nlh->nlmsg_seq = 1;
+	memcpy(NLMSG_DATA(nlh), &ack, sizeof(ack));
+	return NLMSG_ALIGN(len) + nlh->nlmsg_len;
+}
+
+static int replay_get(const struct edit *e, struct smclo_device *d)
+{
+	static uint8_t buf[8192];
+	char *dir = tmpdir_new();
+	size_t n = build_reply(e, buf, sizeof(buf));
+	struct smcnl *nl;
+	int r;
+
+	write_file(dir, "smclo-get.bin", buf, n);
+	nl = replay_open_abs(dir);
+	r = smclo_get(nl, d);
+	smcnl_close(nl);
+	tmpdir_remove(dir);
+	return r;
+}
+
+static void test_contract(void **state)
+{
+	const struct edit good = {.state = -1, .gid_len = 16, .nocopy = 1, .max_dmbs = 100};
+	const struct {
+		const char *what;
+		struct edit e;
+	} bad[] = {
+		{"no name", {.drop = SMC_LO_A_DEV_NAME}},
+		{"no state", {.drop = SMC_LO_A_STATE}},
+		{"no pending", {.drop = SMC_LO_A_PENDING}},
+		{"no settings", {.drop = SMC_LO_A_SETTINGS}},
+		{"no counters", {.drop = SMC_LO_A_COUNTERS}},
+		{"active without GID", {.drop = SMC_LO_A_GID}},
+		{"active without generation", {.drop = SMC_LO_A_GENERATION}},
+		{"active without active settings", {.drop = SMC_LO_A_ACTIVE_SETTINGS}},
+		{"state 3", {.state = 3}},
+		{"GID of 15 bytes", {.gid_len = 15}},
+		{"GID of 17 bytes", {.gid_len = 17}},
+		{"nocopy 2", {.nocopy = 2}},
+		{"max DMBs 0", {.max_dmbs = 0}},
+		{"max DMBs 8193", {.max_dmbs = 8193}},
+		{"no nocopy", {.drop_setting = SMC_LO_S_NOCOPY}},
+		{"no DMB gauge", {.drop_counter = SMC_LO_C_DMBS}},
+		{"draining without removing",
+		 {.state = SMC_LO_STATE_DRAINING, .drop = SMC_LO_A_REMOVING}},
+	};
+	struct smclo_device d;
+
+	assert_int_equal(replay_get(&good, &d), 0);
+	assert_int_equal(d.state, SMCLO_STATE_ACTIVE);
+	assert_int_equal(d.counters.dmbs, 1);
+	assert_int_equal(d.counters.drain_rejects, 7);
+	assert_string_equal(d.gid_hex, "01020300000000000000000000000000");
+	assert_string_equal(d.gid_uuid, "01020300-0000-0000-0000-000000000000");
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+		struct edit e = good;
+
+		e.drop = bad[i].e.drop;
+		e.drop_setting = bad[i].e.drop_setting;
+		e.drop_counter = bad[i].e.drop_counter;
+		if (bad[i].e.state)
+			e.state = bad[i].e.state;
+		if (bad[i].e.gid_len)
+			e.gid_len = bad[i].e.gid_len;
+		if (bad[i].e.nocopy)
+			e.nocopy = bad[i].e.nocopy;
+		if (bad[i].e.max_dmbs || streq(bad[i].what, "max DMBs 0"))
+			e.max_dmbs = bad[i].e.max_dmbs;
+		if (replay_get(&e, &d) != -EBADMSG)
+			fail_msg("%s: not -EBADMSG", bad[i].what);
+	}
+	/* A missing total (an older module) reads as 0. */
+	{
+		struct edit e = good;
+
+		e.drop_counter = SMC_LO_C_DRAIN_REJECTS;
+		assert_int_equal(replay_get(&e, &d), 0);
+		assert_int_equal(d.counters.drain_rejects, 0);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_get_inactive), cmocka_unit_test(test_module_loaded),
+		cmocka_unit_test(test_refusals),     cmocka_unit_test(test_settings),
+		cmocka_unit_test(test_activate),     cmocka_unit_test(test_traffic),
+		cmocka_unit_test(test_both),	     cmocka_unit_test(test_notifications),
+		cmocka_unit_test(test_shutdown),     cmocka_unit_test(test_names),
+		cmocka_unit_test(test_missing),	     cmocka_unit_test(test_contract),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,187 @@
+#!/bin/sh
+# lanes: 7x
+# timeout: 300
+#
+# Issue 6's acceptance for the agent, on the real kernel with our module: smcd-agent applies
+# a loopback: section (loads smc_lo with libkmod from /lib/modules, activates the device with
+# the file's settings, gives "lo" the PNET ID), real SMC-D traffic then runs on smclo (link
+# groups with its GID, its counters moving - on D-Bus, in smcctl device show smclo), the
+# device object follows (PropertiesChanged on a re-activation for a new setting), a
+# deactivation made behind the agent's back is repaired, smcctl's changes of what the file
+# owns are refused, and active: false gives SMC-D loopback back to "lo".
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-kmod.sh"
+kmod_require
+for p in dbus-daemon busctl; do
+	command -v $p >/dev/null 2>&1 || skip "$p is not in the guest (VM_HOST_BINS needs dbus-daemon busctl)"
+done
+require_cmd smcd-agent
+
+M="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager"
+DEV=/org/smcd/Agent1/device/smcd/smclo
+D="org.smcd.Agent1 $DEV org.smcd.Agent1.LoopbackDevice"
+prop() { busctl get-property $M "$1"; }
+dprop() { busctl get-property $D "$1" | sed 's/^[a-z] //; s/"//g'; }
+
+# Installed like the DKMS package installs it: libkmod finds it by name.
+kver=$(uname -r)
+mkdir -p "/lib/modules/$kver/extra"
+cp "$KMOD_KO" "/lib/modules/$kver/extra/smc_lo.ko"
+depmod -a "$kver" || fail "depmod"
+module_loaded smc_lo && fail "smc_lo is loaded before the agent starts"
+
+mkdir -p /run/dbus
+cat >/tmp/bus.conf <<'EOF'
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=/run/dbus/system_bus_socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_type="method_return"/>
+    <allow send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+  </policy>
+</busconfig>
+EOF
+dbus-daemon --config-file=/tmp/bus.conf --nofork --nopidfile >/tmp/bus.log 2>&1 &
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
+i=0
+while [ ! -S /run/dbus/system_bus_socket ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+
+mkdir -p /etc/smc
+write_config() { # LOOPBACK-SECTION
+	cat >/etc/smc/smc.yaml <<EOF
+ueid: {auto: true}
+sysctl: {wmem: 1MiB, rmem: 1MiB}
+modules: [smc, smc_diag]
+drift: {action: repair, interval: 2s}
+monitor: {interval: 1s}
+$1
+EOF
+}
+write_config "loopback:
+  active: true
+  max-dmbs: 256"
+assert_ok smcd-agent --check-config /etc/smc/smc.yaml
+smcd-agent --config /etc/smc/smc.yaml >/tmp/agent.log 2>&1 &
+agent=$!
+i=0
+until busctl status org.smcd.Agent1 >/dev/null 2>&1; do
+	sleep 0.2
+	i=$((i + 1))
+	if [ $i -gt 100 ] || ! kill -0 $agent 2>/dev/null; then
+		cat /tmp/agent.log
+		fail "the agent did not come up"
+	fi
+done
+
+info "--- the agent applies the loopback: section"
+run prop LastReconcile
+assert_contains "$out" '"loopback:module" "applied" "loaded"' "smc_lo loaded with libkmod"
+assert_contains "$out" '"loopback:settings" "applied"' "max-dmbs stored"
+assert_contains "$out" '"loopback:state" "applied" "activated (generation 1)"' "smclo activated"
+assert_contains "$out" '"loopback:take-over-lo" "applied"' "lo got its PNET ID"
+assert_eq 's "running"' "$(prop State)" "State"
+module_loaded smc_lo || fail "smc_lo is not loaded"
+assert_eq active "$(dprop State)" "D-Bus: the device is active"
+assert_eq 256 "$(dprop ActiveMaxDmbs)" "D-Bus: running with the file's max-dmbs"
+gid=$(dprop Gid)
+assert_eq "$(tr -d '\n' </sys/class/dibs/smclo/gid)" "$gid" "D-Bus: the device's GID"
+assert_ok smcctl pnet list
+assert_match "$out" "SMCDVIASMCLO +ib +lo" "lo's PNET ID"
+
+info "--- real SMC-D traffic on smclo"
+smclo-xfer hold --conns 2 --secs 60 >/tmp/hold.out 2>&1 &
+hold=$!
+n=0
+while [ "$(kmod_counter dmbs)" -lt 4 ]; do
+	n=$((n + 1)); [ $n -lt 100 ] || fail "expected 4 DMBs, have $(kmod_counter dmbs)"; sleep 0.2
+done
+hex=$(printf '%s' "$gid" | tr -d -)
+assert_eq "$hex" "$(kmod_lgr_gids | sort -u)" "every SMC-D link group is on smclo's GID"
+assert_ok busctl call $M Refresh
+[ "$(dprop Dmbs)" -ge 4 ] || fail "D-Bus: Dmbs $(dprop Dmbs)"
+[ "$(dprop LinkGroups)" -ge 1 ] || fail "D-Bus: LinkGroups $(dprop LinkGroups)"
+[ "$(dprop Registrations)" -ge 4 ] || fail "D-Bus: Registrations $(dprop Registrations)"
+assert_ok smcctl device show smclo
+assert_match "$out" "Link groups: +[1-9]" "smcctl device show smclo: link groups"
+assert_match "$out" "Registrations: +[1-9]" "... and the module's counters"
+kill $hold
+wait $hold
+assert_ok smclo-xfer verify --conns 2 --bytes 2000000
+moves=$(dprop Moves)
+sleep 2 # the monitor interval refreshes the counters
+[ "$(dprop Moves)" -ge "$moves" ] || fail "D-Bus: Moves went backwards"
+assert_ok smcctl -j stats
+assert_json "$out" .summary.fallback 0 "no connection fell back to TCP"
+
+info "--- runtime changes of what the file owns are refused"
+assert_fails smcctl device loopback-ism deactivate
+assert_contains "$out" "The loopback device's state is managed by /etc/smc/smc.yaml:7:11"
+assert_fails smcctl device loopback-ism set max-dmbs 10
+assert_contains "$out" "loopback.max-dmbs is managed by /etc/smc/smc.yaml:8:13"
+assert_ok smcctl device loopback-ism set nocopy on
+assert_eq active "$(dprop State)" "an unowned setting is stored, the device stays"
+
+info "--- drift: deactivated behind the agent's back (no traffic now), repaired"
+assert_ok smcnl-record /tmp/raw smclo-raw 3 10=500
+kmod_wait_state inactive 20
+n=0
+until [ "$(kmod_get state)" = active ] && [ "$(kmod_get generation)" = 2 ]; do
+	n=$((n + 1)); [ $n -lt 50 ] || fail "not re-activated within 10 s: $(kmod_json)"; sleep 0.2
+done
+assert_contains "$(cat /tmp/agent.log)" "SMC_ITEM=loopback:state" "the repair is logged"
+
+info "--- a new setting: re-activation, PropertiesChanged"
+busctl monitor --match "type='signal',interface='org.freedesktop.DBus.Properties',path='$DEV'" \
+	>/tmp/signals 2>&1 &
+mon=$!
+sleep 1
+write_config "loopback:
+  active: true
+  max-dmbs: 512"
+assert_ok busctl call $M Reload
+run prop LastReconcile
+assert_contains "$out" "re-activated with the file" "re-activated for max-dmbs 512"
+assert_eq 512 "$(dprop ActiveMaxDmbs)" "D-Bus: running with 512"
+assert_eq 3 "$(dprop Generation)" "D-Bus: generation 3"
+sleep 1
+kill $mon
+assert_contains "$(cat /tmp/signals)" "ActiveMaxDmbs" "PropertiesChanged names ActiveMaxDmbs"
+assert_ok smcctl pnet list
+assert_not_contains "$out" "SMCLODRAIN" "the re-activation deleted its drain PNET ID"
+
+info "--- active: false gives SMC-D loopback back to lo"
+write_config "loopback:
+  active: false"
+assert_ok busctl call $M Reload
+run prop LastReconcile
+assert_contains "$out" '"loopback:take-over-lo" "applied" "removed PNET ID SMCDVIASMCLO from lo'
+assert_contains "$out" '"loopback:state" "applied" "deactivated'
+assert_eq inactive "$(dprop State)" "D-Bus: inactive"
+assert_ok smcctl pnet list
+assert_not_contains "$out" "SMCDVIASMCLO" "lo has no PNET ID any more"
+lo_gid=$(kmod_sysfs_gid lo)
+smclo-xfer hold --conns 1 --secs 30 >/tmp/hold.out 2>&1 &
+hold=$!
+n=0
+until kmod_lgr_gids | grep -q "$lo_gid"; do
+	n=$((n + 1)); [ $n -lt 100 ] || fail "no link group on lo: $(smcctl linkgroup)"; sleep 0.2
+done
+kill $hold
+wait $hold
+
+kill $agent
+wait $agent
+assert_eq 0 "$?" "the agent stops cleanly"
+kmod_check_dmesg
+info "ok"
