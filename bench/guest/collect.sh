@@ -12,27 +12,8 @@
 require_cmd smcd-agent smcctl smc-conn collect-bench jq dbus-daemon busctl
 ulimit -n 16384 || ulimit -n 8192
 
-mkdir -p /run/dbus /tmp/bench /etc/smc
-cat >/tmp/bus.conf <<'XEOF'
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=/run/dbus/system_bus_socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/> <allow own="*"/>
-    <allow send_type="method_call"/> <allow send_type="signal"/>
-    <allow send_type="method_return"/> <allow send_type="error"/>
-    <allow receive_type="method_call"/> <allow receive_type="method_return"/>
-    <allow receive_type="error"/> <allow receive_type="signal"/>
-  </policy>
-</busconfig>
-XEOF
-dbus-daemon --config-file=/tmp/bus.conf --nofork --nopidfile >/tmp/bus.log 2>&1 &
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
-i=0
-while [ ! -S /run/dbus/system_bus_socket ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+start_system_bus
+mkdir -p /tmp/bench /etc/smc
 
 # The kernel's default 64 KiB buffers (not the agent's 1 MiB): 1000 connections in 1 GiB.
 cat >/etc/smc/smc.yaml <<XEOF

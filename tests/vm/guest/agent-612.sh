@@ -8,41 +8,12 @@
 # drive the handshake limitation through netlink.
 # Host programs: dbus-daemon and busctl (vm-run --host-bin dbus-daemon --host-bin busctl).
 . "$(dirname "$0")/lib.sh"
-# The lanes copy host programs listed in VM_HOST_BINS; smcd-agent/Makefile.inc adds these two.
-for p in dbus-daemon busctl; do
-	command -v $p >/dev/null 2>&1 || skip "$p is not in the guest (VM_HOST_BINS needs dbus-daemon busctl)"
-done
 require_cmd smcd-agent dbus-daemon busctl
 
 M="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager"
 prop() { busctl get-property $M "$1"; }
 
-mkdir -p /run/dbus
-cat >/tmp/bus.conf <<'XML'
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=/run/dbus/system_bus_socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <allow own="*"/>
-    <allow send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_type="method_return"/>
-    <allow send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-  </policy>
-</busconfig>
-XML
-dbus-daemon --config-file=/tmp/bus.conf --nofork --nopidfile >/tmp/bus.log 2>&1 &
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
-i=0
-while [ ! -S /run/dbus/system_bus_socket ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+start_system_bus
 
 if module_loaded smc; then
 	info "smc is loaded already"
@@ -61,17 +32,7 @@ modules: [smc, smc_diag]
 drift: {interval: 2s}
 EOF2
 
-smcd-agent --config /etc/smc/smc.yaml >/tmp/agent.log 2>&1 &
-agent=$!
-i=0
-until busctl status org.smcd.Agent1 >/dev/null 2>&1; do
-	sleep 0.2
-	i=$((i + 1))
-	if [ $i -gt 150 ] || ! kill -0 $agent 2>/dev/null; then
-		cat /tmp/agent.log
-		fail "the agent did not come up"
-	fi
-done
+start_agent
 
 run prop LastReconcile
 info "$out"

@@ -12,9 +12,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-kmod.sh"
 kmod_require
-for p in dbus-daemon busctl; do
-	command -v $p >/dev/null 2>&1 || skip "$p is not in the guest (VM_HOST_BINS needs dbus-daemon busctl)"
-done
 require_cmd smcd-agent
 
 M="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager"
@@ -30,32 +27,7 @@ cp "$KMOD_KO" "/lib/modules/$kver/extra/smc_lo.ko"
 depmod -a "$kver" || fail "depmod"
 module_loaded smc_lo && fail "smc_lo is loaded before the agent starts"
 
-mkdir -p /run/dbus
-cat >/tmp/bus.conf <<'EOF'
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=/run/dbus/system_bus_socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <allow own="*"/>
-    <allow send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_type="method_return"/>
-    <allow send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-  </policy>
-</busconfig>
-EOF
-dbus-daemon --config-file=/tmp/bus.conf --nofork --nopidfile >/tmp/bus.log 2>&1 &
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
-i=0
-while [ ! -S /run/dbus/system_bus_socket ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+start_system_bus
 
 mkdir -p /etc/smc
 write_config() { # LOOPBACK-SECTION
@@ -72,17 +44,7 @@ write_config "loopback:
   active: true
   max-dmbs: 256"
 assert_ok smcd-agent --check-config /etc/smc/smc.yaml
-smcd-agent --config /etc/smc/smc.yaml >/tmp/agent.log 2>&1 &
-agent=$!
-i=0
-until busctl status org.smcd.Agent1 >/dev/null 2>&1; do
-	sleep 0.2
-	i=$((i + 1))
-	if [ $i -gt 100 ] || ! kill -0 $agent 2>/dev/null; then
-		cat /tmp/agent.log
-		fail "the agent did not come up"
-	fi
-done
+start_agent
 
 info "--- the agent applies the loopback: section"
 run prop LastReconcile

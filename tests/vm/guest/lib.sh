@@ -130,3 +130,56 @@ require_cmd() {
 module_loaded() {
 	grep -q "^$1 " /proc/modules
 }
+
+# start_system_bus : a system bus of our own at the standard address (the guest has none),
+# on which everyone may own names and talk to everyone.  Skips the test when vm-run did not
+# copy dbus-daemon and busctl in (the lanes add them through VM_HOST_BINS).
+start_system_bus() {
+	for _sb_p in dbus-daemon busctl; do
+		command -v $_sb_p >/dev/null 2>&1 ||
+			skip "$_sb_p is not in the guest (VM_HOST_BINS needs dbus-daemon busctl)"
+	done
+	mkdir -p /run/dbus
+	cat >/tmp/bus.conf <<'XEOF'
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=/run/dbus/system_bus_socket</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/> <allow own="*"/>
+    <allow send_type="method_call"/> <allow send_type="signal"/>
+    <allow send_type="method_return"/> <allow send_type="error"/>
+    <allow receive_type="method_call"/> <allow receive_type="method_return"/>
+    <allow receive_type="error"/> <allow receive_type="signal"/>
+  </policy>
+</busconfig>
+XEOF
+	dbus-daemon --config-file=/tmp/bus.conf --nofork --nopidfile >/tmp/bus.log 2>&1 &
+	export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
+	_sb_i=0
+	while [ ! -S /run/dbus/system_bus_socket ]; do
+		[ $_sb_i -lt 100 ] || { cat /tmp/bus.log; fail "dbus-daemon did not create its socket in 10 s"; }
+		sleep 0.1
+		_sb_i=$((_sb_i + 1))
+	done
+}
+
+# start_agent [FILE] : smcd-agent --config /etc/smc/smc.yaml in the background, its pid in
+# $agent and its output in /tmp/agent.log.  Returns once it owns org.smcd.Agent1 on the
+# system bus (start_system_bus) and FILE, when given, is not empty; fails showing the log
+# if the agent exits first or takes more than 30 s.
+start_agent() {
+	smcd-agent --config /etc/smc/smc.yaml >/tmp/agent.log 2>&1 &
+	agent=$!
+	_sa_i=0
+	until busctl status org.smcd.Agent1 >/dev/null 2>&1 && { [ -z "${1:-}" ] || [ -s "$1" ]; }; do
+		sleep 0.2
+		_sa_i=$((_sa_i + 1))
+		if [ $_sa_i -gt 150 ] || ! kill -0 $agent 2>/dev/null; then
+			cat /tmp/agent.log
+			fail "the agent did not come up${1:+ and write $1}"
+		fi
+	done
+}

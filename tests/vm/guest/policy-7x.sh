@@ -9,40 +9,11 @@
 # SYN); removing the policies stops new conversions; smcctl run goes through the agent,
 # for root and for an unprivileged user; the agent leaves net.smc.hs_ctrl as it found it.
 . "$(dirname "$0")/lib.sh"
-for p in dbus-daemon busctl; do
-	command -v $p >/dev/null 2>&1 || skip "$p is not in the guest (VM_HOST_BINS needs dbus-daemon busctl)"
-done
 require_cmd smcd-agent smcctl smc-conn smc-threads dbus-daemon busctl
 export SMCD_PRELOAD_LIB=/usr/local/bin/libsmc-preload.so
 CG=/sys/fs/cgroup
 
-# A system bus of our own (the guest has none); everyone may talk to everyone.
-mkdir -p /run/dbus
-cat >/tmp/bus.conf <<'EOF'
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=/run/dbus/system_bus_socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <allow own="*"/>
-    <allow send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_type="method_return"/>
-    <allow send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-  </policy>
-</busconfig>
-EOF
-dbus-daemon --config-file=/tmp/bus.conf --nofork --nopidfile >/tmp/bus.log 2>&1 &
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
-i=0
-while [ ! -S /run/dbus/system_bus_socket ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+start_system_bus
 
 M="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager"
 last() { printf '%s\n' "$out" | grep '^{' | tail -n 1; }
@@ -72,17 +43,7 @@ write_config "policies:
   cgroups: [/smc-on]
   exclude: [{port: 5555}]"
 assert_ok smcd-agent --check-config /etc/smc/smc.yaml
-smcd-agent --config /etc/smc/smc.yaml >/tmp/agent.log 2>&1 &
-agent=$!
-i=0
-until busctl status org.smcd.Agent1 >/dev/null 2>&1; do
-	sleep 0.2
-	i=$((i + 1))
-	if [ $i -gt 150 ] || ! kill -0 $agent 2>/dev/null; then
-		cat /tmp/agent.log
-		fail "the agent did not come up"
-	fi
-done
+start_agent
 info "agent up"
 
 # --- the cgroup does not exist yet: waiting; exclusions active --------------------------

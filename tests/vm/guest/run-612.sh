@@ -34,35 +34,8 @@ assert_contains "$out" "SMC through LD_PRELOAD (IPPROTO_SMC"
 assert_json "$(last)" .smc 10 "6.12: preload"
 
 # --- a cgroup policy and an exclusion through the agent -----------------------------------------
-for p in dbus-daemon busctl; do
-	command -v $p >/dev/null 2>&1 || skip "$p is not in the guest (VM_HOST_BINS needs dbus-daemon busctl)"
-done
-mkdir -p /run/dbus /etc/smc
-cat >/tmp/bus.conf <<'EOF'
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=/run/dbus/system_bus_socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <allow own="*"/>
-    <allow send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_type="method_return"/>
-    <allow send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-  </policy>
-</busconfig>
-EOF
-dbus-daemon --config-file=/tmp/bus.conf --nofork --nopidfile >/tmp/bus.log 2>&1 &
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
-i=0
-while [ ! -S /run/dbus/system_bus_socket ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+start_system_bus
+mkdir -p /etc/smc
 mkdir /sys/fs/cgroup/smc-on
 cat >/etc/smc/smc.yaml <<'EOF'
 modules: [smc, smc_diag]
@@ -71,17 +44,7 @@ policies:
   cgroups: [/smc-on]
   exclude: [{port: 5555}]
 EOF
-smcd-agent --config /etc/smc/smc.yaml >/tmp/agent.log 2>&1 &
-agent=$!
-i=0
-until busctl status org.smcd.Agent1 >/dev/null 2>&1; do
-	sleep 0.2
-	i=$((i + 1))
-	if [ $i -gt 150 ] || ! kill -0 $agent 2>/dev/null; then
-		cat /tmp/agent.log
-		fail "the agent did not come up"
-	fi
-done
+start_agent
 assert_ok smcctl policy
 assert_contains "$out" "cgroup   /smc-on  active"
 doc=$(smcctl -j policy)

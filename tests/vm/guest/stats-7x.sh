@@ -14,37 +14,14 @@
 #   - smcctl stats / stats reset through the agent, promtool when the guest has it.
 # Host programs: dbus-daemon busctl jq (and promtool with tests/vm/stats-promtool.test).
 . "$(dirname "$0")/lib.sh"
-for p in dbus-daemon busctl; do
-	command -v $p >/dev/null 2>&1 || skip "$p is not in the guest (VM_HOST_BINS needs dbus-daemon busctl)"
-done
 require_cmd smcd-agent smcctl smc-conn prom-reader jq
 
 S="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Statistics"
 PROM=/tmp/prom/smc.prom
 
-# A system bus of our own: the guest has no dbus.
-mkdir -p /run/dbus /tmp/prom /tmp/state
-cat >/tmp/bus.conf <<'EOF'
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=/run/dbus/system_bus_socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/> <allow own="*"/>
-    <allow send_type="method_call"/> <allow send_type="signal"/>
-    <allow send_type="method_return"/> <allow send_type="error"/>
-    <allow receive_type="method_call"/> <allow receive_type="method_return"/>
-    <allow receive_type="error"/> <allow receive_type="signal"/>
-  </policy>
-</busconfig>
-EOF
-dbus-daemon --config-file=/tmp/bus.conf --nofork --nopidfile >/tmp/bus.log 2>&1 &
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
+start_system_bus
+mkdir -p /tmp/prom /tmp/state
 export STATE_DIRECTORY=/tmp/state
-i=0
-while [ ! -S /run/dbus/system_bus_socket ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 
 mkdir -p /etc/smc
 cat >/etc/smc/smc.yaml <<EOF
@@ -56,17 +33,7 @@ stats:
   interval: 1s
   prometheus: {path: $PROM}
 EOF
-smcd-agent --config /etc/smc/smc.yaml >/tmp/agent.log 2>&1 &
-agent=$!
-i=0
-until busctl status org.smcd.Agent1 >/dev/null 2>&1 && [ -s $PROM ]; do
-	sleep 0.2
-	i=$((i + 1))
-	if [ $i -gt 100 ] || ! kill -0 $agent 2>/dev/null; then
-		cat /tmp/agent.log
-		fail "the agent did not come up and write $PROM"
-	fi
-done
+start_agent $PROM
 info "agent up, $PROM written"
 
 # seconds since boot with centiseconds, for timing against the interval

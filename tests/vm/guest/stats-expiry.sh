@@ -16,38 +16,12 @@
 require_cmd smcd-agent smcctl smc-conn jq dbus-daemon busctl
 
 PROM=/tmp/prom/smc.prom
-mkdir -p /run/dbus /tmp/prom /tmp/state
-cat >/tmp/bus.conf <<'XEOF'
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=/run/dbus/system_bus_socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/> <allow own="*"/>
-    <allow send_type="method_call"/> <allow send_type="signal"/>
-    <allow send_type="method_return"/> <allow send_type="error"/>
-    <allow receive_type="method_call"/> <allow receive_type="method_return"/>
-    <allow receive_type="error"/> <allow receive_type="signal"/>
-  </policy>
-</busconfig>
-XEOF
-dbus-daemon --config-file=/tmp/bus.conf --nofork --nopidfile >/tmp/bus.log 2>&1 &
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
+start_system_bus
+mkdir -p /tmp/prom /tmp/state
 export STATE_DIRECTORY=/tmp/state
-i=0
-while [ ! -S /run/dbus/system_bus_socket ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 mkdir -p /etc/smc
 printf 'ueid: {auto: true}\nmonitor: {interval: 5s}\nstats: {interval: 5s, prometheus: {path: %s}}\n' $PROM >/etc/smc/smc.yaml
-smcd-agent --config /etc/smc/smc.yaml >/tmp/agent.log 2>&1 &
-agent=$!
-i=0
-until [ -s $PROM ]; do
-	sleep 0.2
-	i=$((i + 1))
-	[ $i -lt 100 ] || { cat /tmp/agent.log; fail "the agent did not write $PROM"; }
-done
+start_agent $PROM
 smcctl -j monitor >/tmp/monitor.json 2>&1 &
 mon=$!
 
