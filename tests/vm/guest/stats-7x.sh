@@ -9,7 +9,8 @@
 #   - a link group appears in the file, on D-Bus and in smcctl monitor within one interval
 #     (plus the 1 s timer slack), and its connections go back to 0 when they close (the
 #     kernel keeps an idle SMC-D link group for 600 s: its disappearance is
-#     tests/vm/guest/stats-expiry.sh, run by hand);
+#     kmod-lgr-gone.sh, which removes the device under it, and stats-expiry.sh, which
+#     waits the 600 s, by hand);
 #   - a reader reading the file in a tight loop never sees a partial file;
 #   - smcctl stats / stats reset through the agent, promtool when the guest has it.
 # Host programs: dbus-daemon busctl jq (and promtool with tests/vm/stats-promtool.test).

@@ -1,0 +1,103 @@
+#!/bin/sh
+# lanes: 7x
+# timeout: 240
+#
+# Issue 5's "a link group disappears" in make check's time: the kernel keeps an idle SMC-D
+# link group for 600 s after its last connection (stats-expiry.sh waits for that, by hand),
+# but removing its device ends it at once.  Traffic runs on smclo through the agent, the
+# connections close, the link groups stay; then the file says active: false, the agent
+# removes the device, and within one statistics interval the link groups leave the
+# Prometheus file and D-Bus, smcctl monitor reports each removal, the removed counter counts
+# them, and the totals they contributed are not lost.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-kmod.sh"
+kmod_require
+require_cmd smcd-agent smc-conn
+
+M="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager"
+PROM=/tmp/prom/smc.prom
+now() { cut -d' ' -f1 /proc/uptime; }
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
+prom() { awk -v k="$1" '$1 == k { print $2 }' $PROM; }
+prom_sum() { awk -v m="$1" -v f="$2" 'index($1, m "{") == 1 && index($1, f) { s += $2 } END { print s + 0 }' $PROM; }
+
+kver=$(uname -r)
+mkdir -p "/lib/modules/$kver/extra"
+cp "$KMOD_KO" "/lib/modules/$kver/extra/smc_lo.ko"
+depmod -a "$kver" || fail "depmod"
+
+start_system_bus
+mkdir -p /tmp/prom /tmp/state /etc/smc
+export STATE_DIRECTORY=/tmp/state
+write_config() { # ACTIVE
+	cat >/etc/smc/smc.yaml <<EOF
+ueid: {auto: true}
+modules: [smc, smc_diag]
+drift: {interval: 30s}
+monitor: {interval: 1s}
+stats: {interval: 1s, prometheus: {path: $PROM}}
+loopback: {active: $1, drain-timeout: 2s}
+EOF
+}
+write_config true
+start_agent $PROM
+assert_eq active "$(kmod_get state)" "the agent activated smclo"
+smcctl -j monitor >/tmp/monitor.json 2>/tmp/monitor.err &
+mon=$!
+
+info "--- SMC-D traffic on smclo; the connections close, the link groups stay"
+assert_ok smc-conn pair --conns 2 --bytes 1M
+assert_json "$(printf '%s\n' "$out" | tail -n 1)" .smcd 2 "both connections used SMC-D"
+gid=$(kmod_get gid)
+assert_eq "$gid" "$(kmod_lgr_gids | sort -u)" "every SMC-D link group is on smclo"
+sleep 2.5 # two intervals: the idle link groups are in the file, with 0 connections
+lgs=$(prom 'smc_linkgroups{technology="smcd"}')
+[ "${lgs:-0}" -ge 1 ] || { cat $PROM; fail "no idle SMC-D link group in $PROM"; }
+ids=$(awk 'index($1, "smc_linkgroup_connections{technology=\"smcd\",linkgroup=\"") == 1 { split($1, a, "\""); print a[4] }' $PROM | sort -u)
+assert_eq "$lgs" "$(printf '%s\n' "$ids" | grep -c .)" "one connections series per link group"
+for id in $ids; do
+	busctl introspect org.smcd.Agent1 "/org/smcd/Agent1/linkgroup/smcd/$id" >/dev/null ||
+		fail "no D-Bus object for link group $id"
+done
+hs=$(prom_sum smc_handshakes_total 'technology="smcd"')
+bytes=$(prom 'smc_bytes_total{technology="smcd",direction="tx"}')
+info "$lgs idle link group(s): $(echo $ids); $hs SMC-D handshakes, $bytes bytes sent"
+assert_eq 0 "$(prom 'smc_linkgroups_removed_total{technology="smcd"}')" "none removed yet"
+
+info "--- active: false: the device goes, and its link groups with it"
+write_config false
+t0=$(now)
+assert_ok busctl call $M Reload
+run busctl get-property $M LastReconcile
+assert_contains "$out" '"loopback:state" "applied" "deactivated' "the agent removed smclo"
+assert_eq inactive "$(kmod_get state)" "smclo is gone"
+t1= i=0
+while [ $i -lt 100 ]; do
+	[ "$(prom 'smc_linkgroups{technology="smcd"}')" = 0 ] && { t1=$(now); break; }
+	sleep 0.05
+	i=$((i + 1))
+done
+[ -n "$t1" ] || { cat $PROM; fail "the link groups did not leave $PROM"; }
+took=$(elapsed "$t0" "$t1")
+info "gone from the file ${took}s after the Reload (drain bound 2 s, interval 1 s)"
+# The Reload returns after the drain (at most 2 s) and the removal; then one interval plus
+# timer slack.
+awk -v t="$took" 'BEGIN { exit !(t <= 6.0) }' || fail "the link groups took ${took}s to leave the file"
+assert_eq "$lgs" "$(prom 'smc_linkgroups_removed_total{technology="smcd"}')" "each counted as removed"
+assert_not_contains "$(cat $PROM)" 'smc_linkgroup_connections{technology="smcd"' "no per-link-group series left"
+run busctl tree --list org.smcd.Agent1
+assert_not_contains "$out" "/linkgroup/smcd/" "the D-Bus objects are gone"
+assert_eq "$hs" "$(prom_sum smc_handshakes_total 'technology="smcd"')" "the handshakes they carried stay counted"
+assert_eq "$bytes" "$(prom 'smc_bytes_total{technology="smcd",direction="tx"}')" "so do their bytes"
+assert_json "$(smcctl -j stats)" .linkgroups.smcd.removed "$lgs" "smcctl stats: removed"
+
+kill $agent
+wait $agent
+assert_eq 0 "$?" "the agent stops cleanly"
+wait $mon
+for id in $ids; do
+	grep -q "\"event\":\"linkgroup-removed\",\"technology\":\"smcd\",\"id\":$((0x$id))," /tmp/monitor.json ||
+		fail "smcctl monitor did not report the removal of $id: $(cat /tmp/monitor.json)"
+done
+kmod_check_dmesg
+exit 0
