@@ -61,6 +61,9 @@ assert_eq wmem "$comp" "completion of 'smcctl sysctl set w'"
 assert_match "$(getent group smcd)" '^smcd:x:[0-9]+:' "the package created group smcd"
 assert_ok smcd-agent --check-config
 assert_ok smcctl config check
+run dpkg --verify smcd-agent
+assert_eq 0 "$rc" "dpkg --verify smcd-agent exit status"
+assert_eq "" "$out" "dpkg --verify smcd-agent: every file as the package shipped it"
 
 # --- the sandbox: exposure recorded, no denials at boot --------------------------------------
 run systemd-analyze security --no-pager $U
@@ -72,6 +75,14 @@ no_denials ""
 assert_ok busctl status org.smcd.Agent1
 assert_ok smcctl status
 assert_eq 's "running"' "$(prop State)" "State"
+# Started with the shipped file, not without any: the built-in defaults equal the shipped
+# settings, so only the path, the revision (a hash of the file's text; of "" without a
+# file) and the error tell them apart.
+assert_eq 's "/etc/smc/smc.yaml"' "$(prop ConfigPath)" "ConfigPath"
+file_rev=$(smcctl -j config check | jq -r .revision)
+assert_match "$file_rev" '^[0-9a-f]{16}$' "smcctl config check: the shipped file's revision"
+assert_eq "s \"$file_rev\"" "$(prop ConfigRevision)" "ConfigRevision is the shipped file's"
+assert_eq 's ""' "$(prop ConfigError)" "ConfigError after the boot"
 run prop LastReconcile
 reconcile=$out
 assert_contains "$reconcile" '"module:smc" "applied" "loaded"' "the agent loaded smc (libkmod, in the sandbox)"
