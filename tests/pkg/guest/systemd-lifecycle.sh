@@ -3,15 +3,16 @@
 #
 # The package's maintainer scripts under a running systemd (the boot test covers the install
 # before the first boot): an upgrade (reinstall) keeps a changed conffile and restarts the
-# agent with it; remove stops it and keeps the conffile; purge removes the conffile and the
-# enablement; a fresh install enables and starts it at once, and D-Bus picks up the policy
-# without a reload.  Runs after systemd-agent.sh in the same boot.  The .deb is in
+# agent with it; remove stops it, keeps the conffile and removes the Prometheus textfile;
+# purge removes the conffile, the enablement and /var/lib/smcd-agent; a fresh install
+# enables and starts it at once, and D-Bus picks up the policy without a reload.  Runs after systemd-agent.sh in the same boot.  The .deb is in
 # /var/cache/smcdvm/debs (tests/pkg/systemd-lane).
 . "$(dirname "$0")/lib.sh"
 require_cmd dpkg systemctl busctl
 U=smcd-agent
 deb=$(ls /var/cache/smcdvm/debs/smcd-agent_*.deb)
 [ -f "$deb" ] || fail "no smcd-agent .deb in /var/cache/smcdvm/debs"
+prom=/var/lib/prometheus/node-exporter/smc.prom
 export DEBIAN_FRONTEND=noninteractive
 
 # wait_active SECONDS : until the unit is active and owns its bus name.
@@ -34,16 +35,22 @@ wait_active 30
 assert_ne "$pid" "$(systemctl show -P MainPID $U)" "the upgrade restarted the agent"
 assert_eq 524288 "$(cat /proc/sys/net/smc/rmem)" "the restarted agent applied the changed file"
 
-# --- remove: stopped, conffile kept ---------------------------------------------------------
+# --- remove: stopped, conffile kept, no stale Prometheus textfile ---------------------------
+i=0
+while [ ! -s $prom ] && [ $i -lt 150 ]; do sleep 0.2; i=$((i + 1)); done
+assert_exists $prom "the running agent writes $prom"
 assert_ok dpkg -r smcd-agent
 assert_ne active "$(systemctl is-active $U)" "removed: not running"
 assert_not_exists /lib/systemd/system/$U.service
 assert_exists /etc/smc/smc.yaml "a removed package keeps its conffile"
+assert_not_exists $prom "removed: node-exporter would export the stopped agent's last values"
+assert_exists /var/lib/smcd-agent/stats.state "removed: the statistics state is kept"
 
-# --- purge: conffile and enablement gone ----------------------------------------------------
+# --- purge: conffile, enablement and state gone ---------------------------------------------
 assert_ok dpkg --purge smcd-agent
 assert_not_exists /etc/smc/smc.yaml "purged"
 assert_not_exists /etc/systemd/system/multi-user.target.wants/$U.service "purged"
+assert_not_exists /var/lib/smcd-agent "purged: the state directory"
 
 # --- fresh install under a running systemd: enabled and started by the postinst -------------
 assert_ok dpkg -i "$deb"
