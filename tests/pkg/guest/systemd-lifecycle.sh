@@ -4,8 +4,9 @@
 # The package's maintainer scripts under a running systemd (the boot test covers the install
 # before the first boot): an upgrade (reinstall) keeps a changed conffile and restarts the
 # agent with it; remove stops it, keeps the conffile and removes the Prometheus textfile;
-# purge removes the conffile, the enablement and /var/lib/smcd-agent; a fresh install
-# enables and starts it at once, and D-Bus picks up the policy without a reload.  Runs after systemd-agent.sh in the same boot.  The .deb is in
+# purge removes the conffile, the enablement and /var/lib/smcd-agent; a fresh install on a
+# system without the group smcd enables and starts the agent at once, and a member of the
+# new group may change settings (D-Bus reloaded its policy after the group was created).  Runs after systemd-agent.sh in the same boot.  The .deb is in
 # /var/cache/smcdvm/debs (tests/pkg/systemd-lane).
 . "$(dirname "$0")/lib.sh"
 require_cmd dpkg systemctl busctl
@@ -52,10 +53,23 @@ assert_not_exists /etc/smc/smc.yaml "purged"
 assert_not_exists /etc/systemd/system/multi-user.target.wants/$U.service "purged"
 assert_not_exists /var/lib/smcd-agent "purged: the state directory"
 
-# --- fresh install under a running systemd: enabled and started by the postinst -------------
-assert_ok dpkg -i "$deb"
+# --- fresh install on a system that never had the group --------------------------------------
+# dpkg unpacks the D-Bus policy, which names the group smcd, before the postinst creates the
+# group, and dbus-daemon, reloading on the new file, drops the rule for the unknown group.
+# dbus's own dpkg trigger reloads it again, but only once triggers run: at the end of the
+# dpkg run, and under apt at the end of the whole transaction.  --no-triggers keeps the
+# trigger from hiding a postinst that does not reload the bus itself.
+assert_ok groupdel smcd
+since=$(date +@%s)
+assert_ok dpkg --no-triggers -i "$deb"
 assert_eq enabled "$(systemctl is-enabled $U)" "a fresh install enables the unit"
 wait_active 30
 assert_eq 0 "$(systemctl show -P NRestarts $U)" "started without a failed attempt (D-Bus had the policy)"
 assert_eq 1048576 "$(cat /proc/sys/net/smc/rmem)" "the shipped file applied again"
+assert_match "$(getent group smcd)" '^smcd:x:[0-9]+:' "the postinst created group smcd again"
+run journalctl --no-pager -o cat -u dbus --since "$since"
+info "dbus-daemon since the install (an 'Unknown group' here is the unpack before the group)"
+assert_ok useradd --no-create-home --no-user-group --groups smcd smcdtest
+assert_ok setpriv --reuid=smcdtest --regid=nogroup --init-groups smcctl config reload
+assert_ok dpkg --triggers-only --pending
 exit 0
