@@ -2,17 +2,23 @@
 # lanes: 612
 #
 # The package's maintainer scripts under a running systemd (the boot test covers the install
-# before the first boot): an upgrade (reinstall) keeps a changed conffile and restarts the
-# agent with it; remove stops it, keeps the conffile and removes the Prometheus textfile;
-# purge removes the conffile, the enablement and /var/lib/smcd-agent; a fresh install on a
-# system without the group smcd enables and starts the agent at once, and a member of the
-# new group may change settings (D-Bus reloaded its policy after the group was created).  Runs after systemd-agent.sh in the same boot.  The .deb is in
-# /var/cache/smcdvm/debs (tests/pkg/systemd-lane).
+# before the first boot): an upgrade to VERSION+t1 replaces an unchanged conffile, keeps a
+# changed one (dpkg --force-confdef --force-confold, as unattended upgrades run) and restarts
+# the agent; a reinstall restarts it with a changed conffile; remove stops it, keeps the
+# conffile and removes the Prometheus textfile; purge removes the conffile, the enablement
+# and /var/lib/smcd-agent; a fresh install on a system without the group smcd enables and
+# starts the agent at once, and a member of the new group may change settings (D-Bus
+# reloaded its policy after the group was created).  Runs after systemd-agent.sh in the
+# same boot.  The .debs are in /var/cache/smcdvm/debs (tests/pkg/systemd-lane).
 . "$(dirname "$0")/lib.sh"
 require_cmd dpkg systemctl busctl
 U=smcd-agent
 deb=$(ls /var/cache/smcdvm/debs/smcd-agent_*.deb)
 [ -f "$deb" ] || fail "no smcd-agent .deb in /var/cache/smcdvm/debs"
+up=$(ls /var/cache/smcdvm/debs/upgrade/smcd-agent_*+t1.deb)
+[ -f "$up" ] || fail "no upgrade .deb in /var/cache/smcdvm/debs/upgrade"
+version=$(dpkg-deb -f "$deb" Version)
+marker="# smcd-agent $version+t1 (systemd lane upgrade test)"
 prom=/var/lib/prometheus/node-exporter/smc.prom
 export DEBIAN_FRONTEND=noninteractive
 
@@ -26,7 +32,37 @@ wait_active() {
 	done
 }
 
-# --- upgrade (same version again): the changed conffile stays and is applied ----------------
+# --- upgrade to VERSION+t1: an unchanged conffile is replaced, the agent restarted -----------
+run dpkg --verify smcd-agent
+assert_eq "" "$out" "before the upgrade: the conffile is unchanged"
+pid=$(systemctl show -P MainPID $U)
+assert_ok dpkg --force-confdef --force-confold -i "$up"
+assert_eq "$version+t1" "$(dpkg-query -W -f='${Version}' smcd-agent)" "upgraded"
+assert_eq "$marker" "$(tail -n 1 /etc/smc/smc.yaml)" "the unchanged conffile was replaced by the new one"
+wait_active 30
+assert_ne "$pid" "$(systemctl show -P MainPID $U)" "the upgrade restarted the agent"
+
+# --- upgrade with a changed conffile: the admin's file stays, the new one beside it ---------
+assert_ok dpkg -i "$deb"
+assert_eq "$version" "$(dpkg-query -W -f='${Version}' smcd-agent)" "downgraded for the next upgrade"
+assert_not_contains "$(cat /etc/smc/smc.yaml)" "$marker" "the downgrade brought the old file back"
+sed -i 's/^  rmem: 1MiB$/  rmem: 512KiB/' /etc/smc/smc.yaml
+wait_active 30
+pid=$(systemctl show -P MainPID $U)
+assert_ok dpkg --force-confdef --force-confold -i "$up"
+assert_contains "$(cat /etc/smc/smc.yaml)" "rmem: 512KiB" "the upgrade keeps the changed conffile"
+assert_not_contains "$(cat /etc/smc/smc.yaml)" "$marker" "the changed conffile is not merged"
+assert_eq "$marker" "$(tail -n 1 /etc/smc/smc.yaml.dpkg-dist)" "the new conffile as smc.yaml.dpkg-dist"
+wait_active 30
+assert_ne "$pid" "$(systemctl show -P MainPID $U)" "the upgrade restarted the agent"
+assert_eq 524288 "$(cat /proc/sys/net/smc/rmem)" "the restarted agent applied the kept file"
+rm /etc/smc/smc.yaml.dpkg-dist
+assert_ok dpkg --force-confnew -i "$deb"
+run dpkg --verify smcd-agent
+assert_eq "" "$out" "back at $version with its own conffile"
+wait_active 30
+
+# --- reinstall (same version again): the changed conffile stays and is applied ---------------
 sed -i 's/^  rmem: 1MiB$/  rmem: 512KiB/' /etc/smc/smc.yaml
 assert_contains "$(cat /etc/smc/smc.yaml)" "rmem: 512KiB" "conffile changed by the admin"
 pid=$(systemctl show -P MainPID $U)
