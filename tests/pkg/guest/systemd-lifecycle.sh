@@ -2,16 +2,24 @@
 # lanes: 612
 #
 # The package's maintainer scripts under a running systemd (the boot test covers the install
-# before the first boot): an upgrade (reinstall) keeps a changed conffile and restarts the
-# agent with it; remove stops it and keeps the conffile; purge removes the conffile and the
-# enablement; a fresh install enables and starts it at once, and D-Bus picks up the policy
-# without a reload.  Runs after systemd-agent.sh in the same boot.  The .deb is in
-# /var/cache/smcdvm/debs (tests/pkg/systemd-lane).
+# before the first boot): an upgrade to VERSION+t1 replaces an unchanged conffile, keeps a
+# changed one (dpkg --force-confdef --force-confold, as unattended upgrades run) and restarts
+# the agent; a reinstall restarts it with a changed conffile; remove stops it, keeps the
+# conffile and removes the Prometheus textfile; purge removes the conffile, the enablement
+# and /var/lib/smcd-agent; a fresh install on a system without the group smcd enables and
+# starts the agent at once, and a member of the new group may change settings (D-Bus
+# reloaded its policy after the group was created).  Runs after systemd-agent.sh in the
+# same boot.  The .debs are in /var/cache/smcdvm/debs (tests/pkg/systemd-lane).
 . "$(dirname "$0")/lib.sh"
 require_cmd dpkg systemctl busctl
 U=smcd-agent
 deb=$(ls /var/cache/smcdvm/debs/smcd-agent_*.deb)
 [ -f "$deb" ] || fail "no smcd-agent .deb in /var/cache/smcdvm/debs"
+up=$(ls /var/cache/smcdvm/debs/upgrade/smcd-agent_*+t1.deb)
+[ -f "$up" ] || fail "no upgrade .deb in /var/cache/smcdvm/debs/upgrade"
+version=$(dpkg-deb -f "$deb" Version)
+marker="# smcd-agent $version+t1 (systemd lane upgrade test)"
+prom=/var/lib/prometheus/node-exporter/smc.prom
 export DEBIAN_FRONTEND=noninteractive
 
 # wait_active SECONDS : until the unit is active and owns its bus name.
@@ -24,7 +32,37 @@ wait_active() {
 	done
 }
 
-# --- upgrade (same version again): the changed conffile stays and is applied ----------------
+# --- upgrade to VERSION+t1: an unchanged conffile is replaced, the agent restarted -----------
+run dpkg --verify smcd-agent
+assert_eq "" "$out" "before the upgrade: the conffile is unchanged"
+pid=$(systemctl show -P MainPID $U)
+assert_ok dpkg --force-confdef --force-confold -i "$up"
+assert_eq "$version+t1" "$(dpkg-query -W -f='${Version}' smcd-agent)" "upgraded"
+assert_eq "$marker" "$(tail -n 1 /etc/smc/smc.yaml)" "the unchanged conffile was replaced by the new one"
+wait_active 30
+assert_ne "$pid" "$(systemctl show -P MainPID $U)" "the upgrade restarted the agent"
+
+# --- upgrade with a changed conffile: the admin's file stays, the new one beside it ---------
+assert_ok dpkg -i "$deb"
+assert_eq "$version" "$(dpkg-query -W -f='${Version}' smcd-agent)" "downgraded for the next upgrade"
+assert_not_contains "$(cat /etc/smc/smc.yaml)" "$marker" "the downgrade brought the old file back"
+sed -i 's/^  rmem: 1MiB$/  rmem: 512KiB/' /etc/smc/smc.yaml
+wait_active 30
+pid=$(systemctl show -P MainPID $U)
+assert_ok dpkg --force-confdef --force-confold -i "$up"
+assert_contains "$(cat /etc/smc/smc.yaml)" "rmem: 512KiB" "the upgrade keeps the changed conffile"
+assert_not_contains "$(cat /etc/smc/smc.yaml)" "$marker" "the changed conffile is not merged"
+assert_eq "$marker" "$(tail -n 1 /etc/smc/smc.yaml.dpkg-dist)" "the new conffile as smc.yaml.dpkg-dist"
+wait_active 30
+assert_ne "$pid" "$(systemctl show -P MainPID $U)" "the upgrade restarted the agent"
+assert_eq 524288 "$(cat /proc/sys/net/smc/rmem)" "the restarted agent applied the kept file"
+rm /etc/smc/smc.yaml.dpkg-dist
+assert_ok dpkg --force-confnew -i "$deb"
+run dpkg --verify smcd-agent
+assert_eq "" "$out" "back at $version with its own conffile"
+wait_active 30
+
+# --- reinstall (same version again): the changed conffile stays and is applied ---------------
 sed -i 's/^  rmem: 1MiB$/  rmem: 512KiB/' /etc/smc/smc.yaml
 assert_contains "$(cat /etc/smc/smc.yaml)" "rmem: 512KiB" "conffile changed by the admin"
 pid=$(systemctl show -P MainPID $U)
@@ -34,21 +72,40 @@ wait_active 30
 assert_ne "$pid" "$(systemctl show -P MainPID $U)" "the upgrade restarted the agent"
 assert_eq 524288 "$(cat /proc/sys/net/smc/rmem)" "the restarted agent applied the changed file"
 
-# --- remove: stopped, conffile kept ---------------------------------------------------------
+# --- remove: stopped, conffile kept, no stale Prometheus textfile ---------------------------
+i=0
+while [ ! -s $prom ] && [ $i -lt 150 ]; do sleep 0.2; i=$((i + 1)); done
+assert_exists $prom "the running agent writes $prom"
 assert_ok dpkg -r smcd-agent
 assert_ne active "$(systemctl is-active $U)" "removed: not running"
 assert_not_exists /lib/systemd/system/$U.service
 assert_exists /etc/smc/smc.yaml "a removed package keeps its conffile"
+assert_not_exists $prom "removed: node-exporter would export the stopped agent's last values"
+assert_exists /var/lib/smcd-agent/stats.state "removed: the statistics state is kept"
 
-# --- purge: conffile and enablement gone ----------------------------------------------------
+# --- purge: conffile, enablement and state gone ---------------------------------------------
 assert_ok dpkg --purge smcd-agent
 assert_not_exists /etc/smc/smc.yaml "purged"
 assert_not_exists /etc/systemd/system/multi-user.target.wants/$U.service "purged"
+assert_not_exists /var/lib/smcd-agent "purged: the state directory"
 
-# --- fresh install under a running systemd: enabled and started by the postinst -------------
-assert_ok dpkg -i "$deb"
+# --- fresh install on a system that never had the group --------------------------------------
+# dpkg unpacks the D-Bus policy, which names the group smcd, before the postinst creates the
+# group, and dbus-daemon, reloading on the new file, drops the rule for the unknown group.
+# dbus's own dpkg trigger reloads it again, but only once triggers run: at the end of the
+# dpkg run, and under apt at the end of the whole transaction.  --no-triggers keeps the
+# trigger from hiding a postinst that does not reload the bus itself.
+assert_ok groupdel smcd
+since=$(date +@%s)
+assert_ok dpkg --no-triggers -i "$deb"
 assert_eq enabled "$(systemctl is-enabled $U)" "a fresh install enables the unit"
 wait_active 30
 assert_eq 0 "$(systemctl show -P NRestarts $U)" "started without a failed attempt (D-Bus had the policy)"
 assert_eq 1048576 "$(cat /proc/sys/net/smc/rmem)" "the shipped file applied again"
+assert_match "$(getent group smcd)" '^smcd:x:[0-9]+:' "the postinst created group smcd again"
+run journalctl --no-pager -o cat -u dbus --since "$since"
+info "dbus-daemon since the install (an 'Unknown group' here is the unpack before the group)"
+assert_ok useradd --no-create-home --no-user-group --groups smcd smcdtest
+assert_ok setpriv --reuid=smcdtest --regid=nogroup --init-groups smcctl config reload
+assert_ok dpkg --triggers-only --pending
 exit 0
