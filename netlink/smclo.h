@@ -159,9 +159,15 @@ void smclo_monitor_close(struct smclo_monitor *m);
 /* For poll(): readable when a notification waits; -1 when replaying (never blocks). */
 int smclo_monitor_fd(const struct smclo_monitor *m);
 /*
+ * The family has another id than when m was opened (smc_lo was unloaded and loaded again,
+ * seen by a request of the same handle): m hears nothing any more, open a new one.
+ */
+bool smclo_monitor_stale(const struct smclo_monitor *m);
+/*
  * The next notification: 1 and *ret (has_event set), 0 when none is pending (never
  * blocks), or a negative errno (-ENOBUFS: the socket overflowed and notifications were
- * lost: GET the state).
+ * lost: GET the state; -ESTALE: smc_lo's family was unregistered or registered again, the
+ * monitor hears nothing more: close it, GET the state and open a new one).
  */
 int smclo_monitor_read(struct smclo_monitor *m, struct smclo_device *ret);
 

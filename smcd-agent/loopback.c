@@ -665,7 +665,12 @@ static int on_notification(sd_event_source *s, int fd, uint32_t revents, void *u
 	while ((r = smclo_monitor_read(lb->mon, &d)) > 0)
 		log_debug("smc_lo: %s, %s", smclo_event_name(d.event) ?: "?",
 			  smclo_state_name(d.state) ?: "?");
-	if (r < 0 && r != -ENOBUFS) {
+	if (r == -ESTALE) {
+		/* Unloaded or loaded again: the refresh below opens a monitor for the new
+		 * family (once it is there). */
+		log_info("smc_lo's netlink family was unregistered or registered again");
+		monitor_close(lb);
+	} else if (r < 0 && r != -ENOBUFS) {
 		log_warning_errno(r, "Reading smc_lo's notifications failed, polling only: %m");
 		monitor_close(lb);
 	}
@@ -710,6 +715,9 @@ int loopback_refresh(struct manager *m)
 	if (k->ops->module_loaded(k, MODULE) > 0 && (r = k->ops->smclo_get(k, &d)) == 0) {
 		snapshot(&d, &lb->snap);
 		lb->present = true;
+		/* The GET found the family under a new id (module reloaded): listen anew. */
+		if (smclo_monitor_stale(lb->mon))
+			monitor_close(lb);
 		monitor_open(m, lb);
 	} else {
 		lb->present = false;
