@@ -175,6 +175,15 @@ static void test_config(void **state)
 	free(dump);
 	config_free(c);
 
+	/* A drain-timeout that is not whole seconds is dumped in milliseconds, not cut. */
+	write_file("smc.yaml", "loopback:\n  active: true\n  drain-timeout: 1500ms\n");
+	assert_int_equal(config_load(cfg_path, &c, &errors), 0);
+	assert_int_equal(c->loopback.drain_timeout_usec, 1500000);
+	dump = config_dump(c);
+	assert_non_null(strstr(dump, "  drain-timeout: 1500ms\n"));
+	free(dump);
+	config_free(c);
+
 	/* No section: nothing in the dump, the agent never touches smc_lo. */
 	write_file("smc.yaml", "seid: leave\n");
 	assert_int_equal(config_load(cfg_path, &c, &errors), 0);
