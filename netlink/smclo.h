@@ -179,6 +179,14 @@ int smclo_monitor_read(struct smclo_monitor *m, struct smclo_device *ret);
  * hand SMC-D loopback to our device.  Upper case: the kernel stores PNET IDs so.
  */
 #define SMCLO_DRAIN_PNETID "SMCLODRAIN"
+/*
+ * The longest drain the agent does (loopback.drain-timeout, Deactivate(seconds)) and smcctl
+ * offers (--wait): the agent waits in its event loop, well below WatchdogSec=1min, and
+ * smcctl's answer must not depend on whether an agent runs.  Then at most
+ * SMCLO_REMOVAL_MS for the removal.
+ */
+#define SMCLO_WAIT_MAX_S 30
+#define SMCLO_REMOVAL_MS 10000
 #define SMCLO_LO_PNETID "SMCDVIASMCLO"
 
 struct smclo_shutdown_result {

@@ -20,8 +20,8 @@
  *    D-Bus calls wait meanwhile.  Doing it asynchronously would split the reconcile into
  *    callbacks for an operation that is rare and bounded; not worth it.
  *
- * 2. org.smcd.Agent1.Loopback on /org/smcd/Agent1: Activate(), Deactivate(u seconds),
- *    Set(s setting, s value), smcctl's "device loopback-ism" when the agent runs.  What
+ * 2. org.smcd.Agent1.Loopback on /org/smcd/Agent1: Activate() -> b changed,
+ *    Deactivate(u seconds) -> (b changed, u waited_msec), Set(s setting, s value), smcctl's "device loopback-ism" when the agent runs.  What
  *    the file owns (loopback.active, a setting key) is refused with the line to edit, like
  *    every other runtime change (bus-manager.c).
  *
@@ -55,9 +55,9 @@
 #define ERROR_NO_MODULE "org.smcd.Agent1.Error.NoModule"
 #define MODULE "smc_lo"
 /* After the drain: how long the removal may take before it is reported as stuck. */
-#define REMOVAL_MS 10000
+#define REMOVAL_MS SMCLO_REMOVAL_MS
 /* Deactivate() over D-Bus waits in the event loop too: the same bound as the file's. */
-#define BUS_WAIT_MAX_S (LOOPBACK_DRAIN_MAX_USEC / 1000000)
+#define BUS_WAIT_MAX_S SMCLO_WAIT_MAX_S
 
 /* The D-Bus snapshot of the module's device: flat, compared field by field. */
 struct bus_loopback {
@@ -74,6 +74,7 @@ struct bus_loopback {
 	char active_dmb_type[16];
 	bool active_nocopy;
 	uint32_t active_max_dmbs;
+	uint32_t drain_timeout_ms;
 	uint32_t drain_remaining_ms;
 	uint32_t dmbs;
 	uint64_t dmb_bytes;
@@ -544,6 +545,7 @@ static const sd_bus_vtable device_vtable[] = {
 	SD_BUS_PROPERTY("ActiveDmbType", "s", prop_str, LB(active_dmb_type), RO),
 	SD_BUS_PROPERTY("ActiveNocopy", "b", prop_bool, LB(active_nocopy), RO),
 	SD_BUS_PROPERTY("ActiveMaxDmbs", "u", NULL, LB(active_max_dmbs), RO),
+	SD_BUS_PROPERTY("DrainTimeoutMSec", "u", NULL, LB(drain_timeout_ms), RO),
 	SD_BUS_PROPERTY("DrainRemainingMSec", "u", NULL, LB(drain_remaining_ms), RO),
 	SD_BUS_PROPERTY("Dmbs", "u", NULL, LB(dmbs), RO),
 	SD_BUS_PROPERTY("DmbBytes", "t", NULL, LB(dmb_bytes), RO),
@@ -591,6 +593,7 @@ static void snapshot(const struct smclo_device *d, struct bus_loopback *s)
 		s->active_nocopy = d->active.nocopy;
 		s->active_max_dmbs = d->active.max_dmbs;
 	}
+	s->drain_timeout_ms = d->state == SMCLO_STATE_DRAINING ? d->drain_timeout_ms : 0;
 	s->drain_remaining_ms = d->has_drain_remaining ? d->drain_remaining_ms : 0;
 	s->dmbs = c->dmbs;
 	s->dmb_bytes = c->dmb_bytes;
@@ -826,6 +829,7 @@ static int method_activate(sd_bus_message *msg, void *userdata, sd_bus_error *er
 {
 	struct manager *m = userdata;
 	struct smclo_device d;
+	bool changed = false;
 	int r;
 
 	r = bus_check_admin(msg, m, error);
@@ -838,11 +842,11 @@ static int method_activate(sd_bus_message *msg, void *userdata, sd_bus_error *er
 	if (r < 0)
 		return r;
 	log_change(msg, "activate");
-	r = m->kernel->ops->smclo_activate(m->kernel, &d, NULL);
+	r = m->kernel->ops->smclo_activate(m->kernel, &d, &changed);
 	(void)loopback_refresh(m);
 	if (r < 0)
 		return kernel_error(m, error, SMC_OP_LOOPBACK_ACTIVATE, r);
-	return sd_bus_reply_method_return(msg, NULL);
+	return sd_bus_reply_method_return(msg, "b", (int)changed);
 }
 
 static int method_deactivate(sd_bus_message *msg, void *userdata, sd_bus_error *error)
@@ -858,7 +862,7 @@ static int method_deactivate(sd_bus_message *msg, void *userdata, sd_bus_error *
 		return r;
 	if (secs < 1 || secs > BUS_WAIT_MAX_S)
 		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-					 "the drain bound is 1 to %llu seconds through smcd-agent "
+					 "the drain bound is 1 to %d seconds through smcd-agent "
 					 "(it waits in its event loop), got %" PRIu32,
 					 BUS_WAIT_MAX_S, secs);
 	r = bus_check_admin(msg, m, error);
@@ -867,22 +871,27 @@ static int method_deactivate(sd_bus_message *msg, void *userdata, sd_bus_error *
 	if (m->config->loopback.has_active)
 		return owned(m, error, m->config->loopback.active_mark,
 			     "The loopback device's state");
-	if (k->ops->module_loaded(k, MODULE) <= 0)
-		return sd_bus_reply_method_return(msg, NULL); /* nothing registered */
+	/* Nothing registered: inactive already (smcctl says "not loaded"). */
+	if (k->ops->module_loaded(k, MODULE) <= 0) {
+		(void)loopback_refresh(m);
+		return sd_bus_reply_method_return(msg, "bu", 0, (uint32_t)0);
+	}
 	log_change(msg, "deactivate");
 	r = k->ops->smclo_shutdown(k, secs * 1000, REMOVAL_MS, &res);
 	(void)loopback_refresh(m);
 	if (r == -ETIMEDOUT)
 		return sd_bus_error_setf(
 			error, ERROR_KERNEL,
-			"%s is still being removed %u s after the drain began: %u DMBs and %u link "
-			"groups hold it (applications keep aborted connections open); PNET ID %s "
-			"keeps it out of new connections until it is gone",
+			"%s is still being removed %u s after the drain began: %u DMBs, %u link "
+			"groups and %u nocopy attachments hold it (applications keep aborted "
+			"connections open); PNET ID %s keeps it out of new connections until it is "
+			"gone: run this again after they closed them",
 			res.last.name, res.waited_ms / 1000, res.last.counters.dmbs,
-			res.last.counters.link_groups, SMCLO_DRAIN_PNETID);
+			res.last.counters.link_groups, res.last.counters.attached,
+			SMCLO_DRAIN_PNETID);
 	if (r < 0)
 		return kernel_error(m, error, SMC_OP_LOOPBACK_DEACTIVATE, r);
-	return sd_bus_reply_method_return(msg, NULL);
+	return sd_bus_reply_method_return(msg, "bu", (int)res.was_active, res.waited_ms);
 }
 
 static int method_set(sd_bus_message *msg, void *userdata, sd_bus_error *error)
@@ -946,9 +955,11 @@ static int method_set(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 
 static const sd_bus_vtable loopback_vtable[] = {
 	SD_BUS_VTABLE_START(0),
-	SD_BUS_METHOD("Activate", NULL, NULL, method_activate, ANYONE),
-	SD_BUS_METHOD_WITH_ARGS("Deactivate", SD_BUS_ARGS("u", seconds), SD_BUS_NO_RESULT,
-				method_deactivate, ANYONE),
+	SD_BUS_METHOD_WITH_ARGS("Activate", SD_BUS_NO_ARGS, SD_BUS_RESULT("b", changed),
+				method_activate, ANYONE),
+	SD_BUS_METHOD_WITH_ARGS("Deactivate", SD_BUS_ARGS("u", seconds),
+				SD_BUS_RESULT("b", changed, "u", waited_msec), method_deactivate,
+				ANYONE),
 	SD_BUS_METHOD_WITH_ARGS("Set", SD_BUS_ARGS("s", setting, "s", value), SD_BUS_NO_RESULT,
 				method_set, ANYONE),
 	SD_BUS_VTABLE_END,
