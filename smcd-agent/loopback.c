@@ -668,12 +668,11 @@ static int on_notification(sd_event_source *s, int fd, uint32_t revents, void *u
 	while ((r = smclo_monitor_read(lb->mon, &d)) > 0)
 		log_debug("smc_lo: %s, %s", smclo_event_name(d.event) ?: "?",
 			  smclo_state_name(d.state) ?: "?");
-	if (r == -ESTALE) {
+	if (r == -ESTALE)
 		/* Unloaded or loaded again: the refresh below opens a monitor for the new
-		 * family (once it is there). */
+		 * family once it is there; until then this one hears nlctrl for it. */
 		log_info("smc_lo's netlink family was unregistered or registered again");
-		monitor_close(lb);
-	} else if (r < 0 && r != -ENOBUFS) {
+	else if (r < 0 && r != -ENOBUFS) {
 		log_warning_errno(r, "Reading smc_lo's notifications failed, polling only: %m");
 		monitor_close(lb);
 	}
@@ -724,7 +723,9 @@ int loopback_refresh(struct manager *m)
 		monitor_open(m, lb);
 	} else {
 		lb->present = false;
-		monitor_close(lb);
+		/* A stale monitor stays: it hears nlctrl announce the family's return. */
+		if (!smclo_monitor_stale(lb->mon))
+			monitor_close(lb);
 	}
 	if (!m->bus)
 		return 0;
