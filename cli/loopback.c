@@ -21,12 +21,15 @@
  *
  * Deactivation follows the protocol of kmod/README.md (smclo_shutdown(): PNET ID on the
  * device, drain with a bound of seconds, wait for "deactivated", delete the PNET ID); hence
- * --wait is 1..600 seconds and never 0 (a forced removal can hang in SMC 7.3: smc-lo(4)).
+ * --wait is 1..30 seconds, with or without the agent (which waits in its event loop), and
+ * never 0 (a forced removal can hang in SMC 7.3: smc-lo(4)).  Deactivating while smc_lo is
+ * not loaded is success (nothing is registered), also through the agent; it never loads it.
  *
  * When smcd-agent runs, the changing actions go through it (org.smcd.Agent1.Loopback), like
  * every other changing verb (cli/agent.c): it is the one writer and refuses what smc.yaml's
  * loopback: section owns.  A deactivation through the agent waits as long as --wait says,
- * so the D-Bus call's timeout is --wait plus the removal bound plus a margin.
+ * and the agent may be inside a drain of its own first: every call's timeout covers that
+ * (LOOPBACK_BUS_BUSY_USEC), a deactivation's the --wait and the removal on top.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -129,10 +132,12 @@ static bool has_source(json_object *dev, const char *src)
 static json_object *inactive_entry(const struct smclo_device *d)
 {
 	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-	json_object *src = json_object_new_array();
+	json_object *src;
 	int r = 0;
 
-	if (!o || json_add_str(o, "name", d->name) < 0 || json_add(o, "sources", src) < 0)
+	/* json_add() takes src, also when it fails. */
+	if (!o || json_add_str(o, "name", d->name) < 0 ||
+	    json_add(o, "sources", src = json_object_new_array()) < 0)
 		return NULL;
 	r |= json_append_str(src, "smc_lo");
 	r |= json_add_str(o, "type", "loopback");
@@ -353,8 +358,8 @@ void loopback_show_text(struct smcctl *c, json_object *dev)
  * The pattern of cli/agent.c's forward(), with the call's timeout given: -ESRCH means "no
  * agent: go direct" (also with --netns, which the agent does not manage, and in replay).
  */
-static int forward(struct smcctl *c, const char *what, uint64_t timeout_usec, const char *method,
-		   const char *types, ...)
+static int forward(struct smcctl *c, const char *what, uint64_t timeout_usec,
+		   sd_bus_message **ret_reply, const char *method, const char *types, ...)
 {
 	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
@@ -373,8 +378,11 @@ static int forward(struct smcctl *c, const char *what, uint64_t timeout_usec, co
 	if (r < 0)
 		return smcctl_oom(c);
 	r = sd_bus_call(bus, m, timeout_usec, &e, &reply);
-	if (r >= 0)
+	if (r >= 0) {
+		if (ret_reply)
+			*ret_reply = TAKE_PTR(reply);
 		return SMCCTL_EXIT_OK;
+	}
 	if (sd_bus_error_has_names(&e, SD_BUS_ERROR_SERVICE_UNKNOWN,
 				   SD_BUS_ERROR_NAME_HAS_NO_OWNER) ||
 	    !sd_bus_error_is_set(&e))
@@ -449,6 +457,7 @@ static int device_property(sd_bus_message *m, const char *name, struct smclo_dev
 		{"Generation", 'u', offsetof(struct smclo_device, generation)},
 		{"MaxDmbs", 'u', offsetof(struct smclo_device, settings.max_dmbs)},
 		{"ActiveMaxDmbs", 'u', offsetof(struct smclo_device, active.max_dmbs)},
+		{"DrainTimeoutMSec", 'u', offsetof(struct smclo_device, drain_timeout_ms)},
 		{"DrainRemainingMSec", 'u', offsetof(struct smclo_device, drain_remaining_ms)},
 		{"Dmbs", 'u', offsetof(struct smclo_device, counters.dmbs)},
 		{"DmbBytes", 't', offsetof(struct smclo_device, counters.dmb_bytes)},
@@ -545,7 +554,7 @@ static int device_interface(sd_bus_message *m, struct smclo_device *d, bool *fou
  * does not read the kernel here: the agent is the one that changed it (and in its host
  * tests, the one that knows the fake kernel).
  */
-static int agent_device(struct smcctl *c, struct smclo_device *d)
+static int agent_device(struct smcctl *c, struct smclo_device *d, bool *ret_found)
 {
 	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
@@ -581,10 +590,13 @@ static int agent_device(struct smcctl *c, struct smclo_device *d)
 			c, SMCCTL_EXIT_FAILURE,
 			"the change was made, but smcd-agent's answer did not parse: %s",
 			e.message ?: strerror(-r));
-	if (!found)
+	if (ret_found)
+		*ret_found = found;
+	else if (!found)
 		return smcctl_error(c, SMCCTL_EXIT_FAILURE,
 				    "the change was made, but smcd-agent shows no smc_lo device");
 	d->registered = d->state != SMCLO_STATE_INACTIVE;
+	/* The module's contract: the remaining drain time is sent until the removal starts. */
 	d->has_drain_remaining = d->state == SMCLO_STATE_DRAINING && !d->removing;
 	if (d->registered) {
 		size_t k = 0;
@@ -597,34 +609,44 @@ static int agent_device(struct smcctl *c, struct smclo_device *d)
 	return SMCCTL_EXIT_OK;
 }
 
-static int forwarded(struct smcctl *c, const char *action)
+/* Deactivating while smc_lo is not loaded: nothing is registered, success (smcctl(8)). */
+static int not_loaded(struct smcctl *c)
 {
-	_cleanup_(json_object_putp) json_object *doc =
-		action_json(action, NULL, NULL, CHANGED_UNKNOWN);
-	struct smclo_device d;
-	int s;
+	_cleanup_(json_object_putp) json_object *doc = action_json("deactivate", NULL, NULL, false);
 
-	if (!doc)
+	if (!doc || json_add_u64(doc, "waited_ms", 0) < 0 || json_add_null(doc, "device") < 0 ||
+	    json_add_null(doc, "smc_lo") < 0)
 		return smcctl_oom(c);
-	if ((s = agent_device(c, &d)))
-		return s;
-	return emit_device(c, doc, &d);
+	if (!c->json)
+		smcctl_note(c, "smc_lo is not loaded: there is no loopback device to deactivate");
+	return smcctl_emit(c, doc, action_text);
 }
 
 static int do_activate(struct smcctl *c, struct smcnl *nl)
 {
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	_cleanup_(json_object_putp) json_object *doc = NULL;
 	struct smclo_device d;
 	bool changed = false;
-	int r, s;
+	int r, s, b;
 
-	s = forward(c, "cannot activate the loopback device", 0, "Activate", NULL);
-	if (s != -ESRCH)
-		return s ? s : forwarded(c, "activate");
-	r = smclo_activate_clean(nl, &d, &changed);
-	if (r < 0)
-		return smcctl_fail(c, SMC_OP_LOOPBACK_ACTIVATE, r,
-				   "cannot activate the loopback device");
+	s = forward(c, "cannot activate the loopback device", LOOPBACK_BUS_BUSY_USEC, &reply,
+		    "Activate", NULL);
+	if (s == SMCCTL_EXIT_OK) {
+		if (sd_bus_message_read(reply, "b", &b) < 0)
+			return smcctl_error(c, SMCCTL_EXIT_FAILURE,
+					    "smcd-agent's answer to Activate did not parse");
+		changed = b;
+		if ((s = agent_device(c, &d, NULL)))
+			return s;
+	} else if (s != -ESRCH) {
+		return s;
+	} else {
+		r = smclo_activate_clean(nl, &d, &changed);
+		if (r < 0)
+			return smcctl_fail(c, SMC_OP_LOOPBACK_ACTIVATE, r,
+					   "cannot activate the loopback device");
+	}
 	doc = action_json("activate", NULL, NULL, changed);
 	if (!doc)
 		return smcctl_oom(c);
@@ -633,31 +655,48 @@ static int do_activate(struct smcctl *c, struct smcnl *nl)
 
 static int do_deactivate(struct smcctl *c, struct smcnl *nl, unsigned wait_s)
 {
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	_cleanup_(json_object_putp) json_object *doc = NULL;
-	uint64_t timeout = ((uint64_t)wait_s * 1000 + LOOPBACK_REMOVAL_MS + 30000) * 1000;
-	struct smclo_shutdown_result res;
-	int r, s;
+	uint64_t timeout = LOOPBACK_BUS_BUSY_USEC +
+			   ((uint64_t)wait_s * 1000 + LOOPBACK_REMOVAL_MS) * 1000;
+	struct smclo_shutdown_result res = {};
+	bool found;
+	int r, s, b;
 
-	s = forward(c, "cannot deactivate the loopback device", timeout, "Deactivate", "u",
-		    (uint32_t)wait_s);
-	if (s != -ESRCH)
-		return s ? s : forwarded(c, "deactivate");
-	r = smclo_shutdown(nl, wait_s * 1000, LOOPBACK_REMOVAL_MS, &res);
-	if (r == -ETIMEDOUT) {
-		const struct smclo_counters *k = &res.last.counters;
+	s = forward(c, "cannot deactivate the loopback device", timeout, &reply, "Deactivate",
+		    "u", (uint32_t)wait_s);
+	if (s == SMCCTL_EXIT_OK) {
+		if (sd_bus_message_read(reply, "bu", &b, &res.waited_ms) < 0)
+			return smcctl_error(c, SMCCTL_EXIT_FAILURE,
+					    "smcd-agent's answer to Deactivate did not parse");
+		res.was_active = b;
+		if ((s = agent_device(c, &res.last, &found)))
+			return s;
+		if (!found)
+			return not_loaded(c);
+	} else if (s != -ESRCH) {
+		return s;
+	} else {
+		/* Never load the module to deactivate it (the family lookup would). */
+		if (!smclo_module_loaded(nl))
+			return not_loaded(c);
+		r = smclo_shutdown(nl, wait_s * 1000, LOOPBACK_REMOVAL_MS, &res);
+		if (r == -ETIMEDOUT) {
+			const struct smclo_counters *k = &res.last.counters;
 
-		return smcctl_error(
-			c, SMCCTL_EXIT_FAILURE,
-			"%s is still being removed %u s after the drain began: %u DMBs, %u link "
-			"groups and %u nocopy attachments hold it (applications keep aborted "
-			"connections open); PNET ID %s keeps it out of new connections until it is "
-			"gone: run this again after they closed them",
-			res.last.name, res.waited_ms / 1000, k->dmbs, k->link_groups, k->attached,
-			SMCLO_DRAIN_PNETID);
+			return smcctl_error(
+				c, SMCCTL_EXIT_FAILURE,
+				"%s is still being removed %u s after the drain began: %u DMBs, %u "
+				"link groups and %u nocopy attachments hold it (applications keep "
+				"aborted connections open); PNET ID %s keeps it out of new "
+				"connections until it is gone: run this again after they closed them",
+				res.last.name, res.waited_ms / 1000, k->dmbs, k->link_groups,
+				k->attached, SMCLO_DRAIN_PNETID);
+		}
+		if (r < 0)
+			return smcctl_fail(c, SMC_OP_LOOPBACK_DEACTIVATE, r,
+					   "cannot deactivate the loopback device");
 	}
-	if (r < 0)
-		return smcctl_fail(c, SMC_OP_LOOPBACK_DEACTIVATE, r,
-				   "cannot deactivate the loopback device");
 	doc = action_json("deactivate", NULL, NULL, res.was_active);
 	if (!doc || json_add_u64(doc, "waited_ms", res.waited_ms) < 0)
 		return smcctl_oom(c);
@@ -720,9 +759,10 @@ static int do_set(struct smcctl *c, struct smcnl *nl, const char *key, const cha
 	struct smclo_device d;
 	int r, s;
 
-	s = forward(c, "cannot change the loopback device's setting", 0, "Set", "ss", name, value);
+	s = forward(c, "cannot change the loopback device's setting", LOOPBACK_BUS_BUSY_USEC, NULL,
+		    "Set", "ss", name, value);
 	if (s == SMCCTL_EXIT_OK) {
-		if ((s = agent_device(c, &d)))
+		if ((s = agent_device(c, &d, NULL)))
 			return s;
 		d.has_apply = true;
 		d.apply_next_activation = d.pending;

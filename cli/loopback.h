@@ -11,11 +11,19 @@
 /* Option indexes of "device loopback-ism" (cli/table.c declares the options). */
 enum { LOOPBACK_OPT_WAIT };
 
-/* --wait: default and limits in seconds (the module's drain bound is at most 600 s). */
+/*
+ * --wait: default and limit in seconds, the same with and without smcd-agent (which waits
+ * in its event loop: the module's own bound of 600 s would stop its watchdog).
+ */
 #define LOOPBACK_WAIT_DEFAULT 10
-#define LOOPBACK_WAIT_MAX 600
+#define LOOPBACK_WAIT_MAX SMCLO_WAIT_MAX_S
 /* How long the removal may take after the drain, before smcctl reports what holds it. */
-#define LOOPBACK_REMOVAL_MS 10000
+#define LOOPBACK_REMOVAL_MS SMCLO_REMOVAL_MS
+/*
+ * D-Bus calls to the agent: it may be inside a drain of its own (a reconcile's, at most
+ * SMCLO_WAIT_MAX_S plus the removal) before it reads ours; then a margin.
+ */
+#define LOOPBACK_BUS_BUSY_USEC ((SMCLO_WAIT_MAX_S * 1000ULL + LOOPBACK_REMOVAL_MS + 20000) * 1000)
 
 /* smcctl device loopback-ism [show | activate | deactivate [--wait S] | set KEY VALUE] */
 int loopback_ism(struct smcctl *c, const struct verb_args *a);

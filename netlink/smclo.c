@@ -79,8 +79,13 @@ bool smclo_module_loaded(struct smcnl *nl)
 {
 	char path[4096];
 
-	return smcnl_path(nl, path, sizeof(path), "/sys/module/smc_lo") == 0 &&
-	       access(path, F_OK) == 0;
+	bool loaded = smcnl_path(nl, path, sizeof(path), "/sys/module/smc_lo") == 0 &&
+		      access(path, F_OK) == 0;
+
+	/* Loaded again later, its family has a new id. */
+	if (!loaded && !smcnl_replaying(nl))
+		smcnl_family_forget(nl, SMCNL_FAM_SMCLO);
+	return loaded;
 }
 
 /* ---- parsing ------------------------------------------------------------------------------- */
@@ -374,6 +379,7 @@ int smcnl_smclo_raw(struct smcnl *nl, uint8_t cmd, const uint16_t *types, const 
 
 struct smclo_monitor {
 	struct smcnl *nl;
+	int family_id;	    /* the family's id when the monitor was opened */
 	struct nl_sock *sk; /* live only */
 	FILE *record;	    /* record mode: every message received, appended */
 	uint8_t *replay;    /* replay mode: the recorded messages */
@@ -415,6 +421,7 @@ int smclo_monitor_open(struct smcnl *nl, struct smclo_monitor **ret)
 	fam = smcnl_family_resolve(nl, SMCNL_FAM_SMCLO);
 	if (fam < 0)
 		return fam;
+	m->family_id = fam;
 	if (smcnl_replaying(nl)) {
 		r = monitor_replay_load(m);
 		if (r < 0) {
@@ -442,6 +449,14 @@ int smclo_monitor_open(struct smcnl *nl, struct smclo_monitor **ret)
 	r = nl_socket_add_membership(m->sk, grp);
 	if (r < 0)
 		goto fail_nle;
+	/*
+	 * nlctrl's announcements too: when smc_lo is unloaded or loaded again, its family and
+	 * group get new ids and this monitor hears nothing more (smclo_monitor_read()'s
+	 * -ESTALE).  Best effort: without them smclo_monitor_stale() still tells.
+	 */
+	grp = genl_ctrl_resolve_grp(m->sk, "nlctrl", "notify");
+	if (grp >= 0)
+		(void)nl_socket_add_membership(m->sk, grp);
 	r = nl_socket_set_nonblocking(m->sk);
 	if (r < 0)
 		goto fail_nle;
@@ -481,11 +496,38 @@ int smclo_monitor_fd(const struct smclo_monitor *m)
 	return m && m->sk ? nl_socket_get_fd(m->sk) : -1;
 }
 
+bool smclo_monitor_stale(const struct smclo_monitor *m)
+{
+	return m && m->nl->family_id[SMCNL_FAM_SMCLO] != m->family_id;
+}
+
+/* nlctrl announcing that our family went away or came (back): 1 if it is ours. */
+static int ctrl_is_ours(struct nlmsghdr *nlh)
+{
+	struct nlattr *tb[CTRL_ATTR_MAX + 1];
+	struct genlmsghdr *g;
+
+	if (!genlmsg_valid_hdr(nlh, 0))
+		return 0;
+	g = nlmsg_data(nlh);
+	if (g->cmd != CTRL_CMD_DELFAMILY && g->cmd != CTRL_CMD_NEWFAMILY)
+		return 0;
+	if (genlmsg_parse(nlh, 0, tb, CTRL_ATTR_MAX, NULL) < 0 || !tb[CTRL_ATTR_FAMILY_NAME])
+		return 0;
+	return streq(nla_get_string(tb[CTRL_ATTR_FAMILY_NAME]), SMC_LO_GENL_NAME);
+}
+
 /* Parse one received message; 1 for a notification, 0 for anything else (skipped). */
 static int monitor_parse(struct smclo_monitor *m, struct nlmsghdr *nlh, struct smclo_device *ret)
 {
-	int fam = m->nl->family_id[SMCNL_FAM_SMCLO];
+	int fam = m->family_id;
 
+	if (!smcnl_replaying(m->nl) && nlh->nlmsg_type == GENL_ID_CTRL) {
+		if (!ctrl_is_ours(nlh))
+			return 0;
+		smcnl_family_forget(m->nl, SMCNL_FAM_SMCLO);
+		return -ESTALE;
+	}
 	/* Replayed messages carry the family id of the recording. */
 	if (!smcnl_replaying(m->nl) && nlh->nlmsg_type != fam)
 		return 0;
@@ -506,11 +548,14 @@ int smclo_monitor_read(struct smclo_monitor *m, struct smclo_device *ret)
 			struct nlmsghdr *nlh;
 			int r;
 
-			if (rest < sizeof(*nlh) || rest > sizeof(buf))
+			size_t n = rest < sizeof(buf) ? rest : sizeof(buf);
+
+			if (rest < sizeof(*nlh))
 				return -EBADMSG;
-			memcpy(buf, m->replay + m->replay_pos, rest);
+			/* One message at a time: the rest of the file may be longer than buf. */
+			memcpy(buf, m->replay + m->replay_pos, n);
 			nlh = (struct nlmsghdr *)buf;
-			if (!nlmsg_ok(nlh, (int)rest))
+			if (!nlmsg_ok(nlh, (int)n))
 				return -EBADMSG;
 			m->replay_pos += NLMSG_ALIGN(nlh->nlmsg_len) < rest
 						 ? NLMSG_ALIGN(nlh->nlmsg_len)
@@ -610,6 +655,15 @@ int smclo_activate_clean(struct smcnl *nl, struct smclo_device *ret, bool *ret_c
 	return smclo_activate(nl, ret);
 }
 
+/*
+ * The device of generation gen is gone: inactive, or a later registration (someone
+ * activated it again and the "deactivated" notification in between was lost).
+ */
+static bool gone(const struct smclo_device *d, uint32_t gen)
+{
+	return d->state == SMC_LO_STATE_INACTIVE || (d->registered && d->generation != gen);
+}
+
 int smclo_shutdown(struct smcnl *nl, uint32_t drain_ms, uint32_t removal_ms,
 		   struct smclo_shutdown_result *res)
 {
@@ -617,6 +671,7 @@ int smclo_shutdown(struct smcnl *nl, uint32_t drain_ms, uint32_t removal_ms,
 	struct smclo_monitor *mon = NULL;
 	struct clock clk = {.replay = smcnl_replaying(nl)};
 	uint64_t start, deadline, next_get;
+	uint32_t gen;
 	int r;
 
 	memset(res, 0, sizeof(*res));
@@ -633,6 +688,7 @@ int smclo_shutdown(struct smcnl *nl, uint32_t drain_ms, uint32_t removal_ms,
 		return r < 0 ? r : 0;
 	}
 	res->was_active = true;
+	gen = res->last.generation;
 
 	/*
 	 * 1. No client may select the device any more: a PNET ID makes it ineligible for
@@ -668,7 +724,7 @@ int smclo_shutdown(struct smcnl *nl, uint32_t drain_ms, uint32_t removal_ms,
 	start = clock_ms(&clk);
 	deadline = start + drain_ms + removal_ms;
 	next_get = start + 1000;
-	while (res->last.state != SMC_LO_STATE_INACTIVE) {
+	while (!gone(&res->last, gen)) {
 		struct smclo_device n;
 		uint64_t now = clock_ms(&clk);
 		bool got = false;
@@ -676,10 +732,10 @@ int smclo_shutdown(struct smcnl *nl, uint32_t drain_ms, uint32_t removal_ms,
 		while (mon && (r = smclo_monitor_read(mon, &n)) > 0) {
 			res->last = n;
 			got = true;
-			if (n.event == SMC_LO_EVENT_DEACTIVATED || n.state == SMC_LO_STATE_INACTIVE)
+			if (n.event == SMC_LO_EVENT_DEACTIVATED || gone(&n, gen))
 				break;
 		}
-		if (res->last.state == SMC_LO_STATE_INACTIVE)
+		if (gone(&res->last, gen))
 			break;
 		/* A GET every second: notifications can be lost (allocation failure, overrun). */
 		if (!got && now >= next_get) {
@@ -687,7 +743,7 @@ int smclo_shutdown(struct smcnl *nl, uint32_t drain_ms, uint32_t removal_ms,
 			if (r < 0)
 				goto out;
 			next_get = now + 1000;
-			if (res->last.state == SMC_LO_STATE_INACTIVE)
+			if (gone(&res->last, gen))
 				break;
 		}
 		if (now >= deadline) {

@@ -159,9 +159,15 @@ void smclo_monitor_close(struct smclo_monitor *m);
 /* For poll(): readable when a notification waits; -1 when replaying (never blocks). */
 int smclo_monitor_fd(const struct smclo_monitor *m);
 /*
+ * The family has another id than when m was opened (smc_lo was unloaded and loaded again,
+ * seen by a request of the same handle): m hears nothing any more, open a new one.
+ */
+bool smclo_monitor_stale(const struct smclo_monitor *m);
+/*
  * The next notification: 1 and *ret (has_event set), 0 when none is pending (never
  * blocks), or a negative errno (-ENOBUFS: the socket overflowed and notifications were
- * lost: GET the state).
+ * lost: GET the state; -ESTALE: smc_lo's family was unregistered or registered again, the
+ * monitor hears nothing more: close it, GET the state and open a new one).
  */
 int smclo_monitor_read(struct smclo_monitor *m, struct smclo_device *ret);
 
@@ -173,6 +179,14 @@ int smclo_monitor_read(struct smclo_monitor *m, struct smclo_device *ret);
  * hand SMC-D loopback to our device.  Upper case: the kernel stores PNET IDs so.
  */
 #define SMCLO_DRAIN_PNETID "SMCLODRAIN"
+/*
+ * The longest drain the agent does (loopback.drain-timeout, Deactivate(seconds)) and smcctl
+ * offers (--wait): the agent waits in its event loop, well below WatchdogSec=1min, and
+ * smcctl's answer must not depend on whether an agent runs.  Then at most
+ * SMCLO_REMOVAL_MS for the removal.
+ */
+#define SMCLO_WAIT_MAX_S 30
+#define SMCLO_REMOVAL_MS 10000
 #define SMCLO_LO_PNETID "SMCDVIASMCLO"
 
 struct smclo_shutdown_result {

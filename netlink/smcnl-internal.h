@@ -95,6 +95,12 @@ struct smcnl {
 
 /* Resolve a genl family (autoloads smc.ko through the kernel); -EPROTONOSUPPORT if absent. */
 int smcnl_family_resolve(struct smcnl *nl, enum smcnl_family fam);
+/*
+ * Forget a resolved family id (its module was seen unloaded): the next request resolves it
+ * again.  smcnl_request() does so by itself when a genl request gets -ENOENT and the family
+ * has a new id, and then sends the request once more.
+ */
+void smcnl_family_forget(struct smcnl *nl, enum smcnl_family fam);
 /* A genl request for fam/cmd: flags NLM_F_DUMP for dumps, NLM_F_ACK for do-commands. */
 int smcnl_genl_msg_new(struct smcnl *nl, enum smcnl_family fam, uint8_t cmd, int flags,
 		       struct nl_msg **ret);

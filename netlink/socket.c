@@ -587,8 +587,8 @@ static void exchange_end(struct smcnl_sock *s)
 	s->replay_len = s->replay_pos = 0;
 }
 
-int smcnl_request(struct smcnl *nl, enum smcnl_proto proto, struct nl_msg *msg, const char *key,
-		  smcnl_msg_fn fn, void *userdata)
+static int request_once(struct smcnl *nl, enum smcnl_proto proto, struct nl_msg *msg,
+			const char *key, smcnl_msg_fn fn, void *userdata)
 {
 	struct smcnl_req req = {.fn = fn, .userdata = userdata};
 	struct nl_cb *cb = NULL;
@@ -636,6 +636,71 @@ out:
 	if (cb)
 		nl_cb_put(cb);
 	exchange_end(s);
+	return r;
+}
+
+/* The family whose resolved id a genl message is addressed to, or -1. */
+static int family_of(const struct smcnl *nl, enum smcnl_proto proto, struct nl_msg *msg)
+{
+	if (proto != SMCNL_PROTO_GENL)
+		return -1;
+	for (int f = 0; f < _SMCNL_FAM_MAX; f++)
+		if (nl->family_id[f] > 0 && nl->family_id[f] == nlmsg_hdr(msg)->nlmsg_type)
+			return f;
+	return -1;
+}
+
+void smcnl_family_forget(struct smcnl *nl, enum smcnl_family fam)
+{
+	/* A replay's recorded "family missing" stays (negative ids). */
+	if (nl->family_id[fam] > 0)
+		nl->family_id[fam] = 0;
+}
+
+/*
+ * After an -ENOENT: is fam still registered under the id the message used?  The kernel
+ * answers -ENOENT for an unknown family id (genl_rcv_msg()), and a family that was
+ * unregistered and registered again (modprobe -r smc_lo; modprobe smc_lo) has a new id.
+ * Returns the new id (> 0) to retry with, 0 when the id is the same (the -ENOENT was the
+ * command's own), or -EPROTONOSUPPORT when the family is gone.  The first answer's
+ * extended ack is kept unless the family changed.
+ */
+static int family_reresolve(struct smcnl *nl, enum smcnl_family fam)
+{
+	_cleanup_(freep) char *ack = nl->extack ? strdup(nl->extack) : NULL;
+	int old = nl->family_id[fam], r;
+
+	nl->family_id[fam] = 0;
+	r = smcnl_family_resolve(nl, fam);
+	if (r > 0 && r != old)
+		return r;
+	if (r == -EPROTONOSUPPORT)
+		return r;
+	if (r < 0)
+		nl->family_id[fam] = old;
+	smcnl_set_extack(nl, ack, ack ? strlen(ack) : 0);
+	return 0;
+}
+
+int smcnl_request(struct smcnl *nl, enum smcnl_proto proto, struct nl_msg *msg, const char *key,
+		  smcnl_msg_fn fn, void *userdata)
+{
+	int fam = family_of(nl, proto, msg);
+	/* A copy before sending: nl_send_auto() fills in the port and sequence number. */
+	struct nl_msg *again = fam >= 0 ? nlmsg_convert(nlmsg_hdr(msg)) : NULL;
+	int r, id;
+
+	r = request_once(nl, proto, msg, key, fn, userdata);
+	if (r == -ENOENT && again) {
+		id = family_reresolve(nl, (enum smcnl_family)fam);
+		if (id < 0)
+			r = id;
+		if (id > 0) {
+			nlmsg_hdr(again)->nlmsg_type = (uint16_t)id;
+			r = request_once(nl, proto, TAKE_PTR(again), key, fn, userdata);
+		}
+	}
+	nlmsg_free(again);
 	return r;
 }
 

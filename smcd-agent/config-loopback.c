@@ -195,6 +195,9 @@ void config_loopback_dump(FILE *f, const struct config_loopback *l)
 		fprintf(f, "  max-dmbs: %" PRIu32 "\n", l->max_dmbs);
 	if (l->has_active) {
 		fprintf(f, "  take-over-lo: %s\n", l->take_over_lo ? "true" : "false");
-		fprintf(f, "  drain-timeout: %" PRIu64 "s\n", l->drain_timeout_usec / 1000000);
+		if (l->drain_timeout_usec % 1000000)
+			fprintf(f, "  drain-timeout: %" PRIu64 "ms\n", l->drain_timeout_usec / 1000);
+		else
+			fprintf(f, "  drain-timeout: %" PRIu64 "s\n", l->drain_timeout_usec / 1000000);
 	}
 }

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "netlink/smclo.h"
+
 /* Included by config.h after struct config_mark. */
 struct config_loopback {
 	bool present;                   /* the file has a loopback: section */
@@ -42,7 +44,7 @@ struct config_loopback {
 /* Limits of loopback.drain-timeout: the agent waits that long (plus the removal) in its
  * event loop, which must stay well below WatchdogSec=1min. */
 #define LOOPBACK_DRAIN_MIN_USEC 1000000ULL
-#define LOOPBACK_DRAIN_MAX_USEC 30000000ULL
+#define LOOPBACK_DRAIN_MAX_USEC (SMCLO_WAIT_MAX_S * 1000000ULL)
 #define LOOPBACK_DRAIN_DEFAULT_USEC 10000000ULL
 
 void config_loopback_dump(FILE *f, const struct config_loopback *l);

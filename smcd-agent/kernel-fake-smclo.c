@@ -13,6 +13,7 @@
  *   smclo/counters        "ACTIVATIONS DEACTIVATIONS" (other counters are 0)
  *   smclo/stuck           exists: a removal never finishes (an application keeps its
  *                         aborted sockets): shutdown leaves the device draining, -ETIMEDOUT
+ *   smclo/set-fails       exists: SET fails with -EIO (nothing stored)
  *
  * The PNET table side of the deactivation protocol (netlink/smclo.c) is not imitated: the
  * fake has no SMC-D device selection for it to protect.  Virtual DMBs are refused with
@@ -239,6 +240,8 @@ int fake_smclo_set_dir(const char *dir, const struct smclo_set_request *q, struc
 
 	if (!exists(dir, "modules/smc_lo"))
 		return -EPROTONOSUPPORT;
+	if (exists(dir, "smclo/set-fails"))
+		return -EIO;
 	if (q->set_dmb_type && q->dmb_type == SMCLO_DMB_VIRTUAL)
 		return -EOPNOTSUPP;
 	if ((q->set_max_dmbs &&

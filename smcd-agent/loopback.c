@@ -20,8 +20,8 @@
  *    D-Bus calls wait meanwhile.  Doing it asynchronously would split the reconcile into
  *    callbacks for an operation that is rare and bounded; not worth it.
  *
- * 2. org.smcd.Agent1.Loopback on /org/smcd/Agent1: Activate(), Deactivate(u seconds),
- *    Set(s setting, s value), smcctl's "device loopback-ism" when the agent runs.  What
+ * 2. org.smcd.Agent1.Loopback on /org/smcd/Agent1: Activate() -> b changed,
+ *    Deactivate(u seconds) -> (b changed, u waited_msec), Set(s setting, s value), smcctl's "device loopback-ism" when the agent runs.  What
  *    the file owns (loopback.active, a setting key) is refused with the line to edit, like
  *    every other runtime change (bus-manager.c).
  *
@@ -55,9 +55,9 @@
 #define ERROR_NO_MODULE "org.smcd.Agent1.Error.NoModule"
 #define MODULE "smc_lo"
 /* After the drain: how long the removal may take before it is reported as stuck. */
-#define REMOVAL_MS 10000
+#define REMOVAL_MS SMCLO_REMOVAL_MS
 /* Deactivate() over D-Bus waits in the event loop too: the same bound as the file's. */
-#define BUS_WAIT_MAX_S (LOOPBACK_DRAIN_MAX_USEC / 1000000)
+#define BUS_WAIT_MAX_S SMCLO_WAIT_MAX_S
 
 /* The D-Bus snapshot of the module's device: flat, compared field by field. */
 struct bus_loopback {
@@ -74,6 +74,7 @@ struct bus_loopback {
 	char active_dmb_type[16];
 	bool active_nocopy;
 	uint32_t active_max_dmbs;
+	uint32_t drain_timeout_ms;
 	uint32_t drain_remaining_ms;
 	uint32_t dmbs;
 	uint64_t dmb_bytes;
@@ -267,7 +268,7 @@ static int take_over_lo(struct manager *m, bool want, const char *why, const str
 }
 
 static int do_settings(struct manager *m, struct smclo_device *d, const struct report *prev,
-		       bool report_only, struct report *ret)
+		       bool report_only, bool *ret_failed, struct report *ret)
 {
 	static const char *const name = "loopback:settings";
 	const struct config_loopback *c = &m->config->loopback;
@@ -289,31 +290,41 @@ static int do_settings(struct manager *m, struct smclo_device *d, const struct r
 	q.set_max_dmbs = want.max_dmbs != d->settings.max_dmbs;
 	q.max_dmbs = want.max_dmbs;
 	r = k->ops->smclo_set(k, &q, d);
-	if (r < 0)
+	if (r < 0) {
+		*ret_failed = true;
 		return item(ret, name, ITEM_FAILED, "%s",
 			    errtext(k, SMC_OP_LOOPBACK_SET, r, buf, sizeof(buf)));
+	}
 	settings_text(&want, buf, sizeof(buf));
 	return item(ret, name, ITEM_APPLIED, "set to %s (was %s)", buf, have);
 }
 
-/* The deactivation protocol; on success d is the inactive device. */
+/*
+ * The deactivation protocol; on success d is the inactive device (or, when someone
+ * activated it again meanwhile, that new registration).  The message carries no measured
+ * numbers (waited time, DMBs): the log de-duplicates repeated item messages, and the
+ * device object shows the gauges.
+ */
 static int shutdown_dev(struct manager *m, struct smclo_device *d, char *msg, size_t len)
 {
 	const struct config_loopback *c = &m->config->loopback;
+	uint32_t drain_ms = (uint32_t)(c->drain_timeout_usec / 1000);
 	struct smclo_shutdown_result res;
 	struct kernel *k = m->kernel;
 	char buf[256];
 	int r;
 
-	r = k->ops->smclo_shutdown(k, (uint32_t)(c->drain_timeout_usec / 1000), REMOVAL_MS, &res);
+	r = k->ops->smclo_shutdown(k, drain_ms, REMOVAL_MS, &res);
 	if (r == -ETIMEDOUT) {
 		*d = res.last;
+		log_info("%s: %u DMBs, %u link groups and %u nocopy attachments hold it after %u ms",
+			 d->name, d->counters.dmbs, d->counters.link_groups, d->counters.attached,
+			 res.waited_ms);
 		snprintf(msg, len,
-			 "still being removed after %u ms: %u DMBs and %u link groups hold it "
-			 "(applications keep aborted connections open); PNET ID %s keeps it out of "
-			 "new connections",
-			 res.waited_ms, res.last.counters.dmbs, res.last.counters.link_groups,
-			 SMCLO_DRAIN_PNETID);
+			 "still being removed %u s after the drain began: DMBs and link groups "
+			 "hold it (applications keep aborted connections open); PNET ID %s keeps "
+			 "it out of new connections",
+			 (drain_ms + REMOVAL_MS) / 1000, SMCLO_DRAIN_PNETID);
 		return r;
 	}
 	if (r < 0) {
@@ -322,16 +333,34 @@ static int shutdown_dev(struct manager *m, struct smclo_device *d, char *msg, si
 		return r;
 	}
 	*d = res.last;
-	snprintf(msg, len, "deactivated (drained and removed in %u ms)", res.waited_ms);
+	if (d->state != SMCLO_STATE_INACTIVE)
+		snprintf(msg, len, "deactivated; activated again meanwhile by someone else");
+	else
+		snprintf(msg, len, "deactivated (drained and removed)");
+	log_info("%s: drained and removed in %u ms", d->name, res.waited_ms);
 	return 0;
 }
 
-static int do_state(struct manager *m, struct smclo_device *d, const struct report *prev,
-		    bool report_only, struct report *ret)
+/* Being removed (the drain is over): a new drain would only wait for the same holders. */
+static int removing_item(struct report *ret, const char *name, const struct smclo_device *d,
+			 const char *then)
+{
+	return item(ret, name, ITEM_FAILED,
+		    "%s is still being removed: DMBs and link groups hold it (applications keep "
+		    "aborted connections open)%s",
+		    d->name, then);
+}
+
+static int do_state(struct manager *m, struct smclo_device *d, bool settings_failed,
+		    const struct report *prev, bool report_only, struct report *ret)
 {
 	static const char *const name = "loopback:state";
 	const struct config_loopback *c = &m->config->loopback;
-	struct smclo_settings want = wanted_settings(c, &d->settings);
+	/*
+	 * Only the keys the file has decide a re-activation: a setting changed with smcctl
+	 * (one the file leaves out) is stored for the next activation, never forced now.
+	 */
+	struct smclo_settings want = wanted_settings(c, &d->active);
 	struct kernel *k = m->kernel;
 	char msg[256], buf[256];
 	bool reactivate = false;
@@ -343,18 +372,25 @@ static int do_state(struct manager *m, struct smclo_device *d, const struct repo
 		if (report_drift(prev, report_only, name))
 			return item(ret, name, ITEM_DRIFTED, "desired inactive, actual %s",
 				    smclo_state_name(d->state));
+		if (d->state == SMCLO_STATE_DRAINING && d->removing)
+			return removing_item(ret, name, d, "");
 		r = shutdown_dev(m, d, msg, sizeof(msg));
 		return item(ret, name, r < 0 ? ITEM_FAILED : ITEM_APPLIED, "%s", msg);
 	}
 	if (d->state == SMCLO_STATE_DRAINING)
-		return item(
-			ret, name, ITEM_FAILED,
-			"%s is being removed (%u DMBs hold it): activated again once it is gone",
-			d->name, d->counters.dmbs);
+		return d->removing ? removing_item(ret, name, d, ": activated again once it is gone")
+				   : item(ret, name, ITEM_FAILED,
+					  "%s is being drained: activated again once it is gone",
+					  d->name);
 	if (d->state == SMCLO_STATE_ACTIVE) {
 		if (settings_equal(&want, &d->active))
 			return item(ret, name, ITEM_UNCHANGED, "active (generation %" PRIu32 ")",
 				    d->generation);
+		/* The stored settings are not the file's: a re-activation would not help. */
+		if (settings_failed)
+			return item(ret, name, ITEM_FAILED,
+				    "active, not re-activated: the file's settings could not be "
+				    "stored (loopback:settings)");
 		reactivate = true;
 	}
 	if (report_drift(prev, report_only, name))
@@ -379,6 +415,48 @@ static int do_state(struct manager *m, struct smclo_device *d, const struct repo
 		    d->generation);
 }
 
+/*
+ * smclo is not active (not loaded, not loadable, unreadable, or the file leaves its state
+ * alone): "lo" must not keep SMCLO_LO_PNETID, or every SMC-D loopback connection falls
+ * back.  With loopback.active the ID is the file's and gets an item every time; otherwise
+ * (settings only, or no loopback: section any more) only when the ID is there to remove.
+ */
+static int release_lo(struct manager *m, const char *why, const struct report *prev,
+		      bool report_only, struct report *ret)
+{
+	const struct config_loopback *c = &m->config->loopback;
+	char other[SMC_PNETID_LEN + 1];
+	bool any, ours;
+
+	if (!c->has_active && (lo_pnet(m->kernel, &any, &ours, other) < 0 || !ours))
+		return 0;
+	return take_over_lo(m, false, why, prev, report_only, ret);
+}
+
+/* loopback:module: smc_lo loaded with libkmod; *ret_loaded says whether it is now. */
+static int load_module(struct manager *m, const struct report *prev, bool report_only,
+		       bool *ret_loaded, struct report *ret)
+{
+	static const char *const name = "loopback:module";
+	struct kernel *k = m->kernel;
+	char msg[200] = "";
+	int r;
+
+	if (*ret_loaded)
+		return item(ret, name, ITEM_UNCHANGED, "loaded");
+	if (report_drift(prev, report_only, name))
+		return item(ret, name, ITEM_DRIFTED, "desired loaded, actual not loaded");
+	r = k->ops->module_load(k, MODULE, msg, sizeof(msg));
+	if (r == -ENOENT)
+		return item(ret, name, ITEM_UNSUPPORTED,
+			    "the smc_lo module is not installed for this kernel: install "
+			    "smc-lo-dkms (it needs Linux 6.18 or later with DIBS)");
+	if (r < 0)
+		return item(ret, name, ITEM_FAILED, "%s", msg[0] ? msg : strerror(-r));
+	*ret_loaded = true;
+	return item(ret, name, ITEM_APPLIED, "loaded");
+}
+
 int loopback_reconcile(struct manager *m, const struct report *prev, bool report_only,
 		       struct report *ret)
 {
@@ -386,56 +464,40 @@ int loopback_reconcile(struct manager *m, const struct report *prev, bool report
 	bool want_active = c->has_active && c->active;
 	bool any_setting = c->has_dmb_type || c->has_nocopy || c->has_max_dmbs;
 	struct kernel *k = m->kernel;
+	bool loaded, settings_failed = false;
 	struct smclo_device d;
 	char buf[256];
-	bool loaded;
 	int r;
 
-	if (!c->present)
-		return 0;
 	loaded = k->ops->module_loaded(k, MODULE) > 0;
-	if (want_active) {
-		static const char *const name = "loopback:module";
-		char msg[200] = "";
-
-		if (loaded)
-			r = item(ret, name, ITEM_UNCHANGED, "loaded");
-		else if (report_drift(prev, report_only, name))
-			r = item(ret, name, ITEM_DRIFTED, "desired loaded, actual not loaded");
-		else {
-			r = k->ops->module_load(k, MODULE, msg, sizeof(msg));
-			if (r == -ENOENT)
-				r = item(ret, name, ITEM_UNSUPPORTED,
-					 "the smc_lo module is not installed for this kernel: "
-					 "install smc-lo-dkms (it needs Linux 6.18 or later with "
-					 "DIBS)");
-			else if (r < 0)
-				r = item(ret, name, ITEM_FAILED, "%s", msg[0] ? msg : strerror(-r));
-			else {
-				loaded = true;
-				r = item(ret, name, ITEM_APPLIED, "loaded");
-			}
-		}
-		if (r < 0)
-			return r;
+	if (!c->present) {
+		/* No section (any more): lo keeps no PNET ID of ours while smclo is inactive. */
+		if (loaded && k->ops->smclo_get(k, &d) == 0 && d.state == SMCLO_STATE_ACTIVE)
+			return 0;
+		return release_lo(m, "smclo is not active", prev, report_only, ret);
 	}
+	if (want_active && (r = load_module(m, prev, report_only, &loaded, ret)) < 0)
+		return r;
 	if (!loaded) {
 		/* Nothing to keep: active: false holds, settings wait until someone loads it. */
-		if (want_active)
-			return 0;
-		return item(ret, "loopback:device", ITEM_UNCHANGED, "smc_lo is not loaded");
+		if (!want_active &&
+		    (r = item(ret, "loopback:device", ITEM_UNCHANGED, "smc_lo is not loaded")) < 0)
+			return r;
+		return release_lo(m, "smc_lo is not loaded", prev, report_only, ret);
 	}
 	r = k->ops->smclo_get(k, &d);
-	if (r < 0)
-		return item(ret, "loopback:device",
-			    r == -EPROTONOSUPPORT ? ITEM_UNSUPPORTED : ITEM_FAILED, "%s",
-			    errtext(k, SMC_OP_LOOPBACK_QUERY, r, buf, sizeof(buf)));
+	if (r < 0) {
+		r = item(ret, "loopback:device",
+			 r == -EPROTONOSUPPORT ? ITEM_UNSUPPORTED : ITEM_FAILED, "%s",
+			 errtext(k, SMC_OP_LOOPBACK_QUERY, r, buf, sizeof(buf)));
+		return r < 0 ? r : release_lo(m, "smclo cannot be read", prev, report_only, ret);
+	}
 	if (c->has_active && !(want_active && c->take_over_lo) &&
 	    (r = take_over_lo(m, false, NULL, prev, report_only, ret)) < 0)
 		return r;
-	if (any_setting && (r = do_settings(m, &d, prev, report_only, ret)) < 0)
+	if (any_setting && (r = do_settings(m, &d, prev, report_only, &settings_failed, ret)) < 0)
 		return r;
-	if (c->has_active && (r = do_state(m, &d, prev, report_only, ret)) < 0)
+	if (c->has_active && (r = do_state(m, &d, settings_failed, prev, report_only, ret)) < 0)
 		return r;
 	/*
 	 * lo's PNET ID only while smclo is active: without an eligible loopback device every
@@ -444,6 +506,8 @@ int loopback_reconcile(struct manager *m, const struct report *prev, bool report
 	if (want_active && c->take_over_lo)
 		r = take_over_lo(m, d.state == SMCLO_STATE_ACTIVE, "smclo is not active", prev,
 				 report_only, ret);
+	else if (!c->has_active && d.state != SMCLO_STATE_ACTIVE)
+		r = release_lo(m, "smclo is not active", prev, report_only, ret);
 	(void)loopback_refresh(m);
 	return r < 0 ? r : 0;
 }
@@ -481,6 +545,7 @@ static const sd_bus_vtable device_vtable[] = {
 	SD_BUS_PROPERTY("ActiveDmbType", "s", prop_str, LB(active_dmb_type), RO),
 	SD_BUS_PROPERTY("ActiveNocopy", "b", prop_bool, LB(active_nocopy), RO),
 	SD_BUS_PROPERTY("ActiveMaxDmbs", "u", NULL, LB(active_max_dmbs), RO),
+	SD_BUS_PROPERTY("DrainTimeoutMSec", "u", NULL, LB(drain_timeout_ms), RO),
 	SD_BUS_PROPERTY("DrainRemainingMSec", "u", NULL, LB(drain_remaining_ms), RO),
 	SD_BUS_PROPERTY("Dmbs", "u", NULL, LB(dmbs), RO),
 	SD_BUS_PROPERTY("DmbBytes", "t", NULL, LB(dmb_bytes), RO),
@@ -528,6 +593,7 @@ static void snapshot(const struct smclo_device *d, struct bus_loopback *s)
 		s->active_nocopy = d->active.nocopy;
 		s->active_max_dmbs = d->active.max_dmbs;
 	}
+	s->drain_timeout_ms = d->state == SMCLO_STATE_DRAINING ? d->drain_timeout_ms : 0;
 	s->drain_remaining_ms = d->has_drain_remaining ? d->drain_remaining_ms : 0;
 	s->dmbs = c->dmbs;
 	s->dmb_bytes = c->dmb_bytes;
@@ -602,7 +668,11 @@ static int on_notification(sd_event_source *s, int fd, uint32_t revents, void *u
 	while ((r = smclo_monitor_read(lb->mon, &d)) > 0)
 		log_debug("smc_lo: %s, %s", smclo_event_name(d.event) ?: "?",
 			  smclo_state_name(d.state) ?: "?");
-	if (r < 0 && r != -ENOBUFS) {
+	if (r == -ESTALE)
+		/* Unloaded or loaded again: the refresh below opens a monitor for the new
+		 * family once it is there; until then this one hears nlctrl for it. */
+		log_info("smc_lo's netlink family was unregistered or registered again");
+	else if (r < 0 && r != -ENOBUFS) {
 		log_warning_errno(r, "Reading smc_lo's notifications failed, polling only: %m");
 		monitor_close(lb);
 	}
@@ -647,10 +717,15 @@ int loopback_refresh(struct manager *m)
 	if (k->ops->module_loaded(k, MODULE) > 0 && (r = k->ops->smclo_get(k, &d)) == 0) {
 		snapshot(&d, &lb->snap);
 		lb->present = true;
+		/* The GET found the family under a new id (module reloaded): listen anew. */
+		if (smclo_monitor_stale(lb->mon))
+			monitor_close(lb);
 		monitor_open(m, lb);
 	} else {
 		lb->present = false;
-		monitor_close(lb);
+		/* A stale monitor stays: it hears nlctrl announce the family's return. */
+		if (!smclo_monitor_stale(lb->mon))
+			monitor_close(lb);
 	}
 	if (!m->bus)
 		return 0;
@@ -755,6 +830,7 @@ static int method_activate(sd_bus_message *msg, void *userdata, sd_bus_error *er
 {
 	struct manager *m = userdata;
 	struct smclo_device d;
+	bool changed = false;
 	int r;
 
 	r = bus_check_admin(msg, m, error);
@@ -767,11 +843,11 @@ static int method_activate(sd_bus_message *msg, void *userdata, sd_bus_error *er
 	if (r < 0)
 		return r;
 	log_change(msg, "activate");
-	r = m->kernel->ops->smclo_activate(m->kernel, &d, NULL);
+	r = m->kernel->ops->smclo_activate(m->kernel, &d, &changed);
 	(void)loopback_refresh(m);
 	if (r < 0)
 		return kernel_error(m, error, SMC_OP_LOOPBACK_ACTIVATE, r);
-	return sd_bus_reply_method_return(msg, NULL);
+	return sd_bus_reply_method_return(msg, "b", (int)changed);
 }
 
 static int method_deactivate(sd_bus_message *msg, void *userdata, sd_bus_error *error)
@@ -787,7 +863,7 @@ static int method_deactivate(sd_bus_message *msg, void *userdata, sd_bus_error *
 		return r;
 	if (secs < 1 || secs > BUS_WAIT_MAX_S)
 		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-					 "the drain bound is 1 to %llu seconds through smcd-agent "
+					 "the drain bound is 1 to %d seconds through smcd-agent "
 					 "(it waits in its event loop), got %" PRIu32,
 					 BUS_WAIT_MAX_S, secs);
 	r = bus_check_admin(msg, m, error);
@@ -796,22 +872,27 @@ static int method_deactivate(sd_bus_message *msg, void *userdata, sd_bus_error *
 	if (m->config->loopback.has_active)
 		return owned(m, error, m->config->loopback.active_mark,
 			     "The loopback device's state");
-	if (k->ops->module_loaded(k, MODULE) <= 0)
-		return sd_bus_reply_method_return(msg, NULL); /* nothing registered */
+	/* Nothing registered: inactive already (smcctl says "not loaded"). */
+	if (k->ops->module_loaded(k, MODULE) <= 0) {
+		(void)loopback_refresh(m);
+		return sd_bus_reply_method_return(msg, "bu", 0, (uint32_t)0);
+	}
 	log_change(msg, "deactivate");
 	r = k->ops->smclo_shutdown(k, secs * 1000, REMOVAL_MS, &res);
 	(void)loopback_refresh(m);
 	if (r == -ETIMEDOUT)
 		return sd_bus_error_setf(
 			error, ERROR_KERNEL,
-			"%s is still being removed %u s after the drain began: %u DMBs and %u link "
-			"groups hold it (applications keep aborted connections open); PNET ID %s "
-			"keeps it out of new connections until it is gone",
+			"%s is still being removed %u s after the drain began: %u DMBs, %u link "
+			"groups and %u nocopy attachments hold it (applications keep aborted "
+			"connections open); PNET ID %s keeps it out of new connections until it is "
+			"gone: run this again after they closed them",
 			res.last.name, res.waited_ms / 1000, res.last.counters.dmbs,
-			res.last.counters.link_groups, SMCLO_DRAIN_PNETID);
+			res.last.counters.link_groups, res.last.counters.attached,
+			SMCLO_DRAIN_PNETID);
 	if (r < 0)
 		return kernel_error(m, error, SMC_OP_LOOPBACK_DEACTIVATE, r);
-	return sd_bus_reply_method_return(msg, NULL);
+	return sd_bus_reply_method_return(msg, "bu", (int)res.was_active, res.waited_ms);
 }
 
 static int method_set(sd_bus_message *msg, void *userdata, sd_bus_error *error)
@@ -875,9 +956,11 @@ static int method_set(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 
 static const sd_bus_vtable loopback_vtable[] = {
 	SD_BUS_VTABLE_START(0),
-	SD_BUS_METHOD("Activate", NULL, NULL, method_activate, ANYONE),
-	SD_BUS_METHOD_WITH_ARGS("Deactivate", SD_BUS_ARGS("u", seconds), SD_BUS_NO_RESULT,
-				method_deactivate, ANYONE),
+	SD_BUS_METHOD_WITH_ARGS("Activate", SD_BUS_NO_ARGS, SD_BUS_RESULT("b", changed),
+				method_activate, ANYONE),
+	SD_BUS_METHOD_WITH_ARGS("Deactivate", SD_BUS_ARGS("u", seconds),
+				SD_BUS_RESULT("b", changed, "u", waited_msec), method_deactivate,
+				ANYONE),
 	SD_BUS_METHOD_WITH_ARGS("Set", SD_BUS_ARGS("s", setting, "s", value), SD_BUS_NO_RESULT,
 				method_set, ANYONE),
 	SD_BUS_VTABLE_END,

@@ -22,11 +22,14 @@ struct manager;
  *   loopback:device         the module's device could not be read (or is not loaded)
  *   loopback:take-over-lo   "lo"'s PNET ID SMCLO_LO_PNETID: removed before a deactivation,
  *                           added after an activation (never while smclo is not active,
- *                           which would leave SMC-D loopback without a device)
+ *                           which would leave SMC-D loopback without a device); removed
+ *                           too when smc_lo is not loaded, cannot be loaded or read, and
+ *                           (only then an item) without the section or its active key
  *   loopback:settings       the stored settings (dmb-type, nocopy, max-dmbs)
- *   loopback:state          active or inactive; a device running with other settings than
- *                           the file's is re-activated (deactivation protocol, then
- *                           activation)
+ *   loopback:state          active or inactive; a device running with other values of the
+ *                           file's keys than the file's is re-activated (deactivation
+ *                           protocol, then activation), unless loopback:settings failed;
+ *                           a device being removed is not drained again
  * previous and report_only: as for plan_apply() (drift.action report).
  */
 int loopback_reconcile(struct manager *m, const struct report *previous, bool report_only,

@@ -175,6 +175,15 @@ static void test_config(void **state)
 	free(dump);
 	config_free(c);
 
+	/* A drain-timeout that is not whole seconds is dumped in milliseconds, not cut. */
+	write_file("smc.yaml", "loopback:\n  active: true\n  drain-timeout: 1500ms\n");
+	assert_int_equal(config_load(cfg_path, &c, &errors), 0);
+	assert_int_equal(c->loopback.drain_timeout_usec, 1500000);
+	dump = config_dump(c);
+	assert_non_null(strstr(dump, "  drain-timeout: 1500ms\n"));
+	free(dump);
+	config_free(c);
+
 	/* No section: nothing in the dump, the agent never touches smc_lo. */
 	write_file("smc.yaml", "seid: leave\n");
 	assert_int_equal(config_load(cfg_path, &c, &errors), 0);
@@ -233,15 +242,36 @@ static void test_absent(void **state)
 static void test_no_module(void **state)
 {
 	struct manager *m;
+	char buf[512];
 
 	fake_reset(false);
 	m = agent("loopback: {active: true}\n");
 	assert_int_equal(manager_reconcile(m, RECONCILE_START), 0);
 	expect(m, "loopback:module", ITEM_UNSUPPORTED, "install smc-lo-dkms");
 	/* Nothing else is tried; SMC-D loopback stays with lo; not a fault. */
-	assert_null(report_find(&m->report, "loopback:take-over-lo"));
+	expect(m, "loopback:take-over-lo", ITEM_UNCHANGED, "smc_lo is not loaded");
 	assert_null(report_find(&m->report, "loopback:state"));
 	assert_int_equal(m->state, MANAGER_RUNNING);
+	manager_free(m);
+
+	/* The module went away (DKMS removed) while lo had our PNET ID: lo gets it back. */
+	fake_reset(false);
+	write_file("pnet", "SMCDVIASMCLO ib lo 1\n");
+	m = agent("loopback: {active: true}\n");
+	assert_int_equal(manager_reconcile(m, RECONCILE_START), 0);
+	expect(m, "loopback:module", ITEM_UNSUPPORTED, "install smc-lo-dkms");
+	expect(m, "loopback:take-over-lo", ITEM_APPLIED,
+	       "removed PNET ID SMCDVIASMCLO from lo: SMC-D loopback uses lo (smc_lo is not loaded)");
+	assert_string_equal(read_file("pnet", buf, sizeof(buf)), "");
+	manager_free(m);
+
+	/* The same with active: false and the module unloaded. */
+	fake_reset(true);
+	write_file("pnet", "SMCDVIASMCLO ib lo 1\n");
+	m = agent("loopback: {active: false}\n");
+	assert_int_equal(manager_reconcile(m, RECONCILE_START), 0);
+	expect(m, "loopback:take-over-lo", ITEM_APPLIED, "smc_lo is not loaded");
+	assert_string_equal(read_file("pnet", buf, sizeof(buf)), "");
 	manager_free(m);
 
 	/* active: false never loads it. */
@@ -309,10 +339,77 @@ static void test_activate_and_keep(void **state)
 	manager_free(m);
 }
 
-static void test_stuck_and_lo_pnet(void **state)
+/* The loopback: section removed: lo keeps our PNET ID only while smclo is active. */
+static void test_section_removed(void **state)
 {
 	struct manager *m;
 	char buf[512];
+
+	fake_reset(true);
+	m = agent("loopback: {active: true}\n");
+	assert_int_equal(manager_reconcile(m, RECONCILE_START), 0);
+	assert_string_equal(read_file("pnet", buf, sizeof(buf)), "SMCDVIASMCLO ib lo 1\n");
+	reload(m, "seid: leave\n");
+	assert_null(report_find(&m->report, "loopback:take-over-lo"));
+	assert_string_equal(read_file("pnet", buf, sizeof(buf)), "SMCDVIASMCLO ib lo 1\n");
+	/* Someone deactivates smclo: lo gets SMC-D loopback back. */
+	write_file("smclo/state", "inactive 1\n");
+	assert_int_equal(manager_reconcile(m, RECONCILE_PERIODIC), 0);
+	expect(m, "loopback:take-over-lo", ITEM_APPLIED, "smclo is not active");
+	assert_string_equal(read_file("pnet", buf, sizeof(buf)), "");
+	/* ... and nothing more is said about it afterwards. */
+	assert_int_equal(manager_reconcile(m, RECONCILE_PERIODIC), 0);
+	assert_null(report_find(&m->report, "loopback:take-over-lo"));
+	manager_free(m);
+}
+
+/*
+ * A setting the file leaves out, changed with smcctl (stored, pending): no re-activation
+ * on the next reconcile, with drift.action report no drift either.  A key the file owns
+ * that differs from the running device's does re-activate; not when it cannot be stored.
+ */
+static void test_unowned_setting(void **state)
+{
+	struct smclo_set_request q = {.set_max_dmbs = true, .max_dmbs = 100};
+	struct smclo_device d;
+	struct manager *m;
+	char buf[512];
+
+	fake_reset(true);
+	m = agent("loopback:\n  active: true\n  nocopy: true\n");
+	assert_int_equal(manager_reconcile(m, RECONCILE_START), 0);
+	expect(m, "loopback:state", ITEM_APPLIED, "activated (generation 1)");
+	assert_int_equal(fake_smclo_set_dir(dir, &q, &d), 0);
+	assert_true(d.pending);
+	assert_int_equal(manager_reconcile(m, RECONCILE_PERIODIC), 0);
+	expect(m, "loopback:settings", ITEM_UNCHANGED, "max-dmbs 100");
+	expect(m, "loopback:state", ITEM_UNCHANGED, "active (generation 1)");
+	assert_string_equal(read_file("smclo/state", buf, sizeof(buf)), "active 1\n");
+	reload(m, "loopback:\n  active: true\n  nocopy: true\ndrift: {action: report}\n");
+	assert_int_equal(manager_reconcile(m, RECONCILE_PERIODIC), 0);
+	expect(m, "loopback:state", ITEM_UNCHANGED, "active (generation 1)");
+	assert_int_equal(m->state, MANAGER_RUNNING);
+
+	/* The file's nocopy cannot be stored: no re-activation with the old settings. */
+	write_file("smclo/set-fails", "");
+	reload(m, "loopback:\n  active: true\n  nocopy: false\n");
+	expect(m, "loopback:settings", ITEM_FAILED, NULL);
+	expect(m, "loopback:state", ITEM_FAILED, "not re-activated");
+	assert_string_equal(read_file("smclo/state", buf, sizeof(buf)), "active 1\n");
+
+	/* Stored: re-activated, the pending max-dmbs of smcctl taken along. */
+	sh("rm smclo/set-fails");
+	assert_int_equal(manager_reconcile(m, RECONCILE_PERIODIC), 0);
+	expect(m, "loopback:state", ITEM_APPLIED, "re-activated with the file's settings");
+	assert_string_equal(read_file("smclo/active", buf, sizeof(buf)), "physical 0 100\n");
+	manager_free(m);
+}
+
+static void test_stuck_and_lo_pnet(void **state)
+{
+	struct manager *m;
+	const char *msg;
+	char buf[512], first[512];
 
 	/* lo has a PNET ID of the user's: it is out of SMC-Dv2 already, nothing to add. */
 	fake_reset(true);
@@ -324,11 +421,22 @@ static void test_stuck_and_lo_pnet(void **state)
 	/* A removal that cannot finish: failed, with what holds it; degraded. */
 	write_file("smclo/stuck", "");
 	reload(m, "loopback: {active: false}\n");
-	expect(m, "loopback:state", ITEM_FAILED, "still being removed");
+	msg = expect(m, "loopback:state", ITEM_FAILED, "still being removed")->message;
+	snprintf(first, sizeof(first), "%s", msg);
 	assert_int_equal(m->state, MANAGER_DEGRADED);
+	/* The next passes do not drain again (the fake would finish the removal now) and
+	 * say the same words every time (the log de-duplicates them). */
+	sh("rm smclo/stuck");
+	assert_int_equal(manager_reconcile(m, RECONCILE_PERIODIC), 0);
+	msg = expect(m, "loopback:state", ITEM_FAILED, "still being removed")->message;
+	assert_string_equal(read_file("smclo/state", buf, sizeof(buf)), "draining 1\n");
+	assert_int_equal(manager_reconcile(m, RECONCILE_PERIODIC), 0);
+	assert_string_equal(expect(m, "loopback:state", ITEM_FAILED, NULL)->message, msg);
+	assert_null(strpbrk(msg, "0123456789"));
+	assert_null(strstr(first, " ms"));
 	/* ... and activating again while it is removed waits for it. */
 	reload(m, "loopback: {active: true}\n");
-	expect(m, "loopback:state", ITEM_FAILED, "is being removed");
+	expect(m, "loopback:state", ITEM_FAILED, "still being removed");
 	expect(m, "loopback:take-over-lo", ITEM_UNCHANGED, "smclo is not active");
 	assert_string_equal(read_file("pnet", buf, sizeof(buf)), "NOLO ib lo 1\n");
 	/* lo must not stay without SMC-D loopback while smclo cannot be activated. */
@@ -367,6 +475,8 @@ int main(void)
 		cmocka_unit_test(test_absent),
 		cmocka_unit_test(test_no_module),
 		cmocka_unit_test(test_activate_and_keep),
+		cmocka_unit_test(test_section_removed),
+		cmocka_unit_test(test_unowned_setting),
 		cmocka_unit_test(test_stuck_and_lo_pnet),
 		cmocka_unit_test(test_pnet_exclusive),
 	};

@@ -96,6 +96,9 @@ static const struct write_cmd write_cmds[] = {
 	/* 7x-smclo: our loopback module (step names start with "smclo-") */
 	{"smclo-missing", {"loopback-activate", {"device", "loopback-ism", "activate"}}},
 	{"smclo-missing", {"loopback-show", {"device", "loopback-ism"}}},
+	{"smclo-missing", {"loopback-deactivate", {"device", "loopback-ism", "deactivate"}}},
+	{"smclo-missing",
+	 {"loopback-deactivate.json", {"-j", "device", "loopback-ism", "deactivate"}}},
 	{"smclo-get-inactive", {"loopback-show", {"device", "loopback-ism"}}},
 	{"smclo-get-inactive", {"loopback-show.json", {"-p", "device", "loopback-ism", "show"}}},
 	{"smclo-set-virtual",

@@ -19,7 +19,9 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
+#include <linux/genetlink.h>
 
 #include "netlink/smcnl-internal.h"
 #include "netlink/smclo.h"
@@ -357,6 +359,8 @@ struct edit {
 	uint8_t nocopy;
 	uint32_t max_dmbs;
 	int drop_counter;
+	uint8_t cmd;	     /* 0: GET */
+	uint32_t generation; /* 0: 1 */
 };
 
 static size_t build_reply(const struct edit *e, uint8_t *out, size_t cap)
@@ -370,7 +374,8 @@ static size_t build_reply(const struct edit *e, uint8_t *out, size_t cap)
 	size_t len;
 
 	assert_non_null(msg);
-	assert_non_null(genlmsg_put(msg, 1, 1, GENL_MIN_ID + 0x100, 0, 0, SMC_LO_CMD_GET, 1));
+	assert_non_null(genlmsg_put(msg, 1, 1, GENL_MIN_ID + 0x100, 0, 0,
+				    e->cmd ? e->cmd : SMC_LO_CMD_GET, 1));
 #define PUT(type, expr)                            \
 	do {                                       \
 		if (e->drop != (type))             \
@@ -381,7 +386,8 @@ static size_t build_reply(const struct edit *e, uint8_t *out, size_t cap)
 	PUT(SMC_LO_A_PENDING, nla_put_u8(msg, SMC_LO_A_PENDING, 0));
 	PUT(SMC_LO_A_GID, nla_put(msg, SMC_LO_A_GID, e->gid_len, gid));
 	PUT(SMC_LO_A_FABRIC_ID, nla_put_u16(msg, SMC_LO_A_FABRIC_ID, 0xffff));
-	PUT(SMC_LO_A_GENERATION, nla_put_u32(msg, SMC_LO_A_GENERATION, 1));
+	PUT(SMC_LO_A_GENERATION,
+	    nla_put_u32(msg, SMC_LO_A_GENERATION, e->generation ? e->generation : 1));
 	for (int which = SMC_LO_A_SETTINGS; which <= SMC_LO_A_ACTIVE_SETTINGS; which++) {
 		if (e->drop == which)
 			continue;
@@ -504,6 +510,156 @@ static void test_contract(void **state)
 	}
 }
 
+/* An NLMSG_ERROR answer with errno -e (0: an ACK). */
+static size_t build_error(int e, uint8_t *out, size_t cap)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)out;
+	struct nlmsgerr err = {.error = e};
+
+	assert_true(NLMSG_HDRLEN + sizeof(err) <= cap);
+	memset(out, 0, NLMSG_HDRLEN + sizeof(err));
+	nlh->nlmsg_len = NLMSG_HDRLEN + sizeof(err);
+	nlh->nlmsg_type = NLMSG_ERROR;
+	nlh->nlmsg_flags = NLM_F_CAPPED;
+	nlh->nlmsg_seq = 1;
+	memcpy(NLMSG_DATA(nlh), &err, sizeof(err));
+	return nlh->nlmsg_len;
+}
+
+/* A recorded CTRL_CMD_GETFAMILY answer with the family id replaced. */
+static void write_family(const char *dir, const char *name, uint16_t id)
+{
+	size_t n;
+	uint8_t *b = read_whole(fixture_path("7x-smclo/smclo-shutdown/genl-ctrl-SMC_LO.bin"), &n);
+	struct nlmsghdr *nlh = (struct nlmsghdr *)b;
+	struct nlattr *a;
+	int rem;
+	bool done = false;
+
+	nla_for_each_attr(a, (struct nlattr *)((uint8_t *)nlmsg_data(nlh) + GENL_HDRLEN),
+			  nlmsg_datalen(nlh) - GENL_HDRLEN, rem)
+		if (nla_type(a) == CTRL_ATTR_FAMILY_ID) {
+			memcpy(nla_data(a), &id, sizeof(id));
+			done = true;
+		}
+	assert_true(done);
+	write_file(dir, name, b, n);
+	free(b);
+}
+
+/*
+ * smc_lo unloaded and loaded again: its family has a new id, the old one answers -ENOENT.
+ * The request is sent again once with the new id; a monitor of the old id is stale.  With
+ * the same id the -ENOENT is the command's own; with the family gone, -EPROTONOSUPPORT.
+ */
+static void test_family_reloaded(void **state)
+{
+	const struct edit good = {.state = -1, .gid_len = 16, .nocopy = 1, .max_dmbs = 100};
+	static uint8_t buf[8192];
+	struct smclo_monitor *mon;
+	struct smclo_device d;
+	char *dir = tmpdir_new();
+	struct smcnl *nl;
+	size_t n;
+	uint8_t *b;
+
+	write_family(dir, "genl-ctrl-SMC_LO.bin", 0x20);
+	write_family(dir, "genl-ctrl-SMC_LO-2.bin", 0x21);
+	write_file(dir, "smclo-get.bin", buf, build_error(-ENOENT, buf, sizeof(buf)));
+	write_file(dir, "smclo-get-2.bin", buf, build_reply(&good, buf, sizeof(buf)));
+	nl = replay_open_abs(dir);
+	assert_int_equal(smclo_monitor_open(nl, &mon), 0);
+	assert_false(smclo_monitor_stale(mon));
+	assert_int_equal(smclo_get(nl, &d), 0);
+	assert_int_equal(d.state, SMCLO_STATE_ACTIVE);
+	assert_int_equal(nl->family_id[SMCNL_FAM_SMCLO], 0x21);
+	assert_true(smclo_monitor_stale(mon));
+	smclo_monitor_close(mon);
+	smcnl_close(nl);
+
+	/* The same id again: the command's own -ENOENT, sent once. */
+	write_family(dir, "genl-ctrl-SMC_LO-2.bin", 0x20);
+	nl = replay_open_abs(dir);
+	assert_int_equal(smclo_get(nl, &d), -ENOENT);
+	assert_int_equal(nl->family_id[SMCNL_FAM_SMCLO], 0x20);
+	smcnl_close(nl);
+
+	/* Unloaded for good: what every other request says then. */
+	b = read_whole(fixture_path("nosmc/genl-ctrl-SMC_GEN_NETLINK.bin"), &n);
+	write_file(dir, "genl-ctrl-SMC_LO-2.bin", b, n);
+	free(b);
+	nl = replay_open_abs(dir);
+	assert_int_equal(smclo_get(nl, &d), -EPROTONOSUPPORT);
+	smcnl_close(nl);
+	tmpdir_remove(dir);
+}
+
+/*
+ * The "deactivated" notification is lost and someone activates the device again before
+ * the next GET: generation 2 is not the device being removed, which is gone.  The drain
+ * PNET ID is deleted (it would otherwise keep the new registration out of SMC-Dv2).
+ */
+static void test_shutdown_new_generation(void **state)
+{
+	const struct edit active = {.state = -1, .gid_len = 16, .nocopy = 1, .max_dmbs = 100};
+	struct edit draining = active, again = active;
+	static uint8_t buf[8192];
+	struct smclo_shutdown_result res;
+	char *dir = tmpdir_new();
+	struct smcnl *nl;
+
+	draining.state = SMC_LO_STATE_DRAINING;
+	draining.cmd = SMC_LO_CMD_DEACTIVATE;
+	again.generation = 2;
+	write_file(dir, "smclo-get.bin", buf, build_reply(&active, buf, sizeof(buf)));
+	write_file(dir, "smclo-get-2.bin", buf, build_reply(&again, buf, sizeof(buf)));
+	write_file(dir, "smclo-deactivate.bin", buf, build_reply(&draining, buf, sizeof(buf)));
+	write_file(dir, "pnet-add.bin", buf, build_error(0, buf, sizeof(buf)));
+	write_file(dir, "pnet-del.bin", buf, build_error(0, buf, sizeof(buf)));
+	nl = replay_open_abs(dir);
+	assert_int_equal(smclo_shutdown(nl, 5000, 10000, &res), 0);
+	assert_true(res.was_active && res.removed && res.pnet_added && res.pnet_removed);
+	assert_int_equal(res.last.state, SMCLO_STATE_ACTIVE);
+	assert_int_equal(res.last.generation, 2);
+	assert_true(res.waited_ms < 5000);
+	smcnl_close(nl);
+	tmpdir_remove(dir);
+}
+
+/* A recorded notification stream longer than the receive buffer (16 KiB) replays whole. */
+static void test_notifications_long(void **state)
+{
+	struct smcnl *nl = open_step("smclo-shutdown");
+	char *dir = tmpdir_new();
+	struct smclo_monitor *m;
+	struct smclo_device d;
+	uint8_t *one, *many;
+	size_t n, copies, i;
+	char path[4096];
+	int got = 0;
+
+	snprintf(path, sizeof(path), "7x-smclo/smclo-shutdown/smclo-notify.bin");
+	one = read_whole(fixture_path(path), &n);
+	copies = 40000 / n + 1;
+	many = malloc(n * copies);
+	assert_non_null(many);
+	for (i = 0; i < copies; i++)
+		memcpy(many + i * n, one, n);
+	write_file(dir, "smclo-notify.bin", many, n * copies);
+	smcnl_close(nl);
+	nl = replay_open_abs(dir);
+	assert_int_equal(smclo_monitor_open(nl, &m), 0);
+	while (smclo_monitor_read(m, &d) == 1)
+		got++;
+	assert_int_equal(got, 3 * copies);
+	assert_int_equal(smclo_monitor_read(m, &d), 0);
+	smclo_monitor_close(m);
+	smcnl_close(nl);
+	free(one);
+	free(many);
+	tmpdir_remove(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -513,6 +669,9 @@ int main(void)
 		cmocka_unit_test(test_both),	     cmocka_unit_test(test_notifications),
 		cmocka_unit_test(test_shutdown),     cmocka_unit_test(test_names),
 		cmocka_unit_test(test_missing),	     cmocka_unit_test(test_contract),
+		cmocka_unit_test(test_family_reloaded),
+		cmocka_unit_test(test_shutdown_new_generation),
+		cmocka_unit_test(test_notifications_long),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

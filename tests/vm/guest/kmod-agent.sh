@@ -122,6 +122,40 @@ assert_contains "$(cat /tmp/signals)" "ActiveMaxDmbs" "PropertiesChanged names A
 assert_ok smcctl pnet list
 assert_not_contains "$out" "SMCLODRAIN" "the re-activation deleted its drain PNET ID"
 
+info "--- smc_lo unloaded and loaded again under the running agent (a new family id)"
+# No periodic refresh or reconcile: only smc_lo's notifications (and nlctrl's) tell the agent.
+cat >/etc/smc/smc.yaml <<EOF
+ueid: {auto: true}
+sysctl: {wmem: 1MiB, rmem: 1MiB}
+modules: [smc, smc_diag]
+drift: {action: repair, interval: 0}
+monitor: {interval: 0}
+loopback:
+  active: true
+  max-dmbs: 512
+EOF
+assert_ok busctl call $M Reload
+rmmod smc_lo || fail "rmmod smc_lo: $(lsmod | grep smc_lo)"
+modprobe smc_lo || fail "modprobe smc_lo"
+n=0
+until [ "$(dprop State 2>/dev/null)" = inactive ]; do
+	n=$((n + 1)); [ $n -lt 50 ] || fail "no inactive device object within 10 s: $(busctl tree org.smcd.Agent1)"; sleep 0.2
+done
+assert_contains "$(cat /tmp/agent.log)" "netlink family was unregistered or registered again" \
+	"the agent heard nlctrl"
+assert_ok busctl call $M Reconcile
+run prop LastReconcile
+assert_contains "$out" '"loopback:state" "applied" "activated (generation 1)"' \
+	"activated through the new family id"
+assert_not_contains "$out" '"failed"' "no loopback item failed"
+assert_eq active "$(kmod_get state)" "the module's device is active"
+assert_eq active "$(dprop State)" "D-Bus: active"
+# A change behind the agent's back: only the re-opened monitor can tell it.
+assert_ok smcnl-record /tmp/raw-set smclo-set nocopy off
+n=0
+until [ "$(dprop Nocopy)" = false ]; do
+	n=$((n + 1)); [ $n -lt 50 ] || fail "the agent saw no notification after the reload"; sleep 0.2
+done
 info "--- active: false gives SMC-D loopback back to lo"
 write_config "loopback:
   active: false"
