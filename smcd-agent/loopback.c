@@ -21,7 +21,8 @@
  *    callbacks for an operation that is rare and bounded; not worth it.
  *
  * 2. org.smcd.Agent1.Loopback on /org/smcd/Agent1: Activate() -> b changed,
- *    Deactivate(u seconds) -> (b changed, u waited_msec), Set(s setting, s value), smcctl's "device loopback-ism" when the agent runs.  What
+ *    Deactivate(u seconds) -> (b changed, u waited_msec), Set(s setting, s value):
+ *    smcctl's "device loopback-ism" when the agent runs.  What
  *    the file owns (loopback.active, a setting key) is refused with the line to edit, like
  *    every other runtime change (bus-manager.c).
  *
