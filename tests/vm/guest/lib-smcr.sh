@@ -134,11 +134,13 @@ smcr_pair() {
 	shift 4
 	_sp_addr=$SMCR_ADDR_A
 	case " $* " in *" --addr "*) _sp_addr= ;; esac
-	in_ns $SMCR_NS_A smc-conn serve --port "$_sp_port" --conns "$_sp_n" \
+	# Not through in_ns: a backgrounded shell function is a subshell of its own, and $!
+	# would name it rather than smc-conn ("ip netns exec" execs the command in its place).
+	$SMCR_IP netns exec $SMCR_NS_A smc-conn serve --port "$_sp_port" --conns "$_sp_n" \
 		${_sp_addr:+--addr $_sp_addr} "$@" >"$_sp_out.srv" 2>&1 &
 	smcr_srv=$!
 	smcr_wait_lines "$_sp_out.srv" 1 '"listening"' || fail "the server did not listen"
-	in_ns $SMCR_NS_B smc-conn connect --port "$_sp_port" --conns "$_sp_n" \
+	$SMCR_IP netns exec $SMCR_NS_B smc-conn connect --port "$_sp_port" --conns "$_sp_n" \
 		--hold "$_sp_hold" ${_sp_addr:+--addr $_sp_addr} "$@" >"$_sp_out" 2>&1 &
 	smcr_cli=$!
 	smcr_wait_lines "$_sp_out" "$_sp_n" '"conn":' || fail "the client did not connect"
