@@ -354,9 +354,8 @@ struct conn_mode {
  * (NETLINK_SOCK_DIAG, family AF_SMC), which belongs to the project's netlink library: this
  * tool carries no sock_diag code of its own. Our sockets are found in the dump by inode
  * (IPPROTO_SMC sockets are listed without IP addresses, so the inode is the only reliable
- * key). Built with SMC_CONN_WITH_SMCNL (tests/vm/Makefile.inc sets it together with the
- * link to libsmcnl once the library implements smc_socket_list()); without it the mode
- * is reported as "unknown".
+ * key). tests/vm/Makefile.inc builds it with SMC_CONN_WITH_SMCNL and libsmcnl; compiled
+ * on its own (gcc smc-conn.c, e.g. for another machine) the mode is reported as "unknown".
  */
 #ifdef SMC_CONN_WITH_SMCNL
 #include "netlink/smcnl.h"
