@@ -472,34 +472,50 @@ int agent_config_reload(struct smcctl *c, const struct verb_args *a)
  * before; so do the tests that replay recorded kernel answers.  Returns -ESRCH for "no
  * agent: go direct", else an exit status.
  */
-static int forward(struct smcctl *c, const char *what, const char *method, const char *types, ...)
+int agent_forwardv(struct smcctl *c, const char *what, const char *iface, const char *method,
+		   uint64_t timeout_usec, sd_bus_message **ret_reply, const char *types, va_list ap)
 {
 	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
 	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-	va_list ap;
 	int r;
 
 	if (c->netns || c->nl_opts.replay_dir || sd_bus_open_system(&bus) < 0)
 		return -ESRCH;
-	r = sd_bus_message_new_method_call(bus, &m, AGENT_NAME, AGENT_PATH, AGENT_IFACE, method);
-	if (r >= 0 && types) {
-		va_start(ap, types);
+	r = sd_bus_message_new_method_call(bus, &m, AGENT_NAME, AGENT_PATH, iface, method);
+	if (r >= 0 && types)
 		r = sd_bus_message_appendv(m, types, ap);
-		va_end(ap);
-	}
 	if (r < 0)
 		return smcctl_oom(c);
-	r = sd_bus_call(bus, m, 0, &e, &reply);
-	if (r >= 0)
+	r = sd_bus_call(bus, m, timeout_usec, &e, &reply);
+	if (r >= 0) {
+		if (ret_reply)
+			*ret_reply = TAKE_PTR(reply);
 		return SMCCTL_EXIT_OK;
+	}
 	if (agent_absent(&e) || !sd_bus_error_is_set(&e))
+		return -ESRCH;
+	/* An agent from before this interface or method: do it directly. */
+	if (sd_bus_error_has_names(&e, SD_BUS_ERROR_UNKNOWN_INTERFACE, SD_BUS_ERROR_UNKNOWN_METHOD))
 		return -ESRCH;
 	if (sd_bus_error_has_name(&e, SD_BUS_ERROR_INVALID_ARGS))
 		return smcctl_usage(c, "%s: %s", what, e.message);
 	if (sd_bus_error_has_name(&e, SD_BUS_ERROR_ACCESS_DENIED))
 		return smcctl_error(c, SMCCTL_EXIT_PERMISSION, "%s: %s", what, e.message);
+	if (sd_bus_error_has_name(&e, "org.smcd.Agent1.Error.NoModule"))
+		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE, "%s: %s", what, e.message);
 	return smcctl_error(c, SMCCTL_EXIT_FAILURE, "%s: %s", what, e.message);
+}
+
+static int forward(struct smcctl *c, const char *what, const char *method, const char *types, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, types);
+	r = agent_forwardv(c, what, AGENT_IFACE, method, 0, NULL, types, ap);
+	va_end(ap);
+	return r;
 }
 
 /* The answer of a forwarded change: the direct verbs' document; the agent does not say

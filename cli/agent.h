@@ -5,6 +5,8 @@
  */
 #pragma once
 
+#include <stdarg.h>
+#include <stdint.h>
 #include <systemd/sd-bus.h>
 
 #include "cli/smcctl.h"
@@ -38,6 +40,17 @@ int agent_pnet_add(struct smcctl *c, const struct verb_args *a);
 int agent_pnet_del(struct smcctl *c, const struct verb_args *a);
 int agent_pnet_flush(struct smcctl *c, const struct verb_args *a);
 int agent_sysctl_set(struct smcctl *c, const struct verb_args *a);
+
+/*
+ * A change through the agent: METHOD of IFACE on /org/smcd/Agent1 with the arguments of
+ * TYPES (sd_bus_message_appendv()), a TIMEOUT_USEC of 0 being sd-bus's default.  Returns
+ * -ESRCH for "no agent: go direct" (no agent on the bus, --netns, which the agent does not
+ * manage, a replay, or an agent without that interface or method), else an exit status,
+ * with a failure explained in one line that starts with WHAT.  *ret_reply (may be NULL)
+ * gets the reply on success.
+ */
+int agent_forwardv(struct smcctl *c, const char *what, const char *iface, const char *method,
+		   uint64_t timeout_usec, sd_bus_message **ret_reply, const char *types, va_list ap);
 
 /* Helpers shared by the agent views. */
 bool agent_bus_absent(const sd_bus_error *e);

@@ -33,11 +33,13 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-bus.h>
 
+#include "cli/agent.h"
 #include "cli/loopback.h"
 #include "cli/objects.h"
 #include "common/output.h"
@@ -354,49 +356,17 @@ void loopback_show_text(struct smcctl *c, json_object *dev)
 /* ---------------------------------------------------------------------------------- */
 /* Through the agent                                                                   */
 
-/*
- * The pattern of cli/agent.c's forward(), with the call's timeout given: -ESRCH means "no
- * agent: go direct" (also with --netns, which the agent does not manage, and in replay).
- */
+/* agent_forwardv() on the agent's Loopback interface. */
 static int forward(struct smcctl *c, const char *what, uint64_t timeout_usec,
 		   sd_bus_message **ret_reply, const char *method, const char *types, ...)
 {
-	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
 	va_list ap;
 	int r;
 
-	if (c->netns || c->nl_opts.replay_dir || sd_bus_open_system(&bus) < 0)
-		return -ESRCH;
-	r = sd_bus_message_new_method_call(bus, &m, AGENT_NAME, AGENT_PATH, LOOPBACK_IFACE, method);
-	if (r >= 0 && types) {
-		va_start(ap, types);
-		r = sd_bus_message_appendv(m, types, ap);
-		va_end(ap);
-	}
-	if (r < 0)
-		return smcctl_oom(c);
-	r = sd_bus_call(bus, m, timeout_usec, &e, &reply);
-	if (r >= 0) {
-		if (ret_reply)
-			*ret_reply = TAKE_PTR(reply);
-		return SMCCTL_EXIT_OK;
-	}
-	if (sd_bus_error_has_names(&e, SD_BUS_ERROR_SERVICE_UNKNOWN,
-				   SD_BUS_ERROR_NAME_HAS_NO_OWNER) ||
-	    !sd_bus_error_is_set(&e))
-		return -ESRCH;
-	/* An agent from before the loopback interface: do it directly. */
-	if (sd_bus_error_has_names(&e, SD_BUS_ERROR_UNKNOWN_INTERFACE, SD_BUS_ERROR_UNKNOWN_METHOD))
-		return -ESRCH;
-	if (sd_bus_error_has_name(&e, SD_BUS_ERROR_INVALID_ARGS))
-		return smcctl_usage(c, "%s: %s", what, e.message);
-	if (sd_bus_error_has_name(&e, SD_BUS_ERROR_ACCESS_DENIED))
-		return smcctl_error(c, SMCCTL_EXIT_PERMISSION, "%s: %s", what, e.message);
-	if (sd_bus_error_has_name(&e, "org.smcd.Agent1.Error.NoModule"))
-		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE, "%s: %s", what, e.message);
-	return smcctl_error(c, SMCCTL_EXIT_FAILURE, "%s: %s", what, e.message);
+	va_start(ap, types);
+	r = agent_forwardv(c, what, LOOPBACK_IFACE, method, timeout_usec, ret_reply, types, ap);
+	va_end(ap);
+	return r;
 }
 
 /* ---------------------------------------------------------------------------------- */

@@ -119,3 +119,33 @@ void assert_one_json_document(const char *text)
 	json_object_put(o);
 	json_tokener_free(tok);
 }
+
+void test_write_file(const char *dir, const char *name, const char *text)
+{
+	char p[1024];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "we");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+char *test_read_file(const char *dir, const char *name, char *buf, size_t len)
+{
+	char p[1024];
+	FILE *f;
+	size_t n;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "re");
+	if (!f) {
+		buf[0] = '\0';
+		return buf;
+	}
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}

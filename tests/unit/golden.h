@@ -27,3 +27,8 @@ void assert_one_json_document(const char *text);
 
 /* $top_srcdir, or "." when run by hand from the source tree. */
 const char *golden_top_srcdir(void);
+
+/* Write TEXT to DIR/NAME; fails the current cmocka test on an error. */
+void test_write_file(const char *dir, const char *name, const char *text);
+/* The text of DIR/NAME in BUF (at most LEN - 1 bytes), "" when it does not exist. */
+char *test_read_file(const char *dir, const char *name, char *buf, size_t len);

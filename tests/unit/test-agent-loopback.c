@@ -20,38 +20,19 @@
 #include "common/macro.h"
 #include "smcd-agent/loopback.h"
 #include "smcd-agent/manager.h"
+#include "tests/unit/golden.h"
 
 static char dir[] = "/tmp/test-agent-loopback-XXXXXX";
 static char cfg_path[512];
 
 static void write_file(const char *name, const char *text)
 {
-	char p[1024];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	f = fopen(p, "we");
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
+	test_write_file(dir, name, text);
 }
 
 static char *read_file(const char *name, char *buf, size_t len)
 {
-	char p[1024];
-	FILE *f;
-	size_t n;
-
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	f = fopen(p, "re");
-	if (!f) {
-		buf[0] = '\0';
-		return buf;
-	}
-	n = fread(buf, 1, len - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
+	return test_read_file(dir, name, buf, len);
 }
 
 static void sh(const char *cmds)

@@ -137,32 +137,7 @@ assert_ok smcctl ueid derive --apply
 phase defaults
 
 # --- smcd-agent's configuration (no file: the built-in defaults, the shipped smc.yaml) -------
-mkdir -p /run/dbus
-cat >/tmp/bus.conf <<'EOF'
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=/run/dbus/system_bus_socket</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/>
-    <allow own="*"/>
-    <allow send_type="method_call"/>
-    <allow send_type="signal"/>
-    <allow send_type="method_return"/>
-    <allow send_type="error"/>
-    <allow receive_type="method_call"/>
-    <allow receive_type="method_return"/>
-    <allow receive_type="error"/>
-    <allow receive_type="signal"/>
-  </policy>
-</busconfig>
-EOF
-dbus-daemon --config-file=/tmp/bus.conf --nofork --nopidfile >/tmp/bus.log 2>&1 &
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
-i=0
-while [ ! -S /run/dbus/system_bus_socket ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+start_system_bus
 smcd-agent --config /nonexistent/smc.yaml >/tmp/agent.log 2>&1 &
 i=0
 until [ "$(cat /proc/sys/net/smc/wmem)" = 1048576 ]; do
