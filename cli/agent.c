@@ -243,7 +243,7 @@ json_object *agent_status_json(json_object *p)
 	return r < 0 ? NULL : TAKE_PTR(doc);
 }
 
-static const char *fmt_time(uint64_t usec, char *buf, size_t len)
+const char *agent_fmt_time(uint64_t usec, char *buf, size_t len)
 {
 	time_t t = (time_t)(usec / 1000000);
 	struct tm tm;
@@ -284,7 +284,7 @@ void agent_status_text(struct smcctl *c, json_object *doc)
 		out_get_str(doc, "state", "-"));
 	fprintf(c->out, "Config:         %s (revision %s, loaded %s)\n",
 		out_get_str(doc, "config.path", "-"), out_get_str(doc, "config.revision", "-"),
-		fmt_time(out_get_u64(doc, "config.loaded_usec", 0), t1, sizeof(t1)));
+		agent_fmt_time(out_get_u64(doc, "config.loaded_usec", 0), t1, sizeof(t1)));
 	if (out_get_str(doc, "config.error", NULL)) {
 		const char *e = out_get_str(doc, "config.error", "");
 
@@ -303,8 +303,8 @@ void agent_status_text(struct smcctl *c, json_object *doc)
 	fprintf(c->out, "Kernel:         %s: %s\n", out_get_str(doc, "capabilities.kernel-release", "-"),
 		caps);
 	fprintf(c->out, "Last reconcile: %s (checked %s)\n",
-		fmt_time(out_get_u64(doc, "last_reconcile.time_usec", 0), t1, sizeof(t1)),
-		fmt_time(out_get_u64(doc, "last_check_usec", 0), t2, sizeof(t2)));
+		agent_fmt_time(out_get_u64(doc, "last_reconcile.time_usec", 0), t1, sizeof(t1)),
+		agent_fmt_time(out_get_u64(doc, "last_check_usec", 0), t2, sizeof(t2)));
 	if (items && json_object_array_length(items))
 		out_table(c->out, item_cols, ELEMENTSOF(item_cols), items, c->detail, 2);
 	if (drift && json_object_array_length(drift)) {

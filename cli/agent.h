@@ -53,6 +53,8 @@ int agent_forwardv(struct smcctl *c, const char *what, const char *iface, const 
 		   uint64_t timeout_usec, sd_bus_message **ret_reply, const char *types, va_list ap);
 
 /* Helpers shared by the agent views. */
+/* A time stamp of the agent (µs since the epoch) as local time, "-" for 0. */
+const char *agent_fmt_time(uint64_t usec, char *buf, size_t len);
 bool agent_bus_absent(const sd_bus_error *e);
 /* Open the system bus; on failure prints one line and returns an exit status. */
 int agent_bus_open(struct smcctl *c, sd_bus **ret);

@@ -17,8 +17,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "cli/agent.h"
 #include "cli/objects.h"
 #include "common/output.h"
 
@@ -369,22 +369,12 @@ static void reasons(struct smcctl *c, json_object *f)
 
 /* ---- served by the agent ----------------------------------------------------------- */
 
-static const char *fmt_time(uint64_t usec, char *buf, size_t len)
-{
-	time_t t = (time_t)(usec / 1000000);
-	struct tm tm;
-
-	if (!usec || !localtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%d %H:%M:%S", &tm))
-		return "-";
-	return buf;
-}
-
 static void agent_header(struct smcctl *c, json_object *doc)
 {
 	char t1[64], t2[64];
 
 	fprintf(c->out, "From smcd-agent: sampled %s, every %" PRIu64 "s%s\n",
-		fmt_time(u(doc, "time_usec"), t1, sizeof(t1)), u(doc, "interval_usec") / 1000000,
+		agent_fmt_time(u(doc, "time_usec"), t1, sizeof(t1)), u(doc, "interval_usec") / 1000000,
 		out_get_bool(doc, "available", false) ? "" : " (SMC is not available now)");
 	if (c->view & STATS_VIEW_RESET)
 		fputs("Counts until this reset (from now on they start again at 0):\n", c->out);
@@ -392,7 +382,7 @@ static void agent_header(struct smcctl *c, json_object *doc)
 		fputs("Counts since smc was loaded ('smcctl stats reset' sets a baseline)\n", c->out);
 	else
 		fprintf(c->out, "Counts since the reset of %s (--absolute: since smc was loaded)\n",
-			fmt_time(u(doc, "reset_usec"), t2, sizeof(t2)));
+			agent_fmt_time(u(doc, "reset_usec"), t2, sizeof(t2)));
 	if (u(doc, "kernel_epochs"))
 		fprintf(c->out, "(the kernel's counters restarted %" PRIu64 " time%s, smc reloaded; "
 			"counted across)\n", u(doc, "kernel_epochs"),
