@@ -172,10 +172,7 @@ assert_not_contains "$out" "SMCDVIASMCLO" "lo has no PNET ID any more"
 lo_gid=$(kmod_sysfs_gid lo)
 smclo-xfer hold --conns 1 --secs 30 >/tmp/hold.out 2>&1 &
 hold=$!
-n=0
-until kmod_lgr_gids | grep -q "$lo_gid"; do
-	n=$((n + 1)); [ $n -lt 100 ] || fail "no link group on lo: $(smcctl linkgroup)"; sleep 0.2
-done
+kmod_wait_lgr_on "$lo_gid"
 kill $hold
 wait $hold
 

@@ -72,10 +72,7 @@ assert_ok smcctl pnet del "$KMOD_LO_PNETID"
 regs=$(kmod_counter registrations)
 smclo-xfer hold --conns 1 --secs 60 >/tmp/hold.out 2>&1 &
 hold=$!
-n=0
-until kmod_lgr_gids | grep -q "$lo_gid"; do
-	n=$((n + 1)); [ $n -lt 100 ] || fail "no link group on lo: $(smcctl linkgroup)"; sleep 0.2
-done
+kmod_wait_lgr_on "$lo_gid"
 assert_eq "$regs" "$(kmod_counter registrations)" "no new DMB on smclo"
 assert_ok smcctl device
 assert_match "$out" "SMC-D loopback traffic: lo \([0-9]+ link groups?\), smclo" "both carry link groups now"

@@ -102,6 +102,16 @@ kmod_lgr_gids() {
 	smcctl -j linkgroup list --smcd | jq -r '.smcd[].gid'
 }
 
+# kmod_wait_lgr_on GID: until an SMC-D link group has the local GID (32 hex digits), 20 s
+kmod_wait_lgr_on() {
+	_n=0
+	until kmod_lgr_gids | grep -q "$1"; do
+		_n=$((_n + 1))
+		[ $_n -lt 100 ] || fail "no link group on GID $1: $(smcctl linkgroup)"
+		sleep 0.2
+	done
+}
+
 # kmod_fback SIDE NAME: how many fallbacks with that reason smcctl stats counts
 kmod_fback() {
 	smcctl -j stats | jq -r --arg s "$1" --arg n "$2" \
