@@ -206,7 +206,26 @@ call() {
 	busctl call $M "$method" "$@"
 }
 
-# as_nobody COMMAND...: the same, from an unprivileged user.
+# as_nobody COMMAND...: the same, from an unprivileged user.  A COMMAND given as a path (a
+# build-tree binary) runs from a copy in $T/nobody: the checkout may live where nobody cannot
+# go (a clone in /root, mode 0700 on Debian), and then exec fails with 126 instead of giving
+# the answer under test.  It runs in that directory too, for the same reason; pass absolute
+# paths as arguments.
 as_nobody() {
-	setpriv --reuid=65534 --regid=65534 --clear-groups env DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" "$@"
+	local prog=$1
+	shift
+	case $prog in
+	*/*)
+		local copy
+		copy="$T/nobody/$(basename "$prog")"
+		if [ ! -x "$copy" ]; then
+			mkdir -p -m 0755 "$T/nobody"
+			cp "$prog" "$copy" && chmod 0755 "$copy" || return 125
+		fi
+		prog=$copy
+		;;
+	esac
+	(cd "$T/nobody" 2>/dev/null || cd /
+	 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" "$prog" "$@")
 }
