@@ -20,6 +20,13 @@ vm_cache_dir() {
 }
 
 # Seconds as "4m07s".
+# vm_kernel_release ENTRY: the kernel release of a cache entry, alone on one line.  Entries
+# written before build-kernel read include/config/kernel.release hold make's
+# "Entering directory" lines too (MAKEFLAGS from an outer make leaked into `make -s
+# kernelrelease`): those lines are dropped.
+vm_kernel_release() {
+	grep -v -e '^make' -e '^$' "$1/kernel.release" | head -n 1
+}
 vm_duration() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 
 # --- private apt state ---------------------------------------------------------------------
