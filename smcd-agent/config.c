@@ -6,11 +6,14 @@
  * section be a small table-driven function.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <yaml.h>
 
 #include "common/macro.h"
@@ -79,22 +82,88 @@ static int next_event(struct ctx *ctx, yaml_event_t *ev)
 
 static int ynode_append(struct ynode *parent, struct ynode *child)
 {
-	struct ynode **v = realloc(parent->items, (parent->n_items + 1) * sizeof(*v));
+	size_t n = parent->n_items;
 
-	if (!v)
-		return -ENOMEM;
-	parent->items = v;
-	v[parent->n_items++] = child;
+	/* The array is full when n is 0 or a power of two: double it (linear in all). */
+	if ((n & (n - 1)) == 0) {
+		struct ynode **v = realloc(parent->items, (n ? 2 * n : 1) * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		parent->items = v;
+	}
+	parent->items[parent->n_items++] = child;
 	return 0;
 }
 
-/* Build the node for the event ev (already read); consumes the events of its children. */
-static int ynode_build(struct ctx *ctx, yaml_event_t *ev, struct ynode **ret)
+struct dup_key {
+	const char *value;
+	size_t index;
+};
+
+static int dup_key_cmp(const void *a, const void *b)
 {
-	_cleanup_(ynode_freep) struct ynode *n = calloc(1, sizeof(*n));
+	const struct dup_key *x = a, *y = b;
+	int c = strcmp(x->value, y->value);
+
+	if (c)
+		return c;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+int find_duplicates(const struct ynode *const *items, size_t n, size_t stride, size_t **ret)
+{
+	_cleanup_(freep) struct dup_key *keys = NULL;
+	_cleanup_(freep) size_t *first = NULL;
+	size_t n_keys = 0;
+
+	first = malloc((n ? n : 1) * sizeof(*first));
+	keys = malloc((n ? n : 1) * sizeof(*keys));
+	if (!first || !keys)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		first[i] = SIZE_MAX;
+		if (i % stride == 0 && items[i]->type == YNODE_SCALAR)
+			keys[n_keys++] = (struct dup_key){ .value = items[i]->value, .index = i };
+	}
+	/* Sorted by value, then by position: each run's head is the first occurrence. */
+	qsort(keys, n_keys, sizeof(*keys), dup_key_cmp);
+	for (size_t i = 1; i < n_keys; i++)
+		if (streq(keys[i].value, keys[i - 1].value))
+			first[keys[i].index] = first[keys[i - 1].index] == SIZE_MAX ?
+						       keys[i - 1].index : first[keys[i - 1].index];
+	*ret = TAKE_PTR(first);
+	return 0;
+}
+
+/*
+ * Bounds on the tree, checked while it is built: smc.yaml nests four levels at most and a
+ * large file has a few thousand nodes.  Without them a file under the 4 MiB cap could
+ * overflow the stack of this recursive builder (40,000 nested "[") or keep the agent's
+ * event loop busy for minutes.
+ */
+#define CONFIG_MAX_DEPTH 32
+#define CONFIG_MAX_NODES 20000
+
+/* Build the node for the event ev (already read); consumes the events of its children. */
+static int ynode_build(struct ctx *ctx, yaml_event_t *ev, unsigned depth, struct ynode **ret)
+{
+	_cleanup_(ynode_freep) struct ynode *n = NULL;
 	yaml_event_type_t end;
 	int r;
 
+	if (depth > CONFIG_MAX_DEPTH) {
+		error_at(ctx, mark_of(ev->start_mark),
+			 "nested more than %u levels deep (smc.yaml needs at most 4)", CONFIG_MAX_DEPTH);
+		return -EINVAL;
+	}
+	if (++ctx->n_nodes > CONFIG_MAX_NODES) {
+		error_at(ctx, mark_of(ev->start_mark),
+			 "more than %u YAML nodes (keys, values and list items): the file is too large",
+			 CONFIG_MAX_NODES);
+		return -EINVAL;
+	}
+	n = calloc(1, sizeof(*n));
 	if (!n)
 		return -ENOMEM;
 	n->mark = mark_of(ev->start_mark);
@@ -133,7 +202,7 @@ static int ynode_build(struct ctx *ctx, yaml_event_t *ev, struct ynode **ret)
 			yaml_event_delete(&child_ev);
 			break;
 		}
-		r = ynode_build(ctx, &child_ev, &child);
+		r = ynode_build(ctx, &child_ev, depth + 1, &child);
 		yaml_event_delete(&child_ev);
 		if (r < 0)
 			return r;
@@ -175,7 +244,7 @@ static int parse_document(struct ctx *ctx, const char *text, size_t len, struct 
 					 "a second YAML document (expected exactly one)");
 				r = -EINVAL;
 			} else
-				r = ynode_build(ctx, &ev, &root);
+				r = ynode_build(ctx, &ev, 1, &root);
 			break;
 		}
 		yaml_event_delete(&ev);
@@ -322,10 +391,13 @@ int parse_map(struct ctx *ctx, const struct ynode *map, const char *section,
 			 node_type_name(map));
 		return -EINVAL;
 	}
+	_cleanup_(freep) size_t *first = NULL;
+
+	if (find_duplicates((const struct ynode *const *)map->items, map->n_items, 2, &first) < 0)
+		return -ENOMEM;
 	for (size_t i = 0; i + 1 < map->n_items; i += 2) {
 		const struct ynode *k = map->items[i], *v = map->items[i + 1];
 		const struct key_handler *h = NULL;
-		bool dup = false;
 
 		if (k->type != YNODE_SCALAR) {
 			error_at(ctx, k->mark, "%s: %s as a key (expected a name)", section,
@@ -333,17 +405,11 @@ int parse_map(struct ctx *ctx, const struct ynode *map, const char *section,
 			ret = -EINVAL;
 			continue;
 		}
-		for (size_t j = 0; j < i; j += 2) {
-			const struct ynode *o = map->items[j];
+		if (first[i] != SIZE_MAX) {
+			const struct ynode *o = map->items[first[i]];
 
-			if (o->type == YNODE_SCALAR && streq(o->value, k->value)) {
-				error_at(ctx, k->mark, "%s: duplicate key '%s' (first given at line %u, column %u)",
-					 section, k->value, o->mark.line, o->mark.column);
-				dup = true;
-				break;
-			}
-		}
-		if (dup) {
+			error_at(ctx, k->mark, "%s: duplicate key '%s' (first given at line %u, column %u)",
+				 section, k->value, o->mark.line, o->mark.column);
 			ret = -EINVAL;
 			continue;
 		}
@@ -882,6 +948,8 @@ static void modules_clear(struct config *c)
 	c->n_modules = 0;
 }
 
+#define CONFIG_MAX_MODULES 64
+
 static int modules_add(struct config *c, const char *name)
 {
 	char **v = realloc(c->modules, (c->n_modules + 1) * sizeof(*v));
@@ -902,13 +970,22 @@ static int section_modules(struct ctx *ctx, const struct ynode *k, const struct 
 	struct config *c = ctx->config;
 	int ret = 0;
 
+	_cleanup_(freep) size_t *first = NULL;
+
 	if (!seq)
 		return -EINVAL;
+	/* The agent loads each at every start and reconcile: a long list is a mistake. */
+	if (seq->n_items > CONFIG_MAX_MODULES) {
+		error_at(ctx, seq->mark, "modules: %zu modules (expected at most %u, such as smc, smc_diag)",
+			 seq->n_items, CONFIG_MAX_MODULES);
+		return -EINVAL;
+	}
+	if (find_duplicates((const struct ynode *const *)seq->items, seq->n_items, 1, &first) < 0)
+		return -ENOMEM;
 	modules_clear(c);
 	for (size_t i = 0; i < seq->n_items; i++) {
 		const struct ynode *e = seq->items[i];
 		const char *s = get_scalar(ctx, e, "modules", "a module name such as smc");
-		bool dup = false;
 
 		if (!s) {
 			ret = -EINVAL;
@@ -920,14 +997,9 @@ static int section_modules(struct ctx *ctx, const struct ynode *k, const struct 
 			ret = -EINVAL;
 			continue;
 		}
-		for (size_t j = 0; j < i; j++)
-			if (seq->items[j]->type == YNODE_SCALAR && streq(seq->items[j]->value, s)) {
-				error_at(ctx, e->mark, "modules: duplicate module '%s' (first given at line %u, column %u)",
-					 s, seq->items[j]->mark.line, seq->items[j]->mark.column);
-				dup = true;
-				break;
-			}
-		if (dup) {
+		if (first[i] != SIZE_MAX) {
+			error_at(ctx, e->mark, "modules: duplicate module '%s' (first given at line %u, column %u)",
+				 s, seq->items[first[i]]->mark.line, seq->items[first[i]]->mark.column);
 			ret = -EINVAL;
 			continue;
 		}
@@ -1197,14 +1269,45 @@ int config_new_default(const char *path, struct config **ret)
 	return 0;
 }
 
-static int read_file(const char *path, char **ret, size_t *ret_len)
+/*
+ * Opened non-blocking and checked to be a regular file before anything is read: a FIFO at
+ * the config path would block the agent until a writer came, a directory or a device is a
+ * mistake to say so about.  -EBADFD for such a file, whose kind *ret_kind names.
+ */
+static int read_file(const char *path, char **ret, size_t *ret_len, const char **ret_kind)
 {
-	_cleanup_(fclosep) FILE *f = fopen(path, "re");
+	_cleanup_(fclosep) FILE *f = NULL;
 	_cleanup_(freep) char *buf = NULL;
 	size_t len = 0, cap = 0;
+	struct stat st;
+	int fd;
 
-	if (!f)
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
 		return negative_errno();
+	if (fstat(fd, &st) < 0) {
+		int r = negative_errno();
+
+		close(fd);
+		return r;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		*ret_kind = S_ISDIR(st.st_mode)	   ? "a directory" :
+			    S_ISFIFO(st.st_mode)   ? "a FIFO" :
+			    S_ISSOCK(st.st_mode)   ? "a socket" :
+			    S_ISCHR(st.st_mode)	   ? "a character device" :
+			    S_ISBLK(st.st_mode)	   ? "a block device" :
+						     "not a regular file";
+		return -EBADFD;
+	}
+	f = fdopen(fd, "re");
+	if (!f) {
+		int r = negative_errno();
+
+		close(fd);
+		return r;
+	}
 	for (;;) {
 		size_t n;
 
@@ -1269,6 +1372,7 @@ int config_load(const char *path, struct config **ret, struct config_errors *err
 	_cleanup_(config_freep) struct config *c = calloc(1, sizeof(*c));
 	_cleanup_(ynode_freep) struct ynode *root = NULL;
 	struct ctx ctx = { .path = path, .errors = errors };
+	const char *kind = NULL;
 	size_t len;
 	int r;
 
@@ -1281,12 +1385,17 @@ int config_load(const char *path, struct config **ret, struct config_errors *err
 	c->path = strdup(path);
 	if (!c->path)
 		return -ENOMEM;
-	r = read_file(path, &c->text, &len);
+	r = read_file(path, &c->text, &len, &kind);
 	if (r < 0) {
 		char *line = NULL;
+		int k;
 
-		if (asprintf(&line, "%s: cannot read: %s (expected a readable YAML file)", path,
-			     r == -EBADMSG ? "the file contains a NUL byte" : strerror(-r)) >= 0)
+		if (r == -EBADFD)
+			k = asprintf(&line, "%s: is %s (expected a regular YAML file)", path, kind);
+		else
+			k = asprintf(&line, "%s: cannot read: %s (expected a readable YAML file)", path,
+				     r == -EBADMSG ? "the file contains a NUL byte" : strerror(-r));
+		if (k >= 0)
 			errors_add(errors, line);
 		return r;
 	}

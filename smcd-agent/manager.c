@@ -62,13 +62,28 @@ static void log_config_errors(const char *path, const struct config_errors *e, c
 		   e->truncated ? " (and more)" : "");
 }
 
-/* A missing file means the built-in defaults (the same as the shipped file). */
-static int load(const char *path, struct config **ret, char **ret_error)
+/*
+ * At start a missing file means the built-in defaults (the same as the shipped file).  At a
+ * reload it is refused like a bad file: a file deleted, renamed away or left a dangling
+ * symlink by an edit must not silently replace the settings the agent keeps applied.
+ */
+static int load(const char *path, bool reload, struct config **ret, char **ret_error)
 {
 	struct config_errors errors = {};
 	int r;
 
 	r = config_load(path, ret, &errors);
+	if (r == -ENOENT && reload) {
+		config_errors_clear(&errors);
+		log_fields(LOG_ERR, 0,
+			   (const char *const[]){ "MESSAGE_ID=" SMCD_MESSAGE_CONFIG_REJECTED, NULL },
+			   "%s does not exist (or is a dangling symlink): reload refused", path);
+		if (ret_error &&
+		    asprintf(ret_error, "%s: does not exist (or is a dangling symlink); restore it, or restart the agent to run on the built-in defaults",
+			     path) < 0)
+			*ret_error = NULL;
+		return r;
+	}
 	if (r == -ENOENT) {
 		config_errors_clear(&errors);
 		log_notice("%s does not exist: using the built-in defaults", path);
@@ -85,7 +100,7 @@ static int load(const char *path, struct config **ret, char **ret_error)
 
 int manager_load_config(struct manager *m)
 {
-	return load(m->config_path, &m->config, NULL);
+	return load(m->config_path, false, &m->config, NULL);
 }
 
 static void manager_arm_timers(struct manager *m);
@@ -97,7 +112,7 @@ int manager_reload(struct manager *m, char **ret_error)
 	int r;
 
 	(void)sd_notify(0, "RELOADING=1\nSTATUS=Reloading configuration");
-	r = load(m->config_path, &c, &error);
+	r = load(m->config_path, true, &c, &error);
 	if (r < 0) {
 		free(m->config_error);
 		m->config_error = error ? error : strdup("the configuration could not be read");

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -325,6 +327,122 @@ static void test_error_duplicate_key(void **state)
 		     "2:1: smc.yaml: duplicate key 'seid' (first given at line 1, column 1)");
 }
 
+/* The third and fourth of one key name the first, not the one before. */
+static void test_error_duplicate_key_many(void **state)
+{
+	struct config_errors errors;
+	struct config *c = load_text("sysctl:\n  wmem: 1MiB\n  rmem: 1MiB\n  wmem: 2MiB\n  wmem: 3MiB\n"
+				     "modules: [smc, smc_diag, smc, smc]\n",
+				     &errors);
+	char want[256];
+
+	assert_null(c);
+	assert_int_equal(errors.n, 4);
+	snprintf(want, sizeof(want), "%s:4:3: sysctl: duplicate key 'wmem' (first given at line 2, column 3)", tmp_path);
+	assert_string_equal(errors.lines[0], want);
+	snprintf(want, sizeof(want), "%s:5:3: sysctl: duplicate key 'wmem' (first given at line 2, column 3)", tmp_path);
+	assert_string_equal(errors.lines[1], want);
+	snprintf(want, sizeof(want), "%s:6:26: modules: duplicate module 'smc' (first given at line 6, column 11)", tmp_path);
+	assert_string_equal(errors.lines[2], want);
+	snprintf(want, sizeof(want), "%s:6:31: modules: duplicate module 'smc' (first given at line 6, column 11)", tmp_path);
+	assert_string_equal(errors.lines[3], want);
+	config_errors_clear(&errors);
+}
+
+/* A text of n times open, then n times close (each two bytes) after prefix. */
+static char *nested(const char *prefix, size_t n, const char *open, const char *close)
+{
+	size_t p = strlen(prefix), lo = strlen(open), lc = strlen(close);
+	char *s = malloc(p + n * (lo + lc) + 2);
+
+	assert_non_null(s);
+	memcpy(s, prefix, p);
+	for (size_t i = 0; i < n; i++)
+		memcpy(s + p + i * lo, open, lo);
+	for (size_t i = 0; i < n; i++)
+		memcpy(s + p + n * lo + i * lc, close, lc);
+	strcpy(s + p + n * (lo + lc), "\n");
+	return s;
+}
+
+/*
+ * 40,000 nested lists (80 KB) overflowed the stack of the recursive tree builder: the
+ * agent crashed at a Reload.  Refused at the 33rd level: where the 33rd "[" is.
+ */
+static void test_error_deep_nesting(void **state)
+{
+	_cleanup_(freep) char *seqs = nested("a: ", 40000, "[", "]");
+	_cleanup_(freep) char *maps = nested("a: ", 40000, "{b: ", "}");
+	_cleanup_(freep) char *ok = nested("policies:\n  cgroups: ", 1, "[", "]");
+
+	expect_error(seqs, "1:35: nested more than 32 levels deep (smc.yaml needs at most 4)");
+	/* (the 32nd mapping's key "b" at column 125 is the 33rd level) */
+	expect_error(maps, "1:125: nested more than 32 levels deep (smc.yaml needs at most 4)");
+	/* 32 levels are parsed (and refused by the schema, not by the bound). */
+	free(seqs);
+	seqs = nested("a: ", 31, "[", "]");
+	expect_error_around(seqs, "1:1: smc.yaml: unknown key 'a' (expected one of: ", "loopback)");
+	{
+		struct config_errors errors;
+		struct config *c = load_text(ok, &errors);
+
+		assert_non_null(c);
+		config_free(c);
+	}
+}
+
+/* 200,000 keys (2.4 MB) took minutes (a duplicate check against every earlier key). */
+static void test_error_too_many_nodes(void **state)
+{
+	size_t n = 200000, len = 0;
+	_cleanup_(freep) char *text = malloc(n * 16 + 32);
+	char want[128];
+
+	assert_non_null(text);
+	len += (size_t)sprintf(text, "pnet:\n  x:\n");
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)sprintf(text + len, "    k%zu: 1\n", i);
+	/* Nodes 1-5 are the root, pnet, its map, x and its map; line 3 + i holds key i (node
+	 * 6 + 2i) and its value (7 + 2i), so node 20001 is the value of key 9997, on line 10000. */
+	snprintf(want, sizeof(want), "10000:12: more than 20000 YAML nodes (keys, values and list items): the file is too large");
+	expect_error(text, want);
+}
+
+static void test_error_too_many_modules(void **state)
+{
+	char text[1024] = "modules: [";
+
+	for (int i = 0; i < 65; i++)
+		sprintf(text + strlen(text), "%sm%d", i ? ", " : "", i);
+	strcat(text, "]\n");
+	expect_error(text, "1:10: modules: 65 modules (expected at most 64, such as smc, smc_diag)");
+}
+
+/* A FIFO is refused without blocking for a writer, a directory is named as one. */
+static void test_error_not_regular(void **state)
+{
+	char dir[] = "/tmp/test-agent-config-dir-XXXXXX", fifo[PATH_MAX], want[PATH_MAX + 64];
+	struct config_errors errors = {};
+	struct config *c = NULL;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/smc.yaml", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_true(config_load(fifo, &c, &errors) < 0);
+	assert_null(c);
+	assert_int_equal(errors.n, 1);
+	snprintf(want, sizeof(want), "%s: is a FIFO (expected a regular YAML file)", fifo);
+	assert_string_equal(errors.lines[0], want);
+	config_errors_clear(&errors);
+	assert_true(config_load(dir, &c, &errors) < 0);
+	assert_int_equal(errors.n, 1);
+	snprintf(want, sizeof(want), "%s: is a directory (expected a regular YAML file)", dir);
+	assert_string_equal(errors.lines[0], want);
+	config_errors_clear(&errors);
+	unlink(fifo);
+	rmdir(dir);
+}
+
 static void test_error_ueid(void **state)
 {
 	expect_error_around("ueid:\n  entries: [smc-lower]\n",
@@ -497,6 +615,11 @@ int main(void)
 		cmocka_unit_test(test_error_structure),
 		cmocka_unit_test(test_error_all_reported),
 		cmocka_unit_test(test_error_missing_file),
+		cmocka_unit_test(test_error_duplicate_key_many),
+		cmocka_unit_test(test_error_deep_nesting),
+		cmocka_unit_test(test_error_too_many_nodes),
+		cmocka_unit_test(test_error_too_many_modules),
+		cmocka_unit_test(test_error_not_regular),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_dump_round_trip),
 	};
