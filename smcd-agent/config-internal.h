@@ -34,6 +34,8 @@ struct ctx {
 	struct config *config;
 	yaml_parser_t parser;
 	size_t n_nodes; /* built so far, against CONFIG_MAX_NODES */
+	const char *text; /* the file, for positions of encoding errors */
+	size_t len;
 };
 
 struct key_handler {

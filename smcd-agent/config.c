@@ -53,6 +53,37 @@ static void errors_add(struct config_errors *e, char *line)
 	e->lines[e->n++] = line;
 }
 
+/*
+ * Control characters from the file (a key or value quoted in a message) written as \xNN:
+ * raw, they would reach the terminal of whoever runs config check and the journal, where
+ * an ESC sequence or a newline could forge or hide a line.
+ */
+static char *escape_controls(char *msg)
+{
+	size_t n = 0, len = strlen(msg);
+	char *out, *p;
+
+	for (const char *c = msg; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			n++;
+	if (!n)
+		return msg;
+	out = malloc(len + 3 * n + 1);
+	if (!out) {
+		free(msg);
+		return NULL;
+	}
+	p = out;
+	for (const char *c = msg; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			p += sprintf(p, "\\x%02x", (unsigned char)*c);
+		else
+			*p++ = *c;
+	*p = '\0';
+	free(msg);
+	return out;
+}
+
 _printf_(3, 4) void error_at(struct ctx *ctx, struct config_mark m, const char *fmt, ...)
 {
 	char *msg = NULL, *line = NULL;
@@ -64,16 +95,44 @@ _printf_(3, 4) void error_at(struct ctx *ctx, struct config_mark m, const char *
 	va_end(ap);
 	if (!msg)
 		return;
+	msg = escape_controls(msg);
+	if (!msg)
+		return;
 	if (asprintf(&line, "%s:%u:%u: %s", ctx->path, m.line, m.column, msg) < 0)
 		line = NULL;
 	free(msg);
 	errors_add(ctx->errors, line);
 }
 
+/* The line and column (in characters) of a byte offset of the text. */
+static struct config_mark mark_of_offset(const struct ctx *ctx, size_t offset)
+{
+	struct config_mark m = { .line = 1, .column = 1 };
+
+	for (size_t i = 0; i < offset && i < ctx->len; i++) {
+		unsigned char c = (unsigned char)ctx->text[i];
+
+		if (c == '\n') {
+			m.line++;
+			m.column = 1;
+		} else if ((c & 0xc0) != 0x80) /* not a UTF-8 continuation byte */
+			m.column++;
+	}
+	return m;
+}
+
 static int next_event(struct ctx *ctx, yaml_event_t *ev)
 {
 	if (yaml_parser_parse(&ctx->parser, ev))
 		return 0;
+	/* An encoding error (invalid UTF-8, a control character) comes from libyaml's reader,
+	 * which sets problem_offset and leaves problem_mark at the start of the file. */
+	if (ctx->parser.error == YAML_READER_ERROR) {
+		error_at(ctx, mark_of_offset(ctx, ctx->parser.problem_offset),
+			 "%s (expected UTF-8 text without control characters)",
+			 ctx->parser.problem ? ctx->parser.problem : "invalid input");
+		return -EINVAL;
+	}
 	error_at(ctx, mark_of(ctx->parser.problem_mark), "YAML syntax error: %s%s%s",
 		 ctx->parser.problem ? ctx->parser.problem : "unknown problem",
 		 ctx->parser.context ? " " : "", ctx->parser.context ? ctx->parser.context : "");
@@ -223,6 +282,8 @@ static int parse_document(struct ctx *ctx, const char *text, size_t len, struct 
 	bool done = false;
 	int r = 0;
 
+	ctx->text = text;
+	ctx->len = len;
 	yaml_parser_set_input_string(&ctx->parser, (const unsigned char *)text, len);
 	while (!done) {
 		yaml_event_t ev;

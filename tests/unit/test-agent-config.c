@@ -443,6 +443,24 @@ static void test_error_not_regular(void **state)
 	rmdir(dir);
 }
 
+/* Encoding errors at their own position, not at 1:1 (column in characters: ä is one). */
+static void test_error_encoding_position(void **state)
+{
+	expect_error("seid: leave\nsysctl:\n  wmem: \"ab\xff\"\n",
+		     "3:12: invalid leading UTF-8 octet (expected UTF-8 text without control characters)");
+	expect_error("seid: le\xc3\xa4ve\xff\n",
+		     "1:12: invalid leading UTF-8 octet (expected UTF-8 text without control characters)");
+	expect_error("seid: leave\n\x01: 1\n",
+		     "2:1: control characters are not allowed (expected UTF-8 text without control characters)");
+}
+
+/* A control character from the file (here ESC, from a YAML escape) is shown as \xNN. */
+static void test_error_controls_escaped(void **state)
+{
+	expect_error_around("sysctl:\n  \"w\\e[31m\\nred\": 1\n",
+			    "2:3: sysctl: unknown sysctl 'w\\x1b[31m\\x0ared' (expected one of: ", ")");
+}
+
 static void test_error_ueid(void **state)
 {
 	expect_error_around("ueid:\n  entries: [smc-lower]\n",
@@ -620,6 +638,8 @@ int main(void)
 		cmocka_unit_test(test_error_too_many_nodes),
 		cmocka_unit_test(test_error_too_many_modules),
 		cmocka_unit_test(test_error_not_regular),
+		cmocka_unit_test(test_error_encoding_position),
+		cmocka_unit_test(test_error_controls_escaped),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_dump_round_trip),
 	};
