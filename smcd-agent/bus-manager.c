@@ -39,28 +39,57 @@
 /* ------------------------------------------------------------------------------------- */
 /* Access                                                                                 */
 
+/*
+ * Group membership only as the bus vouches for it: dbus-daemon's GetConnectionCredentials
+ * "UnixGroupIDs", which it took from the kernel (SO_PEERGROUPS) when the caller connected.
+ * Never sd-bus's augmented credentials: those read /proc/PID/status of the pid the bus
+ * recorded, which by now may be another process (pid reuse) or the same one with other
+ * groups, so a caller outside the group could pass.  A bus that does not say is "no".
+ */
 static bool sender_in_group(sd_bus_message *msg, const char *group)
 {
-	_cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
-	const gid_t *gids = NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+	const char *sender = sd_bus_message_get_sender(msg), *key;
 	struct group *g;
-	gid_t egid;
-	int n;
+	int r;
 
-	if (!group)
+	if (!group || !sender)
 		return false;
 	g = getgrnam(group);
 	if (!g)
 		return false;
-	if (sd_bus_query_sender_creds(msg, SD_BUS_CREDS_EGID | SD_BUS_CREDS_SUPPLEMENTARY_GIDS |
-					  SD_BUS_CREDS_AUGMENT, &creds) < 0)
+	r = sd_bus_call_method(sd_bus_message_get_bus(msg), "org.freedesktop.DBus",
+			       "/org/freedesktop/DBus", "org.freedesktop.DBus",
+			       "GetConnectionCredentials", &error, &reply, "s", sender);
+	if (r < 0) {
+		log_warning("Cannot get the bus's credentials of %s: %s", sender,
+			    error.message ? error.message : strerror(-r));
 		return false;
-	if (sd_bus_creds_get_egid(creds, &egid) >= 0 && egid == g->gr_gid)
-		return true;
-	n = sd_bus_creds_get_supplementary_gids(creds, &gids);
-	for (int i = 0; i < n; i++)
-		if (gids[i] == g->gr_gid)
-			return true;
+	}
+	if (sd_bus_message_enter_container(reply, 'a', "{sv}") <= 0)
+		return false;
+	while (sd_bus_message_enter_container(reply, 'e', "sv") > 0) {
+		if (sd_bus_message_read(reply, "s", &key) < 0)
+			return false;
+		if (!streq(key, "UnixGroupIDs")) {
+			if (sd_bus_message_skip(reply, "v") < 0)
+				return false;
+		} else {
+			const uint32_t *gids;
+			size_t size;
+
+			if (sd_bus_message_enter_container(reply, 'v', "au") <= 0 ||
+			    sd_bus_message_read_array(reply, 'u', (const void **)&gids, &size) < 0)
+				return false;
+			for (size_t i = 0; i < size / sizeof(*gids); i++)
+				if (gids[i] == g->gr_gid)
+					return true;
+			return false;
+		}
+		if (sd_bus_message_exit_container(reply) < 0)
+			return false;
+	}
 	return false;
 }
 
