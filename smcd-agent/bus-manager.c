@@ -20,6 +20,7 @@
 #include <inttypes.h>
 #include <linux/capability.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,56 +41,103 @@
 /* Access                                                                                 */
 
 /*
- * Group membership only as the bus vouches for it: dbus-daemon's GetConnectionCredentials
- * "UnixGroupIDs", which it took from the kernel (SO_PEERGROUPS) when the caller connected.
- * Never sd-bus's augmented credentials: those read /proc/PID/status of the pid the bus
- * recorded, which by now may be another process (pid reuse) or the same one with other
- * groups, so a caller outside the group could pass.  A bus that does not say is "no".
+ * The caller's uid and groups as the bus vouches for them: dbus-daemon's
+ * GetConnectionCredentials "UnixUserID" and "UnixGroupIDs", which it took from the kernel
+ * (SO_PEERCRED, SO_PEERGROUPS) when the caller connected.  Never sd-bus's augmented
+ * credentials: those read /proc/PID/status of the pid the bus recorded, which by now may be
+ * another process (pid reuse) or the same one with other groups.  -ENODATA for what the
+ * bus does not say (*ret_gids stays NULL when it gives no groups).
  */
-static bool sender_in_group(sd_bus_message *msg, const char *group)
+int bus_sender_credentials(sd_bus_message *msg, uid_t *ret_uid, uint32_t **ret_gids, size_t *ret_n_gids)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	_cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+	_cleanup_(freep) uint32_t *gids = NULL;
 	const char *sender = sd_bus_message_get_sender(msg), *key;
-	struct group *g;
+	bool have_uid = false;
+	size_t n_gids = 0;
+	uint32_t uid = 0;
 	int r;
 
-	if (!group || !sender)
-		return false;
-	g = getgrnam(group);
-	if (!g)
-		return false;
+	if (!sender)
+		return -ENODATA;
 	r = sd_bus_call_method(sd_bus_message_get_bus(msg), "org.freedesktop.DBus",
 			       "/org/freedesktop/DBus", "org.freedesktop.DBus",
 			       "GetConnectionCredentials", &error, &reply, "s", sender);
 	if (r < 0) {
 		log_warning("Cannot get the bus's credentials of %s: %s", sender,
 			    error.message ? error.message : strerror(-r));
-		return false;
+		return r;
 	}
-	if (sd_bus_message_enter_container(reply, 'a', "{sv}") <= 0)
-		return false;
-	while (sd_bus_message_enter_container(reply, 'e', "sv") > 0) {
-		if (sd_bus_message_read(reply, "s", &key) < 0)
-			return false;
-		if (!streq(key, "UnixGroupIDs")) {
-			if (sd_bus_message_skip(reply, "v") < 0)
-				return false;
-		} else {
-			const uint32_t *gids;
+	r = sd_bus_message_enter_container(reply, 'a', "{sv}");
+	if (r < 0)
+		return r;
+	while ((r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
+		r = sd_bus_message_read(reply, "s", &key);
+		if (r < 0)
+			return r;
+		if (streq(key, "UnixUserID")) {
+			r = sd_bus_message_read(reply, "v", "u", &uid);
+			if (r < 0)
+				return r;
+			have_uid = true;
+		} else if (streq(key, "UnixGroupIDs")) {
+			const uint32_t *v;
 			size_t size;
 
-			if (sd_bus_message_enter_container(reply, 'v', "au") <= 0 ||
-			    sd_bus_message_read_array(reply, 'u', (const void **)&gids, &size) < 0)
-				return false;
-			for (size_t i = 0; i < size / sizeof(*gids); i++)
-				if (gids[i] == g->gr_gid)
-					return true;
-			return false;
+			r = sd_bus_message_enter_container(reply, 'v', "au");
+			if (r < 0)
+				return r;
+			r = sd_bus_message_read_array(reply, 'u', (const void **)&v, &size);
+			if (r < 0)
+				return r;
+			free(gids);
+			n_gids = size / sizeof(*v);
+			gids = malloc((n_gids ? n_gids : 1) * sizeof(*gids));
+			if (!gids)
+				return -ENOMEM;
+			memcpy(gids, v, n_gids * sizeof(*v));
+			r = sd_bus_message_exit_container(reply);
+			if (r < 0)
+				return r;
+		} else {
+			r = sd_bus_message_skip(reply, "v");
+			if (r < 0)
+				return r;
 		}
-		if (sd_bus_message_exit_container(reply) < 0)
-			return false;
+		r = sd_bus_message_exit_container(reply);
+		if (r < 0)
+			return r;
 	}
+	if (r < 0)
+		return r;
+	if (!have_uid)
+		return -ENODATA;
+	if (ret_uid)
+		*ret_uid = (uid_t)uid;
+	if (ret_gids) {
+		*ret_gids = TAKE_PTR(gids);
+		*ret_n_gids = n_gids;
+	}
+	return 0;
+}
+
+static bool sender_in_group(sd_bus_message *msg, const char *group)
+{
+	_cleanup_(freep) uint32_t *gids = NULL;
+	size_t n = 0;
+	struct group *g;
+
+	if (!group)
+		return false;
+	g = getgrnam(group);
+	if (!g)
+		return false;
+	if (bus_sender_credentials(msg, NULL, &gids, &n) < 0 || !gids)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (gids[i] == g->gr_gid)
+			return true;
 	return false;
 }
 

@@ -14,10 +14,13 @@
  *
  * EnrollProcess: who may enroll whom.  Switching a process's sockets to SMC gives it nothing
  * it could not have with LD_PRELOAD, so any user may enroll their own process; enrolling
- * another process (which could break its connections to servers that mishandle SMC) needs
- * CAP_NET_ADMIN.  "Own" is checked without trusting the caller: the pidfd's process must be
- * the sender of the call itself (smcctl run enrolls itself, then execs the command).  A pidfd
- * names a process, not a number, so a pid reused meanwhile cannot be enrolled by mistake.
+ * another user's process (which could break its connections to servers that mishandle SMC)
+ * needs root.  "Own" is decided by uids, never by a pid: the caller's uid as the bus vouches
+ * for it (from the kernel at connect time), against the real, effective and saved uid of the
+ * pidfd's process, read from /proc and confirmed by the pidfd still being alive afterwards
+ * (so the pid was not reused in between).  The pid dbus-daemon recorded at connect time is
+ * not used: a caller that forked and let the connecting process exit could otherwise enroll
+ * whatever process later got that pid, root's included.
  * The enrollment follows exec, set-user-ID programs included (unlike LD_PRELOAD, which the
  * dynamic loader ignores for them): it only changes which protocol the process's own TCP
  * sockets use, and a process could always have asked for IPPROTO_SMC itself.
@@ -25,7 +28,8 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <linux/capability.h>
+#include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,12 +156,46 @@ static int pidfd_pid(int fd, pid_t *ret)
 	return -EBADF; /* not a pidfd */
 }
 
+/*
+ * The real, effective and saved uid of the process the pidfd names: read from
+ * /proc/PID/status, then the pidfd is polled: still running means the pid still belongs to
+ * that process, so what was read is its own.  -ESRCH when it has exited.
+ */
+static int pidfd_uids(int fd, pid_t pid, uid_t uids[3])
+{
+	char path[64], line[256];
+	_cleanup_(fclosep) FILE *f = NULL;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	bool found = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : negative_errno();
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long r, e, sv;
+
+		if (sscanf(line, "Uid: %lu %lu %lu", &r, &e, &sv) == 3) {
+			uids[0] = (uid_t)r;
+			uids[1] = (uid_t)e;
+			uids[2] = (uid_t)sv;
+			found = true;
+			break;
+		}
+	}
+	if (!found)
+		return -EIO;
+	if (poll(&p, 1, 0) < 0)
+		return negative_errno();
+	return p.revents & POLLIN ? -ESRCH : 0; /* a pidfd polls readable once it exited */
+}
+
 static int method_enroll(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
-	_cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
 	struct manager *m = userdata;
 	uint32_t sndbuf, rcvbuf;
-	pid_t pid = 0, sender = 0;
+	pid_t pid = 0;
+	uid_t caller, uids[3];
 	char why[POLICY_WHY_LEN];
 	int fd, r;
 
@@ -165,17 +203,22 @@ static int method_enroll(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 	if (r < 0)
 		return r;
 	r = pidfd_pid(fd, &pid);
+	if (r >= 0)
+		r = pidfd_uids(fd, pid, uids);
 	if (r < 0)
 		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
 					 r == -ESRCH ? "The process has exited" :
-						       "The file descriptor is not a pidfd");
-	r = sd_bus_query_sender_creds(msg, SD_BUS_CREDS_PID | SD_BUS_CREDS_AUGMENT, &creds);
-	if (r >= 0)
-		r = sd_bus_creds_get_pid(creds, &sender);
-	if ((r < 0 || sender != pid) && sd_bus_query_sender_privilege(msg, CAP_NET_ADMIN) <= 0)
+					 r == -EBADF ? "The file descriptor is not a pidfd" :
+						       "Cannot read the process's user IDs");
+	r = bus_sender_credentials(msg, &caller, NULL, NULL);
+	if (r < 0)
 		return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
-					 "A process can only enroll itself (pid %d is not the caller); enrolling another process needs CAP_NET_ADMIN",
-					 (int)pid);
+					 "The bus does not say which user is calling; EnrollProcess refused");
+	if (caller != 0 && (uids[0] != caller || uids[1] != caller || uids[2] != caller))
+		return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+					 "Pid %d runs as uid %u, not as the caller's uid %u: only root may enroll another user's process",
+					 (int)pid, (unsigned)(uids[0] != caller ? uids[0] : uids[1] != caller ? uids[1] : uids[2]),
+					 (unsigned)caller);
 	r = policy_enroll(m->policy, fd, sndbuf, rcvbuf, why, sizeof(why));
 	if (r < 0) {
 		log_notice("EnrollProcess for pid %d refused: %s", (int)pid, why);

@@ -157,6 +157,8 @@ int bus_objects_update(struct manager *m, struct bus_device *devices, size_t n_d
 int bus_append_report(sd_bus_message *reply, const struct report *r);
 /* Root, CAP_NET_ADMIN or admin-group; else sets an AccessDenied error and returns it. */
 int bus_check_admin(sd_bus_message *msg, struct manager *m, sd_bus_error *error);
+/* The caller's uid and groups as the bus recorded them at connect time (bus-manager.c). */
+int bus_sender_credentials(sd_bus_message *msg, uid_t *ret_uid, uint32_t **ret_gids, size_t *ret_n_gids);
 
 /* collector.c: statistics sampling, publication, state */
 int collector_new(struct manager *m);

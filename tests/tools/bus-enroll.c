@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * bus-enroll PID | --child: calls org.smcd.Agent1.Policy.EnrollProcess with a pidfd of PID,
+ * or of a child of its own (a process of the caller's uid that is not the caller, which
+ * the agent once refused because it compared pids).  Prints "ok: NOTE" or "ERROR: MESSAGE"
+ * with the D-Bus error name, and exits 0 or 1 (2: set-up failed).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <systemd/sd-bus.h>
+
+int main(int argc, char **argv)
+{
+	sd_bus_error error = SD_BUS_ERROR_NULL;
+	sd_bus_message *reply = NULL;
+	sd_bus *bus = NULL;
+	const char *note;
+	pid_t pid, child = 0;
+	int fd, r, ret;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: bus-enroll PID | --child\n");
+		return 2;
+	}
+	if (strcmp(argv[1], "--child") == 0) {
+		child = fork();
+		if (child < 0)
+			return 2;
+		if (child == 0) {
+			pause();
+			_exit(0);
+		}
+		pid = child;
+	} else
+		pid = (pid_t)strtol(argv[1], NULL, 10);
+	fd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (fd < 0) {
+		fprintf(stderr, "bus-enroll: pidfd_open(%d): %s\n", (int)pid, strerror(errno));
+		return 2;
+	}
+	r = sd_bus_open_system(&bus);
+	if (r < 0) {
+		fprintf(stderr, "bus-enroll: sd_bus_open_system: %s\n", strerror(-r));
+		return 2;
+	}
+	r = sd_bus_call_method(bus, "org.smcd.Agent1", "/org/smcd/Agent1", "org.smcd.Agent1.Policy",
+			       "EnrollProcess", &error, &reply, "huu", fd, 0u, 0u);
+	if (r < 0) {
+		printf("%s: %s\n", error.name ? error.name : "?", error.message ? error.message : strerror(-r));
+		ret = 1;
+	} else {
+		if (sd_bus_message_read(reply, "s", &note) < 0)
+			note = "?";
+		printf("ok: %s\n", note);
+		ret = 0;
+	}
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+	}
+	sd_bus_error_free(&error);
+	sd_bus_message_unref(reply);
+	sd_bus_unref(bus);
+	return ret;
+}
