@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/macro.h"
 #include "common/util.h"
@@ -139,6 +140,53 @@ static bool sender_in_group(sd_bus_message *msg, const char *group)
 		if (gids[i] == g->gr_gid)
 			return true;
 	return false;
+}
+
+#define ERROR_RATE_LIMITED "org.smcd.Agent1.Error.RateLimited"
+
+int bus_rate_limit(sd_bus_message *msg, struct manager *m, sd_bus_error *error)
+{
+	struct caller_rate *slot = NULL, *oldest = &m->rate[0];
+	struct timespec ts;
+	uint64_t now;
+	uid_t uid;
+
+	/* A caller the bus gives no uid for shares one slot with every other such caller. */
+	if (bus_sender_credentials(msg, &uid, NULL, NULL) < 0)
+		uid = (uid_t)-1;
+	if (uid == 0)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000 + 1;
+	for (size_t i = 0; i < ELEMENTSOF(m->rate); i++) {
+		if (m->rate[i].window_usec && m->rate[i].uid == (uint32_t)uid) {
+			slot = &m->rate[i];
+			break;
+		}
+		if (m->rate[i].window_usec < oldest->window_usec)
+			oldest = &m->rate[i];
+	}
+	if (!slot) {
+		slot = oldest;
+		*slot = (struct caller_rate){ .uid = (uint32_t)uid, .window_usec = now };
+	}
+	if (now - slot->window_usec >= BUS_RATE_WINDOW_USEC) {
+		slot->window_usec = now;
+		slot->calls = 0;
+		slot->logged = false;
+	}
+	if (++slot->calls <= BUS_RATE_BURST)
+		return 0;
+	if (!slot->logged) {
+		log_notice("Rate-limiting %s() and the like from uid %u: more than %d calls in %llu s",
+			   sd_bus_message_get_member(msg), (unsigned)uid, BUS_RATE_BURST,
+			   (unsigned long long)(BUS_RATE_WINDOW_USEC / 1000000ULL));
+		slot->logged = true;
+	}
+	return sd_bus_error_setf(error, ERROR_RATE_LIMITED,
+				 "Too many calls from uid %u (more than %d in %llu s); try again in a few seconds",
+				 (unsigned)uid, BUS_RATE_BURST,
+				 (unsigned long long)(BUS_RATE_WINDOW_USEC / 1000000ULL));
 }
 
 int bus_check_admin(sd_bus_message *msg, struct manager *m, sd_bus_error *error)
@@ -399,8 +447,11 @@ static int method_reconcile(sd_bus_message *msg, void *userdata, sd_bus_error *e
 
 static int method_refresh(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
-	int r = manager_refresh_objects(userdata);
+	int r = bus_rate_limit(msg, userdata, error);
 
+	if (r < 0)
+		return r;
+	r = manager_refresh_objects(userdata);
 	if (r < 0)
 		return r;
 	return sd_bus_reply_method_return(msg, NULL);

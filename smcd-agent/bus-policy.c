@@ -199,6 +199,9 @@ static int method_enroll(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 	char why[POLICY_WHY_LEN];
 	int fd, r;
 
+	r = bus_rate_limit(msg, m, error);
+	if (r < 0)
+		return r;
 	r = sd_bus_message_read(msg, "huu", &fd, &sndbuf, &rcvbuf);
 	if (r < 0)
 		return r;

@@ -125,6 +125,14 @@ struct manager {
 	struct policy_engine *policy;
 
 	struct loopback *loopback;
+
+	/* Methods anyone may call (Refresh, EnrollProcess), per caller uid (bus-manager.c). */
+	struct caller_rate {
+		uint32_t uid;
+		unsigned calls;        /* in this window */
+		uint64_t window_usec;  /* CLOCK_MONOTONIC start; 0: slot unused */
+		bool logged;           /* "rate-limited" logged in this window */
+	} rate[32];
 };
 
 int manager_new(const char *config_path, struct kernel *kernel, struct manager **ret);
@@ -157,6 +165,14 @@ int bus_objects_update(struct manager *m, struct bus_device *devices, size_t n_d
 int bus_append_report(sd_bus_message *reply, const struct report *r);
 /* Root, CAP_NET_ADMIN or admin-group; else sets an AccessDenied error and returns it. */
 int bus_check_admin(sd_bus_message *msg, struct manager *m, sd_bus_error *error);
+/*
+ * Methods anyone may call that cost the agent work: at most BUS_RATE_BURST calls per caller
+ * uid in BUS_RATE_WINDOW_USEC (root is not limited); beyond, a RateLimited error and one
+ * journal line per window.  0, or the error's negative errno.
+ */
+#define BUS_RATE_BURST 20
+#define BUS_RATE_WINDOW_USEC (10ULL * 1000000ULL)
+int bus_rate_limit(sd_bus_message *msg, struct manager *m, sd_bus_error *error);
 /* The caller's uid and groups as the bus recorded them at connect time (bus-manager.c). */
 int bus_sender_credentials(sd_bus_message *msg, uid_t *ret_uid, uint32_t **ret_gids, size_t *ret_n_gids);
 

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,6 +40,7 @@ struct policy_engine {
 	const char *no_kernel; /* policy_engine_no_kernel(): why */
 	uint64_t enrolled;
 	uint32_t next_run_id;
+	uint64_t enroll_probe_usec; /* CLOCK_MONOTONIC of EnrollProcess's last probe */
 	/* Counter slots are rule indexes, which move when the config changes: each slot's
 	 * count is folded into totals by item name before the slot is reused. */
 	char slot_names[SMCBPF_MAX_RULES][POLICY_NAME_LEN];
@@ -491,7 +493,19 @@ int policy_enroll(struct policy_engine *e, int pidfd, uint32_t sndbuf, uint32_t 
 		return -ENOTSUP;
 	}
 	if (!e->select) {
-		probe(e, true, false);
+		struct timespec ts;
+		uint64_t now;
+
+		/* A failed probe is kept for a minute here (a reconcile still probes afresh):
+		 * it reads the kernel's 5 MB BTF, 18 ms of CPU that any caller could make the
+		 * agent spend again and again. */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		now = (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000 + 1;
+		if (!e->caps.probed || e->caps.select_err >= 0 || !e->enroll_probe_usec ||
+		    now - e->enroll_probe_usec >= 60ULL * 1000000ULL) {
+			probe(e, true, false);
+			e->enroll_probe_usec = now;
+		}
 		if (e->caps.select_err < 0) {
 			snprintf(why, len, "%s", e->caps.select_why);
 			return e->caps.select_err;

@@ -4,6 +4,9 @@
  * or of a child of its own (a process of the caller's uid that is not the caller, which
  * the agent once refused because it compared pids).  Prints "ok: NOTE" or "ERROR: MESSAGE"
  * with the D-Bus error name, and exits 0 or 1 (2: set-up failed).
+ * bus-enroll --refresh N: calls Manager.Refresh N times on one connection (as fast as the
+ * agent answers, so that a rate limit is met however busy the machine) and prints
+ * "N_OK ok" and, after the first error, "ERROR: MESSAGE".
  */
 #include <errno.h>
 #include <signal.h>
@@ -24,8 +27,28 @@ int main(int argc, char **argv)
 	pid_t pid, child = 0;
 	int fd, r, ret;
 
+	if (argc == 3 && strcmp(argv[1], "--refresh") == 0) {
+		int n = atoi(argv[2]), n_ok = 0;
+
+		r = sd_bus_open_system(&bus);
+		if (r < 0)
+			return 2;
+		for (int i = 0; i < n; i++) {
+			r = sd_bus_call_method(bus, "org.smcd.Agent1", "/org/smcd/Agent1",
+					       "org.smcd.Agent1.Manager", "Refresh", &error, NULL, "");
+			if (r < 0)
+				break;
+			n_ok++;
+		}
+		printf("%d ok\n", n_ok);
+		if (r < 0)
+			printf("%s: %s\n", error.name ? error.name : "?", error.message ? error.message : strerror(-r));
+		sd_bus_error_free(&error);
+		sd_bus_unref(bus);
+		return r < 0;
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: bus-enroll PID | --child\n");
+		fprintf(stderr, "usage: bus-enroll PID | --child | --refresh N\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "--child") == 0) {
