@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <yaml.h>
 
 #include "common/macro.h"
@@ -51,6 +52,8 @@ const char *node_type_name(const struct ynode *n);
  * first earlier item with the same value, or SIZE_MAX (n entries, free()d by the caller).
  * O(n log n), where comparing each item with all before it took minutes on large files.
  */
+/* S as a YAML double-quoted string that reads back as S (\", \\, \xNN for controls). */
+void config_dump_string(FILE *f, const char *s);
 int find_duplicates(const struct ynode *const *items, size_t n, size_t stride, size_t **ret);
 bool node_is_null(const struct ynode *n);
 /* Each reports its own error and returns NULL / -EINVAL. */

@@ -395,24 +395,13 @@ int config_policies_check(struct ctx *ctx)
 
 /* ---- dump ------------------------------------------------------------------------------ */
 
-static void dump_quoted(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static void dump_targets(FILE *f, const char *key, const struct config_policy_target *v, size_t n)
 {
 	fprintf(f, "  %s: [", key);
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			fputs(", ", f);
-		dump_quoted(f, v[i].path);
+		config_dump_string(f, v[i].path);
 	}
 	fputs("]\n", f);
 }

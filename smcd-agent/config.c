@@ -1523,9 +1523,34 @@ static void dump_sysctl(FILE *f, const struct config_sysctl *s)
 		fprintf(f, "%" PRId64 "\n", s->value);
 		break;
 	case SMC_UNIT_STRING:
-		fprintf(f, "\"%s\"\n", s->string);
+		config_dump_string(f, s->string);
+		fputc('\n', f);
 		break;
 	}
+}
+
+void config_dump_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(f, "\\%c", ch);
+		else if (ch < 0x20 || ch == 0x7f)
+			fprintf(f, "\\x%02x", ch);
+		else
+			fputc(ch, f);
+	}
+	fputc('"', f);
+}
+
+/* "  key: "VALUE"\n" (or what is around it), the value quoted so that it reads back. */
+static void dump_kv(FILE *f, const char *before, const char *value, const char *after)
+{
+	fputs(before, f);
+	config_dump_string(f, value);
+	fputs(after, f);
 }
 
 char *config_dump(const struct config *c)
@@ -1536,10 +1561,13 @@ char *config_dump(const struct config *c)
 
 	if (!f)
 		return NULL;
-	fprintf(f, "# effective configuration of %s (revision %016" PRIx64 ")\n", c->path, c->hash);
-	fprintf(f, "ueid:\n  auto: %s\n  machine-id-file: %s\n  exclusive: %s\n  entries: [",
-		c->ueid.auto_derive ? "true" : "false", c->ueid.machine_id_file,
-		c->ueid.exclusive ? "true" : "false");
+	/* Every string is written double-quoted with escapes: a path with " #" or ": " or a
+	 * newline in it must read back as itself (smcctl config show, --dump-config). */
+	dump_kv(f, "# effective configuration of ", c->path, "");
+	fprintf(f, " (revision %016" PRIx64 ")\n", c->hash);
+	fprintf(f, "ueid:\n  auto: %s\n", c->ueid.auto_derive ? "true" : "false");
+	dump_kv(f, "  machine-id-file: ", c->ueid.machine_id_file, "\n");
+	fprintf(f, "  exclusive: %s\n  entries: [", c->ueid.exclusive ? "true" : "false");
 	for (size_t i = 0; i < c->ueid.n_entries; i++)
 		fprintf(f, "%s%s", i ? ", " : "", c->ueid.entries[i].ueid);
 	fprintf(f, "]\nseid: %s\n", config_switch_to_string(c->seid));
@@ -1554,10 +1582,12 @@ char *config_dump(const struct config *c)
 	for (size_t i = 0; i < c->pnet.n_entries; i++) {
 		const struct config_pnet *p = &c->pnet.entries[i];
 
+		dump_kv(f, "    - {pnetid: ", p->pnetid, p->eth[0] ? ", eth: " : ", ib: ");
+		config_dump_string(f, p->eth[0] ? p->eth : p->ib);
 		if (p->eth[0])
-			fprintf(f, "    - {pnetid: %s, eth: %s}\n", p->pnetid, p->eth);
+			fputs("}\n", f);
 		else
-			fprintf(f, "    - {pnetid: %s, ib: %s, port: %u}\n", p->pnetid, p->ib, p->port);
+			fprintf(f, ", port: %u}\n", p->port);
 	}
 	fprintf(f, "modules: [");
 	for (size_t i = 0; i < c->n_modules; i++)
@@ -1566,12 +1596,12 @@ char *config_dump(const struct config *c)
 	dump_duration(f, "interval", c->drift.interval_usec);
 	fprintf(f, "monitor:\n");
 	dump_duration(f, "interval", c->monitor.interval_usec);
-	fprintf(f, "admin-group: %s\n", c->admin_group ? c->admin_group : "\"\"");
+	dump_kv(f, "admin-group: ", c->admin_group ? c->admin_group : "", "\n");
 	fprintf(f, "stats:\n");
 	dump_duration(f, "interval", c->stats.interval_usec);
-	fprintf(f, "  linkgroup-series: %" PRIu32 "\n  prometheus:\n    enabled: %s\n    path: %s\n",
-		c->stats.linkgroup_series, c->stats.prometheus ? "true" : "false",
-		c->stats.prometheus_path);
+	fprintf(f, "  linkgroup-series: %" PRIu32 "\n  prometheus:\n    enabled: %s\n",
+		c->stats.linkgroup_series, c->stats.prometheus ? "true" : "false");
+	dump_kv(f, "    path: ", c->stats.prometheus_path, "\n");
 	config_policies_dump(f, &c->policies);
 	config_loopback_dump(f, &c->loopback);
 	if (fclose(f) != 0) {

@@ -3,7 +3,8 @@
  * The smc.yaml loader against damaged input: a deterministic mutation fuzzer over valid
  * files (flipped, inserted, deleted and duplicated bytes and lines).  Every input must give
  * either a config or errors, never both, never a crash; every error must carry a location
- * ("FILE:LINE:COL: " or, for unreadable files, "FILE: ").  Under --enable-sanitizers this
+ * ("FILE:LINE:COL: " or, for unreadable files, "FILE: "); every config must dump to YAML
+ * that loads back to the same dump.  Under --enable-sanitizers this
  * also checks memory safety and leaks.  SMCD_FUZZ_ITERATIONS overrides the count (3000 by
  * default: about a second; the seed is fixed, so a failure reproduces).
  */
@@ -33,6 +34,10 @@ static const char *const seeds[] = {
 	"monitor: {interval: 0}\nadmin-group: smcd\n",
 	"# comment only\n",
 	"",
+	/* Strings a dump must quote to read them back: " #", ": ", quotes, a newline. */
+	"ueid: {machine-id-file: \"/etc/machine id #1: x \\\"q\\\" 'a'\"}\n"
+	"stats: {prometheus: {path: \"/var/lib/p: q/smc #.prom\"}}\n"
+	"policies:\n  netns: [\"a\\nb\", \"/run/netns/x: y\"]\n  cgroups: [\"/a #b\"]\n",
 };
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
@@ -91,6 +96,33 @@ static size_t mutate(char *buf, size_t len, size_t cap)
 	return len;
 }
 
+static char tmp_dump_path[] = "/tmp/test-agent-config-fuzz-dump-XXXXXX";
+
+/* What a loaded file dumps to must load, and dump to the same text (past the header line,
+ * which names the file and its hash). */
+static void round_trip(const char *dump)
+{
+	struct config_errors errors = {};
+	struct config *c = NULL;
+	FILE *f = fopen(tmp_dump_path, "we");
+	char *again;
+
+	assert_non_null(f);
+	fputs(dump, f);
+	assert_int_equal(fclose(f), 0);
+	if (config_load(tmp_dump_path, &c, &errors) != 0) {
+		fprintf(stderr, "the dump does not load back:\n%s\nerror: %s\n", dump,
+			errors.n ? errors.lines[0] : "?");
+		fail();
+	}
+	again = config_dump(c);
+	assert_non_null(again);
+	assert_string_equal(strchr(dump, '\n'), strchr(again, '\n'));
+	free(again);
+	config_free(c);
+	config_errors_clear(&errors);
+}
+
 static void check_one(const char *data, size_t len)
 {
 	struct config_errors errors = {};
@@ -109,6 +141,7 @@ static void check_one(const char *data, size_t len)
 		assert_int_equal(errors.n, 0);
 		dump = config_dump(c);
 		assert_non_null(dump);
+		round_trip(dump);
 		free(dump);
 		config_free(c);
 	} else {
@@ -167,7 +200,12 @@ int main(void)
 	if (fd < 0)
 		return 1;
 	close(fd);
+	fd = mkstemp(tmp_dump_path);
+	if (fd < 0)
+		return 1;
+	close(fd);
 	r = cmocka_run_group_tests(tests, NULL, NULL);
 	unlink(tmp_path);
+	unlink(tmp_dump_path);
 	return r;
 }
