@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Fuzz target for the statistics state file (smcd-agent/stats-state.c), which the agent
+ * reads at every start from /var/lib/smcd-agent: any input is loaded or refused, never a
+ * crash; what was loaded saves to a file that loads back and saves to the same text.  The
+ * boot id is "fuzz" (the seeds carry it, so that the lines past the header are parsed).
+ * Built like fuzz-config.c: libFuzzer on request, fuzz-driver.c in make check.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "smcd-agent/stats.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char *read_all(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	int ch;
+
+	if (!f || !m)
+		abort();
+	while ((ch = fgetc(f)) != EOF)
+		fputc(ch, m);
+	fclose(f);
+	fclose(m);
+	return buf;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char path[] = "/tmp/fuzz-state-XXXXXX", saved[] = "/tmp/fuzz-state-saved-XXXXXX";
+	struct stats_engine *e = NULL, *e2 = NULL;
+	char *one, *two;
+	int fd, r;
+
+	fd = mkstemp(path);
+	if (fd < 0 || write(fd, data, size) != (ssize_t)size || close(fd) < 0)
+		abort();
+	fd = mkstemp(saved);
+	if (fd < 0 || close(fd) < 0)
+		abort();
+	if (stats_engine_new(100, &e) < 0 || stats_engine_new(100, &e2) < 0)
+		abort();
+	r = stats_state_load(e, path, "fuzz");
+	if (r > 0) {
+		if (stats_state_save(e, saved, "fuzz") < 0)
+			abort();
+		one = read_all(saved);
+		if (stats_state_load(e2, saved, "fuzz") <= 0)
+			abort(); /* what the agent wrote, it must read */
+		if (stats_state_save(e2, saved, "fuzz") < 0)
+			abort();
+		two = read_all(saved);
+		if (strcmp(one, two) != 0) {
+			fprintf(stderr, "the state changed when loaded back:\n%s\n---\n%s\n", one, two);
+			abort();
+		}
+		free(one);
+		free(two);
+	}
+	stats_engine_free(e);
+	stats_engine_free(e2);
+	unlink(path);
+	unlink(saved);
+	return 0;
+}
