@@ -452,8 +452,12 @@ static int method_refresh(sd_bus_message *msg, void *userdata, sd_bus_error *err
 	if (r < 0)
 		return r;
 	r = manager_refresh_objects(userdata);
-	if (r < 0)
+	if (r == -ENOMEM)
 		return r;
+	if (r < 0)
+		return sd_bus_error_setf(error, ERROR_KERNEL,
+					 "Cannot read the SMC devices and link groups: %s (the objects stay as they were)",
+					 strerror(-r));
 	return sd_bus_reply_method_return(msg, NULL);
 }
 

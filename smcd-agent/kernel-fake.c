@@ -61,6 +61,26 @@ static bool fake_no_smc(struct kernel *k)
 	return fake_exists(k, "no-smc");
 }
 
+/* "fail-dump" holding an errno number: every device and link-group dump fails with it
+ * while the file exists (a kernel error, not "nothing there"). */
+static int fake_dump_fault(struct kernel *k)
+{
+	char p[1024];
+	FILE *f;
+	int e = 0;
+
+	if (!fake_exists(k, "fail-dump"))
+		return 0;
+	fake_path(k, "fail-dump", p, sizeof(p));
+	f = fopen(p, "re");
+	if (f) {
+		if (fscanf(f, "%d", &e) != 1)
+			e = EIO;
+		fclose(f);
+	}
+	return e > 0 ? -e : -EIO;
+}
+
 /* Read up to FAKE_MAX_LINES lines; a missing file is an empty one. */
 static int fake_read_lines(struct kernel *k, const char *name, char lines[][128], size_t *ret_n)
 {
@@ -382,6 +402,8 @@ static int fake_smcd_devices(struct kernel *k, struct smcd_device **ret, size_t 
 
 	if (fake_no_smc(k))
 		return -EPROTONOSUPPORT;
+	if (fake_dump_fault(k) < 0)
+		return fake_dump_fault(k);
 	r = fake_read_lines(k, "smcd-devices", lines, &n);
 	if (r < 0)
 		return r;
@@ -404,6 +426,8 @@ static int fake_smcr_devices(struct kernel *k, struct smcr_device **ret, size_t 
 {
 	if (fake_no_smc(k))
 		return -EPROTONOSUPPORT;
+	if (fake_dump_fault(k) < 0)
+		return fake_dump_fault(k);
 	*ret = NULL;
 	*ret_n = 0;
 	return 0;
@@ -418,6 +442,8 @@ static int fake_smcd_linkgroups(struct kernel *k, struct smcd_linkgroup **ret, s
 
 	if (fake_no_smc(k))
 		return -EPROTONOSUPPORT;
+	if (fake_dump_fault(k) < 0)
+		return fake_dump_fault(k);
 	r = fake_read_lines(k, "smcd-linkgroups", lines, &n);
 	if (r < 0)
 		return r;
@@ -442,6 +468,8 @@ static int fake_smcr_linkgroups(struct kernel *k, struct smcr_linkgroup **ret, s
 {
 	if (fake_no_smc(k))
 		return -EPROTONOSUPPORT;
+	if (fake_dump_fault(k) < 0)
+		return fake_dump_fault(k);
 	*ret = NULL;
 	*ret_n = 0;
 	return 0;

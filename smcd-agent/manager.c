@@ -356,6 +356,18 @@ int manager_reconcile(struct manager *m, enum reconcile_reason reason)
 /* ------------------------------------------------------------------------------------- */
 /* Objects                                                                                */
 
+/*
+ * A dump that fails because the kernel has no SMC (or no such command) means "none"; any
+ * other error (ENOBUFS, EINTR, EBUSY, EPERM, an interrupted dump) says nothing about what
+ * exists: the poll is dropped and the objects, statistics and events stay as they were.
+ * Reading it as "no objects" removed every link group from D-Bus and Prometheus, counted
+ * them as removed and added them again at the next poll.
+ */
+static bool dump_means_none(int r)
+{
+	return r == -EPROTONOSUPPORT || r == -EOPNOTSUPP;
+}
+
 static int collect_devices(struct manager *m, struct bus_device **ret, size_t *ret_n)
 {
 	struct smcd_device *d = NULL;
@@ -363,9 +375,19 @@ static int collect_devices(struct manager *m, struct bus_device **ret, size_t *r
 	size_t nd = 0, nr = 0;
 	struct bus_device *v;
 
-	if (m->kernel->ops->smcd_devices(m->kernel, &d, &nd) < 0)
+	int r;
+
+	r = m->kernel->ops->smcd_devices(m->kernel, &d, &nd);
+	if (r < 0 && !dump_means_none(r))
+		return r;
+	if (r < 0)
 		nd = 0;
-	if (m->kernel->ops->smcr_devices(m->kernel, &rd, &nr) < 0)
+	r = m->kernel->ops->smcr_devices(m->kernel, &rd, &nr);
+	if (r < 0 && !dump_means_none(r)) {
+		free(d);
+		return r;
+	}
+	if (r < 0)
 		nr = 0;
 	v = calloc(nd + nr + 1, sizeof(*v));
 	if (!v) {
@@ -391,9 +413,19 @@ static int collect_linkgroups(struct manager *m, struct bus_linkgroup **ret, siz
 	size_t nd = 0, nr = 0;
 	struct bus_linkgroup *v;
 
-	if (m->kernel->ops->smcd_linkgroups(m->kernel, &d, &nd) < 0)
+	int r;
+
+	r = m->kernel->ops->smcd_linkgroups(m->kernel, &d, &nd);
+	if (r < 0 && !dump_means_none(r))
+		return r;
+	if (r < 0)
 		nd = 0;
-	if (m->kernel->ops->smcr_linkgroups(m->kernel, &rl, &nr) < 0)
+	r = m->kernel->ops->smcr_linkgroups(m->kernel, &rl, &nr);
+	if (r < 0 && !dump_means_none(r)) {
+		free(d);
+		return r;
+	}
+	if (r < 0)
 		nr = 0;
 	v = calloc(nd + nr + 1, sizeof(*v));
 	if (!v) {
@@ -428,13 +460,21 @@ int manager_refresh_objects_only(struct manager *m)
 	int r;
 
 	r = collect_devices(m, &devs, &nd);
-	if (r < 0)
-		return r;
-	r = collect_linkgroups(m, &lgrs, &nl);
+	if (r >= 0) {
+		r = collect_linkgroups(m, &lgrs, &nl);
+		if (r < 0)
+			free(devs);
+	}
 	if (r < 0) {
-		free(devs);
+		if (!m->dump_error_logged && r != -ENOMEM)
+			log_warning("Cannot read the SMC devices and link groups: %s; keeping the last ones until a read succeeds",
+				    strerror(-r));
+		m->dump_error_logged = true;
 		return r;
 	}
+	if (m->dump_error_logged)
+		log_info("The SMC devices and link groups can be read again");
+	m->dump_error_logged = false;
 	/* The agent's own per-object statistics go into the snapshots before they compare. */
 	collector_track(m, devs, nd, lgrs, nl);
 	m->objects_mono_usec = now_mono_usec();

@@ -119,6 +119,7 @@ struct manager {
 	struct bus_linkgroup *linkgroups;
 	size_t n_linkgroups;
 	uint64_t objects_mono_usec;     /* when devices and link groups were last read */
+	bool dump_error_logged;         /* the last read failed, and it was logged */
 
 	struct collector *collector;    /* statistics: collector.c */
 
