@@ -18,6 +18,7 @@
  *                        65536, as the kernel's u16)
  *   sockets              "smcd|smcr|listen|init COUNT" or "fallback COUNT CODE" per line
  *   smclo/...            our loopback module's device: kernel-fake-smclo.c
+ *   fail-dump            "ERRNO": every device and link-group dump fails with it
  *
  * The same errnos as the real kernel: -ERANGE table full, -EEXIST duplicate, -ENOENT absent.
  */

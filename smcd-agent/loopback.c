@@ -470,7 +470,16 @@ int loopback_reconcile(struct manager *m, const struct report *prev, bool report
 	char buf[256];
 	int r;
 
-	loaded = k->ops->module_loaded(k, MODULE) > 0;
+	r = k->ops->module_loaded(k, MODULE);
+	if (r < 0) {
+		/* Not knowing is not "not loaded": lo's PNET ID is not released on a guess. */
+		if (!c->present)
+			return 0;
+		snprintf(buf, sizeof(buf), "cannot tell whether smc_lo is loaded: %s (retried at the next reconciliation)",
+			 strerror(-r));
+		return item(ret, "loopback:device", ITEM_FAILED, "%s", buf);
+	}
+	loaded = r > 0;
 	if (!c->present) {
 		/* No section (any more): lo keeps no PNET ID of ours while smclo is inactive. */
 		if (loaded && k->ops->smclo_get(k, &d) == 0 && d.state == SMCLO_STATE_ACTIVE)
@@ -715,7 +724,19 @@ int loopback_refresh(struct manager *m)
 	if (!lb)
 		return -ENOMEM;
 	old = lb->snap;
-	if (k->ops->module_loaded(k, MODULE) > 0 && (r = k->ops->smclo_get(k, &d)) == 0) {
+	/* An error that says nothing about the device (not "no module", not "no family")
+	 * keeps the object as it was: reading it as "gone" removed it from D-Bus and added it
+	 * back at the next refresh. */
+	r = k->ops->module_loaded(k, MODULE);
+	if (r < 0)
+		return r;
+	if (r > 0) {
+		r = k->ops->smclo_get(k, &d);
+		if (r < 0 && r != -ENOENT && r != -EPROTONOSUPPORT && r != -EOPNOTSUPP && r != -ENODEV)
+			return r;
+	} else
+		r = -ENOENT;
+	if (r == 0) {
 		snapshot(&d, &lb->snap);
 		lb->present = true;
 		/* The GET found the family under a new id (module reloaded): listen anew. */

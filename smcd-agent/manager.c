@@ -266,9 +266,19 @@ static void notify_status(struct manager *m)
 static void update_caps(struct manager *m)
 {
 	struct smc_caps caps;
+	int r;
 
-	if (m->kernel->ops->caps(m->kernel, &caps) < 0)
-		memset(&caps, 0, sizeof(caps));
+	/* A probe that fails says nothing about the kernel: the last known capabilities stay
+	 * (zeroing them made a busy kernel look like one without SMC, State included). */
+	r = m->kernel->ops->caps(m->kernel, &caps);
+	if (r < 0) {
+		if (!m->caps_error_logged)
+			log_warning("Cannot probe the kernel's SMC capabilities: %s; keeping the last known ones",
+				    strerror(-r));
+		m->caps_error_logged = true;
+		return;
+	}
+	m->caps_error_logged = false;
 	if (memcmp(&caps, &m->caps, sizeof(caps)) != 0) {
 		m->caps = caps;
 		bus_emit_manager_changed(m, "Capabilities", NULL);

@@ -110,6 +110,7 @@ struct manager {
 	uint64_t drift_repairs;         /* items repaired since start */
 	struct smc_caps caps;
 	bool smc_missing_logged;
+	bool caps_error_logged;         /* the last capability probe failed, and it was logged */
 
 	sd_event_source *drift_timer;
 	sd_event_source *monitor_timer;

@@ -79,6 +79,7 @@ static void set_query_failure(struct plan_item *it, int err)
 void actual_state_clear(struct actual_state *a)
 {
 	free(a->module_loaded);
+	free(a->module_err);
 	free(a->sysctls);
 	free(a->pnet);
 	memset(a, 0, sizeof(*a));
@@ -87,11 +88,17 @@ void actual_state_clear(struct actual_state *a)
 int actual_observe_modules(struct kernel *k, const struct config *c, struct actual_state *a)
 {
 	free(a->module_loaded);
+	free(a->module_err);
 	a->module_loaded = calloc(c->n_modules + 1, sizeof(bool));
-	if (!a->module_loaded)
+	a->module_err = calloc(c->n_modules + 1, sizeof(int));
+	if (!a->module_loaded || !a->module_err)
 		return -ENOMEM;
-	for (size_t i = 0; i < c->n_modules; i++)
-		a->module_loaded[i] = k->ops->module_loaded(k, c->modules[i]) > 0;
+	for (size_t i = 0; i < c->n_modules; i++) {
+		int r = k->ops->module_loaded(k, c->modules[i]);
+
+		a->module_loaded[i] = r > 0;
+		a->module_err[i] = r < 0 ? r : 0;
+	}
 	return 0;
 }
 
@@ -175,6 +182,14 @@ int plan_modules(const struct config *c, const struct actual_state *a, struct pl
 		snprintf(it->desired, sizeof(it->desired), "loaded");
 		snprintf(it->actual, sizeof(it->actual), "%s",
 			 a->module_loaded[i] ? "loaded" : "not loaded");
+		/* Not knowing is not "not loaded": no load on a guess, the item fails. */
+		if (a->module_err && a->module_err[i] < 0) {
+			it->action = PLAN_FAILED;
+			snprintf(it->actual, sizeof(it->actual), "unknown");
+			snprintf(it->message, sizeof(it->message),
+				 "cannot tell whether %s is loaded: %s (retried at the next reconciliation)",
+				 c->modules[i], strerror(-a->module_err[i]));
+		}
 	}
 	return 0;
 }

@@ -80,6 +80,7 @@ struct actual_sysctl {
 struct actual_state {
 	struct smc_caps caps;
 	bool *module_loaded;    /* parallel to config->modules */
+	int *module_err;        /* the same: why it could not be told (-errno), or 0 */
 	int ueid_err;
 	char ueids[SMC_UEID_MAX][SMC_EID_LEN + 1];
 	size_t n_ueids;

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Fault injection at our own kernel boundary (struct kernel_ops): a reconcile on the fake
+ * kernel with every one of its kernel calls failing once, in turn, with each of ENOBUFS,
+ * EINTR, EBUSY and EPERM.  Each time: the reconcile reports at least one item failed, with
+ * a reason; every item it calls applied or unchanged is in the desired state in the kernel;
+ * and the next reconcile, without the fault, retries and ends in exactly the state of a
+ * reconcile that never failed.  A kernel error must never read as "nothing there" (an
+ * absent UEID, a module not loaded, an empty table) and be "repaired" into a wrong state.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "common/macro.h"
+#include "smcd-agent/manager.h"
+#include "tests/unit/golden.h"
+
+static char dir[] = "/tmp/test-agent-faults-XXXXXX";
+static char cfg_path[512];
+
+/* ---- a kernel whose call number fail_at fails with fail_err ----------------------------- */
+
+static struct kernel *inner;
+static unsigned calls, fail_at;
+static int fail_err;
+static char failed_op[64];
+
+static bool fault(const char *op)
+{
+	if (++calls != fail_at)
+		return false;
+	snprintf(failed_op, sizeof(failed_op), "%s", op);
+	return true;
+}
+
+#define FWD(name, params, args)                                                            \
+	static int w_##name params                                                         \
+	{                                                                                  \
+		if (fault(#name))                                                          \
+			return -fail_err;                                                  \
+		return inner->ops->name args;                                              \
+	}
+
+FWD(caps, (struct kernel *k, struct smc_caps *ret), (inner, ret))
+FWD(module_loaded, (struct kernel *k, const char *name), (inner, name))
+FWD(module_load, (struct kernel *k, const char *name, char *msg, size_t len), (inner, name, msg, len))
+FWD(ueid_list, (struct kernel *k, char ret[SMC_UEID_MAX][SMC_EID_LEN + 1], size_t *n), (inner, ret, n))
+FWD(ueid_add, (struct kernel *k, const char *u), (inner, u))
+FWD(ueid_del, (struct kernel *k, const char *u), (inner, u))
+FWD(ueid_flush, (struct kernel *k), (inner))
+FWD(seid_get, (struct kernel *k, struct smc_seid *ret), (inner, ret))
+FWD(seid_set, (struct kernel *k, bool e), (inner, e))
+FWD(hs_get, (struct kernel *k, bool *ret), (inner, ret))
+FWD(hs_set, (struct kernel *k, bool e), (inner, e))
+FWD(sysctl_get, (struct kernel *k, const char *n, char *b, size_t l), (inner, n, b, l))
+FWD(sysctl_set, (struct kernel *k, const char *n, const char *v), (inner, n, v))
+FWD(pnet_list, (struct kernel *k, struct smc_pnet_entry **ret, size_t *n), (inner, ret, n))
+FWD(pnet_add, (struct kernel *k, const struct smc_pnet_entry *e), (inner, e))
+FWD(pnet_del, (struct kernel *k, const char *p), (inner, p))
+FWD(pnet_flush, (struct kernel *k), (inner))
+FWD(smcd_devices, (struct kernel *k, struct smcd_device **ret, size_t *n), (inner, ret, n))
+FWD(smcr_devices, (struct kernel *k, struct smcr_device **ret, size_t *n), (inner, ret, n))
+FWD(smcd_linkgroups, (struct kernel *k, struct smcd_linkgroup **ret, size_t *n), (inner, ret, n))
+FWD(smcr_linkgroups, (struct kernel *k, struct smcr_linkgroup **ret, size_t *n), (inner, ret, n))
+FWD(stats, (struct kernel *k, struct smc_stats *ret), (inner, ret))
+FWD(fback_stats, (struct kernel *k, struct smc_fback_stats *ret), (inner, ret))
+FWD(sockets, (struct kernel *k, struct smc_socket **ret, size_t *n), (inner, ret, n))
+FWD(smclo_get, (struct kernel *k, struct smclo_device *ret), (inner, ret))
+FWD(smclo_activate, (struct kernel *k, struct smclo_device *ret, bool *c), (inner, ret, c))
+FWD(smclo_shutdown, (struct kernel *k, uint32_t d, uint32_t r, struct smclo_shutdown_result *res),
+    (inner, d, r, res))
+FWD(smclo_set, (struct kernel *k, const struct smclo_set_request *q, struct smclo_device *ret),
+    (inner, q, ret))
+FWD(smclo_monitor, (struct kernel *k, struct smclo_monitor **ret), (inner, ret))
+
+static const char *w_extack(struct kernel *k)
+{
+	return inner->ops->extack(inner);
+}
+
+static void w_free(struct kernel *k)
+{
+	kernel_free(inner);
+	inner = NULL;
+}
+
+static const struct kernel_ops faulty_ops = {
+	.caps = w_caps, .module_loaded = w_module_loaded, .module_load = w_module_load,
+	.ueid_list = w_ueid_list, .ueid_add = w_ueid_add, .ueid_del = w_ueid_del,
+	.ueid_flush = w_ueid_flush, .seid_get = w_seid_get, .seid_set = w_seid_set,
+	.hs_get = w_hs_get, .hs_set = w_hs_set, .sysctl_get = w_sysctl_get,
+	.sysctl_set = w_sysctl_set, .pnet_list = w_pnet_list, .pnet_add = w_pnet_add,
+	.pnet_del = w_pnet_del, .pnet_flush = w_pnet_flush, .smcd_devices = w_smcd_devices,
+	.smcr_devices = w_smcr_devices, .smcd_linkgroups = w_smcd_linkgroups,
+	.smcr_linkgroups = w_smcr_linkgroups, .stats = w_stats, .fback_stats = w_fback_stats,
+	.sockets = w_sockets, .extack = w_extack, .smclo_get = w_smclo_get,
+	.smclo_activate = w_smclo_activate, .smclo_shutdown = w_smclo_shutdown,
+	.smclo_set = w_smclo_set, .smclo_monitor = w_smclo_monitor, .free = w_free,
+};
+
+static struct kernel faulty = { .ops = &faulty_ops };
+
+/* ---- the fake kernel's state ------------------------------------------------------------ */
+
+static void sh(const char *cmds)
+{
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && %s", dir, cmds);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* A host before the agent: SMC loaded, a foreign UEID and PNET entry, 64 KiB buffers,
+ * smc_lo loadable. */
+static void fake_reset(void)
+{
+	sh("rm -rf k && mkdir -p k/modules k/modules-available k/sysctl && touch k/modules/smc "
+	   "k/modules-available/smc_diag k/modules-available/smc_lo && echo SMC-OLD >k/ueid && echo 'OLDNET eth eth9' >k/pnet "
+	   "&& echo 0 >k/hs_limitation && echo 65536 >k/sysctl/wmem && echo 65536 >k/sysctl/rmem "
+	   "&& echo 0 >k/sysctl/autocorking_size");
+}
+
+/* The kernel's state as one text: every file of the fake kernel, its lines sorted (the UEID
+ * and PNET tables are sets; a retried add lands after the others), without smclo's
+ * activation counters and generation (a retried setting re-activates the device). */
+static char *state(void)
+{
+	char cmd[1024], *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len), *p;
+	int ch;
+
+	snprintf(cmd, sizeof(cmd), "cd '%s/k' && find . -type f | sort | while read f; do echo \"== $f\"; case $f in ./smclo/counters) ;; ./smclo/state) cut -d' ' -f1 \"$f\";; *) sort \"$f\";; esac; done", dir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	while ((ch = fgetc(p)) != EOF)
+		fputc(ch, out);
+	assert_int_equal(pclose(p), 0);
+	fclose(out);
+	return buf;
+}
+
+static struct manager *agent(void)
+{
+	struct manager *m = NULL;
+	char kdir[600];
+
+	snprintf(kdir, sizeof(kdir), "%s/k", dir);
+	assert_int_equal(kernel_fake_new(kdir, &inner), 0);
+	assert_int_equal(manager_new(cfg_path, &faulty, &m), 0);
+	assert_int_equal(manager_load_config(m), 0);
+	return m;
+}
+
+static int setup(void **state_)
+{
+	char text[1024];
+
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(cfg_path, sizeof(cfg_path), "%s/smc.yaml", dir);
+	test_write_file(dir, "machine-id", "0123456789abcdef0123456789abcdef\n");
+	snprintf(text, sizeof(text),
+		 "ueid: {machine-id-file: %s/machine-id, entries: [SMC-EXTRA], exclusive: true}\n"
+		 "handshake-limitation: true\n"
+		 "sysctl: {wmem: 1MiB, rmem: 1MiB, autocorking_size: 64KiB}\n"
+		 "pnet: {exclusive: true, entries: [{pnetid: NET1, eth: eth0}]}\n"
+		 "modules: [smc, smc_diag]\n"
+		 "stats: {prometheus: {enabled: false}}\n"
+		 "loopback: {active: true, max-dmbs: 100}\n",
+		 dir);
+	test_write_file(dir, "smc.yaml", text);
+	return 0;
+}
+
+static int teardown(void **state_)
+{
+	char cmd[1100];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static bool report_same(const struct report *a, const struct report *b)
+{
+	if (a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++)
+		if (!streq(a->items[i].name, b->items[i].name) ||
+		    a->items[i].result != b->items[i].result)
+			return false;
+	return true;
+}
+
+static void test_every_call_fails_once(void **state_)
+{
+	static const int errs[] = { ENOBUFS, EINTR, EBUSY, EPERM };
+	_cleanup_(freep) char *want = NULL;
+	struct manager *m;
+	struct report want_report = {};
+	enum manager_state want_state;
+	unsigned n_calls;
+
+	/* The reference: a reconcile that never fails, and how many kernel calls it makes. */
+	fake_reset();
+	calls = 0;
+	fail_at = 0;
+	m = agent();
+	assert_int_equal(manager_reconcile(m, RECONCILE_START), 0);
+	n_calls = calls;
+	want = state();
+	want_state = m->state;
+	want_report = m->report;
+	m->report = (struct report){};
+	manager_free(m);
+	assert_true(n_calls >= 10);
+	printf("# a reconcile makes %u kernel calls; each fails once, with each of 4 errnos\n", n_calls);
+
+	for (size_t e = 0; e < ELEMENTSOF(errs); e++)
+		for (unsigned i = 1; i <= n_calls; i++) {
+			_cleanup_(freep) char *got = NULL;
+			bool any_failed = false;
+
+			fake_reset();
+			calls = 0;
+			fail_at = i;
+			fail_err = errs[e];
+			failed_op[0] = '\0';
+			m = agent();
+			(void)manager_reconcile(m, RECONCILE_START);
+			if (!failed_op[0]) { /* this run made fewer calls: nothing failed */
+				manager_free(m);
+				continue;
+			}
+			for (size_t j = 0; j < m->report.n; j++) {
+				const struct item_report *ir = &m->report.items[j];
+
+				if (ir->result == ITEM_FAILED) {
+					any_failed = true;
+					if (!ir->message[0])
+						fail_msg("call %u (%s) failing with %s: %s failed without a reason",
+							 i, failed_op, strerror(errs[e]), ir->name);
+				}
+			}
+			/* A failed call outside the items (the capability probe, the refresh of
+			 * the objects) must leave the report as a run without faults has it; a
+			 * call of an item must fail it.  test_caps_kept: the probe keeps what it
+			 * knew. */
+			if (!any_failed && !report_same(&m->report, &want_report))
+				fail_msg("call %u (%s) failing with %s: no item failed, and the report differs from a run without faults",
+					 i, failed_op, strerror(errs[e]));
+			/* The next reconcile retries and ends where the unfailed one did. */
+			fail_at = 0;
+			(void)manager_reconcile(m, RECONCILE_PERIODIC);
+			for (size_t j = 0; j < m->report.n; j++)
+				if (m->report.items[j].result == ITEM_FAILED)
+					fail_msg("call %u (%s) failing with %s: %s still failed at the retry: %s",
+						 i, failed_op, strerror(errs[e]), m->report.items[j].name,
+						 m->report.items[j].message);
+			got = state();
+			if (m->state != want_state)
+				fail_msg("call %u (%s) failing with %s: state %s after the retry, not %s",
+					 i, failed_op, strerror(errs[e]), manager_state_to_string(m->state),
+					 manager_state_to_string(want_state));
+			if (!streq(got, want))
+				fail_msg("call %u (%s) failing with %s: the kernel ends as\n%s\ninstead of\n%s",
+					 i, failed_op, strerror(errs[e]), got, want);
+			manager_free(m);
+		}
+	report_clear(&want_report);
+}
+
+/* With capabilities known, a failing probe changes none of them (no false event), nor the
+ * state: a busy kernel is not one without SMC. */
+static void test_caps_kept(void **state_)
+{
+	static const int errs[] = { ENOBUFS, EINTR, EBUSY, EPERM };
+	struct manager *m;
+
+	fake_reset();
+	calls = 0;
+	fail_at = 0;
+	m = agent();
+	assert_int_equal(manager_reconcile(m, RECONCILE_START), 0);
+	for (size_t e = 0; e < ELEMENTSOF(errs); e++) {
+		struct smc_caps before = m->caps;
+		enum manager_state st = m->state;
+
+		/* The probe is the first call after the reconcile's own: fail every call that
+		 * is the caps probe of the next reconcile. */
+		for (unsigned i = 1;; i++) {
+			calls = 0;
+			fail_at = i;
+			fail_err = errs[e];
+			failed_op[0] = '\0';
+			(void)manager_reconcile(m, RECONCILE_PERIODIC);
+			if (!failed_op[0])
+				fail_msg("no caps call in a reconcile");
+			if (streq(failed_op, "caps"))
+				break;
+		}
+		assert_memory_equal(&before, &m->caps, sizeof(before));
+		assert_int_equal(st, m->state);
+	}
+	manager_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_call_fails_once),
+		cmocka_unit_test(test_caps_kept),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
