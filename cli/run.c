@@ -272,6 +272,8 @@ static int enroll_via_agent(const struct run_args *r, char *why, size_t len, cha
 					   SD_BUS_ERROR_UNKNOWN_OBJECT))
 			return -ENOENT;
 		snprintf(why, len, "smcd-agent: %s", e.message ? e.message : strerror(-k));
+		if (sd_bus_error_has_name(&e, "org.smcd.Agent1.Error.RateLimited"))
+			return -EBUSY;
 		return sd_bus_error_has_name(&e, SD_BUS_ERROR_ACCESS_DENIED) ? -EACCES : -ENOTSUP;
 	}
 	if (sd_bus_message_read(reply, "s", &s) >= 0 && s)
@@ -410,6 +412,9 @@ int run_command(struct smcctl *c, const struct verb_args *a)
 		warn_cap(&r, "rcvbuf", r.rcvbuf, "rmem_max");
 		return exec_command(r.argv);
 	}
+	/* Not a reason to take another method behind the user's back: the agent can, later. */
+	if (k == -EBUSY)
+		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "run: %s", why);
 	if (k == -ENOENT) {
 #ifdef HAVE_BPF
 		int status;

@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <grp.h>
+#include <pwd.h>
 #include <inttypes.h>
 #include <linux/capability.h>
 #include <stdarg.h>
@@ -66,8 +67,9 @@ int bus_sender_credentials(sd_bus_message *msg, uid_t *ret_uid, uint32_t **ret_g
 			       "/org/freedesktop/DBus", "org.freedesktop.DBus",
 			       "GetConnectionCredentials", &error, &reply, "s", sender);
 	if (r < 0) {
-		log_warning("Cannot get the bus's credentials of %s: %s", sender,
-			    error.message ? error.message : strerror(-r));
+		/* Debug only: a caller that hung up before the answer makes one of these. */
+		log_debug("Cannot get the bus's credentials of %s: %s", sender,
+			  error.message ? error.message : strerror(-r));
 		return r;
 	}
 	r = sd_bus_message_enter_container(reply, 'a', "{sv}");
@@ -114,6 +116,20 @@ int bus_sender_credentials(sd_bus_message *msg, uid_t *ret_uid, uint32_t **ret_g
 		return r;
 	if (!have_uid)
 		return -ENODATA;
+	/* A bus that gives no groups: the user database's for that uid (never /proc). */
+	if (ret_gids && !gids) {
+		struct passwd *pw = getpwuid((uid_t)uid);
+		int n = 64;
+
+		if (pw) {
+			gids = malloc(n * sizeof(*gids));
+			if (!gids)
+				return -ENOMEM;
+			if (getgrouplist(pw->pw_name, pw->pw_gid, (gid_t *)gids, &n) < 0)
+				n = 0;
+			n_gids = (size_t)n;
+		}
+	}
 	if (ret_uid)
 		*ret_uid = (uid_t)uid;
 	if (ret_gids) {
@@ -144,31 +160,45 @@ static bool sender_in_group(sd_bus_message *msg, const char *group)
 
 #define ERROR_RATE_LIMITED "org.smcd.Agent1.Error.RateLimited"
 
-int bus_rate_limit(sd_bus_message *msg, struct manager *m, sd_bus_error *error)
+int bus_rate_limit(sd_bus_message *msg, struct manager *m, uid_t *ret_uid, sd_bus_error *error)
 {
-	struct caller_rate *slot = NULL, *oldest = &m->rate[0];
+	struct caller_rate *slot = NULL, *free_slot = NULL;
 	struct timespec ts;
 	uint64_t now;
 	uid_t uid;
 
-	/* A caller the bus gives no uid for shares one slot with every other such caller. */
+	/* A caller the bus gives no uid for shares the last slot with every other such caller,
+	 * and with every uid that finds the table full (so that cycling through many uids,
+	 * a container's subuid range say, cannot evict a limited one). */
 	if (bus_sender_credentials(msg, &uid, NULL, NULL) < 0)
 		uid = (uid_t)-1;
+	if (ret_uid)
+		*ret_uid = uid;
 	if (uid == 0)
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000 + 1;
-	for (size_t i = 0; i < ELEMENTSOF(m->rate); i++) {
-		if (m->rate[i].window_usec && m->rate[i].uid == (uint32_t)uid) {
-			slot = &m->rate[i];
+	for (size_t i = 0; i + 1 < ELEMENTSOF(m->rate); i++) {
+		struct caller_rate *c = &m->rate[i];
+
+		if (c->window_usec && now - c->window_usec >= BUS_RATE_WINDOW_USEC)
+			c->window_usec = 0; /* an expired window frees its slot */
+		if (c->window_usec && c->uid == (uint32_t)uid) {
+			slot = c;
 			break;
 		}
-		if (m->rate[i].window_usec < oldest->window_usec)
-			oldest = &m->rate[i];
+		if (!c->window_usec && !free_slot)
+			free_slot = c;
+	}
+	if (!slot && free_slot && uid != (uid_t)-1) {
+		slot = free_slot;
+		*slot = (struct caller_rate){ .uid = (uint32_t)uid, .window_usec = now };
 	}
 	if (!slot) {
-		slot = oldest;
-		*slot = (struct caller_rate){ .uid = (uint32_t)uid, .window_usec = now };
+		slot = &m->rate[ELEMENTSOF(m->rate) - 1];
+		slot->uid = (uint32_t)-1;
+		if (!slot->window_usec)
+			*slot = (struct caller_rate){ .uid = (uint32_t)-1, .window_usec = now };
 	}
 	if (now - slot->window_usec >= BUS_RATE_WINDOW_USEC) {
 		slot->window_usec = now;
@@ -178,9 +208,14 @@ int bus_rate_limit(sd_bus_message *msg, struct manager *m, sd_bus_error *error)
 	if (++slot->calls <= BUS_RATE_BURST)
 		return 0;
 	if (!slot->logged) {
-		log_notice("Rate-limiting %s() and the like from uid %u: more than %d calls in %llu s",
-			   sd_bus_message_get_member(msg), (unsigned)uid, BUS_RATE_BURST,
-			   (unsigned long long)(BUS_RATE_WINDOW_USEC / 1000000ULL));
+		if (slot == &m->rate[ELEMENTSOF(m->rate) - 1])
+			log_notice("Rate-limiting %s() and the like from callers beyond the first %zu users: more than %d calls in %llu s",
+				   sd_bus_message_get_member(msg), ELEMENTSOF(m->rate) - 1, BUS_RATE_BURST,
+				   (unsigned long long)(BUS_RATE_WINDOW_USEC / 1000000ULL));
+		else
+			log_notice("Rate-limiting %s() and the like from uid %u: more than %d calls in %llu s",
+				   sd_bus_message_get_member(msg), (unsigned)uid, BUS_RATE_BURST,
+				   (unsigned long long)(BUS_RATE_WINDOW_USEC / 1000000ULL));
 		slot->logged = true;
 	}
 	return sd_bus_error_setf(error, ERROR_RATE_LIMITED,
@@ -447,7 +482,7 @@ static int method_reconcile(sd_bus_message *msg, void *userdata, sd_bus_error *e
 
 static int method_refresh(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
-	int r = bus_rate_limit(msg, userdata, error);
+	int r = bus_rate_limit(msg, userdata, NULL, error);
 
 	if (r < 0)
 		return r;

@@ -15,10 +15,11 @@
  * EnrollProcess: who may enroll whom.  Switching a process's sockets to SMC gives it nothing
  * it could not have with LD_PRELOAD, so any user may enroll their own process; enrolling
  * another user's process (which could break its connections to servers that mishandle SMC)
- * needs root.  "Own" is decided by uids, never by a pid: the caller's uid as the bus vouches
- * for it (from the kernel at connect time), against the real, effective and saved uid of the
- * pidfd's process, read from /proc and confirmed by the pidfd still being alive afterwards
- * (so the pid was not reused in between).  The pid dbus-daemon recorded at connect time is
+ * needs root.  "Own" is decided by credentials, never by a pid: the caller's uid and groups
+ * as the bus vouches for them (from the kernel at connect time), against the pidfd's
+ * process read from /proc and confirmed by the pidfd still being alive afterwards (so the
+ * pid was not reused in between): its uids the caller's, its gids among the caller's
+ * groups, no capabilities, a process and not a thread (not_callers_own()).  The pid dbus-daemon recorded at connect time is
  * not used: a caller that forked and let the connecting process exit could otherwise enroll
  * whatever process later got that pid, root's included.
  * The enrollment follows exec, set-user-ID programs included (unlike LD_PRELOAD, which the
@@ -156,50 +157,102 @@ static int pidfd_pid(int fd, pid_t *ret)
 	return -EBADF; /* not a pidfd */
 }
 
+/* What EnrollProcess needs to know of the process a pidfd names. */
+struct target_creds {
+	uid_t uid[3]; /* real, effective, saved */
+	gid_t gid[3];
+	bool caps;    /* any permitted or effective capability */
+	bool thread;  /* the pidfd names a thread that is not its process's leader */
+};
+
 /*
- * The real, effective and saved uid of the process the pidfd names: read from
- * /proc/PID/status, then the pidfd is polled: still running means the pid still belongs to
- * that process, so what was read is its own.  -ESRCH when it has exited.
+ * Read from /proc/PID/status, then the pidfd is polled: still running means the pid still
+ * belongs to that process, so what was read is its own.  -ESRCH when it has exited.
  */
-static int pidfd_uids(int fd, pid_t pid, uid_t uids[3])
+static int pidfd_creds(int fd, pid_t pid, struct target_creds *t)
 {
 	char path[64], line[256];
 	_cleanup_(fclosep) FILE *f = NULL;
 	struct pollfd p = { .fd = fd, .events = POLLIN };
-	bool found = false;
+	unsigned found = 0;
+	long tgid = -1;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
 		return errno == ENOENT ? -ESRCH : negative_errno();
+	*t = (struct target_creds){};
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long r, e, sv;
+		unsigned long a, b, c;
+		unsigned long long caps;
 
-		if (sscanf(line, "Uid: %lu %lu %lu", &r, &e, &sv) == 3) {
-			uids[0] = (uid_t)r;
-			uids[1] = (uid_t)e;
-			uids[2] = (uid_t)sv;
-			found = true;
-			break;
-		}
+		if (sscanf(line, "Uid: %lu %lu %lu", &a, &b, &c) == 3) {
+			t->uid[0] = (uid_t)a, t->uid[1] = (uid_t)b, t->uid[2] = (uid_t)c;
+			found |= 1;
+		} else if (sscanf(line, "Gid: %lu %lu %lu", &a, &b, &c) == 3) {
+			t->gid[0] = (gid_t)a, t->gid[1] = (gid_t)b, t->gid[2] = (gid_t)c;
+			found |= 2;
+		} else if (sscanf(line, "CapPrm: %llx", &caps) == 1 || sscanf(line, "CapEff: %llx", &caps) == 1) {
+			t->caps |= caps != 0;
+			found |= 4;
+		} else if (sscanf(line, "Tgid: %ld", &tgid) == 1)
+			found |= 8;
 	}
-	if (!found)
+	if (found != 15)
 		return -EIO;
+	t->thread = tgid != (long)pid;
 	if (poll(&p, 1, 0) < 0)
 		return negative_errno();
 	return p.revents & POLLIN ? -ESRCH : 0; /* a pidfd polls readable once it exited */
 }
 
+static bool gid_in(gid_t g, const uint32_t *gids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (gids[i] == g)
+			return true;
+	return false;
+}
+
+/*
+ * Whether a caller that is not root may enroll the target: it must be the caller's own in
+ * every respect a debugger would care about (ptrace's rules, roughly): all its uids the
+ * caller's, all its gids among the caller's groups, no capabilities (a setgid program, one
+ * with file capabilities or a service that kept some under the same uid is not the
+ * caller's to change), and a whole process, not a thread that changed its own uids.  NULL
+ * when it may, else what is wrong (naming no ids: the answer must not tell a caller who
+ * runs a pid it may not see).
+ */
+static const char *not_callers_own(const struct target_creds *t, uid_t caller, const uint32_t *gids,
+				   size_t n_gids)
+{
+	for (size_t i = 0; i < 3; i++)
+		if (t->uid[i] != caller)
+			return "it runs as another user";
+	for (size_t i = 0; i < 3; i++)
+		if (!gid_in(t->gid[i], gids, n_gids))
+			return "it runs with a group the caller is not in";
+	if (t->caps)
+		return "it has capabilities";
+	if (t->thread)
+		return "the pidfd names a thread, not a process";
+	return NULL;
+}
+
 static int method_enroll(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
+	_cleanup_(freep) uint32_t *gids = NULL;
 	struct manager *m = userdata;
+	struct target_creds t;
 	uint32_t sndbuf, rcvbuf;
 	pid_t pid = 0;
-	uid_t caller, uids[3];
+	uid_t caller;
 	char why[POLICY_WHY_LEN];
+	const char *wrong;
+	size_t n_gids = 0;
 	int fd, r;
 
-	r = bus_rate_limit(msg, m, error);
+	r = bus_rate_limit(msg, m, &caller, error);
 	if (r < 0)
 		return r;
 	r = sd_bus_message_read(msg, "huu", &fd, &sndbuf, &rcvbuf);
@@ -207,21 +260,19 @@ static int method_enroll(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 		return r;
 	r = pidfd_pid(fd, &pid);
 	if (r >= 0)
-		r = pidfd_uids(fd, pid, uids);
+		r = pidfd_creds(fd, pid, &t);
 	if (r < 0)
 		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
 					 r == -ESRCH ? "The process has exited" :
 					 r == -EBADF ? "The file descriptor is not a pidfd" :
-						       "Cannot read the process's user IDs");
-	r = bus_sender_credentials(msg, &caller, NULL, NULL);
-	if (r < 0)
+						       "Cannot read the process's credentials");
+	if (caller == (uid_t)-1 || (caller != 0 && bus_sender_credentials(msg, NULL, &gids, &n_gids) < 0))
 		return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
-					 "The bus does not say which user is calling; EnrollProcess refused");
-	if (caller != 0 && (uids[0] != caller || uids[1] != caller || uids[2] != caller))
+					 "The bus does not say who is calling; EnrollProcess refused");
+	if (caller != 0 && (wrong = not_callers_own(&t, caller, gids, n_gids)))
 		return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
-					 "Pid %d runs as uid %u, not as the caller's uid %u: only root may enroll another user's process",
-					 (int)pid, (unsigned)(uids[0] != caller ? uids[0] : uids[1] != caller ? uids[1] : uids[2]),
-					 (unsigned)caller);
+					 "Pid %d is not the caller's own (%s): only root may enroll it",
+					 (int)pid, wrong);
 	r = policy_enroll(m->policy, fd, sndbuf, rcvbuf, why, sizeof(why));
 	if (r < 0) {
 		log_notice("EnrollProcess for pid %d refused: %s", (int)pid, why);

@@ -47,13 +47,13 @@ struct key_handler {
 /* "FILE:LINE:COL: message" into the error list. */
 _printf_(3, 4) void error_at(struct ctx *ctx, struct config_mark m, const char *fmt, ...);
 const char *node_type_name(const struct ynode *n);
+/* S as a YAML double-quoted string that reads back as S (\", \\, \xNN for controls). */
+void config_dump_string(FILE *f, const char *s);
 /*
  * Duplicates among the scalars items[0], items[stride], ...: *ret[i] is the index of the
  * first earlier item with the same value, or SIZE_MAX (n entries, free()d by the caller).
  * O(n log n), where comparing each item with all before it took minutes on large files.
  */
-/* S as a YAML double-quoted string that reads back as S (\", \\, \xNN for controls). */
-void config_dump_string(FILE *f, const char *s);
 int find_duplicates(const struct ynode *const *items, size_t n, size_t stride, size_t **ret);
 bool node_is_null(const struct ynode *n);
 /* Each reports its own error and returns NULL / -EINVAL. */

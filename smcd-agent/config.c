@@ -54,7 +54,8 @@ static void errors_add(struct config_errors *e, char *line)
 }
 
 /*
- * Control characters from the file (a key or value quoted in a message) written as \xNN:
+ * Control characters from the file (a key or value quoted in a message) written as \xNN,
+ * C1 controls as \uNNNN:
  * raw, they would reach the terminal of whoever runs config check and the journal, where
  * an ESC sequence or a newline could forge or hide a line.
  */
@@ -64,11 +65,12 @@ static char *escape_controls(char *msg)
 	char *out, *p;
 
 	for (const char *c = msg; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f ||
+		    ((unsigned char)c[0] == 0xc2 && (unsigned char)c[1] >= 0x80 && (unsigned char)c[1] <= 0x9f))
 			n++;
 	if (!n)
 		return msg;
-	out = malloc(len + 3 * n + 1);
+	out = malloc(len + 4 * n + 1);
 	if (!out) {
 		free(msg);
 		return NULL;
@@ -77,7 +79,12 @@ static char *escape_controls(char *msg)
 	for (const char *c = msg; *c; c++)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f)
 			p += sprintf(p, "\\x%02x", (unsigned char)*c);
-		else
+		else if ((unsigned char)c[0] == 0xc2 && (unsigned char)c[1] >= 0x80 &&
+			 (unsigned char)c[1] <= 0x9f) {
+			/* a C1 control such as CSI, as its code point */
+			p += sprintf(p, "\\u%04x", (unsigned char)c[1]);
+			c++;
+		} else
 			*p++ = *c;
 	*p = '\0';
 	free(msg);
@@ -1529,18 +1536,48 @@ static void dump_sysctl(FILE *f, const struct config_sysctl *s)
 	}
 }
 
+/*
+ * The UTF-8 sequences a YAML reader does not give back as they are: C1 controls (U+0080 to
+ * U+009F, NEL among them; libyaml refuses them raw), LS and PS (folded to a space), the
+ * BOM.  Their length at s, or 0.
+ */
+static size_t yaml_unsafe_utf8(const unsigned char *s, uint32_t *ret)
+{
+	if (s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f) {
+		*ret = s[1];
+		return 2;
+	}
+	if (s[0] == 0xe2 && s[1] == 0x80 && (s[2] == 0xa8 || s[2] == 0xa9)) {
+		*ret = 0x2000 | (s[2] - 0x80);
+		return 3;
+	}
+	if (s[0] == 0xef && s[1] == 0xbb && s[2] == 0xbf) {
+		*ret = 0xfeff;
+		return 3;
+	}
+	return 0;
+}
+
 void config_dump_string(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (; *s; s++) {
+	while (*s) {
 		unsigned char ch = (unsigned char)*s;
+		uint32_t cp;
+		size_t n = yaml_unsafe_utf8((const unsigned char *)s, &cp);
 
+		if (n) {
+			fprintf(f, "\\u%04" PRIx32, cp);
+			s += n;
+			continue;
+		}
 		if (ch == '"' || ch == '\\')
 			fprintf(f, "\\%c", ch);
 		else if (ch < 0x20 || ch == 0x7f)
 			fprintf(f, "\\x%02x", ch);
 		else
 			fputc(ch, f);
+		s++;
 	}
 	fputc('"', f);
 }

@@ -403,8 +403,8 @@ static int fake_smcd_devices(struct kernel *k, struct smcd_device **ret, size_t 
 
 	if (fake_no_smc(k))
 		return -EPROTONOSUPPORT;
-	if (fake_dump_fault(k) < 0)
-		return fake_dump_fault(k);
+	if ((r = fake_dump_fault(k)) < 0)
+		return r;
 	r = fake_read_lines(k, "smcd-devices", lines, &n);
 	if (r < 0)
 		return r;
@@ -425,10 +425,12 @@ static int fake_smcd_devices(struct kernel *k, struct smcd_device **ret, size_t 
 
 static int fake_smcr_devices(struct kernel *k, struct smcr_device **ret, size_t *ret_n)
 {
+	int r;
+
 	if (fake_no_smc(k))
 		return -EPROTONOSUPPORT;
-	if (fake_dump_fault(k) < 0)
-		return fake_dump_fault(k);
+	if ((r = fake_dump_fault(k)) < 0)
+		return r;
 	*ret = NULL;
 	*ret_n = 0;
 	return 0;
@@ -443,8 +445,8 @@ static int fake_smcd_linkgroups(struct kernel *k, struct smcd_linkgroup **ret, s
 
 	if (fake_no_smc(k))
 		return -EPROTONOSUPPORT;
-	if (fake_dump_fault(k) < 0)
-		return fake_dump_fault(k);
+	if ((r = fake_dump_fault(k)) < 0)
+		return r;
 	r = fake_read_lines(k, "smcd-linkgroups", lines, &n);
 	if (r < 0)
 		return r;
@@ -467,10 +469,12 @@ static int fake_smcd_linkgroups(struct kernel *k, struct smcd_linkgroup **ret, s
 
 static int fake_smcr_linkgroups(struct kernel *k, struct smcr_linkgroup **ret, size_t *ret_n)
 {
+	int r;
+
 	if (fake_no_smc(k))
 		return -EPROTONOSUPPORT;
-	if (fake_dump_fault(k) < 0)
-		return fake_dump_fault(k);
+	if ((r = fake_dump_fault(k)) < 0)
+		return r;
 	*ret = NULL;
 	*ret_n = 0;
 	return 0;

@@ -475,8 +475,10 @@ int manager_refresh_objects_only(struct manager *m)
 		if (r < 0)
 			free(devs);
 	}
+	if (r == -ENOMEM)
+		return r;
 	if (r < 0) {
-		if (!m->dump_error_logged && r != -ENOMEM)
+		if (!m->dump_error_logged)
 			log_warning("Cannot read the SMC devices and link groups: %s; keeping the last ones until a read succeeds",
 				    strerror(-r));
 		m->dump_error_logged = true;

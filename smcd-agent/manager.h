@@ -170,11 +170,12 @@ int bus_check_admin(sd_bus_message *msg, struct manager *m, sd_bus_error *error)
 /*
  * Methods anyone may call that cost the agent work: at most BUS_RATE_BURST calls per caller
  * uid in BUS_RATE_WINDOW_USEC (root is not limited); beyond, a RateLimited error and one
- * journal line per window.  0, or the error's negative errno.
+ * journal line per window.  0, or the error's negative errno; *ret_uid (when not NULL): the
+ * caller's uid as the bus vouches for it, (uid_t)-1 when it does not say.
  */
 #define BUS_RATE_BURST 20
 #define BUS_RATE_WINDOW_USEC (10ULL * 1000000ULL)
-int bus_rate_limit(sd_bus_message *msg, struct manager *m, sd_bus_error *error);
+int bus_rate_limit(sd_bus_message *msg, struct manager *m, uid_t *ret_uid, sd_bus_error *error);
 /* The caller's uid and groups as the bus recorded them at connect time (bus-manager.c). */
 int bus_sender_credentials(sd_bus_message *msg, uid_t *ret_uid, uint32_t **ret_gids, size_t *ret_n_gids);
 

@@ -41,6 +41,9 @@ struct policy_engine {
 	uint64_t enrolled;
 	uint32_t next_run_id;
 	uint64_t enroll_probe_usec; /* CLOCK_MONOTONIC of EnrollProcess's last probe */
+	int enroll_open_err;        /* EnrollProcess's last load of the programs, if it failed */
+	uint64_t enroll_open_usec;
+	char enroll_open_why[POLICY_WHY_LEN];
 	/* Counter slots are rule indexes, which move when the config changes: each slot's
 	 * count is folded into totals by item name before the slot is reused. */
 	char slot_names[SMCBPF_MAX_RULES][POLICY_NAME_LEN];
@@ -510,9 +513,19 @@ int policy_enroll(struct policy_engine *e, int pidfd, uint32_t sndbuf, uint32_t 
 			snprintf(why, len, "%s", e->caps.select_why);
 			return e->caps.select_err;
 		}
+		/* A failed load is kept for as long, for the same reason. */
+		if (e->enroll_open_err < 0 && now - e->enroll_open_usec < 60ULL * 1000000ULL) {
+			snprintf(why, len, "%s", e->enroll_open_why);
+			return e->enroll_open_err;
+		}
 		r = smcbpf_select_open(true, &e->select, why, len);
-		if (r < 0)
+		if (r < 0) {
+			e->enroll_open_err = r;
+			e->enroll_open_usec = now;
+			snprintf(e->enroll_open_why, sizeof(e->enroll_open_why), "%s", why);
 			return r;
+		}
+		e->enroll_open_err = 0;
 		/* The maps are empty: the next reconcile puts the policies back in. */
 	}
 	e->keep_select = true;

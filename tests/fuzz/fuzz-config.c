@@ -47,6 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(path);
 		return 0;
 	}
+	if (errors.n)
+		abort(); /* a config and errors: never both */
 	dump = config_dump(c);
 	if (!dump)
 		abort();

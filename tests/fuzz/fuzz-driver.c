@@ -2,10 +2,10 @@
 /*
  * A bounded run of a libFuzzer target without libFuzzer, for make check (gcc, no clang
  * needed): every file of the target's seed corpus ($top_srcdir/tests/fuzz/corpus-NAME),
- * then SMCD_FUZZ_RUNS (default 3000) inputs made from them by a fixed-seed mutator (bytes
- * flipped, inserted, deleted, blocks duplicated; inputs grow up to 512 KiB, so the deep and
- * large seeds grow further).  A failure aborts and prints the input's number; the same
- * number reproduces it.  Prints TAP.  For coverage-guided runs: make fuzz-run.
+ * then SMCD_FUZZ_RUNS (default 3000) inputs made from them by a fixed-seed mutator (one to
+ * eight bytes flipped, inserted or overwritten, runs deleted, blocks of up to 4 KiB
+ * duplicated; at most 512 KiB).  A crash prints the seed's file or the input's number; the
+ * same number reproduces it.  Prints TAP.  For coverage-guided runs: make fuzz-run.
  */
 #include <dirent.h>
 #include <signal.h>
@@ -20,12 +20,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 #define FUZZ_MAX_INPUT (512 * 1024)
 
 static volatile long current = -1; /* the input being run: -1 for the seeds */
+static const char *volatile current_seed;
 
 static void on_crash(int sig)
 {
-	char msg[96];
-	int n = snprintf(msg, sizeof(msg), "\nBail out! input %ld (SMCD_FUZZ_RUNS order) crashed: signal %d\n",
-			 (long)current, sig);
+	char msg[4200];
+	int n = current < 0 ?
+			snprintf(msg, sizeof(msg), "\nBail out! seed %s crashed: signal %d\n",
+				 current_seed ? current_seed : "?", sig) :
+			snprintf(msg, sizeof(msg), "\nBail out! input %ld (SMCD_FUZZ_RUNS order) crashed: signal %d\n",
+				 (long)current, sig);
 
 	if (n > 0)
 		(void)!write(1, msg, (size_t)n);
@@ -127,6 +131,7 @@ int main(void)
 		seeds[n_seeds] = malloc(FUZZ_MAX_INPUT);
 		lens[n_seeds] = fread(seeds[n_seeds], 1, FUZZ_MAX_INPUT, f);
 		fclose(f);
+		current_seed = de->d_name;
 		LLVMFuzzerTestOneInput(seeds[n_seeds], lens[n_seeds]);
 		n_seeds++;
 	}

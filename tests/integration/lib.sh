@@ -218,10 +218,8 @@ as_nobody() {
 	*/*)
 		local copy
 		copy="$T/nobody/$(basename "$prog")"
-		if [ ! -x "$copy" ]; then
-			mkdir -p -m 0755 "$T/nobody"
-			cp "$prog" "$copy" && chmod 0755 "$copy" || return 125
-		fi
+		mkdir -p -m 0755 "$T/nobody"
+		cp "$prog" "$copy" && chmod 0755 "$copy" || return 125
 		prog=$copy
 		;;
 	esac

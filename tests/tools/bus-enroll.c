@@ -5,8 +5,10 @@
  * the agent once refused because it compared pids).  Prints "ok: NOTE" or "ERROR: MESSAGE"
  * with the D-Bus error name, and exits 0 or 1 (2: set-up failed).
  * bus-enroll --refresh N: calls Manager.Refresh N times on one connection (as fast as the
- * agent answers, so that a rate limit is met however busy the machine) and prints
- * "N_OK ok" and, after the first error, "ERROR: MESSAGE".
+ * agent answers) and prints "N_OK ok" and, after the first error, "ERROR: MESSAGE"; then
+ * one EnrollProcess of a child on the same connection ("enroll: ERROR: MESSAGE" or
+ * "enroll: ok"), and "elapsed_ms MS" from the first call to the last: a rate limit's window
+ * can only be judged when that is shorter than it.
  */
 #include <errno.h>
 #include <signal.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <systemd/sd-bus.h>
 
@@ -28,11 +31,16 @@ int main(int argc, char **argv)
 	int fd, r, ret;
 
 	if (argc == 3 && strcmp(argv[1], "--refresh") == 0) {
-		int n = atoi(argv[2]), n_ok = 0;
+		int n = atoi(argv[2]), n_ok = 0, rr;
+		struct timespec t0, t1;
 
 		r = sd_bus_open_system(&bus);
 		if (r < 0)
 			return 2;
+		r = sd_bus_get_unique_name(bus, &note); /* connected before the clock starts */
+		if (r < 0)
+			return 2;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		for (int i = 0; i < n; i++) {
 			r = sd_bus_call_method(bus, "org.smcd.Agent1", "/org/smcd/Agent1",
 					       "org.smcd.Agent1.Manager", "Refresh", &error, NULL, "");
@@ -43,6 +51,27 @@ int main(int argc, char **argv)
 		printf("%d ok\n", n_ok);
 		if (r < 0)
 			printf("%s: %s\n", error.name ? error.name : "?", error.message ? error.message : strerror(-r));
+		sd_bus_error_free(&error);
+		child = fork();
+		if (child < 0)
+			return 2;
+		if (child == 0) {
+			pause();
+			_exit(0);
+		}
+		fd = (int)syscall(SYS_pidfd_open, child, 0);
+		if (fd < 0)
+			return 2;
+		rr = sd_bus_call_method(bus, "org.smcd.Agent1", "/org/smcd/Agent1", "org.smcd.Agent1.Policy",
+					"EnrollProcess", &error, NULL, "huu", fd, 0u, 0u);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (rr < 0)
+			printf("enroll: %s: %s\n", error.name ? error.name : "?", error.message ? error.message : strerror(-rr));
+		else
+			printf("enroll: ok\n");
+		printf("elapsed_ms %ld\n", (long)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000));
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
 		sd_bus_error_free(&error);
 		sd_bus_unref(bus);
 		return r < 0;

@@ -19,7 +19,6 @@ vm_cache_dir() {
 	printf '%s\n' "${SMCD_VM_CACHE:-${XDG_CACHE_HOME:-$home/.cache}/smcd-agent/vm}"
 }
 
-# Seconds as "4m07s".
 # vm_kernel_release ENTRY: the kernel release of a cache entry, alone on one line.  Entries
 # written before build-kernel read include/config/kernel.release hold make's
 # "Entering directory" lines too (MAKEFLAGS from an outer make leaked into `make -s
@@ -27,6 +26,8 @@ vm_cache_dir() {
 vm_kernel_release() {
 	grep -v -e '^make' -e '^$' "$1/kernel.release" | head -n 1
 }
+
+# Seconds as "4m07s".
 vm_duration() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 
 # --- private apt state ---------------------------------------------------------------------
