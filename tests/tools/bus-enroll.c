@@ -21,6 +21,18 @@
 #include <unistd.h>
 #include <systemd/sd-bus.h>
 
+/* A child that waits to be killed: a process of the caller's own that is not the caller. */
+static pid_t spawn_child(void)
+{
+	pid_t child = fork();
+
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	return child;
+}
+
 int main(int argc, char **argv)
 {
 	sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -52,13 +64,9 @@ int main(int argc, char **argv)
 		if (r < 0)
 			printf("%s: %s\n", error.name ? error.name : "?", error.message ? error.message : strerror(-r));
 		sd_bus_error_free(&error);
-		child = fork();
+		child = spawn_child();
 		if (child < 0)
 			return 2;
-		if (child == 0) {
-			pause();
-			_exit(0);
-		}
 		fd = (int)syscall(SYS_pidfd_open, child, 0);
 		if (fd < 0)
 			return 2;
@@ -81,13 +89,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	if (strcmp(argv[1], "--child") == 0) {
-		child = fork();
+		child = spawn_child();
 		if (child < 0)
 			return 2;
-		if (child == 0) {
-			pause();
-			_exit(0);
-		}
 		pid = child;
 	} else
 		pid = (pid_t)strtol(argv[1], NULL, 10);
