@@ -224,21 +224,107 @@ int bus_rate_limit(sd_bus_message *msg, struct manager *m, uid_t *ret_uid, sd_bu
 				 (unsigned long long)(BUS_RATE_WINDOW_USEC / 1000000ULL));
 }
 
-int bus_check_admin(sd_bus_message *msg, struct manager *m, sd_bus_error *error)
+static bool sender_is_admin(sd_bus_message *msg, struct manager *m)
 {
-	int r = sd_bus_query_sender_privilege(msg, CAP_NET_ADMIN);
+	return sd_bus_query_sender_privilege(msg, CAP_NET_ADMIN) > 0 ||
+	       sender_in_group(msg, m->config->admin_group);
+}
 
-	if (r > 0 || sender_in_group(msg, m->config->admin_group))
+/* what: the refused action, for the caller ("Changing SMC settings"). */
+static int check_admin(sd_bus_message *msg, struct manager *m, const char *what,
+		       sd_bus_error *error)
+{
+	if (sender_is_admin(msg, m))
 		return 0;
 	log_notice("Refused %s() from %s: not root%s%s", sd_bus_message_get_member(msg),
 		   sd_bus_message_get_sender(msg) ? sd_bus_message_get_sender(msg) : "?",
 		   m->config->admin_group ? " and not in group " : "",
 		   m->config->admin_group ? m->config->admin_group : "");
-	return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
-				 "Changing SMC settings needs root%s%s%s",
+	return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "%s needs root%s%s%s", what,
 				 m->config->admin_group ? " or membership in group '" : "",
 				 m->config->admin_group ? m->config->admin_group : "",
 				 m->config->admin_group ? "'" : "");
+}
+
+int bus_check_admin(sd_bus_message *msg, struct manager *m, sd_bus_error *error)
+{
+	return check_admin(msg, m, "Changing SMC settings", error);
+}
+
+/*
+ * What the bus shows of smc.yaml's own text.
+ *
+ * The file's content reaches the bus in two places: DescribeConfig (the whole effective
+ * configuration) and ConfigError (each error of a refused file quotes the key or value it
+ * is about, and a refused file may hold anything: a secret pasted into the wrong file, a
+ * path the operator keeps private).  Those go only to the callers who may change the
+ * configuration through the bus anyway (root, admin-group: sender_is_admin()); everyone
+ * else keeps what they had before the file was written: its permissions say who may read
+ * it (0644 as shipped: then they read it there).  A non-admin gets DescribeConfig refused
+ * with AccessDenied, and ConfigError with the location of each error (FILE:LINE:COL, which
+ * says where to look) but no message text.  The properties that report what the agent
+ * does (DriftAction, Policies, PrometheusPath and so on) stay public, like a systemd
+ * unit's settings: they are the agent's state, not the file's text.
+ *
+ * Properties are readable by anyone (the D-Bus policy allows Get and GetAll), so the
+ * getter decides per reader: the full text only when the value goes into the method
+ * return of the call being answered (Get, GetAll, GetManagedObjects) and that call's
+ * sender is an admin.  Anything else (a signal, which goes to every listener, or a getter
+ * run while answering someone else) gets the redacted text.  ConfigError's change signal
+ * therefore carries only its name (EMITS_INVALIDATION), and each listener reads the value
+ * with its own credentials.
+ */
+static bool reader_is_admin(sd_bus *bus, sd_bus_message *reply, struct manager *m)
+{
+	sd_bus_message *call = sd_bus_get_current_message(bus);
+	uint8_t type;
+
+	if (!call || !sd_bus_message_is_method_call(call, NULL, NULL) ||
+	    sd_bus_message_get_type(reply, &type) < 0 || type != SD_BUS_MESSAGE_METHOD_RETURN ||
+	    !sd_bus_message_get_sender(call) ||
+	    !streq_ptr(sd_bus_message_get_destination(reply), sd_bus_message_get_sender(call)))
+		return false;
+	return sender_is_admin(call, m);
+}
+
+/* How much of an error line is its location: "FILE:LINE:COL:" or "FILE:", else nothing. */
+static size_t location_length(const char *line, const char *path)
+{
+	size_t n = strlen(path), digits;
+
+	if (strncmp(line, path, n) != 0 || line[n] != ':')
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		digits = strspn(line + n + 1, "0123456789");
+		if (!digits || line[n + 1 + digits] != ':')
+			return strlen(path) + 1;
+		n += 1 + digits;
+	}
+	return n + 1;
+}
+
+/* Each line of text with only its location kept: "FILE:LINE:COL: (...)" (caller frees). */
+static char *config_error_redact(const char *text, const char *path, const char *group)
+{
+	_cleanup_(freep) char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	for (const char *line = text, *nl;; line = nl + 1) {
+		size_t keep = location_length(line, path);
+
+		fprintf(f, "%s%.*s%s(the message is shown to root%s%s%s only: it may quote the file)",
+			line == text ? "" : "\n", (int)keep, line, keep ? " " : "",
+			group ? " and members of group '" : "", group ? group : "", group ? "'" : "");
+		nl = strchr(line, '\n');
+		if (!nl)
+			break;
+	}
+	if (fclose(f) != 0)
+		return NULL;
+	return TAKE_PTR(buf);
 }
 
 /* The line of the file that owns an item, for error messages. */
@@ -309,8 +395,14 @@ static int prop_config_error(sd_bus *bus, const char *path, const char *iface, c
 			     sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
+	_cleanup_(freep) char *redacted = NULL;
 
-	return sd_bus_message_append(reply, "s", m->config_error ? m->config_error : "");
+	if (!m->config_error || reader_is_admin(bus, reply, m))
+		return sd_bus_message_append(reply, "s", m->config_error ? m->config_error : "");
+	redacted = config_error_redact(m->config_error, m->config_path, m->config->admin_group);
+	if (!redacted)
+		return -ENOMEM;
+	return sd_bus_message_append(reply, "s", redacted);
 }
 
 static int prop_config_loaded(sd_bus *bus, const char *path, const char *iface, const char *prop,
@@ -499,8 +591,14 @@ static int method_refresh(sd_bus_message *msg, void *userdata, sd_bus_error *err
 static int method_describe_config(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
-	_cleanup_(freep) char *text = config_dump(m->config);
+	_cleanup_(freep) char *text = NULL;
+	int r;
 
+	/* The file's content: admins only (see reader_is_admin()). */
+	r = check_admin(msg, m, "Showing the running configuration", error);
+	if (r < 0)
+		return r;
+	text = config_dump(m->config);
 	if (!text)
 		return -ENOMEM;
 	return sd_bus_reply_method_return(msg, "s", text);
@@ -795,7 +893,8 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_PROPERTY("ConfigPath", "s", prop_config_path, 0, SD_BUS_VTABLE_PROPERTY_CONST),
 	SD_BUS_PROPERTY("ConfigRevision", "s", prop_config_revision, 0, RO),
 	SD_BUS_PROPERTY("ConfigLoadedUSec", "t", prop_config_loaded, 0, RO),
-	SD_BUS_PROPERTY("ConfigError", "s", prop_config_error, 0, RO),
+	SD_BUS_PROPERTY("ConfigError", "s", prop_config_error, 0,
+			SD_BUS_VTABLE_PROPERTY_EMITS_INVALIDATION),
 	SD_BUS_PROPERTY("LastReconcile", "(ta(sss))", prop_last_reconcile, 0, RO),
 	SD_BUS_PROPERTY("LastCheckUSec", "t", prop_last_check, 0, 0),
 	SD_BUS_PROPERTY("Drift", "a(sss)", prop_drift, 0, RO),
