@@ -4,16 +4,21 @@
  * "bpftool gen skeleton" (bpf/Makefile.inc); this file only opens, loads, attaches and
  * turns failures into sentences.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -188,28 +193,269 @@ static int explain_select_failure(int err, const char *step, char *why, size_t l
 		       strerror(-err), failure_detail()[0] ? ": " : "", failure_detail());
 }
 
+/* ---- pins -------------------------------------------------------------------------------- */
+
+#define SMCBPF_BPF_FS_MAGIC 0xcafe4a11
+
+/*
+ * Under the pin root (SMCBPF_PIN_DIR) each kind of object has one directory per layout,
+ * select-HASH and excl-HASH, HASH being FNV-1a over the BPF objects this library was built
+ * with: an agent adopts only the layout it speaks and replaces any other.  A directory is
+ * filled as .new-KIND-PID and renamed into place, so a crash never leaves a layout that
+ * looks complete and is not; leftovers are removed like any other stale layout.
+ */
+static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= c[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+static void layout_name(char *buf, size_t len, bool excl)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const void *p;
+	size_t sz;
+
+	if (excl) {
+		p = smc_excl__elf_bytes(&sz);
+		h = fnv1a(h, p, sz);
+	} else {
+		p = smc_select__elf_bytes(&sz);
+		h = fnv1a(h, p, sz);
+		p = smc_bufs__elf_bytes(&sz);
+		h = fnv1a(h, p, sz);
+	}
+	snprintf(buf, len, "%s-%016" PRIx64, excl ? "excl" : "select", h);
+}
+
+/* Is name (an entry of the pin root) a directory of this kind, current or stale? */
+static bool layout_of_kind(const char *name, bool excl)
+{
+	const char *kind = excl ? "excl-" : "select-";
+
+	if (startswith(name, kind))
+		return true;
+	if (startswith(name, ".new-"))
+		return startswith(name + 5, kind);
+	if (startswith(name, ".stale-"))
+		return startswith(name + 7, kind);
+	return false;
+}
+
+/* The pin root exists on a BPF filesystem (mounted on its parent if nothing is). */
+static int pin_root_ready(const char *root, char *why, size_t len)
+{
+	char parent[PATH_MAX], *slash;
+	struct statfs sf;
+
+	if ((size_t)snprintf(parent, sizeof(parent), "%s", root) >= sizeof(parent))
+		return why_set(why, len, -ENAMETOOLONG, "the pin directory %s is too long", root);
+	slash = strrchr(parent, '/');
+	if (!slash || slash == parent)
+		return why_set(why, len, -EINVAL,
+			       "the pin directory %s is not below a BPF filesystem mount", root);
+	*slash = '\0';
+	if (statfs(parent, &sf) < 0)
+		return why_set(why, len, negative_errno(), "cannot look at %s: %s", parent,
+			       strerror(errno));
+	if ((unsigned long)sf.f_type != SMCBPF_BPF_FS_MAGIC &&
+	    mount("bpf", parent, "bpf", 0, "mode=0700") < 0)
+		return why_set(why, len, negative_errno(),
+			       "%s is not a BPF filesystem and mounting one there failed (%s)", parent,
+			       strerror(errno));
+	if (mkdir(root, 0700) < 0 && errno != EEXIST)
+		return why_set(why, len, negative_errno(), "cannot create %s: %s", root,
+			       strerror(errno));
+	return 0;
+}
+
+static int obj_get(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+		return -ENAMETOOLONG;
+	fd = bpf_obj_get(path);
+	return fd < 0 ? -errno : fd;
+}
+
+static int obj_pin(int fd, const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+		return -ENAMETOOLONG;
+	return bpf_obj_pin(fd, path) < 0 ? -errno : 0;
+}
+
+static int obj_unpin(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+		return -ENAMETOOLONG;
+	return unlink(path) < 0 && errno != ENOENT ? negative_errno() : 0;
+}
+
+/* Unpin everything in dir and remove it: links whose last holder that was detach. */
+static int remove_layout(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int r = 0;
+
+	if (!d)
+		return errno == ENOENT ? 0 : negative_errno();
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' && unlinkat(dirfd(d), de->d_name, 0) < 0 && r == 0)
+			r = negative_errno();
+	closedir(d);
+	if (rmdir(dir) < 0 && errno != ENOENT && r == 0)
+		r = negative_errno();
+	return r;
+}
+
+/* Calls fn for every directory of this kind in root except keep ("": none). */
+static int each_layout(const char *root, bool excl, const char *keep,
+		       int (*fn)(const char *dir, void *arg), void *arg)
+{
+	DIR *d = opendir(root);
+	struct dirent *de;
+	int r = 0, k;
+
+	if (!d)
+		return errno == ENOENT ? 0 : negative_errno();
+	while ((de = readdir(d))) {
+		char dir[PATH_MAX];
+
+		if (!layout_of_kind(de->d_name, excl) || streq(de->d_name, keep))
+			continue;
+		if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", root, de->d_name) >= sizeof(dir))
+			continue;
+		k = fn(dir, arg);
+		if (k < 0 && r == 0)
+			r = k;
+		if (k > 0)
+			break;
+	}
+	closedir(d);
+	return r;
+}
+
+static int remove_layout_cb(const char *dir, void *arg)
+{
+	(void)arg;
+	return remove_layout(dir);
+}
+
+/* Fill tmp, then put it in place as dir (a stale dir of the same name moves aside). */
+static int layout_commit(const char *root, const char *tmp, const char *dir)
+{
+	char stale[PATH_MAX];
+
+	if (rename(tmp, dir) == 0)
+		return 0;
+	if (errno != ENOTEMPTY && errno != EEXIST)
+		return negative_errno();
+	if ((size_t)snprintf(stale, sizeof(stale), "%s/.stale-%s-%d", root, strrchr(dir, '/') + 1,
+			     (int)getpid()) >= sizeof(stale))
+		return -ENAMETOOLONG;
+	if (rename(dir, stale) < 0 || rename(tmp, dir) < 0)
+		return negative_errno();
+	return 0;
+}
+
+/* An mmap of an array map's single value (the programs' .bss). */
+static void *bss_map(int fd, size_t want, size_t *ret_len)
+{
+	struct bpf_map_info info = {};
+	uint32_t info_len = sizeof(info);
+	long page = sysconf(_SC_PAGESIZE);
+	size_t len;
+	void *p;
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &info_len) < 0)
+		return NULL;
+	if (info.type != BPF_MAP_TYPE_ARRAY || info.value_size < want || info.max_entries != 1 ||
+	    !(info.map_flags & BPF_F_MMAPABLE)) {
+		errno = EPROTO;
+		return NULL;
+	}
+	len = ((size_t)info.value_size + (size_t)page - 1) / (size_t)page * (size_t)page;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	*ret_len = len;
+	return p;
+}
+
+static int dup_fd(int fd)
+{
+	int r = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+
+	return r < 0 ? negative_errno() : r;
+}
+
 /* ---- selection -------------------------------------------------------------------------- */
 
+enum { SEL_RUN_TASKS, SEL_CGROUP_IDS, SEL_CGROUP_PATHS, SEL_NETNS, SEL_BSS, SEL_N_MAPS };
+static const char *const sel_map_pin[SEL_N_MAPS] = { "run_tasks", "cgroup_ids",
+						      "cgroup_paths", "netns_cookies", "bss" };
+enum { SEL_LINK_SELECT, SEL_LINK_FORK, SEL_LINK_MKDIR, SEL_LINK_BUFS, SEL_N_LINKS };
+static const char *const sel_link_pin[SEL_N_LINKS] = { "link_select", "link_fork", "link_mkdir",
+							"link_bufs" };
+#define SEL_PROG_MKDIR "prog_mkdir"
+
+/*
+ * Everything is held by file descriptors of our own, whether loaded here (the skeleton is
+ * destroyed once they are taken) or adopted from pins: one code path for both.
+ */
 struct smcbpf_select {
-	struct smc_select *skel;
-	struct bpf_link *select_link;
-	struct bpf_link *fork_link;
-	struct bpf_link *mkdir_link;
-	struct smc_bufs *bufs;
-	struct bpf_link *bufs_link;
+	int map_fd[SEL_N_MAPS];
+	int link_fd[SEL_N_LINKS];
+	int mkdir_prog_fd;
+	struct smc_select__bss *bss; /* mmap'ed .bss */
+	size_t bss_len;
+	char root[PATH_MAX]; /* the pin root, "" when nothing is pinned */
+	char dir[PATH_MAX];  /* root/select-HASH */
+	bool adopted;
+	bool others;         /* other layouts were pinned: smcbpf_select_settle() removes them */
+	char pin_why[SMCBPF_WHY_LEN];  /* why nothing is pinned, when pinning was asked for */
 	char bufs_why[SMCBPF_WHY_LEN]; /* empty: buffer sizes are applied */
 };
+
+static struct smcbpf_select *select_new(void)
+{
+	struct smcbpf_select *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < SEL_N_MAPS; i++)
+		s->map_fd[i] = -1;
+	for (size_t i = 0; i < SEL_N_LINKS; i++)
+		s->link_fd[i] = -1;
+	s->mkdir_prog_fd = -1;
+	return s;
+}
 
 struct smcbpf_select *smcbpf_select_free(struct smcbpf_select *s)
 {
 	if (!s)
 		return NULL;
-	bpf_link__destroy(s->bufs_link);
-	smc_bufs__destroy(s->bufs);
-	bpf_link__destroy(s->mkdir_link);
-	bpf_link__destroy(s->fork_link);
-	bpf_link__destroy(s->select_link);
-	smc_select__destroy(s->skel);
+	/* Closing detaches only what is not pinned. */
+	for (size_t i = 0; i < SEL_N_LINKS; i++)
+		safe_close(s->link_fd[i]);
+	if (s->bss)
+		munmap(s->bss, s->bss_len);
+	for (size_t i = 0; i < SEL_N_MAPS; i++)
+		safe_close(s->map_fd[i]);
+	safe_close(s->mkdir_prog_fd);
 	free(s);
 	return NULL;
 }
@@ -217,6 +463,13 @@ struct smcbpf_select *smcbpf_select_free(struct smcbpf_select *s)
 static inline void smcbpf_select_freep(struct smcbpf_select **s)
 {
 	smcbpf_select_free(*s);
+}
+
+struct smcbpf_select *smcbpf_select_unload(struct smcbpf_select *s)
+{
+	if (s && s->dir[0])
+		(void)remove_layout(s->dir);
+	return smcbpf_select_free(s);
 }
 
 static int cgroup2_root_fd(void)
@@ -230,49 +483,128 @@ static int cgroup2_root_fd(void)
 	return r < 0 ? negative_errno() : r;
 }
 
+/* A tracing program (fmod_ret, tp_btf) attached where it was loaded for. */
+static int attach_tracing(int prog_fd)
+{
+	int fd = bpf_raw_tracepoint_open(NULL, prog_fd);
+
+	return fd < 0 ? -errno : fd;
+}
+
 /* The optional part: failures leave bufs_why set and the rest working. */
 static void bufs_open(struct smcbpf_select *s)
 {
 	_cleanup_(closep) int cg = -1;
+	struct smc_bufs *bufs;
 	int r;
 
 	last_warning[0] = verifier_line[0] = '\0';
-	s->bufs = smc_bufs__open();
-	if (!s->bufs) {
+	bufs = smc_bufs__open();
+	if (!bufs) {
 		snprintf(s->bufs_why, sizeof(s->bufs_why), "cannot open the buffer program: %s",
 			 strerror(errno));
 		return;
 	}
-	r = bpf_map__reuse_fd(s->bufs->maps.run_tasks, bpf_map__fd(s->skel->maps.run_tasks));
+	r = bpf_map__reuse_fd(bufs->maps.run_tasks, s->map_fd[SEL_RUN_TASKS]);
 	if (r == 0)
-		r = smc_bufs__load(s->bufs);
+		r = smc_bufs__load(bufs);
 	if (r < 0) {
 		snprintf(s->bufs_why, sizeof(s->bufs_why),
 			 "this kernel does not let BPF set SO_SNDBUF/SO_RCVBUF as a socket is created (the verifier says: %s)",
 			 failure_detail()[0] ? failure_detail() : strerror(-r));
-		goto fail;
+		goto out;
 	}
 	cg = cgroup2_root_fd();
 	if (cg < 0) {
 		snprintf(s->bufs_why, sizeof(s->bufs_why), "no cgroup2 hierarchy is mounted: %s",
 			 strerror(-cg));
-		goto fail;
+		goto out;
 	}
-	s->bufs_link = bpf_program__attach_cgroup(s->bufs->progs.smcd_bufs, cg);
-	if (!s->bufs_link) {
+	r = bpf_link_create(bpf_program__fd(bufs->progs.smcd_bufs), cg,
+			    BPF_CGROUP_INET_SOCK_CREATE, NULL);
+	if (r < 0) {
 		snprintf(s->bufs_why, sizeof(s->bufs_why),
 			 "cannot attach the buffer program to the cgroup2 root: %s", strerror(errno));
-		goto fail;
+		goto out;
 	}
-	return;
-fail:
-	smc_bufs__destroy(s->bufs);
-	s->bufs = NULL;
+	s->link_fd[SEL_LINK_BUFS] = r;
+out:
+	smc_bufs__destroy(bufs);
 }
 
-int smcbpf_select_open(bool buffers, struct smcbpf_select **ret, char *why, size_t len)
+/* A map of another layout that the new programs can use as it is (same definition). */
+static void reuse_compatible(struct bpf_map *m, const char *other_dir, const char *name)
 {
-	_cleanup_(smcbpf_select_freep) struct smcbpf_select *s = calloc(1, sizeof(*s));
+	struct bpf_map_info info = {};
+	uint32_t info_len = sizeof(info);
+	_cleanup_(closep) int fd = obj_get(other_dir, name);
+
+	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &info_len) < 0)
+		return;
+	if (info.type != bpf_map__type(m) || info.key_size != bpf_map__key_size(m) ||
+	    info.value_size != bpf_map__value_size(m) ||
+	    info.max_entries != bpf_map__max_entries(m) || info.map_flags != bpf_map__map_flags(m))
+		return;
+	(void)bpf_map__reuse_fd(m, fd);
+}
+
+struct reuse_arg {
+	struct smc_select *skel;
+	bool found;
+};
+
+/* The first other layout lends its maps: enrollments and rules go on in the new programs. */
+static int reuse_from(const char *dir, void *arg)
+{
+	struct reuse_arg *a = arg;
+	struct bpf_map *maps[] = { a->skel->maps.run_tasks, a->skel->maps.cgroup_ids,
+				   a->skel->maps.cgroup_paths, a->skel->maps.netns_cookies };
+
+	if (!a->found)
+		for (size_t i = 0; i < ELEMENTSOF(maps); i++)
+			reuse_compatible(maps[i], dir, sel_map_pin[i]);
+	a->found = true;
+	return 0;
+}
+
+/* Pin everything of s as root/select-HASH. */
+static int select_pin(struct smcbpf_select *s, const char *layout, char *why, size_t len)
+{
+	char tmp[PATH_MAX];
+	int r;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/.new-%s-%d", s->root, layout,
+			     (int)getpid()) >= sizeof(tmp))
+		return why_set(why, len, -ENAMETOOLONG, "the pin directory %s is too long", s->root);
+	(void)remove_layout(tmp);
+	if (mkdir(tmp, 0700) < 0)
+		return why_set(why, len, negative_errno(), "cannot create %s: %s", tmp,
+			       strerror(errno));
+	for (size_t i = 0; i < SEL_N_MAPS; i++) {
+		r = obj_pin(s->map_fd[i], tmp, sel_map_pin[i]);
+		if (r < 0)
+			goto fail;
+	}
+	r = obj_pin(s->mkdir_prog_fd, tmp, SEL_PROG_MKDIR);
+	for (size_t i = 0; r == 0 && i < SEL_N_LINKS; i++)
+		if (s->link_fd[i] >= 0)
+			r = obj_pin(s->link_fd[i], tmp, sel_link_pin[i]);
+	if (r == 0)
+		r = layout_commit(s->root, tmp, s->dir);
+	if (r == 0)
+		return 0;
+fail:
+	(void)remove_layout(tmp);
+	return why_set(why, len, r, "cannot pin the programs in %s: %s", s->root, strerror(-r));
+}
+
+int smcbpf_select_open(bool buffers, const char *pin_root, struct smcbpf_select **ret,
+		       char *why, size_t len)
+{
+	_cleanup_(smcbpf_select_freep) struct smcbpf_select *s = select_new();
+	struct reuse_arg reuse = {};
+	struct smc_select *skel;
+	char layout[64];
 	int r;
 
 	if (!s)
@@ -281,26 +613,136 @@ int smcbpf_select_open(bool buffers, struct smcbpf_select **ret, char *why, size
 	r = smcbpf_probe_select(why, len);
 	if (r < 0)
 		return r;
-	s->skel = smc_select__open();
-	if (!s->skel)
+	layout_name(layout, sizeof(layout), false);
+	if (pin_root) {
+		r = pin_root_ready(pin_root, s->pin_why, sizeof(s->pin_why));
+		if (r == 0) {
+			snprintf(s->root, sizeof(s->root), "%s", pin_root);
+			snprintf(s->dir, sizeof(s->dir), "%s/%s", pin_root, layout);
+		}
+	}
+	skel = smc_select__open();
+	if (!skel)
 		return explain_select_failure(negative_errno(), "open", why, len);
-	r = smc_select__load(s->skel);
-	if (r < 0)
+	if (s->root[0]) {
+		/* Ours too, when it is there: adoption refused it as incomplete. */
+		reuse.skel = skel;
+		(void)each_layout(s->root, false, "", reuse_from, &reuse);
+		s->others = reuse.found;
+	}
+	r = smc_select__load(skel);
+	if (r < 0) {
+		smc_select__destroy(skel);
 		return explain_select_failure(r, "load", why, len);
-	s->select_link = bpf_program__attach(s->skel->progs.smcd_select);
-	if (!s->select_link)
-		return explain_select_failure(negative_errno(), "attach to update_socket_protocol",
-					      why, len);
-	s->fork_link = bpf_program__attach(s->skel->progs.smcd_fork);
-	if (!s->fork_link)
-		return explain_select_failure(negative_errno(), "attach to sched_process_fork",
-					      why, len);
+	}
+	{
+		struct bpf_map *maps[SEL_N_MAPS] = { skel->maps.run_tasks, skel->maps.cgroup_ids,
+						     skel->maps.cgroup_paths,
+						     skel->maps.netns_cookies, skel->maps.bss };
+
+		for (size_t i = 0; i < SEL_N_MAPS && r >= 0; i++)
+			r = s->map_fd[i] = dup_fd(bpf_map__fd(maps[i]));
+	}
+	if (r >= 0)
+		r = s->mkdir_prog_fd = dup_fd(bpf_program__fd(skel->progs.smcd_cgroup_mkdir));
+	if (r >= 0) {
+		s->bss = bss_map(s->map_fd[SEL_BSS], sizeof(*s->bss), &s->bss_len);
+		if (!s->bss)
+			r = negative_errno();
+	}
+	if (r < 0) {
+		smc_select__destroy(skel);
+		return explain_select_failure(r, "load", why, len);
+	}
+	r = s->link_fd[SEL_LINK_SELECT] = attach_tracing(bpf_program__fd(skel->progs.smcd_select));
+	if (r < 0) {
+		smc_select__destroy(skel);
+		return explain_select_failure(r, "attach to update_socket_protocol", why, len);
+	}
+	r = s->link_fd[SEL_LINK_FORK] = attach_tracing(bpf_program__fd(skel->progs.smcd_fork));
+	smc_select__destroy(skel);
+	if (r < 0)
+		return explain_select_failure(r, "attach to sched_process_fork", why, len);
 	if (buffers)
 		bufs_open(s);
 	else
 		snprintf(s->bufs_why, sizeof(s->bufs_why), "not requested");
+	if (s->root[0] && select_pin(s, layout, s->pin_why, sizeof(s->pin_why)) < 0) {
+		s->root[0] = s->dir[0] = '\0';
+		s->others = false;
+	}
 	*ret = TAKE_PTR(s);
 	return 0;
+}
+
+int smcbpf_select_adopt(const char *pin_root, struct smcbpf_select **ret, char *why, size_t len)
+{
+	_cleanup_(smcbpf_select_freep) struct smcbpf_select *s = select_new();
+	char layout[64];
+	struct stat st;
+	int r;
+
+	if (!s)
+		return -ENOMEM;
+	why[0] = '\0';
+	layout_name(layout, sizeof(layout), false);
+	snprintf(s->root, sizeof(s->root), "%s", pin_root);
+	snprintf(s->dir, sizeof(s->dir), "%s/%s", pin_root, layout);
+	if (stat(s->dir, &st) < 0)
+		return errno == ENOENT ? 0 : why_set(why, len, negative_errno(), "cannot look at %s: %s", s->dir, strerror(errno));
+	for (size_t i = 0; i < SEL_N_MAPS; i++) {
+		r = s->map_fd[i] = obj_get(s->dir, sel_map_pin[i]);
+		if (r < 0)
+			goto incomplete;
+	}
+	r = s->mkdir_prog_fd = obj_get(s->dir, SEL_PROG_MKDIR);
+	if (r < 0)
+		goto incomplete;
+	for (size_t i = 0; i < SEL_N_LINKS; i++) {
+		s->link_fd[i] = obj_get(s->dir, sel_link_pin[i]);
+		r = s->link_fd[i] >= 0 || i == SEL_LINK_MKDIR || i == SEL_LINK_BUFS ? 0 : s->link_fd[i];
+		if (r < 0)
+			goto incomplete;
+	}
+	s->bss = bss_map(s->map_fd[SEL_BSS], sizeof(*s->bss), &s->bss_len);
+	if (!s->bss) {
+		r = negative_errno();
+		goto incomplete;
+	}
+	if (s->link_fd[SEL_LINK_BUFS] < 0)
+		snprintf(s->bufs_why, sizeof(s->bufs_why),
+			 "the agent that loaded the pinned programs could not attach the buffer program");
+	s->adopted = true;
+	s->link_fd[SEL_LINK_MKDIR] = s->link_fd[SEL_LINK_MKDIR] < 0 ? -1 : s->link_fd[SEL_LINK_MKDIR];
+	*ret = TAKE_PTR(s);
+	return 1;
+incomplete:
+	/* Replaced like any other layout by smcbpf_select_open(). */
+	snprintf(why, len, "%s is incomplete (%s: %s); loading the programs again", s->dir,
+		 strerror(-r), "a crash while it was written, or someone removed pins");
+	return 0;
+}
+
+int smcbpf_select_settle(struct smcbpf_select *s)
+{
+	char keep[PATH_MAX];
+	int r;
+
+	if (!s->root[0] || !s->others)
+		return 0;
+	snprintf(keep, sizeof(keep), "%s", strrchr(s->dir, '/') + 1);
+	r = each_layout(s->root, false, keep, remove_layout_cb, NULL);
+	if (r == 0)
+		s->others = false;
+	return r;
+}
+
+void smcbpf_select_pins(const struct smcbpf_select *s, const char **ret_dir, bool *ret_adopted,
+			const char **ret_why)
+{
+	*ret_dir = s->dir[0] ? s->dir : NULL;
+	*ret_adopted = s->adopted;
+	*ret_why = s->dir[0] ? NULL : s->pin_why[0] ? s->pin_why : "not asked to pin";
 }
 
 const char *smcbpf_select_buffers(const struct smcbpf_select *s)
@@ -313,39 +755,55 @@ int smcbpf_enroll(struct smcbpf_select *s, int pidfd, uint32_t run_id, uint32_t 
 {
 	struct smcbpf_run_mark m = { .run_id = run_id, .sndbuf = sndbuf, .rcvbuf = rcvbuf };
 
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.run_tasks), &pidfd, &m, BPF_ANY) < 0)
+	if (bpf_map_update_elem(s->map_fd[SEL_RUN_TASKS], &pidfd, &m, BPF_ANY) < 0)
 		return negative_errno();
 	return 0;
 }
 
 int smcbpf_rule_counts(struct smcbpf_select *s, uint32_t n_cgroup, uint32_t n_netns)
 {
-	s->skel->bss->n_cgroup_rules = n_cgroup;
-	s->skel->bss->n_netns_rules = n_netns;
+	__atomic_store_n(&s->bss->n_cgroup_rules, n_cgroup, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&s->bss->n_netns_rules, n_netns, __ATOMIC_SEQ_CST);
 	return 0;
 }
 
 int smcbpf_cgroup_mkdir_attach(struct smcbpf_select *s, bool on)
 {
+	int fd, r;
+
 	if (!on) {
-		bpf_link__destroy(s->mkdir_link);
-		s->mkdir_link = NULL;
+		if (s->dir[0]) {
+			r = obj_unpin(s->dir, sel_link_pin[SEL_LINK_MKDIR]);
+			if (r < 0)
+				return r;
+		}
+		s->link_fd[SEL_LINK_MKDIR] = safe_close(s->link_fd[SEL_LINK_MKDIR]);
 		return 0;
 	}
-	if (s->mkdir_link)
+	if (s->link_fd[SEL_LINK_MKDIR] >= 0)
 		return 0;
-	s->mkdir_link = bpf_program__attach(s->skel->progs.smcd_cgroup_mkdir);
-	return s->mkdir_link ? 0 : negative_errno();
+	fd = attach_tracing(s->mkdir_prog_fd);
+	if (fd < 0)
+		return fd;
+	if (s->dir[0]) {
+		r = obj_pin(fd, s->dir, sel_link_pin[SEL_LINK_MKDIR]);
+		if (r < 0) {
+			close(fd);
+			return r;
+		}
+	}
+	s->link_fd[SEL_LINK_MKDIR] = fd;
+	return 0;
 }
 
-static int map_put(struct bpf_map *m, const void *key, const void *value)
+static int map_put(int fd, const void *key, const void *value)
 {
-	return bpf_map_update_elem(bpf_map__fd(m), key, value, BPF_ANY) < 0 ? negative_errno() : 0;
+	return bpf_map_update_elem(fd, key, value, BPF_ANY) < 0 ? negative_errno() : 0;
 }
 
-static int map_del(struct bpf_map *m, const void *key)
+static int map_del(int fd, const void *key)
 {
-	if (bpf_map_delete_elem(bpf_map__fd(m), key) < 0 && errno != ENOENT)
+	if (bpf_map_delete_elem(fd, key) < 0 && errno != ENOENT)
 		return negative_errno();
 	return 0;
 }
@@ -363,7 +821,7 @@ int smcbpf_cgroup_path_put(struct smcbpf_select *s, const char *path, uint32_t i
 	if (strlen(path) >= sizeof(k.path))
 		return -ENAMETOOLONG;
 	path_key(&k, path);
-	return map_put(s->skel->maps.cgroup_paths, &k, &idx);
+	return map_put(s->map_fd[SEL_CGROUP_PATHS], &k, &idx);
 }
 
 int smcbpf_cgroup_path_del(struct smcbpf_select *s, const char *path)
@@ -371,33 +829,32 @@ int smcbpf_cgroup_path_del(struct smcbpf_select *s, const char *path)
 	struct smcbpf_cgroup_path k;
 
 	path_key(&k, path);
-	return map_del(s->skel->maps.cgroup_paths, &k);
+	return map_del(s->map_fd[SEL_CGROUP_PATHS], &k);
 }
 
 int smcbpf_cgroup_id_put(struct smcbpf_select *s, uint64_t id, uint32_t idx)
 {
-	return map_put(s->skel->maps.cgroup_ids, &id, &idx);
+	return map_put(s->map_fd[SEL_CGROUP_IDS], &id, &idx);
 }
 
 int smcbpf_cgroup_id_del(struct smcbpf_select *s, uint64_t id)
 {
-	return map_del(s->skel->maps.cgroup_ids, &id);
+	return map_del(s->map_fd[SEL_CGROUP_IDS], &id);
 }
 
 int smcbpf_netns_put(struct smcbpf_select *s, uint64_t cookie, uint32_t idx)
 {
-	return map_put(s->skel->maps.netns_cookies, &cookie, &idx);
+	return map_put(s->map_fd[SEL_NETNS], &cookie, &idx);
 }
 
 int smcbpf_netns_del(struct smcbpf_select *s, uint64_t cookie)
 {
-	return map_del(s->skel->maps.netns_cookies, &cookie);
+	return map_del(s->map_fd[SEL_NETNS], &cookie);
 }
 
 /* All entries of a hash map with u64 keys and u32 values. */
-static int list_u64(struct bpf_map *m, struct smcbpf_entry **ret, size_t *ret_n)
+static int list_u64(int fd, struct smcbpf_entry **ret, size_t *ret_n)
 {
-	int fd = bpf_map__fd(m);
 	size_t n = 0, cap = 16;
 	struct smcbpf_entry *v = malloc(cap * sizeof(*v));
 	uint64_t key, next;
@@ -431,18 +888,18 @@ static int list_u64(struct bpf_map *m, struct smcbpf_entry **ret, size_t *ret_n)
 
 int smcbpf_cgroup_ids(struct smcbpf_select *s, struct smcbpf_entry **ret, size_t *ret_n)
 {
-	return list_u64(s->skel->maps.cgroup_ids, ret, ret_n);
+	return list_u64(s->map_fd[SEL_CGROUP_IDS], ret, ret_n);
 }
 
 int smcbpf_netns_list(struct smcbpf_select *s, struct smcbpf_entry **ret, size_t *ret_n)
 {
-	return list_u64(s->skel->maps.netns_cookies, ret, ret_n);
+	return list_u64(s->map_fd[SEL_NETNS], ret, ret_n);
 }
 
 int smcbpf_cgroup_paths(struct smcbpf_select *s, char (**ret)[SMCBPF_CGROUP_PATH_MAX],
 			uint32_t **ret_idx, size_t *ret_n)
 {
-	int fd = bpf_map__fd(s->skel->maps.cgroup_paths);
+	int fd = s->map_fd[SEL_CGROUP_PATHS];
 	char(*paths)[SMCBPF_CGROUP_PATH_MAX] = calloc(SMCBPF_MAX_RULES, sizeof(*paths));
 	uint32_t *idx = calloc(SMCBPF_MAX_RULES, sizeof(*idx));
 	struct smcbpf_cgroup_path key, next;
@@ -472,29 +929,35 @@ int smcbpf_cgroup_paths(struct smcbpf_select *s, char (**ret)[SMCBPF_CGROUP_PATH
 void smcbpf_select_state(struct smcbpf_select *s, uint32_t *ret_n_cgroup, uint32_t *ret_n_netns,
 			 bool *ret_mkdir)
 {
-	*ret_n_cgroup = s->skel->bss->n_cgroup_rules;
-	*ret_n_netns = s->skel->bss->n_netns_rules;
-	*ret_mkdir = s->mkdir_link != NULL;
+	*ret_n_cgroup = __atomic_load_n(&s->bss->n_cgroup_rules, __ATOMIC_SEQ_CST);
+	*ret_n_netns = __atomic_load_n(&s->bss->n_netns_rules, __ATOMIC_SEQ_CST);
+	*ret_mkdir = s->link_fd[SEL_LINK_MKDIR] >= 0;
 }
 
 int smcbpf_counters(struct smcbpf_select *s, uint64_t ret[SMCBPF_N_COUNTERS])
 {
 	for (size_t i = 0; i < SMCBPF_N_COUNTERS; i++)
-		ret[i] = __atomic_load_n(&s->skel->bss->counters[i], __ATOMIC_RELAXED);
+		ret[i] = __atomic_load_n(&s->bss->counters[i], __ATOMIC_RELAXED);
 	return 0;
 }
 
 void smcbpf_counters_reset(struct smcbpf_select *s, uint32_t first, uint32_t n)
 {
 	for (uint32_t i = first; i < first + n && i < SMCBPF_N_COUNTERS; i++)
-		__atomic_store_n(&s->skel->bss->counters[i], 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->bss->counters[i], 0, __ATOMIC_RELAXED);
 }
 
 /* ---- exclusions ------------------------------------------------------------------------- */
 
 struct smcbpf_excl {
-	struct smc_excl *skel;
-	struct bpf_link *reg; /* libbpf's handle of the registration: destroying unregisters */
+	int ops_fd; /* the struct_ops map: registered while the kernel has it */
+	int bss_fd;
+	struct smc_excl__bss *bss;
+	size_t bss_len;
+	char root[PATH_MAX];
+	char dir[PATH_MAX]; /* root/excl-HASH, "" when not pinned */
+	bool adopted;
+	char pin_why[SMCBPF_WHY_LEN];
 };
 
 int smcbpf_probe_excl(char *why, size_t len)
@@ -518,7 +981,7 @@ int smcbpf_probe_excl(char *why, size_t len)
 		       "this kernel has no smc_hs_ctrl (Linux 6.19 or later with CONFIG_SMC_HS_CTRL_BPF)");
 }
 
-/* A struct_ops map of ours registered by an earlier (crashed) agent: unregister it. */
+/* A struct_ops map of ours registered by an earlier agent: unregister it. */
 static void unregister_stale(void)
 {
 	uint32_t id = 0;
@@ -538,13 +1001,51 @@ static void unregister_stale(void)
 	}
 }
 
+static struct smcbpf_excl *excl_new(void)
+{
+	struct smcbpf_excl *e = calloc(1, sizeof(*e));
+
+	if (e)
+		e->ops_fd = e->bss_fd = -1;
+	return e;
+}
+
+static void excl_close(struct smcbpf_excl *e)
+{
+	if (e->bss)
+		munmap(e->bss, e->bss_len);
+	safe_close(e->bss_fd);
+	safe_close(e->ops_fd);
+	free(e);
+}
+
+static void excl_unregister(struct smcbpf_excl *e)
+{
+	int zero = 0;
+
+	if (e->ops_fd >= 0)
+		(void)bpf_map_delete_elem(e->ops_fd, &zero);
+}
+
 struct smcbpf_excl *smcbpf_excl_free(struct smcbpf_excl *e)
 {
 	if (!e)
 		return NULL;
-	bpf_link__destroy(e->reg);
-	smc_excl__destroy(e->skel);
-	free(e);
+	/* Pinned: it stays registered for the next agent.  Not pinned: nobody could adopt it. */
+	if (!e->dir[0])
+		excl_unregister(e);
+	excl_close(e);
+	return NULL;
+}
+
+struct smcbpf_excl *smcbpf_excl_unload(struct smcbpf_excl *e)
+{
+	if (!e)
+		return NULL;
+	excl_unregister(e);
+	if (e->dir[0])
+		(void)remove_layout(e->dir);
+	excl_close(e);
 	return NULL;
 }
 
@@ -553,9 +1054,35 @@ static inline void smcbpf_excl_freep(struct smcbpf_excl **e)
 	smcbpf_excl_free(*e);
 }
 
-int smcbpf_excl_open(struct smcbpf_excl **ret, char *why, size_t len)
+static int excl_pin(struct smcbpf_excl *e, const char *layout, char *why, size_t len)
 {
-	_cleanup_(smcbpf_excl_freep) struct smcbpf_excl *e = calloc(1, sizeof(*e));
+	char tmp[PATH_MAX];
+	int r;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/.new-%s-%d", e->root, layout,
+			     (int)getpid()) >= sizeof(tmp))
+		return why_set(why, len, -ENAMETOOLONG, "the pin directory %s is too long", e->root);
+	(void)remove_layout(tmp);
+	if (mkdir(tmp, 0700) < 0)
+		return why_set(why, len, negative_errno(), "cannot create %s: %s", tmp,
+			       strerror(errno));
+	r = obj_pin(e->ops_fd, tmp, "struct_ops");
+	if (r == 0)
+		r = obj_pin(e->bss_fd, tmp, "bss");
+	if (r == 0)
+		r = layout_commit(e->root, tmp, e->dir);
+	if (r == 0)
+		return 0;
+	(void)remove_layout(tmp);
+	return why_set(why, len, r, "cannot pin smc_hs_ctrl in %s: %s", e->root, strerror(-r));
+}
+
+int smcbpf_excl_open(const char *pin_root, struct smcbpf_excl **ret, char *why, size_t len)
+{
+	_cleanup_(smcbpf_excl_freep) struct smcbpf_excl *e = excl_new();
+	struct smc_excl *skel;
+	struct bpf_link *reg;
+	char layout[64];
 	int r;
 
 	if (!e)
@@ -563,29 +1090,114 @@ int smcbpf_excl_open(struct smcbpf_excl **ret, char *why, size_t len)
 	r = smcbpf_probe_excl(why, len);
 	if (r < 0)
 		return r;
-	e->skel = smc_excl__open();
-	if (!e->skel)
+	layout_name(layout, sizeof(layout), true);
+	if (pin_root && pin_root_ready(pin_root, e->pin_why, sizeof(e->pin_why)) == 0) {
+		snprintf(e->root, sizeof(e->root), "%s", pin_root);
+		snprintf(e->dir, sizeof(e->dir), "%s/%s", pin_root, layout);
+	}
+	skel = smc_excl__open();
+	if (!skel)
 		return why_set(why, len, negative_errno(), "cannot open the exclusion program: %s",
 			       strerror(errno));
-	r = smc_excl__load(e->skel);
-	if (r == -EPERM || r == -EACCES)
-		return why_set(why, len, r, "loading BPF programs needs root (CAP_BPF, CAP_NET_ADMIN)");
-	if (r < 0)
+	r = smc_excl__load(skel);
+	if (r < 0) {
+		smc_excl__destroy(skel);
+		if (r == -EPERM || r == -EACCES)
+			return why_set(why, len, r,
+				       "loading BPF programs needs root (CAP_BPF, CAP_NET_ADMIN)");
 		return why_set(why, len, r, "the kernel refused the smc_hs_ctrl programs (%s)%s%s",
 			       strerror(-r), failure_detail()[0] ? ": " : "", failure_detail());
+	}
+	r = e->ops_fd = dup_fd(bpf_map__fd(skel->maps.smcd_excl));
+	if (r >= 0)
+		r = e->bss_fd = dup_fd(bpf_map__fd(skel->maps.bss));
+	if (r >= 0) {
+		e->bss = bss_map(e->bss_fd, sizeof(*e->bss), &e->bss_len);
+		if (!e->bss)
+			r = negative_errno();
+	}
+	if (r < 0) {
+		smc_excl__destroy(skel);
+		return why_set(why, len, r, "cannot take the exclusion program's maps: %s",
+			       strerror(-r));
+	}
+	/* The name is the kernel's key: another registration of it (another layout, or one
+	 * that was never pinned) goes first.  Network namespaces that selected it keep it until
+	 * net.smc.hs_ctrl names the new one (the caller writes it again). */
 	unregister_stale();
-	e->reg = bpf_map__attach_struct_ops(e->skel->maps.smcd_excl);
-	if (!e->reg)
-		return why_set(why, len, negative_errno(),
-			       "the kernel refused to register smc_hs_ctrl '%s': %s", SMCBPF_EXCL_NAME,
-			       strerror(errno));
+	if (e->root[0])
+		(void)each_layout(e->root, true, "", remove_layout_cb, NULL);
+	reg = bpf_map__attach_struct_ops(skel->maps.smcd_excl);
+	if (!reg) {
+		r = negative_errno();
+		smc_excl__destroy(skel);
+		return why_set(why, len, r, "the kernel refused to register smc_hs_ctrl '%s': %s",
+			       SMCBPF_EXCL_NAME, strerror(-r));
+	}
+	/* Ours now (through ops_fd): destroying libbpf's handle must not unregister it. */
+	bpf_link__disconnect(reg);
+	bpf_link__destroy(reg);
+	smc_excl__destroy(skel);
+	if (e->root[0] && excl_pin(e, layout, e->pin_why, sizeof(e->pin_why)) < 0)
+		e->root[0] = e->dir[0] = '\0';
 	*ret = TAKE_PTR(e);
 	return 0;
 }
 
+int smcbpf_excl_adopt(const char *pin_root, struct smcbpf_excl **ret, char *why, size_t len)
+{
+	_cleanup_(smcbpf_excl_freep) struct smcbpf_excl *e = excl_new();
+	struct bpf_map_info info = {};
+	uint32_t info_len = sizeof(info);
+	char layout[64];
+	struct stat st;
+	int r;
+
+	if (!e)
+		return -ENOMEM;
+	why[0] = '\0';
+	layout_name(layout, sizeof(layout), true);
+	snprintf(e->root, sizeof(e->root), "%s", pin_root);
+	snprintf(e->dir, sizeof(e->dir), "%s/%s", pin_root, layout);
+	if (stat(e->dir, &st) < 0) {
+		r = errno == ENOENT ? 0 : -errno;
+		e->dir[0] = '\0'; /* nothing to keep registered on free */
+		return r == 0 ? 0 : why_set(why, len, r, "cannot look at %s/%s: %s", pin_root,
+					    layout, strerror(-r));
+	}
+	r = e->ops_fd = obj_get(e->dir, "struct_ops");
+	if (r >= 0)
+		r = e->bss_fd = obj_get(e->dir, "bss");
+	if (r >= 0 && (bpf_obj_get_info_by_fd(e->ops_fd, &info, &info_len) < 0 ||
+		       info.type != BPF_MAP_TYPE_STRUCT_OPS || !streq(info.name, SMCBPF_EXCL_NAME)))
+		r = -EPROTO;
+	if (r >= 0) {
+		e->bss = bss_map(e->bss_fd, sizeof(*e->bss), &e->bss_len);
+		if (!e->bss)
+			r = negative_errno();
+	}
+	if (r < 0) {
+		snprintf(why, len, "%s is incomplete (%s); registering smc_hs_ctrl again", e->dir,
+			 strerror(-r));
+		e->dir[0] = '\0';
+		return 0;
+	}
+	e->adopted = true;
+	*ret = TAKE_PTR(e);
+	return 1;
+}
+
+void smcbpf_excl_pins(const struct smcbpf_excl *e, const char **ret_dir, bool *ret_adopted,
+		      const char **ret_why)
+{
+	*ret_dir = e->dir[0] ? e->dir : NULL;
+	*ret_adopted = e->adopted;
+	*ret_why = e->dir[0] ? NULL : e->pin_why[0] ? e->pin_why : "not asked to pin";
+}
+
 int smcbpf_excl_set_rules(struct smcbpf_excl *e, const struct smcbpf_excl_rule *rules, size_t n)
 {
-	struct smc_excl__bss *b = e->skel->bss;
+	struct smc_excl__bss *b = e->bss;
 
 	if (n > SMCBPF_MAX_EXCL)
 		return -E2BIG;
@@ -599,23 +1211,72 @@ int smcbpf_excl_set_rules(struct smcbpf_excl *e, const struct smcbpf_excl_rule *
 
 void smcbpf_excl_rules_get(struct smcbpf_excl *e, struct smcbpf_excl_rule *ret, size_t *ret_n)
 {
-	uint32_t n = __atomic_load_n(&e->skel->bss->n_rules, __ATOMIC_SEQ_CST);
+	uint32_t n = __atomic_load_n(&e->bss->n_rules, __ATOMIC_SEQ_CST);
 
 	if (n > SMCBPF_MAX_EXCL)
 		n = SMCBPF_MAX_EXCL;
-	memcpy(ret, e->skel->bss->rules, n * sizeof(*ret));
+	memcpy(ret, e->bss->rules, n * sizeof(*ret));
 	*ret_n = n;
 }
 
 int smcbpf_excl_hits(struct smcbpf_excl *e, uint64_t *ret, size_t n, uint64_t *ret_checked)
 {
 	for (size_t i = 0; i < n && i < SMCBPF_MAX_EXCL; i++)
-		ret[i] = __atomic_load_n(&e->skel->bss->hits[i], __ATOMIC_RELAXED);
+		ret[i] = __atomic_load_n(&e->bss->hits[i], __ATOMIC_RELAXED);
 	if (ret_checked)
-		*ret_checked = __atomic_load_n(&e->skel->bss->checked, __ATOMIC_RELAXED);
+		*ret_checked = __atomic_load_n(&e->bss->checked, __ATOMIC_RELAXED);
 	return 0;
 }
 
+/* ---- flush -------------------------------------------------------------------------------- */
+
+static int clear_hs_cb(const char *path, void *arg)
+{
+	char v[32] = "";
+
+	(void)arg;
+	if (smcbpf_hs_ctrl_get(path, v, sizeof(v)) == 0 && streq(v, SMCBPF_EXCL_NAME))
+		(void)smcbpf_hs_ctrl_set(path, "");
+	return 0;
+}
+
+struct flush_arg {
+	unsigned n;
+};
+
+static int flush_cb(const char *dir, void *arg)
+{
+	struct flush_arg *a = arg;
+	_cleanup_(closep) int ops = obj_get(dir, "struct_ops");
+	int zero = 0;
+
+	if (ops >= 0)
+		(void)bpf_map_delete_elem(ops, &zero);
+	a->n++;
+	return remove_layout(dir);
+}
+
+int smcbpf_flush(const char *pin_root, unsigned *ret_n, char *why, size_t len)
+{
+	struct flush_arg a = {};
+	int r;
+
+	why[0] = '\0';
+	/* Exclusions first, out of every netns (a netns that names them keeps them alive). */
+	(void)smcbpf_netns_each(clear_hs_cb, NULL);
+	unregister_stale();
+	r = each_layout(pin_root, true, "", flush_cb, &a);
+	if (r == 0)
+		r = each_layout(pin_root, false, "", flush_cb, &a);
+	if (r < 0)
+		return why_set(why, len, r, "cannot remove the pins in %s: %s", pin_root,
+			       strerror(-r));
+	if (rmdir(pin_root) < 0 && errno != ENOENT && errno != ENOTEMPTY)
+		return why_set(why, len, negative_errno(), "cannot remove %s: %s", pin_root,
+			       strerror(errno));
+	*ret_n = a.n;
+	return 0;
+}
 /* ---- resolving targets ------------------------------------------------------------------ */
 
 int smcbpf_cgroup2_root(char *buf, size_t len)
@@ -754,4 +1415,53 @@ int smcbpf_hs_ctrl_set(const char *netns_path, const char *name)
 	struct hs_arg a = { .name = name };
 
 	return in_netns(netns_path, hs_set_here, &a);
+}
+
+/*
+ * Every network namespace that has a process or a name in /run/netns, once each (by the
+ * inode of its nsfs file), at most SMCBPF_MAX_NETNS_WALK.
+ */
+int smcbpf_netns_each(int (*fn)(const char *path, void *arg), void *arg)
+{
+	_cleanup_(freep) ino_t *seen = calloc(SMCBPF_MAX_NETNS_WALK, sizeof(ino_t));
+	const char *const dirs[] = { "/run/netns", "/proc" };
+	size_t n = 0;
+	int r;
+
+	if (!seen)
+		return -ENOMEM;
+	for (size_t d = 0; d < ELEMENTSOF(dirs); d++) {
+		DIR *dir = opendir(dirs[d]);
+		struct dirent *de;
+
+		if (!dir)
+			continue;
+		while ((de = readdir(dir)) && n < SMCBPF_MAX_NETNS_WALK) {
+			char path[64];
+			struct stat st;
+			bool seen_before = false;
+
+			if (de->d_name[0] == '.')
+				continue;
+			if (d == 1 && strspn(de->d_name, "0123456789") != strlen(de->d_name))
+				continue;
+			if ((size_t)snprintf(path, sizeof(path), d == 1 ? "/proc/%s/ns/net" : "/run/netns/%s",
+					     de->d_name) >= sizeof(path))
+				continue;
+			if (stat(path, &st) < 0)
+				continue;
+			for (size_t i = 0; i < n && !seen_before; i++)
+				seen_before = seen[i] == st.st_ino;
+			if (seen_before)
+				continue;
+			seen[n++] = st.st_ino;
+			r = fn(path, arg);
+			if (r < 0) {
+				closedir(dir);
+				return r;
+			}
+		}
+		closedir(dir);
+	}
+	return 0;
 }

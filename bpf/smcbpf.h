@@ -2,9 +2,18 @@
 /*
  * libsmcbpf: loads, attaches and feeds the BPF programs of bpf/ (libbpf skeletons).  Used by
  * smcd-agent (policies, and smcctl run on behalf of callers) and by smcctl run itself when
- * no agent runs.  Nothing is pinned: every program, map and link lives as long as the
- * struct that holds it, so a crashed holder leaves nothing behind -- with one exception
- * the kernel imposes, see smcbpf_excl_open().
+ * no agent runs.
+ *
+ * Pinning.  Given a pin root (the agent passes SMCBPF_PIN_DIR), open pins every map,
+ * program and link under root/select-HASH or root/excl-HASH, HASH naming the BPF objects
+ * this library was built with, so that the datapath outlives its loader: enrolled
+ * processes, policies and exclusions stay in force while the agent is stopped, crashed or
+ * being upgraded.  adopt takes over the pins of the same layout; open with other layouts
+ * pinned reuses their maps where the definitions match (enrollments and rules go on), and
+ * attaches the new programs beside the old ones, which smcbpf_select_settle() then removes:
+ * both run for a moment, never neither.  free closes (what is pinned stays), unload
+ * removes.  Without a pin root nothing is pinned and everything ends with its holder (with
+ * one exception the kernel imposes, see smcbpf_excl_open()).
  *
  * Every open/probe function says why it cannot work in why (one sentence for a user, no
  * trailing period) and returns a negative errno.  libbpf's own messages go to the log
@@ -20,6 +29,8 @@
 
 #define SMCBPF_WHY_LEN 320
 #define SMCBPF_EXCL_NAME "smcd_excl"
+#define SMCBPF_PIN_DIR "/sys/fs/bpf/smcd-agent"
+#define SMCBPF_MAX_NETNS_WALK 4096
 
 /* level: 0 warning, 1 info, 2 debug (libbpf's). */
 void smcbpf_set_log(void (*fn)(int level, const char *line));
@@ -38,10 +49,27 @@ int smcbpf_probe_select(char *why, size_t len);
 /*
  * Load and attach the selection programs (fmod_ret + fork tracepoint).  With buffers, also
  * cgroup/sock_create for SO_SNDBUF/SO_RCVBUF; if only that part fails, the rest works and
- * smcbpf_select_buffers() says why.
+ * smcbpf_select_buffers() says why.  With pin_root, pinned there (the bpffs mounted on
+ * its parent if none is); when pinning fails the programs work unpinned and
+ * smcbpf_select_pins() says why.
  */
-int smcbpf_select_open(bool buffers, struct smcbpf_select **ret, char *why, size_t len);
+int smcbpf_select_open(bool buffers, const char *pin_root, struct smcbpf_select **ret,
+		       char *why, size_t len);
+/*
+ * Take over the programs pinned under pin_root by an earlier holder of the same layout:
+ * 1 adopted, 0 nothing to adopt (why says so when an incomplete layout was found, which
+ * open replaces), -errno.
+ */
+int smcbpf_select_adopt(const char *pin_root, struct smcbpf_select **ret, char *why, size_t len);
+/* After open replaced other layouts and the maps are filled: remove the others' pins. */
+int smcbpf_select_settle(struct smcbpf_select *s);
+/* Where it is pinned (NULL: not, and why says why), and whether it was adopted. */
+void smcbpf_select_pins(const struct smcbpf_select *s, const char **ret_dir, bool *ret_adopted,
+			const char **ret_why);
+/* Close: what is pinned stays in the kernel. */
 struct smcbpf_select *smcbpf_select_free(struct smcbpf_select *s);
+/* Remove for good: unpinned, detached, enrollments end. */
+struct smcbpf_select *smcbpf_select_unload(struct smcbpf_select *s);
 /* NULL when buffer sizes are applied, else why not. */
 const char *smcbpf_select_buffers(const struct smcbpf_select *s);
 
@@ -91,18 +119,34 @@ struct smcbpf_excl;
 int smcbpf_probe_excl(char *why, size_t len);
 
 /*
- * Load and register the struct_ops as SMCBPF_EXCL_NAME.  The kernel keeps a registered
- * smc_hs_ctrl (and a netns that selected it keeps a reference) after the loader is gone:
- * smcbpf_excl_free() unregisters it, and open first unregisters a stale one left by a
- * crashed agent (found by its name among the kernel's struct_ops maps).
+ * Load and register the struct_ops as SMCBPF_EXCL_NAME (pinned under pin_root as for
+ * selection).  The kernel keeps a registered smc_hs_ctrl (and a netns that selected it
+ * keeps a reference) after the loader is gone; open first unregisters any other one of
+ * that name (another layout, or one never pinned; found among the kernel's struct_ops
+ * maps).  The name cannot be registered twice, so a replacement cannot overlap: network
+ * namespaces that selected the old one keep using it until net.smc.hs_ctrl is written
+ * again, which the caller does.
  */
-int smcbpf_excl_open(struct smcbpf_excl **ret, char *why, size_t len);
+int smcbpf_excl_open(const char *pin_root, struct smcbpf_excl **ret, char *why, size_t len);
+int smcbpf_excl_adopt(const char *pin_root, struct smcbpf_excl **ret, char *why, size_t len);
+void smcbpf_excl_pins(const struct smcbpf_excl *e, const char **ret_dir, bool *ret_adopted,
+		      const char **ret_why);
+/* Pinned: closes, it stays registered.  Not pinned: unregisters. */
 struct smcbpf_excl *smcbpf_excl_free(struct smcbpf_excl *e);
+/* Unregisters and unpins. */
+struct smcbpf_excl *smcbpf_excl_unload(struct smcbpf_excl *e);
 int smcbpf_excl_set_rules(struct smcbpf_excl *e, const struct smcbpf_excl_rule *rules, size_t n);
 /* The rules in effect. */
 void smcbpf_excl_rules_get(struct smcbpf_excl *e, struct smcbpf_excl_rule *ret, size_t *ret_n);
 /* hits per rule (n <= SMCBPF_MAX_EXCL) and the number of handshakes looked at. */
 int smcbpf_excl_hits(struct smcbpf_excl *e, uint64_t *ret, size_t n, uint64_t *ret_checked);
+
+/*
+ * Remove everything pinned under pin_root (smcctl policy flush, package removal): clears
+ * net.smc.hs_ctrl wherever it names SMCBPF_EXCL_NAME, unregisters it, unpins every layout
+ * (detaching the programs; enrollments end).  *ret_n: layouts removed.
+ */
+int smcbpf_flush(const char *pin_root, unsigned *ret_n, char *why, size_t len);
 
 /* ---- helpers for resolving policy targets ---------------------------------------------- */
 
@@ -115,3 +159,8 @@ int smcbpf_netns_cookie(const char *path, uint64_t *ret);
 /* Set net.smc.hs_ctrl in the netns at path (NULL: the caller's); name "" clears it. */
 int smcbpf_hs_ctrl_get(const char *netns_path, char *buf, size_t len);
 int smcbpf_hs_ctrl_set(const char *netns_path, const char *name);
+/*
+ * fn for every network namespace with a process or a name in /run/netns (path
+ * /proc/PID/ns/net or /run/netns/NAME), once each; stops at fn's first error.
+ */
+int smcbpf_netns_each(int (*fn)(const char *path, void *arg), void *arg);

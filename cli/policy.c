@@ -8,11 +8,19 @@
  *   {"policies": [{"item", "kind", "target", "state", "message", "sockets"}, ...],
  *    "kernel": {"select", "select_reason", "buffers", "buffers_reason", "exclude",
  *               "exclude_reason", "select_loaded", "exclude_loaded", "enrolled",
- *               "run_sockets", "inherit_failures"}}
+ *               "pinned", "pin_reason", "adopted", "run_sockets", "inherit_failures"}}
+ *
+ * smcctl policy flush: removes what the agent pinned under /sys/fs/bpf/smcd-agent (its
+ * programs stay in force while it is stopped, as a network daemon's routes do), when the
+ * agent is not running; JSON {"pin_dir", "removed"}.
  */
 #include <errno.h>
 #include <string.h>
 #include <systemd/sd-bus.h>
+
+#ifdef HAVE_BPF
+#include "bpf/smcbpf.h"
+#endif
 
 #include "cli/objects.h"
 #include "cli/run.h"
@@ -178,4 +186,74 @@ int policy_list(struct smcctl *c, const struct verb_args *a)
 		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "cannot read smcd-agent's answer: %s",
 				    strerror(-r));
 	return smcctl_emit(c, doc, policy_list_text);
+}
+
+/* ---- flush ------------------------------------------------------------------------------ */
+
+#ifdef HAVE_BPF
+static void flush_text(struct smcctl *c, json_object *doc)
+{
+	uint64_t n = out_get_u64(doc, "removed", 0);
+
+	if (n == 0)
+		fprintf(c->out, "Nothing was pinned in %s.\n", out_get_str(doc, "pin_dir", ""));
+	else
+		fprintf(c->out,
+			"Removed %" PRIu64 " pinned set%s of programs from %s: processes enrolled by smcctl run create TCP sockets again, policies and exclusions are off until smcd-agent starts.\n",
+			n, n == 1 ? "" : "s", out_get_str(doc, "pin_dir", ""));
+}
+
+/* 1 when smcd-agent owns its name on the system bus, 0 when not or no bus, -errno. */
+static int agent_running(void)
+{
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	int has = 0, r;
+
+	if (sd_bus_open_system(&bus) < 0)
+		return 0; /* no bus, so no agent on it */
+	r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+			       "org.freedesktop.DBus", "NameHasOwner", &e, &reply, "s", AGENT_NAME);
+	if (r < 0)
+		return r;
+	r = sd_bus_message_read(reply, "b", &has);
+	return r < 0 ? r : has;
+}
+#endif
+
+int policy_flush(struct smcctl *c, const struct verb_args *a)
+{
+#ifdef HAVE_BPF
+	_cleanup_(json_object_putp) json_object *doc = json_object_new_object();
+	char why[SMCBPF_WHY_LEN];
+	unsigned n = 0;
+	int r;
+
+	(void)a;
+	if (!doc)
+		return smcctl_oom(c);
+	r = agent_running();
+	if (r > 0)
+		return smcctl_error(c, SMCCTL_EXIT_FAILURE,
+				    "smcd-agent is running and holds these programs: stop it first (systemctl stop smcd-agent), then flush");
+	if (r < 0)
+		return smcctl_error(c, SMCCTL_EXIT_FAILURE,
+				    "cannot tell whether smcd-agent is running (asking the system bus failed: %s); nothing was removed",
+				    strerror(-r));
+	r = smcbpf_flush(SMCBPF_PIN_DIR, &n, why, sizeof(why));
+	if (r == -EPERM || r == -EACCES)
+		return smcctl_error(c, SMCCTL_EXIT_PERMISSION,
+				    "removing smcd-agent's pinned programs needs root: %s", why);
+	if (r < 0)
+		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "%s", why);
+	if (json_add_str(doc, "pin_dir", SMCBPF_PIN_DIR) < 0 ||
+	    json_add_u64(doc, "removed", n) < 0)
+		return smcctl_oom(c);
+	return smcctl_emit(c, doc, flush_text);
+#else
+	(void)a;
+	return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
+			    "smcctl was built without BPF support (configure --disable-bpf): nothing of it can be pinned");
+#endif
 }

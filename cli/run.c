@@ -367,7 +367,7 @@ static int run_self_held(const struct run_args *r, char *why, size_t len, int *r
 	int k;
 
 	smcbpf_set_log(libbpf_quiet);
-	k = smcbpf_select_open(r->sndbuf || r->rcvbuf, &s, why, len);
+	k = smcbpf_select_open(r->sndbuf || r->rcvbuf, NULL, &s, why, len);
 	if (k < 0)
 		return k;
 	pidfd = pidfd_self();

@@ -211,6 +211,8 @@ static const struct verb run_verbs[] = {
 static const struct verb policy_verbs[] = {
 	{ .name = "list", .alias = "show", .flags = VERB_DEFAULT, .run = policy_list,
 	  .help = "smc.yaml policies as smcd-agent applies them" },
+	{ .name = "flush", .flags = VERB_ADMIN, .run = policy_flush,
+	  .help = "remove the programs smcd-agent left pinned" },
 	{}
 };
 

@@ -47,6 +47,11 @@ static inline bool streq_ptr(const char *a, const char *b)
 	return streq(a, b);
 }
 
+static inline bool startswith(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
 static inline void freep(void *p)
 {
 	free(*(void **)p);
@@ -59,6 +64,13 @@ static inline void closep(int *fd)
 		close(*fd);
 		errno = saved;
 	}
+}
+
+/* Close fd if it is one, keeping errno; returns -1 for "fd = safe_close(fd)". */
+static inline int safe_close(int fd)
+{
+	closep(&fd);
+	return -1;
 }
 
 static inline void fclosep(FILE **f)

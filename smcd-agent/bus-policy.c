@@ -126,6 +126,12 @@ static int prop_hooks(sd_bus *bus, const char *path, const char *iface, const ch
 	if (r >= 0)
 		r = append_t(reply, "enrolled", h.enrolled);
 	if (r >= 0)
+		r = append_b(reply, "pinned", h.pinned);
+	if (r >= 0)
+		r = append_s(reply, "pin-reason", h.pinned ? "" : h.pin_why);
+	if (r >= 0)
+		r = append_b(reply, "adopted", h.adopted);
+	if (r >= 0)
 		r = append_t(reply, "run-sockets", h.run_sockets);
 	if (r >= 0)
 		r = append_t(reply, "inherit-failures", h.inherit_failures);

@@ -419,11 +419,14 @@ static int plan_exclude(const struct config_policies *c, const struct policy_cap
 		if (!hs_readable(h))
 			continue;
 		total++;
-		if (streq(h->value, SMCBPF_EXCL_NAME)) {
+		/* Ours, registered by this agent or adopted.  When we register it now, a netns
+		 * naming it still holds the registration that went before: named again, it
+		 * takes the new one. */
+		if (streq(h->value, SMCBPF_EXCL_NAME) && o->excl_loaded) {
 			active++;
 			continue;
 		}
-		if (h->value[0]) {
+		if (h->value[0] && !streq(h->value, SMCBPF_EXCL_NAME)) {
 			/* Someone else's smc_hs_ctrl: never overwritten. */
 			foreign++;
 			snprintf(foreign_name, sizeof(foreign_name), "%s", h->value);

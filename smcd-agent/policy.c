@@ -24,8 +24,6 @@
 #include "smcd-agent/log.h"
 #include "smcd-agent/policy.h"
 
-#define MAX_NETNS_WALK 4096
-
 struct total {
 	char name[POLICY_NAME_LEN];
 	uint64_t sockets;
@@ -35,7 +33,11 @@ struct policy_engine {
 	struct policy_caps caps;
 	struct smcbpf_select *select;
 	struct smcbpf_excl *excl;
-	bool keep_select; /* EnrollProcess loaded it or used it: it stays for those processes */
+	bool keep_select; /* EnrollProcess loaded it or used it, or it was adopted: it stays for
+			   * the enrolled processes (which cannot be listed) */
+	const char *pin_root; /* SMCBPF_PIN_DIR, NULL: nothing pinned */
+	bool adopt_tried;     /* the pins were looked at (first reconcile or enrollment) */
+	bool slots_adopted;   /* counter slots came with adopted programs: names unknown yet */
 	bool walked_once; /* hs_ctrl looked at in every netns at least once (crash leftovers) */
 	const char *no_kernel; /* policy_engine_no_kernel(): why */
 	uint64_t enrolled;
@@ -158,7 +160,7 @@ static void resolve_targets(const struct config_policies *c, struct policy_obser
 	}
 }
 
-static int hs_add(struct policy_observed *o, const char *path)
+_unused_ static int hs_add(struct policy_observed *o, const char *path)
 {
 	struct policy_netns_hs *v = realloc(o->hs, (o->n_hs + 1) * sizeof(*v));
 
@@ -172,56 +174,22 @@ static int hs_add(struct policy_observed *o, const char *path)
 	return 0;
 }
 
-static bool ino_seen(const ino_t *v, size_t n, ino_t ino)
+#ifdef HAVE_BPF
+static int hs_add_cb(const char *path, void *arg)
 {
-	for (size_t i = 0; i < n; i++)
-		if (v[i] == ino)
-			return true;
-	return false;
+	return hs_add(arg, path);
 }
+#endif
 
-/*
- * Every network namespace that has a process or a name in /run/netns, once each (by the
- * inode of its nsfs file): where net.smc.hs_ctrl must name our smc_hs_ctrl.
- */
+/* Every network namespace (smcbpf_netns_each): where net.smc.hs_ctrl must name ours. */
 static int walk_netns(struct policy_observed *o)
 {
-	_cleanup_(freep) ino_t *seen = calloc(MAX_NETNS_WALK, sizeof(ino_t));
-	const char *const dirs[] = { "/run/netns", "/proc" };
-	size_t n = 0;
-	int r;
-
-	if (!seen)
-		return -ENOMEM;
-	for (size_t d = 0; d < ELEMENTSOF(dirs); d++) {
-		DIR *dir = opendir(dirs[d]);
-		struct dirent *de;
-
-		if (!dir)
-			continue;
-		while ((de = readdir(dir)) && n < MAX_NETNS_WALK) {
-			char path[64];
-			struct stat st;
-
-			if (de->d_name[0] == '.')
-				continue;
-			if (d == 1 && strspn(de->d_name, "0123456789") != strlen(de->d_name))
-				continue;
-			if ((size_t)snprintf(path, sizeof(path), d == 1 ? "/proc/%s/ns/net" : "/run/netns/%s",
-					     de->d_name) >= sizeof(path))
-				continue;
-			if (stat(path, &st) < 0 || ino_seen(seen, n, st.st_ino))
-				continue;
-			seen[n++] = st.st_ino;
-			r = hs_add(o, path);
-			if (r < 0) {
-				closedir(dir);
-				return r;
-			}
-		}
-		closedir(dir);
-	}
+#ifdef HAVE_BPF
+	return smcbpf_netns_each(hs_add_cb, o);
+#else
+	(void)o;
 	return 0;
+#endif
 }
 
 static int observe(struct policy_engine *e, const struct config_policies *c,
@@ -264,7 +232,7 @@ static int apply_select_op(struct policy_engine *e, const struct policy_op *op, 
 {
 #ifdef HAVE_BPF
 	if (op->type == POP_SELECT_LOAD)
-		return smcbpf_select_open(true, &e->select, why, len);
+		return smcbpf_select_open(true, e->pin_root, &e->select, why, len);
 	if (!e->select)
 		return -ENODEV;
 	switch (op->type) {
@@ -285,7 +253,7 @@ static int apply_select_op(struct policy_engine *e, const struct policy_op *op, 
 	case POP_MKDIR_ATTACH:
 		return smcbpf_cgroup_mkdir_attach(e->select, op->on);
 	case POP_SELECT_UNLOAD:
-		e->select = smcbpf_select_free(e->select);
+		e->select = smcbpf_select_unload(e->select);
 		return 0;
 	default:
 		return -EINVAL;
@@ -303,7 +271,7 @@ static int apply_excl_op(struct policy_engine *e, const struct config_policies *
 
 	switch (op->type) {
 	case POP_EXCL_LOAD:
-		return smcbpf_excl_open(&e->excl, why, len);
+		return smcbpf_excl_open(e->pin_root, &e->excl, why, len);
 	case POP_EXCL_RULES:
 		if (!e->excl)
 			return -ENODEV;
@@ -311,7 +279,7 @@ static int apply_excl_op(struct policy_engine *e, const struct config_policies *
 	case POP_HS_SET:
 		return smcbpf_hs_ctrl_set(op->path, op->value);
 	case POP_EXCL_UNLOAD:
-		e->excl = smcbpf_excl_free(e->excl);
+		e->excl = smcbpf_excl_unload(e->excl);
 		return 0;
 	default:
 		return -EINVAL;
@@ -347,8 +315,13 @@ static void apply(struct policy_engine *e, const struct config_policies *c, stru
 			r = apply_excl_op(e, c, op, why, sizeof(why));
 		else
 			r = apply_select_op(e, op, why, sizeof(why));
-		if (r >= 0)
+		if (r >= 0) {
+			if (op->item == POLICY_ITEM_NONE)
+				log_info("Policies: %s%s%s (smc.yaml no longer asks for it)",
+					 policy_op_to_string(op->type), op->path[0] ? " " : "",
+					 op->path);
 			continue;
+		}
 		if (why[0])
 			snprintf(msg, sizeof(msg), "%s", why);
 		else
@@ -400,6 +373,12 @@ static void fold_counters(struct policy_engine *e, const struct policy_plan *p)
 
 		if (streq(names[k], e->slot_names[k]))
 			continue;
+		if (e->slots_adopted) {
+			/* Counted by the programs before this agent started: assume the rules are
+			 * where smc.yaml puts them now (a rule moved meanwhile keeps its count). */
+			memcpy(e->slot_names[k], names[k], POLICY_NAME_LEN);
+			continue;
+		}
 		if (e->slot_names[k][0] && now[k]) {
 			t = total_of(e, e->slot_names[k]);
 			if (t)
@@ -411,6 +390,7 @@ static void fold_counters(struct policy_engine *e, const struct policy_plan *p)
 #endif
 		memcpy(e->slot_names[k], names[k], POLICY_NAME_LEN);
 	}
+	e->slots_adopted = false;
 }
 
 /* ---- reconcile ---------------------------------------------------------------------------- */
@@ -459,6 +439,55 @@ static int report_items(struct policy_engine *e, struct policy_plan *p, struct r
 	return 0;
 }
 
+/*
+ * Take over what an earlier agent pinned (once: afterwards this agent holds it or loads it
+ * itself).  The enrollments in adopted programs cannot be listed, so selection stays.
+ */
+static void adopt(struct policy_engine *e)
+{
+#ifdef HAVE_BPF
+	char why[POLICY_WHY_LEN];
+	int r;
+
+	if (e->adopt_tried || e->no_kernel || !e->pin_root)
+		return;
+	e->adopt_tried = true;
+	r = smcbpf_select_adopt(e->pin_root, &e->select, why, sizeof(why));
+	if (r > 0) {
+		e->keep_select = true;
+		e->slots_adopted = true;
+		log_info("Policies: took over the selection programs pinned in %s: processes enrolled by smcctl run and the policies stayed in force while no agent ran",
+			 e->pin_root);
+	} else if (r < 0 || why[0])
+		log_warning("Policies: %s", why);
+	r = smcbpf_excl_adopt(e->pin_root, &e->excl, why, sizeof(why));
+	if (r > 0)
+		log_info("Policies: took over the exclusions (smc_hs_ctrl %s) pinned in %s",
+			 SMCBPF_EXCL_NAME, e->pin_root);
+	else if (r < 0 || why[0])
+		log_warning("Policies: %s", why);
+#else
+	(void)e;
+#endif
+}
+
+/* After a replacement of other layouts: theirs go once ours are filled. */
+static void settle(struct policy_engine *e)
+{
+#ifdef HAVE_BPF
+	int r;
+
+	if (e->select) {
+		r = smcbpf_select_settle(e->select);
+		if (r < 0)
+			log_warning("Policies: cannot remove the programs of an earlier agent from %s: %s",
+				    e->pin_root, strerror(-r));
+	}
+#else
+	(void)e;
+#endif
+}
+
 int policy_reconcile(struct policy_engine *e, const struct config *c, struct report *ret)
 {
 	const struct config_policies *cp = &c->policies;
@@ -466,6 +495,7 @@ int policy_reconcile(struct policy_engine *e, const struct config *c, struct rep
 	struct policy_plan p = {};
 	int r;
 
+	adopt(e);
 	if (cp->n_cgroups + cp->n_netns > 0 || e->keep_select || cp->n_exclude > 0)
 		probe(e, cp->n_cgroups + cp->n_netns > 0 || e->keep_select, cp->n_exclude > 0);
 	r = observe(e, cp, &o);
@@ -473,6 +503,7 @@ int policy_reconcile(struct policy_engine *e, const struct config *c, struct rep
 		r = policy_plan(cp, &e->caps, &o, &p);
 	if (r >= 0) {
 		apply(e, cp, &p);
+		settle(e);
 		fold_counters(e, &p);
 		r = report_items(e, &p, ret);
 	}
@@ -495,6 +526,7 @@ int policy_enroll(struct policy_engine *e, int pidfd, uint32_t sndbuf, uint32_t 
 		snprintf(why, len, "%s", e->no_kernel);
 		return -ENOTSUP;
 	}
+	adopt(e);
 	if (!e->select) {
 		struct timespec ts;
 		uint64_t now;
@@ -518,7 +550,7 @@ int policy_enroll(struct policy_engine *e, int pidfd, uint32_t sndbuf, uint32_t 
 			snprintf(why, len, "%s", e->enroll_open_why);
 			return e->enroll_open_err;
 		}
-		r = smcbpf_select_open(true, &e->select, why, len);
+		r = smcbpf_select_open(true, e->pin_root, &e->select, why, len);
 		if (r < 0) {
 			e->enroll_open_err = r;
 			e->enroll_open_usec = now;
@@ -526,7 +558,8 @@ int policy_enroll(struct policy_engine *e, int pidfd, uint32_t sndbuf, uint32_t 
 			return r;
 		}
 		e->enroll_open_err = 0;
-		/* The maps are empty: the next reconcile puts the policies back in. */
+		/* The maps are empty (or another layout's): the next reconcile puts the policies
+		 * back in and settles. */
 	}
 	e->keep_select = true;
 	r = smcbpf_enroll(e->select, pidfd, ++e->next_run_id, sndbuf, rcvbuf);
@@ -590,7 +623,31 @@ void policy_hooks(struct policy_engine *e, struct policy_hooks *ret)
 	ret->select_loaded = e->select != NULL;
 	ret->exclude_loaded = e->excl != NULL;
 	ret->enrolled = e->enrolled;
+	ret->pin_why = e->pin_root ? "nothing is loaded" : "pinning is off";
 #ifdef HAVE_BPF
+	if (e->select) {
+		const char *dir, *why;
+		bool adopted;
+
+		smcbpf_select_pins(e->select, &dir, &adopted, &why);
+		ret->pinned = dir != NULL;
+		ret->pin_why = dir ? "" : why;
+		ret->adopted = adopted;
+	}
+	if (e->excl) {
+		const char *dir, *why;
+		bool adopted;
+
+		smcbpf_excl_pins(e->excl, &dir, &adopted, &why);
+		if (!dir) {
+			ret->pinned = false;
+			ret->pin_why = why;
+		} else if (!e->select) {
+			ret->pinned = true;
+			ret->pin_why = "";
+		}
+		ret->adopted = ret->adopted || adopted;
+	}
 	if (e->select) {
 		smcbpf_counters(e->select, now);
 		ret->buffers_why = smcbpf_select_buffers(e->select);
@@ -614,6 +671,7 @@ int policy_engine_new(struct policy_engine **ret)
 #ifdef HAVE_BPF
 	smcbpf_set_log(libbpf_log);
 #endif
+	e->pin_root = SMCBPF_PIN_DIR;
 	*ret = e;
 	return 0;
 }
@@ -623,6 +681,7 @@ void policy_engine_no_kernel(struct policy_engine *e, const char *why)
 {
 	e->no_kernel = why;
 	e->walked_once = true;
+	e->pin_root = NULL;
 }
 
 /* Nothing of ours stays in a netns: clear hs_ctrl where it names us. */
@@ -643,8 +702,15 @@ struct policy_engine *policy_engine_free(struct policy_engine *e)
 	if (!e)
 		return NULL;
 #ifdef HAVE_BPF
+	/* What is pinned stays in force for the next agent (smcctl policy flush removes it);
+	 * what could not be pinned ends here, exclusions out of every netns first. */
 	if (e->excl) {
-		clear_hs_ctrl();
+		const char *dir, *why;
+		bool adopted;
+
+		smcbpf_excl_pins(e->excl, &dir, &adopted, &why);
+		if (!dir)
+			clear_hs_ctrl();
 		e->excl = smcbpf_excl_free(e->excl);
 	}
 	e->select = smcbpf_select_free(e->select);

@@ -10,11 +10,15 @@
  *   policy:netns:PATH      sockets created in that network namespace become SMC
  *   policy:exclude:TEXT    connections whose server end matches TEXT stay TCP
  *
- * Who holds what: the programs live as long as the agent (nothing is pinned).  Selection is
- * loaded when the config has cgroups/netns entries or a caller enrolled a process
- * (EnrollProcess, for smcctl run), and then stays for the enrolled processes.  Exclusions
- * are registered while the config has exclude entries; stopping the agent unregisters them
- * and clears net.smc.hs_ctrl where it named them.
+ * Who holds what: the kernel, through pins under SMCBPF_PIN_DIR (libsmcbpf), so that a
+ * stopped, crashed or upgrading agent leaves enrollments, policies and exclusions in
+ * force; the first reconcile adopts them (or replaces them when they are another build's)
+ * and prunes what smc.yaml no longer asks for.  Selection is loaded when the config has
+ * cgroups/netns entries or a caller enrolled a process (EnrollProcess, for smcctl run), and
+ * then stays for the enrolled processes (adopted selection too: they cannot be listed).
+ * Exclusions are registered while the config has exclude entries.  smcctl policy flush
+ * removes it all.  When pinning fails (no bpffs), everything is the agent's as before:
+ * stopping it unregisters the exclusions and clears net.smc.hs_ctrl where it named them.
  *
  * Targets are looked up at every reconcile (drift.interval): a netns created later is found
  * then; a cgroup created later is found at once by the cgroup_mkdir program.  Containers are
@@ -196,6 +200,9 @@ struct policy_hooks {
 	bool select_loaded;
 	bool exclude_loaded;
 	uint64_t enrolled;
+	bool pinned;         /* what is loaded outlives the agent (SMCBPF_PIN_DIR) */
+	const char *pin_why; /* why not, "" when pinned */
+	bool adopted;        /* taken over from an earlier agent */
 	uint64_t run_sockets;
 	uint64_t inherit_failures;
 };

@@ -441,6 +441,16 @@ static void test_plan_exclude(void **state)
 	plan(&f);
 	assert_int_equal(f.p.n_ops, 0);
 	assert_int_equal(f.p.items[0].state, PI_OK);
+
+	/* Registered anew (another build's was pinned, or none could be adopted): a netns that
+	 * names ours still holds the old registration, so it is named again. */
+	f.o.excl_loaded = false;
+	plan(&f);
+	assert_int_equal(f.p.ops[0].type, POP_EXCL_LOAD);
+	assert_int_equal(count_ops(&f, POP_HS_SET), 1);
+	op = find_op(&f, POP_HS_SET);
+	assert_string_equal(op->path, "/proc/1/ns/net");
+	assert_string_equal(op->value, "smcd_excl");
 	fixture_free(&f);
 
 	/* Exclusions removed: hs_ctrl cleared where it is ours, then unregistered. */

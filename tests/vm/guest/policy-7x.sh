@@ -7,7 +7,8 @@
 # child of it) or its network namespace, and TCP when none does; a connection to an
 # excluded port stays TCP without any SMC handshake (smc_hs_ctrl: no SMC option on the
 # SYN); removing the policies stops new conversions; smcctl run goes through the agent,
-# for root and for an unprivileged user; the agent leaves net.smc.hs_ctrl as it found it.
+# for root and for an unprivileged user; a stopped agent leaves its programs in force and
+# smcctl policy flush leaves net.smc.hs_ctrl as the agent found it.
 . "$(dirname "$0")/lib.sh"
 require_cmd smcd-agent smcctl smc-conn smc-threads dbus-daemon busctl
 export SMCD_PRELOAD_LIB=/usr/local/bin/libsmc-preload.so
@@ -142,7 +143,7 @@ assert_json "$(last)" .tcp 1 "policy removed: TCP again"
 assert_json "$(printf '%s\n' "$out" | grep '"conn":0')" .smc_socket false "a TCP socket again"
 assert_eq "" "$(cat /proc/sys/net/smc/hs_ctrl)" "exclusions removed: hs_ctrl cleared"
 
-# --- the agent stops: nothing of its programs stays --------------------------------------------
+# --- the agent stops: its programs stay (pinned); smcctl policy flush removes them ---------------
 write_config "policies:
   exclude: [{port: 5555}]"
 assert_ok smcctl config reload
@@ -150,10 +151,13 @@ assert_eq smcd_excl "$(cat /proc/sys/net/smc/hs_ctrl)"
 kill $agent
 wait $agent
 assert_eq 0 "$?" "the agent stops cleanly"
-assert_eq "" "$(cat /proc/sys/net/smc/hs_ctrl)" "the agent cleared hs_ctrl when it stopped"
-# With the agent gone its smc_hs_ctrl is unregistered: the name is refused.
+assert_eq smcd_excl "$(cat /proc/sys/net/smc/hs_ctrl)" "a stopped agent keeps the exclusions in force"
+assert_ok smcctl policy flush
+assert_contains "$out" "Removed 2 pinned sets"
+assert_eq "" "$(cat /proc/sys/net/smc/hs_ctrl)" "flush cleared hs_ctrl"
+# Flushed, its smc_hs_ctrl is unregistered: the name is refused.
 if echo smcd_excl >/proc/sys/net/smc/hs_ctrl 2>/dev/null; then
-	fail "smcd_excl is still registered after the agent stopped"
+	fail "smcd_excl is still registered after smcctl policy flush"
 fi
 assert_ok in_cgroup /smc-on smc-threads threads --threads 2
 assert_json "$(last)" .tcp 4 "no agent, no policy: TCP"

@@ -1,0 +1,185 @@
+#!/bin/sh
+# lanes: 7x
+# timeout: 900
+#
+# The datapath outlives the agent (issue 12): a program enrolled by `smcctl run` through the
+# agent and one in a `policies:` cgroup make a loopback connection every 0.2 s while the
+# agent is killed (SIGKILL), stopped (SIGTERM), replaced by "another build" (its pinned
+# layout renamed) and started again with a smaller smc.yaml.  Every connection while the
+# agent is away and after it is back is SMC-D (the figures are printed); the exclusion holds
+# throughout; a starting agent adopts what it finds without loading the programs twice,
+# replaces another layout without a gap, prunes what smc.yaml no longer asks for; and only
+# `smcctl policy flush` ends it all.
+. "$(dirname "$0")/lib.sh"
+require_cmd smcd-agent smcctl smc-conn bpf-progs dbus-daemon busctl jq
+CG=/sys/fs/cgroup
+PIN=/sys/fs/bpf/smcd-agent
+
+start_system_bus
+
+last() { printf '%s\n' "$out" | grep '^{' | tail -n 1; }
+in_cgroup() {
+	_ic=$1
+	shift
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG$_ic" "$@"
+}
+write_config() {
+	cat >/etc/smc/smc.yaml <<EOF
+ueid: {auto: true}
+modules: [smc, smc_diag]
+drift: {action: repair, interval: 2s}
+monitor: {interval: 0}
+$1
+EOF
+}
+# The phase a connection of the loops belongs to: written only once the agent is in the
+# state the phase names, so that a line's phase is true of its whole connection.
+phase() { echo "$1" >/tmp/phase; }
+# wait_lines LOG PHASE N: until N connections of PHASE are logged.
+wait_lines() {
+	_wl_i=0
+	until [ "$(grep -c "^$2 " "$1")" -ge "$3" ]; do
+		sleep 0.2
+		_wl_i=$((_wl_i + 1))
+		[ $_wl_i -le 900 ] || fail "$1: fewer than $3 connections in phase $2: $(cat "$1")"
+	done
+}
+# figure LOG PHASE: "SMCD/TOTAL" of the phase.
+figure() {
+	echo "$(grep -c "^$2 1\$" "$1")/$(grep -c "^$2 " "$1")"
+}
+progs() { bpf-progs | grep -c "prog $1\$" || true; }
+# wait_progs NAME N: until N programs of that name are loaded (the kernel frees a program
+# whose last holder went in deferred work, so a count can lag its cause).
+wait_progs() {
+	_wp_i=0
+	until [ "$(progs "$1")" -eq "$2" ]; do
+		sleep 0.2
+		_wp_i=$((_wp_i + 1))
+		[ $_wp_i -le 150 ] || fail "$(progs "$1") programs $1 loaded, expected $2: $(bpf-progs)"
+	done
+	info "$2 programs $1 loaded"
+}
+stop_agent() { # stop_agent SIGNAL
+	kill -"$1" $agent
+	wait $agent 2>/dev/null || true
+}
+
+mkdir -p /etc/smc $CG/smc-on
+write_config "policies:
+  cgroups: [/smc-on]
+  exclude: [{port: 5555}]"
+start_agent
+assert_json "$(smcctl -j policy)" .kernel.pinned true "the programs are pinned"
+assert_json "$(smcctl -j policy)" .kernel.adopted false "nothing to adopt at the first start"
+assert_eq 1 "$(ls -d $PIN/select-* | wc -l)" "one selection layout pinned"
+assert_eq 1 "$(ls -d $PIN/excl-* | wc -l)" "one exclusion layout pinned"
+assert_eq smcd_excl "$(cat /proc/sys/net/smc/hs_ctrl)"
+
+cat >/tmp/loop.sh <<'EOF'
+# One connection every 0.2 s until /tmp/stop-loops: "PHASE SMCD" per connection.
+while [ ! -e /tmp/stop-loops ]; do
+	p=$(cat /tmp/phase)
+	r=$(smc-conn pair --proto tcp --conns 1 --bytes 16K 2>/dev/null | grep '^{' | tail -n 1 | jq -r .smcd)
+	echo "$p ${r:-error}" >>"$1"
+	sleep 0.2
+done
+EOF
+phase up
+smcctl run -q -- sh /tmp/loop.sh /tmp/run.log &
+runpid=$!
+in_cgroup /smc-on sh /tmp/loop.sh /tmp/cg.log &
+cgpid=$!
+wait_lines /tmp/run.log up 3
+wait_lines /tmp/cg.log up 3
+assert_eq 0 "$(grep -c '^up [^1]' /tmp/run.log)" "enrolled: SMC-D with the agent up"
+assert_eq 0 "$(grep -c '^up [^1]' /tmp/cg.log)" "cgroup policy: SMC-D with the agent up"
+
+# --- a crash: everything stays in force --------------------------------------------------------
+stop_agent KILL
+phase down
+wait_lines /tmp/run.log down 5
+wait_lines /tmp/cg.log down 5
+assert_eq smcd_excl "$(cat /proc/sys/net/smc/hs_ctrl)" "hs_ctrl still names the exclusions"
+assert_ok in_cgroup /smc-on smc-conn pair --proto tcp --port 5555 --conns 1 --bytes 16K
+assert_json "$(last)" .tcp 1 "the exclusion holds with no agent"
+run_down=$(figure /tmp/run.log down)
+cg_down=$(figure /tmp/cg.log down)
+
+start_agent
+phase back
+assert_json "$(smcctl -j policy)" .kernel.adopted true "the agent adopted the pinned programs"
+assert_contains "$(cat /tmp/agent.log)" "took over the selection programs pinned in $PIN"
+assert_contains "$(cat /tmp/agent.log)" "took over the exclusions"
+assert_eq 1 "$(progs smcd_select)" "adopted, not loaded a second time"
+assert_eq 1 "$(progs smcd_syn_option)" "one smc_hs_ctrl"
+assert_eq active "$(smcctl -j policy | jq -r '.policies[] | select(.target == "/smc-on") | .state')"
+wait_lines /tmp/run.log back 5
+wait_lines /tmp/cg.log back 5
+run_back=$(figure /tmp/run.log back)
+cg_back=$(figure /tmp/cg.log back)
+info "restart figures (SIGKILL): smcctl run: $run_down SMC-D while the agent was away, $run_back after; cgroup policy: $cg_down and $cg_back"
+for f in "$run_down" "$run_back" "$cg_down" "$cg_back"; do
+	assert_eq "${f#*/}" "${f%/*}" "every connection SMC-D ($f)"
+done
+
+# --- a clean stop (systemctl stop) keeps the datapath too ---------------------------------------
+stop_agent TERM
+phase stopped
+wait_lines /tmp/run.log stopped 3
+wait_lines /tmp/cg.log stopped 3
+assert_eq smcd_excl "$(cat /proc/sys/net/smc/hs_ctrl)" "a stop keeps the exclusions"
+run_stopped=$(figure /tmp/run.log stopped)
+cg_stopped=$(figure /tmp/cg.log stopped)
+
+# --- another build's layout: replaced without a gap, enrollments kept -----------------------------
+old=$(ls -d $PIN/select-*)
+mv "$old" $PIN/select-0123456789abcdef
+start_agent
+phase replaced
+assert_json "$(smcctl -j policy)" .kernel.adopted true "the exclusions were adopted"
+assert_not_exists $PIN/select-0123456789abcdef
+assert_exists "$old"
+wait_progs smcd_select 1 # the other layout's programs are gone
+wait_lines /tmp/run.log replaced 4
+wait_lines /tmp/cg.log replaced 4
+run_repl=$(figure /tmp/run.log replaced)
+cg_repl=$(figure /tmp/cg.log replaced)
+info "stop and replacement: smcctl run: $run_stopped stopped, $run_repl replaced; cgroup policy: $cg_stopped and $cg_repl"
+for f in "$run_stopped" "$cg_stopped" "$run_repl" "$cg_repl"; do
+	assert_eq "${f#*/}" "${f%/*}" "every connection SMC-D ($f)"
+done
+
+# --- started with less in smc.yaml: pruned, enrollments kept ----------------------------------------
+stop_agent TERM
+write_config ""
+start_agent
+phase pruned
+assert_json "$(smcctl -j policy)" .kernel.adopted true
+assert_contains "$(cat /tmp/agent.log)" "smc.yaml no longer asks for it"
+assert_eq "" "$(cat /proc/sys/net/smc/hs_ctrl)" "exclusions pruned: hs_ctrl cleared"
+assert_eq 0 "$(ls -d $PIN/excl-* 2>/dev/null | wc -l)" "and unpinned"
+wait_progs smcd_syn_option 0 # and unregistered
+wait_lines /tmp/run.log pruned 3
+wait_lines /tmp/cg.log pruned 3
+assert_eq 0 "$(grep -c '^pruned [^1]' /tmp/run.log)" "the enrolled program stays on SMC-D"
+assert_eq 0 "$(grep -c '^pruned [^0]' /tmp/cg.log)" "the pruned cgroup policy: TCP"
+
+# --- flush: refused while the agent runs, then everything ends ---------------------------------------
+run smcctl policy flush
+assert_eq 1 "$rc" "flush refused while the agent runs"
+assert_contains "$out" "stop it first"
+stop_agent TERM
+assert_ok smcctl -j policy flush
+assert_json "$out" .removed 1 "one layout removed"
+assert_not_exists $PIN
+phase flushed
+wait_lines /tmp/run.log flushed 3
+assert_eq 0 "$(grep -c '^flushed [^0]' /tmp/run.log)" "flushed: the enrolled program is on TCP"
+wait_progs smcd_select 0 # no program of ours is left
+assert_ok smcctl policy flush
+assert_contains "$out" "Nothing was pinned"
+
+touch /tmp/stop-loops
+wait $runpid $cgpid 2>/dev/null || true
+exit 0
