@@ -426,6 +426,7 @@ struct smcbpf_select {
 	char dir[PATH_MAX];  /* root/select-HASH */
 	bool adopted;
 	bool others;         /* other layouts were pinned: smcbpf_select_settle() removes them */
+	bool reused;         /* their maps are ours now, with their entries */
 	char pin_why[SMCBPF_WHY_LEN];  /* why nothing is pinned, when pinning was asked for */
 	char bufs_why[SMCBPF_WHY_LEN]; /* empty: buffer sizes are applied */
 };
@@ -550,21 +551,42 @@ static void reuse_compatible(struct bpf_map *m, const char *other_dir, const cha
 
 struct reuse_arg {
 	struct smc_select *skel;
+	bool leftovers; /* this pass: .new-* and .stale-* (a crash's), else complete layouts */
 	bool found;
 };
 
-/* The first other layout lends its maps: enrollments and rules go on in the new programs. */
+/*
+ * The first other layout lends its maps: enrollments and rules go on in the new programs.
+ * Layouts that were put in place go first; a crash's leftovers only when there is none.
+ */
 static int reuse_from(const char *dir, void *arg)
 {
 	struct reuse_arg *a = arg;
 	struct bpf_map *maps[] = { a->skel->maps.run_tasks, a->skel->maps.cgroup_ids,
 				   a->skel->maps.cgroup_paths, a->skel->maps.netns_cookies };
 
+	if ((strrchr(dir, '/')[1] == '.') != a->leftovers)
+		return 0;
 	if (!a->found)
 		for (size_t i = 0; i < ELEMENTSOF(maps); i++)
 			reuse_compatible(maps[i], dir, sel_map_pin[i]);
 	a->found = true;
 	return 0;
+}
+
+static int any_cb(const char *dir, void *arg)
+{
+	(void)dir;
+	*(bool *)arg = true;
+	return 1;
+}
+
+bool smcbpf_pinned_any(const char *pin_root, bool excl)
+{
+	bool any = false;
+
+	(void)each_layout(pin_root, excl, "", any_cb, &any);
+	return any;
 }
 
 /* Pin everything of s as root/select-HASH. */
@@ -628,7 +650,10 @@ int smcbpf_select_open(bool buffers, const char *pin_root, struct smcbpf_select 
 		/* Ours too, when it is there: adoption refused it as incomplete. */
 		reuse.skel = skel;
 		(void)each_layout(s->root, false, "", reuse_from, &reuse);
-		s->others = reuse.found;
+		reuse.leftovers = true;
+		(void)each_layout(s->root, false, "", reuse_from, &reuse);
+		s->others = smcbpf_pinned_any(s->root, false);
+		s->reused = reuse.found;
 	}
 	r = smc_select__load(skel);
 	if (r < 0) {
@@ -713,7 +738,6 @@ int smcbpf_select_adopt(const char *pin_root, struct smcbpf_select **ret, char *
 		snprintf(s->bufs_why, sizeof(s->bufs_why),
 			 "the agent that loaded the pinned programs could not attach the buffer program");
 	s->adopted = true;
-	s->link_fd[SEL_LINK_MKDIR] = s->link_fd[SEL_LINK_MKDIR] < 0 ? -1 : s->link_fd[SEL_LINK_MKDIR];
 	*ret = TAKE_PTR(s);
 	return 1;
 incomplete:
@@ -735,6 +759,11 @@ int smcbpf_select_settle(struct smcbpf_select *s)
 	if (r == 0)
 		s->others = false;
 	return r;
+}
+
+bool smcbpf_select_reused(const struct smcbpf_select *s)
+{
+	return s->reused;
 }
 
 void smcbpf_select_pins(const struct smcbpf_select *s, const char **ret_dir, bool *ret_adopted,
@@ -1254,6 +1283,12 @@ static int flush_cb(const char *dir, void *arg)
 		(void)bpf_map_delete_elem(ops, &zero);
 	a->n++;
 	return remove_layout(dir);
+}
+
+int smcbpf_excl_retire(const char *pin_root)
+{
+	unregister_stale();
+	return each_layout(pin_root, true, "", remove_layout_cb, NULL);
 }
 
 int smcbpf_flush(const char *pin_root, unsigned *ret_n, char *why, size_t len)

@@ -63,6 +63,12 @@ int smcbpf_select_open(bool buffers, const char *pin_root, struct smcbpf_select 
 int smcbpf_select_adopt(const char *pin_root, struct smcbpf_select **ret, char *why, size_t len);
 /* After open replaced other layouts and the maps are filled: remove the others' pins. */
 int smcbpf_select_settle(struct smcbpf_select *s);
+/* open took over another layout's maps, entries included (look at them again). */
+bool smcbpf_select_reused(const struct smcbpf_select *s);
+/* Is any layout of this kind (selection, exclusion) pinned under pin_root? */
+bool smcbpf_pinned_any(const char *pin_root, bool excl);
+/* Unregister and unpin every exclusion layout (one the config no longer wants). */
+int smcbpf_excl_retire(const char *pin_root);
 /* Where it is pinned (NULL: not, and why says why), and whether it was adopted. */
 void smcbpf_select_pins(const struct smcbpf_select *s, const char **ret_dir, bool *ret_adopted,
 			const char **ret_why);

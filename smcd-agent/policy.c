@@ -36,7 +36,8 @@ struct policy_engine {
 	bool keep_select; /* EnrollProcess loaded it or used it, or it was adopted: it stays for
 			   * the enrolled processes (which cannot be listed) */
 	const char *pin_root; /* SMCBPF_PIN_DIR, NULL: nothing pinned */
-	bool adopt_tried;     /* the pins were looked at (first reconcile or enrollment) */
+	bool adopt_tried;     /* the pins were looked at (the first reconcile) */
+	bool select_adopt_tried;
 	bool slots_adopted;   /* counter slots came with adopted programs: names unknown yet */
 	bool walked_once; /* hs_ctrl looked at in every netns at least once (crash leftovers) */
 	const char *no_kernel; /* policy_engine_no_kernel(): why */
@@ -443,32 +444,83 @@ static int report_items(struct policy_engine *e, struct policy_plan *p, struct r
  * Take over what an earlier agent pinned (once: afterwards this agent holds it or loads it
  * itself).  The enrollments in adopted programs cannot be listed, so selection stays.
  */
-static void adopt(struct policy_engine *e)
+static void adopt_select(struct policy_engine *e)
 {
 #ifdef HAVE_BPF
 	char why[POLICY_WHY_LEN];
 	int r;
 
-	if (e->adopt_tried || e->no_kernel || !e->pin_root)
-		return;
-	e->adopt_tried = true;
 	r = smcbpf_select_adopt(e->pin_root, &e->select, why, sizeof(why));
 	if (r > 0) {
 		e->keep_select = true;
 		e->slots_adopted = true;
 		log_info("Policies: took over the selection programs pinned in %s: processes enrolled by smcctl run and the policies stayed in force while no agent ran",
 			 e->pin_root);
-	} else if (r < 0 || why[0])
+		return;
+	}
+	if (r < 0 || why[0])
 		log_warning("Policies: %s", why);
-	r = smcbpf_excl_adopt(e->pin_root, &e->excl, why, sizeof(why));
-	if (r > 0)
-		log_info("Policies: took over the exclusions (smc_hs_ctrl %s) pinned in %s",
-			 SMCBPF_EXCL_NAME, e->pin_root);
-	else if (r < 0 || why[0])
-		log_warning("Policies: %s", why);
+	/* Another build's (or a crash's): loaded anew, it is replaced with its maps' entries
+	 * (enrollments among them), and what smc.yaml no longer asks for is pruned from them;
+	 * never left attached with nobody to prune it. */
+	if (smcbpf_pinned_any(e->pin_root, false)) {
+		e->keep_select = true;
+		log_info("Policies: replacing the selection programs another build left pinned in %s",
+			 e->pin_root);
+	}
 #else
 	(void)e;
 #endif
+}
+
+static void adopt_excl(struct policy_engine *e, const struct config_policies *cp)
+{
+#ifdef HAVE_BPF
+	char why[POLICY_WHY_LEN];
+	int r;
+
+	r = smcbpf_excl_adopt(e->pin_root, &e->excl, why, sizeof(why));
+	if (r > 0) {
+		log_info("Policies: took over the exclusions (smc_hs_ctrl %s) pinned in %s",
+			 SMCBPF_EXCL_NAME, e->pin_root);
+		return;
+	}
+	if (r < 0 || why[0])
+		log_warning("Policies: %s", why);
+	/* Wanted, registering replaces it; not wanted, it goes now (the plan clears
+	 * net.smc.hs_ctrl where it is named). */
+	if (cp->n_exclude == 0 && smcbpf_pinned_any(e->pin_root, true)) {
+		r = smcbpf_excl_retire(e->pin_root);
+		if (r < 0)
+			log_warning("Policies: cannot remove the exclusions another build left pinned in %s: %s",
+				    e->pin_root, strerror(-r));
+		else
+			log_info("Policies: removed the exclusions another build left pinned in %s (smc.yaml no longer asks for them)",
+				 e->pin_root);
+	}
+#else
+	(void)e;
+	(void)cp;
+#endif
+}
+
+/*
+ * Take over what an earlier agent pinned, once, at the first reconcile (cp: its config);
+ * an enrollment before it (cp NULL; never in practice) takes over selection only.
+ */
+static void adopt(struct policy_engine *e, const struct config_policies *cp)
+{
+	if (e->adopt_tried || e->no_kernel || !e->pin_root)
+		return;
+	if (!e->select && !e->select_adopt_tried) {
+		e->select_adopt_tried = true;
+		adopt_select(e);
+	}
+	if (!cp)
+		return;
+	e->adopt_tried = true;
+	if (!e->excl)
+		adopt_excl(e, cp);
 }
 
 /* After a replacement of other layouts: theirs go once ours are filled. */
@@ -488,6 +540,51 @@ static void settle(struct policy_engine *e)
 #endif
 }
 
+/* This round loaded the selection programs with another layout's maps, entries and all. */
+static bool reloaded_with_entries(struct policy_engine *e, const struct policy_plan *p)
+{
+#ifdef HAVE_BPF
+	if (!e->select || !smcbpf_select_reused(e->select))
+		return false;
+	for (size_t i = 0; i < p->n_ops; i++)
+		if (p->ops[i].type == POP_SELECT_LOAD)
+			return true;
+#else
+	(void)e;
+	(void)p;
+#endif
+	return false;
+}
+
+/*
+ * The first round planned against empty maps; these came with entries, so what smc.yaml no
+ * longer asks for is pruned now, before the old programs go (settle), not a drift interval
+ * later.  An item either round changed is reported as changed.
+ */
+static int second_round(struct policy_engine *e, const struct config_policies *cp,
+			struct policy_plan *p)
+{
+	struct policy_observed o = {};
+	struct policy_plan q = {};
+	int r;
+
+	r = observe(e, cp, &o);
+	if (r >= 0)
+		r = policy_plan(cp, &e->caps, &o, &q);
+	if (r >= 0) {
+		apply(e, cp, &q);
+		for (size_t i = 0; i < q.n_items && i < p->n_items; i++)
+			if (p->items[i].state == PI_CHANGE && q.items[i].state == PI_OK)
+				q.items[i].state = PI_CHANGE;
+		policy_plan_clear(p);
+		*p = q;
+		q = (struct policy_plan){};
+	}
+	policy_plan_clear(&q);
+	policy_observed_clear(&o);
+	return r;
+}
+
 int policy_reconcile(struct policy_engine *e, const struct config *c, struct report *ret)
 {
 	const struct config_policies *cp = &c->policies;
@@ -495,14 +592,17 @@ int policy_reconcile(struct policy_engine *e, const struct config *c, struct rep
 	struct policy_plan p = {};
 	int r;
 
-	adopt(e);
+	adopt(e, cp);
 	if (cp->n_cgroups + cp->n_netns > 0 || e->keep_select || cp->n_exclude > 0)
 		probe(e, cp->n_cgroups + cp->n_netns > 0 || e->keep_select, cp->n_exclude > 0);
 	r = observe(e, cp, &o);
 	if (r >= 0)
 		r = policy_plan(cp, &e->caps, &o, &p);
-	if (r >= 0) {
+	if (r >= 0)
 		apply(e, cp, &p);
+	if (r >= 0 && reloaded_with_entries(e, &p))
+		r = second_round(e, cp, &p);
+	if (r >= 0) {
 		settle(e);
 		fold_counters(e, &p);
 		r = report_items(e, &p, ret);
@@ -526,7 +626,7 @@ int policy_enroll(struct policy_engine *e, int pidfd, uint32_t sndbuf, uint32_t 
 		snprintf(why, len, "%s", e->no_kernel);
 		return -ENOTSUP;
 	}
-	adopt(e);
+	adopt(e, NULL);
 	if (!e->select) {
 		struct timespec ts;
 		uint64_t now;

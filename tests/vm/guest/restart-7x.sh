@@ -60,18 +60,21 @@ wait_progs() {
 	done
 	info "$2 programs $1 loaded"
 }
+# start_agent returns once the agent owns its bus name, which it takes before its first
+# reconcile; a call is answered only after that reconcile (one event loop).
+started() { start_agent && pol=$(smcctl -j policy) && printf '%s\n' "$pol"; }
 stop_agent() { # stop_agent SIGNAL
 	kill -"$1" $agent
 	wait $agent 2>/dev/null || true
 }
 
-mkdir -p /etc/smc $CG/smc-on
+mkdir -p /etc/smc $CG/smc-on $CG/smc-gone
 write_config "policies:
-  cgroups: [/smc-on]
+  cgroups: [/smc-on, /smc-gone]
   exclude: [{port: 5555}]"
-start_agent
-assert_json "$(smcctl -j policy)" .kernel.pinned true "the programs are pinned"
-assert_json "$(smcctl -j policy)" .kernel.adopted false "nothing to adopt at the first start"
+started
+assert_json "$pol" .kernel.pinned true "the programs are pinned"
+assert_json "$pol" .kernel.adopted false "nothing to adopt at the first start"
 assert_eq 1 "$(ls -d $PIN/select-* | wc -l)" "one selection layout pinned"
 assert_eq 1 "$(ls -d $PIN/excl-* | wc -l)" "one exclusion layout pinned"
 assert_eq smcd_excl "$(cat /proc/sys/net/smc/hs_ctrl)"
@@ -95,6 +98,14 @@ wait_lines /tmp/cg.log up 3
 assert_eq 0 "$(grep -c '^up [^1]' /tmp/run.log)" "enrolled: SMC-D with the agent up"
 assert_eq 0 "$(grep -c '^up [^1]' /tmp/cg.log)" "cgroup policy: SMC-D with the agent up"
 
+# What the agent holds besides the datapath: the statistics baseline, the link-group history
+# and its D-Bus objects.
+assert_ok smcctl stats reset
+reset_usec=$(smcctl -j stats | jq -r .reset_usec)
+seen_before=$(smcctl -j stats | jq -r .linkgroups.smcd.seen)
+busctl --list tree org.smcd.Agent1 | sort >/tmp/paths.before
+assert_contains "$(cat /tmp/paths.before)" /org/smcd/Agent1/linkgroup "link groups on D-Bus"
+
 # --- a crash: everything stays in force --------------------------------------------------------
 stop_agent KILL
 phase down
@@ -106,14 +117,20 @@ assert_json "$(last)" .tcp 1 "the exclusion holds with no agent"
 run_down=$(figure /tmp/run.log down)
 cg_down=$(figure /tmp/cg.log down)
 
-start_agent
+started
+st=$(smcctl -j stats)
 phase back
-assert_json "$(smcctl -j policy)" .kernel.adopted true "the agent adopted the pinned programs"
+assert_json "$pol" .kernel.adopted true "the agent adopted the pinned programs"
+assert_json "$st" .reset_usec "$reset_usec" "the statistics baseline survived the crash"
+assert_json "$st" '.summary.smcd >= 10' true "since-reset counts go on from before the crash"
+assert_json "$st" ".linkgroups.smcd.seen >= $seen_before" true "the link-group history survived"
+busctl --list tree org.smcd.Agent1 | sort >/tmp/paths.after
+assert_eq "" "$(comm -23 /tmp/paths.before /tmp/paths.after)" "every D-Bus object came back at its path"
 assert_contains "$(cat /tmp/agent.log)" "took over the selection programs pinned in $PIN"
 assert_contains "$(cat /tmp/agent.log)" "took over the exclusions"
 assert_eq 1 "$(progs smcd_select)" "adopted, not loaded a second time"
 assert_eq 1 "$(progs smcd_syn_option)" "one smc_hs_ctrl"
-assert_eq active "$(smcctl -j policy | jq -r '.policies[] | select(.target == "/smc-on") | .state')"
+assert_eq active "$(printf '%s\n' "$pol" | jq -r '.policies[] | select(.target == "/smc-on") | .state')"
 wait_lines /tmp/run.log back 5
 wait_lines /tmp/cg.log back 5
 run_back=$(figure /tmp/run.log back)
@@ -132,12 +149,21 @@ assert_eq smcd_excl "$(cat /proc/sys/net/smc/hs_ctrl)" "a stop keeps the exclusi
 run_stopped=$(figure /tmp/run.log stopped)
 cg_stopped=$(figure /tmp/cg.log stopped)
 
-# --- another build's layout: replaced without a gap, enrollments kept -----------------------------
+assert_ok in_cgroup /smc-gone smc-conn pair --proto tcp --conns 1 --bytes 16K
+assert_json "$(last)" .smcd 1 "the second cgroup policy, with no agent"
+
+# --- another build's layout: replaced without a gap, enrollments kept, pruned at once ---------------
 old=$(ls -d $PIN/select-*)
 mv "$old" $PIN/select-0123456789abcdef
-start_agent
+write_config "policies:
+  cgroups: [/smc-on]
+  exclude: [{port: 5555}]"
+started
 phase replaced
-assert_json "$(smcctl -j policy)" .kernel.adopted true "the exclusions were adopted"
+assert_json "$pol" .kernel.adopted true "the exclusions were adopted"
+assert_contains "$(cat /tmp/agent.log)" "replacing the selection programs another build left pinned"
+assert_ok in_cgroup /smc-gone smc-conn pair --proto tcp --conns 1 --bytes 16K
+assert_json "$(last)" .tcp 1 "the other layout's entry smc.yaml no longer has: pruned in the same reconcile"
 assert_not_exists $PIN/select-0123456789abcdef
 assert_exists "$old"
 wait_progs smcd_select 1 # the other layout's programs are gone
@@ -153,9 +179,9 @@ done
 # --- started with less in smc.yaml: pruned, enrollments kept ----------------------------------------
 stop_agent TERM
 write_config ""
-start_agent
+started
 phase pruned
-assert_json "$(smcctl -j policy)" .kernel.adopted true
+assert_json "$pol" .kernel.adopted true
 assert_contains "$(cat /tmp/agent.log)" "smc.yaml no longer asks for it"
 assert_eq "" "$(cat /proc/sys/net/smc/hs_ctrl)" "exclusions pruned: hs_ctrl cleared"
 assert_eq 0 "$(ls -d $PIN/excl-* 2>/dev/null | wc -l)" "and unpinned"
