@@ -557,6 +557,36 @@ static void manager_arm_timers(struct manager *m)
 	collector_arm(m);
 }
 
+/* The log rate limit's summaries on time (log.h): a timer at the end of the first window
+ * that suppressed something.  Called from inside a log call: must not log. */
+static int on_log_timer(sd_event_source *s, uint64_t usec, void *userdata);
+
+static void arm_log_timer(void *userdata)
+{
+	struct manager *m = userdata;
+	uint64_t when = log_ratelimit_deadline();
+
+	if (!when || !m->event) {
+		if (m->log_timer)
+			(void)sd_event_source_set_enabled(m->log_timer, SD_EVENT_OFF);
+		return;
+	}
+	if (!m->log_timer) {
+		(void)sd_event_add_time(m->event, &m->log_timer, CLOCK_MONOTONIC, when, 1000000,
+					on_log_timer, m);
+		return;
+	}
+	(void)sd_event_source_set_time(m->log_timer, when);
+	(void)sd_event_source_set_enabled(m->log_timer, SD_EVENT_ONESHOT);
+}
+
+static int on_log_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	log_ratelimit_flush(false);
+	arm_log_timer(userdata);
+	return 0;
+}
+
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
 	(void)manager_reload(userdata, NULL);
@@ -591,6 +621,7 @@ int manager_new(const char *config_path, struct kernel *kernel, struct manager *
 	r = sd_event_default(&m->event);
 	if (r < 0)
 		return r;
+	log_ratelimit_set_wakeup(arm_log_timer, m);
 	/* systemd 252's sd-event needs the signals blocked by the caller. */
 	sigemptyset(&ss);
 	sigaddset(&ss, SIGTERM);
@@ -617,6 +648,10 @@ struct manager *manager_free(struct manager *m)
 {
 	if (!m)
 		return NULL;
+	/* What the rate limit still holds is summed up now, not lost. */
+	log_ratelimit_set_wakeup(NULL, NULL);
+	log_ratelimit_flush(true);
+	sd_event_source_disable_unref(m->log_timer);
 	policy_engine_free(m->policy);
 	sd_event_source_disable_unref(m->drift_timer);
 	sd_event_source_disable_unref(m->monitor_timer);

@@ -114,6 +114,7 @@ struct manager {
 
 	sd_event_source *drift_timer;
 	sd_event_source *monitor_timer;
+	sd_event_source *log_timer;     /* the log rate limit's summaries (log.h) */
 
 	struct bus_device *devices;
 	size_t n_devices;
