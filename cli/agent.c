@@ -19,6 +19,7 @@
 #include "cli/agent.h"
 #include "cli/objects.h"
 #include "common/output.h"
+#include "common/units.h"
 
 #define AGENT_NAME "org.smcd.Agent1"
 #define AGENT_PATH "/org/smcd/Agent1"
@@ -615,11 +616,10 @@ int agent_sysctl_set(struct smcctl *c, const struct verb_args *a)
 		name += 8;
 	/* One kernel flag, one agent method: see handshake-limitation in smc.yaml(5). */
 	if (streq(name, "limit_smc_hs")) {
-		bool on = streq(a->pos[1], "1") || streq(a->pos[1], "on") || streq(a->pos[1], "true");
+		bool on;
 
-		if (!on && !streq(a->pos[1], "0") && !streq(a->pos[1], "off") &&
-		    !streq(a->pos[1], "false"))
-			return sysctl_set(c, a);
+		if (parse_bool(a->pos[1], &on) < 0)
+			return sysctl_set(c, a); /* which says what it takes */
 		return FORWARD_OR_DIRECT(sysctl_set, "set", "name", name,
 					 "cannot set the handshake limitation",
 					 "SetHandshakeLimitation", "b", (int)on);

@@ -47,7 +47,7 @@
 
 #include "cli/objects.h"
 #include "cli/run.h"
-#include "smcd-agent/config.h"
+#include "common/units.h"
 #ifdef HAVE_BPF
 #include "bpf/smcbpf.h"
 #endif

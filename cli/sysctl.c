@@ -12,6 +12,7 @@
 
 #include "cli/objects.h"
 #include "common/output.h"
+#include "common/units.h"
 
 static const char *const unit_names[] = {
 	[SMC_UNIT_BYTES] = "bytes", [SMC_UNIT_SECONDS] = "seconds", [SMC_UNIT_BOOL] = "bool",
@@ -234,26 +235,13 @@ int sysctl_show(struct smcctl *c, const struct verb_args *a)
 	return smcctl_emit(c, doc, sysctl_show_text);
 }
 
-static bool parse_bool_word(const char *s, int64_t *ret)
-{
-	static const char *const on[] = {"on", "yes", "true", "enable", "enabled"};
-	static const char *const off[] = {"off", "no", "false", "disable", "disabled"};
-
-	for (size_t i = 0; i < ELEMENTSOF(on); i++) {
-		if (streq(s, on[i]))
-			return *ret = 1, true;
-		if (streq(s, off[i]))
-			return *ret = 0, true;
-	}
-	return false;
-}
-
 /* The value as the kernel should get it, validated for the sysctls we know. */
 static int normalise(struct smcctl *c, const struct smc_sysctl_desc *d, const char *name,
 		     const char *in, char *out, size_t len)
 {
+	char expected[160];
 	int64_t v;
-	bool ok;
+	int r;
 
 	if (!d) {
 		snprintf(out, len, "%s", in);
@@ -266,21 +254,15 @@ static int normalise(struct smcctl *c, const struct smc_sysctl_desc *d, const ch
 		snprintf(out, len, "%s", in);
 		return SMCCTL_EXIT_OK;
 	}
-	ok = parse_i64(in, &v);
-	if (!ok && d->unit == SMC_UNIT_BOOL)
-		ok = parse_bool_word(in, &v);
-	for (int64_t i = 0; !ok && d->unit == SMC_UNIT_ENUM && d->enum_names && d->enum_names[i];
-	     i++)
-		if (streq(in, d->enum_names[i]))
-			ok = true, v = i;
-	if (!ok)
-		return smcctl_usage(c, "invalid value '%s' for net.smc.%s: a number is expected",
-				    in, name);
-	if (v < d->min || v > d->max)
-		return smcctl_usage(c,
-				    "invalid value %" PRId64 " for net.smc.%s: the kernel accepts "
-				    "%" PRId64 "..%" PRId64,
-				    v, name, d->min, d->max);
+	/* The agent's parser (common/units.c): what smc.yaml and the agent accept, so is
+	 * accepted here ("1MiB", "30s", "on"). */
+	r = sysctl_parse_value(d, in, &v, expected, sizeof(expected));
+	if (r == -ERANGE)
+		return smcctl_usage(c, "invalid value '%s' for net.smc.%s: out of range (the kernel accepts %s)",
+				    in, name, expected);
+	if (r < 0)
+		return smcctl_usage(c, "invalid value '%s' for net.smc.%s: %s is expected", in,
+				    name, expected);
 	snprintf(out, len, "%" PRId64, v);
 	return SMCCTL_EXIT_OK;
 }

@@ -649,92 +649,6 @@ static int section_hs_limitation(struct ctx *ctx, const struct ynode *k, const s
 /* ------------------------------------------------------------------------------------- */
 /* sysctl:                                                                                */
 
-static void format_range(const struct smc_sysctl_desc *d, char *buf, size_t len)
-{
-	char a[32], b[32];
-
-	if (d->unit == SMC_UNIT_BYTES)
-		snprintf(buf, len, "%s to %s", format_size(d->min, a, sizeof(a)),
-			 format_size(d->max, b, sizeof(b)));
-	else
-		snprintf(buf, len, "%" PRId64 " to %" PRId64 "%s", d->min, d->max,
-			 d->unit == SMC_UNIT_SECONDS ? " seconds" : "");
-}
-
-static void enum_expected(const struct smc_sysctl_desc *d, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; d->enum_names && d->enum_names[i] && o < len; i++)
-		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "", d->enum_names[i]);
-}
-
-static void sysctl_expected(const struct smc_sysctl_desc *d, char *buf, size_t len)
-{
-	switch (d->unit) {
-	case SMC_UNIT_BYTES:
-		snprintf(buf, len, "a size such as 64KiB or 1MiB");
-		break;
-	case SMC_UNIT_SECONDS:
-		snprintf(buf, len, "a duration in seconds such as 30s or 2m");
-		break;
-	case SMC_UNIT_BOOL:
-		snprintf(buf, len, "true or false");
-		break;
-	case SMC_UNIT_ENUM:
-		enum_expected(d, buf, len);
-		break;
-	case SMC_UNIT_COUNT:
-		snprintf(buf, len, "a whole number");
-		break;
-	case SMC_UNIT_STRING:
-		snprintf(buf, len, "a string of at most %" PRId64 " characters", d->max);
-		break;
-	}
-}
-
-int sysctl_parse_value(const struct smc_sysctl_desc *d, const char *s, int64_t *ret,
-		       char *expected, size_t len)
-{
-	bool b = false;
-	int r = -EINVAL;
-
-	switch (d->unit) {
-	case SMC_UNIT_BYTES:
-		r = parse_size(s, ret);
-		break;
-	case SMC_UNIT_SECONDS:
-		r = parse_seconds(s, ret);
-		break;
-	case SMC_UNIT_BOOL:
-		r = parse_bool(s, &b);
-		*ret = b;
-		break;
-	case SMC_UNIT_ENUM:
-		for (size_t i = 0; d->enum_names && d->enum_names[i]; i++)
-			if (streq(d->enum_names[i], s)) {
-				*ret = (int64_t)i;
-				r = 0;
-			}
-		break;
-	case SMC_UNIT_COUNT:
-		r = parse_count(s, ret);
-		break;
-	case SMC_UNIT_STRING:
-		*ret = 0;
-		r = (int64_t)strlen(s) > d->max ? -ERANGE : 0;
-		break;
-	}
-	if (r == 0 && d->unit != SMC_UNIT_STRING && (*ret < d->min || *ret > d->max))
-		r = -ERANGE;
-	if (r == -ERANGE && d->unit != SMC_UNIT_STRING)
-		format_range(d, expected, len);
-	else if (r < 0)
-		sysctl_expected(d, expected, len);
-	return r;
-}
-
 static int sysctl_value(struct ctx *ctx, const struct smc_sysctl_desc *d, const struct ynode *v,
 			struct config_sysctl *ret)
 {
@@ -743,7 +657,7 @@ static int sysctl_value(struct ctx *ctx, const struct smc_sysctl_desc *d, const 
 	int r;
 
 	snprintf(key, sizeof(key), "sysctl.%s", d->name);
-	sysctl_expected(d, expected, sizeof(expected));
+	sysctl_value_expected(d, expected, sizeof(expected));
 	s = get_scalar(ctx, v, key, expected);
 	if (!s)
 		return -EINVAL;

@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/units.h"
 #include "netlink/smcnl.h"
 #include "smcd-agent/config-policy.h"
 
@@ -151,23 +152,6 @@ const struct config_sysctl *config_find_sysctl(const struct config *c, const cha
 
 const char *config_switch_to_string(enum config_switch s);
 const char *drift_action_to_string(enum drift_action a);
-
-/*
- * A sysctl value in the units of d ("1MiB", "30s", "virtual", ...): 0, -EINVAL (expected then
- * says what is valid) or -ERANGE (expected then gives the range).  Shared by the file and
- * the SetSysctl D-Bus method, so both accept the same words.
- */
-int sysctl_parse_value(const struct smc_sysctl_desc *d, const char *s, int64_t *ret,
-		       char *expected, size_t len);
-
-/* Unit parsers, exported for tests: 0 or -EINVAL/-ERANGE. */
-int parse_size(const char *s, int64_t *ret);
-int parse_count(const char *s, int64_t *ret);
-int parse_seconds(const char *s, int64_t *ret);
-int parse_duration_usec(const char *s, uint64_t *ret);
-int parse_bool(const char *s, bool *ret);
-/* "1MiB", "64KiB", "1000" (bytes); caller's buffer. */
-const char *format_size(int64_t v, char *buf, size_t len);
 
 static inline void config_freep(struct config **c)
 {

@@ -29,10 +29,11 @@ struct result {
 	char *err;
 };
 
+static const char *sysroot = "/nonexistent/smcctl-test";
+
 static struct result run_v(const char *const *args)
 {
-	struct smcnl_options opts = {.replay_dir = "/nonexistent/smcctl-test",
-				     .sysroot = "/nonexistent/smcctl-test"};
+	struct smcnl_options opts = {.replay_dir = "/nonexistent/smcctl-test", .sysroot = sysroot};
 	struct capture out, err;
 	struct result r;
 	char *argv[32];
@@ -263,7 +264,8 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("pnet", "list", "A", "B"), "unexpected argument 'B'");
 	expect_usage(RUN("sysctl", "set", "wmem"), "'sysctl set' needs NAME VALUE");
 	expect_usage(RUN("sysctl", "set", "wmem", "lots"), "invalid value 'lots' for net.smc.wmem");
-	expect_usage(RUN("sysctl", "set", "net.smc.wmem", "1"), "the kernel accepts 16384..");
+	expect_usage(RUN("sysctl", "set", "net.smc.wmem", "1"),
+		     "out of range (the kernel accepts 16KiB to ");
 	expect_usage(RUN("sysctl", "set", "smcr_buf_type", "bogus"), "invalid value 'bogus'");
 	expect_usage(RUN("sysctl", "set", "../../x", "1"), "invalid sysctl name");
 	expect_usage(RUN("hs-limit", "enable", "now"), "unexpected argument 'now'");
@@ -425,6 +427,65 @@ static void test_stats_reset_needs_agent(void **state)
 	result_free(&r);
 }
 
+static char *sysroot_file(const char *dir, const char *name)
+{
+	static char path[512];
+
+	snprintf(path, sizeof(path), "%s/proc/sys/net/smc/%s", dir, name);
+	return path;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "we");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static const char *read_file(const char *path)
+{
+	static char buf[128];
+	FILE *f = fopen(path, "re");
+
+	assert_non_null(f);
+	buf[fread(buf, 1, sizeof(buf) - 1, f)] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+/*
+ * sysctl set without the agent takes what smc.yaml and the agent take (one parser,
+ * common/units.c): "1MiB" was "a number is expected" here while valid there.
+ */
+static void test_sysctl_set_units(void **state)
+{
+	char dir[] = "/tmp/smcctl-sysroot-XXXXXX", cmd[600];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/proc/sys/net/smc", dir);
+	assert_int_equal(system(cmd), 0);
+	write_file(sysroot_file(dir, "rmem"), "65536\n");
+	write_file(sysroot_file(dir, "autocorking_size"), "65536\n");
+	sysroot = dir;
+
+	expect_ok(RUN("sysctl", "set", "rmem", "1MiB"), ""); /* silent, as ip(8) is */
+	assert_string_equal(read_file(sysroot_file(dir, "rmem")), "1048576");
+	expect_ok(RUN("sysctl", "set", "net.smc.rmem", "256KiB"), "");
+	assert_string_equal(read_file(sysroot_file(dir, "rmem")), "262144");
+	expect_usage(RUN("sysctl", "set", "rmem", "1MB"), "a size such as 64KiB or 1MiB is expected");
+	assert_string_equal(read_file(sysroot_file(dir, "rmem")), "262144");
+	expect_usage(RUN("sysctl", "set", "rmem", "64GiB"), "out of range");
+	assert_string_equal(read_file(sysroot_file(dir, "rmem")), "262144");
+
+	sysroot = "/nonexistent/smcctl-test";
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void test_man_page(void **state)
 {
 	char path[4096], *man = NULL, line[4096];
@@ -488,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_library_failure),
 		cmocka_unit_test(test_stats_reset_needs_agent),
 		cmocka_unit_test(test_man_page),
+		cmocka_unit_test(test_sysctl_set_units),
 		cmocka_unit_test(test_ueid_derive),
 	};
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Value syntax shared by smc.yaml and the SetSysctl D-Bus method: sizes with binary units,
- * durations, booleans.  Strict: no fractions, no signs, no trailing garbage.
+ * Value syntax shared by smc.yaml, the agent's D-Bus methods and smcctl: sizes with binary
+ * units, durations, booleans, and net.smc.* values in their units.  Strict: no fractions, no
+ * signs, no trailing garbage.  One parser, so that "1MiB" means the same everywhere.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -11,7 +12,7 @@
 #include <strings.h>
 
 #include "common/macro.h"
-#include "smcd-agent/config.h"
+#include "common/units.h"
 
 struct unit {
 	const char *suffix;
@@ -112,8 +113,8 @@ int parse_duration_usec(const char *s, uint64_t *ret)
 
 int parse_bool(const char *s, bool *ret)
 {
-	static const char *const yes[] = { "true", "yes", "on", "1" };
-	static const char *const no[] = { "false", "no", "off", "0" };
+	static const char *const yes[] = { "true", "yes", "on", "1", "enable", "enabled" };
+	static const char *const no[] = { "false", "no", "off", "0", "disable", "disabled" };
 
 	for (size_t i = 0; i < ELEMENTSOF(yes); i++) {
 		if (strcasecmp(s, yes[i]) == 0) {
@@ -139,4 +140,92 @@ const char *format_size(int64_t v, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%" PRId64, v);
 	return buf;
+}
+
+/* ---- net.smc.* values ---------------------------------------------------------------- */
+
+static void format_range(const struct smc_sysctl_desc *d, char *buf, size_t len)
+{
+	char a[32], b[32];
+
+	if (d->unit == SMC_UNIT_BYTES)
+		snprintf(buf, len, "%s to %s", format_size(d->min, a, sizeof(a)),
+			 format_size(d->max, b, sizeof(b)));
+	else
+		snprintf(buf, len, "%" PRId64 " to %" PRId64 "%s", d->min, d->max,
+			 d->unit == SMC_UNIT_SECONDS ? " seconds" : "");
+}
+
+static void enum_expected(const struct smc_sysctl_desc *d, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; d->enum_names && d->enum_names[i] && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%s", i ? ", " : "", d->enum_names[i]);
+}
+
+void sysctl_value_expected(const struct smc_sysctl_desc *d, char *buf, size_t len)
+{
+	switch (d->unit) {
+	case SMC_UNIT_BYTES:
+		snprintf(buf, len, "a size such as 64KiB or 1MiB");
+		break;
+	case SMC_UNIT_SECONDS:
+		snprintf(buf, len, "a duration in seconds such as 30s or 2m");
+		break;
+	case SMC_UNIT_BOOL:
+		snprintf(buf, len, "true or false");
+		break;
+	case SMC_UNIT_ENUM:
+		enum_expected(d, buf, len);
+		break;
+	case SMC_UNIT_COUNT:
+		snprintf(buf, len, "a whole number");
+		break;
+	case SMC_UNIT_STRING:
+		snprintf(buf, len, "a string of at most %" PRId64 " characters", d->max);
+		break;
+	}
+}
+
+int sysctl_parse_value(const struct smc_sysctl_desc *d, const char *s, int64_t *ret,
+		       char *expected, size_t len)
+{
+	bool b = false;
+	int r = -EINVAL;
+
+	switch (d->unit) {
+	case SMC_UNIT_BYTES:
+		r = parse_size(s, ret);
+		break;
+	case SMC_UNIT_SECONDS:
+		r = parse_seconds(s, ret);
+		break;
+	case SMC_UNIT_BOOL:
+		r = parse_bool(s, &b);
+		*ret = b;
+		break;
+	case SMC_UNIT_ENUM:
+		for (size_t i = 0; d->enum_names && d->enum_names[i]; i++)
+			if (streq(d->enum_names[i], s)) {
+				*ret = (int64_t)i;
+				r = 0;
+			}
+		break;
+	case SMC_UNIT_COUNT:
+		r = parse_count(s, ret);
+		break;
+	case SMC_UNIT_STRING:
+		*ret = 0;
+		r = (int64_t)strlen(s) > d->max ? -ERANGE : 0;
+		break;
+	}
+	if (r == 0 && d->unit != SMC_UNIT_STRING && (*ret < d->min || *ret > d->max))
+		r = -ERANGE;
+	if (r == -ERANGE && d->unit != SMC_UNIT_STRING)
+		format_range(d, expected, len);
+	else if (r < 0)
+		sysctl_value_expected(d, expected, len);
+	return r;
 }
