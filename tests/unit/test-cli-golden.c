@@ -8,8 +8,16 @@
  *
  * The replay options reach smcctl_run() as a parameter; smcctl itself has no switch for it
  * (see cli/main.c).  SMCCTL_FIXTURES_DIR (test-only) replaces $top_srcdir/tests/fixtures.
+ *
+ * Every step replays every read command, and most outputs are what an earlier step of the
+ * lane printed: such an output is a relative symlink to the first step (sorted by name) with
+ * the same output under the same name, which reads as "this step did not change it".
+ * SMCCTL_UPDATE_GOLDEN=1 writes regular files and links them afterwards; test_links refuses
+ * a copy, so the tree stays that way.
  */
 #include <dirent.h>
+#include <errno.h>
+#include <unistd.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -294,11 +302,136 @@ static void test_lanes(void **state)
 	print_message("replayed %u smcctl runs from %s\n", n_runs, fixtures);
 }
 
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+	int ch;
+
+	if (!f)
+		return NULL;
+	m = open_memstream(&buf, &len);
+	assert_non_null(m);
+	while ((ch = fgetc(f)) != EOF)
+		fputc(ch, m);
+	fclose(m);
+	fclose(f);
+	return buf;
+}
+
+/* The outputs (NAME.txt) of one golden step folder, sorted. */
+static size_t outputs(const char *dir, char ***ret)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char **v = NULL;
+	size_t n = 0;
+
+	*ret = NULL;
+	if (!d)
+		return 0;
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+
+		if (e->d_name[0] == '.' || l < 5 || !streq(e->d_name + l - 4, ".txt"))
+			continue;
+		v = realloc(v, (n + 1) * sizeof(*v));
+		assert_non_null(v);
+		v[n++] = strdup(e->d_name);
+	}
+	closedir(d);
+	qsort(v, n, sizeof(*v), cmp_str);
+	*ret = v;
+	return n;
+}
+
+/* First earlier step of the lane whose NAME is a regular file with this text, or NULL. */
+static const char *earlier_same(const char *lane_dir, char **steps, size_t upto, const char *name,
+				const char *text)
+{
+	for (size_t s = 0; s < upto; s++) {
+		_cleanup_(freep) char *sd = path_join(lane_dir, steps[s]);
+		_cleanup_(freep) char *p = path_join(sd, name);
+		_cleanup_(freep) char *t = NULL;
+		struct stat st;
+
+		if (lstat(p, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		t = slurp(p);
+		if (t && streq(t, text))
+			return steps[s];
+	}
+	return NULL;
+}
+
+static void test_links(void **state)
+{
+	const char *update = getenv("SMCCTL_UPDATE_GOLDEN");
+	bool relink = update && streq(update, "1");
+	_cleanup_(freep) char *golden = path_join(golden_top_srcdir(), "tests/golden");
+	char **lanes;
+	size_t n_lanes = subdirs(golden, &lanes), links = 0;
+
+	(void)state;
+	for (size_t l = 0; l < n_lanes; l++) {
+		_cleanup_(freep) char *lane_dir = path_join(golden, lanes[l]);
+		char **steps;
+		size_t n_steps = subdirs(lane_dir, &steps);
+
+		for (size_t s = 0; s < n_steps; s++) {
+			_cleanup_(freep) char *sd = path_join(lane_dir, steps[s]);
+			char **names;
+			size_t n_names = outputs(sd, &names);
+
+			for (size_t k = 0; k < n_names; k++) {
+				_cleanup_(freep) char *p = path_join(sd, names[k]);
+				_cleanup_(freep) char *text = slurp(p);
+				_cleanup_(freep) char *target = NULL;
+				const char *first;
+				struct stat st;
+
+				assert_int_equal(lstat(p, &st), 0);
+				if (!text)
+					fail_msg("tests/golden/%s/%s/%s: a link to nothing", lanes[l],
+						 steps[s], names[k]);
+				if (S_ISLNK(st.st_mode)) {
+					links++;
+					free(names[k]);
+					continue; /* read through; golden_check compared it */
+				}
+				first = earlier_same(lane_dir, steps, s, names[k], text);
+				if (!first) {
+					free(names[k]);
+					continue;
+				}
+				if (!relink)
+					fail_msg("tests/golden/%s/%s/%s is a copy of ../%s/%s: SMCCTL_UPDATE_GOLDEN=1 make check TESTS=tests/unit/test-cli-golden links it",
+						 lanes[l], steps[s], names[k], first, names[k]);
+				assert_true(asprintf(&target, "../%s/%s", first, names[k]) >= 0);
+				if (unlink(p) < 0 || symlink(target, p) < 0)
+					fail_msg("cannot link %s to %s: %s", p, target, strerror(errno));
+				links++;
+				free(names[k]);
+			}
+			free(names);
+		}
+		for (size_t s = 0; s < n_steps; s++)
+			free(steps[s]); /* after the lane: earlier_same() reads them */
+		free(steps);
+		free(lanes[l]);
+	}
+	free(lanes);
+	print_message("%zu golden outputs are links to an earlier step's\n", links);
+}
+
 int main(void)
 {
 	const char *env = getenv("SMCCTL_FIXTURES_DIR");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lanes),
+		cmocka_unit_test(test_links), /* after test_lanes: it may have rewritten files */
 	};
 
 	if (env && *env)
