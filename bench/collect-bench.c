@@ -193,7 +193,7 @@ int main(int argc, char **argv)
 		t[i] = calloc(n, sizeof(double));
 	/* One round to warm up: families resolved, sockets open, state file written. */
 	(void)raw_dumps(nl, &socks);
-	(void)manager_refresh_objects(m);
+	(void)manager_refresh_objects(m, NULL);
 	(void)collector_sample(m);
 	for (unsigned i = 0; i < n; i++) {
 		double t0 = now_ms();
@@ -209,11 +209,11 @@ int main(int argc, char **argv)
 		(void)collector_sample(m);
 		t[COLLECT][i] = now_ms() - t0;
 		t0 = now_ms();
-		(void)manager_refresh_objects_only(m);
+		(void)manager_refresh_objects_only(m, NULL);
 		(void)collector_sample(m);
 		t[TICK][i] = now_ms() - t0;
 		t0 = now_ms();
-		(void)manager_refresh_objects(m);
+		(void)manager_refresh_objects(m, NULL);
 		(void)collector_sample(m);
 		t[PROBE][i] = now_ms() - t0;
 		if (!tools)

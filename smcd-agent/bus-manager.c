@@ -563,7 +563,7 @@ static int method_reconcile(sd_bus_message *msg, void *userdata, sd_bus_error *e
 	r = manager_reconcile(m, RECONCILE_REQUEST);
 	if (r < 0)
 		return r;
-	(void)manager_refresh_objects(m);
+	(void)manager_refresh_objects(m, NULL);
 	r = sd_bus_message_new_method_return(msg, &reply);
 	if (r >= 0)
 		r = bus_append_report(reply, &m->report);
@@ -574,17 +574,23 @@ static int method_reconcile(sd_bus_message *msg, void *userdata, sd_bus_error *e
 
 static int method_refresh(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
-	int r = bus_rate_limit(msg, userdata, NULL, error);
+	int emit, r = bus_rate_limit(msg, userdata, NULL, error);
 
 	if (r < 0)
 		return r;
-	r = manager_refresh_objects(userdata);
-	if (r == -ENOMEM)
-		return r;
+	r = manager_refresh_objects(userdata, &emit);
+	if (r == -ENOMEM || emit == -ENOMEM)
+		return -ENOMEM;
 	if (r < 0)
 		return sd_bus_error_setf(error, ERROR_KERNEL,
 					 "Cannot read the SMC devices and link groups: %s (the objects stay as they were)",
 					 strerror(-r));
+	/* The kernel was read; only the bus did not take a signal (a full queue, say).
+	 * Error.Kernel would tell the caller that the read failed and the objects are old. */
+	if (emit < 0)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED,
+					 "Read the SMC devices and link groups, but could not send their change signals: %s (the objects are up to date)",
+					 strerror(-emit));
 	return sd_bus_reply_method_return(msg, NULL);
 }
 

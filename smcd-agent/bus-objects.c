@@ -379,6 +379,13 @@ int bus_objects_register(struct manager *m)
 /* ------------------------------------------------------------------------------------- */
 /* Update                                                                                 */
 
+/* Keep the first error of several. */
+static void keep_first(int *r, int k)
+{
+	if (k < 0 && *r >= 0)
+		*r = k;
+}
+
 int bus_objects_update(struct manager *m, struct bus_device *devices, size_t n_devices,
 		       struct bus_linkgroup *linkgroups, size_t n_linkgroups)
 {
@@ -386,14 +393,15 @@ int bus_objects_update(struct manager *m, struct bus_device *devices, size_t n_d
 	struct bus_linkgroup *old_linkgroups = m->linkgroups;
 	size_t n_old_devices = m->n_devices, n_old_linkgroups = m->n_linkgroups;
 	char *names[32];
+	int r = 0;
 
 	/* InterfacesRemoved needs the object still in place: before the swap. */
 	for (size_t i = 0; m->bus && i < n_old_devices; i++)
 		if (!device_by_path(devices, n_devices, old_devices[i].path))
-			(void)sd_bus_emit_object_removed(m->bus, old_devices[i].path);
+			keep_first(&r, sd_bus_emit_object_removed(m->bus, old_devices[i].path));
 	for (size_t i = 0; m->bus && i < n_old_linkgroups; i++)
 		if (!linkgroup_by_path(linkgroups, n_linkgroups, old_linkgroups[i].path))
-			(void)sd_bus_emit_object_removed(m->bus, old_linkgroups[i].path);
+			keep_first(&r, sd_bus_emit_object_removed(m->bus, old_linkgroups[i].path));
 
 	m->devices = devices;
 	m->n_devices = n_devices;
@@ -404,24 +412,24 @@ int bus_objects_update(struct manager *m, struct bus_device *devices, size_t n_d
 		const struct bus_device *o = device_by_path(old_devices, n_old_devices, devices[i].path);
 
 		if (!o)
-			(void)sd_bus_emit_object_added(m->bus, devices[i].path);
+			keep_first(&r, sd_bus_emit_object_added(m->bus, devices[i].path));
 		else if (changed_properties(device_vtable, o, &devices[i], sizeof(*o), names,
 					    ELEMENTSOF(names)))
-			(void)sd_bus_emit_properties_changed_strv(m->bus, devices[i].path,
-								  DEVICE_IFACE, names);
+			keep_first(&r, sd_bus_emit_properties_changed_strv(m->bus, devices[i].path,
+									   DEVICE_IFACE, names));
 	}
 	for (size_t i = 0; m->bus && i < n_linkgroups; i++) {
 		const struct bus_linkgroup *o =
 			linkgroup_by_path(old_linkgroups, n_old_linkgroups, linkgroups[i].path);
 
 		if (!o)
-			(void)sd_bus_emit_object_added(m->bus, linkgroups[i].path);
+			keep_first(&r, sd_bus_emit_object_added(m->bus, linkgroups[i].path));
 		else if (changed_properties(linkgroup_vtable, o, &linkgroups[i], sizeof(*o), names,
 					    ELEMENTSOF(names)))
-			(void)sd_bus_emit_properties_changed_strv(m->bus, linkgroups[i].path,
-								  LINKGROUP_IFACE, names);
+			keep_first(&r, sd_bus_emit_properties_changed_strv(m->bus, linkgroups[i].path,
+									   LINKGROUP_IFACE, names));
 	}
 	free(old_devices);
 	free(old_linkgroups);
-	return 0;
+	return r;
 }

@@ -248,7 +248,7 @@ int collector_sample(struct manager *m)
 	if (!s)
 		return -ENOMEM;
 	if (!m->objects_mono_usec || t0 - m->objects_mono_usec > OBJECTS_FRESH_USEC)
-		(void)manager_refresh_objects_only(m);
+		(void)manager_refresh_objects_only(m, NULL);
 	read_kernel(m, s);
 	if (!s->ok && s->error != c->sample_error)
 		log_debug("Statistics not available: %s", strerror(-s->error));

@@ -146,10 +146,15 @@ int manager_load_config(struct manager *m);
 /* Reload: on failure the running config stays and config_error says why; -EINVAL. */
 int manager_reload(struct manager *m, char **ret_error);
 int manager_reconcile(struct manager *m, enum reconcile_reason reason);
-/* Re-read devices, link groups and capabilities; update D-Bus objects. */
-int manager_refresh_objects(struct manager *m);
+/*
+ * Re-read devices, link groups and capabilities; update D-Bus objects.  0, or the failed
+ * read's -errno (the objects stay as they were).  Change signals that could not be sent are
+ * no failed read (the objects are updated all the same): logged, and the first one's error
+ * in *ret_emit_error (when not NULL; 0 when every signal went out).
+ */
+int manager_refresh_objects(struct manager *m, int *ret_emit_error);
 /* The same without the capability probe (which dumps every socket): the statistics sample. */
-int manager_refresh_objects_only(struct manager *m);
+int manager_refresh_objects_only(struct manager *m, int *ret_emit_error);
 int manager_start(struct manager *m);
 int manager_run(struct manager *m);
 
@@ -162,7 +167,8 @@ void bus_linkgroup_from_smcd(const struct smcd_linkgroup *l, struct bus_linkgrou
 void bus_linkgroup_from_smcr(const struct smcr_linkgroup *l, struct bus_linkgroup *ret);
 void bus_device_from_smcd(const struct smcd_device *d, struct bus_device *ret);
 void bus_device_from_smcr(const struct smcr_device *d, struct bus_device *ret);
-/* Compare old and new snapshots and emit InterfacesAdded/Removed and PropertiesChanged. */
+/* Compare old and new snapshots and emit InterfacesAdded/Removed and PropertiesChanged;
+ * the snapshots are swapped in any case, the first failed signal's error is returned. */
 int bus_objects_update(struct manager *m, struct bus_device *devices, size_t n_devices,
 		       struct bus_linkgroup *linkgroups, size_t n_linkgroups);
 int bus_append_report(sd_bus_message *reply, const struct report *r);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -34,12 +35,18 @@ static int fail_err;
 static char failed_op[64];
 
 static unsigned last_caps_call; /* the number of the last caps call made */
+static unsigned smclo_gets;     /* smclo_get calls made */
+static const char *fail_op;     /* or: the next call of this op fails (once) */
 
 static bool fault(const char *op)
 {
 	if (++calls, streq(op, "caps"))
 		last_caps_call = calls;
-	if (calls != fail_at)
+	if (streq(op, "smclo_get"))
+		smclo_gets++;
+	if (fail_op && streq(op, fail_op))
+		fail_op = NULL;
+	else if (calls != fail_at)
 		return false;
 	snprintf(failed_op, sizeof(failed_op), "%s", op);
 	return true;
@@ -319,10 +326,76 @@ static void test_caps_kept(void **state_)
 		calls = 0;
 		fail_at = 1;
 		failed_op[0] = '\0';
-		(void)manager_refresh_objects(m);
+		(void)manager_refresh_objects(m, NULL);
 		assert_string_equal(failed_op, "caps");
 		assert_memory_equal(&before, &m->caps, sizeof(before));
 	}
+	manager_free(m);
+}
+
+/* smc_lo's object comes from its own family: a failed device or link-group dump must not
+ * keep the refresh from reading it (it was skipped: the object stayed stale). */
+static void test_loopback_refreshed_when_a_dump_fails(void **state_)
+{
+	static const char *const dumps[] = { "smcd_devices", "smcr_devices", "smcd_linkgroups",
+					     "smcr_linkgroups" };
+	const char *skipped = NULL;
+	struct manager *m;
+
+	fake_reset();
+	calls = 0;
+	fail_at = 0;
+	m = agent();
+	assert_int_equal(manager_reconcile(m, RECONCILE_START), 0);
+	for (size_t i = 0; i < ELEMENTSOF(dumps) && !skipped; i++) {
+		unsigned before = smclo_gets;
+
+		fail_op = dumps[i];
+		fail_err = EBUSY;
+		failed_op[0] = '\0';
+		assert_int_equal(manager_refresh_objects_only(m, NULL), -EBUSY);
+		assert_string_equal(failed_op, dumps[i]);
+		if (smclo_gets == before)
+			skipped = dumps[i];
+	}
+	fail_op = NULL;
+	manager_free(m);
+	if (skipped)
+		fail_msg("%s failing kept the refresh from reading smc_lo", skipped);
+}
+
+/* A bus that takes no signal: the objects are read and updated all the same, and that is
+ * no kernel error (Refresh answered Error.Kernel for it). */
+static void test_signal_failure_is_no_read_failure(void **state_)
+{
+	struct manager *m;
+	sd_bus *b = NULL;
+	int p[2], emit = 1;
+
+	fake_reset();
+	sh("echo lo >k/smcd-devices && echo 'a01 2 lo' >k/smcd-linkgroups");
+	calls = 0;
+	fail_at = 0;
+	m = agent();
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p), 0);
+	assert_int_equal(sd_bus_new(&b), 0);
+	assert_int_equal(sd_bus_set_fd(b, p[0], p[0]), 0);
+	assert_int_equal(sd_bus_start(b), 0);
+	close(p[1]);
+	sd_bus_close(b);
+	m->bus = b;
+	assert_int_equal(manager_refresh_objects(m, &emit), 0);
+	assert_int_equal(emit, -ENOTCONN);
+	assert_int_equal(m->n_devices, 1);
+	assert_int_equal(m->n_linkgroups, 1);
+	/* And a failed read is the read's error, with no signal error. */
+	sh(": >k/smcd-linkgroups");
+	fail_op = "smcd_linkgroups";
+	fail_err = EBUSY;
+	assert_int_equal(manager_refresh_objects(m, &emit), -EBUSY);
+	assert_int_equal(emit, 0);
+	assert_int_equal(m->n_linkgroups, 1);
+	fail_op = NULL;
 	manager_free(m);
 }
 
@@ -331,6 +404,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_call_fails_once),
 		cmocka_unit_test(test_caps_kept),
+		cmocka_unit_test(test_loopback_refreshed_when_a_dump_fails),
+		cmocka_unit_test(test_signal_failure_is_no_read_failure),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
