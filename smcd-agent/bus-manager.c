@@ -162,18 +162,24 @@ static bool sender_in_group(sd_bus_message *msg, const char *group)
 
 int bus_rate_limit(sd_bus_message *msg, struct manager *m, uid_t *ret_uid, sd_bus_error *error)
 {
-	struct caller_rate *slot = NULL, *free_slot = NULL;
-	struct timespec ts;
-	uint64_t now;
 	uid_t uid;
 
-	/* A caller the bus gives no uid for shares the last slot with every other such caller,
-	 * and with every uid that finds the table full (so that cycling through many uids,
-	 * a container's subuid range say, cannot evict a limited one). */
 	if (bus_sender_credentials(msg, &uid, NULL, NULL) < 0)
 		uid = (uid_t)-1;
 	if (ret_uid)
 		*ret_uid = uid;
+	return bus_rate_limit_uid(msg, m, uid, error);
+}
+
+int bus_rate_limit_uid(sd_bus_message *msg, struct manager *m, uid_t uid, sd_bus_error *error)
+{
+	struct caller_rate *slot = NULL, *free_slot = NULL;
+	struct timespec ts;
+	uint64_t now;
+
+	/* A caller the bus gives no uid for shares the last slot with every other such caller,
+	 * and with every uid that finds the table full (so that cycling through many uids,
+	 * a container's subuid range say, cannot evict a limited one). */
 	if (uid == 0)
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &ts);

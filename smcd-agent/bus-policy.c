@@ -258,7 +258,11 @@ static int method_enroll(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 	size_t n_gids = 0;
 	int fd, r;
 
-	r = bus_rate_limit(msg, m, &caller, error);
+	/* The caller's uid and groups in one GetConnectionCredentials, for the rate limit and
+	 * for not_callers_own(): the call is synchronous, and anyone may make this one. */
+	if (bus_sender_credentials(msg, &caller, &gids, &n_gids) < 0)
+		caller = (uid_t)-1;
+	r = bus_rate_limit_uid(msg, m, caller, error);
 	if (r < 0)
 		return r;
 	r = sd_bus_message_read(msg, "huu", &fd, &sndbuf, &rcvbuf);
@@ -272,7 +276,7 @@ static int method_enroll(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 					 r == -ESRCH ? "The process has exited" :
 					 r == -EBADF ? "The file descriptor is not a pidfd" :
 						       "Cannot read the process's credentials");
-	if (caller == (uid_t)-1 || (caller != 0 && bus_sender_credentials(msg, NULL, &gids, &n_gids) < 0))
+	if (caller == (uid_t)-1)
 		return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
 					 "The bus does not say who is calling; EnrollProcess refused");
 	if (caller != 0 && (wrong = not_callers_own(&t, caller, gids, n_gids)))

@@ -183,6 +183,9 @@ int bus_check_admin(sd_bus_message *msg, struct manager *m, sd_bus_error *error)
 #define BUS_RATE_BURST 20
 #define BUS_RATE_WINDOW_USEC (10ULL * 1000000ULL)
 int bus_rate_limit(sd_bus_message *msg, struct manager *m, uid_t *ret_uid, sd_bus_error *error);
+/* The same for a caller whose uid the method has read already ((uid_t)-1: the bus did not
+ * say): one GetConnectionCredentials per call, not two. */
+int bus_rate_limit_uid(sd_bus_message *msg, struct manager *m, uid_t uid, sd_bus_error *error);
 /* The caller's uid and groups as the bus recorded them at connect time (bus-manager.c). */
 int bus_sender_credentials(sd_bus_message *msg, uid_t *ret_uid, uint32_t **ret_gids, size_t *ret_n_gids);
 
