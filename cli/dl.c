@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * libsystemd and libbpf, loaded when smcctl first calls into them, not when it starts.
+ *
+ * Linked, the dynamic linker resolved both libraries and theirs (libgcrypt, lzma, zstd, lz4,
+ * libcap, libelf, zlib) before main(): 1.66 M of the 1.66 M instructions of `smcctl
+ * --version` were spent there and only 0.2 M in smcctl itself, for every verb, although
+ * only those that talk to the agent use sd-bus and only `run` and `policy flush` use libbpf.
+ * This file is linked into the smcctl program only (the tests link the libraries): it
+ * defines each function smcctl calls under its own name, with the prototype of the
+ * library's header (so the compiler checks it), and forwards to the library's, which it
+ * dlopen()s on the first call.  The program does not export these names, so the libraries'
+ * calls among themselves still go to their own functions.
+ *
+ * Both libraries are dependencies of the package: failing to load one is a broken install.
+ * It is said once on stderr, and the call fails as the library's own failure would (sd-bus:
+ * -ELIBACC, so "no agent" paths take over; libbpf: -1/NULL with errno ELIBACC).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "common/macro.h"
+
+#ifdef HAVE_BPF
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#endif
+
+struct lib {
+	const char *soname;
+	void *handle;
+	int err; /* 0 not tried, 1 loaded, -errno */
+};
+
+/* dlsym of every name of a list, all or nothing. */
+static int lib_load(struct lib *l, const char *const *names, void **ret, size_t n)
+{
+	if (l->err)
+		return l->err;
+	l->handle = dlopen(l->soname, RTLD_NOW | RTLD_LOCAL);
+	for (size_t i = 0; l->handle && i < n; i++) {
+		ret[i] = dlsym(l->handle, names[i]);
+		if (!ret[i]) {
+			fprintf(stderr, "smcctl: %s has no %s: %s\n", l->soname, names[i], dlerror());
+			l->err = -ELIBBAD;
+			return l->err;
+		}
+	}
+	if (!l->handle) {
+		fprintf(stderr, "smcctl: cannot load %s (reinstall smcd-agent): %s\n", l->soname,
+			dlerror());
+		l->err = -ELIBACC;
+		return l->err;
+	}
+	l->err = 1;
+	return 1;
+}
+
+/*
+ * X(return type, name, (parameters), (arguments), value when the library cannot be
+ * loaded).  The pointer types come from the prototypes themselves (__typeof__).
+ */
+#define SD_FUNCS(X, V)                                                                              \
+	V(sd_bus_error_free, (sd_bus_error * e), (e))                                                \
+	X(int, sd_bus_open_system, (sd_bus * *ret), (ret), -ELIBACC)                                  \
+	X(sd_bus *, sd_bus_flush_close_unref, (sd_bus * bus), (bus), NULL)                          \
+	X(int, sd_bus_add_match,                                                                    \
+	  (sd_bus * bus, sd_bus_slot * *slot, const char *match, sd_bus_message_handler_t callback,  \
+	   void *userdata),                                                                         \
+	  (bus, slot, match, callback, userdata), -ELIBACC)                                         \
+	X(int, sd_bus_match_signal,                                                                 \
+	  (sd_bus * bus, sd_bus_slot * *ret, const char *sender, const char *path,                   \
+	   const char *interface, const char *member, sd_bus_message_handler_t callback,            \
+	   void *userdata),                                                                         \
+	  (bus, ret, sender, path, interface, member, callback, userdata), -ELIBACC)                \
+	X(int, sd_bus_attach_event, (sd_bus * bus, sd_event * e, int priority), (bus, e, priority),  \
+	  -ELIBACC)                                                                                 \
+	X(int, sd_bus_set_exit_on_disconnect, (sd_bus * bus, int b), (bus, b), -ELIBACC)             \
+	X(int, sd_bus_call,                                                                         \
+	  (sd_bus * bus, sd_bus_message * m, uint64_t usec, sd_bus_error * ret_error,                \
+	   sd_bus_message * *reply),                                                                \
+	  (bus, m, usec, ret_error, reply), -ELIBACC)                                               \
+	X(int, sd_bus_call_methodv,                                                                 \
+	  (sd_bus * bus, const char *destination, const char *path, const char *interface,          \
+	   const char *member, sd_bus_error *ret_error, sd_bus_message **reply, const char *types,  \
+	   va_list ap),                                                                             \
+	  (bus, destination, path, interface, member, ret_error, reply, types, ap), -ELIBACC)       \
+	X(int, sd_bus_get_property,                                                                 \
+	  (sd_bus * bus, const char *destination, const char *path, const char *interface,          \
+	   const char *member, sd_bus_error *ret_error, sd_bus_message **reply, const char *type),  \
+	  (bus, destination, path, interface, member, ret_error, reply, type), -ELIBACC)            \
+	X(int, sd_bus_error_has_name, (const sd_bus_error *e, const char *name), (e, name), 0)      \
+	X(int, sd_bus_error_is_set, (const sd_bus_error *e), (e), 0)                                \
+	X(int, sd_bus_message_new_method_call,                                                      \
+	  (sd_bus * bus, sd_bus_message * *m, const char *destination, const char *path,             \
+	   const char *interface, const char *member),                                              \
+	  (bus, m, destination, path, interface, member), -ELIBACC)                                 \
+	X(sd_bus_message *, sd_bus_message_unref, (sd_bus_message * m), (m), NULL)                  \
+	X(int, sd_bus_message_appendv, (sd_bus_message * m, const char *types, va_list ap),          \
+	  (m, types, ap), -ELIBACC)                                                                 \
+	X(int, sd_bus_message_readv, (sd_bus_message * m, const char *types, va_list ap),            \
+	  (m, types, ap), -ELIBACC)                                                                 \
+	X(int, sd_bus_message_read_basic, (sd_bus_message * m, char type, void *p), (m, type, p),    \
+	  -ELIBACC)                                                                                 \
+	X(int, sd_bus_message_enter_container,                                                      \
+	  (sd_bus_message * m, char type, const char *contents), (m, type, contents), -ELIBACC)      \
+	X(int, sd_bus_message_exit_container, (sd_bus_message * m), (m), -ELIBACC)                  \
+	X(int, sd_bus_message_peek_type, (sd_bus_message * m, char *type, const char **contents),    \
+	  (m, type, contents), -ELIBACC)                                                            \
+	X(int, sd_bus_message_skip, (sd_bus_message * m, const char *types), (m, types), -ELIBACC)   \
+	X(int, sd_bus_message_at_end, (sd_bus_message * m, int complete), (m, complete), -ELIBACC)   \
+	X(const char *, sd_bus_message_get_path, (sd_bus_message * m), (m), NULL)                   \
+	X(int, sd_event_new, (sd_event * *e), (e), -ELIBACC)                                        \
+	X(sd_event *, sd_event_unref, (sd_event * e), (e), NULL)                                    \
+	X(int, sd_event_add_signal,                                                                 \
+	  (sd_event * e, sd_event_source * *s, int sig, sd_event_signal_handler_t callback,          \
+	   void *userdata),                                                                         \
+	  (e, s, sig, callback, userdata), -ELIBACC)                                                \
+	X(int, sd_event_exit, (sd_event * e, int code), (e, code), -ELIBACC)                        \
+	X(int, sd_event_loop, (sd_event * e), (e), -ELIBACC)
+
+#define NAME(type, name, params, args, fail) #name,
+#define VNAME(name, params, args) #name,
+#define SLOT(type, name, params, args, fail) __typeof__(name) *p_##name;
+#define VSLOT(name, params, args) __typeof__(name) *p_##name;
+#define FORWARD(lib, type, name, params, args, fail)                                            \
+	type name params                                                                            \
+	{                                                                                           \
+		if (lib##_load() < 0)                                                               \
+			return fail;                                                                \
+		return lib.p_##name args;                                                           \
+	}
+#define FORWARD_VOID(lib, name, params, args)                                                   \
+	void name params                                                                            \
+	{                                                                                           \
+		if (lib##_load() > 0)                                                               \
+			lib.p_##name args;                                                          \
+	}
+
+static struct lib sd_lib = { .soname = "libsystemd.so.0" };
+static const char *const sd_names[] = { SD_FUNCS(NAME, VNAME) };
+static struct {
+	SD_FUNCS(SLOT, VSLOT)
+} sd;
+_Static_assert(sizeof(sd) == sizeof(sd_names), "one pointer per name");
+
+static int sd_load(void)
+{
+	return lib_load(&sd_lib, sd_names, (void **)&sd, ELEMENTSOF(sd_names));
+}
+
+#define SD_FORWARD(type, name, params, args, fail) FORWARD(sd, type, name, params, args, fail)
+#define SD_FORWARD_VOID(name, params, args) FORWARD_VOID(sd, name, params, args)
+SD_FUNCS(SD_FORWARD, SD_FORWARD_VOID)
+
+/* The variadic ones, through their va_list twins. */
+int sd_bus_call_method(sd_bus *bus, const char *destination, const char *path,
+		       const char *interface, const char *member, sd_bus_error *ret_error,
+		       sd_bus_message **reply, const char *types, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, types);
+	r = sd_bus_call_methodv(bus, destination, path, interface, member, ret_error, reply, types,
+				ap);
+	va_end(ap);
+	return r;
+}
+
+int sd_bus_message_read(sd_bus_message *m, const char *types, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, types);
+	r = sd_bus_message_readv(m, types, ap);
+	va_end(ap);
+	return r;
+}
+
+/* sd-bus has no va_list form of this one: the same test, by name, here. */
+int sd_bus_error_has_names_sentinel(const sd_bus_error *e, ...)
+{
+	const char *name;
+	va_list ap;
+	int r = 0;
+
+	if (!e || !sd_bus_error_is_set(e))
+		return 0;
+	va_start(ap, e);
+	while (!r && (name = va_arg(ap, const char *)))
+		r = sd_bus_error_has_name(e, name);
+	va_end(ap);
+	return r;
+}
+
+#ifdef HAVE_BPF
+#define BPF_FUNCS(X, V)                                                                             \
+	V(bpf_object__destroy_skeleton, (struct bpf_object_skeleton * s), (s))                       \
+	V(bpf_link__disconnect, (struct bpf_link * link), (link))                                    \
+	V(btf__free, (struct btf * btf), (btf))                                                      \
+	X(libbpf_print_fn_t, libbpf_set_print, (libbpf_print_fn_t fn), (fn), NULL)                  \
+	X(int, bpf_object__open_skeleton,                                                           \
+	  (struct bpf_object_skeleton * s, const struct bpf_object_open_opts *opts), (s, opts),      \
+	  (errno = ELIBACC, -ELIBACC))                                                              \
+	X(int, bpf_object__load_skeleton, (struct bpf_object_skeleton * s), (s),                     \
+	  (errno = ELIBACC, -ELIBACC))                                                              \
+	X(int, bpf_program__fd, (const struct bpf_program *prog), (prog), -ELIBACC)                 \
+	X(int, bpf_map__fd, (const struct bpf_map *map), (map), -ELIBACC)                           \
+	X(int, bpf_map__reuse_fd, (struct bpf_map * map, int fd), (map, fd), -ELIBACC)               \
+	X(enum bpf_map_type, bpf_map__type, (const struct bpf_map *map), (map), 0)                  \
+	X(__u32, bpf_map__key_size, (const struct bpf_map *map), (map), 0)                          \
+	X(__u32, bpf_map__value_size, (const struct bpf_map *map), (map), 0)                        \
+	X(__u32, bpf_map__max_entries, (const struct bpf_map *map), (map), 0)                       \
+	X(__u32, bpf_map__map_flags, (const struct bpf_map *map), (map), 0)                         \
+	X(struct bpf_link *, bpf_map__attach_struct_ops, (const struct bpf_map *map), (map),        \
+	  (errno = ELIBACC, NULL))                                                                  \
+	X(int, bpf_link__destroy, (struct bpf_link * link), (link), -ELIBACC)                       \
+	X(struct btf *, btf__load_vmlinux_btf, (void), (), (errno = ELIBACC, NULL))                 \
+	X(struct btf *, btf__parse_split, (const char *path, struct btf *base_btf),                  \
+	  (path, base_btf), (errno = ELIBACC, NULL))                                                \
+	X(__s32, btf__find_by_name_kind, (const struct btf *btf, const char *type_name, __u32 kind), \
+	  (btf, type_name, kind), -ELIBACC)                                                         \
+	X(int, bpf_link_create,                                                                     \
+	  (int prog_fd, int target_fd, enum bpf_attach_type attach_type,                            \
+	   const struct bpf_link_create_opts *opts),                                                \
+	  (prog_fd, target_fd, attach_type, opts), (errno = ELIBACC, -ELIBACC))                     \
+	X(int, bpf_raw_tracepoint_open, (const char *name, int prog_fd), (name, prog_fd),            \
+	  (errno = ELIBACC, -ELIBACC))                                                              \
+	X(int, bpf_map_update_elem, (int fd, const void *key, const void *value, __u64 flags),       \
+	  (fd, key, value, flags), (errno = ELIBACC, -ELIBACC))                                     \
+	X(int, bpf_map_lookup_elem, (int fd, const void *key, void *value), (fd, key, value),        \
+	  (errno = ELIBACC, -ELIBACC))                                                              \
+	X(int, bpf_map_delete_elem, (int fd, const void *key), (fd, key),                            \
+	  (errno = ELIBACC, -ELIBACC))                                                              \
+	X(int, bpf_map_get_next_key, (int fd, const void *key, void *next_key), (fd, key, next_key), \
+	  (errno = ELIBACC, -ELIBACC))                                                              \
+	X(int, bpf_map_get_next_id, (__u32 start_id, __u32 * next_id), (start_id, next_id),          \
+	  (errno = ELIBACC, -ELIBACC))                                                              \
+	X(int, bpf_map_get_fd_by_id, (__u32 id), (id), (errno = ELIBACC, -ELIBACC))                 \
+	X(int, bpf_obj_get_info_by_fd, (int bpf_fd, void *info, __u32 *info_len),                   \
+	  (bpf_fd, info, info_len), (errno = ELIBACC, -ELIBACC))                                    \
+	X(int, bpf_obj_pin, (int fd, const char *pathname), (fd, pathname),                         \
+	  (errno = ELIBACC, -ELIBACC))                                                              \
+	X(int, bpf_obj_get, (const char *pathname), (pathname), (errno = ELIBACC, -ELIBACC))
+
+static struct lib bpf_lib = { .soname = "libbpf.so.1" };
+static const char *const bpf_names[] = { BPF_FUNCS(NAME, VNAME) };
+static struct {
+	BPF_FUNCS(SLOT, VSLOT)
+} bpf;
+_Static_assert(sizeof(bpf) == sizeof(bpf_names), "one pointer per name");
+
+static int bpf_load(void)
+{
+	return lib_load(&bpf_lib, bpf_names, (void **)&bpf, ELEMENTSOF(bpf_names));
+}
+
+#define BPF_FORWARD(type, name, params, args, fail) FORWARD(bpf, type, name, params, args, fail)
+#define BPF_FORWARD_VOID(name, params, args) FORWARD_VOID(bpf, name, params, args)
+BPF_FUNCS(BPF_FORWARD, BPF_FORWARD_VOID)
+#endif
