@@ -92,7 +92,10 @@ int collector_new(struct manager *m)
 	}
 	stats_boot_id(c->boot_id);
 	r = stats_state_load(c->engine, c->state_path, c->boot_id);
-	if (r < 0)
+	if (r == -EBADMSG)
+		log_warning("The statistics state %s is damaged (cut short, or not written by smcd-agent): ignored, the statistics start afresh (no reset baseline, totals from the kernel's counters, link groups counted from now); the next save replaces it",
+			    c->state_path);
+	else if (r < 0)
 		log_warning_errno(r, "Ignoring the statistics state %s: %m", c->state_path);
 	else if (r > 0)
 		log_info("Statistics continue from %s%s", c->state_path,

@@ -9,15 +9,22 @@
  *   version 1
  *   boot_id 3a0c...
  *   reset_usec 1718000000000000
+ *   entries 173
  *   counter smcd.rx.bytes RAW TOTAL BASELINE
  *   reason server 0x03030008 RAW TOTAL BASELINE
  *   linkgroup smcd 00000100 FIRST_SEEN_USEC PEAK_CONNS
  *   device smcd lo SEEN_TOTAL SEEN_BASELINE
+ *   end
  *
  * One file per agent, in its StateDirectory, mode 0600 (root only), written atomically.  Not
  * /tmp, not per user: smc-tools' per-UID /tmp cache was shared by every network namespace,
  * writable by anyone and broke on each layout change; keys by name are what keeps this one
- * readable across versions.
+ * readable across versions (a line of a kind or key this agent does not know is skipped).
+ *
+ * "entries N" and "end" frame the entries, so that a file cut anywhere (in a line, or at a
+ * line's end) is damaged, not a shorter state: a partial one would give some counters a
+ * baseline and others none.  A damaged file is refused as a whole.  Files of agents before
+ * the frame have neither line; they are read as before (only a line cut short shows there).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -40,10 +47,11 @@ void stats_boot_id(char ret[40])
 	ret[strcspn(ret, "\n")] = '\0';
 }
 
-static void put_counter(FILE *f, const char *key, const struct stats_counter *c)
+static void put_counter(FILE *f, const char *key, const struct stats_counter *c, size_t *n)
 {
 	fprintf(f, "counter %s %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", key, c->raw, c->total,
 		c->baseline);
+	(*n)++;
 }
 
 /* Names go in a line with blanks as separators: one with a blank (never seen) is left out. */
@@ -52,43 +60,64 @@ static bool name_ok(const char *s)
 	return s[0] && !strpbrk(s, " \t\n\r");
 }
 
-static char *state_text(const struct stats_engine *e, const char *boot_id)
+/* The entry lines, and how many. */
+static char *entries_text(const struct stats_engine *e, size_t *ret_n)
 {
-	size_t n, len = 0;
-	const struct stats_desc *t = stats_table(&n);
+	size_t n = 0, len = 0, rows;
+	const struct stats_desc *t = stats_table(&rows);
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, &len);
 
 	if (!f)
 		return NULL;
-	fprintf(f, "# smcd-agent statistics state (see smcd-agent(8)); the agent rewrites it\n");
-	fprintf(f, "version %d\nboot_id %s\nreset_usec %" PRIu64 "\n", STATE_VERSION, boot_id,
-		e->reset_real_usec);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < rows; i++)
 		if (t[i].kind == STATS_COUNTER)
-			put_counter(f, t[i].key, &e->counters[i]);
+			put_counter(f, t[i].key, &e->counters[i], &n);
 	for (size_t i = 0; i < _STATS_AGENT_MAX; i++)
-		put_counter(f, stats_agent_key(i), &e->agent[i]);
+		put_counter(f, stats_agent_key(i), &e->agent[i], &n);
 	for (size_t i = 0; i < e->n_reasons; i++) {
 		const struct stats_reason *r = &e->reasons[i];
 
 		fprintf(f, "reason %s 0x%08" PRIx32 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
 			r->server ? "server" : "client", r->code, r->c.raw, r->c.total, r->c.baseline);
+		n++;
 	}
-	for (size_t i = 0; i < e->n_lgrs; i++)
+	for (size_t i = 0; i < e->n_lgrs; i++) {
 		fprintf(f, "linkgroup %s %08" PRIx32 " %" PRIu64 " %" PRIu32 "\n",
 			e->lgrs[i].technology, e->lgrs[i].id, e->lgrs[i].first_seen_usec,
 			e->lgrs[i].peak_conns);
-	for (size_t i = 0; i < e->n_devices; i++)
-		if (name_ok(e->devices[i].name))
-			fprintf(f, "device %s %s %" PRIu64 " %" PRIu64 "\n", e->devices[i].technology,
-				e->devices[i].name, e->devices[i].seen.total,
-				e->devices[i].seen.baseline);
+		n++;
+	}
+	for (size_t i = 0; i < e->n_devices; i++) {
+		if (!name_ok(e->devices[i].name))
+			continue;
+		fprintf(f, "device %s %s %" PRIu64 " %" PRIu64 "\n", e->devices[i].technology,
+			e->devices[i].name, e->devices[i].seen.total, e->devices[i].seen.baseline);
+		n++;
+	}
 	if (fclose(f) != 0) {
 		free(buf);
 		return NULL;
 	}
+	*ret_n = n;
 	return buf;
+}
+
+static char *state_text(const struct stats_engine *e, const char *boot_id)
+{
+	_cleanup_(freep) char *entries = NULL;
+	char *text;
+	size_t n;
+
+	entries = entries_text(e, &n);
+	if (!entries)
+		return NULL;
+	if (asprintf(&text,
+		     "# smcd-agent statistics state (see smcd-agent(8)); the agent rewrites it\n"
+		     "version %d\nboot_id %s\nreset_usec %" PRIu64 "\nentries %zu\n%send\n",
+		     STATE_VERSION, boot_id, e->reset_real_usec, n, entries) < 0)
+		return NULL;
+	return text;
 }
 
 int stats_state_save(const struct stats_engine *e, const char *path, const char *boot_id)
@@ -120,7 +149,7 @@ static int load_counter(struct stats_engine *e, const char *line)
 
 	if (sscanf(line, "counter %99s %" SCNu64 " %" SCNu64 " %" SCNu64, key, &raw, &total,
 		   &base) != 4)
-		return 0;
+		return -EBADMSG;
 	i = stats_table_find(key);
 	if (i >= 0) {
 		restore_counter(&e->counters[i], raw, total, base);
@@ -141,7 +170,7 @@ static int load_reason(struct stats_engine *e, const char *line)
 
 	if (sscanf(line, "reason %15s %" SCNx32 " %" SCNu64 " %" SCNu64 " %" SCNu64, side, &code,
 		   &raw, &total, &base) != 5 || raw > UINT16_MAX)
-		return 0;
+		return -EBADMSG;
 	v = realloc(e->reasons, (e->n_reasons + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
@@ -165,8 +194,10 @@ static int load_lgr(struct stats_engine *e, const char *line)
 	struct stats_lgr *v;
 
 	if (sscanf(line, "linkgroup %7s %" SCNx32 " %" SCNu64 " %" SCNu32, tech, &id, &first,
-		   &peak) != 4 || (!streq(tech, "smcd") && !streq(tech, "smcr")))
-		return 0;
+		   &peak) != 4)
+		return -EBADMSG;
+	if (!streq(tech, "smcd") && !streq(tech, "smcr"))
+		return 0; /* a technology of a newer agent */
 	v = realloc(e->lgrs, (e->n_lgrs + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
@@ -187,7 +218,7 @@ static int load_device(struct stats_engine *e, const char *line)
 	struct stats_device *v;
 
 	if (sscanf(line, "device %7s %64s %" SCNu64 " %" SCNu64, tech, name, &total, &base) != 4)
-		return 0;
+		return -EBADMSG;
 	v = realloc(e->devices, (e->n_devices + 1) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
@@ -212,36 +243,111 @@ static int load_line(struct stats_engine *e, const char *line)
 		{ "device ", load_device },
 	};
 
+	size_t w = strspn(line, "abcdefghijklmnopqrstuvwxyz0123456789_-");
+
 	for (size_t i = 0; i < ELEMENTSOF(kinds); i++)
 		if (strncmp(line, kinds[i].word, strlen(kinds[i].word)) == 0)
 			return kinds[i].load(e, line);
-	return 0; /* comments, and lines of a newer agent */
+	/* Comments, and the kinds of a newer agent ("word ..."), are skipped; not garbage. */
+	return line[0] == '#' || (w > 0 && line[w] == ' ') ? 0 : -EBADMSG;
 }
 
-/* The header: version and boot; 1 when the rest applies to this boot. */
+/*
+ * One line without its newline: 1, or 0 at the end of the file.  The agent ends every line
+ * with one and writes none as long as the buffer: a line without (the file ends in it, or
+ * it is longer) is damage.
+ */
+static int read_line(FILE *f, char *buf, size_t size)
+{
+	size_t n;
+
+	if (!fgets(buf, (int)size, f))
+		return ferror(f) ? -EIO : 0;
+	n = strlen(buf); /* a NUL in the line ends it early: then it has no newline either */
+	if (n == 0 || buf[n - 1] != '\n')
+		return -EBADMSG;
+	buf[n - 1] = '\0';
+	return 1;
+}
+
+/*
+ * The header: 1 when the entries apply to this boot, 0 when they do not (another boot, or a
+ * format version this agent does not read), -EBADMSG when it is not a header.
+ */
 static int header(FILE *f, const char *boot_id, uint64_t *ret_reset)
 {
 	char line[256], boot[64] = "";
-	int version = -1;
+	int version = -1, r;
 
 	*ret_reset = 0;
-	while (fgets(line, sizeof(line), f)) {
+	while ((r = read_line(f, line, sizeof(line))) > 0) {
 		if (line[0] == '#')
 			continue;
 		if (sscanf(line, "version %d", &version) == 1 ||
 		    sscanf(line, "boot_id %63s", boot) == 1)
 			continue;
-		if (sscanf(line, "reset_usec %" SCNu64, ret_reset) == 1)
-			break;
-		return 0;
+		if (version != STATE_VERSION)
+			return version < 0 ? -EBADMSG : 0; /* another version's header may differ */
+		if (sscanf(line, "reset_usec %" SCNu64, ret_reset) != 1)
+			return -EBADMSG;
+		return boot_id[0] && streq(boot, boot_id);
 	}
-	return version == STATE_VERSION && boot_id[0] && streq(boot, boot_id);
+	/* The file ends, or a line is cut short, within the header. */
+	if (version >= 0 && version != STATE_VERSION)
+		return 0;
+	return r < 0 ? r : -EBADMSG;
+}
+
+/*
+ * The entries: "entries N" first, then exactly N lines and "end" as the last line; or, in
+ * the file of an agent before that frame, every line to the end (at least one: those always
+ * had counters).
+ */
+static int load_entries(struct stats_engine *e, FILE *f)
+{
+	char line[512];
+	size_t want = 0, n = 0;
+	bool framed = false, first = true;
+	int r;
+
+	while ((r = read_line(f, line, sizeof(line))) > 0) {
+		if (first && sscanf(line, "entries %zu", &want) == 1) {
+			framed = true;
+			first = false;
+			continue;
+		}
+		first = false;
+		if (framed && streq(line, "end"))
+			return n == want && read_line(f, line, sizeof(line)) == 0 ? 0 : -EBADMSG;
+		r = load_line(e, line);
+		if (r < 0)
+			return r;
+		n++;
+	}
+	if (r < 0)
+		return r;
+	return framed || n == 0 ? -EBADMSG : 0; /* framed: cut before its end line */
+}
+
+/* What a refused file may have loaded goes: the engine is as new. */
+static void forget(struct stats_engine *e)
+{
+	memset(e->counters, 0, e->n_counters * sizeof(*e->counters));
+	memset(e->agent, 0, sizeof(e->agent));
+	free(e->reasons);
+	e->reasons = NULL;
+	e->n_reasons = e->n_reasons_raw = 0;
+	free(e->lgrs);
+	e->lgrs = NULL;
+	e->n_lgrs = 0;
+	free(e->devices);
+	e->devices = NULL;
+	e->n_devices = 0;
 }
 
 int stats_state_load(struct stats_engine *e, const char *path, const char *boot_id)
 {
 	_cleanup_(fclosep) FILE *f = fopen(path, "re");
-	char line[512];
 	uint64_t reset;
 	int r;
 
@@ -250,11 +356,10 @@ int stats_state_load(struct stats_engine *e, const char *path, const char *boot_
 	r = header(f, boot_id, &reset);
 	if (r <= 0)
 		return r; /* another boot: the kernel started from 0, so does everything here */
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		r = load_line(e, line);
-		if (r < 0)
-			return r;
+	r = load_entries(e, f);
+	if (r < 0) {
+		forget(e);
+		return r;
 	}
 	e->reset_real_usec = reset;
 	e->have_raw = true;

@@ -242,7 +242,11 @@ json_object *stats_engine_tree(const struct stats_engine *e, enum stats_view v);
  * what it knows (the smc-tools cache broke on every layout change).
  */
 int stats_state_save(const struct stats_engine *e, const char *path, const char *boot_id);
-/* 1 restored, 0 nothing to restore (no file, another boot, unknown version), <0 error. */
+/*
+ * Into a new engine: 1 restored, 0 nothing to restore (no file, another boot, unknown
+ * version), -EBADMSG damaged (cut short, garbage: refused whole, the engine left as new),
+ * other <0 errors.
+ */
 int stats_state_load(struct stats_engine *e, const char *path, const char *boot_id);
 /* /proc/sys/kernel/random/boot_id, or "" */
 void stats_boot_id(char ret[40]);

@@ -2,10 +2,12 @@
 /*
  * Fuzz target for the statistics state file (smcd-agent/stats-state.c), which the agent
  * reads at every start from /var/lib/smcd-agent: any input is loaded or refused, never a
- * crash; what was loaded saves to a file that loads back and saves to the same text.  The
+ * crash; a refused one leaves nothing in the engine (never a state in part); what was
+ * loaded saves to a file that loads back and saves to the same text.  The
  * boot id is "fuzz" (the seeds carry it, so that the lines past the header are parsed).
  * Built like fuzz-config.c: libFuzzer on request, fuzz-driver.c in make check.
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -34,6 +36,17 @@ static char *read_all(const char *path)
 	return buf;
 }
 
+static bool kept_something(const struct stats_engine *e)
+{
+	bool kept = e->n_reasons || e->n_lgrs || e->n_devices || e->have_raw || e->reset_real_usec;
+
+	for (size_t i = 0; i < e->n_counters; i++)
+		kept |= e->counters[i].total || e->counters[i].baseline || e->counters[i].raw;
+	for (size_t i = 0; i < _STATS_AGENT_MAX; i++)
+		kept |= e->agent[i].total || e->agent[i].baseline;
+	return kept;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char path[] = "/tmp/fuzz-state-XXXXXX", saved[] = "/tmp/fuzz-state-saved-XXXXXX";
@@ -50,6 +63,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (stats_engine_new(100, &e) < 0 || stats_engine_new(100, &e2) < 0)
 		abort();
 	r = stats_state_load(e, path, "fuzz");
+	if (r <= 0 && kept_something(e))
+		abort(); /* refused, yet something was kept */
 	if (r > 0) {
 		if (stats_state_save(e, saved, "fuzz") < 0)
 			abort();

@@ -556,6 +556,115 @@ static void test_state_ignores_unknown_lines(void **state)
 	stats_engine_free(e);
 }
 
+static void write_file(const char *path, const char *data, size_t len)
+{
+	FILE *fp = fopen(path, "we");
+
+	assert_non_null(fp);
+	assert_int_equal(fwrite(data, 1, len, fp), len);
+	assert_int_equal(fclose(fp), 0);
+}
+
+/* A refused file leaves nothing behind: the engine is as new. */
+static void assert_as_new(const struct stats_engine *e)
+{
+	assert_int_equal(e->reset_real_usec, 0);
+	assert_false(e->have_raw);
+	assert_int_equal(e->n_reasons + e->n_lgrs + e->n_devices, 0);
+	for (size_t i = 0; i < e->n_counters; i++)
+		assert_int_equal(e->counters[i].total + e->counters[i].baseline, 0);
+	for (size_t i = 0; i < _STATS_AGENT_MAX; i++)
+		assert_int_equal(e->agent[i].total, 0);
+}
+
+static int load_text(const char *path, const char *text)
+{
+	struct stats_engine *e = engine(10);
+	int r;
+
+	write_file(path, text, strlen(text));
+	r = stats_state_load(e, path, "b");
+	if (r < 0)
+		assert_as_new(e);
+	stats_engine_free(e);
+	return r;
+}
+
+/*
+ * Damaged files are refused whole, never loaded in part: every cut of a saved file (in a
+ * line or at a line's end: the frame "entries N" ... "end" shows those), garbage, a known
+ * kind that does not parse.  Arbitrary input is the fuzz target's (tests/fuzz).
+ */
+static void test_state_damaged(void **state)
+{
+	struct stats_engine *e = engine(10);
+	struct stats_sample s = { .ok = true };
+	struct bus_device d[1];
+	struct bus_linkgroup l[1];
+	char path[256], cut[256];
+	_cleanup_(freep) char *text = NULL;
+	size_t len = 0;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/stats.state", dir);
+	snprintf(cut, sizeof(cut), "%s/cut.state", dir);
+	dev(&d[0], "smcd", "lo");
+	lgr(&l[0], "smcd", 0x100, 2);
+	stats_engine_track(e, d, 1, l, 1, T0);
+	set(&s, "smcd.rx.bytes", 1000);
+	reason(&s, true, 0x03030008, 7);
+	update(e, &s, 1);
+	stats_engine_reset(e, T0 + SEC);
+	assert_int_equal(stats_state_save(e, path, "b"), 0);
+	stats_engine_free(e);
+	fp = fopen(path, "re");
+	assert_non_null(fp);
+	text = calloc(1, 65536);
+	assert_non_null(text);
+	len = fread(text, 1, 65535, fp);
+	fclose(fp);
+	assert_true(len > 0 && len < 65535);
+	assert_non_null(strstr(text, "\nentries "));
+	assert_int_equal(strcmp(text + len - 4, "end\n"), 0);
+
+	for (size_t n = 0; n < len; n++) {
+		int r;
+
+		e = engine(10);
+		write_file(cut, text, n);
+		r = stats_state_load(e, cut, "b");
+		if (r != -EBADMSG)
+			fail_msg("a file cut after %zu of %zu bytes: %d, not -EBADMSG", n, len, r);
+		assert_as_new(e);
+		stats_engine_free(e);
+	}
+	e = engine(10);
+	assert_int_equal(stats_state_load(e, path, "b"), 1);
+	stats_engine_free(e);
+
+	/* Not a state file, garbage in one, a known kind that does not parse, the frame wrong. */
+	assert_int_equal(load_text(cut, "not a state file\n"), -EBADMSG);
+	assert_int_equal(load_text(cut, "\001\002\n"), -EBADMSG);
+	assert_int_equal(load_text(cut, "version 1\nboot_id b\nreset_usec 5\ncounter smcd.rx.bytes 1 2 1\n\001\n"),
+			 -EBADMSG);
+	assert_int_equal(load_text(cut, "version 1\nboot_id b\nreset_usec 5\ncounter smcd.rx.bytes 1 x 1\n"),
+			 -EBADMSG);
+	assert_int_equal(load_text(cut, "version 1\nboot_id b\nreset_usec 5\nreason client 0x1 70000 1 1\n"),
+			 -EBADMSG);
+	assert_int_equal(load_text(cut, "version 1\nboot_id b\nreset_usec 5\nentries 2\ncounter smcd.rx.bytes 1 2 1\nend\n"),
+			 -EBADMSG);
+	assert_int_equal(load_text(cut, "version 1\nboot_id b\nreset_usec 5\nentries 1\ncounter smcd.rx.bytes 1 2 1\nend\nmore\n"),
+			 -EBADMSG);
+	assert_int_equal(load_text(cut, "version 1\nboot_id b\nreset_usec 5\n"), -EBADMSG);
+	assert_int_equal(load_text(cut, ""), -EBADMSG);
+	/* Framed right, with a kind of a newer agent: read. */
+	assert_int_equal(load_text(cut, "version 1\nboot_id b\nreset_usec 5\nentries 2\ncounter smcd.rx.bytes 1 2 1\nnew_kind x\nend\n"),
+			 1);
+	/* Another boot or another version is not damage, whatever follows. */
+	assert_int_equal(load_text(cut, "version 1\nboot_id a\nreset_usec 5\n\001\n"), 0);
+	assert_int_equal(load_text(cut, "version 2\nboot_id b\nnew header\n"), 0);
+}
+
 static void test_textfile_write(void **state)
 {
 	char path[256], buf[64] = "";
@@ -681,6 +790,7 @@ int main(void)
 		cmocka_unit_test(test_prometheus_unavailable),
 		cmocka_unit_test(test_state_round_trip),
 		cmocka_unit_test(test_state_ignores_unknown_lines),
+		cmocka_unit_test(test_state_damaged),
 		cmocka_unit_test(test_textfile_write),
 		cmocka_unit_test(test_config_stats),
 		cmocka_unit_test(test_config_shipped),
