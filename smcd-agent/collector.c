@@ -265,7 +265,14 @@ int collector_sample(struct manager *m)
 	c->last_sample_mono_usec = t0;
 	bus_stats_emit_changed(m, changed);
 	write_textfile(m);
-	if (c->engine->dirty)
+	/*
+	 * Also whenever a counter moved, for fresh raw values: after a crash (SIGKILL, OOM) and
+	 * an smc reload while the agent is down, the new kernel's counts are compared with them.
+	 * Older ones could be exceeded, the epoch missed and everything counted since that write
+	 * lost (the totals going back); so it is at most this interval.  One small file per
+	 * interval with traffic, like the textfile.
+	 */
+	if (c->engine->dirty || c->engine->active)
 		save_state(c);
 	return 0;
 }

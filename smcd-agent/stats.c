@@ -420,8 +420,10 @@ int stats_engine_track(struct stats_engine *e, struct bus_device *devs, size_t n
 			return r;
 		t->present = true;
 		snprintf(t->device, sizeof(t->device), "%s", lgrs[i].device);
-		if (lgrs[i].conns > t->peak_conns)
+		if (lgrs[i].conns > t->peak_conns) {
 			t->peak_conns = lgrs[i].conns;
+			e->dirty = true; /* the kernel keeps no peak: a crash would lose it */
+		}
 		lgrs[i].first_seen_usec = t->first_seen_usec;
 		lgrs[i].peak_conns = t->peak_conns;
 	}

@@ -282,9 +282,16 @@ static void test_linkgroup_tracking(void **state)
 	assert_int_equal(l[0].peak_conns, 5);
 	assert_int_equal(l[0].first_seen_usec, T0);
 	assert_int_equal(l[1].first_seen_usec, T0 + SEC);
+	/* A new peak alone is saved too: the kernel keeps none, a crash would lose it. */
+	e->dirty = false;
+	lgr(&l[0], "smcd", 0x100, 6);
+	assert_int_equal(stats_engine_track(e, d, 1, l, 2, T0 + SEC), 0);
+	assert_true(e->dirty);
+	e->dirty = false;
 	lgr(&l[0], "smcd", 0x100, 0);
 	assert_int_equal(stats_engine_track(e, d, 1, l, 2, T0 + 2 * SEC), 0);
-	assert_int_equal(l[0].peak_conns, 5);
+	assert_int_equal(l[0].peak_conns, 6);
+	assert_false(e->dirty); /* fewer connections: nothing to save */
 	assert_int_equal(e->agent[STATS_LGR_SEEN_SMCD].total, 3);
 	assert_int_equal(e->agent[STATS_LGR_REMOVED_SMCD].total, 1);
 	assert_int_equal(d[0].linkgroups_seen, 3);
