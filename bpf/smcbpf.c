@@ -201,8 +201,9 @@ static int explain_select_failure(int err, const char *step, char *why, size_t l
  * Under the pin root (SMCBPF_PIN_DIR) each kind of object has one directory per layout,
  * select-HASH and excl-HASH, HASH being FNV-1a over the BPF objects this library was built
  * with: an agent adopts only the layout it speaks and replaces any other.  A directory is
- * filled as .new-KIND-PID and renamed into place, so a crash never leaves a layout that
- * looks complete and is not; leftovers are removed like any other stale layout.
+ * filled as new-KIND-HASH-PID and renamed into place, so a crash never leaves a layout that
+ * looks complete and is not; leftovers are removed like any other stale layout.  (No dots
+ * in any name: bpffs refuses them, EPERM, "reserved for future extensions".)
  */
 static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
 {
@@ -240,10 +241,10 @@ static bool layout_of_kind(const char *name, bool excl)
 
 	if (startswith(name, kind))
 		return true;
-	if (startswith(name, ".new-"))
-		return startswith(name + 5, kind);
-	if (startswith(name, ".stale-"))
-		return startswith(name + 7, kind);
+	if (startswith(name, "new-"))
+		return startswith(name + 4, kind);
+	if (startswith(name, "stale-"))
+		return startswith(name + 6, kind);
 	return false;
 }
 
@@ -363,7 +364,7 @@ static int layout_commit(const char *root, const char *tmp, const char *dir)
 		return 0;
 	if (errno != ENOTEMPTY && errno != EEXIST)
 		return negative_errno();
-	if ((size_t)snprintf(stale, sizeof(stale), "%s/.stale-%s-%d", root, strrchr(dir, '/') + 1,
+	if ((size_t)snprintf(stale, sizeof(stale), "%s/stale-%s-%d", root, strrchr(dir, '/') + 1,
 			     (int)getpid()) >= sizeof(stale))
 		return -ENAMETOOLONG;
 	if (rename(dir, stale) < 0 || rename(tmp, dir) < 0)
@@ -551,7 +552,7 @@ static void reuse_compatible(struct bpf_map *m, const char *other_dir, const cha
 
 struct reuse_arg {
 	struct smc_select *skel;
-	bool leftovers; /* this pass: .new-* and .stale-* (a crash's), else complete layouts */
+	bool leftovers; /* this pass: new-* and stale-* (a crash's), else complete layouts */
 	bool found;
 };
 
@@ -564,8 +565,9 @@ static int reuse_from(const char *dir, void *arg)
 	struct reuse_arg *a = arg;
 	struct bpf_map *maps[] = { a->skel->maps.run_tasks, a->skel->maps.cgroup_ids,
 				   a->skel->maps.cgroup_paths, a->skel->maps.netns_cookies };
+	const char *name = strrchr(dir, '/') + 1;
 
-	if ((strrchr(dir, '/')[1] == '.') != a->leftovers)
+	if ((startswith(name, "new-") || startswith(name, "stale-")) != a->leftovers)
 		return 0;
 	if (!a->found)
 		for (size_t i = 0; i < ELEMENTSOF(maps); i++)
@@ -595,7 +597,7 @@ static int select_pin(struct smcbpf_select *s, const char *layout, char *why, si
 	char tmp[PATH_MAX];
 	int r;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/.new-%s-%d", s->root, layout,
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/new-%s-%d", s->root, layout,
 			     (int)getpid()) >= sizeof(tmp))
 		return why_set(why, len, -ENAMETOOLONG, "the pin directory %s is too long", s->root);
 	(void)remove_layout(tmp);
@@ -1088,7 +1090,7 @@ static int excl_pin(struct smcbpf_excl *e, const char *layout, char *why, size_t
 	char tmp[PATH_MAX];
 	int r;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/.new-%s-%d", e->root, layout,
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/new-%s-%d", e->root, layout,
 			     (int)getpid()) >= sizeof(tmp))
 		return why_set(why, len, -ENAMETOOLONG, "the pin directory %s is too long", e->root);
 	(void)remove_layout(tmp);
