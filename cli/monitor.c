@@ -609,9 +609,11 @@ int monitor_events(struct smcctl *c, const struct verb_args *a)
 				    strerror(-r));
 	if ((s = load_state(&m, bus)))
 		return s;
-	if (!c->json)
-		fprintf(c->err, "smcctl: following smcd-agent (state %s); Ctrl-C to stop\n",
-			m.state ? m.state : "?");
+	/* Also with -j (on stderr, not in the stream): from this line on nothing is missed,
+	 * which is what a script starting a monitor in the background waits for. */
+	fprintf(c->err, "smcctl: following smcd-agent (state %s); Ctrl-C to stop\n",
+		m.state ? m.state : "?");
+	fflush(c->err);
 	r = sd_event_loop(m.event);
 	if (r > 0 || r < 0) {
 		/* sd-bus ends the loop with a non-zero code when the bus connection is lost. */

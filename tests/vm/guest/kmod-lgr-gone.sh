@@ -42,8 +42,7 @@ EOF
 write_config true
 start_agent $PROM
 assert_eq active "$(kmod_get state)" "the agent activated smclo"
-smcctl -j monitor >/tmp/monitor.json 2>/tmp/monitor.err &
-mon=$!
+start_monitor /tmp/monitor.json
 
 info "--- SMC-D traffic on smclo; the connections close, the link groups stay"
 assert_ok smc-conn pair --conns 2 --bytes 1M

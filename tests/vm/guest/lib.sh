@@ -168,6 +168,21 @@ XEOF
 # $agent and its output in /tmp/agent.log.  Returns once it owns org.smcd.Agent1 on the
 # system bus (start_system_bus) and FILE, when given, is not empty; fails showing the log
 # if the agent exits first or takes more than 30 s.
+# start_monitor FILE: smcctl -j monitor into FILE (its stderr in FILE.err) in the background,
+# $mon its pid, returning once it is subscribed: no event made after this is missed.
+start_monitor() {
+	smcctl -j monitor >"$1" 2>"$1.err" &
+	mon=$!
+	_sm_i=0
+	until grep -q "following smcd-agent" "$1.err"; do
+		sleep 0.05
+		_sm_i=$((_sm_i + 1))
+		if [ $_sm_i -gt 600 ] || ! kill -0 $mon 2>/dev/null; then
+			fail "smcctl monitor did not start: $(cat "$1.err")"
+		fi
+	done
+}
+
 start_agent() {
 	command -v busctl >/dev/null 2>&1 ||
 		skip "busctl is not in the guest (VM_HOST_BINS needs dbus-daemon busctl)"

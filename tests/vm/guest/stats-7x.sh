@@ -48,8 +48,9 @@ prom_sum() { awk -v m="$1" -v f="$2" 'index($1, m "{") == 1 && (f == "" || index
 counter() { busctl --json=short get-property $S Counters | jq -r ".data[\"$1\"]"; }
 sample_now() { busctl call $S GetStatistics b true >/dev/null; }
 
-smcctl -j monitor >/tmp/monitor.json 2>/tmp/monitor.err &
-mon=$!
+# Subscribed before the fallbacks below are made (a monitor still connecting under load
+# missed them).
+start_monitor /tmp/monitor.json
 
 # --- real fallbacks: an SMC client against a TCP server -----------------------------------
 smc-conn serve --port 7001 --proto tcp --conns 3 >/tmp/serve.log 2>&1 &

@@ -22,8 +22,7 @@ export STATE_DIRECTORY=/tmp/state
 mkdir -p /etc/smc
 printf 'ueid: {auto: true}\nmonitor: {interval: 5s}\nstats: {interval: 5s, prometheus: {path: %s}}\n' $PROM >/etc/smc/smc.yaml
 start_agent $PROM
-smcctl -j monitor >/tmp/monitor.json 2>&1 &
-mon=$!
+start_monitor /tmp/monitor.json
 
 assert_ok smc-conn pair --conns 1 --bytes 1M
 now() { cut -d' ' -f1 /proc/uptime; }
