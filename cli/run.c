@@ -321,17 +321,27 @@ static int fork_and_wait(char **argv)
 	static const int forwarded[] = { SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGCONT, SIGWINCH };
 	struct sigaction sa = { .sa_handler = forward }, ign = { .sa_handler = SIG_IGN }, old_int,
 			 old_quit;
+	sigset_t block, old_mask;
 	int status;
 	pid_t pid;
 
+	/* Held from before the fork until forwarding is in place: a signal sent to us once the
+	 * command runs is never lost, however the two processes are scheduled. */
+	sigemptyset(&block);
+	for (size_t i = 0; i < ELEMENTSOF(forwarded); i++)
+		sigaddset(&block, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &block, &old_mask);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, "smcctl: run: cannot fork: %s\n", strerror(errno));
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		return SMCCTL_EXIT_FAILURE;
 	}
-	if (pid == 0)
+	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		_exit(exec_command(argv));
+	}
 	child_pid = pid;
 	/* A terminal's ^C / ^\ reach the whole foreground group, the child included: we wait for
 	 * its decision (what system(3) does).  Signals sent to us alone are passed on. */
@@ -341,6 +351,7 @@ static int fork_and_wait(char **argv)
 	sa.sa_flags = SA_RESTART;
 	for (size_t i = 0; i < ELEMENTSOF(forwarded); i++)
 		sigaction(forwarded[i], &sa, NULL);
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR) {
 			fprintf(stderr, "smcctl: run: waitpid: %s\n", strerror(errno));

@@ -168,6 +168,19 @@ XEOF
 # $agent and its output in /tmp/agent.log.  Returns once it owns org.smcd.Agent1 on the
 # system bus (start_system_bus) and FILE, when given, is not empty; fails showing the log
 # if the agent exits first or takes more than 30 s.
+# wait_listen PORT: until a socket of this netns listens on TCP PORT (an SMC listener's
+# TCP socket included), from /proc/net/tcp{,6}: no guessed delay before connecting.
+wait_listen() {
+	_wl_hex=$(printf ':%04X ' "$1")
+	_wl_i=0
+	until cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+		awk -v p="$_wl_hex" 'index($2 " ", p) && $4 == "0A" { f = 1 } END { exit !f }'; do
+		sleep 0.05
+		_wl_i=$((_wl_i + 1))
+		[ $_wl_i -le 1200 ] || fail "nothing listens on port $1"
+	done
+}
+
 # start_monitor FILE: smcctl -j monitor into FILE (its stderr in FILE.err) in the background,
 # $mon its pid, returning once it is subscribed: no event made after this is missed.
 start_monitor() {

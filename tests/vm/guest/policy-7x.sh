@@ -71,7 +71,7 @@ assert_json "$(last)" .smc 6 "cgroup policy: a descendant cgroup, threads and a 
 smcd_before=$(stat_of .summary.smcd)
 in_cgroup /smc-on timeout 10 nc -l -p 7000 >/tmp/nc.out &
 ncpid=$!
-sleep 1
+wait_listen 7000
 # Neither side closes first on its own: the client's timeout ends the connection.
 echo hello-over-smc | in_cgroup /smc-on timeout 3 nc 127.0.0.1 7000 || true
 wait $ncpid
@@ -101,7 +101,13 @@ assert_ne 0 "$(policy_field /smc-on sockets)" "the cgroup policy counted its soc
 # --- a network namespace policy --------------------------------------------------------------
 unshare -n sh -c 'ip link set lo up; exec sleep 600' &
 nspid=$!
-sleep 1
+# In its own netns with lo up once it is sleep (the exec comes after both).
+i=0
+until [ "$(cat /proc/$nspid/comm 2>/dev/null)" = sleep ]; do
+	sleep 0.05
+	i=$((i + 1))
+	[ $i -le 600 ] || fail "the netns process did not start"
+done
 write_config "policies:
   cgroups: [/smc-on]
   netns: [/proc/$nspid/ns/net]

@@ -58,9 +58,17 @@ run smcctl run -m bpf -- /nonexistent/program
 assert_eq 127 "$rc" "bpf: command not found"
 
 # A signal sent to smcctl reaches the command.
-smcctl run -m bpf -q -- sh -c 'trap "echo got-term >/tmp/term.txt; exit 3" TERM; while :; do sleep 0.1; done' &
+# Sent once the command runs with its trap (it says so), not after a guessed delay: loading
+# the programs took longer than 3 s on a loaded host, and the signal then ended smcctl.
+rm -f /tmp/ready
+smcctl run -m bpf -q -- sh -c 'trap "echo got-term >/tmp/term.txt; exit 3" TERM; touch /tmp/ready; while :; do sleep 0.1; done' &
 pid=$!
-sleep 3
+i=0
+until [ -e /tmp/ready ]; do
+	sleep 0.05
+	i=$((i + 1))
+	[ $i -le 1200 ] || fail "the command under smcctl run did not start"
+done
 kill -TERM $pid
 wait $pid && rc=0 || rc=$?
 assert_eq 3 "$rc" "bpf: SIGTERM forwarded, the command's exit status returned"
