@@ -91,6 +91,10 @@ int collector_new(struct manager *m)
 		return r;
 	}
 	stats_boot_id(c->boot_id);
+	/* An agent killed while writing leaves its temporary behind (it is never renamed). */
+	if (textfile_remove_stale(c->state_path) > 0)
+		log_info("Removed the temporary statistics state a killed agent left next to %s",
+			 c->state_path);
 	r = stats_state_load(c->engine, c->state_path, c->boot_id);
 	if (r == -EBADMSG)
 		log_warning("The statistics state %s is damaged (cut short, or not written by smcd-agent): ignored, the statistics start afresh (no reset baseline, totals from the kernel's counters, link groups counted from now); the next save replaces it",
@@ -211,6 +215,9 @@ static void apply_prometheus_config(struct manager *m)
 	free(c->prom_path);
 	c->prom_path = want ? strdup(want) : NULL;
 	c->prom_written = false;
+	if (c->prom_path && textfile_remove_stale(c->prom_path) > 0)
+		log_info("Removed the temporary Prometheus textfile a killed agent left next to %s",
+			 c->prom_path);
 	set_prom_error(m, 0);
 	bus_stats_emit_changed(m, COLLECTOR_CHANGED_PROMETHEUS);
 }

@@ -13,6 +13,7 @@
  *   - link groups come and go, so their series are capped (stats.linkgroup-series): the
  *     others are summed per technology into linkgroup="_other".
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -426,6 +427,33 @@ static int fsync_dir(const char *dir)
 	if (fd < 0 || fsync(fd) < 0)
 		return negative_errno();
 	return 0;
+}
+
+int textfile_remove_stale(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096], prefix[512];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	if (!slash || (size_t)(slash - path) >= sizeof(dir) - 1 ||
+	    (size_t)snprintf(prefix, sizeof(prefix), ".%s.", slash + 1) >= sizeof(prefix))
+		return 0;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash == path ? 1 : slash - path), path);
+	d = opendir(dir);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		/* mkostemp's six characters, nothing else: never someone else's file. */
+		if (strncmp(de->d_name, prefix, strlen(prefix)) != 0 ||
+		    strlen(de->d_name) != strlen(prefix) + 6)
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) == 0)
+			n++;
+	}
+	closedir(d);
+	return n;
 }
 
 int textfile_write_atomic(const char *path, const char *data, size_t len, unsigned mode)

@@ -263,3 +263,8 @@ char *prometheus_render(const struct stats_engine *e, const struct bus_device *d
  * the directory.  Negative errno on failure (the temporary file is removed).
  */
 int textfile_write_atomic(const char *path, const char *data, size_t len, unsigned mode);
+/*
+ * Remove the temporaries of path that a killed writer left (".NAME.XXXXXX": only ours, one
+ * writer per path).  Returns how many were removed.
+ */
+int textfile_remove_stale(const char *path);

@@ -699,6 +699,32 @@ static void test_textfile_write(void **state)
 	assert_int_equal(textfile_write_atomic(path, "a 1\n", 4, 0644), -ENOENT);
 }
 
+/* A writer killed between mkostemp and rename leaves ".smc.prom.XXXXXX": the next agent
+ * removes its own such files at start, and nothing else in the directory. */
+static void test_textfile_remove_stale(void **state)
+{
+	static const char *const keep[] = { "smc.prom", ".smc.prom.ABC", ".other.prom.ABCDEF",
+					    "x.smc.prom.ABCDEF", ".smc.prom.ABCDEFG" };
+	char path[256], p[300];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/smc.prom", dir);
+	for (size_t i = 0; i < sizeof(keep) / sizeof(*keep); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, keep[i]);
+		fclose(fopen(p, "we"));
+	}
+	snprintf(p, sizeof(p), "%s/.smc.prom.Zq3x9A", dir);
+	fclose(fopen(p, "we"));
+	assert_int_equal(textfile_remove_stale(path), 1);
+	assert_int_not_equal(stat(p, &st), 0);
+	for (size_t i = 0; i < sizeof(keep) / sizeof(*keep); i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, keep[i]);
+		assert_int_equal(stat(p, &st), 0);
+		unlink(p);
+	}
+	assert_int_equal(textfile_remove_stale(path), 0);
+}
+
 /* ------------------------------------------------------------------------------------- */
 /* smc.yaml                                                                               */
 
@@ -799,6 +825,7 @@ int main(void)
 		cmocka_unit_test(test_state_ignores_unknown_lines),
 		cmocka_unit_test(test_state_damaged),
 		cmocka_unit_test(test_textfile_write),
+		cmocka_unit_test(test_textfile_remove_stale),
 		cmocka_unit_test(test_config_stats),
 		cmocka_unit_test(test_config_shipped),
 	};
