@@ -18,12 +18,10 @@
 
 #include "cli/agent.h"
 #include "cli/objects.h"
+#include "common/bus-api.h"
 #include "common/output.h"
 #include "common/units.h"
 
-#define AGENT_NAME "org.smcd.Agent1"
-#define AGENT_PATH "/org/smcd/Agent1"
-#define AGENT_IFACE "org.smcd.Agent1.Manager"
 
 /* ---------------------------------------------------------------------------------- */
 /* D-Bus                                                                               */
@@ -49,10 +47,15 @@ static int agent_call_failed(struct smcctl *c, const char *what, const sd_bus_er
 	if (agent_absent(e))
 		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
 				    "%s: smcd-agent is not running (no %s on the system bus)", what,
-				    AGENT_NAME);
+				    SMCD_BUS_NAME);
 	if (sd_bus_error_has_name(e, SD_BUS_ERROR_ACCESS_DENIED))
 		return smcctl_error(c, SMCCTL_EXIT_PERMISSION, "%s: %s", what,
 				    e->message ? e->message : "access denied");
+	if (sd_bus_error_has_names(e, SD_BUS_ERROR_UNKNOWN_INTERFACE, SD_BUS_ERROR_UNKNOWN_PROPERTY,
+				   SD_BUS_ERROR_UNKNOWN_METHOD))
+		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
+				    "%s: the running smcd-agent is older than this smcctl (%s)", what,
+				    e->message ? e->message : e->name);
 	return smcctl_error(c, SMCCTL_EXIT_FAILURE, "%s: %s", what,
 			    e && e->message ? e->message : strerror(-r));
 }
@@ -195,8 +198,8 @@ static int manager_properties(struct smcctl *c, sd_bus *bus, json_object **ret)
 	json_object *props;
 	int r;
 
-	r = sd_bus_call_method(bus, AGENT_NAME, AGENT_PATH, "org.freedesktop.DBus.Properties",
-			       "GetAll", &e, &reply, "s", AGENT_IFACE);
+	r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, "org.freedesktop.DBus.Properties",
+			       "GetAll", &e, &reply, "s", SMCD_BUS_IFACE_MANAGER);
 	if (r < 0)
 		return agent_call_failed(c, "cannot ask smcd-agent", &e, r);
 	props = value_json(reply);
@@ -412,7 +415,7 @@ int agent_config_show(struct smcctl *c, const struct verb_args *a)
 	if (!doc)
 		return smcctl_oom(c);
 	if (sd_bus_open_system(&bus) >= 0)
-		r = sd_bus_call_method(bus, AGENT_NAME, AGENT_PATH, AGENT_IFACE, "DescribeConfig", &e,
+		r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER, "DescribeConfig", &e,
 				       &reply, NULL);
 	if (r >= 0 && sd_bus_message_read(reply, "s", &yaml) >= 0)
 		from_agent = true;
@@ -451,7 +454,7 @@ int agent_config_reload(struct smcctl *c, const struct verb_args *a)
 
 	if ((s = agent_bus(c, &bus)))
 		return s;
-	r = sd_bus_call_method(bus, AGENT_NAME, AGENT_PATH, AGENT_IFACE, "Reload", &e, NULL, NULL);
+	r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER, "Reload", &e, NULL, NULL);
 	if (r < 0)
 		return agent_call_failed(c, "reload refused", &e, r);
 	if ((s = manager_properties(c, bus, &props)))
@@ -483,7 +486,7 @@ int agent_forwardv(struct smcctl *c, const char *what, const char *iface, const 
 
 	if (c->netns || c->nl_opts.replay_dir || sd_bus_open_system(&bus) < 0)
 		return -ESRCH;
-	r = sd_bus_message_new_method_call(bus, &m, AGENT_NAME, AGENT_PATH, iface, method);
+	r = sd_bus_message_new_method_call(bus, &m, SMCD_BUS_NAME, SMCD_BUS_PATH, iface, method);
 	if (r >= 0 && types)
 		r = sd_bus_message_appendv(m, types, ap);
 	if (r < 0)
@@ -503,7 +506,7 @@ int agent_forwardv(struct smcctl *c, const char *what, const char *iface, const 
 		return smcctl_usage(c, "%s: %s", what, e.message);
 	if (sd_bus_error_has_name(&e, SD_BUS_ERROR_ACCESS_DENIED))
 		return smcctl_error(c, SMCCTL_EXIT_PERMISSION, "%s: %s", what, e.message);
-	if (sd_bus_error_has_name(&e, "org.smcd.Agent1.Error.NoModule"))
+	if (sd_bus_error_has_name(&e, SMCD_BUS_ERROR_NO_MODULE))
 		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE, "%s: %s", what, e.message);
 	return smcctl_error(c, SMCCTL_EXIT_FAILURE, "%s: %s", what, e.message);
 }
@@ -514,7 +517,7 @@ static int forward(struct smcctl *c, const char *what, const char *method, const
 	int r;
 
 	va_start(ap, types);
-	r = agent_forwardv(c, what, AGENT_IFACE, method, 0, NULL, types, ap);
+	r = agent_forwardv(c, what, SMCD_BUS_IFACE_MANAGER, method, 0, NULL, types, ap);
 	va_end(ap);
 	return r;
 }

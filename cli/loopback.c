@@ -42,11 +42,9 @@
 #include "cli/agent.h"
 #include "cli/loopback.h"
 #include "cli/objects.h"
+#include "common/bus-api.h"
 #include "common/output.h"
 
-#define AGENT_NAME "org.smcd.Agent1"
-#define AGENT_PATH "/org/smcd/Agent1"
-#define LOOPBACK_IFACE "org.smcd.Agent1.Loopback"
 
 /* ---------------------------------------------------------------------------------- */
 /* JSON                                                                                */
@@ -364,7 +362,7 @@ static int forward(struct smcctl *c, const char *what, uint64_t timeout_usec,
 	int r;
 
 	va_start(ap, types);
-	r = agent_forwardv(c, what, LOOPBACK_IFACE, method, timeout_usec, ret_reply, types, ap);
+	r = agent_forwardv(c, what, SMCD_BUS_IFACE_LOOPBACK, method, timeout_usec, ret_reply, types, ap);
 	va_end(ap);
 	return r;
 }
@@ -504,7 +502,7 @@ static int device_interface(sd_bus_message *m, struct smclo_device *d, bool *fou
 	r = sd_bus_message_read(m, "s", &iface);
 	if (r < 0)
 		return r;
-	if (!streq(iface, "org.smcd.Agent1.LoopbackDevice"))
+	if (!streq(iface, SMCD_BUS_IFACE_LOOPBACK_DEVICE))
 		return sd_bus_message_skip(m, "a{sv}");
 	*found = true;
 	r = sd_bus_message_enter_container(m, 'a', "{sv}");
@@ -536,7 +534,7 @@ static int agent_device(struct smcctl *c, struct smclo_device *d, bool *ret_foun
 	memset(d, 0, sizeof(*d));
 	r = sd_bus_open_system(&bus);
 	if (r >= 0)
-		r = sd_bus_call_method(bus, AGENT_NAME, AGENT_PATH,
+		r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH,
 				       "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
 				       &e, &m, NULL);
 	if (r >= 0)

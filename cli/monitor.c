@@ -26,14 +26,9 @@
 
 #include "cli/agent.h"
 #include "cli/objects.h"
+#include "common/bus-api.h"
 #include "common/output.h"
 
-#define AGENT_NAME "org.smcd.Agent1"
-#define AGENT_PATH "/org/smcd/Agent1"
-#define MANAGER_IFACE "org.smcd.Agent1.Manager"
-#define STATS_IFACE "org.smcd.Agent1.Statistics"
-#define LINKGROUP_IFACE "org.smcd.Agent1.LinkGroup"
-#define DEVICE_IFACE "org.smcd.Agent1.Device"
 
 struct monitor {
 	struct smcctl *c;
@@ -176,7 +171,7 @@ static json_object *event_new(const char *name)
 
 static bool is_lgr(const char *path)
 {
-	return strncmp(path, AGENT_PATH "/linkgroup/", strlen(AGENT_PATH "/linkgroup/")) == 0;
+	return strncmp(path, SMCD_BUS_PATH "/linkgroup/", strlen(SMCD_BUS_PATH "/linkgroup/")) == 0;
 }
 
 static json_object *lgr_event(const char *name, json_object *p)
@@ -211,7 +206,7 @@ static void object_added(struct monitor *m, const char *path, json_object *iface
 	json_object *p;
 
 	/* A dotted interface name is no path for out_get(): take the object by its key. */
-	if (!json_object_object_get_ex(ifaces, is_lgr(path) ? LINKGROUP_IFACE : DEVICE_IFACE, &p) ||
+	if (!json_object_object_get_ex(ifaces, is_lgr(path) ? SMCD_BUS_IFACE_LINKGROUP : SMCD_BUS_IFACE_DEVICE, &p) ||
 	    !json_object_is_type(p, json_type_object))
 		return;
 	json_add(m->objects, path, json_object_get(p));
@@ -453,11 +448,11 @@ static int on_properties(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 
 	if (!iface || !json_object_is_type(changed, json_type_object) || !path)
 		return 0;
-	if (streq(iface, LINKGROUP_IFACE))
+	if (streq(iface, SMCD_BUS_IFACE_LINKGROUP))
 		lgr_changed(m, path, changed);
-	else if (streq(iface, STATS_IFACE))
+	else if (streq(iface, SMCD_BUS_IFACE_STATS))
 		stats_changed(m, changed, true);
-	else if (streq(iface, MANAGER_IFACE))
+	else if (streq(iface, SMCD_BUS_IFACE_MANAGER))
 		manager_changed(m, changed, true);
 	return 0;
 }
@@ -468,7 +463,7 @@ static int on_owner(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 	const char *name, *old_owner, *new_owner;
 
 	if (sd_bus_message_read(msg, "sss", &name, &old_owner, &new_owner) < 0 ||
-	    !streq(name, AGENT_NAME) || new_owner[0])
+	    !streq(name, SMCD_BUS_NAME) || new_owner[0])
 		return 0;
 	emit(m, event_new("agent-gone"));
 	m->status = SMCCTL_EXIT_UNAVAILABLE;
@@ -489,13 +484,13 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 /* The current state, without events: what the first signals are compared with. */
 static int load_state(struct monitor *m, sd_bus *bus)
 {
-	static const char *const ifaces[] = { MANAGER_IFACE, STATS_IFACE };
+	static const char *const ifaces[] = { SMCD_BUS_IFACE_MANAGER, SMCD_BUS_IFACE_STATS };
 	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	_cleanup_(json_object_putp) json_object *objs = NULL;
 	int r;
 
-	r = sd_bus_call_method(bus, AGENT_NAME, AGENT_PATH, "org.freedesktop.DBus.ObjectManager",
+	r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, "org.freedesktop.DBus.ObjectManager",
 			       "GetManagedObjects", &e, &reply, NULL);
 	if (r < 0)
 		return agent_bus_failed(m->c, "cannot follow smcd-agent", &e, r);
@@ -503,13 +498,13 @@ static int load_state(struct monitor *m, sd_bus *bus)
 	if (!objs || !json_object_is_type(idx(objs, 0), json_type_object))
 		return smcctl_error(m->c, SMCCTL_EXIT_FAILURE, "smcd-agent's objects did not parse");
 	json_object_object_foreach(idx(objs, 0), path, ifs)
-		if (strncmp(path, AGENT_PATH "/", strlen(AGENT_PATH "/")) == 0)
+		if (strncmp(path, SMCD_BUS_PATH "/", strlen(SMCD_BUS_PATH "/")) == 0)
 			object_added(m, path, ifs, false);
 	for (size_t i = 0; i < ELEMENTSOF(ifaces); i++) {
 		_cleanup_(sd_bus_message_unrefp) sd_bus_message *all = NULL;
 		_cleanup_(json_object_putp) json_object *props = NULL;
 
-		r = sd_bus_call_method(bus, AGENT_NAME, AGENT_PATH, "org.freedesktop.DBus.Properties",
+		r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, "org.freedesktop.DBus.Properties",
 				       "GetAll", &e, &all, "s", ifaces[i]);
 		if (r < 0)
 			return agent_bus_failed(m->c, "cannot follow smcd-agent", &e, r);
@@ -528,23 +523,23 @@ static int subscribe(struct monitor *m, sd_bus *bus)
 {
 	int r;
 
-	r = sd_bus_match_signal(bus, NULL, AGENT_NAME, AGENT_PATH,
+	r = sd_bus_match_signal(bus, NULL, SMCD_BUS_NAME, SMCD_BUS_PATH,
 				"org.freedesktop.DBus.ObjectManager", "InterfacesAdded", on_added, m);
 	if (r >= 0)
-		r = sd_bus_match_signal(bus, NULL, AGENT_NAME, AGENT_PATH,
+		r = sd_bus_match_signal(bus, NULL, SMCD_BUS_NAME, SMCD_BUS_PATH,
 					"org.freedesktop.DBus.ObjectManager", "InterfacesRemoved",
 					on_removed, m);
 	if (r >= 0)
 		r = sd_bus_add_match(bus, NULL,
-				     "type='signal',sender='" AGENT_NAME "',"
+				     "type='signal',sender='" SMCD_BUS_NAME "',"
 				     "interface='org.freedesktop.DBus.Properties',"
-				     "member='PropertiesChanged',path_namespace='" AGENT_PATH "'",
+				     "member='PropertiesChanged',path_namespace='" SMCD_BUS_PATH "'",
 				     on_properties, m);
 	if (r >= 0)
 		r = sd_bus_add_match(bus, NULL,
 				     "type='signal',sender='org.freedesktop.DBus',"
 				     "interface='org.freedesktop.DBus',member='NameOwnerChanged',"
-				     "arg0='" AGENT_NAME "'",
+				     "arg0='" SMCD_BUS_NAME "'",
 				     on_owner, m);
 	return r;
 }

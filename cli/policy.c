@@ -22,13 +22,12 @@
 #include "bpf/smcbpf.h"
 #endif
 
+#include "cli/agent.h"
 #include "cli/objects.h"
 #include "cli/run.h"
+#include "common/bus-api.h"
 #include "common/output.h"
 
-#define AGENT_NAME "org.smcd.Agent1"
-#define AGENT_PATH "/org/smcd/Agent1"
-#define POLICY_IFACE "org.smcd.Agent1.Policy"
 
 static const struct out_column policy_cols[] = {
 	OUT_COL("kind", "KIND", OUT_STR),
@@ -67,19 +66,6 @@ void policy_list_text(struct smcctl *c, json_object *doc)
 		fprintf(c->out, "  %-28s %" PRIu64 " (%" PRIu64 " sockets switched)\n",
 			"enrolled by smcctl run:", out_get_u64(k, "enrolled", 0),
 			out_get_u64(k, "run_sockets", 0));
-}
-
-static int bus_failed(struct smcctl *c, const sd_bus_error *e, int r)
-{
-	if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
-		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
-				    "policies are applied by smcd-agent, which is not running (no %s on the system bus)",
-				    AGENT_NAME);
-	if (sd_bus_error_has_names(e, SD_BUS_ERROR_UNKNOWN_INTERFACE, SD_BUS_ERROR_UNKNOWN_PROPERTY))
-		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
-				    "this smcd-agent has no policies (an older version)");
-	return smcctl_error(c, SMCCTL_EXIT_FAILURE, "cannot ask smcd-agent: %s",
-			    e && e->message ? e->message : strerror(-r));
 }
 
 static int read_policies(sd_bus_message *m, json_object *rows)
@@ -155,10 +141,10 @@ static int get_property(struct smcctl *c, sd_bus *bus, const char *prop, sd_bus_
 	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
 	int r;
 
-	r = sd_bus_get_property(bus, AGENT_NAME, AGENT_PATH, POLICY_IFACE, prop, &e, ret,
+	r = sd_bus_get_property(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_POLICY, prop, &e, ret,
 				streq(prop, "Policies") ? "a(ssssst)" : "a{sv}");
 	if (r < 0)
-		return bus_failed(c, &e, r);
+		return agent_bus_failed(c, "cannot read the policies, which smcd-agent applies", &e, r);
 	return 0;
 }
 
@@ -214,7 +200,7 @@ static int agent_running(void)
 	if (sd_bus_open_system(&bus) < 0)
 		return 0; /* no bus, so no agent on it */
 	r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-			       "org.freedesktop.DBus", "NameHasOwner", &e, &reply, "s", AGENT_NAME);
+			       "org.freedesktop.DBus", "NameHasOwner", &e, &reply, "s", SMCD_BUS_NAME);
 	if (r < 0)
 		return r;
 	r = sd_bus_message_read(reply, "b", &has);

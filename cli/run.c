@@ -47,6 +47,7 @@
 
 #include "cli/objects.h"
 #include "cli/run.h"
+#include "common/bus-api.h"
 #include "common/units.h"
 #ifdef HAVE_BPF
 #include "bpf/smcbpf.h"
@@ -60,9 +61,6 @@
 #endif
 #define RUN_IPPROTO_SMC 256
 
-#define AGENT_NAME "org.smcd.Agent1"
-#define AGENT_PATH "/org/smcd/Agent1"
-#define POLICY_IFACE "org.smcd.Agent1.Policy"
 
 #define SIZE_MIN 4096
 #define SIZE_MAX_BYTES (512 * 1024 * 1024)
@@ -263,7 +261,7 @@ static int enroll_via_agent(const struct run_args *r, char *why, size_t len, cha
 		snprintf(why, len, "no pidfd_open() (Linux 5.3 or later): %s", strerror(-pidfd));
 		return pidfd;
 	}
-	k = sd_bus_call_method(bus, AGENT_NAME, AGENT_PATH, POLICY_IFACE, "EnrollProcess", &e,
+	k = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_POLICY, "EnrollProcess", &e,
 			       &reply, "huu", pidfd, r->sndbuf, r->rcvbuf);
 	if (k < 0) {
 		if (sd_bus_error_has_names(&e, SD_BUS_ERROR_SERVICE_UNKNOWN,
@@ -272,7 +270,7 @@ static int enroll_via_agent(const struct run_args *r, char *why, size_t len, cha
 					   SD_BUS_ERROR_UNKNOWN_OBJECT))
 			return -ENOENT;
 		snprintf(why, len, "smcd-agent: %s", e.message ? e.message : strerror(-k));
-		if (sd_bus_error_has_name(&e, "org.smcd.Agent1.Error.RateLimited"))
+		if (sd_bus_error_has_name(&e, SMCD_BUS_ERROR_RATE_LIMITED))
 			return -EBUSY;
 		return sd_bus_error_has_name(&e, SD_BUS_ERROR_ACCESS_DENIED) ? -EACCES : -ENOTSUP;
 	}

@@ -21,11 +21,9 @@
 
 #include "cli/agent.h"
 #include "cli/objects.h"
+#include "common/bus-api.h"
 #include "common/output.h"
 
-#define AGENT_NAME "org.smcd.Agent1"
-#define AGENT_PATH "/org/smcd/Agent1"
-#define STATS_IFACE "org.smcd.Agent1.Statistics"
 
 /* Replace the top-level counters (since reset) with the totals. */
 static int use_totals(json_object *doc)
@@ -80,10 +78,10 @@ static int agent_call(struct smcctl *c, sd_bus *bus, const char *method, bool re
 	int r;
 
 	if (streq(method, "GetStatistics"))
-		r = sd_bus_call_method(bus, AGENT_NAME, AGENT_PATH, STATS_IFACE, method, &e,
+		r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS, method, &e,
 				       ret_reply, "b", (int)refresh);
 	else
-		r = sd_bus_call_method(bus, AGENT_NAME, AGENT_PATH, STATS_IFACE, method, &e,
+		r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS, method, &e,
 				       ret_reply, NULL);
 	if (r < 0 && (agent_bus_absent(&e) || sd_bus_error_has_name(&e, SD_BUS_ERROR_UNKNOWN_INTERFACE)))
 		return -ESRCH; /* no agent, or one without statistics */
@@ -185,7 +183,7 @@ static json_object *agent_doc_or_null(struct smcctl *c)
 	 * refresh=true: a group that just appeared is in the agent's list too.  Any failure
 	 * only means no agent columns: the kernel's answer is what was asked for.
 	 */
-	if (sd_bus_call_method(bus, AGENT_NAME, AGENT_PATH, STATS_IFACE, "GetStatistics", NULL,
+	if (sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS, "GetStatistics", NULL,
 			       &reply, "b", 1) < 0 ||
 	    sd_bus_message_read(reply, "s", &json) < 0)
 		return NULL;

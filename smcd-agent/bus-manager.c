@@ -27,17 +27,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/bus-api.h"
 #include "common/macro.h"
 #include "common/util.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/loopback.h"
 #include "smcd-agent/manager.h"
 
-#define AGENT_PATH "/org/smcd/Agent1"
-#define MANAGER_IFACE "org.smcd.Agent1.Manager"
-#define ERROR_CONFIG_INVALID "org.smcd.Agent1.Error.ConfigInvalid"
-#define ERROR_OWNED "org.smcd.Agent1.Error.OwnedByConfig"
-#define ERROR_KERNEL "org.smcd.Agent1.Error.Kernel"
 
 /* ------------------------------------------------------------------------------------- */
 /* Access                                                                                 */
@@ -158,7 +154,6 @@ static bool sender_in_group(sd_bus_message *msg, const char *group)
 	return false;
 }
 
-#define ERROR_RATE_LIMITED "org.smcd.Agent1.Error.RateLimited"
 
 int bus_rate_limit(sd_bus_message *msg, struct manager *m, uid_t *ret_uid, sd_bus_error *error)
 {
@@ -224,7 +219,7 @@ int bus_rate_limit_uid(sd_bus_message *msg, struct manager *m, uid_t uid, sd_bus
 				   (unsigned long long)(BUS_RATE_WINDOW_USEC / 1000000ULL));
 		slot->logged = true;
 	}
-	return sd_bus_error_setf(error, ERROR_RATE_LIMITED,
+	return sd_bus_error_setf(error, SMCD_BUS_ERROR_RATE_LIMITED,
 				 "Too many calls from uid %u (more than %d in %llu s); try again in a few seconds",
 				 (unsigned)uid, BUS_RATE_BURST,
 				 (unsigned long long)(BUS_RATE_WINDOW_USEC / 1000000ULL));
@@ -338,10 +333,10 @@ static int owned_error(struct manager *m, sd_bus_error *error, struct config_mar
 		       const char *what)
 {
 	if (mark.line)
-		return sd_bus_error_setf(error, ERROR_OWNED,
+		return sd_bus_error_setf(error, SMCD_BUS_ERROR_OWNED,
 					 "%s is managed by %s:%u:%u; change it there and reload",
 					 what, m->config->path, mark.line, mark.column);
-	return sd_bus_error_setf(error, ERROR_OWNED,
+	return sd_bus_error_setf(error, SMCD_BUS_ERROR_OWNED,
 				 "%s is managed by the configuration (built-in default of %s); set it in the file and reload",
 				 what, m->config->path);
 }
@@ -350,7 +345,7 @@ static int kernel_error(sd_bus_error *error, enum smc_op op, int r, struct manag
 {
 	char buf[256];
 
-	return sd_bus_error_set(error, ERROR_KERNEL,
+	return sd_bus_error_set(error, SMCD_BUS_ERROR_KERNEL,
 				smc_strerror(op, r, m->kernel->ops->extack(m->kernel), buf,
 					     sizeof(buf)));
 }
@@ -549,7 +544,7 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 		return r;
 	r = manager_reload(m, &why);
 	if (r == -EINVAL)
-		return sd_bus_error_setf(error, ERROR_CONFIG_INVALID,
+		return sd_bus_error_setf(error, SMCD_BUS_ERROR_CONFIG_INVALID,
 					 "Configuration refused, the running one stays:\n%s",
 					 why ? why : "");
 	if (r < 0)
@@ -588,7 +583,7 @@ static int method_refresh(sd_bus_message *msg, void *userdata, sd_bus_error *err
 	if (r == -ENOMEM || emit == -ENOMEM)
 		return -ENOMEM;
 	if (r < 0)
-		return sd_bus_error_setf(error, ERROR_KERNEL,
+		return sd_bus_error_setf(error, SMCD_BUS_ERROR_KERNEL,
 					 "Cannot read the SMC devices and link groups: %s (the objects stay as they were)",
 					 strerror(-r));
 	/* The kernel was read; only the bus did not take a signal (a full queue, say).
@@ -953,7 +948,7 @@ int bus_emit_manager_changed(struct manager *m, const char *first, ...)
 		names[n++] = (char *)s;
 	va_end(ap);
 	names[n] = NULL;
-	return sd_bus_emit_properties_changed_strv(m->bus, AGENT_PATH, MANAGER_IFACE, names);
+	return sd_bus_emit_properties_changed_strv(m->bus, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER, names);
 }
 
 int bus_setup(struct manager *m)
@@ -964,9 +959,9 @@ int bus_setup(struct manager *m)
 	r = sd_bus_open_system(&m->bus);
 	if (r < 0)
 		return log_error_errno(r, "Cannot connect to the system bus: %m");
-	r = sd_bus_add_object_vtable(m->bus, NULL, AGENT_PATH, MANAGER_IFACE, manager_vtable, m);
+	r = sd_bus_add_object_vtable(m->bus, NULL, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER, manager_vtable, m);
 	if (r >= 0)
-		r = sd_bus_add_object_manager(m->bus, NULL, AGENT_PATH);
+		r = sd_bus_add_object_manager(m->bus, NULL, SMCD_BUS_PATH);
 	if (r >= 0)
 		r = bus_objects_register(m);
 	if (r >= 0)

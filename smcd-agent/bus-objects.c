@@ -21,13 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bus-api.h"
 #include "common/macro.h"
 #include "smcd-agent/manager.h"
 
-#define DEVICE_PREFIX "/org/smcd/Agent1/device"
-#define LINKGROUP_PREFIX "/org/smcd/Agent1/linkgroup"
-#define DEVICE_IFACE "org.smcd.Agent1.Device"
-#define LINKGROUP_IFACE "org.smcd.Agent1.LinkGroup"
 #define DEV(f) offsetof(struct bus_device, f)
 #define LGR(f) offsetof(struct bus_linkgroup, f)
 
@@ -57,7 +54,7 @@ void bus_device_from_smcd(const struct smcd_device *d, struct bus_device *ret)
 	ret->pnet_user_defined = d->port.user_defined;
 	ret->linkgroups = d->linkgroups;
 	ret->conns = d->conns;
-	set_path(ret->path, sizeof(ret->path), DEVICE_PREFIX "/smcd", ret->name);
+	set_path(ret->path, sizeof(ret->path), SMCD_BUS_PATH_DEVICE "/smcd", ret->name);
 }
 
 void bus_device_from_smcr(const struct smcr_device *d, struct bus_device *ret)
@@ -82,12 +79,12 @@ void bus_device_from_smcr(const struct smcr_device *d, struct bus_device *ret)
 		}
 		ret->n_ports++;
 	}
-	set_path(ret->path, sizeof(ret->path), DEVICE_PREFIX "/smcr", ret->name);
+	set_path(ret->path, sizeof(ret->path), SMCD_BUS_PATH_DEVICE "/smcr", ret->name);
 }
 
 static void linkgroup_path(struct bus_linkgroup *l)
 {
-	snprintf(l->path, sizeof(l->path), LINKGROUP_PREFIX "/%s/%08x", l->technology, l->id);
+	snprintf(l->path, sizeof(l->path), SMCD_BUS_PATH_LINKGROUP "/%s/%08x", l->technology, l->id);
 }
 
 static void linkgroup_v2(struct bus_linkgroup *l, const struct smc_lgr_v2 *v2)
@@ -366,13 +363,13 @@ int bus_objects_register(struct manager *m)
 {
 	int r;
 
-	r = sd_bus_add_fallback_vtable(m->bus, NULL, DEVICE_PREFIX, DEVICE_IFACE, device_vtable,
+	r = sd_bus_add_fallback_vtable(m->bus, NULL, SMCD_BUS_PATH_DEVICE, SMCD_BUS_IFACE_DEVICE, device_vtable,
 				       find_device, m);
 	if (r >= 0)
-		r = sd_bus_add_fallback_vtable(m->bus, NULL, LINKGROUP_PREFIX, LINKGROUP_IFACE,
+		r = sd_bus_add_fallback_vtable(m->bus, NULL, SMCD_BUS_PATH_LINKGROUP, SMCD_BUS_IFACE_LINKGROUP,
 					       linkgroup_vtable, find_linkgroup, m);
 	if (r >= 0)
-		r = sd_bus_add_node_enumerator(m->bus, NULL, "/org/smcd/Agent1", enumerate, m);
+		r = sd_bus_add_node_enumerator(m->bus, NULL, SMCD_BUS_PATH, enumerate, m);
 	return r;
 }
 
@@ -416,7 +413,7 @@ int bus_objects_update(struct manager *m, struct bus_device *devices, size_t n_d
 		else if (changed_properties(device_vtable, o, &devices[i], sizeof(*o), names,
 					    ELEMENTSOF(names)))
 			keep_first(&r, sd_bus_emit_properties_changed_strv(m->bus, devices[i].path,
-									   DEVICE_IFACE, names));
+									   SMCD_BUS_IFACE_DEVICE, names));
 	}
 	for (size_t i = 0; m->bus && i < n_linkgroups; i++) {
 		const struct bus_linkgroup *o =
@@ -427,7 +424,7 @@ int bus_objects_update(struct manager *m, struct bus_device *devices, size_t n_d
 		else if (changed_properties(linkgroup_vtable, o, &linkgroups[i], sizeof(*o), names,
 					    ELEMENTSOF(names)))
 			keep_first(&r, sd_bus_emit_properties_changed_strv(m->bus, linkgroups[i].path,
-									   LINKGROUP_IFACE, names));
+									   SMCD_BUS_IFACE_LINKGROUP, names));
 	}
 	free(old_devices);
 	free(old_linkgroups);

@@ -36,14 +36,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/bus-api.h"
 #include "common/macro.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/manager.h"
 #include "smcd-agent/policy.h"
 
-#define AGENT_PATH "/org/smcd/Agent1"
-#define POLICY_IFACE "org.smcd.Agent1.Policy"
-#define ERROR_NOT_SUPPORTED "org.smcd.Agent1.Error.NotSupported"
 
 static const char *state_name(const struct policy_item *it)
 {
@@ -286,7 +284,7 @@ static int method_enroll(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 	r = policy_enroll(m->policy, fd, sndbuf, rcvbuf, why, sizeof(why));
 	if (r < 0) {
 		log_notice("EnrollProcess for pid %d refused: %s", (int)pid, why);
-		return sd_bus_error_set(error, r == -ENOTSUP ? ERROR_NOT_SUPPORTED : SD_BUS_ERROR_FAILED,
+		return sd_bus_error_set(error, r == -ENOTSUP ? SMCD_BUS_ERROR_NOT_SUPPORTED : SD_BUS_ERROR_FAILED,
 					why);
 	}
 	log_info("Enrolled pid %d for SMC (smcctl run; sndbuf %" PRIu32 ", rcvbuf %" PRIu32 ")%s%s",
@@ -307,5 +305,5 @@ static const sd_bus_vtable policy_vtable[] = {
 
 int bus_policy_register(struct manager *m)
 {
-	return sd_bus_add_object_vtable(m->bus, NULL, AGENT_PATH, POLICY_IFACE, policy_vtable, m);
+	return sd_bus_add_object_vtable(m->bus, NULL, SMCD_BUS_PATH, SMCD_BUS_IFACE_POLICY, policy_vtable, m);
 }

@@ -16,15 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bus-api.h"
 #include "common/macro.h"
 #include "common/output.h"
 #include "smcd-agent/collector.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/manager.h"
 
-#define AGENT_PATH "/org/smcd/Agent1"
-#define STATS_IFACE "org.smcd.Agent1.Statistics"
-#define ERROR_UNAVAILABLE "org.smcd.Agent1.Error.Unavailable"
 
 static struct stats_engine *engine(void *userdata)
 {
@@ -227,7 +225,7 @@ static int method_get(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 	if (r < 0)
 		return r;
 	if (!m->collector)
-		return sd_bus_error_set(error, ERROR_UNAVAILABLE, "Statistics are not set up");
+		return sd_bus_error_set(error, SMCD_BUS_ERROR_UNAVAILABLE, "Statistics are not set up");
 	if (refresh)
 		(void)collector_sample_on_demand(m);
 	return reply_document(msg, m);
@@ -248,7 +246,7 @@ static int method_reset(sd_bus_message *msg, void *userdata, sd_bus_error *error
 	if (r < 0)
 		return r;
 	if (!m->collector)
-		return sd_bus_error_set(error, ERROR_UNAVAILABLE, "Statistics are not set up");
+		return sd_bus_error_set(error, SMCD_BUS_ERROR_UNAVAILABLE, "Statistics are not set up");
 	(void)collector_sample_on_demand(m);
 	doc = stats_engine_json(m->collector->engine, m->devices, m->n_devices, m->linkgroups,
 				m->n_linkgroups, m->config->stats.interval_usec);
@@ -291,7 +289,7 @@ static const sd_bus_vtable stats_vtable[] = {
 
 int bus_stats_register(struct manager *m)
 {
-	return sd_bus_add_object_vtable(m->bus, NULL, AGENT_PATH, STATS_IFACE, stats_vtable, m);
+	return sd_bus_add_object_vtable(m->bus, NULL, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS, stats_vtable, m);
 }
 
 int bus_stats_emit_changed(struct manager *m, int changed)
@@ -326,5 +324,5 @@ int bus_stats_emit_changed(struct manager *m, int changed)
 	names[n] = NULL;
 	if (!n)
 		return 0;
-	return sd_bus_emit_properties_changed_strv(m->bus, AGENT_PATH, STATS_IFACE, (char **)names);
+	return sd_bus_emit_properties_changed_strv(m->bus, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS, (char **)names);
 }

@@ -42,18 +42,12 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "common/bus-api.h"
 #include "common/macro.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/loopback.h"
 #include "smcd-agent/manager.h"
 
-#define AGENT_PATH "/org/smcd/Agent1"
-#define LOOPBACK_IFACE "org.smcd.Agent1.Loopback"
-#define DEVICE_IFACE "org.smcd.Agent1.LoopbackDevice"
-#define SMCD_DEVICE_PREFIX "/org/smcd/Agent1/device/smcd"
-#define ERROR_OWNED "org.smcd.Agent1.Error.OwnedByConfig"
-#define ERROR_KERNEL "org.smcd.Agent1.Error.Kernel"
-#define ERROR_NO_MODULE "org.smcd.Agent1.Error.NoModule"
 #define MODULE "smc_lo"
 /* After the drain: how long the removal may take before it is reported as stuck. */
 #define REMOVAL_MS SMCLO_REMOVAL_MS
@@ -583,10 +577,10 @@ static void snapshot(const struct smclo_device *d, struct bus_loopback *s)
 	const struct smclo_counters *c = &d->counters;
 
 	memset(s, 0, sizeof(*s));
-	if (sd_bus_path_encode(SMCD_DEVICE_PREFIX, d->name, &p) >= 0 && strlen(p) < sizeof(s->path))
+	if (sd_bus_path_encode(SMCD_BUS_PATH_SMCD_DEVICE, d->name, &p) >= 0 && strlen(p) < sizeof(s->path))
 		snprintf(s->path, sizeof(s->path), "%s", p);
 	else
-		snprintf(s->path, sizeof(s->path), "%s/_", SMCD_DEVICE_PREFIX);
+		snprintf(s->path, sizeof(s->path), "%s/_", SMCD_BUS_PATH_SMCD_DEVICE);
 	snprintf(s->name, sizeof(s->name), "%s", d->name);
 	snprintf(s->state, sizeof(s->state), "%s", smclo_state_name(d->state) ?: "");
 	s->removing = d->removing;
@@ -752,16 +746,16 @@ int loopback_refresh(struct manager *m)
 	if (!m->bus)
 		return 0;
 	if (was && (!lb->present || !streq(old.path, lb->snap.path)))
-		(void)sd_bus_emit_interfaces_removed(m->bus, old.path, DEVICE_IFACE, NULL);
+		(void)sd_bus_emit_interfaces_removed(m->bus, old.path, SMCD_BUS_IFACE_LOOPBACK_DEVICE, NULL);
 	if (lb->present && (!was || !streq(old.path, lb->snap.path)))
-		(void)sd_bus_emit_interfaces_added(m->bus, lb->snap.path, DEVICE_IFACE, NULL);
+		(void)sd_bus_emit_interfaces_added(m->bus, lb->snap.path, SMCD_BUS_IFACE_LOOPBACK_DEVICE, NULL);
 	else if (lb->present) {
 		const char *names[40];
 
 		changed_names(&old, &lb->snap, names, ELEMENTSOF(names));
 		if (names[0])
 			(void)sd_bus_emit_properties_changed_strv(m->bus, lb->snap.path,
-								  DEVICE_IFACE, (char **)names);
+								  SMCD_BUS_IFACE_LOOPBACK_DEVICE, (char **)names);
 	}
 	return 0;
 }
@@ -807,7 +801,7 @@ void loopback_free(struct manager *m)
 
 static int owned(struct manager *m, sd_bus_error *error, struct config_mark mark, const char *what)
 {
-	return sd_bus_error_setf(error, ERROR_OWNED,
+	return sd_bus_error_setf(error, SMCD_BUS_ERROR_OWNED,
 				 "%s is managed by %s:%u:%u; change it there and reload", what,
 				 m->config->path, mark.line, mark.column);
 }
@@ -816,7 +810,7 @@ static int kernel_error(struct manager *m, sd_bus_error *error, enum smc_op op, 
 {
 	char buf[512];
 
-	return sd_bus_error_set(error, r == -EPROTONOSUPPORT ? ERROR_NO_MODULE : ERROR_KERNEL,
+	return sd_bus_error_set(error, r == -EPROTONOSUPPORT ? SMCD_BUS_ERROR_NO_MODULE : SMCD_BUS_ERROR_KERNEL,
 				errtext(m->kernel, op, r, buf, sizeof(buf)));
 }
 
@@ -832,10 +826,10 @@ static int need_module(struct manager *m, sd_bus_error *error)
 	r = k->ops->module_load(k, MODULE, msg, sizeof(msg));
 	if (r == -ENOENT)
 		return sd_bus_error_set(
-			error, ERROR_NO_MODULE,
+			error, SMCD_BUS_ERROR_NO_MODULE,
 			"the smc_lo module is not loaded: install smc-lo-dkms or modprobe smc_lo");
 	if (r < 0)
-		return sd_bus_error_setf(error, ERROR_KERNEL, "cannot load smc_lo: %s",
+		return sd_bus_error_setf(error, SMCD_BUS_ERROR_KERNEL, "cannot load smc_lo: %s",
 					 msg[0] ? msg : strerror(-r));
 	log_info("Loaded %s for a D-Bus request", MODULE);
 	return 0;
@@ -904,7 +898,7 @@ static int method_deactivate(sd_bus_message *msg, void *userdata, sd_bus_error *
 	(void)loopback_refresh(m);
 	if (r == -ETIMEDOUT)
 		return sd_bus_error_setf(
-			error, ERROR_KERNEL,
+			error, SMCD_BUS_ERROR_KERNEL,
 			"%s is still being removed %u s after the drain began: %u DMBs, %u link "
 			"groups and %u nocopy attachments hold it (applications keep aborted "
 			"connections open); PNET ID %s keeps it out of new connections until it is "
@@ -994,11 +988,11 @@ int bus_loopback_register(struct manager *m)
 
 	if (!lb_of(m))
 		return -ENOMEM;
-	r = sd_bus_add_object_vtable(m->bus, NULL, AGENT_PATH, LOOPBACK_IFACE, loopback_vtable, m);
+	r = sd_bus_add_object_vtable(m->bus, NULL, SMCD_BUS_PATH, SMCD_BUS_IFACE_LOOPBACK, loopback_vtable, m);
 	if (r >= 0)
-		r = sd_bus_add_fallback_vtable(m->bus, NULL, SMCD_DEVICE_PREFIX, DEVICE_IFACE,
+		r = sd_bus_add_fallback_vtable(m->bus, NULL, SMCD_BUS_PATH_SMCD_DEVICE, SMCD_BUS_IFACE_LOOPBACK_DEVICE,
 					       device_vtable, find_device, m);
 	if (r >= 0)
-		r = sd_bus_add_node_enumerator(m->bus, NULL, AGENT_PATH, enumerate, m);
+		r = sd_bus_add_node_enumerator(m->bus, NULL, SMCD_BUS_PATH, enumerate, m);
 	return r;
 }

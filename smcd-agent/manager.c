@@ -9,6 +9,7 @@
 #include <systemd/sd-daemon.h>
 #include <time.h>
 
+#include "common/bus-api.h"
 #include "common/macro.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/loopback.h"
@@ -624,7 +625,7 @@ int manager_new(const char *config_path, struct kernel *kernel, struct manager *
 	if (!m)
 		return -ENOMEM;
 	m->kernel = kernel;
-	m->bus_name = "org.smcd.Agent1";
+	m->bus_name = SMCD_BUS_NAME;
 	m->config_path = strdup(config_path);
 	if (!m->config_path)
 		return -ENOMEM;

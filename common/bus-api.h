@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The D-Bus contract of smcd-agent, in one place: its name, object paths, interfaces and
+ * errors, used by the agent (smcd-agent/bus-*.c, loopback.c) and by smcctl (cli/).  What
+ * each member does is in smcd-agent(8); the bus policy is etc/dbus-1/org.smcd.Agent1.conf.
+ * A name changed here changes both sides; tests/integration/man-coverage.test checks that
+ * every interface and error named here is in smcd-agent(8).
+ */
+#pragma once
+
+#define SMCD_BUS_NAME "org.smcd.Agent1"
+
+/* Objects: the agent itself, one per device and per link group (ids escaped as by
+ * sd_bus_path_encode()). */
+#define SMCD_BUS_PATH "/org/smcd/Agent1"
+#define SMCD_BUS_PATH_DEVICE SMCD_BUS_PATH "/device"
+#define SMCD_BUS_PATH_SMCD_DEVICE SMCD_BUS_PATH_DEVICE "/smcd"
+#define SMCD_BUS_PATH_LINKGROUP SMCD_BUS_PATH "/linkgroup"
+
+/* Interfaces of SMCD_BUS_PATH. */
+#define SMCD_BUS_IFACE_MANAGER SMCD_BUS_NAME ".Manager"
+#define SMCD_BUS_IFACE_STATS SMCD_BUS_NAME ".Statistics"
+#define SMCD_BUS_IFACE_POLICY SMCD_BUS_NAME ".Policy"
+#define SMCD_BUS_IFACE_LOOPBACK SMCD_BUS_NAME ".Loopback"
+/* Interfaces of the device and link-group objects. */
+#define SMCD_BUS_IFACE_DEVICE SMCD_BUS_NAME ".Device"
+#define SMCD_BUS_IFACE_LOOPBACK_DEVICE SMCD_BUS_NAME ".LoopbackDevice"
+#define SMCD_BUS_IFACE_LINKGROUP SMCD_BUS_NAME ".LinkGroup"
+
+/* Errors (besides org.freedesktop.DBus.Error.AccessDenied, InvalidArgs, Failed). */
+#define SMCD_BUS_ERROR_CONFIG_INVALID SMCD_BUS_NAME ".Error.ConfigInvalid"
+#define SMCD_BUS_ERROR_OWNED SMCD_BUS_NAME ".Error.OwnedByConfig"
+#define SMCD_BUS_ERROR_KERNEL SMCD_BUS_NAME ".Error.Kernel"
+#define SMCD_BUS_ERROR_RATE_LIMITED SMCD_BUS_NAME ".Error.RateLimited"
+#define SMCD_BUS_ERROR_NOT_SUPPORTED SMCD_BUS_NAME ".Error.NotSupported"
+#define SMCD_BUS_ERROR_UNAVAILABLE SMCD_BUS_NAME ".Error.Unavailable"
+#define SMCD_BUS_ERROR_NO_MODULE SMCD_BUS_NAME ".Error.NoModule"
