@@ -212,6 +212,9 @@ int sysctl_parse_value(const struct smc_sysctl_desc *d, const char *s, int64_t *
 				*ret = (int64_t)i;
 				r = 0;
 			}
+		/* Or the number the kernel itself takes (smcctl sysctl set smcr_buf_type 0). */
+		if (r < 0)
+			r = parse_count(s, ret);
 		break;
 	case SMC_UNIT_COUNT:
 		r = parse_count(s, ret);

@@ -480,6 +480,13 @@ static void test_sysctl_set_units(void **state)
 	assert_string_equal(read_file(sysroot_file(dir, "rmem")), "262144");
 	expect_usage(RUN("sysctl", "set", "rmem", "64GiB"), "out of range");
 	assert_string_equal(read_file(sysroot_file(dir, "rmem")), "262144");
+	/* Enumerations by name or by the kernel's number (cli-7x.sh sets smcr_buf_type 0). */
+	write_file(sysroot_file(dir, "smcr_buf_type"), "0\n");
+	expect_ok(RUN("sysctl", "set", "smcr_buf_type", "virtual"), "");
+	assert_string_equal(read_file(sysroot_file(dir, "smcr_buf_type")), "1");
+	expect_ok(RUN("sysctl", "set", "smcr_buf_type", "0"), "");
+	assert_string_equal(read_file(sysroot_file(dir, "smcr_buf_type")), "0");
+	expect_usage(RUN("sysctl", "set", "smcr_buf_type", "9"), "out of range");
 
 	sysroot = "/nonexistent/smcctl-test";
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
