@@ -227,6 +227,22 @@ static bool netns_entry_wanted(const struct config_policies *c, const struct pol
 	return t->err != -ENOENT;
 }
 
+/*
+ * A put earlier in this plan writes the same key (an entry whose rule moved to another
+ * index): it overwrites the value, and a removal after it would take the entry away.
+ */
+static bool put_planned(const struct policy_plan *p, enum policy_op_type put, uint64_t key,
+			const char *path)
+{
+	for (size_t i = 0; i < p->n_ops; i++) {
+		const struct policy_op *op = &p->ops[i];
+
+		if (op->type == put && (path ? streq(op->path, path) : op->key == key))
+			return true;
+	}
+	return false;
+}
+
 static int plan_removals(const struct config_policies *c, const struct policy_observed *o,
 			 struct policy_plan *p)
 {
@@ -237,7 +253,7 @@ static int plan_removals(const struct config_policies *c, const struct policy_ob
 
 		for (size_t i = 0; i < c->n_cgroups; i++)
 			wanted |= streq(o->paths[k], c->cgroups[i].path) && o->path_idx[k] == i;
-		if (wanted)
+		if (wanted || put_planned(p, POP_PATH_PUT, 0, o->paths[k]))
 			continue;
 		op = op_add(p, POP_PATH_DEL, POLICY_ITEM_NONE);
 		if (!op)
@@ -245,7 +261,8 @@ static int plan_removals(const struct config_policies *c, const struct policy_ob
 		snprintf(op->path, sizeof(op->path), "%s", o->paths[k]);
 	}
 	for (size_t k = 0; k < o->n_cgroup_ids; k++) {
-		if (cgroup_entry_wanted(c, o, &o->cgroup_ids[k]))
+		if (cgroup_entry_wanted(c, o, &o->cgroup_ids[k]) ||
+		    put_planned(p, POP_CGID_PUT, o->cgroup_ids[k].key, NULL))
 			continue;
 		op = op_add(p, POP_CGID_DEL, POLICY_ITEM_NONE);
 		if (!op)
@@ -253,7 +270,8 @@ static int plan_removals(const struct config_policies *c, const struct policy_ob
 		op->key = o->cgroup_ids[k].key;
 	}
 	for (size_t k = 0; k < o->n_netns; k++) {
-		if (netns_entry_wanted(c, o, &o->netns[k]))
+		if (netns_entry_wanted(c, o, &o->netns[k]) ||
+		    put_planned(p, POP_NETNS_PUT, o->netns[k].key, NULL))
 			continue;
 		op = op_add(p, POP_NETNS_DEL, POLICY_ITEM_NONE);
 		if (!op)

@@ -352,6 +352,42 @@ static void test_plan_converged(void **state)
 	fixture_free(&f);
 }
 
+/*
+ * [/a, /b] becomes [/b]: /b's rule moves from index 1 to 0.  Its entries are put again with
+ * the new index and must not be removed after (they were, by key: /b had no entry until the
+ * next drift interval, reported as applied).
+ */
+static void test_plan_rule_moved(void **state)
+{
+	struct fixture f;
+	static char paths[2][SMCBPF_CGROUP_PATH_MAX] = { "/a", "/b" };
+
+	fixture_load(&f, "policies:\n  cgroups: [/b]\n");
+	f.o.cgroups[0] = (struct policy_target){ .key = 200 };
+	f.o.select_loaded = true;
+	f.o.mkdir_attached = true;
+	f.o.n_cgroup_rules = 2;
+	f.o.paths = malloc(sizeof(paths));
+	memcpy(f.o.paths, paths, sizeof(paths));
+	f.o.path_idx = calloc(2, sizeof(uint32_t));
+	f.o.path_idx[1] = 1;
+	f.o.n_paths = 2;
+	f.o.cgroup_ids = calloc(2, sizeof(*f.o.cgroup_ids));
+	f.o.cgroup_ids[0] = (struct policy_map_entry){ 100, 0 };
+	f.o.cgroup_ids[1] = (struct policy_map_entry){ 200, 1 };
+	f.o.n_cgroup_ids = 2;
+	plan(&f);
+	assert_int_equal(find_op(&f, POP_PATH_PUT)->idx, 0);
+	assert_string_equal(find_op(&f, POP_PATH_PUT)->path, "/b");
+	assert_int_equal(find_op(&f, POP_CGID_PUT)->key, 200);
+	assert_int_equal(count_ops(&f, POP_PATH_DEL), 1);
+	assert_string_equal(find_op(&f, POP_PATH_DEL)->path, "/a");
+	assert_int_equal(count_ops(&f, POP_CGID_DEL), 1);
+	assert_int_equal(find_op(&f, POP_CGID_DEL)->key, 100);
+	assert_int_equal(f.p.items[0].state, PI_CHANGE);
+	fixture_free(&f);
+}
+
 /* Policies removed: entries go, counts to 0, cgroup_mkdir off, programs unloaded. */
 static void test_plan_removed(void **state)
 {
@@ -502,6 +538,7 @@ int main(void)
 		cmocka_unit_test(test_plan_nothing),
 		cmocka_unit_test(test_plan_first_pass),
 		cmocka_unit_test(test_plan_converged),
+		cmocka_unit_test(test_plan_rule_moved),
 		cmocka_unit_test(test_plan_removed),
 		cmocka_unit_test(test_plan_unsupported),
 		cmocka_unit_test(test_plan_exclude),
