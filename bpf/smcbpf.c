@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
@@ -264,11 +265,21 @@ static int pin_root_ready(const char *root, char *why, size_t len)
 	if (statfs(parent, &sf) < 0)
 		return why_set(why, len, negative_errno(), "cannot look at %s: %s", parent,
 			       strerror(errno));
-	if ((unsigned long)sf.f_type != SMCBPF_BPF_FS_MAGIC &&
-	    mount("bpf", parent, "bpf", 0, "mode=0700") < 0)
-		return why_set(why, len, negative_errno(),
-			       "%s is not a BPF filesystem and mounting one there failed (%s)", parent,
-			       strerror(errno));
+	if ((unsigned long)sf.f_type != SMCBPF_BPF_FS_MAGIC) {
+		struct stat self, init;
+
+		/* Mounted in a private mount namespace, it would end with that namespace and
+		 * the pins with it, while looking pinned: only in the initial one. */
+		if (stat("/proc/self/ns/mnt", &self) < 0 || stat("/proc/1/ns/mnt", &init) < 0 ||
+		    self.st_ino != init.st_ino)
+			return why_set(why, len, -ENOTSUP,
+				       "%s is not a BPF filesystem here, and this process is not in the initial mount namespace, where one mounted would outlive it (systemd mounts it at boot; or mount -t bpf bpf %s)",
+				       parent, parent);
+		if (mount("bpf", parent, "bpf", 0, "mode=0700") < 0)
+			return why_set(why, len, negative_errno(),
+				       "%s is not a BPF filesystem and mounting one there failed (%s; systemd mounts it at boot)",
+				       parent, strerror(errno));
+	}
 	if (mkdir(root, 0700) < 0 && errno != EEXIST)
 		return why_set(why, len, negative_errno(), "cannot create %s: %s", root,
 			       strerror(errno));
@@ -535,25 +546,26 @@ out:
 }
 
 /* A map of another layout that the new programs can use as it is (same definition). */
-static void reuse_compatible(struct bpf_map *m, const char *other_dir, const char *name)
+static bool reuse_compatible(struct bpf_map *m, const char *other_dir, const char *name)
 {
 	struct bpf_map_info info = {};
 	uint32_t info_len = sizeof(info);
 	_cleanup_(closep) int fd = obj_get(other_dir, name);
 
 	if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &info_len) < 0)
-		return;
+		return false;
 	if (info.type != bpf_map__type(m) || info.key_size != bpf_map__key_size(m) ||
 	    info.value_size != bpf_map__value_size(m) ||
 	    info.max_entries != bpf_map__max_entries(m) || info.map_flags != bpf_map__map_flags(m))
-		return;
-	(void)bpf_map__reuse_fd(m, fd);
+		return false;
+	return bpf_map__reuse_fd(m, fd) == 0;
 }
 
 struct reuse_arg {
 	struct smc_select *skel;
 	bool leftovers; /* this pass: new-* and stale-* (a crash's), else complete layouts */
-	bool found;
+	bool reused;    /* a map of the layout looked at was taken */
+	bool found;     /* done: one layout lent its maps */
 };
 
 /*
@@ -569,10 +581,9 @@ static int reuse_from(const char *dir, void *arg)
 
 	if ((startswith(name, "new-") || startswith(name, "stale-")) != a->leftovers)
 		return 0;
-	if (!a->found)
-		for (size_t i = 0; i < ELEMENTSOF(maps); i++)
-			reuse_compatible(maps[i], dir, sel_map_pin[i]);
-	a->found = true;
+	for (size_t i = 0; !a->found && i < ELEMENTSOF(maps); i++)
+		a->reused |= reuse_compatible(maps[i], dir, sel_map_pin[i]);
+	a->found = a->reused;
 	return 0;
 }
 
@@ -588,6 +599,15 @@ bool smcbpf_pinned_any(const char *pin_root, bool excl)
 	bool any = false;
 
 	(void)each_layout(pin_root, excl, "", any_cb, &any);
+	return any;
+}
+
+/* Any selection layout but keep? */
+static bool smcbpf_pinned_others(const char *pin_root, const char *keep)
+{
+	bool any = false;
+
+	(void)each_layout(pin_root, false, keep, any_cb, &any);
 	return any;
 }
 
@@ -740,6 +760,8 @@ int smcbpf_select_adopt(const char *pin_root, struct smcbpf_select **ret, char *
 		snprintf(s->bufs_why, sizeof(s->bufs_why),
 			 "the agent that loaded the pinned programs could not attach the buffer program");
 	s->adopted = true;
+	/* Another layout beside ours: a replacement was killed before it settled. */
+	s->others = smcbpf_pinned_others(s->root, layout);
 	*ret = TAKE_PTR(s);
 	return 1;
 incomplete:
@@ -982,6 +1004,8 @@ void smcbpf_counters_reset(struct smcbpf_select *s, uint32_t first, uint32_t n)
 
 struct smcbpf_excl {
 	int ops_fd; /* the struct_ops map: registered while the kernel has it */
+	uint32_t ops_id;
+	bool keep;  /* free must not unregister (an incomplete layout being given up) */
 	int bss_fd;
 	struct smc_excl__bss *bss;
 	size_t bss_len;
@@ -1013,9 +1037,10 @@ int smcbpf_probe_excl(char *why, size_t len)
 }
 
 /* A struct_ops map of ours registered by an earlier agent: unregister it. */
-static void unregister_stale(void)
+static int unregister_stale(void)
 {
 	uint32_t id = 0;
+	int n = 0;
 
 	while (bpf_map_get_next_id(id, &id) == 0) {
 		struct bpf_map_info info = {};
@@ -1027,9 +1052,13 @@ static void unregister_stale(void)
 			continue;
 		if (info.type != BPF_MAP_TYPE_STRUCT_OPS || !streq(info.name, SMCBPF_EXCL_NAME))
 			continue;
-		if (bpf_map_delete_elem(fd, &zero) == 0 && log_fn)
-			log_fn(1, "unregistered a stale smcd_excl smc_hs_ctrl left by an earlier agent");
+		if (bpf_map_delete_elem(fd, &zero) == 0) {
+			n++;
+			if (log_fn)
+				log_fn(1, "unregistered a stale smcd_excl smc_hs_ctrl left by an earlier agent");
+		}
 	}
+	return n;
 }
 
 static struct smcbpf_excl *excl_new(void)
@@ -1063,7 +1092,7 @@ struct smcbpf_excl *smcbpf_excl_free(struct smcbpf_excl *e)
 	if (!e)
 		return NULL;
 	/* Pinned: it stays registered for the next agent.  Not pinned: nobody could adopt it. */
-	if (!e->dir[0])
+	if (!e->dir[0] && !e->keep)
 		excl_unregister(e);
 	excl_close(e);
 	return NULL;
@@ -1073,11 +1102,57 @@ struct smcbpf_excl *smcbpf_excl_unload(struct smcbpf_excl *e)
 {
 	if (!e)
 		return NULL;
-	excl_unregister(e);
+	/* Unpinned first: a kill in between leaves a registration unregister_stale() finds,
+	 * never a pinned layout that looks adoptable and is not registered. */
 	if (e->dir[0])
 		(void)remove_layout(e->dir);
+	excl_unregister(e);
 	excl_close(e);
 	return NULL;
+}
+
+static uint32_t map_id(int fd)
+{
+	struct bpf_map_info info = {};
+	uint32_t info_len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(fd, &info, &info_len) < 0 ? 0 : info.id;
+}
+
+/* Is the struct_ops map registered (in use by the kernel)?  Its value begins with the
+ * kernel's struct bpf_struct_ops_common_value { refcount_t refcnt; enum state; }. */
+static bool struct_ops_registered(int fd)
+{
+	struct bpf_map_info info = {};
+	uint32_t info_len = sizeof(info), state;
+	_cleanup_(freep) void *v = NULL;
+	int zero = 0;
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &info_len) < 0 || info.value_size < 8)
+		return false;
+	v = calloc(1, info.value_size);
+	if (!v || bpf_map_lookup_elem(fd, &zero, v) < 0)
+		return false;
+	memcpy(&state, (char *)v + 4, sizeof(state));
+	return state == 1; /* BPF_STRUCT_OPS_STATE_INUSE */
+}
+
+bool smcbpf_excl_others_alive(const struct smcbpf_excl *e)
+{
+	uint32_t id = 0;
+
+	while (bpf_map_get_next_id(id, &id) == 0) {
+		struct bpf_map_info info = {};
+		uint32_t info_len = sizeof(info);
+		_cleanup_(closep) int fd = bpf_map_get_fd_by_id(id);
+
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &info_len) < 0)
+			continue;
+		if (info.type == BPF_MAP_TYPE_STRUCT_OPS && streq(info.name, SMCBPF_EXCL_NAME) &&
+		    info.id != e->ops_id)
+			return true;
+	}
+	return false;
 }
 
 static inline void smcbpf_excl_freep(struct smcbpf_excl **e)
@@ -1140,8 +1215,10 @@ int smcbpf_excl_open(const char *pin_root, struct smcbpf_excl **ret, char *why, 
 			       strerror(-r), failure_detail()[0] ? ": " : "", failure_detail());
 	}
 	r = e->ops_fd = dup_fd(bpf_map__fd(skel->maps.smcd_excl));
-	if (r >= 0)
+	if (r >= 0) {
+		e->ops_id = map_id(e->ops_fd);
 		r = e->bss_fd = dup_fd(bpf_map__fd(skel->maps.bss));
+	}
 	if (r >= 0) {
 		e->bss = bss_map(e->bss_fd, sizeof(*e->bss), &e->bss_len);
 		if (!e->bss)
@@ -1202,15 +1279,21 @@ int smcbpf_excl_adopt(const char *pin_root, struct smcbpf_excl **ret, char *why,
 	if (r >= 0 && (bpf_obj_get_info_by_fd(e->ops_fd, &info, &info_len) < 0 ||
 		       info.type != BPF_MAP_TYPE_STRUCT_OPS || !streq(info.name, SMCBPF_EXCL_NAME)))
 		r = -EPROTO;
+	/* Pinned but no longer registered (an unload or flush killed half-way): not adoptable,
+	 * registering anew replaces it. */
+	if (r >= 0 && !struct_ops_registered(e->ops_fd))
+		r = -ENOENT;
+	if (r >= 0)
+		e->ops_id = info.id;
 	if (r >= 0) {
 		e->bss = bss_map(e->bss_fd, sizeof(*e->bss), &e->bss_len);
 		if (!e->bss)
 			r = negative_errno();
 	}
 	if (r < 0) {
-		snprintf(why, len, "%s is incomplete (%s); registering smc_hs_ctrl again", e->dir,
-			 strerror(-r));
-		e->dir[0] = '\0';
+		snprintf(why, len, "%s is incomplete or not registered (%s); registering smc_hs_ctrl again",
+			 e->dir, strerror(-r));
+		e->keep = true; /* whatever it is, it is not ours to unregister from here */
 		return 0;
 	}
 	e->adopted = true;
@@ -1279,30 +1362,59 @@ static int flush_cb(const char *dir, void *arg)
 {
 	struct flush_arg *a = arg;
 	_cleanup_(closep) int ops = obj_get(dir, "struct_ops");
-	int zero = 0;
+	int zero = 0, r;
 
+	a->n++;
+	/* Unpinned first (see smcbpf_excl_unload), unregistered through the fd we hold. */
+	r = remove_layout(dir);
 	if (ops >= 0)
 		(void)bpf_map_delete_elem(ops, &zero);
-	a->n++;
-	return remove_layout(dir);
+	return r;
 }
 
 int smcbpf_excl_retire(const char *pin_root)
 {
-	unregister_stale();
-	return each_layout(pin_root, true, "", remove_layout_cb, NULL);
+	bool any = smcbpf_pinned_any(pin_root, true);
+	int n, r;
+
+	r = each_layout(pin_root, true, "", remove_layout_cb, NULL);
+	n = unregister_stale();
+	return r < 0 ? r : n + any;
+}
+
+int smcbpf_pin_lock(const char *pin_root, bool wait)
+{
+	int fd = open(pin_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return negative_errno();
+	if (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB)) < 0) {
+		int r = negative_errno();
+
+		close(fd);
+		return r == -EAGAIN ? -EWOULDBLOCK : r;
+	}
+	return fd;
 }
 
 int smcbpf_flush(const char *pin_root, unsigned *ret_n, char *why, size_t len)
 {
 	struct flush_arg a = {};
+	_cleanup_(closep) int lock = -1;
 	int r;
 
 	why[0] = '\0';
+	lock = smcbpf_pin_lock(pin_root, false);
+	if (lock == -EWOULDBLOCK)
+		return why_set(why, len, -EBUSY,
+			       "a running smcd-agent holds the programs pinned in %s: stop it first (systemctl stop smcd-agent), then flush",
+			       pin_root);
+	if (lock < 0 && lock != -ENOENT)
+		return why_set(why, len, lock, "cannot open %s: %s", pin_root, strerror(-lock));
 	/* Exclusions first, out of every netns (a netns that names them keeps them alive). */
 	(void)smcbpf_netns_each(clear_hs_cb, NULL);
-	unregister_stale();
 	r = each_layout(pin_root, true, "", flush_cb, &a);
+	unregister_stale(); /* one that was never pinned too */
 	if (r == 0)
 		r = each_layout(pin_root, false, "", flush_cb, &a);
 	if (r < 0)

@@ -67,7 +67,10 @@ int smcbpf_select_settle(struct smcbpf_select *s);
 bool smcbpf_select_reused(const struct smcbpf_select *s);
 /* Is any layout of this kind (selection, exclusion) pinned under pin_root? */
 bool smcbpf_pinned_any(const char *pin_root, bool excl);
-/* Unregister and unpin every exclusion layout (one the config no longer wants). */
+/*
+ * Unregister every struct_ops named SMCBPF_EXCL_NAME and unpin every exclusion layout (the
+ * config no longer wants them): how many were found, or -errno.
+ */
 int smcbpf_excl_retire(const char *pin_root);
 /* Where it is pinned (NULL: not, and why says why), and whether it was adopted. */
 void smcbpf_select_pins(const struct smcbpf_select *s, const char **ret_dir, bool *ret_adopted,
@@ -137,6 +140,11 @@ int smcbpf_excl_open(const char *pin_root, struct smcbpf_excl **ret, char *why, 
 int smcbpf_excl_adopt(const char *pin_root, struct smcbpf_excl **ret, char *why, size_t len);
 void smcbpf_excl_pins(const struct smcbpf_excl *e, const char **ret_dir, bool *ret_adopted,
 		      const char **ret_why);
+/*
+ * Is another struct_ops named SMCBPF_EXCL_NAME alive (an older registration that a network
+ * namespace still holds: net.smc.hs_ctrl must be written again there)?
+ */
+bool smcbpf_excl_others_alive(const struct smcbpf_excl *e);
 /* Pinned: closes, it stays registered.  Not pinned: unregisters. */
 struct smcbpf_excl *smcbpf_excl_free(struct smcbpf_excl *e);
 /* Unregisters and unpins. */
@@ -148,7 +156,15 @@ void smcbpf_excl_rules_get(struct smcbpf_excl *e, struct smcbpf_excl_rule *ret, 
 int smcbpf_excl_hits(struct smcbpf_excl *e, uint64_t *ret, size_t n, uint64_t *ret_checked);
 
 /*
- * Remove everything pinned under pin_root (smcctl policy flush, package removal): clears
+ * The agent holds an exclusive flock(2) on the pin root for as long as it runs, so that a
+ * flush can tell (whatever bus it is on) and never pulls the pins from under it: fd, or
+ * -ENOENT (nothing pinned yet), -EWOULDBLOCK (held, and not wait), -errno.
+ */
+int smcbpf_pin_lock(const char *pin_root, bool wait);
+
+/*
+ * Remove everything pinned under pin_root (smcctl policy flush, package removal), unless a
+ * running agent holds the lock (-EBUSY, why says so): clears
  * net.smc.hs_ctrl wherever it names SMCBPF_EXCL_NAME, unregisters it, unpins every layout
  * (detaching the programs; enrollments end).  *ret_n: layouts removed.
  */

@@ -251,7 +251,10 @@ int sd_bus_error_has_names_sentinel(const sd_bus_error *e, ...)
 	  (errno = ELIBACC, -ELIBACC))                                                              \
 	X(int, bpf_obj_get, (const char *pathname), (pathname), (errno = ELIBACC, -ELIBACC))
 
-static struct lib bpf_lib = { .soname = "libbpf.so.1" };
+#define STR_(x) #x
+#define STR(x) STR_(x)
+/* The soname of the libbpf this was built against (0.x: libbpf.so.0). */
+static struct lib bpf_lib = { .soname = "libbpf.so." STR(LIBBPF_MAJOR_VERSION) };
 static const char *const bpf_names[] = { BPF_FUNCS(NAME, VNAME) };
 static struct {
 	BPF_FUNCS(SLOT, VSLOT)

@@ -197,8 +197,11 @@ static int agent_running(void)
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	int has = 0, r;
 
-	if (sd_bus_open_system(&bus) < 0)
-		return 0; /* no bus, so no agent on it */
+	r = sd_bus_open_system(&bus);
+	if (r == -ENOENT || r == -ECONNREFUSED)
+		return 0; /* no bus, so no agent on it (the pin lock still tells) */
+	if (r < 0)
+		return r;
 	r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
 			       "org.freedesktop.DBus", "NameHasOwner", &e, &reply, "s", SMCD_BUS_NAME);
 	if (r < 0)
@@ -228,6 +231,8 @@ int policy_flush(struct smcctl *c, const struct verb_args *a)
 				    "cannot tell whether smcd-agent is running (asking the system bus failed: %s); nothing was removed",
 				    strerror(-r));
 	r = smcbpf_flush(SMCBPF_PIN_DIR, &n, why, sizeof(why));
+	if (r == -EBUSY)
+		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "%s", why);
 	if (r == -EPERM || r == -EACCES)
 		return smcctl_error(c, SMCCTL_EXIT_PERMISSION,
 				    "removing smcd-agent's pinned programs needs root: %s", why);

@@ -437,10 +437,11 @@ static int plan_exclude(const struct config_policies *c, const struct policy_cap
 		if (!hs_readable(h))
 			continue;
 		total++;
-		/* Ours, registered by this agent or adopted.  When we register it now, a netns
-		 * naming it still holds the registration that went before: named again, it
-		 * takes the new one. */
-		if (streq(h->value, SMCBPF_EXCL_NAME) && o->excl_loaded) {
+		/* Ours, registered by this agent or adopted.  When we register it now, or while
+		 * an older registration of the name is alive (a kill before the renaming, a
+		 * failed write, a netns created in between), a netns naming it may hold that
+		 * one: named again, it takes ours (the kernel: no change where it has it). */
+		if (streq(h->value, SMCBPF_EXCL_NAME) && o->excl_loaded && !o->excl_others_alive) {
 			active++;
 			continue;
 		}

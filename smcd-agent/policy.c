@@ -38,6 +38,7 @@ struct policy_engine {
 	const char *pin_root; /* SMCBPF_PIN_DIR, NULL: nothing pinned */
 	bool adopt_tried;     /* the pins were looked at (the first reconcile) */
 	bool select_adopt_tried;
+	int pin_lock;         /* flock of pin_root while it exists (smcbpf_pin_lock) */
 	bool slots_adopted;   /* counter slots came with adopted programs: names unknown yet */
 	bool walked_once; /* hs_ctrl looked at in every netns at least once (crash leftovers) */
 	const char *no_kernel; /* policy_engine_no_kernel(): why */
@@ -214,6 +215,7 @@ static int observe(struct policy_engine *e, const struct config_policies *c,
 #ifdef HAVE_BPF
 	if (e->excl) {
 		smcbpf_excl_rules_get(e->excl, o->rules, &o->n_rules);
+		o->excl_others_alive = smcbpf_excl_others_alive(e->excl);
 	}
 #endif
 	if ((want_excl && e->caps.excl_err == 0) || e->excl ||
@@ -489,18 +491,36 @@ static void adopt_excl(struct policy_engine *e, const struct config_policies *cp
 		log_warning("Policies: %s", why);
 	/* Wanted, registering replaces it; not wanted, it goes now (the plan clears
 	 * net.smc.hs_ctrl where it is named). */
-	if (cp->n_exclude == 0 && smcbpf_pinned_any(e->pin_root, true)) {
+	/* Also one registered and never pinned (a kill before the pin): found by name. */
+	if (cp->n_exclude == 0) {
 		r = smcbpf_excl_retire(e->pin_root);
 		if (r < 0)
-			log_warning("Policies: cannot remove the exclusions another build left pinned in %s: %s",
+			log_warning("Policies: cannot remove the exclusions an earlier agent left in %s: %s",
 				    e->pin_root, strerror(-r));
-		else
-			log_info("Policies: removed the exclusions another build left pinned in %s (smc.yaml no longer asks for them)",
-				 e->pin_root);
+		else if (r > 0)
+			log_info("Policies: removed the exclusions an earlier agent left (smc.yaml no longer asks for them)");
 	}
 #else
 	(void)e;
 	(void)cp;
+#endif
+}
+
+/* Hold the pin root's lock once it exists (a flush waits for nobody: it refuses). */
+static void hold_pins(struct policy_engine *e)
+{
+#ifdef HAVE_BPF
+	int fd;
+
+	if (e->pin_lock >= 0 || e->no_kernel || !e->pin_root)
+		return;
+	fd = smcbpf_pin_lock(e->pin_root, true);
+	if (fd >= 0)
+		e->pin_lock = fd;
+	else if (fd != -ENOENT)
+		log_warning("Policies: cannot lock %s: %s", e->pin_root, strerror(-fd));
+#else
+	(void)e;
 #endif
 }
 
@@ -512,6 +532,7 @@ static void adopt(struct policy_engine *e, const struct config_policies *cp)
 {
 	if (e->adopt_tried || e->no_kernel || !e->pin_root)
 		return;
+	hold_pins(e);
 	if (!e->select && !e->select_adopt_tried) {
 		e->select_adopt_tried = true;
 		adopt_select(e);
@@ -604,6 +625,7 @@ int policy_reconcile(struct policy_engine *e, const struct config *c, struct rep
 		r = second_round(e, cp, &p);
 	if (r >= 0) {
 		settle(e);
+		hold_pins(e);
 		fold_counters(e, &p);
 		r = report_items(e, &p, ret);
 	}
@@ -662,6 +684,7 @@ int policy_enroll(struct policy_engine *e, int pidfd, uint32_t sndbuf, uint32_t 
 		 * back in and settles. */
 	}
 	e->keep_select = true;
+	hold_pins(e);
 	r = smcbpf_enroll(e->select, pidfd, ++e->next_run_id, sndbuf, rcvbuf);
 	if (r < 0) {
 		snprintf(why, len, "cannot enroll the process: %s", strerror(-r));
@@ -772,6 +795,7 @@ int policy_engine_new(struct policy_engine **ret)
 	smcbpf_set_log(libbpf_log);
 #endif
 	e->pin_root = SMCBPF_PIN_DIR;
+	e->pin_lock = -1;
 	*ret = e;
 	return 0;
 }
@@ -815,6 +839,8 @@ struct policy_engine *policy_engine_free(struct policy_engine *e)
 	}
 	e->select = smcbpf_select_free(e->select);
 #endif
+	if (e->pin_lock >= 0)
+		close(e->pin_lock);
 	free(e->totals);
 	free(e->items);
 	free(e);

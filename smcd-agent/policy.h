@@ -81,6 +81,7 @@ struct policy_observed {
 	struct policy_target *cgroups; /* parallel to config cgroups */
 	struct policy_target *netns_targets; /* parallel to config netns */
 	bool excl_loaded;
+	bool excl_others_alive; /* an older registration of our name that a netns still holds */
 	struct smcbpf_excl_rule rules[SMCBPF_MAX_EXCL];
 	size_t n_rules;
 	struct policy_netns_hs *hs;

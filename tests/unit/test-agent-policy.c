@@ -478,6 +478,14 @@ static void test_plan_exclude(void **state)
 	assert_int_equal(f.p.n_ops, 0);
 	assert_int_equal(f.p.items[0].state, PI_OK);
 
+	/* An older registration of the name is alive (a netns holds it: a kill before the
+	 * renaming, a failed write): named again until it is gone. */
+	f.o.excl_others_alive = true;
+	plan(&f);
+	assert_int_equal(count_ops(&f, POP_HS_SET), 1);
+	assert_string_equal(find_op(&f, POP_HS_SET)->value, "smcd_excl");
+	f.o.excl_others_alive = false;
+
 	/* Registered anew (another build's was pinned, or none could be adopted): a netns that
 	 * names ours still holds the old registration, so it is named again. */
 	f.o.excl_loaded = false;

@@ -206,6 +206,11 @@ assert_eq 0 "$(grep -c '^pruned [^0]' /tmp/cg.log)" "the pruned cgroup policy: T
 run smcctl policy flush
 assert_eq 1 "$rc" "flush refused while the agent runs"
 assert_contains "$out" "stop it first"
+# Also when smcctl cannot see the agent on its bus: the agent's lock on the pin directory.
+run env DBUS_SYSTEM_BUS_ADDRESS=unix:path=/nonexistent smcctl policy flush
+assert_eq 1 "$rc" "flush refused by the agent's lock"
+assert_contains "$out" "a running smcd-agent holds the programs"
+assert_exists $PIN
 stop_agent TERM
 assert_ok smcctl -j policy flush
 assert_json "$out" .removed 1 "one layout removed"
