@@ -36,41 +36,19 @@
 #include <stdint.h>
 #include <json-c/json.h>
 
+#include "common/stats-table.h"
 #include "netlink/smcnl.h"
 
 struct bus_device;
 struct bus_linkgroup;
 
 /* ------------------------------------------------------------------------------------- */
-/* The kernel's counters: one table drives JSON keys, D-Bus keys and Prometheus series     */
+/* Counters                                                                               */
 
-enum stats_kind {
-	STATS_COUNTER,  /* only grows within a kernel epoch */
-	STATS_GAUGE,    /* a current value (RMB usage, 6.12+) */
-};
-
-enum stats_source {
-	STATS_SRC_STATS, /* struct smc_stats */
-	STATS_SRC_FBACK, /* struct smc_fback_stats */
-};
-
-struct stats_desc {
-	const char *key;        /* JSON path, D-Bus key and state-file name: "smcd.rx.bytes" */
-	const char *metric;     /* Prometheus family: "smc_bytes_total" */
-	const char *labels;     /* its labels without braces: technology="smcd",direction="rx" */
-	enum stats_kind kind;
-	enum stats_source source;
-	size_t offset;          /* of the uint64_t in the source struct */
-	size_t tech_offset;     /* of its struct smc_stats_tech, or SIZE_MAX for global rows */
-};
-
-/* The rows in JSON order (the order of smcctl's direct "stats" document). */
-const struct stats_desc *stats_table(size_t *ret_n);
-/* Row index of key, or -ENOENT. */
-int stats_table_find(const char *key);
-/* A row's value in a sample; *ret_valid false for a gauge the kernel did not send. */
-uint64_t stats_desc_value(const struct stats_desc *d, const struct smc_stats *s,
-			  const struct smc_fback_stats *f, bool *ret_valid);
+/*
+ * The kernel's counters are the rows of stats_table() (common/stats-table.h): one table
+ * drives the JSON tree, the D-Bus keys, the state file and the Prometheus series.
+ */
 
 /* Counters the agent keeps itself (the kernel has none for these). */
 enum stats_agent_counter {
