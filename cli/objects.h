@@ -114,7 +114,6 @@ enum {
 	STATS_VIEW_RESET = 1 << 4,    /* the answer of "stats reset" */
 };
 int stats_show(struct smcctl *c, const struct verb_args *a);
-json_object *stats_json(const struct smc_stats *s, const struct smc_fback_stats *f);
 void stats_text(struct smcctl *c, json_object *doc);
 
 /*

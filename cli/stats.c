@@ -9,6 +9,9 @@
  * adds them to both the SMC-D and the SMC-R "total", so the totals double-count.  Here they
  * appear once, in the summary.  The RX section says "received".
  *
+ * The document is the counter tree of common/stats-table.c, the one the agent answers with;
+ * this file renders it as text.
+ *
  * Counters only ever grow in the kernel, which has no reset.  When smcd-agent runs, the
  * answer comes from it (cli/stats-agent.c) in the same layout: since-reset values at the
  * top, "total" and "rate" beside them; the text then says where the numbers come from and
@@ -21,6 +24,10 @@
 #include "cli/agent.h"
 #include "cli/objects.h"
 #include "common/output.h"
+#include "common/stats-table.h"
+
+/* ---------------------------------------------------------------------------------- */
+/* Text                                                                                */
 
 static const char *const bucket_keys[SMC_STATS_BUCKETS] = {
 	"8k", "16k", "32k", "64k", "128k", "256k", "512k", "1024k", "over_1024k",
@@ -28,175 +35,6 @@ static const char *const bucket_keys[SMC_STATS_BUCKETS] = {
 static const char *const bucket_headers[SMC_STATS_BUCKETS] = {
 	"8K", "16K", "32K", "64K", "128K", "256K", "512K", "1M", ">1M",
 };
-
-static json_object *buckets_json(const uint64_t v[SMC_STATS_BUCKETS])
-{
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-
-	for (size_t i = 0; o && i < SMC_STATS_BUCKETS; i++)
-		if (json_add_u64(o, bucket_keys[i], v[i]) < 0)
-			return NULL;
-	return TAKE_PTR(o);
-}
-
-static json_object *buffer_json(const struct smc_stats_rmb *b)
-{
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-	int r = 0;
-
-	if (!o)
-		return NULL;
-	r |= json_add_u64(o, "full", b->buf_full);
-	r |= json_add_u64(o, "full_peer", b->buf_full_peer);
-	r |= json_add_u64(o, "too_small", b->buf_size_small);
-	r |= json_add_u64(o, "too_small_peer", b->buf_size_small_peer);
-	r |= json_add_u64(o, "alloc", b->alloc);
-	r |= json_add_u64(o, "reuse", b->reuse);
-	r |= json_add_u64(o, "downgrade", b->downgrade);
-	return r < 0 ? NULL : TAKE_PTR(o);
-}
-
-static json_object *direction_json(uint64_t bytes, uint64_t cnt, bool has_usage, uint64_t usage,
-				   const struct smc_stats_rmb *b, const uint64_t *sizes,
-				   const uint64_t *pload)
-{
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-	int r = 0;
-
-	if (!o)
-		return NULL;
-	r |= json_add_u64(o, "bytes", bytes);
-	r |= json_add_u64(o, "requests", cnt);
-	r |= has_usage ? json_add_u64(o, "buffer_usage", usage) : json_add_null(o, "buffer_usage");
-	r |= json_add(o, "buffer", buffer_json(b));
-	r |= json_add(o, "buffer_sizes", buckets_json(sizes));
-	r |= json_add(o, "request_sizes", buckets_json(pload));
-	return r < 0 ? NULL : TAKE_PTR(o);
-}
-
-static uint64_t smc_conns(const struct smc_stats_tech *t)
-{
-	return t->clnt_v1_succ + t->clnt_v2_succ + t->srv_v1_succ + t->srv_v2_succ;
-}
-
-static json_object *tech_json(const struct smc_stats_tech *t)
-{
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-	int r = 0;
-
-	if (!o)
-		return NULL;
-	r |= json_add_u64(o, "connections", smc_conns(t));
-	r |= json_add_u64(o, "client_v1", t->clnt_v1_succ);
-	r |= json_add_u64(o, "client_v2", t->clnt_v2_succ);
-	r |= json_add_u64(o, "server_v1", t->srv_v1_succ);
-	r |= json_add_u64(o, "server_v2", t->srv_v2_succ);
-	r |= json_add(o, "rx",
-		      direction_json(t->rx_bytes, t->rx_cnt, t->has_rmb_usage, t->rx_rmb_usage,
-				     &t->rx_rmb, t->rx_rmb_size, t->rx_pload));
-	r |= json_add(o, "tx",
-		      direction_json(t->tx_bytes, t->tx_cnt, t->has_rmb_usage, t->tx_rmb_usage,
-				     &t->tx_rmb, t->tx_rmb_size, t->tx_pload));
-	r |= json_add_u64(o, "cork", t->cork);
-	r |= json_add_u64(o, "nodelay", t->ndly);
-	r |= json_add_u64(o, "sendpage", t->sendpage);
-	r |= json_add_u64(o, "splice", t->splice);
-	r |= json_add_u64(o, "urgent_data", t->urg_data);
-	return r < 0 ? NULL : TAKE_PTR(o);
-}
-
-/* Server first, then by count (largest first), then by code: a stable order. */
-static int cmp_reason(const void *a, const void *b)
-{
-	const struct smc_fback_entry *x = a, *y = b;
-
-	if (x->server != y->server)
-		return x->server ? -1 : 1;
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	return x->code < y->code ? -1 : x->code > y->code;
-}
-
-static json_object *reason_json(const struct smc_fback_entry *e)
-{
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-	int r = 0;
-
-	if (!o)
-		return NULL;
-	r |= json_add_str(o, "side", e->server ? "server" : "client");
-	r |= json_add_u64(o, "code", e->code);
-	r |= json_add_str(o, "name", smc_decline_name(e->code));
-	r |= json_add_u64(o, "count", e->count);
-	r |= json_add_str(o, "text", smc_decline_text(e->code));
-	r |= json_add_str(o, "advice", smc_decline_advice(e->code));
-	return r < 0 ? NULL : TAKE_PTR(o);
-}
-
-static json_object *side_pair(uint64_t client, uint64_t server)
-{
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-
-	if (!o || json_add_u64(o, "client", client) < 0 || json_add_u64(o, "server", server) < 0)
-		return NULL;
-	return TAKE_PTR(o);
-}
-
-/*
- * The kernel itemises at most 36 reasons per side and counts each in 16 bits (wrapping), so
- * the totals can exceed the sum of the reasons; say how many are not accounted for.
- */
-static json_object *fallback_json(const struct smc_fback_stats *f)
-{
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-	_cleanup_(freep) struct smc_fback_entry *v = NULL;
-	json_object *arr = json_object_new_array();
-	uint64_t sum_srv = 0, sum_clnt = 0;
-	size_t n = f->n < ELEMENTSOF(f->entries) ? f->n : ELEMENTSOF(f->entries);
-	int r = 0;
-
-	if (!o || json_add_u64(o, "client", f->clnt_total) < 0 ||
-	    json_add_u64(o, "server", f->srv_total) < 0 || json_add(o, "reasons", arr) < 0)
-		return NULL;
-	v = calloc(n ? n : 1, sizeof(*v));
-	if (!v)
-		return NULL;
-	memcpy(v, f->entries, n * sizeof(*v));
-	qsort(v, n, sizeof(*v), cmp_reason);
-	for (size_t i = 0; i < n; i++) {
-		r |= json_append(arr, reason_json(&v[i]));
-		*(v[i].server ? &sum_srv : &sum_clnt) += v[i].count;
-	}
-	r |= json_add(o, "not_itemised",
-		      side_pair(f->clnt_total > sum_clnt ? f->clnt_total - sum_clnt : 0,
-				f->srv_total > sum_srv ? f->srv_total - sum_srv : 0));
-	return r < 0 ? NULL : TAKE_PTR(o);
-}
-
-json_object *stats_json(const struct smc_stats *s, const struct smc_fback_stats *f)
-{
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-	json_object *sum = json_object_new_object();
-	uint64_t d = smc_conns(&s->smcd), rr = smc_conns(&s->smcr);
-	uint64_t fb = f->clnt_total + f->srv_total, hs = s->clnt_hs_err + s->srv_hs_err;
-	int r = 0;
-
-	if (!o || json_add(o, "summary", sum) < 0)
-		return NULL;
-	r |= json_add_u64(sum, "total", d + rr + fb + hs);
-	r |= json_add_u64(sum, "smcd", d);
-	r |= json_add_u64(sum, "smcr", rr);
-	r |= json_add_u64(sum, "fallback", fb);
-	r |= json_add_u64(sum, "handshake_errors", hs);
-	r |= json_add(o, "smcd", tech_json(&s->smcd));
-	r |= json_add(o, "smcr", tech_json(&s->smcr));
-	r |= json_add(o, "handshake_errors", side_pair(s->clnt_hs_err, s->srv_hs_err));
-	r |= json_add(o, "fallback", fallback_json(f));
-	return r < 0 ? NULL : TAKE_PTR(o);
-}
-
-/* ---------------------------------------------------------------------------------- */
-/* Text                                                                                */
 
 #define LABEL_WIDTH 30
 #define VALUE_WIDTH 13
@@ -484,7 +322,7 @@ int stats_show(struct smcctl *c, const struct verb_args *a)
 	r = smc_fback_stats_get(nl, f);
 	if (r < 0)
 		return smcctl_fail(c, SMC_OP_QUERY, r, "cannot read the fallback statistics");
-	doc = stats_json(&s, f);
+	doc = stats_tree_from_kernel(&s, f);
 	if (!doc || json_add_str(doc, "source", "kernel") < 0)
 		return smcctl_oom(c);
 	/* A filter removes the other technology from the document, not only from the text. */

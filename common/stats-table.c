@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The table of the kernel's SMC counters (see stats-table.h).
+ * The table of the kernel's SMC counters and the statistics tree built from it (see
+ * stats-table.h).
  */
 #include <errno.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "common/macro.h"
+#include "common/output.h"
 #include "common/stats-table.h"
 
 /* ------------------------------------------------------------------------------------- */
@@ -131,4 +133,197 @@ uint64_t stats_desc_value(const struct stats_desc *d, const struct smc_stats *s,
 	}
 	memcpy(&v, base + d->offset, sizeof(v));
 	return v;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* The tree                                                                               */
+
+static void num_add(struct stats_num *a, struct stats_num b)
+{
+	a->u += b.u;
+	a->d += b.d;
+}
+
+static json_object *num_json(struct stats_num n, bool rate)
+{
+	return rate ? json_object_new_double(n.d) : json_object_new_uint64(n.u);
+}
+
+static int add_num(json_object *o, const char *key, struct stats_num n, bool rate)
+{
+	return n.null ? json_add_null(o, key) : json_add(o, key, num_json(n, rate));
+}
+
+/* The object at the path's parent ("smcd.rx.bytes" -> root.smcd.rx), created as needed. */
+static json_object *path_parent(json_object *root, const char *path, const char **ret_leaf)
+{
+	const char *p = path, *dot;
+	json_object *o = root;
+
+	while ((dot = strchr(p, '.'))) {
+		char key[64];
+		json_object *next;
+
+		snprintf(key, sizeof(key), "%.*s", (int)(dot - p), p);
+		if (!json_object_object_get_ex(o, key, &next)) {
+			next = json_object_new_object();
+			if (json_add(o, key, next) < 0)
+				return NULL;
+		}
+		o = next;
+		p = dot + 1;
+	}
+	*ret_leaf = p;
+	return o;
+}
+
+int stats_tree_add(json_object *root, const char *path, struct stats_num n, bool rate)
+{
+	const char *leaf;
+	json_object *o = path_parent(root, path, &leaf);
+
+	return o ? add_num(o, leaf, n, rate) : -ENOMEM;
+}
+
+static struct stats_num row(const struct stats_num *rows, const char *key)
+{
+	int i = stats_table_find(key);
+
+	return i < 0 ? (struct stats_num){} : rows[i];
+}
+
+/* The sum in this order: a rate's last digits depend on it. */
+static struct stats_num tech_connections(const struct stats_num *rows, const char *tech)
+{
+	static const char *const keys[] = { "client_v1", "client_v2", "server_v1", "server_v2" };
+	struct stats_num n = {};
+
+	for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "%s.%s", tech, keys[i]);
+		num_add(&n, row(rows, key));
+	}
+	return n;
+}
+
+/* Server first, then the larger number, then the code: a stable order. */
+static int cmp_reason(const void *a, const void *b, void *userdata)
+{
+	const struct stats_tree_reason *x = a, *y = b;
+	bool rate = *(const bool *)userdata;
+
+	if (x->server != y->server)
+		return x->server ? -1 : 1;
+	if (rate ? x->n.d != y->n.d : x->n.u != y->n.u) {
+		if (rate)
+			return x->n.d > y->n.d ? -1 : 1;
+		return x->n.u > y->n.u ? -1 : 1;
+	}
+	return x->code < y->code ? -1 : x->code > y->code;
+}
+
+static json_object *reason_json(const struct stats_tree_reason *e, bool rate)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	r |= json_add_str(o, "side", e->server ? "server" : "client");
+	r |= json_add_u64(o, "code", e->code);
+	r |= json_add_str(o, "name", smc_decline_name(e->code));
+	r |= add_num(o, "count", e->n, rate);
+	r |= json_add_str(o, "text", smc_decline_text(e->code));
+	r |= json_add_str(o, "advice", smc_decline_advice(e->code));
+	return r < 0 ? NULL : TAKE_PTR(o);
+}
+
+static struct stats_num minus(struct stats_num a, struct stats_num b)
+{
+	return (struct stats_num){ .u = a.u > b.u ? a.u - b.u : 0, .d = a.d > b.d ? a.d - b.d : 0 };
+}
+
+/*
+ * reasons[] and not_itemised: the kernel itemises at most 36 reasons per side and counts
+ * each in 16 bits (wrapping), so the totals can exceed the sum of the reasons.
+ */
+static int add_reasons(json_object *fallback, const struct stats_num *rows,
+		       struct stats_tree_reason *reasons, size_t n, bool rate)
+{
+	_cleanup_(json_object_putp) json_object *rest = json_object_new_object();
+	json_object *arr = json_object_new_array();
+	struct stats_num sum[2] = {};
+	int r = 0;
+
+	if (json_add(fallback, "reasons", arr) < 0 || !rest)
+		return -ENOMEM;
+	qsort_r(reasons, n, sizeof(*reasons), cmp_reason, &rate);
+	for (size_t i = 0; i < n; i++) {
+		r |= json_append(arr, reason_json(&reasons[i], rate));
+		num_add(&sum[reasons[i].server], reasons[i].n);
+	}
+	r |= add_num(rest, "client", minus(row(rows, "fallback.client"), sum[0]), rate);
+	r |= add_num(rest, "server", minus(row(rows, "fallback.server"), sum[1]), rate);
+	return r | json_add(fallback, "not_itemised", TAKE_PTR(rest));
+}
+
+static int add_summary(json_object *sum, const struct stats_num *rows, bool rate)
+{
+	struct stats_num d = tech_connections(rows, "smcd"), rr = tech_connections(rows, "smcr");
+	struct stats_num fb = row(rows, "fallback.client");
+	struct stats_num hs = row(rows, "handshake_errors.client");
+	struct stats_num total = d;
+	int r = 0;
+
+	num_add(&fb, row(rows, "fallback.server"));
+	num_add(&hs, row(rows, "handshake_errors.server"));
+	num_add(&total, rr);
+	num_add(&total, fb);
+	num_add(&total, hs);
+	r |= add_num(sum, "total", total, rate);
+	r |= add_num(sum, "smcd", d, rate);
+	r |= add_num(sum, "smcr", rr, rate);
+	r |= add_num(sum, "fallback", fb, rate);
+	r |= add_num(sum, "handshake_errors", hs, rate);
+	return r;
+}
+
+json_object *stats_tree_new(const struct stats_num *rows, struct stats_tree_reason *reasons,
+			    size_t n_reasons, bool rate)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	json_object *sum = json_object_new_object(), *fallback;
+	int r = 0;
+
+	/* The keys in the order they are printed: summary first, filled in last. */
+	if (!o || json_add(o, "summary", sum) < 0)
+		return NULL;
+	r |= stats_tree_add(o, "smcd.connections", tech_connections(rows, "smcd"), rate);
+	r |= stats_tree_add(o, "smcr.connections", tech_connections(rows, "smcr"), rate);
+	for (size_t i = 0; i < ELEMENTSOF(table); i++)
+		r |= stats_tree_add(o, table[i].key, rows[i], rate);
+	if (r < 0 || !json_object_object_get_ex(o, "fallback", &fallback) ||
+	    add_reasons(fallback, rows, reasons, n_reasons, rate) < 0 ||
+	    add_summary(sum, rows, rate) < 0)
+		return NULL;
+	return TAKE_PTR(o);
+}
+
+json_object *stats_tree_from_kernel(const struct smc_stats *s, const struct smc_fback_stats *f)
+{
+	size_t n = f->n < ELEMENTSOF(f->entries) ? f->n : ELEMENTSOF(f->entries);
+	struct stats_num rows[ELEMENTSOF(table)];
+	struct stats_tree_reason reasons[ELEMENTSOF(f->entries)];
+
+	for (size_t i = 0; i < ELEMENTSOF(table); i++) {
+		bool valid;
+
+		rows[i] = (struct stats_num){ .u = stats_desc_value(&table[i], s, f, &valid) };
+		rows[i].null = !valid;
+	}
+	for (size_t i = 0; i < n; i++)
+		reasons[i] = (struct stats_tree_reason){ f->entries[i].server, f->entries[i].code,
+							 { .u = f->entries[i].count } };
+	return stats_tree_new(rows, reasons, n, false);
 }

@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The kernel's SMC counters as one table.
+ * The kernel's SMC counters as one table, and the statistics document built from it.
  *
  * Each row names one uint64_t of struct smc_stats or struct smc_fback_stats by its path in
- * the statistics document ("smcd.rx.bytes"), which is also its D-Bus key and state-file
- * name, and by its Prometheus series.  Below both smcctl and the agent, so that both can
- * build the document from it.
+ * the document ("smcd.rx.bytes"), which is also its D-Bus key and state-file name, and by
+ * its Prometheus series.  stats_tree_new() builds the counter tree of "smcctl -j stats"
+ * from a value per row: smcctl from a kernel dump (stats_tree_from_kernel()), the agent
+ * once per view (since reset, total, rate; smcd-agent/stats-json.c).  So the two answers
+ * have one shape, and a new counter is one row here.
  */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <json-c/json.h>
 
 #include "netlink/smcnl.h"
 
@@ -42,3 +45,30 @@ int stats_table_find(const char *key);
 /* A row's value in a sample; *ret_valid false for a gauge the kernel did not send. */
 uint64_t stats_desc_value(const struct stats_desc *d, const struct smc_stats *s,
 			  const struct smc_fback_stats *f, bool *ret_valid);
+
+/* A number of a tree: a count, or in a tree of rates a rate per second. */
+struct stats_num {
+	uint64_t u;
+	double d;
+	bool null;              /* no value (JSON null): a gauge not sent, or not a rate */
+};
+
+/* One itemised fallback reason and its number. */
+struct stats_tree_reason {
+	bool server;
+	uint32_t code;
+	struct stats_num n;
+};
+
+/*
+ * The counter tree: "summary", "smcd", "smcr", "handshake_errors", "fallback" (with its
+ * "reasons", sorted here, in place, and "not_itemised").  rows has one number per
+ * stats_table() row; rate: the tree holds the rates (d), else the counts (u).  NULL when
+ * out of memory.
+ */
+json_object *stats_tree_new(const struct stats_num *rows, struct stats_tree_reason *reasons,
+			    size_t n_reasons, bool rate);
+/* The tree of one kernel dump, as smcctl prints it without the agent. */
+json_object *stats_tree_from_kernel(const struct smc_stats *s, const struct smc_fback_stats *f);
+/* Add n at a dotted path of a tree ("linkgroups.smcd.seen"), creating the objects above. */
+int stats_tree_add(json_object *root, const char *path, struct stats_num n, bool rate);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The statistics engine's JSON document (GetStatistics(), "smcctl -j stats" through the
- * agent): the counter tree in the layout of smcctl's direct document, once per view
- * (since reset, total, rate), and the lists of link groups and devices.  Schema in
- * smcd-agent(8); test-agent-stats-cli checks it against the direct document.
+ * agent): the counter tree of smcctl's direct document (stats_tree_new()) once per view
+ * (since reset, total, rate) from the engine's numbers, with what only the agent counts,
+ * and the lists of link groups and devices.  Schema in smcd-agent(8).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,246 +19,74 @@
 /* ------------------------------------------------------------------------------------- */
 /* JSON                                                                                   */
 
-/* A value in a view: a count, or a rate per second. */
-struct num {
-	uint64_t u;
-	double d;
-};
-
-static void num_add(struct num *a, struct num b)
+/* A counter's number in a view: a count, or a rate per second. */
+static struct stats_num counter_num(const struct stats_engine *e, const struct stats_counter *c,
+				    enum stats_view v)
 {
-	a->u += b.u;
-	a->d += b.d;
-}
-
-static struct num counter_num(const struct stats_engine *e, const struct stats_counter *c,
-			      enum stats_view v)
-{
-	struct num n = { .u = stats_counter_value(c, v) };
+	struct stats_num n = { .u = stats_counter_value(c, v) };
 
 	if (v == STATS_VIEW_RATE && !stats_engine_rate(e, c, &n.d))
 		n.d = 0;
 	return n;
 }
 
-static json_object *num_json(enum stats_view v, struct num n)
+/* A gauge is a value of the last sample: none in a view of rates, or while SMC is away. */
+static struct stats_num gauge_num(const struct stats_engine *e, const struct stats_desc *d,
+				  enum stats_view v)
 {
-	return v == STATS_VIEW_RATE ? json_object_new_double(n.d) : json_object_new_uint64(n.u);
-}
-
-static int add_num(json_object *o, const char *key, enum stats_view v, struct num n)
-{
-	return json_add(o, key, num_json(v, n));
-}
-
-/* The object at the path's parent ("smcd.rx.bytes" -> root.smcd.rx), created as needed. */
-static json_object *path_parent(json_object *root, const char *path, const char **ret_leaf)
-{
-	const char *p = path, *dot;
-	json_object *o = root;
-
-	while ((dot = strchr(p, '.'))) {
-		char key[64];
-		json_object *next;
-
-		snprintf(key, sizeof(key), "%.*s", (int)(dot - p), p);
-		if (!json_object_object_get_ex(o, key, &next)) {
-			next = json_object_new_object();
-			if (json_add(o, key, next) < 0)
-				return NULL;
-		}
-		o = next;
-		p = dot + 1;
-	}
-	*ret_leaf = p;
-	return o;
-}
-
-/* v NULL: a JSON null. */
-static int add_path(json_object *root, const char *path, json_object *v, bool null)
-{
-	const char *leaf;
-	json_object *o = path_parent(root, path, &leaf);
-
-	if (!o) {
-		json_object_put(v);
-		return -ENOMEM;
-	}
-	return null ? json_add_null(o, leaf) : json_add(o, leaf, v);
-}
-
-/* Server first, then the larger count, then the code: the order of the direct document. */
-struct reason_row {
-	const struct stats_reason *r;
-	struct num n;
-};
-
-static enum stats_view sort_view;
-
-static int cmp_reason_row(const void *a, const void *b)
-{
-	const struct reason_row *x = a, *y = b;
-
-	if (x->r->server != y->r->server)
-		return x->r->server ? -1 : 1;
-	if (sort_view == STATS_VIEW_RATE ? x->n.d != y->n.d : x->n.u != y->n.u) {
-		if (sort_view == STATS_VIEW_RATE)
-			return x->n.d > y->n.d ? -1 : 1;
-		return x->n.u > y->n.u ? -1 : 1;
-	}
-	return x->r->code < y->r->code ? -1 : x->r->code > y->r->code;
-}
-
-static json_object *reason_json(const struct reason_row *row, enum stats_view v)
-{
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-	int r = 0;
-
-	if (!o)
-		return NULL;
-	r |= json_add_str(o, "side", row->r->server ? "server" : "client");
-	r |= json_add_u64(o, "code", row->r->code);
-	r |= json_add_str(o, "name", smc_decline_name(row->r->code));
-	r |= add_num(o, "count", v, row->n);
-	r |= json_add_str(o, "text", smc_decline_text(row->r->code));
-	r |= json_add_str(o, "advice", smc_decline_advice(row->r->code));
-	return r < 0 ? NULL : TAKE_PTR(o);
-}
-
-static struct num row_num(const struct stats_engine *e, const char *key, enum stats_view v)
-{
-	int i = stats_table_find(key);
-
-	return i < 0 ? (struct num){} : counter_num(e, &e->counters[i], v);
-}
-
-static json_object *pair_json(enum stats_view v, struct num client, struct num server)
-{
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-
-	if (!o || add_num(o, "client", v, client) < 0 || add_num(o, "server", v, server) < 0)
-		return NULL;
-	return TAKE_PTR(o);
-}
-
-/* reasons[] and not_itemised (fallbacks the kernel could not itemise: 36 slots per side). */
-static int add_reasons(const struct stats_engine *e, json_object *fallback, enum stats_view v)
-{
-	_cleanup_(freep) struct reason_row *rows = calloc(e->n_reasons + 1, sizeof(*rows));
-	json_object *arr = json_object_new_array();
-	struct num sum[2] = {}, tot[2], rest[2];
-	int r = 0;
-
-	if (!rows || json_add(fallback, "reasons", arr) < 0)
-		return -ENOMEM;
-	for (size_t i = 0; i < e->n_reasons; i++) {
-		rows[i] = (struct reason_row){ &e->reasons[i], counter_num(e, &e->reasons[i].c, v) };
-		num_add(&sum[e->reasons[i].server], rows[i].n);
-	}
-	sort_view = v;
-	qsort(rows, e->n_reasons, sizeof(*rows), cmp_reason_row);
-	/* Only reasons that happened in the view's period, as the kernel lists only those. */
-	for (size_t i = 0; i < e->n_reasons; i++)
-		if (v == STATS_VIEW_RATE ? rows[i].n.d != 0 : rows[i].n.u != 0)
-			r |= json_append(arr, reason_json(&rows[i], v));
-	tot[0] = row_num(e, "fallback.client", v);
-	tot[1] = row_num(e, "fallback.server", v);
-	for (size_t s = 0; s < 2; s++)
-		rest[s] = (struct num){ tot[s].u > sum[s].u ? tot[s].u - sum[s].u : 0,
-					tot[s].d > sum[s].d ? tot[s].d - sum[s].d : 0 };
-	r |= json_add(fallback, "not_itemised", pair_json(v, rest[0], rest[1]));
-	return r;
-}
-
-static struct num tech_connections(const struct stats_engine *e, const char *tech,
-				   enum stats_view v)
-{
-	static const char *const keys[] = { "client_v1", "client_v2", "server_v1", "server_v2" };
-	struct num n = {};
-
-	for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
-		char key[32];
-
-		snprintf(key, sizeof(key), "%s.%s", tech, keys[i]);
-		num_add(&n, row_num(e, key, v));
-	}
-	return n;
-}
-
-static int add_gauge_row(const struct stats_engine *e, json_object *root, size_t i,
-			 enum stats_view v)
-{
-	size_t n_table;
-	const struct stats_desc *t = stats_table(&n_table);
 	bool valid;
-	uint64_t g = stats_desc_value(&t[i], &e->last.stats, &e->last.fback, &valid);
+	struct stats_num n = { .u = stats_desc_value(d, &e->last.stats, &e->last.fback, &valid) };
 
-	if (!valid || v == STATS_VIEW_RATE || !e->available)
-		return add_path(root, t[i].key, NULL, true);
-	return add_path(root, t[i].key, json_object_new_uint64(g), false);
+	n.null = !valid || v == STATS_VIEW_RATE || !e->available;
+	return n;
 }
 
 static int add_linkgroups(const struct stats_engine *e, json_object *root, enum stats_view v)
 {
 	static const char *const techs[] = { "smcd", "smcr" };
+	bool rate = v == STATS_VIEW_RATE;
 	int r = 0;
 
 	for (size_t t = 0; t < 2; t++) {
+		struct stats_num n = { .u = stats_engine_linkgroups(e, techs[t]), .null = rate };
 		char key[48];
 
 		snprintf(key, sizeof(key), "linkgroups.%s.current", techs[t]);
-		if (v == STATS_VIEW_RATE)
-			r |= add_path(root, key, NULL, true);
-		else
-			r |= add_path(root, key, json_object_new_uint64(stats_engine_linkgroups(e, techs[t])), false);
+		r |= stats_tree_add(root, key, n, rate);
 	}
-	for (size_t i = 0; i < STATS_KERNEL_EPOCHS; i++)
-		r |= add_path(root, stats_agent_key(i), num_json(v, counter_num(e, &e->agent[i], v)),
-			      false);
-	r |= add_num(root, "kernel_epochs", v, counter_num(e, &e->agent[STATS_KERNEL_EPOCHS], v));
+	/* The link groups seen and removed, then the kernel epochs. */
+	for (size_t i = 0; i < _STATS_AGENT_MAX; i++)
+		r |= stats_tree_add(root, stats_agent_key(i), counter_num(e, &e->agent[i], v),
+				    rate);
 	return r;
 }
 
 json_object *stats_engine_tree(const struct stats_engine *e, enum stats_view v)
 {
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-	json_object *sum = json_object_new_object(), *fallback;
-	struct num d, rr, fb, hs, total;
-	size_t n_table;
+	size_t n_table, n_reasons = 0;
 	const struct stats_desc *t = stats_table(&n_table);
-	int r = 0;
+	_cleanup_(freep) struct stats_num *rows = calloc(n_table, sizeof(*rows));
+	_cleanup_(freep) struct stats_tree_reason *reasons =
+		calloc(e->n_reasons + 1, sizeof(*reasons));
+	_cleanup_(json_object_putp) json_object *o = NULL;
 
-	if (!o || json_add(o, "summary", sum) < 0)
+	if (!rows || !reasons)
 		return NULL;
-	d = tech_connections(e, "smcd", v);
-	rr = tech_connections(e, "smcr", v);
-	r |= add_path(o, "smcd.connections", num_json(v, d), false);
-	r |= add_path(o, "smcr.connections", num_json(v, rr), false);
-	for (size_t i = 0; i < n_table; i++) {
-		if (t[i].kind == STATS_GAUGE)
-			r |= add_gauge_row(e, o, i, v);
-		else
-			r |= add_path(o, t[i].key, num_json(v, counter_num(e, &e->counters[i], v)),
-				      false);
+	for (size_t i = 0; i < n_table; i++)
+		rows[i] = t[i].kind == STATS_GAUGE ? gauge_num(e, &t[i], v)
+						   : counter_num(e, &e->counters[i], v);
+	/* Only reasons that happened in the view's period, as the kernel lists only those. */
+	for (size_t i = 0; i < e->n_reasons; i++) {
+		struct stats_num n = counter_num(e, &e->reasons[i].c, v);
+
+		if (v == STATS_VIEW_RATE ? n.d != 0 : n.u != 0)
+			reasons[n_reasons++] = (struct stats_tree_reason){ e->reasons[i].server,
+									   e->reasons[i].code, n };
 	}
-	if (r < 0 || !json_object_object_get_ex(o, "fallback", &fallback) ||
-	    add_reasons(e, fallback, v) < 0)
+	o = stats_tree_new(rows, reasons, n_reasons, v == STATS_VIEW_RATE);
+	if (!o || add_linkgroups(e, o, v) < 0)
 		return NULL;
-	fb = row_num(e, "fallback.client", v);
-	num_add(&fb, row_num(e, "fallback.server", v));
-	hs = row_num(e, "handshake_errors.client", v);
-	num_add(&hs, row_num(e, "handshake_errors.server", v));
-	total = d;
-	num_add(&total, rr);
-	num_add(&total, fb);
-	num_add(&total, hs);
-	r |= add_num(sum, "total", v, total);
-	r |= add_num(sum, "smcd", v, d);
-	r |= add_num(sum, "smcr", v, rr);
-	r |= add_num(sum, "fallback", v, fb);
-	r |= add_num(sum, "handshake_errors", v, hs);
-	r |= add_linkgroups(e, o, v);
-	return r < 0 ? NULL : TAKE_PTR(o);
+	return TAKE_PTR(o);
 }
 
 static json_object *sockets_json(const struct stats_engine *e)

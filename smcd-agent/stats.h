@@ -207,7 +207,7 @@ json_object *stats_engine_json(const struct stats_engine *e, const struct bus_de
 			       size_t n_devs, const struct bus_linkgroup *lgrs, size_t n_lgrs,
 			       uint64_t interval_usec);
 
-/* The counter tree of one view (the layout of the direct "stats" document). */
+/* The counter tree of one view (stats_tree_new(), the tree of the direct "stats" document). */
 json_object *stats_engine_tree(const struct stats_engine *e, enum stats_view v);
 
 /* ------------------------------------------------------------------------------------- */

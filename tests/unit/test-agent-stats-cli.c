@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The agent's statistics document against smcctl's direct one, on REAL kernel replies (the
- * recorded fixtures of tests/fixtures/): before any reset the agent must say exactly what
- * the kernel dump says, key by key, so scripts work the same with and without the agent.
- * Then the text smcctl renders from an agent document (golden files), and --absolute.
+ * The agent's statistics document against smcctl's direct one.  Both are the tree of
+ * common/stats-table.c: every row of its table is in both, where its key says, and nothing
+ * else is but what the tree derives.  On REAL kernel replies (the recorded fixtures of
+ * tests/fixtures/) the agent's tree before any reset is the direct one byte for byte, plus
+ * what only the agent counts, so scripts work the same with and without the agent.  Then
+ * the text smcctl renders from an agent document (golden files), and --absolute.
  */
 #include <dirent.h>
 #include <setjmp.h>
@@ -20,6 +22,7 @@
 #include "cli/agent.h"
 #include "cli/objects.h"
 #include "common/output.h"
+#include "common/stats-table.h"
 #include "smcd-agent/manager.h"
 #include "smcd-agent/stats.h"
 #include "tests/unit/golden.h"
@@ -43,20 +46,26 @@ static int read_sample(const char *dir, struct stats_sample *s)
 	return r;
 }
 
-/* Every key of the direct document has the same value in the agent's. */
-static void assert_subset(json_object *direct, json_object *agent, const char *where)
+static const char *plain(json_object *o)
 {
-	json_object_object_foreach(direct, key, val) {
-		json_object *other;
+	return json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+}
 
-		if (streq(key, "source"))
-			continue;
-		if (!json_object_object_get_ex(agent, key, &other))
-			fail_msg("%s: the agent's document lacks '%s'", where, key);
-		if (!json_object_equal(val, other))
-			fail_msg("%s: '%s' differs:\n  kernel %s\n  agent  %s", where, key,
-				 json_object_to_json_string(val), json_object_to_json_string(other));
+/*
+ * The agent's tree is the direct one, keys in the same order and every number the same,
+ * plus what the kernel does not count.
+ */
+static void assert_same_tree(json_object *direct, json_object *agent, const char *where)
+{
+	static const char *const agent_only[] = { "linkgroups", "kernel_epochs" };
+
+	for (size_t i = 0; i < ELEMENTSOF(agent_only); i++) {
+		assert_non_null(out_get(agent, agent_only[i]));
+		json_object_object_del(agent, agent_only[i]);
 	}
+	if (!streq(plain(direct), plain(agent)))
+		fail_msg("%s: the trees differ:\n  kernel %s\n  agent  %s", where, plain(direct),
+			 plain(agent));
 }
 
 static void parity_in(const char *lane)
@@ -79,13 +88,13 @@ static void parity_in(const char *lane)
 		snprintf(probe, sizeof(probe), "%s/smc-genl-get-stats.bin", dir);
 		if (de->d_name[0] == '.' || access(probe, R_OK) < 0 || read_sample(dir, &s) < 0)
 			continue;
-		direct = stats_json(&s.stats, &s.fback);
+		direct = stats_tree_from_kernel(&s.stats, &s.fback);
 		assert_int_equal(stats_engine_new(10, &e), 0);
 		assert_true(stats_engine_update(e, &s, SEC, T0) >= 0);
 		tree = stats_engine_tree(e, STATS_VIEW_SINCE_RESET);
 		assert_non_null(direct);
 		assert_non_null(tree);
-		assert_subset(direct, tree, dir);
+		assert_same_tree(direct, tree, dir);
 		stats_engine_free(e);
 		checked++;
 	}
@@ -107,6 +116,74 @@ static void test_parity_612(void **state)
 static void test_parity_7x_smcr(void **state)
 {
 	parity_in("7x-smcr");
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* One table drives both documents                                                        */
+
+/* What the tree derives from the rows: these are the only numbers that are not a row. */
+static const char *const derived[] = {
+	"summary.total",    "summary.smcd",  "summary.smcr",
+	"summary.fallback", "summary.handshake_errors",
+	"smcd.connections", "smcr.connections",
+	"fallback.not_itemised.client", "fallback.not_itemised.server",
+};
+
+static void set(struct stats_sample *s, const char *key, uint64_t v);
+
+/* Every leaf of the tree (not into arrays: the reasons) is a row or derived, once. */
+static size_t count_leaves(json_object *o, const char *prefix)
+{
+	size_t n = 0;
+
+	json_object_object_foreach(o, key, val) {
+		char path[128];
+
+		snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "", key);
+		if (json_object_is_type(val, json_type_object)) {
+			n += count_leaves(val, path);
+			continue;
+		}
+		if (json_object_is_type(val, json_type_array))
+			continue;
+		if (stats_table_find(path) < 0) {
+			size_t i = 0;
+
+			while (i < ELEMENTSOF(derived) && !streq(derived[i], path))
+				i++;
+			if (i == ELEMENTSOF(derived))
+				fail_msg("'%s' is in the tree but is no row of the table", path);
+		}
+		n++;
+	}
+	return n;
+}
+
+/* Each row alone set: its value is at its key in the direct tree and in the agent's. */
+static void test_table_drives_trees(void **state)
+{
+	size_t n;
+	const struct stats_desc *t = stats_table(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		struct stats_sample s = { .ok = true };
+		struct stats_engine *e = NULL;
+		_cleanup_(json_object_putp) json_object *direct = NULL, *agent = NULL;
+		uint64_t v = 1000 + i;
+
+		s.stats.smcd.has_rmb_usage = s.stats.smcr.has_rmb_usage = true;
+		set(&s, t[i].key, v);
+		direct = stats_tree_from_kernel(&s.stats, &s.fback);
+		assert_int_equal(stats_engine_new(10, &e), 0);
+		assert_true(stats_engine_update(e, &s, SEC, T0) >= 0);
+		agent = stats_engine_tree(e, STATS_VIEW_SINCE_RESET);
+		stats_engine_free(e);
+		assert_non_null(direct);
+		assert_non_null(agent);
+		if (out_get_u64(direct, t[i].key, 0) != v || out_get_u64(agent, t[i].key, 0) != v)
+			fail_msg("row '%s' is not at its key in both trees", t[i].key);
+		assert_int_equal(count_leaves(direct, ""), n + ELEMENTSOF(derived));
+	}
 }
 
 /* ------------------------------------------------------------------------------------- */
@@ -290,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_parity_7x),
 		cmocka_unit_test(test_parity_612),
 		cmocka_unit_test(test_parity_7x_smcr),
+		cmocka_unit_test(test_table_drives_trees),
 		cmocka_unit_test(test_replay_prometheus),
 		cmocka_unit_test(test_agent_text),
 		cmocka_unit_test(test_agent_doc),

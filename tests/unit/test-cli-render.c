@@ -22,6 +22,7 @@
 
 #include "cli/objects.h"
 #include "common/output.h"
+#include "common/stats-table.h"
 #include "tests/unit/golden.h"
 
 /* Render doc as text at each detail level up to max_detail and as JSON; check goldens. */
@@ -347,12 +348,12 @@ static void test_stats(void **state)
 	f.entries[2] = (struct smc_fback_entry){ true, 0x03030008, 6 };
 	f.entries[3] = (struct smc_fback_entry){ false, 0x0999abcd, 1 };
 
-	check("stats", stats_json(&s, &f), stats_text, 1, 0);
-	check("stats-all", stats_json(&s, &f), stats_text, 0, STATS_VIEW_ALL);
+	check("stats", stats_tree_from_kernel(&s, &f), stats_text, 1, 0);
+	check("stats-all", stats_tree_from_kernel(&s, &f), stats_text, 0, STATS_VIEW_ALL);
 
 	memset(&s, 0, sizeof(s));
 	memset(&f, 0, sizeof(f));
-	check("stats-idle", stats_json(&s, &f), stats_text, 0, 0);
+	check("stats-idle", stats_tree_from_kernel(&s, &f), stats_text, 0, 0);
 }
 
 static struct info_facts loopback_host(void)
