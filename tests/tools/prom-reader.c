@@ -6,8 +6,11 @@
  * the writer always writes last (smc_stats_timestamp_seconds).  A partial file (a writer
  * that truncates and rewrites in place) fails this within a few writes.
  *
- *   prom-reader FILE SECONDS
+ *   prom-reader FILE SECONDS [PAUSE_MS]
  *
+ * PAUSE_MS (default 0: a tight loop) pauses between reads, so that a reader running for
+ * minutes beside other load (tests/vm/guest/kmod-soak.sh) does not take a whole CPU;
+ * SIGTERM or SIGINT end the loop early, with the summary.
  * Prints one JSON line {"reads":N,"versions":V,"bad":B,"first_bad":"..."}: versions counts
  * the distinct (inode, mtime) seen: each atomic rename is a new file (whose inode number
  * the file system may reuse, hence the mtime).  Exit 0 when no read was bad
@@ -15,6 +18,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +32,12 @@
 #define MAX_INODES 4096
 
 static char buf[MAX_SIZE + 1];
+static volatile sig_atomic_t stop;
+
+static void on_term(int sig)
+{
+	stop = 1;
+}
 
 static double now(void)
 {
@@ -94,21 +104,32 @@ int main(int argc, char **argv)
 	size_t n_inodes = 0;
 	unsigned long reads = 0, bad = 0;
 	const char *first_bad = NULL;
+	struct sigaction sa = { .sa_handler = on_term };
+	struct timespec pause = { 0 };
 	double until;
 
-	if (argc != 3 || atof(argv[2]) <= 0) {
-		fprintf(stderr, "usage: prom-reader FILE SECONDS\n");
+	if (argc < 3 || argc > 4 || atof(argv[2]) <= 0 || (argc == 4 && atol(argv[3]) < 0)) {
+		fprintf(stderr, "usage: prom-reader FILE SECONDS [PAUSE_MS]\n");
 		return 2;
 	}
+	if (argc == 4) {
+		pause.tv_sec = atol(argv[3]) / 1000;
+		pause.tv_nsec = atol(argv[3]) % 1000 * 1000000L;
+	}
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
 	until = now() + atof(argv[2]);
-	while (now() < until) {
-		int fd = open(argv[1], O_RDONLY | O_CLOEXEC);
+	while (now() < until && !stop) {
+		int fd;
 		size_t len = 0;
 		ssize_t r = 0;
 		struct stat st;
 		const char *why;
 		bool known = false;
 
+		if (pause.tv_sec || pause.tv_nsec)
+			nanosleep(&pause, NULL);
+		fd = open(argv[1], O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
 			/* Before the first write; after it, the name always exists (rename). */
 			if (errno == ENOENT && n_inodes == 0)

@@ -8,9 +8,11 @@
  *       N connections, each sends --bytes of a per-connection pattern; the server reads
  *       it with read() or with splice() into a pipe, and checks every byte.  Exit 1 on
  *       any mismatch or short transfer.
- *   smclo-xfer churn --secs S [--bytes N]
+ *   smclo-xfer churn --secs S [--bytes N] [--rate R]
  *       open, transfer (verified), close, repeat for S seconds.  Errors such as
  *       ECONNABORTED (the device went away) are counted, not fatal; corruption is fatal.
+ *       --rate: at most R connections a second, started on a fixed schedule (a soak's
+ *       steady rate; a connection that takes longer delays the next ones, no burst after)
  *   smclo-xfer hold --conns N --secs S [--stubborn]
  *       open N connections, keep them open S seconds moving a little data each second.
  *       A connection that fails is closed at once, or with --stubborn only at the end
@@ -55,6 +57,7 @@ static struct {
 	double secs;
 	int msg;
 	bool stubborn;
+	double rate;
 } opt = { .proto = IPPROTO_SMC, .bytes = 1 << 20, .conns = 1, .secs = 5, .msg = 65536 };
 
 static int listen_fd;
@@ -336,13 +339,33 @@ static int run_verify(void)
 	return res.ok == opt.conns && !res.corrupt && !res.errors ? 0 : 1;
 }
 
+/* --rate: sleep until the next connection's slot; never catch up on missed slots. */
+static void pace(double *next)
+{
+	double t = now_s();
+
+	if (opt.rate <= 0)
+		return;
+	if (*next > t) {
+		struct timespec ts = { .tv_sec = (time_t)(*next - t),
+				       .tv_nsec = (long)((*next - t - (time_t)(*next - t)) * 1e9) };
+
+		nanosleep(&ts, NULL);
+		t = *next;
+	}
+	*next = t + 1.0 / opt.rate;
+}
+
 static int run_churn(void)
 {
-	double end = now_s() + opt.secs;
+	double end = now_s() + opt.secs, next = 0;
 	uint64_t i = 0;
 	int rc;
 
 	while (now_s() < end && !stop) {
+		pace(&next);
+		if (stop)
+			break;
 		rc = client_once(i++);
 		pthread_mutex_lock(&res_lock);
 		if (rc)
@@ -495,7 +518,7 @@ int main(int argc, char **argv)
 		{ "bytes", required_argument, NULL, 'b' }, { "conns", required_argument, NULL, 'c' },
 		{ "recv", required_argument, NULL, 'r' }, { "secs", required_argument, NULL, 's' },
 		{ "msg", required_argument, NULL, 'm' },   { "stubborn", no_argument, NULL, 'S' },
-		{ NULL, 0, NULL, 0 },
+		{ "rate", required_argument, NULL, 'R' },  { NULL, 0, NULL, 0 },
 	};
 	void *(*server)(void *) = serve_verify;
 	const char *mode;
@@ -517,6 +540,7 @@ int main(int argc, char **argv)
 		case 's': opt.secs = atof(optarg); break;
 		case 'm': opt.msg = atoi(optarg); break;
 		case 'S': opt.stubborn = true; break;
+		case 'R': opt.rate = atof(optarg); break;
 		default: goto usage;
 		}
 	}
