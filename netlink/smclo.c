@@ -77,10 +77,19 @@ const char *smclo_event_name(uint8_t event)
 
 bool smclo_module_loaded(struct smcnl *nl)
 {
-	char path[4096];
+	char path[4096], state[16];
 
 	bool loaded = smcnl_path(nl, path, sizeof(path), "/sys/module/smc_lo") == 0 &&
 		      access(path, F_OK) == 0;
+
+	/*
+	 * Being unloaded: rmmod marks the module "going", then its exit function unregisters
+	 * the family while /sys/module/smc_lo is still there.  Resolving the family then
+	 * makes the kernel load the module again (request_module) once the old one is gone.
+	 */
+	if (loaded && smcnl_path(nl, path, sizeof(path), "/sys/module/smc_lo/initstate") == 0 &&
+	    smcnl_read_file(path, state, sizeof(state)) >= 0 && streq(state, "going"))
+		loaded = false;
 
 	/* Loaded again later, its family has a new id. */
 	if (!loaded && !smcnl_replaying(nl))

@@ -34,9 +34,29 @@ static struct kmod_ctx *ks_kmod(struct kernel_smcnl *ks)
 	return ks->kmod;
 }
 
+/* /sys/module/NAME/initstate says "going": rmmod is removing it. */
+static bool ks_module_going(const char *dir)
+{
+	char path[600], state[16] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/initstate", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return false; /* built in (no initstate) */
+	if (!fgets(state, sizeof(state), f))
+		state[0] = '\0';
+	fclose(f);
+	return strncmp(state, "going", 5) == 0;
+}
+
 /*
  * Loaded, or built in.  Built-in modules often have no /sys/module/NAME (only those with
  * parameters or a version get one), so ask libkmod, which also reads modules.builtin.
+ * A module being removed is not loaded: rmmod marks it "going" before its exit function
+ * runs, and smc_lo's unregisters the family there, which the agent hears at once; reading
+ * the device then would resolve the family and make the kernel load smc_lo again
+ * (request_module) as soon as the old one is gone.
  */
 static int ks_module_loaded(struct kernel *k, const char *name)
 {
@@ -47,7 +67,7 @@ static int ks_module_loaded(struct kernel *k, const char *name)
 
 	snprintf(path, sizeof(path), "%s/sys/module/%s", ks->sysroot ? ks->sysroot : "", name);
 	if (access(path, F_OK) == 0)
-		return 1;
+		return !ks_module_going(path);
 	if (ks->sysroot || !ks_kmod(ks) || kmod_module_new_from_lookup(ks->kmod, name, &list) < 0)
 		return 0;
 	kmod_list_foreach(it, list) {

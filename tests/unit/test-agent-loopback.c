@@ -4,7 +4,8 @@
  * through the whole manager on the fake kernel (kernel-fake-smclo.c): the order of the
  * items (lo's PNET ID only while smclo is active), re-activation for pending settings,
  * drift, a removal that cannot finish, a host without the module, and pnet.exclusive
- * leaving the loopback PNET IDs alone.
+ * leaving the loopback PNET IDs alone; and the real kernel's check for a module being
+ * removed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -449,6 +450,26 @@ static void test_pnet_exclusive(void **state)
 	manager_free(m);
 }
 
+/* The real kernel's module check (kernel-smcnl.c, on a sysroot): a module that rmmod is
+ * removing counts as not loaded, or the agent, hearing smc_lo's family go, would read the
+ * device and make the kernel load smc_lo again. */
+static void test_module_going(void **state)
+{
+	struct kernel *k = NULL;
+	char root[600];
+
+	sh("rm -rf root && mkdir -p root/sys/module/smc_lo root/sys/module/smc");
+	snprintf(root, sizeof(root), "%s/root", dir);
+	assert_int_equal(kernel_smcnl_new(root, &k), 0);
+	assert_int_equal(k->ops->module_loaded(k, "smc"), 1); /* built in: no initstate */
+	write_file("root/sys/module/smc_lo/initstate", "live\n");
+	assert_int_equal(k->ops->module_loaded(k, "smc_lo"), 1);
+	write_file("root/sys/module/smc_lo/initstate", "going\n");
+	assert_int_equal(k->ops->module_loaded(k, "smc_lo"), 0);
+	assert_int_equal(k->ops->module_loaded(k, "smc_diag"), 0);
+	kernel_free(k);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -460,6 +481,7 @@ int main(void)
 		cmocka_unit_test(test_unowned_setting),
 		cmocka_unit_test(test_stuck_and_lo_pnet),
 		cmocka_unit_test(test_pnet_exclusive),
+		cmocka_unit_test(test_module_going),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

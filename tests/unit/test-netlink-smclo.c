@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 #include <netlink/genl/ctrl.h>
@@ -63,6 +64,30 @@ static void test_module_loaded(void **state)
 	assert_false(smclo_module_loaded(old));
 	smcnl_close(nl);
 	smcnl_close(old);
+}
+
+/* A module being removed (initstate "going") is not loaded: resolving its family would make
+ * the kernel load it again. */
+static void test_module_going(void **state)
+{
+	static const char *const dirs[] = { "sysroot", "sysroot/sys", "sysroot/sys/module",
+					    "sysroot/sys/module/smc_lo" };
+	char *dir = tmpdir_new();
+	char sub[PATH_MAX];
+	struct smcnl *nl;
+
+	for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+		snprintf(sub, sizeof(sub), "%s/%s", dir, dirs[i]);
+		assert_int_equal(mkdir(sub, 0755), 0);
+	}
+	nl = replay_open_abs(dir);
+	assert_true(smclo_module_loaded(nl)); /* no initstate: taken as loaded */
+	write_text(dir, "sysroot/sys/module/smc_lo/initstate", "live\n");
+	assert_true(smclo_module_loaded(nl));
+	write_text(dir, "sysroot/sys/module/smc_lo/initstate", "going\n");
+	assert_false(smclo_module_loaded(nl));
+	smcnl_close(nl);
+	tmpdir_remove(dir);
 }
 
 static void test_refusals(void **state)
@@ -664,6 +689,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_get_inactive), cmocka_unit_test(test_module_loaded),
+		cmocka_unit_test(test_module_going),
 		cmocka_unit_test(test_refusals),     cmocka_unit_test(test_settings),
 		cmocka_unit_test(test_activate),     cmocka_unit_test(test_traffic),
 		cmocka_unit_test(test_both),	     cmocka_unit_test(test_notifications),
