@@ -392,10 +392,18 @@ int bus_objects_update(struct manager *m, struct bus_device *devices, size_t n_d
 	char *names[32];
 	int r = 0;
 
-	/* InterfacesRemoved needs the object still in place: before the swap. */
+	/*
+	 * A device's path can carry a second interface: smclo's also has smc_lo's
+	 * LoopbackDevice (loopback.c) while the module is loaded, registered with SMC or not.
+	 * sd_bus_emit_object_added/removed() list every interface found on the path, so an
+	 * activation announced LoopbackDevice again and a deactivation told ObjectManager
+	 * clients it was gone while it stayed; name only our own.
+	 */
 	for (size_t i = 0; m->bus && i < n_old_devices; i++)
 		if (!device_by_path(devices, n_devices, old_devices[i].path))
-			keep_first(&r, sd_bus_emit_object_removed(m->bus, old_devices[i].path));
+			keep_first(&r, sd_bus_emit_interfaces_removed(m->bus, old_devices[i].path,
+								      SMCD_BUS_IFACE_DEVICE, NULL));
+	/* InterfacesRemoved needs the object still in place: before the swap. */
 	for (size_t i = 0; m->bus && i < n_old_linkgroups; i++)
 		if (!linkgroup_by_path(linkgroups, n_linkgroups, old_linkgroups[i].path))
 			keep_first(&r, sd_bus_emit_object_removed(m->bus, old_linkgroups[i].path));
@@ -409,7 +417,8 @@ int bus_objects_update(struct manager *m, struct bus_device *devices, size_t n_d
 		const struct bus_device *o = device_by_path(old_devices, n_old_devices, devices[i].path);
 
 		if (!o)
-			keep_first(&r, sd_bus_emit_object_added(m->bus, devices[i].path));
+			keep_first(&r, sd_bus_emit_interfaces_added(m->bus, devices[i].path,
+								    SMCD_BUS_IFACE_DEVICE, NULL));
 		else if (changed_properties(device_vtable, o, &devices[i], sizeof(*o), names,
 					    ELEMENTSOF(names)))
 			keep_first(&r, sd_bus_emit_properties_changed_strv(m->bus, devices[i].path,
