@@ -227,3 +227,46 @@ as_nobody() {
 	 setpriv --reuid=65534 --regid=65534 --clear-groups \
 		env DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" "$prog" "$@")
 }
+
+# await SECONDS COMMAND...: until COMMAND succeeds (tried every 0.05 s, its output hidden);
+# its status then.  Silent: the check that follows says what was expected.
+await() {
+	local secs=$1 i
+	shift
+	for i in $(seq $((secs * 20))); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.05
+	done
+	"$@" >/dev/null 2>&1
+}
+
+# start_bus_monitor FILE MATCH...: busctl monitor --match MATCH... into FILE in the background,
+# $MON its pid, returning once it listens: busctl logs "Monitoring bus message stream." once
+# the bus answered its BecomeMonitor (it prints no NameAcquired of its own); 1 if it did not
+# within 30 s.
+start_bus_monitor() {
+	local file=$1 m args=()
+	shift
+	for m; do args+=(--match "$m"); done
+	busctl monitor "${args[@]}" >"$file" 2>&1 &
+	MON=$!
+	await 30 grep -q "Monitoring bus message stream" "$file"
+}
+
+# wait_checks N [SECONDS]: until the agent compared the kernel with the file N more times:
+# LastCheckUSec changes at every check, and the agent answers D-Bus from the loop that runs
+# them, so each change is a check that began after this was called.  "N drift intervals" in
+# the agent's own runs, which a loaded machine cannot shorten; 1 (saying how many it saw)
+# after SECONDS (60).
+wait_checks() {
+	local n=0 last cur i
+	last=$(prop LastCheckUSec) || return 1
+	for i in $(seq $((${2:-60} * 20))); do
+		sleep 0.05
+		cur=$(prop LastCheckUSec)
+		[ "$cur" != "$last" ] && n=$((n + 1)) && last=$cur
+		[ "$n" -ge "$1" ] && return 0
+	done
+	echo "LastCheckUSec changed $n times in ${2:-60} s, expected $1"
+	return 1
+}
