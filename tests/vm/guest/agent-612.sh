@@ -52,12 +52,17 @@ run prop Capabilities
 info "$out"
 assert_contains "$out" '"loopback" b false' "no SMC-D device on this kernel"
 
-sleep 5 # two drift intervals
+# Two drift checks, counted by the agent's LastCheckUSec (seconds could pass without one on
+# a loaded machine): each looks at the sysctl again and must not report it again.
+wait_drift_checks 2
 n=$(grep -c 'SMC_ITEM=sysctl:smcr_max_send_wr' /tmp/agent.log)
 assert_eq 1 "$n" "the missing sysctl is reported once across drift checks"
 
+# Read before the change: a repair after it moves DriftRepairs.
+repairs=$(prop DriftRepairs)
+repaired() { [ "$(prop DriftRepairs)" != "$repairs" ]; }
 echo 0 >/proc/sys/net/smc/limit_smc_hs
-sleep 5
+wait_until 60 "a drift check repairs limit_smc_hs (DriftRepairs stays ${repairs#t })" repaired
 assert_eq 1 "$(cat /proc/sys/net/smc/limit_smc_hs)" "handshake limitation repaired"
 
 kill $agent

@@ -55,9 +55,12 @@ run busctl call $M Reconcile
 assert_contains "$out" "\"ueid:$ueid\" \"unchanged\"" "the UEID is in the kernel's table"
 assert_not_contains "$out" '"applied"' "a second pass applies nothing"
 
-# Broken by hand, repaired within the interval (2 s).
+# Broken by hand, repaired at the next drift check (every 2 s): DriftRepairs, read before the
+# change, moves when it is done (and logged).
+repairs=$(prop DriftRepairs)
+repaired() { [ "$(prop DriftRepairs)" != "$repairs" ]; }
 echo 65536 >/proc/sys/net/smc/wmem
-sleep 5
+wait_until 60 "a drift check repairs wmem (DriftRepairs stays ${repairs#t })" repaired
 assert_eq 1048576 "$(cat /proc/sys/net/smc/wmem)" "wmem repaired after being changed by hand"
 assert_contains "$(cat /tmp/agent.log)" "MESSAGE_ID=176145134e62472abf3d96f24b5d4150 SMC_ITEM=sysctl:wmem" \
 	"drift-repaired logged"
@@ -69,15 +72,16 @@ run busctl call $M Reload
 assert_ne 0 "$rc" "Reload of a bad file fails"
 assert_contains "$out" "/etc/smc/smc.yaml:2:9: sysctl.wmem: 4KiB is out of range" "the error has its location"
 assert_eq "$rev" "$(prop ConfigRevision)" "the running config stays"
+repairs=$(prop DriftRepairs)
 echo 65536 >/proc/sys/net/smc/wmem
-sleep 5
+wait_until 60 "a drift check repairs wmem after the refused reload" repaired
 assert_eq 1048576 "$(cat /proc/sys/net/smc/wmem)" "the old config is still repaired after a refused reload"
 
 # SMC-D through the loopback device, with the UEID the agent set.  The link group appears
 # on D-Bus while the connections are open.
 smc-conn pair --conns 2 --bytes 4M --hold 8 >/tmp/conn.log 2>&1 &
 conn=$!
-sleep 3
+wait_conns /tmp/conn.log 2
 busctl call $M Refresh
 run busctl tree --list org.smcd.Agent1
 info "$out"
@@ -96,8 +100,13 @@ wait $conn
 info "$(tail -n 1 /tmp/conn.log)"
 assert_json "$(tail -n 1 /tmp/conn.log)" .ok 2 "both connections moved their data"
 assert_json "$(tail -n 1 /tmp/conn.log)" .smcd 2 "both used SMC-D (the agent's UEID made it possible)"
-# The kernel keeps an idle link group for minutes; its object stays and shows 0 connections.
-sleep 1
+# The kernel keeps an idle link group for minutes; its object stays and shows 0 connections
+# once the kernel has closed them (after smc-conn exits, not at once).
+lg_idle() {
+	busctl call $M Refresh &&
+		[ "$(busctl get-property org.smcd.Agent1 "$lg" org.smcd.Agent1.LinkGroup Connections)" = "u 0" ]
+}
+wait_until 30 "the link group's connections back to 0 after the close" lg_idle
 busctl call $M Refresh
 run busctl get-property org.smcd.Agent1 "$lg" org.smcd.Agent1.LinkGroup Connections
 assert_eq "u 0" "$out" "the link group's connections went back to 0"

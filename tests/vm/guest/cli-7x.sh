@@ -15,16 +15,6 @@ json_true() {
 	assert_json "$1" "$2" true "$3"
 }
 
-# wait_conns FILE N: until smc-conn printed N connection lines (it does before --hold)
-wait_conns() {
-	_i=0
-	while [ "$(grep -c '"conn":' "$1" 2>/dev/null)" -lt "$2" ]; do
-		_i=$((_i + 1))
-		[ $_i -gt 600 ] && fail "timeout waiting for $2 connections in $1: $(cat "$1")"
-		sleep 0.1
-	done
-}
-
 info "kernel $(uname -r)"
 
 # --- help works, every -j output is one JSON document ----------------------------------

@@ -38,6 +38,7 @@ modules: [smc, smc_diag]
 drift: {action: repair, interval: 2s}
 monitor: {interval: 1s}
 $1
+stats: {interval: 1s}
 EOF
 }
 write_config "loopback:
@@ -81,7 +82,9 @@ kill $hold
 wait $hold
 assert_ok smclo-xfer verify --conns 2 --bytes 2000000
 moves=$(dprop Moves)
-sleep 2 # the monitor interval refreshes the counters
+# A monitor interval's refresh of the counters after that read: with stats.interval equal to
+# monitor.interval the statistics sample runs right after each refresh and moves TimestampUSec.
+wait_samples 1
 [ "$(dprop Moves)" -ge "$moves" ] || fail "D-Bus: Moves went backwards"
 assert_ok smcctl -j stats
 assert_json "$out" .summary.fallback 0 "no connection fell back to TCP"
@@ -107,10 +110,7 @@ assert_eq 2 "$(kmod_counter activations)" "and activated again (by the agent)"
 assert_contains "$(cat /tmp/agent.log)" "SMC_ITEM=loopback:state" "the repair is logged"
 
 info "--- a new setting: re-activation, PropertiesChanged"
-busctl monitor --match "type='signal',interface='org.freedesktop.DBus.Properties',path='$DEV'" \
-	>/tmp/signals 2>&1 &
-mon=$!
-sleep 1
+start_bus_monitor /tmp/signals "type='signal',interface='org.freedesktop.DBus.Properties',path='$DEV'"
 write_config "loopback:
   active: true
   max-dmbs: 512"
@@ -119,8 +119,9 @@ run prop LastReconcile
 assert_contains "$out" "re-activated with the file" "re-activated for max-dmbs 512"
 assert_eq 512 "$(dprop ActiveMaxDmbs)" "D-Bus: running with 512"
 assert_eq 3 "$(dprop Generation)" "D-Bus: generation 3"
-sleep 1
-kill $mon
+# The signal was sent before Reload answered; the monitor prints it a moment later.
+wait_until 30 "busctl monitor shows a PropertiesChanged naming ActiveMaxDmbs" grep -q ActiveMaxDmbs /tmp/signals
+kill $bmon
 assert_contains "$(cat /tmp/signals)" "ActiveMaxDmbs" "PropertiesChanged names ActiveMaxDmbs"
 assert_ok smcctl pnet list
 assert_not_contains "$out" "SMCLODRAIN" "the re-activation deleted its drain PNET ID"

@@ -49,7 +49,9 @@ assert_ok smc-conn pair --conns 2 --bytes 1M
 assert_json "$(printf '%s\n' "$out" | tail -n 1)" .smcd 2 "both connections used SMC-D"
 gid=$(kmod_get gid)
 assert_eq "$gid" "$(kmod_lgr_gids | sort -u)" "every SMC-D link group is on smclo"
-sleep 2.5 # two intervals: the idle link groups are in the file, with 0 connections
+# Two samples after the connections closed (counted by TimestampUSec, not guessed in seconds):
+# the idle link groups are in the file with the final totals they carried.
+wait_samples 2
 lgs=$(prom 'smc_linkgroups{technology="smcd"}')
 [ "${lgs:-0}" -ge 1 ] || { cat $PROM; fail "no idle SMC-D link group in $PROM"; }
 ids=$(awk 'index($1, "smc_linkgroup_connections{technology=\"smcd\",linkgroup=\"") == 1 { split($1, a, "\""); print a[4] }' $PROM | sort -u)

@@ -164,10 +164,6 @@ XEOF
 	done
 }
 
-# start_agent [FILE] : smcd-agent --config /etc/smc/smc.yaml in the background, its pid in
-# $agent and its output in /tmp/agent.log.  Returns once it owns org.smcd.Agent1 on the
-# system bus (start_system_bus) and FILE, when given, is not empty; fails showing the log
-# if the agent exits first or takes more than 30 s.
 # wait_listen PORT: until a socket of this netns listens on TCP PORT (an SMC listener's
 # TCP socket included), from /proc/net/tcp{,6}: no guessed delay before connecting.
 wait_listen() {
@@ -196,6 +192,10 @@ start_monitor() {
 	done
 }
 
+# start_agent [FILE] : smcd-agent --config /etc/smc/smc.yaml in the background, its pid in
+# $agent and its output in /tmp/agent.log.  Returns once it owns org.smcd.Agent1 on the
+# system bus (start_system_bus) and FILE, when given, is not empty; fails showing the log
+# if the agent exits first or takes more than 30 s.
 start_agent() {
 	command -v busctl >/dev/null 2>&1 ||
 		skip "busctl is not in the guest (VM_HOST_BINS needs dbus-daemon busctl)"
@@ -210,4 +210,76 @@ start_agent() {
 			fail "the agent did not come up${1:+ and write $1}"
 		fi
 	done
+}
+
+# wait_until SECONDS WHAT CMD...: until CMD succeeds (tried every 0.1 s, its output hidden);
+# fails saying that WHAT did not happen within SECONDS.  For a state the test brought about,
+# instead of a guessed delay.
+wait_until() {
+	_wu_secs=$1 _wu_what=$2
+	shift 2
+	_wu_i=0
+	until "$@" >/dev/null 2>&1; do
+		_wu_i=$((_wu_i + 1))
+		[ $_wu_i -le $((_wu_secs * 10)) ] || fail "$_wu_what: not within $_wu_secs s"
+		sleep 0.1
+	done
+}
+
+# wait_conns FILE N: until smc-conn printed N connection lines: it does once they are open
+# and have moved their data, before its --hold, so they stay open for that long from now.
+wait_conns() {
+	_wc_i=0
+	while [ "$(grep -c '"conn":' "$1" 2>/dev/null)" -lt "$2" ]; do
+		_wc_i=$((_wc_i + 1))
+		[ $_wc_i -le 1200 ] || fail "timeout waiting for $2 connections in $1: $(cat "$1")"
+		sleep 0.05
+	done
+}
+
+# start_bus_monitor FILE MATCH: busctl monitor --match MATCH into FILE in the background, $bmon
+# its pid, returning once it listens: busctl logs "Monitoring bus message stream." once the
+# bus answered its BecomeMonitor (it prints no NameAcquired of its own).
+start_bus_monitor() {
+	busctl monitor --match "$2" >"$1" 2>&1 &
+	bmon=$!
+	_bm_i=0
+	until grep -q "Monitoring bus message stream" "$1"; do
+		sleep 0.05
+		_bm_i=$((_bm_i + 1))
+		if [ $_bm_i -gt 600 ] || ! kill -0 $bmon 2>/dev/null; then
+			fail "busctl monitor did not start: $(cat "$1")"
+		fi
+	done
+}
+
+# agent_ticks INTERFACE PROPERTY N [SECONDS]: until the property of /org/smcd/Agent1 that the
+# agent sets at every run of a periodic task changed N times.  The agent answers D-Bus from
+# the loop that runs those tasks, so each change is a run that began after this was called:
+# "N intervals" counted in the agent's own runs, which a loaded machine cannot shorten.  Two
+# runs between two looks count as one (a longer wait, never a shorter one).
+agent_ticks() {
+	_at_last=$(busctl get-property org.smcd.Agent1 /org/smcd/Agent1 "org.smcd.Agent1.$1" "$2") ||
+		fail "cannot read $1.$2"
+	_at_n=0 _at_i=0
+	while [ $_at_n -lt "$3" ]; do
+		_at_i=$((_at_i + 1))
+		[ $_at_i -le $((${4:-60} * 10)) ] ||
+			fail "$1.$2 changed $_at_n times in ${4:-60} s, expected $3 (the agent's periodic runs)"
+		sleep 0.1
+		_at_v=$(busctl get-property org.smcd.Agent1 /org/smcd/Agent1 "org.smcd.Agent1.$1" "$2")
+		[ "$_at_v" != "$_at_last" ] && { _at_n=$((_at_n + 1)); _at_last=$_at_v; }
+	done
+}
+
+# wait_drift_checks N [SECONDS]: N drift checks (LastCheckUSec moves at each, every
+# drift.interval) from now.
+wait_drift_checks() {
+	agent_ticks Manager LastCheckUSec "$1" "${2:-60}"
+}
+
+# wait_samples N [SECONDS]: N statistics samples (TimestampUSec moves at each, every
+# stats.interval) from now; the Prometheus file is written by then.
+wait_samples() {
+	agent_ticks Statistics TimestampUSec "$1" "${2:-60}"
 }

@@ -55,7 +55,7 @@ start_monitor /tmp/monitor.json
 # --- real fallbacks: an SMC client against a TCP server -----------------------------------
 smc-conn serve --port 7001 --proto tcp --conns 3 >/tmp/serve.log 2>&1 &
 srv=$!
-sleep 0.5
+wait_listen 7001
 assert_ok smc-conn connect --port 7001 --proto smc --conns 3 --bytes 64K
 wait $srv
 
@@ -119,7 +119,8 @@ assert_eq 0 "$v" "the link group's connections in the file after the close"
 info "0 connections in the file $(elapsed "$t0" "$(now)")s after the close"
 
 # --- the file and D-Bus equal the kernel's dump (idle now) ---------------------------------
-sleep 1.5
+# Two periodic samples since the close (TimestampUSec), then one on demand.
+wait_samples 2
 sample_now
 k=$(smcctl -j stats --kernel)
 assert_json "$k" .source kernel "smcctl --kernel reads the kernel"

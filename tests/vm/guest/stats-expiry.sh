@@ -27,7 +27,8 @@ start_monitor /tmp/monitor.json
 assert_ok smc-conn pair --conns 1 --bytes 1M
 now() { cut -d' ' -f1 /proc/uptime; }
 closed=$(now)
-sleep 6
+# Two samples after the close (TimestampUSec), whatever the machine's speed.
+wait_samples 2
 run grep '^smc_linkgroup' $PROM
 assert_match "$out" '^smc_linkgroups\{technology="smcd"\} [1-9]' "the idle link groups are still there"
 lgs=$(awk '$1 == "smc_linkgroups{technology=\"smcd\"}" { print $2 }' $PROM)
