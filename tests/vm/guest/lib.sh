@@ -283,3 +283,28 @@ wait_drift_checks() {
 wait_samples() {
 	agent_ticks Statistics TimestampUSec "$1" "${2:-60}"
 }
+
+# wait_prom PROM SECONDS WHAT CMD...: until CMD FILE succeeds on a copy of the Prometheus file
+# PROM (every 0.05 s; the copy stays in $prom_snap), counting in $samples the samples the
+# agent wrote meanwhile (changes of its smc_stats_timestamp_seconds).  A late look may see
+# two as one, never one as two: "within N samples" holds on a loaded machine too, where a
+# bound in seconds does not.
+wait_prom() {
+	_wp_f=$1 _wp_secs=$2 _wp_what=$3
+	shift 3
+	prom_snap=/tmp/prom-snap.$$
+	cp "$_wp_f" "$prom_snap" || fail "cannot read $_wp_f"
+	_wp_last=$(awk '$1 == "smc_stats_timestamp_seconds" { print $2 }' "$prom_snap")
+	samples=0 _wp_i=0
+	until "$@" "$prom_snap" >/dev/null 2>&1; do
+		_wp_i=$((_wp_i + 1))
+		if [ $_wp_i -gt $((_wp_secs * 20)) ]; then
+			cat "$prom_snap"
+			fail "$_wp_what: not within $_wp_secs s ($samples samples)"
+		fi
+		sleep 0.05
+		cp "$_wp_f" "$prom_snap" || fail "cannot read $_wp_f"
+		_wp_v=$(awk '$1 == "smc_stats_timestamp_seconds" { print $2 }' "$prom_snap")
+		[ "$_wp_v" != "$_wp_last" ] && { samples=$((samples + 1)); _wp_last=$_wp_v; }
+	done
+}
