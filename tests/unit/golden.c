@@ -36,7 +36,7 @@ const char *golden_top_srcdir(void)
 	return t && *t ? t : ".";
 }
 
-static char *read_file(const char *path)
+char *golden_read_file(const char *path)
 {
 	FILE *f = fopen(path, "re");
 	char *buf = NULL;
@@ -88,7 +88,7 @@ void golden_check(const char *name, const char *text)
 		fclose(f);
 		return;
 	}
-	expected = read_file(path);
+	expected = golden_read_file(path);
 	if (expected && strcmp(expected, text) == 0) {
 		free(expected);
 		return;

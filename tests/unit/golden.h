@@ -21,6 +21,8 @@ const char *capture_end(struct capture *c);
 
 /* Compare text with tests/golden/NAME; fails the current cmocka test with a diff. */
 void golden_check(const char *name, const char *text);
+/* The whole file at path (caller frees), or NULL. */
+char *golden_read_file(const char *path);
 
 /* Fails unless text is exactly one JSON document followed by one newline. */
 void assert_one_json_document(const char *text);

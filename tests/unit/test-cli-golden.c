@@ -302,25 +302,6 @@ static void test_lanes(void **state)
 	print_message("replayed %u smcctl runs from %s\n", n_runs, fixtures);
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "re");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m;
-	int ch;
-
-	if (!f)
-		return NULL;
-	m = open_memstream(&buf, &len);
-	assert_non_null(m);
-	while ((ch = fgetc(f)) != EOF)
-		fputc(ch, m);
-	fclose(m);
-	fclose(f);
-	return buf;
-}
-
 /* The outputs (NAME.txt) of one golden step folder, sorted. */
 static size_t outputs(const char *dir, char ***ret)
 {
@@ -359,7 +340,7 @@ static const char *earlier_same(const char *lane_dir, char **steps, size_t upto,
 
 		if (lstat(p, &st) < 0 || !S_ISREG(st.st_mode))
 			continue;
-		t = slurp(p);
+		t = golden_read_file(p);
 		if (t && streq(t, text))
 			return steps[s];
 	}
@@ -387,7 +368,7 @@ static void test_links(void **state)
 
 			for (size_t k = 0; k < n_names; k++) {
 				_cleanup_(freep) char *p = path_join(sd, names[k]);
-				_cleanup_(freep) char *text = slurp(p);
+				_cleanup_(freep) char *text = golden_read_file(p);
 				_cleanup_(freep) char *target = NULL;
 				const char *first;
 				struct stat st;
