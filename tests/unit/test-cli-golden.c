@@ -265,7 +265,8 @@ static size_t subdirs(const char *dir, char ***ret)
 		v[n++] = strdup(e->d_name);
 	}
 	closedir(d);
-	qsort(v, n, sizeof(*v), cmp_str);
+	if (n > 1) /* qsort(NULL, 0, ...) is undefined, and UBSan says so */
+		qsort(v, n, sizeof(*v), cmp_str);
 	*ret = v;
 	return n;
 }
@@ -323,7 +324,8 @@ static size_t outputs(const char *dir, char ***ret)
 		v[n++] = strdup(e->d_name);
 	}
 	closedir(d);
-	qsort(v, n, sizeof(*v), cmp_str);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_str);
 	*ret = v;
 	return n;
 }
