@@ -138,13 +138,11 @@ static double quantile(double *v, size_t n, double q)
 
 int main(int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "iterations", required_argument, NULL, 'n' },
-		{ "config", required_argument, NULL, 'c' },
-		{ "label", required_argument, NULL, 'l' },
-		{ "smc-tools", required_argument, NULL, 's' },
-		{}
-	};
+	static const struct option options[] = { { "iterations", required_argument, NULL, 'n' },
+						 { "config", required_argument, NULL, 'c' },
+						 { "label", required_argument, NULL, 'l' },
+						 { "smc-tools", required_argument, NULL, 's' },
+						 {} };
 	const char *config = "/etc/smc/smc.yaml", *label = "", *tools = NULL;
 	struct manager *m = NULL;
 	struct kernel *k = NULL;
@@ -170,7 +168,8 @@ int main(int argc, char **argv)
 			tools = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: collect-bench [--iterations N] [--config FILE] [--label TEXT] [--smc-tools DIR]\n");
+			fprintf(stderr,
+				"usage: collect-bench [--iterations N] [--config FILE] [--label TEXT] [--smc-tools DIR]\n");
 			return 2;
 		}
 	}
@@ -204,7 +203,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		t[RAW][i] = now_ms() - t0;
-		m->objects_mono_usec = 0; /* stale: the sample dumps devices and link groups itself */
+		m->objects_mono_usec =
+			0; /* stale: the sample dumps devices and link groups itself */
 		t0 = now_ms();
 		(void)collector_sample(m);
 		t[COLLECT][i] = now_ms() - t0;

@@ -150,8 +150,9 @@ static int module_btf_has(const char *module, const char *name, int kind)
 static int need_btf(char *why, size_t len)
 {
 	if (access("/sys/kernel/btf/vmlinux", R_OK) < 0)
-		return why_set(why, len, -ENOTSUP,
-			       "this kernel has no BTF (/sys/kernel/btf/vmlinux; CONFIG_DEBUG_INFO_BTF), which BPF programs that attach to kernel functions need");
+		return why_set(
+			why, len, -ENOTSUP,
+			"this kernel has no BTF (/sys/kernel/btf/vmlinux; CONFIG_DEBUG_INFO_BTF), which BPF programs that attach to kernel functions need");
 	return 0;
 }
 
@@ -171,9 +172,10 @@ int smcbpf_probe_select(char *why, size_t len)
 			       "this kernel has no update_socket_protocol hook (Linux 6.6 or later)");
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, SMCBPF_IPPROTO_SMC);
 	if (fd < 0)
-		return why_set(why, len, -ENOTSUP,
-			       "this kernel cannot create IPPROTO_SMC sockets (Linux 6.11 or later with SMC; socket() says: %s)",
-			       strerror(errno));
+		return why_set(
+			why, len, -ENOTSUP,
+			"this kernel cannot create IPPROTO_SMC sockets (Linux 6.11 or later with SMC; socket() says: %s)",
+			strerror(errno));
 	close(fd);
 	return 0;
 }
@@ -182,14 +184,17 @@ int smcbpf_probe_select(char *why, size_t len)
 static int explain_select_failure(int err, const char *step, char *why, size_t len)
 {
 	if (err == -EPERM || err == -EACCES)
-		return why_set(why, len, err,
-			       "loading BPF programs needs root (CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN) or a running smcd-agent");
+		return why_set(
+			why, len, err,
+			"loading BPF programs needs root (CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN) or a running smcd-agent");
 	if (btf_has("mptcp_sock", BTF_KIND_STRUCT) == 0)
-		return why_set(why, len, -ENOTSUP,
-			       "this kernel has no MPTCP (CONFIG_MPTCP), which is what allows BPF programs to modify update_socket_protocol");
+		return why_set(
+			why, len, -ENOTSUP,
+			"this kernel has no MPTCP (CONFIG_MPTCP), which is what allows BPF programs to modify update_socket_protocol");
 	if (err == -ENOTSUPP || err == -EOPNOTSUPP || err == -ENOTSUP)
-		return why_set(why, len, -ENOTSUP,
-			       "this kernel cannot attach BPF trampolines (CONFIG_BPF_JIT, and on x86 CONFIG_FUNCTION_TRACER with DYNAMIC_FTRACE)");
+		return why_set(
+			why, len, -ENOTSUP,
+			"this kernel cannot attach BPF trampolines (CONFIG_BPF_JIT, and on x86 CONFIG_FUNCTION_TRACER with DYNAMIC_FTRACE)");
 	return why_set(why, len, err, "the kernel refused the BPF programs (%s: %s)%s%s", step,
 		       strerror(-err), failure_detail()[0] ? ": " : "", failure_detail());
 }
@@ -272,13 +277,15 @@ static int pin_root_ready(const char *root, char *why, size_t len)
 		 * the pins with it, while looking pinned: only in the initial one. */
 		if (stat("/proc/self/ns/mnt", &self) < 0 || stat("/proc/1/ns/mnt", &init) < 0 ||
 		    self.st_ino != init.st_ino)
-			return why_set(why, len, -ENOTSUP,
-				       "%s is not a BPF filesystem here, and this process is not in the initial mount namespace, where one mounted would outlive it (systemd mounts it at boot; or mount -t bpf bpf %s)",
-				       parent, parent);
+			return why_set(
+				why, len, -ENOTSUP,
+				"%s is not a BPF filesystem here, and this process is not in the initial mount namespace, where one mounted would outlive it (systemd mounts it at boot; or mount -t bpf bpf %s)",
+				parent, parent);
 		if (mount("bpf", parent, "bpf", 0, "mode=0700") < 0)
-			return why_set(why, len, negative_errno(),
-				       "%s is not a BPF filesystem and mounting one there failed (%s; systemd mounts it at boot)",
-				       parent, strerror(errno));
+			return why_set(
+				why, len, negative_errno(),
+				"%s is not a BPF filesystem and mounting one there failed (%s; systemd mounts it at boot)",
+				parent, strerror(errno));
 	}
 	if (mkdir(root, 0700) < 0 && errno != EEXIST)
 		return why_set(why, len, negative_errno(), "cannot create %s: %s", root,
@@ -417,11 +424,11 @@ static int dup_fd(int fd)
 /* ---- selection -------------------------------------------------------------------------- */
 
 enum { SEL_RUN_TASKS, SEL_CGROUP_IDS, SEL_CGROUP_PATHS, SEL_NETNS, SEL_BSS, SEL_N_MAPS };
-static const char *const sel_map_pin[SEL_N_MAPS] = { "run_tasks", "cgroup_ids",
-						      "cgroup_paths", "netns_cookies", "bss" };
+static const char *const sel_map_pin[SEL_N_MAPS] = { "run_tasks", "cgroup_ids", "cgroup_paths",
+						     "netns_cookies", "bss" };
 enum { SEL_LINK_SELECT, SEL_LINK_FORK, SEL_LINK_MKDIR, SEL_LINK_BUFS, SEL_N_LINKS };
 static const char *const sel_link_pin[SEL_N_LINKS] = { "link_select", "link_fork", "link_mkdir",
-							"link_bufs" };
+						       "link_bufs" };
 #define SEL_PROG_MKDIR "prog_mkdir"
 
 /*
@@ -437,8 +444,8 @@ struct smcbpf_select {
 	char root[PATH_MAX]; /* the pin root, "" when nothing is pinned */
 	char dir[PATH_MAX];  /* root/select-HASH */
 	bool adopted;
-	bool others;         /* other layouts were pinned: smcbpf_select_settle() removes them */
-	bool reused;         /* their maps are ours now, with their entries */
+	bool others; /* other layouts were pinned: smcbpf_select_settle() removes them */
+	bool reused; /* their maps are ours now, with their entries */
 	char pin_why[SMCBPF_WHY_LEN];  /* why nothing is pinned, when pinning was asked for */
 	char bufs_why[SMCBPF_WHY_LEN]; /* empty: buffer sizes are applied */
 };
@@ -533,8 +540,8 @@ static void bufs_open(struct smcbpf_select *s)
 			 strerror(-cg));
 		goto out;
 	}
-	r = bpf_link_create(bpf_program__fd(bufs->progs.smcd_bufs), cg,
-			    BPF_CGROUP_INET_SOCK_CREATE, NULL);
+	r = bpf_link_create(bpf_program__fd(bufs->progs.smcd_bufs), cg, BPF_CGROUP_INET_SOCK_CREATE,
+			    NULL);
 	if (r < 0) {
 		snprintf(s->bufs_why, sizeof(s->bufs_why),
 			 "cannot attach the buffer program to the cgroup2 root: %s", strerror(errno));
@@ -564,8 +571,8 @@ static bool reuse_compatible(struct bpf_map *m, const char *other_dir, const cha
 struct reuse_arg {
 	struct smc_select *skel;
 	bool leftovers; /* this pass: new-* and stale-* (a crash's), else complete layouts */
-	bool reused;    /* a map of the layout looked at was taken */
-	bool found;     /* done: one layout lent its maps */
+	bool reused;	/* a map of the layout looked at was taken */
+	bool found;	/* done: one layout lent its maps */
 };
 
 /*
@@ -617,8 +624,8 @@ static int select_pin(struct smcbpf_select *s, const char *layout, char *why, si
 	char tmp[PATH_MAX];
 	int r;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/new-%s-%d", s->root, layout,
-			     (int)getpid()) >= sizeof(tmp))
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/new-%s-%d", s->root, layout, (int)getpid()) >=
+	    sizeof(tmp))
 		return why_set(why, len, -ENAMETOOLONG, "the pin directory %s is too long", s->root);
 	(void)remove_layout(tmp);
 	if (mkdir(tmp, 0700) < 0)
@@ -642,8 +649,8 @@ fail:
 	return why_set(why, len, r, "cannot pin the programs in %s: %s", s->root, strerror(-r));
 }
 
-int smcbpf_select_open(bool buffers, const char *pin_root, struct smcbpf_select **ret,
-		       char *why, size_t len)
+int smcbpf_select_open(bool buffers, const char *pin_root, struct smcbpf_select **ret, char *why,
+		       size_t len)
 {
 	_cleanup_(smcbpf_select_freep) struct smcbpf_select *s = select_new();
 	struct reuse_arg reuse = {};
@@ -736,7 +743,9 @@ int smcbpf_select_adopt(const char *pin_root, struct smcbpf_select **ret, char *
 	snprintf(s->root, sizeof(s->root), "%s", pin_root);
 	snprintf(s->dir, sizeof(s->dir), "%s/%s", pin_root, layout);
 	if (stat(s->dir, &st) < 0)
-		return errno == ENOENT ? 0 : why_set(why, len, negative_errno(), "cannot look at %s: %s", s->dir, strerror(errno));
+		return errno == ENOENT ? 0
+				       : why_set(why, len, negative_errno(),
+						 "cannot look at %s: %s", s->dir, strerror(errno));
 	for (size_t i = 0; i < SEL_N_MAPS; i++) {
 		r = s->map_fd[i] = obj_get(s->dir, sel_map_pin[i]);
 		if (r < 0)
@@ -747,7 +756,8 @@ int smcbpf_select_adopt(const char *pin_root, struct smcbpf_select **ret, char *
 		goto incomplete;
 	for (size_t i = 0; i < SEL_N_LINKS; i++) {
 		s->link_fd[i] = obj_get(s->dir, sel_link_pin[i]);
-		r = s->link_fd[i] >= 0 || i == SEL_LINK_MKDIR || i == SEL_LINK_BUFS ? 0 : s->link_fd[i];
+		r = s->link_fd[i] >= 0 || i == SEL_LINK_MKDIR || i == SEL_LINK_BUFS ? 0
+										    : s->link_fd[i];
 		if (r < 0)
 			goto incomplete;
 	}
@@ -1005,7 +1015,7 @@ void smcbpf_counters_reset(struct smcbpf_select *s, uint32_t first, uint32_t n)
 struct smcbpf_excl {
 	int ops_fd; /* the struct_ops map: registered while the kernel has it */
 	uint32_t ops_id;
-	bool keep;  /* free must not unregister (an incomplete layout being given up) */
+	bool keep; /* free must not unregister (an incomplete layout being given up) */
 	int bss_fd;
 	struct smc_excl__bss *bss;
 	size_t bss_len;
@@ -1029,11 +1039,13 @@ int smcbpf_probe_excl(char *why, size_t len)
 	if (r > 0)
 		return 0;
 	if (module_btf_has("smc", "smc_hs_ctrl", BTF_KIND_STRUCT) > 0)
-		return why_set(why, len, -ENOTSUP,
-			       "smc_hs_ctrl is in the smc module's BTF, and the libbpf this was built with (%d.%d) registers struct_ops of vmlinux only (libbpf 1.4 or later can)",
-			       LIBBPF_MAJOR_VERSION, LIBBPF_MINOR_VERSION);
-	return why_set(why, len, -ENOTSUP,
-		       "this kernel has no smc_hs_ctrl (Linux 6.19 or later with CONFIG_SMC_HS_CTRL_BPF)");
+		return why_set(
+			why, len, -ENOTSUP,
+			"smc_hs_ctrl is in the smc module's BTF, and the libbpf this was built with (%d.%d) registers struct_ops of vmlinux only (libbpf 1.4 or later can)",
+			LIBBPF_MAJOR_VERSION, LIBBPF_MINOR_VERSION);
+	return why_set(
+		why, len, -ENOTSUP,
+		"this kernel has no smc_hs_ctrl (Linux 6.19 or later with CONFIG_SMC_HS_CTRL_BPF)");
 }
 
 /* A struct_ops map of ours registered by an earlier agent: unregister it. */
@@ -1055,7 +1067,8 @@ static int unregister_stale(void)
 		if (bpf_map_delete_elem(fd, &zero) == 0) {
 			n++;
 			if (log_fn)
-				log_fn(1, "unregistered a stale smcd_excl smc_hs_ctrl left by an earlier agent");
+				log_fn(1,
+				       "unregistered a stale smcd_excl smc_hs_ctrl left by an earlier agent");
 		}
 	}
 	return n;
@@ -1165,8 +1178,8 @@ static int excl_pin(struct smcbpf_excl *e, const char *layout, char *why, size_t
 	char tmp[PATH_MAX];
 	int r;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/new-%s-%d", e->root, layout,
-			     (int)getpid()) >= sizeof(tmp))
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/new-%s-%d", e->root, layout, (int)getpid()) >=
+	    sizeof(tmp))
 		return why_set(why, len, -ENAMETOOLONG, "the pin directory %s is too long", e->root);
 	(void)remove_layout(tmp);
 	if (mkdir(tmp, 0700) < 0)
@@ -1270,8 +1283,9 @@ int smcbpf_excl_adopt(const char *pin_root, struct smcbpf_excl **ret, char *why,
 	if (stat(e->dir, &st) < 0) {
 		r = errno == ENOENT ? 0 : -errno;
 		e->dir[0] = '\0'; /* nothing to keep registered on free */
-		return r == 0 ? 0 : why_set(why, len, r, "cannot look at %s/%s: %s", pin_root,
-					    layout, strerror(-r));
+		return r == 0 ? 0
+			      : why_set(why, len, r, "cannot look at %s/%s: %s", pin_root, layout,
+					strerror(-r));
 	}
 	r = e->ops_fd = obj_get(e->dir, "struct_ops");
 	if (r >= 0)
@@ -1291,7 +1305,8 @@ int smcbpf_excl_adopt(const char *pin_root, struct smcbpf_excl **ret, char *why,
 			r = negative_errno();
 	}
 	if (r < 0) {
-		snprintf(why, len, "%s is incomplete or not registered (%s); registering smc_hs_ctrl again",
+		snprintf(why, len,
+			 "%s is incomplete or not registered (%s); registering smc_hs_ctrl again",
 			 e->dir, strerror(-r));
 		e->keep = true; /* whatever it is, it is not ours to unregister from here */
 		return 0;
@@ -1406,9 +1421,10 @@ int smcbpf_flush(const char *pin_root, unsigned *ret_n, char *why, size_t len)
 	why[0] = '\0';
 	lock = smcbpf_pin_lock(pin_root, false);
 	if (lock == -EWOULDBLOCK)
-		return why_set(why, len, -EBUSY,
-			       "a running smcd-agent holds the programs pinned in %s: stop it first (systemctl stop smcd-agent), then flush",
-			       pin_root);
+		return why_set(
+			why, len, -EBUSY,
+			"a running smcd-agent holds the programs pinned in %s: stop it first (systemctl stop smcd-agent), then flush",
+			pin_root);
 	if (lock < 0 && lock != -ENOENT)
 		return why_set(why, len, lock, "cannot open %s: %s", pin_root, strerror(-lock));
 	/* Exclusions first, out of every netns (a netns that names them keeps them alive). */
@@ -1594,7 +1610,8 @@ int smcbpf_netns_each(int (*fn)(const char *path, void *arg), void *arg)
 				continue;
 			if (d == 1 && strspn(de->d_name, "0123456789") != strlen(de->d_name))
 				continue;
-			if ((size_t)snprintf(path, sizeof(path), d == 1 ? "/proc/%s/ns/net" : "/run/netns/%s",
+			if ((size_t)snprintf(path, sizeof(path),
+					     d == 1 ? "/proc/%s/ns/net" : "/run/netns/%s",
 					     de->d_name) >= sizeof(path))
 				continue;
 			if (stat(path, &st) < 0)

@@ -53,8 +53,8 @@ int smcbpf_probe_select(char *why, size_t len);
  * its parent if none is); when pinning fails the programs work unpinned and
  * smcbpf_select_pins() says why.
  */
-int smcbpf_select_open(bool buffers, const char *pin_root, struct smcbpf_select **ret,
-		       char *why, size_t len);
+int smcbpf_select_open(bool buffers, const char *pin_root, struct smcbpf_select **ret, char *why,
+		       size_t len);
 /*
  * Take over the programs pinned under pin_root by an earlier holder of the same layout:
  * 1 adopted, 0 nothing to adopt (why says so when an incomplete layout was found, which

@@ -22,13 +22,13 @@
 #include "common/output.h"
 #include "common/units.h"
 
-
 /* ---------------------------------------------------------------------------------- */
 /* D-Bus                                                                               */
 
 static bool agent_absent(const sd_bus_error *e)
 {
-	return sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER);
+	return sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN,
+				      SD_BUS_ERROR_NAME_HAS_NO_OWNER);
 }
 
 /* Open the system bus (DBUS_SYSTEM_BUS_ADDRESS is honoured); failures print one line. */
@@ -37,8 +37,8 @@ static int agent_bus(struct smcctl *c, sd_bus **ret)
 	int r = sd_bus_open_system(ret);
 
 	if (r < 0)
-		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE, "cannot connect to the system bus: %s",
-				    strerror(-r));
+		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
+				    "cannot connect to the system bus: %s", strerror(-r));
 	return SMCCTL_EXIT_OK;
 }
 
@@ -54,8 +54,8 @@ static int agent_call_failed(struct smcctl *c, const char *what, const sd_bus_er
 	if (sd_bus_error_has_names(e, SD_BUS_ERROR_UNKNOWN_INTERFACE, SD_BUS_ERROR_UNKNOWN_PROPERTY,
 				   SD_BUS_ERROR_UNKNOWN_METHOD))
 		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
-				    "%s: the running smcd-agent is older than this smcctl (%s)", what,
-				    e->message ? e->message : e->name);
+				    "%s: the running smcd-agent is older than this smcctl (%s)",
+				    what, e->message ? e->message : e->name);
 	return smcctl_error(c, SMCCTL_EXIT_FAILURE, "%s: %s", what,
 			    e && e->message ? e->message : strerror(-r));
 }
@@ -101,7 +101,8 @@ static json_object *value_json(sd_bus_message *m)
 				if (sd_bus_message_peek_type(m, &etype, &econt) <= 0)
 					break;
 				if (sd_bus_message_enter_container(m, 'e', econt) <= 0 ||
-				    sd_bus_message_read_basic(m, econt[0] == 'o' ? 'o' : 's', &key) < 0)
+				    sd_bus_message_read_basic(m, econt[0] == 'o' ? 'o' : 's', &key) <
+					    0)
 					goto fail_container;
 				e = value_json(m);
 				if (!e || json_add(o, key, e) < 0 ||
@@ -127,23 +128,29 @@ static json_object *value_json(sd_bus_message *m)
 	case 's':
 	case 'o':
 	case 'g':
-		return sd_bus_message_read_basic(m, type, &v.s) < 0 ? NULL : json_object_new_string(v.s);
+		return sd_bus_message_read_basic(m, type, &v.s) < 0 ? NULL
+								    : json_object_new_string(v.s);
 	case 'b':
-		return sd_bus_message_read_basic(m, 'b', &v.b) < 0 ? NULL : json_object_new_boolean(v.b);
+		return sd_bus_message_read_basic(m, 'b', &v.b) < 0 ? NULL
+								   : json_object_new_boolean(v.b);
 	case 'y':
 		return sd_bus_message_read_basic(m, 'y', &v.y) < 0 ? NULL : json_object_new_int(v.y);
 	case 'q':
 		return sd_bus_message_read_basic(m, 'q', &v.q) < 0 ? NULL : json_object_new_int(v.q);
 	case 'u':
-		return sd_bus_message_read_basic(m, 'u', &v.u) < 0 ? NULL : json_object_new_int64(v.u);
+		return sd_bus_message_read_basic(m, 'u', &v.u) < 0 ? NULL
+								   : json_object_new_int64(v.u);
 	case 't':
-		return sd_bus_message_read_basic(m, 't', &v.t) < 0 ? NULL : json_object_new_uint64(v.t);
+		return sd_bus_message_read_basic(m, 't', &v.t) < 0 ? NULL
+								   : json_object_new_uint64(v.t);
 	case 'x':
-		return sd_bus_message_read_basic(m, 'x', &v.x) < 0 ? NULL : json_object_new_int64(v.x);
+		return sd_bus_message_read_basic(m, 'x', &v.x) < 0 ? NULL
+								   : json_object_new_int64(v.x);
 	case 'i':
 		return sd_bus_message_read_basic(m, 'i', &v.i) < 0 ? NULL : json_object_new_int(v.i);
 	case 'd':
-		return sd_bus_message_read_basic(m, 'd', &v.d) < 0 ? NULL : json_object_new_double(v.d);
+		return sd_bus_message_read_basic(m, 'd', &v.d) < 0 ? NULL
+								   : json_object_new_double(v.d);
 	default:
 		return NULL; /* not used by the agent */
 	}
@@ -180,8 +187,10 @@ static json_object *items_json(json_object *arr)
 			return NULL;
 		}
 		r |= json_add_str(o, "item", json_object_get_string(json_object_array_get_idx(t, 0)));
-		r |= json_add_str(o, "result", json_object_get_string(json_object_array_get_idx(t, 1)));
-		r |= json_add_str(o, "message", json_object_get_string(json_object_array_get_idx(t, 2)));
+		r |= json_add_str(o, "result",
+				  json_object_get_string(json_object_array_get_idx(t, 1)));
+		r |= json_add_str(o, "message",
+				  json_object_get_string(json_object_array_get_idx(t, 2)));
 		if (r < 0 || json_append(out, o) < 0) {
 			json_object_put(out);
 			return NULL;
@@ -262,9 +271,11 @@ static void caps_line(json_object *caps, char *buf, size_t len)
 	size_t o = 0;
 
 	buf[0] = '\0';
-	json_object_object_foreach(caps, key, val) {
+	json_object_object_foreach(caps, key, val)
+	{
 		if (json_object_get_type(val) == json_type_boolean && json_object_get_boolean(val))
-			o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s", o ? " " : "", key);
+			o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s", o ? " " : "",
+					      key);
 		if (o >= len)
 			break;
 	}
@@ -298,14 +309,15 @@ void agent_status_text(struct smcctl *c, json_object *doc)
 			fprintf(c->out, "%.*s\n                ", (int)(nl - e), e);
 		fprintf(c->out, "%s\n", e);
 	}
-	fprintf(c->out, "Drift:          %s every %" PRIu64 "s; %" PRIu64 " repaired since start; %zu now\n",
+	fprintf(c->out,
+		"Drift:          %s every %" PRIu64 "s; %" PRIu64 " repaired since start; %zu now\n",
 		out_get_str(doc, "drift.action", "-"),
 		out_get_u64(doc, "drift.interval_usec", 0) / 1000000,
 		out_get_u64(doc, "drift.repairs", 0),
 		drift ? json_object_array_length(drift) : (size_t)0);
 	caps_line(out_get(doc, "capabilities"), caps, sizeof(caps));
-	fprintf(c->out, "Kernel:         %s: %s\n", out_get_str(doc, "capabilities.kernel-release", "-"),
-		caps);
+	fprintf(c->out, "Kernel:         %s: %s\n",
+		out_get_str(doc, "capabilities.kernel-release", "-"), caps);
 	fprintf(c->out, "Last reconcile: %s (checked %s)\n",
 		agent_fmt_time(out_get_u64(doc, "last_reconcile.time_usec", 0), t1, sizeof(t1)),
 		agent_fmt_time(out_get_u64(doc, "last_check_usec", 0), t2, sizeof(t2)));
@@ -415,8 +427,8 @@ int agent_config_show(struct smcctl *c, const struct verb_args *a)
 	if (!doc)
 		return smcctl_oom(c);
 	if (sd_bus_open_system(&bus) >= 0)
-		r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER, "DescribeConfig", &e,
-				       &reply, NULL);
+		r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER,
+				       "DescribeConfig", &e, &reply, NULL);
 	if (r >= 0 && sd_bus_message_read(reply, "s", &yaml) >= 0)
 		from_agent = true;
 	else if (r < 0 && !agent_absent(&e) && r != -ENOTCONN && r != -ENOENT)
@@ -454,7 +466,8 @@ int agent_config_reload(struct smcctl *c, const struct verb_args *a)
 
 	if ((s = agent_bus(c, &bus)))
 		return s;
-	r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER, "Reload", &e, NULL, NULL);
+	r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER, "Reload",
+			       &e, NULL, NULL);
 	if (r < 0)
 		return agent_call_failed(c, "reload refused", &e, r);
 	if ((s = manager_properties(c, bus, &props)))
@@ -536,16 +549,16 @@ static int forwarded(struct smcctl *c, int s, const char *action, const char *ke
 	return smcctl_emit(c, doc, action_text);
 }
 
-#define FORWARD_OR_DIRECT(direct, action, key, value, ...)                                  \
-	({                                                                                  \
-		int _s = forward(c, __VA_ARGS__);                                           \
-		_s == -ESRCH ? direct(c, a) : forwarded(c, _s, action, key, value);         \
+#define FORWARD_OR_DIRECT(direct, action, key, value, ...)                          \
+	({                                                                          \
+		int _s = forward(c, __VA_ARGS__);                                   \
+		_s == -ESRCH ? direct(c, a) : forwarded(c, _s, action, key, value); \
 	})
 
 int agent_ueid_add(struct smcctl *c, const struct verb_args *a)
 {
-	return FORWARD_OR_DIRECT(ueid_add, "add", "ueid", a->pos[0], "cannot add the UEID", "AddUeid",
-				 "s", a->pos[0]);
+	return FORWARD_OR_DIRECT(ueid_add, "add", "ueid", a->pos[0], "cannot add the UEID",
+				 "AddUeid", "s", a->pos[0]);
 }
 
 int agent_ueid_del(struct smcctl *c, const struct verb_args *a)

@@ -57,7 +57,7 @@ static void offer_long(FILE *out, const char *cur, const char *name)
 
 static void offer_short(FILE *out, const char *cur, char ch)
 {
-	char buf[3] = {'-', ch, 0};
+	char buf[3] = { '-', ch, 0 };
 
 	if (ch)
 		offer(out, cur, buf);
@@ -267,7 +267,7 @@ static void offer_metavar(FILE *out, const char *cur, const char *obj, const cha
 
 int smcctl_complete(struct smcctl *c, int argc, char **argv)
 {
-	struct comp_state st = {.command = -1};
+	struct comp_state st = { .command = -1 };
 	const char *cur = argc > 0 ? argv[argc - 1] : "";
 	FILE *out = c->out;
 	char meta[128];

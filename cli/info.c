@@ -243,8 +243,7 @@ static json_object *loopback_verdict(const struct info_facts *i)
 	bool seid = i->has_seid && i->seid.present && i->seid.seid[0] && i->seid.enabled;
 
 	if (!i->caps.smc_genl)
-		return verdict("SMC-D loopback", false, "SMC is not available in this kernel",
-			       NULL);
+		return verdict("SMC-D loopback", false, "SMC is not available in this kernel", NULL);
 	if (!i->caps.loopback)
 		return verdict("SMC-D loopback", false, "no loopback device in this kernel",
 			       "use a kernel with CONFIG_DIBS_LO (6.18+) or CONFIG_SMC_LO "
@@ -426,8 +425,7 @@ void info_text(struct smcctl *c, json_object *doc)
 		json_object *v = json_object_array_get_idx(verdicts, k);
 		const char *advice = out_get_str(v, "advice", NULL);
 
-		fprintf(c->out, "%s: %s", out_get_str(v, "subject", "?"),
-			out_get_str(v, "text", ""));
+		fprintf(c->out, "%s: %s", out_get_str(v, "subject", "?"), out_get_str(v, "text", ""));
 		if (advice)
 			fprintf(c->out, " (%s)", advice);
 		fputc('\n', c->out);

@@ -150,8 +150,7 @@ int linkgroup_parse_id(const char *s, uint32_t *ret)
 /* ---------------------------------------------------------------------------------- */
 /* Text                                                                                */
 
-static const char *fmt_n_links(json_object *row, const struct out_column *col, char *buf,
-			       size_t len)
+static const char *fmt_n_links(json_object *row, const struct out_column *col, char *buf, size_t len)
 {
 	json_object *l = out_get(row, "links");
 
@@ -192,13 +191,13 @@ static const char *fmt_first_seen(json_object *row, const struct out_column *col
 	return buf;
 }
 
-#define AGENT_COLS                                                                         \
-	OUT_COL("agent.peak_conns", "Peak", OUT_U64),                                      \
-	OUT_COL(NULL, "Age", OUT_CUSTOM, .flags = OUT_RIGHT, .format = fmt_age)
-#define AGENT_FIELDS                                                                       \
-	OUT_COL("agent.peak_conns", "Peak conns", OUT_U64),                                \
-	OUT_COL(NULL, "First seen", OUT_CUSTOM, .format = fmt_first_seen),                 \
-	OUT_COL("agent.own_series", "Own series", OUT_BOOL)
+#define AGENT_COLS                                    \
+	OUT_COL("agent.peak_conns", "Peak", OUT_U64), \
+		OUT_COL(NULL, "Age", OUT_CUSTOM, .flags = OUT_RIGHT, .format = fmt_age)
+#define AGENT_FIELDS                                                               \
+	OUT_COL("agent.peak_conns", "Peak conns", OUT_U64),                        \
+		OUT_COL(NULL, "First seen", OUT_CUSTOM, .format = fmt_first_seen), \
+		OUT_COL("agent.own_series", "Own series", OUT_BOOL)
 
 static const struct out_column smcd_cols[] = {
 	OUT_COL("id", "LG-ID", OUT_HEX32, .flags = OUT_LEFT),
@@ -323,15 +322,13 @@ static void print_all(struct smcctl *c, json_object *doc, bool blocks)
 	bool agent = out_get_bool(doc, "agent", false);
 
 	if (smcd)
-		print_section(c, "SMC-D link groups", smcd, blocks, smcd_cols,
-			      ELEMENTSOF(smcd_cols), smcd_fields, ELEMENTSOF(smcd_fields), false,
-			      agent);
+		print_section(c, "SMC-D link groups", smcd, blocks, smcd_cols, ELEMENTSOF(smcd_cols),
+			      smcd_fields, ELEMENTSOF(smcd_fields), false, agent);
 	if (smcd && smcr)
 		fputc('\n', c->out);
 	if (smcr)
-		print_section(c, "SMC-R link groups", smcr, blocks, smcr_cols,
-			      ELEMENTSOF(smcr_cols), smcr_fields, ELEMENTSOF(smcr_fields), true,
-			      agent);
+		print_section(c, "SMC-R link groups", smcr, blocks, smcr_cols, ELEMENTSOF(smcr_cols),
+			      smcr_fields, ELEMENTSOF(smcr_fields), true, agent);
 }
 
 /* A table; with -d the smc-tools -d layout, one block per link group. */

@@ -45,7 +45,6 @@
 #include "common/bus-api.h"
 #include "common/output.h"
 
-
 /* ---------------------------------------------------------------------------------- */
 /* JSON                                                                                */
 
@@ -152,8 +151,7 @@ static json_object *inactive_entry(const struct smclo_device *d)
 	return r < 0 ? NULL : TAKE_PTR(o);
 }
 
-int loopback_amend_devices(struct smcctl *c, json_object *smcd, const char *name,
-			   size_t *ret_matches)
+int loopback_amend_devices(struct smcctl *c, json_object *smcd, const char *name, size_t *ret_matches)
 {
 	json_object *entry = NULL;
 	struct smclo_device d;
@@ -291,8 +289,7 @@ static const char *fmt_state(json_object *row, const struct out_column *col, cha
 	return state_words(row, buf, len);
 }
 
-static const char *fmt_running(json_object *row, const struct out_column *col, char *buf,
-			       size_t len)
+static const char *fmt_running(json_object *row, const struct out_column *col, char *buf, size_t len)
 {
 	return fmt_settings(out_get(row, "active_settings"), buf, len);
 }
@@ -362,7 +359,8 @@ static int forward(struct smcctl *c, const char *what, uint64_t timeout_usec,
 	int r;
 
 	va_start(ap, types);
-	r = agent_forwardv(c, what, SMCD_BUS_IFACE_LOOPBACK, method, timeout_usec, ret_reply, types, ap);
+	r = agent_forwardv(c, what, SMCD_BUS_IFACE_LOOPBACK, method, timeout_usec, ret_reply, types,
+			   ap);
 	va_end(ap);
 	return r;
 }
@@ -372,8 +370,8 @@ static int forward(struct smcctl *c, const char *what, uint64_t timeout_usec,
 
 enum action { ACT_SHOW, ACT_ACTIVATE, ACT_DEACTIVATE, ACT_SET, _ACT_MAX };
 
-static const char *const action_names[_ACT_MAX] = {"show", "activate", "deactivate", "set"};
-static const char *const setting_names[] = {"dmb-type", "nocopy", "max-dmbs"};
+static const char *const action_names[_ACT_MAX] = { "show", "activate", "deactivate", "set" };
+static const char *const setting_names[] = { "dmb-type", "nocopy", "max-dmbs" };
 
 static int emit_device(struct smcctl *c, json_object *doc, const struct smclo_device *d)
 {
@@ -422,35 +420,35 @@ static int device_property(sd_bus_message *m, const char *name, struct smclo_dev
 		char type;
 		size_t off;
 	} map[] = {
-		{"Generation", 'u', offsetof(struct smclo_device, generation)},
-		{"MaxDmbs", 'u', offsetof(struct smclo_device, settings.max_dmbs)},
-		{"ActiveMaxDmbs", 'u', offsetof(struct smclo_device, active.max_dmbs)},
-		{"DrainTimeoutMSec", 'u', offsetof(struct smclo_device, drain_timeout_ms)},
-		{"DrainRemainingMSec", 'u', offsetof(struct smclo_device, drain_remaining_ms)},
-		{"Dmbs", 'u', offsetof(struct smclo_device, counters.dmbs)},
-		{"DmbBytes", 't', offsetof(struct smclo_device, counters.dmb_bytes)},
-		{"Attached", 'u', offsetof(struct smclo_device, counters.attached)},
-		{"LinkGroups", 'u', offsetof(struct smclo_device, counters.link_groups)},
-		{"Registrations", 't', offsetof(struct smclo_device, counters.registrations)},
-		{"Unregistrations", 't', offsetof(struct smclo_device, counters.unregistrations)},
-		{"AllocFailures", 't', offsetof(struct smclo_device, counters.alloc_failures)},
-		{"LimitRejects", 't', offsetof(struct smclo_device, counters.limit_rejects)},
-		{"Moves", 't', offsetof(struct smclo_device, counters.moves)},
-		{"MoveBytes", 't', offsetof(struct smclo_device, counters.move_bytes)},
-		{"MoveSignals", 't', offsetof(struct smclo_device, counters.move_signals)},
-		{"MoveErrors", 't', offsetof(struct smclo_device, counters.move_errors)},
-		{"Attaches", 't', offsetof(struct smclo_device, counters.attaches)},
-		{"Detaches", 't', offsetof(struct smclo_device, counters.detaches)},
-		{"Activations", 't', offsetof(struct smclo_device, counters.activations)},
-		{"Deactivations", 't', offsetof(struct smclo_device, counters.deactivations)},
-		{"DrainRejects", 't', offsetof(struct smclo_device, counters.drain_rejects)},
+		{ "Generation", 'u', offsetof(struct smclo_device, generation) },
+		{ "MaxDmbs", 'u', offsetof(struct smclo_device, settings.max_dmbs) },
+		{ "ActiveMaxDmbs", 'u', offsetof(struct smclo_device, active.max_dmbs) },
+		{ "DrainTimeoutMSec", 'u', offsetof(struct smclo_device, drain_timeout_ms) },
+		{ "DrainRemainingMSec", 'u', offsetof(struct smclo_device, drain_remaining_ms) },
+		{ "Dmbs", 'u', offsetof(struct smclo_device, counters.dmbs) },
+		{ "DmbBytes", 't', offsetof(struct smclo_device, counters.dmb_bytes) },
+		{ "Attached", 'u', offsetof(struct smclo_device, counters.attached) },
+		{ "LinkGroups", 'u', offsetof(struct smclo_device, counters.link_groups) },
+		{ "Registrations", 't', offsetof(struct smclo_device, counters.registrations) },
+		{ "Unregistrations", 't', offsetof(struct smclo_device, counters.unregistrations) },
+		{ "AllocFailures", 't', offsetof(struct smclo_device, counters.alloc_failures) },
+		{ "LimitRejects", 't', offsetof(struct smclo_device, counters.limit_rejects) },
+		{ "Moves", 't', offsetof(struct smclo_device, counters.moves) },
+		{ "MoveBytes", 't', offsetof(struct smclo_device, counters.move_bytes) },
+		{ "MoveSignals", 't', offsetof(struct smclo_device, counters.move_signals) },
+		{ "MoveErrors", 't', offsetof(struct smclo_device, counters.move_errors) },
+		{ "Attaches", 't', offsetof(struct smclo_device, counters.attaches) },
+		{ "Detaches", 't', offsetof(struct smclo_device, counters.detaches) },
+		{ "Activations", 't', offsetof(struct smclo_device, counters.activations) },
+		{ "Deactivations", 't', offsetof(struct smclo_device, counters.deactivations) },
+		{ "DrainRejects", 't', offsetof(struct smclo_device, counters.drain_rejects) },
 	};
 	const char *str;
 	int b, r;
 
 	for (size_t i = 0; i < ELEMENTSOF(map); i++)
 		if (streq(name, map[i].name)) {
-			char sig[2] = {map[i].type, 0};
+			char sig[2] = { map[i].type, 0 };
 
 			return sd_bus_message_read(m, "v", sig, (char *)d + map[i].off);
 		}
@@ -554,10 +552,9 @@ static int agent_device(struct smcctl *c, struct smclo_device *d, bool *ret_foun
 			r = sd_bus_message_exit_container(m);
 	}
 	if (r < 0)
-		return smcctl_error(
-			c, SMCCTL_EXIT_FAILURE,
-			"the change was made, but smcd-agent's answer did not parse: %s",
-			e.message ?: strerror(-r));
+		return smcctl_error(c, SMCCTL_EXIT_FAILURE,
+				    "the change was made, but smcd-agent's answer did not parse: %s",
+				    e.message ?: strerror(-r));
 	if (ret_found)
 		*ret_found = found;
 	else if (!found)
@@ -625,14 +622,14 @@ static int do_deactivate(struct smcctl *c, struct smcnl *nl, unsigned wait_s)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	_cleanup_(json_object_putp) json_object *doc = NULL;
-	uint64_t timeout = LOOPBACK_BUS_BUSY_USEC +
-			   ((uint64_t)wait_s * 1000 + LOOPBACK_REMOVAL_MS) * 1000;
+	uint64_t timeout =
+		LOOPBACK_BUS_BUSY_USEC + ((uint64_t)wait_s * 1000 + LOOPBACK_REMOVAL_MS) * 1000;
 	struct smclo_shutdown_result res = {};
 	bool found;
 	int r, s, b;
 
-	s = forward(c, "cannot deactivate the loopback device", timeout, &reply, "Deactivate",
-		    "u", (uint32_t)wait_s);
+	s = forward(c, "cannot deactivate the loopback device", timeout, &reply, "Deactivate", "u",
+		    (uint32_t)wait_s);
 	if (s == SMCCTL_EXIT_OK) {
 		if (sd_bus_message_read(reply, "bu", &b, &res.waited_ms) < 0)
 			return smcctl_error(c, SMCCTL_EXIT_FAILURE,
@@ -675,8 +672,7 @@ static int parse_setting(struct smcctl *c, const char *key, const char *value,
 			 struct smclo_set_request *q)
 {
 	char cand[128];
-	int k = word_lookup(key, setting_names, NULL, ELEMENTSOF(setting_names), cand,
-			    sizeof(cand));
+	int k = word_lookup(key, setting_names, NULL, ELEMENTSOF(setting_names), cand, sizeof(cand));
 
 	if (k == -ENOTUNIQ)
 		return smcctl_usage(c, "ambiguous setting '%s': could be %s", key, cand);
@@ -767,8 +763,7 @@ int loopback_ism(struct smcctl *c, const struct verb_args *a)
 	if (a->n_pos) {
 		act = word_lookup(a->pos[0], action_names, NULL, _ACT_MAX, cand, sizeof(cand));
 		if (act == -ENOTUNIQ)
-			return smcctl_usage(c, "ambiguous action '%s': could be %s", a->pos[0],
-					    cand);
+			return smcctl_usage(c, "ambiguous action '%s': could be %s", a->pos[0], cand);
 		if (act < 0)
 			return smcctl_usage(c,
 					    "unknown action '%s' for 'device loopback-ism' (show, "

@@ -29,15 +29,14 @@
 #include "common/bus-api.h"
 #include "common/output.h"
 
-
 struct monitor {
 	struct smcctl *c;
 	sd_event *event;
 	int status;
-	json_object *objects;   /* path -> properties of the link groups and devices we know */
-	json_object *reasons;   /* "side code" -> total */
-	uint64_t hs_err[2];     /* client, server */
-	json_object *drift;     /* item -> message */
+	json_object *objects; /* path -> properties of the link groups and devices we know */
+	json_object *reasons; /* "side code" -> total */
+	uint64_t hs_err[2];   /* client, server */
+	json_object *drift;   /* item -> message */
 	char *state;
 	bool available;
 	uint64_t epochs, reset_usec, reconcile_usec;
@@ -116,11 +115,11 @@ void monitor_event_text(FILE *f, json_object *ev)
 		if (out_get_str(ev, "advice", NULL))
 			fprintf(f, " -> %s", out_get_str(ev, "advice", NULL));
 	} else if (streq(e, "handshake-error")) {
-		fprintf(f, "handshake errors: %" PRIu64 " more (%s side)", out_get_u64(ev, "count", 0),
-			out_get_str(ev, "side", "?"));
+		fprintf(f, "handshake errors: %" PRIu64 " more (%s side)",
+			out_get_u64(ev, "count", 0), out_get_str(ev, "side", "?"));
 	} else if (streq(e, "drift") || streq(e, "reconcile")) {
-		fprintf(f, "%s: %s %s", streq(e, "drift") ? "drift (not repaired)"
-							  : out_get_str(ev, "result", "?"),
+		fprintf(f, "%s: %s %s",
+			streq(e, "drift") ? "drift (not repaired)" : out_get_str(ev, "result", "?"),
 			out_get_str(ev, "item", "?"), out_get_str(ev, "message", ""));
 	} else if (streq(e, "drift-resolved")) {
 		fprintf(f, "drift resolved: %s", out_get_str(ev, "item", "?"));
@@ -128,7 +127,8 @@ void monitor_event_text(FILE *f, json_object *ev)
 		fprintf(f, "agent state: %s -> %s", out_get_str(ev, "previous", "?"),
 			out_get_str(ev, "state", "?"));
 	} else if (streq(e, "smc-available") || streq(e, "smc-unavailable")) {
-		fprintf(f, "SMC statistics %s", streq(e, "smc-available") ? "available" : "unavailable");
+		fprintf(f, "SMC statistics %s",
+			streq(e, "smc-available") ? "available" : "unavailable");
 	} else if (streq(e, "kernel-epoch")) {
 		fputs("the kernel's SMC counters restarted (smc reloaded); counted across", f);
 	} else if (streq(e, "stats-reset")) {
@@ -158,8 +158,8 @@ static json_object *event_new(const char *name)
 {
 	json_object *ev = json_object_new_object();
 
-	if (ev && (json_add_u64(ev, "time_usec", now_usec()) < 0 ||
-		   json_add_str(ev, "event", name) < 0)) {
+	if (ev &&
+	    (json_add_u64(ev, "time_usec", now_usec()) < 0 || json_add_str(ev, "event", name) < 0)) {
 		json_object_put(ev);
 		return NULL;
 	}
@@ -206,12 +206,14 @@ static void object_added(struct monitor *m, const char *path, json_object *iface
 	json_object *p;
 
 	/* A dotted interface name is no path for out_get(): take the object by its key. */
-	if (!json_object_object_get_ex(ifaces, is_lgr(path) ? SMCD_BUS_IFACE_LINKGROUP : SMCD_BUS_IFACE_DEVICE, &p) ||
+	if (!json_object_object_get_ex(
+		    ifaces, is_lgr(path) ? SMCD_BUS_IFACE_LINKGROUP : SMCD_BUS_IFACE_DEVICE, &p) ||
 	    !json_object_is_type(p, json_type_object))
 		return;
 	json_add(m->objects, path, json_object_get(p));
 	if (announce)
-		emit(m, is_lgr(path) ? lgr_event("linkgroup-added", p) : device_event("device-added", p));
+		emit(m, is_lgr(path) ? lgr_event("linkgroup-added", p)
+				     : device_event("device-added", p));
 }
 
 static int on_added(sd_bus_message *msg, void *userdata, sd_bus_error *error)
@@ -247,8 +249,7 @@ static void lgr_changed(struct monitor *m, const char *path, json_object *change
 	if (!json_object_object_get_ex(m->objects, path, &p))
 		return;
 	before = out_get_u64(p, "Connections", 0);
-	json_object_object_foreach(changed, key, val)
-		json_add(p, key, json_object_get(val));
+	json_object_object_foreach(changed, key, val) json_add(p, key, json_object_get(val));
 	if (!json_object_object_get_ex(changed, "Connections", &v) ||
 	    json_object_get_uint64(v) == before)
 		return;
@@ -383,7 +384,8 @@ static void drift_changed(struct monitor *m, json_object *arr, bool announce)
 				 !streq_ptr(json_object_get_string(prev), msg)))
 			emit(m, item_event("drift", item));
 	}
-	json_object_object_foreach(m->drift, key, val) {
+	json_object_object_foreach(m->drift, key, val)
+	{
 		json_object *ev;
 
 		(void)val;
@@ -490,27 +492,30 @@ static int load_state(struct monitor *m, sd_bus *bus)
 	_cleanup_(json_object_putp) json_object *objs = NULL;
 	int r;
 
-	r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, "org.freedesktop.DBus.ObjectManager",
-			       "GetManagedObjects", &e, &reply, NULL);
+	r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH,
+			       "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", &e,
+			       &reply, NULL);
 	if (r < 0)
 		return agent_bus_failed(m->c, "cannot follow smcd-agent", &e, r);
 	objs = agent_message_json(reply);
 	if (!objs || !json_object_is_type(idx(objs, 0), json_type_object))
 		return smcctl_error(m->c, SMCCTL_EXIT_FAILURE, "smcd-agent's objects did not parse");
-	json_object_object_foreach(idx(objs, 0), path, ifs)
-		if (strncmp(path, SMCD_BUS_PATH "/", strlen(SMCD_BUS_PATH "/")) == 0)
-			object_added(m, path, ifs, false);
+	json_object_object_foreach(idx(objs, 0), path, ifs) if (strncmp(path, SMCD_BUS_PATH "/",
+									strlen(SMCD_BUS_PATH "/")) ==
+								0) object_added(m, path, ifs, false);
 	for (size_t i = 0; i < ELEMENTSOF(ifaces); i++) {
 		_cleanup_(sd_bus_message_unrefp) sd_bus_message *all = NULL;
 		_cleanup_(json_object_putp) json_object *props = NULL;
 
-		r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, "org.freedesktop.DBus.Properties",
-				       "GetAll", &e, &all, "s", ifaces[i]);
+		r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH,
+				       "org.freedesktop.DBus.Properties", "GetAll", &e, &all, "s",
+				       ifaces[i]);
 		if (r < 0)
 			return agent_bus_failed(m->c, "cannot follow smcd-agent", &e, r);
 		props = agent_message_json(all);
 		if (!json_object_is_type(idx(props, 0), json_type_object))
-			return smcctl_error(m->c, SMCCTL_EXIT_FAILURE, "smcd-agent's answer did not parse");
+			return smcctl_error(m->c, SMCCTL_EXIT_FAILURE,
+					    "smcd-agent's answer did not parse");
 		if (i == 0)
 			manager_changed(m, idx(props, 0), false);
 		else

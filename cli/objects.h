@@ -25,13 +25,13 @@ struct info_facts {
 	struct smc_seid seid;
 	bool has_devices;
 	size_t n_ism, n_loopback, n_smcr;
-	size_t n_smcr_v2_only;  /* RDMA devices known to have RoCE v2 GIDs only (soft-RoCE) */
+	size_t n_smcr_v2_only; /* RDMA devices known to have RoCE v2 GIDs only (soft-RoCE) */
 	char loopback_names[128];
-	size_t n_loopback_pnetid;       /* loopback devices with a PNET ID */
+	size_t n_loopback_pnetid;		  /* loopback devices with a PNET ID */
 	char loopback_pnetid[SMC_PNETID_LEN + 1]; /* of the first loopback with a PNET ID */
-	char **sysctls;         /* present in /proc/sys/net/smc */
+	char **sysctls;				  /* present in /proc/sys/net/smc */
 	size_t n_sysctls;
-	json_object *errors;    /* array of "what: why" strings */
+	json_object *errors; /* array of "what: why" strings */
 };
 
 int info_show(struct smcctl *c, const struct verb_args *a);
@@ -95,8 +95,7 @@ void pnet_list_text(struct smcctl *c, json_object *doc);
 /* sysctl */
 int sysctl_show(struct smcctl *c, const struct verb_args *a);
 int sysctl_set(struct smcctl *c, const struct verb_args *a);
-json_object *sysctl_entry_json(const char *name, const struct smc_sysctl_desc *d,
-			       const char *value);
+json_object *sysctl_entry_json(const char *name, const struct smc_sysctl_desc *d, const char *value);
 void sysctl_show_text(struct smcctl *c, json_object *doc);
 
 /* hs-limit */

@@ -28,12 +28,9 @@
 #include "common/bus-api.h"
 #include "common/output.h"
 
-
 static const struct out_column policy_cols[] = {
-	OUT_COL("kind", "KIND", OUT_STR),
-	OUT_COL("target", "TARGET", OUT_STR),
-	OUT_COL("state", "STATE", OUT_STR),
-	OUT_COL("sockets", "SOCKETS", OUT_U64),
+	OUT_COL("kind", "KIND", OUT_STR),      OUT_COL("target", "TARGET", OUT_STR),
+	OUT_COL("state", "STATE", OUT_STR),    OUT_COL("sockets", "SOCKETS", OUT_U64),
 	OUT_COL("message", "DETAIL", OUT_STR),
 };
 
@@ -85,7 +82,8 @@ static int read_policies(sd_bus_message *m, json_object *rows)
 			return -ENOMEM;
 		if (json_add_str(o, "item", item) < 0 || json_add_str(o, "kind", kind) < 0 ||
 		    json_add_str(o, "target", target) < 0 || json_add_str(o, "state", state) < 0 ||
-		    json_add_str(o, "message", message) < 0 || json_add_u64(o, "sockets", sockets) < 0)
+		    json_add_str(o, "message", message) < 0 ||
+		    json_add_u64(o, "sockets", sockets) < 0)
 			return -ENOMEM;
 	}
 	if (r < 0)
@@ -141,10 +139,11 @@ static int get_property(struct smcctl *c, sd_bus *bus, const char *prop, sd_bus_
 	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
 	int r;
 
-	r = sd_bus_get_property(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_POLICY, prop, &e, ret,
-				streq(prop, "Policies") ? "a(ssssst)" : "a{sv}");
+	r = sd_bus_get_property(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_POLICY, prop, &e,
+				ret, streq(prop, "Policies") ? "a(ssssst)" : "a{sv}");
 	if (r < 0)
-		return agent_bus_failed(c, "cannot read the policies, which smcd-agent applies", &e, r);
+		return agent_bus_failed(c, "cannot read the policies, which smcd-agent applies", &e,
+					r);
 	return 0;
 }
 
@@ -161,9 +160,10 @@ int policy_list(struct smcctl *c, const struct verb_args *a)
 		return smcctl_oom(c);
 	r = sd_bus_open_system(&bus);
 	if (r < 0)
-		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE, "cannot connect to the system bus: %s",
-				    strerror(-r));
-	if ((s = get_property(c, bus, "Policies", &pol)) || (s = get_property(c, bus, "Hooks", &hooks)))
+		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
+				    "cannot connect to the system bus: %s", strerror(-r));
+	if ((s = get_property(c, bus, "Policies", &pol)) ||
+	    (s = get_property(c, bus, "Hooks", &hooks)))
 		return s;
 	r = read_policies(pol, rows);
 	if (r >= 0)
@@ -185,7 +185,8 @@ static void flush_text(struct smcctl *c, json_object *doc)
 		fprintf(c->out, "Nothing was pinned in %s.\n", out_get_str(doc, "pin_dir", ""));
 	else
 		fprintf(c->out,
-			"Removed %" PRIu64 " pinned set%s of programs from %s: processes enrolled by smcctl run create TCP sockets again, policies and exclusions are off until smcd-agent starts.\n",
+			"Removed %" PRIu64
+			" pinned set%s of programs from %s: processes enrolled by smcctl run create TCP sockets again, policies and exclusions are off until smcd-agent starts.\n",
 			n, n == 1 ? "" : "s", out_get_str(doc, "pin_dir", ""));
 }
 
@@ -203,7 +204,8 @@ static int agent_running(void)
 	if (r < 0)
 		return r;
 	r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-			       "org.freedesktop.DBus", "NameHasOwner", &e, &reply, "s", SMCD_BUS_NAME);
+			       "org.freedesktop.DBus", "NameHasOwner", &e, &reply, "s",
+			       SMCD_BUS_NAME);
 	if (r < 0)
 		return r;
 	r = sd_bus_message_read(reply, "b", &has);
@@ -224,12 +226,14 @@ int policy_flush(struct smcctl *c, const struct verb_args *a)
 		return smcctl_oom(c);
 	r = agent_running();
 	if (r > 0)
-		return smcctl_error(c, SMCCTL_EXIT_FAILURE,
-				    "smcd-agent is running and holds these programs: stop it first (systemctl stop smcd-agent), then flush");
+		return smcctl_error(
+			c, SMCCTL_EXIT_FAILURE,
+			"smcd-agent is running and holds these programs: stop it first (systemctl stop smcd-agent), then flush");
 	if (r < 0)
-		return smcctl_error(c, SMCCTL_EXIT_FAILURE,
-				    "cannot tell whether smcd-agent is running (asking the system bus failed: %s); nothing was removed",
-				    strerror(-r));
+		return smcctl_error(
+			c, SMCCTL_EXIT_FAILURE,
+			"cannot tell whether smcd-agent is running (asking the system bus failed: %s); nothing was removed",
+			strerror(-r));
 	r = smcbpf_flush(SMCBPF_PIN_DIR, &n, why, sizeof(why));
 	if (r == -EBUSY)
 		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "%s", why);
@@ -238,13 +242,13 @@ int policy_flush(struct smcctl *c, const struct verb_args *a)
 				    "removing smcd-agent's pinned programs needs root: %s", why);
 	if (r < 0)
 		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "%s", why);
-	if (json_add_str(doc, "pin_dir", SMCBPF_PIN_DIR) < 0 ||
-	    json_add_u64(doc, "removed", n) < 0)
+	if (json_add_str(doc, "pin_dir", SMCBPF_PIN_DIR) < 0 || json_add_u64(doc, "removed", n) < 0)
 		return smcctl_oom(c);
 	return smcctl_emit(c, doc, flush_text);
 #else
 	(void)a;
-	return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
-			    "smcctl was built without BPF support (configure --disable-bpf): nothing of it can be pinned");
+	return smcctl_error(
+		c, SMCCTL_EXIT_UNAVAILABLE,
+		"smcctl was built without BPF support (configure --disable-bpf): nothing of it can be pinned");
 #endif
 }

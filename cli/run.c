@@ -61,7 +61,6 @@
 #endif
 #define RUN_IPPROTO_SMC 256
 
-
 #define SIZE_MIN 4096
 #define SIZE_MAX_BYTES (512 * 1024 * 1024)
 
@@ -100,8 +99,9 @@ static int parse_buf(struct smcctl *c, const char *opt, const char *s, uint32_t 
 	if (!s)
 		return 0;
 	if (parse_size(s, &v) < 0 || v < SIZE_MIN || v > SIZE_MAX_BYTES)
-		return smcctl_usage(c, "--%s: '%s' is not a size from 4KiB to 512MiB (e.g. 256KiB, 1MiB)",
-				    opt, s);
+		return smcctl_usage(
+			c, "--%s: '%s' is not a size from 4KiB to 512MiB (e.g. 256KiB, 1MiB)", opt,
+			s);
 	*ret = (uint32_t)v;
 	return 0;
 }
@@ -120,7 +120,8 @@ static int parse_args(struct smcctl *c, const struct verb_args *a, struct run_ar
 	else if (streq(m, "preload"))
 		r->method = METHOD_PRELOAD;
 	else
-		return smcctl_usage(c, "--method: '%s' is not a method (expected auto, bpf or preload)", m);
+		return smcctl_usage(
+			c, "--method: '%s' is not a method (expected auto, bpf or preload)", m);
 	if ((s = parse_buf(c, "sndbuf", a->opt[RUN_OPT_SNDBUF], &r->sndbuf)) ||
 	    (s = parse_buf(c, "rcvbuf", a->opt[RUN_OPT_RCVBUF], &r->rcvbuf)))
 		return s;
@@ -143,7 +144,8 @@ static void warn_cap(const struct run_args *r, const char *opt, uint32_t v, cons
 	if (!f)
 		return;
 	if (fgets(buf, sizeof(buf), f) && (max = strtol(buf, NULL, 10)) > 0 && v > (uint32_t)max)
-		note(r, "--%s %u is more than net.core.%s (%ld): the kernel caps SO_%s there (raise it with sysctl -w net.core.%s=%u)",
+		note(r,
+		     "--%s %u is more than net.core.%s (%ld): the kernel caps SO_%s there (raise it with sysctl -w net.core.%s=%u)",
 		     opt, v, sysctl, max, streq(opt, "sndbuf") ? "SNDBUF" : "RCVBUF", sysctl, v);
 	fclose(f);
 }
@@ -205,9 +207,10 @@ static int run_preload(struct smcctl *c, const struct run_args *r, const char *w
 	_cleanup_(freep) char *value = NULL;
 
 	if (access(lib, R_OK) < 0)
-		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
-				    "run: the LD_PRELOAD library %s is missing: %s (is smcd-agent installed?)",
-				    lib, strerror(errno));
+		return smcctl_error(
+			c, SMCCTL_EXIT_UNAVAILABLE,
+			"run: the LD_PRELOAD library %s is missing: %s (is smcd-agent installed?)",
+			lib, strerror(errno));
 	/* After the caller's own preloads: another socket() wrapper stays first and reaches
 	 * ours through RTLD_NEXT (smc_run does the same). */
 	if (asprintf(&value, "%s%s%s", old && *old ? old : "", old && *old ? ":" : "", lib) < 0)
@@ -220,7 +223,8 @@ static int run_preload(struct smcctl *c, const struct run_args *r, const char *w
 		note(r, "SMC through LD_PRELOAD (%s, %s)%s%s", proto, lib,
 		     why_not_bpf ? "; BPF not used: " : "", why_not_bpf ? why_not_bpf : "");
 	else
-		note(r, "LD_PRELOAD (%s) set, but this kernel creates neither IPPROTO_SMC nor AF_SMC sockets: the sockets stay TCP%s%s",
+		note(r,
+		     "LD_PRELOAD (%s) set, but this kernel creates neither IPPROTO_SMC nor AF_SMC sockets: the sockets stay TCP%s%s",
 		     lib, why_not_bpf ? "; BPF not used: " : "", why_not_bpf ? why_not_bpf : "");
 	warn_cap(r, "sndbuf", r->sndbuf, "wmem_max");
 	warn_cap(r, "rcvbuf", r->rcvbuf, "rmem_max");
@@ -244,8 +248,7 @@ static int pidfd_self(void)
  * 0 enrolled (note: what was not applied), -ENOENT no agent (or one without policies),
  * other -errno with why.
  */
-static int enroll_via_agent(const struct run_args *r, char *why, size_t len, char *notes,
-			    size_t nlen)
+static int enroll_via_agent(const struct run_args *r, char *why, size_t len, char *notes, size_t nlen)
 {
 	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
 	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
@@ -261,13 +264,13 @@ static int enroll_via_agent(const struct run_args *r, char *why, size_t len, cha
 		snprintf(why, len, "no pidfd_open() (Linux 5.3 or later): %s", strerror(-pidfd));
 		return pidfd;
 	}
-	k = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_POLICY, "EnrollProcess", &e,
-			       &reply, "huu", pidfd, r->sndbuf, r->rcvbuf);
+	k = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_POLICY,
+			       "EnrollProcess", &e, &reply, "huu", pidfd, r->sndbuf, r->rcvbuf);
 	if (k < 0) {
 		if (sd_bus_error_has_names(&e, SD_BUS_ERROR_SERVICE_UNKNOWN,
 					   SD_BUS_ERROR_NAME_HAS_NO_OWNER,
-					   SD_BUS_ERROR_UNKNOWN_INTERFACE, SD_BUS_ERROR_UNKNOWN_METHOD,
-					   SD_BUS_ERROR_UNKNOWN_OBJECT))
+					   SD_BUS_ERROR_UNKNOWN_INTERFACE,
+					   SD_BUS_ERROR_UNKNOWN_METHOD, SD_BUS_ERROR_UNKNOWN_OBJECT))
 			return -ENOENT;
 		snprintf(why, len, "smcd-agent: %s", e.message ? e.message : strerror(-k));
 		if (sd_bus_error_has_name(&e, SMCD_BUS_ERROR_RATE_LIMITED))
@@ -439,8 +442,8 @@ int run_command(struct smcctl *c, const struct verb_args *a)
 	}
 	if (r.method == METHOD_BPF)
 		return smcctl_error(c,
-				    k == -EPERM || k == -EACCES ? SMCCTL_EXIT_PERMISSION :
-								  SMCCTL_EXIT_UNAVAILABLE,
+				    k == -EPERM || k == -EACCES ? SMCCTL_EXIT_PERMISSION
+								: SMCCTL_EXIT_UNAVAILABLE,
 				    "run: --method bpf: %s", why);
 	return run_preload(c, &r, why);
 }

@@ -18,13 +18,13 @@
 #include "cli/smcctl.h"
 #include "common/output.h"
 
-static const struct option global_longopts[] = {{"json", no_argument, NULL, 'j'},
-						{"pretty", no_argument, NULL, 'p'},
-						{"details", no_argument, NULL, 'd'},
-						{"netns", required_argument, NULL, 'n'},
-						{"help", no_argument, NULL, 'h'},
-						{"version", no_argument, NULL, 'V'},
-						{}};
+static const struct option global_longopts[] = { { "json", no_argument, NULL, 'j' },
+						 { "pretty", no_argument, NULL, 'p' },
+						 { "details", no_argument, NULL, 'd' },
+						 { "netns", required_argument, NULL, 'n' },
+						 { "help", no_argument, NULL, 'h' },
+						 { "version", no_argument, NULL, 'V' },
+						 {} };
 
 /* For completion (cli/complete.c). */
 const struct option *const smcctl_global_options = global_longopts;
@@ -439,8 +439,8 @@ static int parse_verb_args(struct smcctl *c, const struct verb *v, int argc, cha
 	memset(a, 0, sizeof(*a));
 	for (const struct verb_opt *p = v->opts; p && p->name; p++, n++) {
 		/* Long-only options get codes above the char range: 256 + index. */
-		longopts[n] = (struct option){p->name, p->arg ? required_argument : no_argument,
-					      NULL, p->short_name ? p->short_name : 256 + (int)n};
+		longopts[n] = (struct option){ p->name, p->arg ? required_argument : no_argument,
+					       NULL, p->short_name ? p->short_name : 256 + (int)n };
 		if (p->short_name) {
 			shortopts[s++] = p->short_name;
 			if (p->arg)
@@ -500,14 +500,13 @@ static int enter_netns(struct smcctl *c)
 		snprintf(path, sizeof(path), "/run/netns/%s", c->netns);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return smcctl_error(
-			c, SMCCTL_EXIT_FAILURE, "cannot open network namespace '%s': %s%s",
-			c->netns, strerror(errno), errno == ENOENT ? " (see 'ip netns list')" : "");
+		return smcctl_error(c, SMCCTL_EXIT_FAILURE,
+				    "cannot open network namespace '%s': %s%s", c->netns,
+				    strerror(errno), errno == ENOENT ? " (see 'ip netns list')" : "");
 	if (setns(fd, CLONE_NEWNET) < 0)
-		return smcctl_error(
-			c, errno == EPERM ? SMCCTL_EXIT_PERMISSION : SMCCTL_EXIT_FAILURE,
-			"cannot enter network namespace '%s': %s%s", c->netns, strerror(errno),
-			errno == EPERM ? " (needs CAP_SYS_ADMIN)" : "");
+		return smcctl_error(c, errno == EPERM ? SMCCTL_EXIT_PERMISSION : SMCCTL_EXIT_FAILURE,
+				    "cannot enter network namespace '%s': %s%s", c->netns,
+				    strerror(errno), errno == EPERM ? " (needs CAP_SYS_ADMIN)" : "");
 	return 0;
 }
 

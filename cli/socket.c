@@ -177,8 +177,7 @@ json_object *socket_json(const struct smc_socket *s)
 	r |= json_add_u64(o, "shutdown", s->shutdown);
 	r |= json_add_u64(o, "cookie", s->cookie);
 	/* The kernel sends SMC_DIAG_FALLBACK for every socket: {0, 0} unless it fell back. */
-	r |= add_if(o, "fallback",
-		    s->has_fallback && (s->mode == SMC_MODE_TCP || s->fallback_reason),
+	r |= add_if(o, "fallback", s->has_fallback && (s->mode == SMC_MODE_TCP || s->fallback_reason),
 		    fallback_json, s);
 	r |= add_if(o, "conninfo", s->has_conninfo, conninfo_json, s);
 	r |= add_if(o, "lgrinfo", s->has_lgrinfo, lgrinfo_json, s);
@@ -226,8 +225,7 @@ static const char *reason_name(json_object *r, char *buf, size_t len)
 }
 
 /* "NOSMCDDEV", or for a decline by the peer "PEERDECL/NOUEID" (smcss: 0x05000000/0x...). */
-static const char *fmt_fallback(json_object *row, const struct out_column *col, char *buf,
-				size_t len)
+static const char *fmt_fallback(json_object *row, const struct out_column *col, char *buf, size_t len)
 {
 	json_object *f = out_get(row, "fallback"), *peer;
 	char a[16], b[16];
@@ -292,14 +290,10 @@ static const struct out_column cols[] = {
 	OUT_COL("conninfo.rmbe_size", "Rcvbuf", OUT_U64, .detail = 1),
 	OUT_COL("conninfo.peer_rmbe_size", "Peerbuf", OUT_U64, .detail = 1),
 	OUT_COL(NULL, "Link", OUT_CUSTOM, .detail = 1, .format = fmt_link),
-	OUT_COL(NULL, "RX-Prod", OUT_CUSTOM, .detail = 2, .flags = OUT_RIGHT,
-		.format = fmt_rx_prod),
-	OUT_COL(NULL, "RX-Cons", OUT_CUSTOM, .detail = 2, .flags = OUT_RIGHT,
-		.format = fmt_rx_cons),
-	OUT_COL(NULL, "TX-Prod", OUT_CUSTOM, .detail = 2, .flags = OUT_RIGHT,
-		.format = fmt_tx_prod),
-	OUT_COL(NULL, "TX-Cons", OUT_CUSTOM, .detail = 2, .flags = OUT_RIGHT,
-		.format = fmt_tx_cons),
+	OUT_COL(NULL, "RX-Prod", OUT_CUSTOM, .detail = 2, .flags = OUT_RIGHT, .format = fmt_rx_prod),
+	OUT_COL(NULL, "RX-Cons", OUT_CUSTOM, .detail = 2, .flags = OUT_RIGHT, .format = fmt_rx_cons),
+	OUT_COL(NULL, "TX-Prod", OUT_CUSTOM, .detail = 2, .flags = OUT_RIGHT, .format = fmt_tx_prod),
+	OUT_COL(NULL, "TX-Cons", OUT_CUSTOM, .detail = 2, .flags = OUT_RIGHT, .format = fmt_tx_cons),
 	OUT_COL("mode", "Mode", OUT_STR),
 	OUT_COL(NULL, "Fallback", OUT_CUSTOM, .format = fmt_fallback),
 };
@@ -312,7 +306,7 @@ static void print_legend(struct smcctl *c, json_object *socks)
 
 	for (size_t i = 0; i < n; i++) {
 		json_object *f = out_get(json_object_array_get_idx(socks, i), "fallback");
-		json_object *rs[2] = {out_get(f, "reason"), out_get(f, "peer_diagnosis")};
+		json_object *rs[2] = { out_get(f, "reason"), out_get(f, "peer_diagnosis") };
 
 		for (size_t k = 0; k < 2; k++) {
 			uint32_t code;

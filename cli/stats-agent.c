@@ -24,7 +24,6 @@
 #include "common/bus-api.h"
 #include "common/output.h"
 
-
 /* Replace the top-level counters (since reset) with the totals. */
 static int use_totals(json_object *doc)
 {
@@ -32,9 +31,8 @@ static int use_totals(json_object *doc)
 
 	if (!total)
 		return 0;
-	json_object_object_foreach(total, key, val)
-		if (json_add(doc, key, json_object_get(val)) < 0)
-			return -ENOMEM;
+	json_object_object_foreach(total, key, val) if (json_add(doc, key, json_object_get(val)) <
+							0) return -ENOMEM;
 	return 0;
 }
 
@@ -78,17 +76,19 @@ static int agent_call(struct smcctl *c, sd_bus *bus, const char *method, bool re
 	int r;
 
 	if (streq(method, "GetStatistics"))
-		r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS, method, &e,
-				       ret_reply, "b", (int)refresh);
+		r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS,
+				       method, &e, ret_reply, "b", (int)refresh);
 	else
-		r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS, method, &e,
-				       ret_reply, NULL);
-	if (r < 0 && (agent_bus_absent(&e) || sd_bus_error_has_name(&e, SD_BUS_ERROR_UNKNOWN_INTERFACE)))
+		r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS,
+				       method, &e, ret_reply, NULL);
+	if (r < 0 &&
+	    (agent_bus_absent(&e) || sd_bus_error_has_name(&e, SD_BUS_ERROR_UNKNOWN_INTERFACE)))
 		return -ESRCH; /* no agent, or one without statistics */
 	if (r < 0)
-		return agent_bus_failed(c, streq(method, "ResetStatistics")
-						   ? "cannot reset the statistics"
-						   : "cannot ask smcd-agent for the statistics",
+		return agent_bus_failed(c,
+					streq(method, "ResetStatistics")
+						? "cannot reset the statistics"
+						: "cannot ask smcd-agent for the statistics",
 					&e, r);
 	r = sd_bus_message_read(*ret_reply, "s", ret_json);
 	if (r < 0)
@@ -183,8 +183,8 @@ static json_object *agent_doc_or_null(struct smcctl *c)
 	 * refresh=true: a group that just appeared is in the agent's list too.  Any failure
 	 * only means no agent columns: the kernel's answer is what was asked for.
 	 */
-	if (sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS, "GetStatistics", NULL,
-			       &reply, "b", 1) < 0 ||
+	if (sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS,
+			       "GetStatistics", NULL, &reply, "b", 1) < 0 ||
 	    sd_bus_message_read(reply, "s", &json) < 0)
 		return NULL;
 	return json_tokener_parse(json);

@@ -212,7 +212,8 @@ static void agent_header(struct smcctl *c, json_object *doc)
 	char t1[64], t2[64];
 
 	fprintf(c->out, "From smcd-agent: sampled %s, every %" PRIu64 "s%s\n",
-		agent_fmt_time(u(doc, "time_usec"), t1, sizeof(t1)), u(doc, "interval_usec") / 1000000,
+		agent_fmt_time(u(doc, "time_usec"), t1, sizeof(t1)),
+		u(doc, "interval_usec") / 1000000,
 		out_get_bool(doc, "available", false) ? "" : " (SMC is not available now)");
 	if (c->view & STATS_VIEW_RESET)
 		fputs("Counts until this reset (from now on they start again at 0):\n", c->out);
@@ -222,9 +223,10 @@ static void agent_header(struct smcctl *c, json_object *doc)
 		fprintf(c->out, "Counts since the reset of %s (--absolute: since smc was loaded)\n",
 			agent_fmt_time(u(doc, "reset_usec"), t2, sizeof(t2)));
 	if (u(doc, "kernel_epochs"))
-		fprintf(c->out, "(the kernel's counters restarted %" PRIu64 " time%s, smc reloaded; "
-			"counted across)\n", u(doc, "kernel_epochs"),
-			u(doc, "kernel_epochs") == 1 ? "" : "s");
+		fprintf(c->out,
+			"(the kernel's counters restarted %" PRIu64 " time%s, smc reloaded; "
+			"counted across)\n",
+			u(doc, "kernel_epochs"), u(doc, "kernel_epochs") == 1 ? "" : "s");
 	fputc('\n', c->out);
 }
 
@@ -250,14 +252,16 @@ static void agent_now(struct smcctl *c, json_object *doc)
 
 	fputs("\nNow\n", c->out);
 	if (socks) {
-		snprintf(buf, sizeof(buf), "%" PRIu64 " SMC-D, %" PRIu64 " SMC-R, %" PRIu64
-			 " fell back to TCP, %" PRIu64 " listening", u(socks, "smcd"),
-			 u(socks, "smcr"), u(socks, "fallback"), u(socks, "listen"));
+		snprintf(buf, sizeof(buf),
+			 "%" PRIu64 " SMC-D, %" PRIu64 " SMC-R, %" PRIu64
+			 " fell back to TCP, %" PRIu64 " listening",
+			 u(socks, "smcd"), u(socks, "smcr"), u(socks, "fallback"),
+			 u(socks, "listen"));
 		fprintf(c->out, "  %-*s %s\n", LABEL_WIDTH - 2, "Sockets", buf);
 	}
-	snprintf(buf, sizeof(buf), "%" PRIu64 " SMC-D, %" PRIu64 " SMC-R (%" PRIu64 " seen, %"
-		 PRIu64 " gone%s)", u(doc, "linkgroups.smcd.current"),
-		 u(doc, "linkgroups.smcr.current"),
+	snprintf(buf, sizeof(buf),
+		 "%" PRIu64 " SMC-D, %" PRIu64 " SMC-R (%" PRIu64 " seen, %" PRIu64 " gone%s)",
+		 u(doc, "linkgroups.smcd.current"), u(doc, "linkgroups.smcr.current"),
 		 u(doc, "linkgroups.smcd.seen") + u(doc, "linkgroups.smcr.seen"),
 		 u(doc, "linkgroups.smcd.removed") + u(doc, "linkgroups.smcr.removed"),
 		 c->view & STATS_VIEW_ABSOLUTE || !u(doc, "reset_usec") ? "" : " since the reset");
@@ -287,8 +291,7 @@ void stats_text(struct smcctl *c, json_object *doc)
 		line_u64(c, 2, "SMC-D connections", u(doc, "summary.smcd"), NULL);
 	if (out_get(doc, "smcr"))
 		line_u64(c, 2, "SMC-R connections", u(doc, "summary.smcr"), NULL);
-	line_split(c, 2, "TCP fallbacks", u(doc, "summary.fallback"), u(f, "client"),
-		   u(f, "server"));
+	line_split(c, 2, "TCP fallbacks", u(doc, "summary.fallback"), u(f, "client"), u(f, "server"));
 	line_split(c, 2, "Handshake errors", u(doc, "summary.handshake_errors"), u(hs, "client"),
 		   u(hs, "server"));
 	reasons(c, f);

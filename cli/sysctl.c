@@ -186,8 +186,7 @@ static int build(struct smcctl *c, struct smcnl *nl, const char *only, json_obje
 			continue;
 		r = smc_sysctl_get(nl, names[i], value, sizeof(value));
 		if (r < 0)
-			status =
-				smcctl_fail(c, SMC_OP_QUERY, r, "cannot read net.smc.%s", names[i]);
+			status = smcctl_fail(c, SMC_OP_QUERY, r, "cannot read net.smc.%s", names[i]);
 		else if (json_append(arr, sysctl_entry_json(names[i], smc_sysctl_find(names[i]),
 							    value)) < 0)
 			status = smcctl_oom(c);
@@ -249,8 +248,8 @@ static int normalise(struct smcctl *c, const struct smc_sysctl_desc *d, const ch
 	}
 	if (d->unit == SMC_UNIT_STRING) {
 		if (strlen(in) > 15)
-			return smcctl_usage(
-				c, "invalid value for net.smc.%s: at most 15 characters", name);
+			return smcctl_usage(c, "invalid value for net.smc.%s: at most 15 characters",
+					    name);
 		snprintf(out, len, "%s", in);
 		return SMCCTL_EXIT_OK;
 	}
@@ -258,8 +257,9 @@ static int normalise(struct smcctl *c, const struct smc_sysctl_desc *d, const ch
 	 * accepted here ("1MiB", "30s", "on"). */
 	r = sysctl_parse_value(d, in, &v, expected, sizeof(expected));
 	if (r == -ERANGE)
-		return smcctl_usage(c, "invalid value '%s' for net.smc.%s: out of range (the kernel accepts %s)",
-				    in, name, expected);
+		return smcctl_usage(
+			c, "invalid value '%s' for net.smc.%s: out of range (the kernel accepts %s)",
+			in, name, expected);
 	if (r < 0)
 		return smcctl_usage(c, "invalid value '%s' for net.smc.%s: %s is expected", in,
 				    name, expected);

@@ -77,10 +77,9 @@ static int validate(struct smcctl *c, const char *ueid, char padded[SMC_EID_LEN 
 	if (smc_ueid_validate(ueid, padded, &reason) >= 0)
 		return SMCCTL_EXIT_OK;
 	for (i = 0; ueid[i] && i < sizeof(upper) - 1; i++)
-		upper[i] =
-			(ueid[i] >= 'a' && ueid[i] <= 'z') ? (char)(ueid[i] - 'a' + 'A') : ueid[i];
+		upper[i] = (ueid[i] >= 'a' && ueid[i] <= 'z') ? (char)(ueid[i] - 'a' + 'A') : ueid[i];
 	upper[i] = '\0';
-	if (!streq(upper, ueid) && smc_ueid_validate(upper, tmp, &(const char *){NULL}) >= 0)
+	if (!streq(upper, ueid) && smc_ueid_validate(upper, tmp, &(const char *){ NULL }) >= 0)
 		return smcctl_usage(c, "invalid UEID '%s': %s; did you mean '%s'?", ueid,
 				    reason ? reason : "rejected", upper);
 	return smcctl_usage(c, "invalid UEID '%s': %s", ueid, reason ? reason : "rejected");

@@ -21,18 +21,18 @@
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
 /* Take ownership of a pointer: return it and leave NULL behind for the cleanup handler. */
-#define TAKE_PTR(p)                                                                        \
-	({                                                                                 \
-		__typeof__(p) _ptr_ = (p);                                                 \
-		(p) = NULL;                                                                \
-		_ptr_;                                                                     \
+#define TAKE_PTR(p)                        \
+	({                                 \
+		__typeof__(p) _ptr_ = (p); \
+		(p) = NULL;                \
+		_ptr_;                     \
 	})
 
-#define TAKE_FD(fd)                                                                        \
-	({                                                                                 \
-		int _fd_ = (fd);                                                           \
-		(fd) = -1;                                                                 \
-		_fd_;                                                                      \
+#define TAKE_FD(fd)              \
+	({                       \
+		int _fd_ = (fd); \
+		(fd) = -1;       \
+		_fd_;            \
 	})
 
 static inline bool streq(const char *a, const char *b)
@@ -80,11 +80,11 @@ static inline void fclosep(FILE **f)
 }
 
 /* Define a cleanup function "namep(type **)" that calls "func(type *)" on non-NULL. */
-#define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func)                                            \
-	static inline void func##p(type *p)                                                \
-	{                                                                                  \
-		if (*p)                                                                    \
-			func(*p);                                                          \
+#define DEFINE_TRIVIAL_CLEANUP_FUNC(type, func) \
+	static inline void func##p(type *p)     \
+	{                                       \
+		if (*p)                         \
+			func(*p);               \
 	}
 
 /* Return a negative errno from a failing libc call that sets errno (never 0). */

@@ -323,7 +323,8 @@ json_object *stats_tree_from_kernel(const struct smc_stats *s, const struct smc_
 		rows[i].null = !valid;
 	}
 	for (size_t i = 0; i < n; i++)
-		reasons[i] = (struct stats_tree_reason){ f->entries[i].server, f->entries[i].code,
+		reasons[i] = (struct stats_tree_reason){ f->entries[i].server,
+							 f->entries[i].code,
 							 { .u = f->entries[i].count } };
 	return stats_tree_new(rows, reasons, n, false);
 }

@@ -19,8 +19,8 @@
 #include "netlink/smcnl.h"
 
 enum stats_kind {
-	STATS_COUNTER,  /* only grows within a kernel epoch */
-	STATS_GAUGE,    /* a current value (RMB usage, 6.12+) */
+	STATS_COUNTER, /* only grows within a kernel epoch */
+	STATS_GAUGE,   /* a current value (RMB usage, 6.12+) */
 };
 
 enum stats_source {
@@ -29,13 +29,13 @@ enum stats_source {
 };
 
 struct stats_desc {
-	const char *key;        /* JSON path, D-Bus key and state-file name: "smcd.rx.bytes" */
-	const char *metric;     /* Prometheus family: "smc_bytes_total" */
-	const char *labels;     /* its labels without braces: technology="smcd",direction="rx" */
+	const char *key;    /* JSON path, D-Bus key and state-file name: "smcd.rx.bytes" */
+	const char *metric; /* Prometheus family: "smc_bytes_total" */
+	const char *labels; /* its labels without braces: technology="smcd",direction="rx" */
 	enum stats_kind kind;
 	enum stats_source source;
-	size_t offset;          /* of the uint64_t in the source struct */
-	size_t tech_offset;     /* of its struct smc_stats_tech, or SIZE_MAX for global rows */
+	size_t offset;	    /* of the uint64_t in the source struct */
+	size_t tech_offset; /* of its struct smc_stats_tech, or SIZE_MAX for global rows */
 };
 
 /* The rows in the order of the document. */
@@ -50,7 +50,7 @@ uint64_t stats_desc_value(const struct stats_desc *d, const struct smc_stats *s,
 struct stats_num {
 	uint64_t u;
 	double d;
-	bool null;              /* no value (JSON null): a gauge not sent, or not a rate */
+	bool null; /* no value (JSON null): a gauge not sent, or not a rate */
 };
 
 /* One itemised fallback reason and its number. */

@@ -19,8 +19,7 @@ struct unit {
 	int64_t factor;
 };
 
-static int parse_with_units(const char *s, const struct unit *units, size_t n_units,
-			    int64_t *ret)
+static int parse_with_units(const char *s, const struct unit *units, size_t n_units, int64_t *ret)
 {
 	char *end;
 	unsigned long long v;
@@ -72,11 +71,7 @@ int parse_size(const char *s, int64_t *ret)
 }
 
 static const struct unit second_units[] = {
-	{ "s", 1 },
-	{ "sec", 1 },
-	{ "m", 60 },
-	{ "min", 60 },
-	{ "h", 3600 },
+	{ "s", 1 }, { "sec", 1 }, { "m", 60 }, { "min", 60 }, { "h", 3600 },
 };
 
 int parse_seconds(const char *s, int64_t *ret)
@@ -85,12 +80,8 @@ int parse_seconds(const char *s, int64_t *ret)
 }
 
 static const struct unit usec_units[] = {
-	{ "ms", 1000 },
-	{ "s", 1000000 },
-	{ "sec", 1000000 },
-	{ "m", 60 * 1000000LL },
-	{ "min", 60 * 1000000LL },
-	{ "h", 3600 * 1000000LL },
+	{ "ms", 1000 },		 { "s", 1000000 },	    { "sec", 1000000 },
+	{ "m", 60 * 1000000LL }, { "min", 60 * 1000000LL }, { "h", 3600 * 1000000LL },
 };
 
 /* A bare number is seconds, as everywhere else in this file format. */
@@ -189,8 +180,8 @@ void sysctl_value_expected(const struct smc_sysctl_desc *d, char *buf, size_t le
 	}
 }
 
-int sysctl_parse_value(const struct smc_sysctl_desc *d, const char *s, int64_t *ret,
-		       char *expected, size_t len)
+int sysctl_parse_value(const struct smc_sysctl_desc *d, const char *s, int64_t *ret, char *expected,
+		       size_t len)
 {
 	bool b = false;
 	int r = -EINVAL;

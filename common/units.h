@@ -30,7 +30,7 @@ const char *format_size(int64_t v, char *buf, size_t len);
  * its range: 0, -EINVAL (expected then says what is valid) or -ERANGE (expected then gives
  * the range).
  */
-int sysctl_parse_value(const struct smc_sysctl_desc *d, const char *s, int64_t *ret,
-		       char *expected, size_t len);
+int sysctl_parse_value(const struct smc_sysctl_desc *d, const char *s, int64_t *ret, char *expected,
+		       size_t len);
 /* What d takes, in words ("a size such as 64KiB or 1MiB"). */
 void sysctl_value_expected(const struct smc_sysctl_desc *d, char *buf, size_t len);

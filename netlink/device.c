@@ -311,8 +311,7 @@ static int smcr_dev_msg(struct nlmsghdr *nlh, void *userdata)
  * a used GID and fails (EINVAL) for an empty slot.  The table has gid_tbl_len slots (1024
  * for rxe), so this is that many small reads per port; only used slots can be read.
  */
-static void smcr_port_gid_types(struct smcnl *nl, const char *ib_name, int port,
-				struct smcr_port *p)
+static void smcr_port_gid_types(struct smcnl *nl, const char *ib_name, int port, struct smcr_port *p)
 {
 	char dir[PATH_MAX], path[PATH_MAX], buf[32];
 	struct dirent *e;

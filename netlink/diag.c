@@ -132,8 +132,7 @@ static int diag_lgrinfo(const struct nlattr *a, struct smc_socket *s)
 	s->lgr.link_id = li.lnk[0].link_id;
 	s->lgr.ibport = li.lnk[0].ibport;
 	s->lgr.role = li.role;
-	copy_chars(s->lgr.ibname, sizeof(s->lgr.ibname), li.lnk[0].ibname,
-		   sizeof(li.lnk[0].ibname));
+	copy_chars(s->lgr.ibname, sizeof(s->lgr.ibname), li.lnk[0].ibname, sizeof(li.lnk[0].ibname));
 	copy_chars(s->lgr.gid, sizeof(s->lgr.gid), li.lnk[0].gid, sizeof(li.lnk[0].gid));
 	copy_chars(s->lgr.peer_gid, sizeof(s->lgr.peer_gid), li.lnk[0].peer_gid,
 		   sizeof(li.lnk[0].peer_gid));
@@ -215,7 +214,7 @@ static int diag_msg(struct nlmsghdr *nlh, void *userdata)
 
 int smc_socket_list(struct smcnl *nl, unsigned want, struct smc_socket **ret, size_t *ret_n)
 {
-	struct smc_diag_req req = {.diag_family = AF_SMC};
+	struct smc_diag_req req = { .diag_family = AF_SMC };
 	struct diag_ctx c = {};
 	struct nl_msg *msg;
 	char key[32];

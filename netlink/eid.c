@@ -145,7 +145,7 @@ static int ueid_msg(struct nlmsghdr *nlh, void *userdata)
 int smc_ueid_list(struct smcnl *nl, char ret[SMC_UEID_MAX][SMC_EID_LEN + 1], size_t *ret_n)
 {
 	char v[SMC_UEID_MAX][SMC_EID_LEN + 1] = {};
-	struct ueid_ctx c = {.v = v};
+	struct ueid_ctx c = { .v = v };
 	int r;
 
 	r = smcnl_genl_dump(nl, SMCNL_FAM_SMC, SMC_NETLINK_DUMP_UEID, ueid_msg, &c);
@@ -230,7 +230,7 @@ static int seid_msg(struct nlmsghdr *nlh, void *userdata)
 int smc_seid_get(struct smcnl *nl, struct smc_seid *ret)
 {
 	struct smc_seid seid = {};
-	struct seid_ctx c = {.seid = &seid};
+	struct seid_ctx c = { .seid = &seid };
 	int r;
 
 	r = smcnl_genl_dump(nl, SMCNL_FAM_SMC, SMC_NETLINK_DUMP_SEID, seid_msg, &c);
@@ -245,6 +245,5 @@ int smc_seid_get(struct smcnl *nl, struct smc_seid *ret)
 int smc_seid_set(struct smcnl *nl, bool enable)
 {
 	return smcnl_genl_do(nl, SMCNL_FAM_SMC,
-			     enable ? SMC_NETLINK_ENABLE_SEID : SMC_NETLINK_DISABLE_SEID, 0, NULL,
-			     0);
+			     enable ? SMC_NETLINK_ENABLE_SEID : SMC_NETLINK_DISABLE_SEID, 0, NULL, 0);
 }

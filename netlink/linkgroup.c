@@ -354,10 +354,9 @@ static void links_name_netdevs(struct smcnl *nl, struct smcr_linkgroup *v, size_
 		}
 }
 
-int smcr_linkgroup_list(struct smcnl *nl, bool with_links, struct smcr_linkgroup **ret,
-			size_t *ret_n)
+int smcr_linkgroup_list(struct smcnl *nl, bool with_links, struct smcr_linkgroup **ret, size_t *ret_n)
 {
-	struct lgr_r_ctx c = {.cur = -1};
+	struct lgr_r_ctx c = { .cur = -1 };
 	int r;
 
 	r = smcnl_genl_dump(nl, SMCNL_FAM_SMC,

@@ -22,59 +22,77 @@ struct decline {
 
 /* Off s390 there is no System EID: EID negotiation (SMC-Dv2, SMC-Rv2) needs a UEID. */
 #define UEID_ADVICE                                                                        \
-	"configure a UEID: smcctl ueid derive --apply (for connections within this host; "  \
+	"configure a UEID: smcctl ueid derive --apply (for connections within this host; " \
 	"peers on other hosts need a UEID in common: smcctl ueid add UEID on each)"
 
 static const struct decline declines[] = {
-	{ 0x01010000, "MEM", "insufficient memory resources", "check memory pressure (SMC buffers "
+	{ 0x01010000, "MEM", "insufficient memory resources",
+	  "check memory pressure (SMC buffers "
 	  "are physically contiguous); lowering net.smc.wmem/rmem helps" },
-	{ 0x02010000, "TIMEOUT_CL", "timeout waiting for the SMC-R confirm link", "check the RDMA "
+	{ 0x02010000, "TIMEOUT_CL", "timeout waiting for the SMC-R confirm link",
+	  "check the RDMA "
 	  "path between the hosts (RoCE link, PFC/pause frames)" },
-	{ 0x02020000, "TIMEOUT_AL", "timeout waiting for the SMC-R add link", "check the second "
+	{ 0x02020000, "TIMEOUT_AL", "timeout waiting for the SMC-R add link",
+	  "check the second "
 	  "RDMA path between the hosts" },
 	{ 0x03000000, "CNFERR", "configuration error", NULL },
-	{ 0x03010000, "PEERNOSMC", "the peer does not speak SMC (no SMC option in its TCP "
-	  "handshake)", "nothing to do here: enable SMC on the peer if it should use it" },
+	{ 0x03010000, "PEERNOSMC",
+	  "the peer does not speak SMC (no SMC option in its TCP "
+	  "handshake)",
+	  "nothing to do here: enable SMC on the peer if it should use it" },
 	{ 0x03020000, "IPSEC", "the connection uses IPsec, which SMC does not support", NULL },
-	{ 0x03030000, "NOSMCDEV", "no usable SMC device (SMC-R or SMC-D) found", "check "
+	{ 0x03030000, "NOSMCDEV", "no usable SMC device (SMC-R or SMC-D) found",
+	  "check "
 	  "'smcctl device' on both hosts, PNET IDs ('smcctl pnet') and, off s390, the UEID" },
-	{ 0x03030001, "NOSMCDDEV", "no usable SMC-D device found (off s390 "
-	  "typically: no UEID in common, so SMC-Dv2 could not be negotiated)", UEID_ADVICE
-	  "; else check 'smcctl device' for an SMC-D device" },
-	{ 0x03030002, "NOSMCRDEV", "no usable SMC-R (RoCE) device found", "check 'smcctl "
+	{ 0x03030001, "NOSMCDDEV",
+	  "no usable SMC-D device found (off s390 "
+	  "typically: no UEID in common, so SMC-Dv2 could not be negotiated)",
+	  UEID_ADVICE "; else check 'smcctl device' for an SMC-D device" },
+	{ 0x03030002, "NOSMCRDEV", "no usable SMC-R (RoCE) device found",
+	  "check 'smcctl "
 	  "device' and that the RoCE device has the netdev's PNET ID ('smcctl pnet')" },
 	{ 0x03030003, "NOISM2SUPP", "the hardware has no ISMv2 support", NULL },
-	{ 0x03030004, "NOV2EXT", "the peer sent no CLC v2 extension", "the peer runs SMC v1 "
+	{ 0x03030004, "NOV2EXT", "the peer sent no CLC v2 extension",
+	  "the peer runs SMC v1 "
 	  "only: SMC-D loopback and SMC-Rv2 need v2 on both sides" },
 	{ 0x03030005, "NOV2DEXT", "the peer sent no SMC-Dv2 extension", NULL },
 	{ 0x03030006, "NOSEID", "the peer sent no System EID", UEID_ADVICE },
-	{ 0x03030007, "NOSMCD2DEV", "no SMC-Dv2 device found", "check 'smcctl device' for an "
+	{ 0x03030007, "NOSMCD2DEV", "no SMC-Dv2 device found",
+	  "check 'smcctl device' for an "
 	  "SMC-D v2 capable device (on x86: a DIBS loopback device)" },
 	{ 0x03030008, "NOUEID", "the peer sent no UEID", UEID_ADVICE },
 	{ 0x03030009, "RELEASEERR", "SMC release version negotiation failed", NULL },
-	{ 0x0303000a, "MAXCONNERR", "negotiation of the maximum connections per link group "
-	  "failed", "check net.smc.smcr_max_conns_per_lgr on both hosts" },
+	{ 0x0303000a, "MAXCONNERR",
+	  "negotiation of the maximum connections per link group "
+	  "failed",
+	  "check net.smc.smcr_max_conns_per_lgr on both hosts" },
 	{ 0x0303000b, "MAXLINKERR", "negotiation of the maximum links per link group failed",
 	  "check net.smc.smcr_max_links_per_lgr on both hosts" },
 	{ 0x03040000, "MODEUNSUPP", "SMC modes do not match (SMC-R vs SMC-D)", NULL },
 	{ 0x03050000, "RMBE_EC", "the peer has an eye catcher in its receive buffer", NULL },
-	{ 0x03060000, "OPTUNSUPP", "a socket option SMC does not support was used (TCP Fast "
-	  "Open)", "the application must not use TCP_FASTOPEN on SMC sockets" },
+	{ 0x03060000, "OPTUNSUPP",
+	  "a socket option SMC does not support was used (TCP Fast "
+	  "Open)",
+	  "the application must not use TCP_FASTOPEN on SMC sockets" },
 	{ 0x03070000, "DIFFPREFIX", "the peers are not in the same IP subnet (SMC-Rv1 / SMC-Dv1)",
 	  NULL },
 	{ 0x03080000, "GETVLANERR", "could not get the VLAN id of the IP device", NULL },
-	{ 0x03090000, "ISMVLANERR", "could not register the VLAN id on the ISM device", "SMC-D "
+	{ 0x03090000, "ISMVLANERR", "could not register the VLAN id on the ISM device",
+	  "SMC-D "
 	  "devices without VLAN support (loopback) cannot carry VLAN traffic" },
 	{ 0x030a0000, "NOACTLINK", "no active SMC-R link in the link group", NULL },
 	{ 0x030b0000, "NOSRVLINK", "the SMC-R link from the server was not found", NULL },
 	{ 0x030c0000, "VERSMISMAT", "SMC version mismatch", NULL },
-	{ 0x030d0000, "MAX_DMB", "the SMC-D device has no free DMB (limit reached)", "too many "
+	{ 0x030d0000, "MAX_DMB", "the SMC-D device has no free DMB (limit reached)",
+	  "too many "
 	  "SMC-D connections on this device: close some, or spread them over devices" },
-	{ 0x030e0000, "NOROUTE", "SMC-Rv2: no route to the peer", "check the RoCE netdev's "
+	{ 0x030e0000, "NOROUTE", "SMC-Rv2: no route to the peer",
+	  "check the RoCE netdev's "
 	  "routing to the peer" },
 	{ 0x030f0000, "NOINDIRECT", "SMC-Rv2: direct/indirect connection mismatch", NULL },
 	{ 0x04000000, "SYNCERR", "synchronization error", NULL },
-	{ 0x05000000, "PEERDECL", "the peer declined the SMC handshake", "see the peer's "
+	{ 0x05000000, "PEERDECL", "the peer declined the SMC handshake",
+	  "see the peer's "
 	  "reason (peer diagnosis) and act on that side" },
 	{ 0x09990000, "INTERR", "internal error", NULL },
 	{ 0x09990001, "ERR_RTOK", "rtoken handling failed", NULL },
@@ -162,18 +180,12 @@ static int value_of(const struct name *t, size_t n, const char *name, unsigned *
 
 /* net/smc/smc.h enum smc_state (sk_state of SMC sockets) */
 static const struct name sock_states[] = {
-	{ 1, "ACTIVE" },
-	{ 2, "INIT" },
-	{ 7, "CLOSED" },
-	{ 10, "LISTEN" },
-	{ 20, "PEERCLOSEWAIT1" },
-	{ 21, "PEERCLOSEWAIT2" },
-	{ 22, "APPCLOSEWAIT1" },
-	{ 23, "APPCLOSEWAIT2" },
-	{ 24, "APPFINCLOSEWAIT" },
-	{ 25, "PEERFINCLOSEWAIT" },
-	{ 26, "PEERABORTWAIT" },
-	{ 27, "PROCESSABORT" },
+	{ 1, "ACTIVE" },	   { 2, "INIT" },
+	{ 7, "CLOSED" },	   { 10, "LISTEN" },
+	{ 20, "PEERCLOSEWAIT1" },  { 21, "PEERCLOSEWAIT2" },
+	{ 22, "APPCLOSEWAIT1" },   { 23, "APPCLOSEWAIT2" },
+	{ 24, "APPFINCLOSEWAIT" }, { 25, "PEERFINCLOSEWAIT" },
+	{ 26, "PEERABORTWAIT" },   { 27, "PROCESSABORT" },
 };
 
 /* uapi SMC_DIAG_MODE_* */
@@ -193,11 +205,7 @@ static const struct name link_states[] = {
 
 /* enum smc_lgr_type */
 static const struct name lgr_types[] = {
-	{ 0, "NONE" },
-	{ 1, "SINGLE" },
-	{ 2, "SYM" },
-	{ 3, "ASYMP" },
-	{ 4, "ASYML" },
+	{ 0, "NONE" }, { 1, "SINGLE" }, { 2, "SYM" }, { 3, "ASYMP" }, { 4, "ASYML" },
 };
 
 /* enum smc_lgr_role */

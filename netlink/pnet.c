@@ -42,8 +42,7 @@ static bool k_isalnum(unsigned char c)
 	       (c >= 0xc0 && c <= 0xde && c != 0xd7) || k_islower(c);
 }
 
-int smc_pnetid_validate(const char *pnetid, char ret_norm[SMC_PNETID_LEN + 1],
-			const char **ret_reason)
+int smc_pnetid_validate(const char *pnetid, char ret_norm[SMC_PNETID_LEN + 1], const char **ret_reason)
 {
 	const char *reason = NULL;
 	char norm[SMC_PNETID_LEN + 1];

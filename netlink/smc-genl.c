@@ -54,7 +54,7 @@ static int sysinfo_msg(struct nlmsghdr *nlh, void *userdata)
 int smc_sysinfo_get(struct smcnl *nl, struct smc_sysinfo *ret)
 {
 	struct smc_sysinfo info = {};
-	struct sysinfo_ctx c = {.info = &info};
+	struct sysinfo_ctx c = { .info = &info };
 	int r;
 
 	r = smcnl_genl_dump(nl, SMCNL_FAM_SMC, SMC_NETLINK_GET_SYS_INFO, sysinfo_msg, &c);

@@ -55,22 +55,22 @@ _Static_assert(SMCLO_DRAIN_TIMEOUT_DEFAULT_MS == SMC_LO_DRAIN_TIMEOUT_DEFAULT_MS
 
 const char *smclo_state_name(uint8_t state)
 {
-	static const char *const names[] = {"inactive", "active", "draining"};
+	static const char *const names[] = { "inactive", "active", "draining" };
 
 	return state < ELEMENTSOF(names) ? names[state] : NULL;
 }
 
 const char *smclo_dmb_type_name(uint8_t type)
 {
-	static const char *const names[] = {"physical", "virtual"};
+	static const char *const names[] = { "physical", "virtual" };
 
 	return type < ELEMENTSOF(names) ? names[type] : NULL;
 }
 
 const char *smclo_event_name(uint8_t event)
 {
-	static const char *const names[] = {"activated", "draining", "removing", "deactivated",
-					    "settings"};
+	static const char *const names[] = { "activated", "draining", "removing", "deactivated",
+					     "settings" };
 
 	return event < ELEMENTSOF(names) ? names[event] : NULL;
 }
@@ -220,9 +220,7 @@ static int device_parse(struct nlmsghdr *nlh, uint8_t want_cmd, struct smclo_dev
 		memcpy(d->gid, nla_data(tb[SMC_LO_A_GID]), SMC_LO_GID_LEN);
 		gid_texts(d);
 		r = r ?: attr_u16(tb[SMC_LO_A_FABRIC_ID], &d->fabric_id);
-		r = r
-			    ?: get_u32_range(tb[SMC_LO_A_GENERATION], true, 1, UINT32_MAX,
-					     &d->generation);
+		r = r ?: get_u32_range(tb[SMC_LO_A_GENERATION], true, 1, UINT32_MAX, &d->generation);
 		r = r ?: settings_parse(tb[SMC_LO_A_ACTIVE_SETTINGS], &d->active);
 		if (r < 0)
 			return r;
@@ -282,7 +280,7 @@ static int reply_msg(struct nlmsghdr *nlh, void *userdata)
 /* Send msg (consumed) for cmd; the reply into ret (may be NULL). */
 static int request(struct smcnl *nl, uint8_t cmd, struct nl_msg *msg, struct smclo_device *ret)
 {
-	struct reply_ctx c = {.cmd = cmd, .dev = ret};
+	struct reply_ctx c = { .cmd = cmd, .dev = ret };
 	char key[96];
 	int r;
 
@@ -324,8 +322,7 @@ int smclo_deactivate(struct smcnl *nl, uint32_t timeout_ms, struct smclo_device 
 	r = smcnl_genl_msg_new(nl, SMCNL_FAM_SMCLO, SMC_LO_CMD_DEACTIVATE, NLM_F_ACK, &msg);
 	if (r < 0)
 		return r;
-	if (timeout_ms != UINT32_MAX &&
-	    nla_put_u32(msg, SMC_LO_A_DRAIN_TIMEOUT_MS, timeout_ms) < 0) {
+	if (timeout_ms != UINT32_MAX && nla_put_u32(msg, SMC_LO_A_DRAIN_TIMEOUT_MS, timeout_ms) < 0) {
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
@@ -365,7 +362,7 @@ int smclo_set(struct smcnl *nl, const struct smclo_set_request *req, struct smcl
 int smcnl_smclo_raw(struct smcnl *nl, uint8_t cmd, const uint16_t *types, const uint32_t *values,
 		    size_t n, struct smclo_device *ret)
 {
-	struct reply_ctx c = {.cmd = cmd, .dev = ret};
+	struct reply_ctx c = { .cmd = cmd, .dev = ret };
 	struct nl_msg *msg;
 	char key[96];
 	int r;
@@ -592,8 +589,7 @@ int smclo_monitor_read(struct smclo_monitor *m, struct smclo_device *ret)
 			fflush(m->record);
 		/* One notification per datagram; take the first that is ours. */
 		len = (int)n;
-		for (nlh = (struct nlmsghdr *)buf; nlmsg_ok(nlh, len);
-		     nlh = nlmsg_next(nlh, &len)) {
+		for (nlh = (struct nlmsghdr *)buf; nlmsg_ok(nlh, len); nlh = nlmsg_next(nlh, &len)) {
 			r = monitor_parse(m, nlh, ret);
 			if (r != 0)
 				return r;
@@ -624,7 +620,7 @@ static uint64_t clock_ms(const struct clock *c)
 
 static void clock_wait(struct clock *c, int fd, unsigned ms)
 {
-	struct pollfd p = {.fd = fd, .events = POLLIN};
+	struct pollfd p = { .fd = fd, .events = POLLIN };
 
 	if (c->replay) {
 		c->virt_ms += ms;
@@ -676,9 +672,9 @@ static bool gone(const struct smclo_device *d, uint32_t gen)
 int smclo_shutdown(struct smcnl *nl, uint32_t drain_ms, uint32_t removal_ms,
 		   struct smclo_shutdown_result *res)
 {
-	struct smc_pnet_entry e = {.ib_port = 1};
+	struct smc_pnet_entry e = { .ib_port = 1 };
 	struct smclo_monitor *mon = NULL;
-	struct clock clk = {.replay = smcnl_replaying(nl)};
+	struct clock clk = { .replay = smcnl_replaying(nl) };
 	uint64_t start, deadline, next_get;
 	uint32_t gen;
 	int r;

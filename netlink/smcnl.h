@@ -38,17 +38,17 @@
 #include <net/if.h>
 
 /* Sizes from the kernel uapi (include/uapi/linux/smc.h). */
-#define SMC_EID_LEN 32          /* an EID is exactly 32 bytes, blank-padded */
-#define SMC_UEID_MAX 4          /* the kernel's UEID table holds 4 entries */
+#define SMC_EID_LEN 32 /* an EID is exactly 32 bytes, blank-padded */
+#define SMC_UEID_MAX 4 /* the kernel's UEID table holds 4 entries */
 #define SMC_HOSTNAME_LEN 32
 #define SMC_PNETID_LEN 16
 #define SMC_PCI_ID_LEN 16
 #define SMC_IB_NAME_LEN 64
-#define SMC_GID_TEXT_LEN 40     /* "xxxx:xxxx:...": 8 groups of 4 hex digits */
+#define SMC_GID_TEXT_LEN 40 /* "xxxx:xxxx:...": 8 groups of 4 hex digits */
 #define SMC_DIBS_NAME_LEN 64
 #define SMC_UUID_TEXT_LEN 36
-#define SMC_STATS_BUCKETS 9     /* 8K 16K 32K 64K 128K 256K 512K 1024K >1024K */
-#define SMC_FBACK_SLOTS 36      /* per side (server, client) in the kernel */
+#define SMC_STATS_BUCKETS 9 /* 8K 16K 32K 64K 128K 256K 512K 1024K >1024K */
+#define SMC_FBACK_SLOTS 36  /* per side (server, client) in the kernel */
 
 /* ---------------------------------------------------------------------------------- */
 /* Handle                                                                              */
@@ -87,7 +87,7 @@ const char *smcnl_extack(const struct smcnl *nl);
 
 /* What was being done: selects the wording of smc_strerror(). */
 enum smc_op {
-	SMC_OP_QUERY,           /* any dump / read */
+	SMC_OP_QUERY, /* any dump / read */
 	SMC_OP_UEID_ADD,
 	SMC_OP_UEID_DEL,
 	SMC_OP_UEID_FLUSH,
@@ -118,13 +118,13 @@ const char *smc_strerror(enum smc_op op, int err, const char *extack, char *buf,
 /* SMC_NETLINK_GET_SYS_INFO                                                            */
 
 struct smc_sysinfo {
-	uint8_t ver;            /* SMC_NLA_SYS_VER (2) */
-	uint8_t rel;            /* SMC_NLA_SYS_REL: 0 before 6.6, 1 since */
-	bool ism_v2;            /* SMC-D v2 capable (ISMv2 or loopback registered; sticky) */
+	uint8_t ver; /* SMC_NLA_SYS_VER (2) */
+	uint8_t rel; /* SMC_NLA_SYS_REL: 0 before 6.6, 1 since */
+	bool ism_v2; /* SMC-D v2 capable (ISMv2 or loopback registered; sticky) */
 	bool smcr_v2;
 	char hostname[SMC_HOSTNAME_LEN + 1]; /* trailing blanks removed */
-	bool has_seid;          /* SEID attribute present (ISMv2 capable) */
-	char seid[SMC_EID_LEN + 1];          /* empty on non-s390 */
+	bool has_seid;			     /* SEID attribute present (ISMv2 capable) */
+	char seid[SMC_EID_LEN + 1];	     /* empty on non-s390 */
 };
 
 int smc_sysinfo_get(struct smcnl *nl, struct smc_sysinfo *ret);
@@ -133,7 +133,7 @@ int smc_sysinfo_get(struct smcnl *nl, struct smc_sysinfo *ret);
 /* Devices                                                                             */
 
 struct smc_pnet_port {
-	bool user_defined;      /* PNET ID set by the user (PNET table), not by hardware */
+	bool user_defined; /* PNET ID set by the user (PNET table), not by hardware */
 	char pnetid[SMC_PNETID_LEN + 1];
 };
 
@@ -144,11 +144,11 @@ enum {
 };
 
 struct smcd_device {
-	char name[SMC_DIBS_NAME_LEN];   /* dibs name ("lo", "ism..."), else the PCI id */
-	unsigned seen;                  /* SMCD_SEEN_* */
-	bool loopback;                  /* fabric id 0xFFFF */
+	char name[SMC_DIBS_NAME_LEN]; /* dibs name ("lo", "ism..."), else the PCI id */
+	unsigned seen;		      /* SMCD_SEEN_* */
+	bool loopback;		      /* fabric id 0xFFFF */
 	bool has_fabric_id;
-	uint16_t fabric_id;             /* = SMC-D CHID */
+	uint16_t fabric_id;		 /* = SMC-D CHID */
 	char gid[SMC_UUID_TEXT_LEN + 1]; /* dibs UUID text, empty if unknown */
 	/* From GET_DEV_SMCD (zero for devices seen only in sysfs): */
 	uint32_t use_cnt;
@@ -158,7 +158,7 @@ struct smcd_device {
 	uint16_t pci_vendor;
 	uint16_t pci_device;
 	char pci_id[SMC_PCI_ID_LEN + 1];
-	struct smc_pnet_port port;      /* for loopback: from the PNET table (IB entries) */
+	struct smc_pnet_port port; /* for loopback: from the PNET table (IB entries) */
 	/* Computed: SMC-D link groups on this device (matched by GID) and their connections. */
 	uint32_t linkgroups;
 	uint32_t conns;
@@ -166,7 +166,7 @@ struct smcd_device {
 
 struct smcr_port {
 	bool valid;
-	bool active;            /* SMC_NLA_DEV_PORT_STATE */
+	bool active; /* SMC_NLA_DEV_PORT_STATE */
 	struct smc_pnet_port pnet;
 	uint32_t netdev_ifindex;
 	/* The ifindex is the one in the netdev's own netns: named only when RDMA netlink says
@@ -203,26 +203,26 @@ int smcr_device_list(struct smcnl *nl, struct smcr_device **ret, size_t *ret_n);
 /* Link groups                                                                         */
 
 struct smc_lgr_v2 {
-	bool present;           /* V2_COMMON nest present (link group version > 1) */
+	bool present; /* V2_COMMON nest present (link group version > 1) */
 	uint8_t ver;
-	uint8_t rel;            /* peer release */
-	uint8_t os;             /* peer OS: 1 z/OS, 2 Linux, 3 AIX */
-	char neg_eid[SMC_EID_LEN + 1];   /* negotiated EID, blanks removed */
+	uint8_t rel;		       /* peer release */
+	uint8_t os;		       /* peer OS: 1 z/OS, 2 Linux, 3 AIX */
+	char neg_eid[SMC_EID_LEN + 1]; /* negotiated EID, blanks removed */
 	char peer_host[SMC_HOSTNAME_LEN + 1];
 };
 
 struct smcd_linkgroup {
 	uint32_t id;
-	uint64_t gid;           /* local GID, high 64 bits */
-	uint64_t ext_gid;       /* local GID, low 64 bits (6.8+; 0 for native ISM) */
+	uint64_t gid;	  /* local GID, high 64 bits */
+	uint64_t ext_gid; /* local GID, low 64 bits (6.8+; 0 for native ISM) */
 	uint64_t peer_gid;
 	uint64_t peer_ext_gid;
 	bool has_ext_gid;
-	uint8_t vlan_id;        /* the kernel truncates it to 8 bits */
+	uint8_t vlan_id; /* the kernel truncates it to 8 bits */
 	uint32_t conns;
-	uint32_t chid;          /* u32 on the wire; 0xFFFF for loopback */
+	uint32_t chid; /* u32 on the wire; 0xFFFF for loopback */
 	char pnetid[SMC_PNETID_LEN + 1];
-	bool has_alloc;         /* 6.12+ */
+	bool has_alloc; /* 6.12+ */
 	uint64_t sndbuf_alloc;
 	uint64_t dmb_alloc;
 	struct smc_lgr_v2 v2;
@@ -233,7 +233,7 @@ struct smcd_linkgroup {
 
 struct smcr_link {
 	uint8_t id;
-	uint32_t state;         /* 0 unused, 1 inactive, 2 activating, 3 active */
+	uint32_t state; /* 0 unused, 1 inactive, 2 activating, 3 active */
 	uint32_t conn_cnt;
 	uint8_t ib_port;
 	uint32_t netdev_ifindex;  /* in the netdev's own netns */
@@ -248,10 +248,10 @@ struct smcr_link {
 struct smcr_linkgroup {
 	uint32_t id;
 	uint32_t conns;
-	uint8_t role;           /* 0 client, 1 server */
-	uint8_t type;           /* 0 none, 1 single, 2 symmetric, 3 asym. peer, 4 asym. local */
+	uint8_t role; /* 0 client, 1 server */
+	uint8_t type; /* 0 none, 1 single, 2 symmetric, 3 asym. peer, 4 asym. local */
 	bool has_buf_type;
-	uint8_t buf_type;       /* 0 physical, 1 virtual, 2 mixed */
+	uint8_t buf_type; /* 0 physical, 1 virtual, 2 mixed */
 	uint8_t vlan_id;
 	bool has_net_cookie;
 	uint64_t net_cookie;
@@ -260,7 +260,7 @@ struct smcr_linkgroup {
 	uint64_t sndbuf_alloc;
 	uint64_t rmb_alloc;
 	struct smc_lgr_v2 v2;
-	bool has_v2r;           /* SMC_NLA_LGR_R_V2 nest */
+	bool has_v2r; /* SMC_NLA_LGR_R_V2 nest */
 	bool direct;
 	uint8_t max_conns;
 	uint8_t max_links;
@@ -310,7 +310,7 @@ struct smc_stats_tech {
 	uint64_t tx_bytes;
 	uint64_t rx_cnt;
 	uint64_t tx_cnt;
-	bool has_rmb_usage;     /* 6.12+: gauges, not counters */
+	bool has_rmb_usage; /* 6.12+: gauges, not counters */
 	uint64_t rx_rmb_usage;
 	uint64_t tx_rmb_usage;
 };
@@ -324,12 +324,12 @@ struct smc_stats {
 
 struct smc_fback_entry {
 	bool server;
-	uint32_t code;          /* CLC decline code, see smc_decline_name() */
-	uint16_t count;         /* u16 in the kernel: wraps at 65536 */
+	uint32_t code;	/* CLC decline code, see smc_decline_name() */
+	uint16_t count; /* u16 in the kernel: wraps at 65536 */
 };
 
 struct smc_fback_stats {
-	uint64_t srv_total;     /* 0 when the kernel's dump was empty */
+	uint64_t srv_total; /* 0 when the kernel's dump was empty */
 	uint64_t clnt_total;
 	size_t n;
 	struct smc_fback_entry entries[2 * SMC_FBACK_SLOTS];
@@ -346,8 +346,7 @@ int smc_fback_stats_get(struct smcnl *nl, struct smc_fback_stats *ret);
  * blank-padded form the kernel stores (plus NUL).  On failure returns -EINVAL and sets
  * *ret_reason to a static sentence ("lowercase letters are not allowed", ...).
  */
-int smc_ueid_validate(const char *ueid, char ret_padded[SMC_EID_LEN + 1],
-		      const char **ret_reason);
+int smc_ueid_validate(const char *ueid, char ret_padded[SMC_EID_LEN + 1], const char **ret_reason);
 
 /* Entries with trailing blanks removed, in kernel (insertion) order. */
 int smc_ueid_list(struct smcnl *nl, char ret[SMC_UEID_MAX][SMC_EID_LEN + 1], size_t *ret_n);
@@ -357,7 +356,7 @@ int smc_ueid_del(struct smcnl *nl, const char *ueid);
 int smc_ueid_flush(struct smcnl *nl);
 
 struct smc_seid {
-	bool present;           /* the kernel reports an SEID (ISMv2 capable) */
+	bool present; /* the kernel reports an SEID (ISMv2 capable) */
 	char seid[SMC_EID_LEN + 1];
 	bool enabled;
 };
@@ -373,17 +372,16 @@ int smc_hs_limitation_set(struct smcnl *nl, bool enable);
 
 struct smc_pnet_entry {
 	char pnetid[SMC_PNETID_LEN + 1];
-	char eth_name[IF_NAMESIZE];     /* empty for IB/SMC-D entries */
-	char ib_name[SMC_IB_NAME_LEN];  /* empty for ETH entries */
-	uint8_t ib_port;                /* 0 for ETH entries */
+	char eth_name[IF_NAMESIZE];    /* empty for IB/SMC-D entries */
+	char ib_name[SMC_IB_NAME_LEN]; /* empty for ETH entries */
+	uint8_t ib_port;	       /* 0 for ETH entries */
 };
 
 /* Validate (1-16 alphanumerics after trimming) and normalise to upper case. */
 int smc_pnetid_validate(const char *pnetid, char ret_norm[SMC_PNETID_LEN + 1],
 			const char **ret_reason);
 /* pnetid NULL: the whole table. */
-int smc_pnet_list(struct smcnl *nl, const char *pnetid, struct smc_pnet_entry **ret,
-		  size_t *ret_n);
+int smc_pnet_list(struct smcnl *nl, const char *pnetid, struct smc_pnet_entry **ret, size_t *ret_n);
 int smc_pnet_add(struct smcnl *nl, const struct smc_pnet_entry *e);
 int smc_pnet_del(struct smcnl *nl, const char *pnetid);
 /* Flushing an empty table succeeds. */
@@ -410,12 +408,12 @@ struct smc_cursor {
  * (show "*").
  */
 struct smc_socket {
-	uint8_t diag_family;    /* AF_SMC (43), or AF_INET/AF_INET6 for IPPROTO_SMC sockets */
-	uint8_t state;          /* see smc_sock_state_name() */
-	uint8_t mode;           /* 0 SMC-R, 1 TCP fallback, 2 SMC-D (listeners report 0) */
+	uint8_t diag_family; /* AF_SMC (43), or AF_INET/AF_INET6 for IPPROTO_SMC sockets */
+	uint8_t state;	     /* see smc_sock_state_name() */
+	uint8_t mode;	     /* 0 SMC-R, 1 TCP fallback, 2 SMC-D (listeners report 0) */
 	uint8_t shutdown;
-	int addr_family;        /* AF_INET, AF_INET6, or AF_UNSPEC when the kernel gave none */
-	struct in6_addr src;    /* IPv4 in src.s6_addr32[0] when addr_family == AF_INET */
+	int addr_family;     /* AF_INET, AF_INET6, or AF_UNSPEC when the kernel gave none */
+	struct in6_addr src; /* IPv4 in src.s6_addr32[0] when addr_family == AF_INET */
 	struct in6_addr dst;
 	uint16_t sport;
 	uint16_t dport;
@@ -452,7 +450,7 @@ struct smc_socket {
 		uint64_t my_gid;
 		uint64_t token;
 		uint64_t peer_token;
-		bool has_ext;       /* 6.8+ */
+		bool has_ext; /* 6.8+ */
 		uint64_t peer_gid_ext;
 		uint64_t my_gid_ext;
 	} dmb;
@@ -473,14 +471,14 @@ enum smc_sysctl_unit {
 };
 
 struct smc_sysctl_desc {
-	const char *name;       /* file name under /proc/sys/net/smc */
+	const char *name; /* file name under /proc/sys/net/smc */
 	enum smc_sysctl_unit unit;
-	int64_t min;            /* the kernel's accepted range */
+	int64_t min; /* the kernel's accepted range */
 	int64_t max;
-	int64_t def;            /* kernel default */
-	const char *since;      /* first kernel release, e.g. "6.1" */
+	int64_t def;		       /* kernel default */
+	const char *since;	       /* first kernel release, e.g. "6.1" */
 	const char *const *enum_names; /* SMC_UNIT_ENUM: names by value, NULL-terminated */
-	const char *help;       /* one line */
+	const char *help;	       /* one line */
 };
 
 /* Every net.smc sysctl this project knows, in a stable order. */
@@ -498,19 +496,19 @@ int smc_sysctl_list_present(struct smcnl *nl, char ***ret_names, size_t *ret_n);
 
 struct smc_caps {
 	char kernel_release[65];
-	bool smc_genl;          /* SMC_GEN_NETLINK family (may have autoloaded smc) */
-	bool pnet_genl;         /* SMC_PNETID family */
-	bool smc_diag;          /* sock_diag for AF_SMC answers */
-	bool af_smc;            /* socket(AF_SMC, SOCK_STREAM, 0) works */
-	bool ipproto_smc;       /* socket(AF_INET, SOCK_STREAM, 256) works (6.11+) */
-	bool dibs;              /* /sys/class/dibs exists (6.18+) */
-	bool loopback;          /* an SMC-D loopback device exists */
-	bool smc_module;        /* smc loaded or built in (/sys/module/smc or net.smc sysctls) */
-	bool smcd_v2;           /* from sysinfo */
+	bool smc_genl;	  /* SMC_GEN_NETLINK family (may have autoloaded smc) */
+	bool pnet_genl;	  /* SMC_PNETID family */
+	bool smc_diag;	  /* sock_diag for AF_SMC answers */
+	bool af_smc;	  /* socket(AF_SMC, SOCK_STREAM, 0) works */
+	bool ipproto_smc; /* socket(AF_INET, SOCK_STREAM, 256) works (6.11+) */
+	bool dibs;	  /* /sys/class/dibs exists (6.18+) */
+	bool loopback;	  /* an SMC-D loopback device exists */
+	bool smc_module;  /* smc loaded or built in (/sys/module/smc or net.smc sysctls) */
+	bool smcd_v2;	  /* from sysinfo */
 	bool smcr_v2;
 	uint8_t smc_ver;
 	uint8_t smc_rel;
-	bool seid_supported;    /* s390 only */
+	bool seid_supported; /* s390 only */
 };
 
 /* Probe everything; never fails for a missing feature (that is what the flags say). */
@@ -523,19 +521,19 @@ int smc_caps_probe(struct smcnl *nl, struct smc_caps *ret);
 /* Every lookup below returns NULL for a number it does not know. */
 
 /* CLC decline / fallback reason codes (kernel smc_clc.h). */
-const char *smc_decline_name(uint32_t code);     /* "NOUEID" */
-const char *smc_decline_text(uint32_t code);     /* "the peer sent no UEID" */
-const char *smc_decline_advice(uint32_t code);   /* what to do, or NULL */
+const char *smc_decline_name(uint32_t code);   /* "NOUEID" */
+const char *smc_decline_text(uint32_t code);   /* "the peer sent no UEID" */
+const char *smc_decline_advice(uint32_t code); /* what to do, or NULL */
 /* "NOUEID", "SMC_CLC_DECL_NOUEID" (any case) or a number; -ENOENT if unknown. */
 int smc_decline_from_name(const char *name, uint32_t *ret_code);
 
-const char *smc_sock_state_name(uint8_t state);  /* "ACTIVE", "LISTEN", ... */
-const char *smc_sock_mode_name(uint8_t mode);    /* "SMCR", "TCP", "SMCD" */
+const char *smc_sock_state_name(uint8_t state);	 /* "ACTIVE", "LISTEN", ... */
+const char *smc_sock_mode_name(uint8_t mode);	 /* "SMCR", "TCP", "SMCD" */
 const char *smc_link_state_name(uint32_t state); /* "ACTIVE", ... */
-const char *smc_lgr_type_name(uint8_t type);     /* "SINGLE", "SYM", ... */
-const char *smc_lgr_role_name(uint8_t role);     /* "CLNT", "SERV" */
-const char *smc_os_name(uint8_t os);             /* "ZOS", "LINUX", "AIX" */
-const char *smc_buf_type_name(uint8_t t);        /* "physical", "virtual", "mixed" */
+const char *smc_lgr_type_name(uint8_t type);	 /* "SINGLE", "SYM", ... */
+const char *smc_lgr_role_name(uint8_t role);	 /* "CLNT", "SERV" */
+const char *smc_os_name(uint8_t os);		 /* "ZOS", "LINUX", "AIX" */
+const char *smc_buf_type_name(uint8_t t);	 /* "physical", "virtual", "mixed" */
 /* Reverse lookups (any case) for filters; -ENOENT if unknown. */
 int smc_sock_state_from_name(const char *name, uint8_t *ret);
 int smc_sock_mode_from_name(const char *name, uint8_t *ret);

@@ -21,9 +21,9 @@
  * UEID twice records both answers; a replay asked more often than recorded reuses the last
  * answer (a read step's repeated dumps of a quiet system are all the same).
  * Keys: smc-genl-<command> ("smc-genl-get-sys-info"), pnet-<command>, smclo-<command>
- * (our module's SMC_LO family, smclo.c), sock-diag-<ext as two hex digits>, rdma-dev-get / rdma-port-get (RDMA netlink, rdma.c), genl-ctrl-<family
- * name> (family resolution; optional when replaying: without it the family is taken as
- * present).  The replay feeds libnl one message per
+ * (our module's SMC_LO family, smclo.c), sock-diag-<ext as two hex digits>, rdma-dev-get /
+ * rdma-port-get (RDMA netlink, rdma.c), genl-ctrl-<family name> (family resolution; optional when
+ * replaying: without it the family is taken as present).  The replay feeds libnl one message per
  * recv() call, so every multi-batch path is exercised.
  */
 #include <errno.h>
@@ -152,8 +152,7 @@ static void extack_parse(struct smcnl *nl, const struct nlmsghdr *nlh, size_t of
 			      plen - (int)offset) < 0)
 		return;
 	if (tb[NLMSGERR_ATTR_MSG] && nla_len(tb[NLMSGERR_ATTR_MSG]) > 0)
-		smcnl_set_extack(nl, nla_data(tb[NLMSGERR_ATTR_MSG]),
-				 nla_len(tb[NLMSGERR_ATTR_MSG]));
+		smcnl_set_extack(nl, nla_data(tb[NLMSGERR_ATTR_MSG]), nla_len(tb[NLMSGERR_ATTR_MSG]));
 }
 
 static int errno_from_kernel(int e)
@@ -374,7 +373,7 @@ static int hook_send(struct nl_sock *sk, struct nl_msg *msg)
 {
 	struct smcnl_sock *s = tls_sock;
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
-	struct iovec iov = {.iov_base = nlh, .iov_len = nlh->nlmsg_len};
+	struct iovec iov = { .iov_base = nlh, .iov_len = nlh->nlmsg_len };
 	int r;
 
 	if (!s || s->sk != sk)
@@ -590,7 +589,7 @@ static void exchange_end(struct smcnl_sock *s)
 static int request_once(struct smcnl *nl, enum smcnl_proto proto, struct nl_msg *msg,
 			const char *key, smcnl_msg_fn fn, void *userdata)
 {
-	struct smcnl_req req = {.fn = fn, .userdata = userdata};
+	struct smcnl_req req = { .fn = fn, .userdata = userdata };
 	struct nl_cb *cb = NULL;
 	struct smcnl_sock *s;
 	int r;

@@ -118,7 +118,7 @@ static int stats_msg(struct nlmsghdr *nlh, void *userdata)
 int smc_stats_get(struct smcnl *nl, struct smc_stats *ret)
 {
 	struct smc_stats stats = {};
-	struct stats_ctx c = {.stats = &stats};
+	struct stats_ctx c = { .stats = &stats };
 	int r;
 
 	r = smcnl_genl_dump(nl, SMCNL_FAM_SMC, SMC_NETLINK_GET_STATS, stats_msg, &c);

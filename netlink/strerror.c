@@ -43,17 +43,18 @@ static const char *const op_what[_SMC_OP_MAX] = {
 	"Linux 6.18 or later with DIBS, and is only visible in the initial network namespace)"
 
 #define UEID_RULES "1-32 characters A-Z, 0-9, '.' or '-', beginning with a letter or digit"
-#define SEID_S390                                                                          \
+#define SEID_S390                                                                            \
 	"the System EID exists only on s390 (IBM Z): on this architecture configure a UEID " \
 	"instead (smcctl ueid derive --apply)"
-#define S390_SEID_BACK                                                                     \
+#define S390_SEID_BACK                                                                        \
 	"the last UEID was removed and the kernel re-enabled the System EID (s390): nothing " \
 	"to do"
 
 static const struct smcnl_errmsg messages[] = {
 	/* Operation-specific first; ANY_OP entries are the fallbacks. */
 	{ SMC_OP_UEID_ADD, EINVAL, "the kernel rejected the UEID as invalid: " UEID_RULES },
-	{ SMC_OP_UEID_ADD, ERANGE, "the kernel's UEID table is full (it holds at most 4 UEIDs): "
+	{ SMC_OP_UEID_ADD, ERANGE,
+	  "the kernel's UEID table is full (it holds at most 4 UEIDs): "
 	  "remove one with 'smcctl ueid del UEID'" },
 	{ SMC_OP_UEID_ADD, EEXIST, "this UEID is already configured" },
 	{ SMC_OP_UEID_DEL, EINVAL, "the kernel rejected the UEID as invalid: " UEID_RULES },
@@ -62,62 +63,84 @@ static const struct smcnl_errmsg messages[] = {
 	{ SMC_OP_UEID_FLUSH, EAGAIN, S390_SEID_BACK },
 	{ SMC_OP_SEID_ENABLE, EOPNOTSUPP, SEID_S390 },
 	{ SMC_OP_SEID_DISABLE, EOPNOTSUPP, SEID_S390 },
-	{ SMC_OP_SEID_DISABLE, ENOENT, "the System EID cannot be disabled while no UEID is "
+	{ SMC_OP_SEID_DISABLE, ENOENT,
+	  "the System EID cannot be disabled while no UEID is "
 	  "configured: add one first (smcctl ueid add UEID)" },
-	{ SMC_OP_HS_LIMITATION_SET, EOPNOTSUPP, "this kernel has no SMC handshake limitation "
+	{ SMC_OP_HS_LIMITATION_SET, EOPNOTSUPP,
+	  "this kernel has no SMC handshake limitation "
 	  "(it is too old)" },
-	{ SMC_OP_PNET_ADD, EEXIST, "the PNET table already has an entry for this device, or the "
+	{ SMC_OP_PNET_ADD, EEXIST,
+	  "the PNET table already has an entry for this device, or the "
 	  "device has a PNET ID of its own (hardware); outside the initial network namespace "
 	  "only Ethernet entries can be added" },
-	{ SMC_OP_PNET_ADD, EINVAL, "the kernel rejected the PNET entry: the PNET ID must be 1-16 "
+	{ SMC_OP_PNET_ADD, EINVAL,
+	  "the kernel rejected the PNET entry: the PNET ID must be 1-16 "
 	  "letters and digits, the IB port 1 or 2, and RDMA/SMC-D device entries are only "
 	  "possible in the initial network namespace" },
-	{ SMC_OP_PNET_DEL, ENOENT, "no PNET table entry has this PNET ID (see 'smcctl pnet "
+	{ SMC_OP_PNET_DEL, ENOENT,
+	  "no PNET table entry has this PNET ID (see 'smcctl pnet "
 	  "list')" },
 	{ SMC_OP_PNET_DEL, EINVAL, "the kernel rejected the PNET ID: 1-16 letters and digits" },
-	{ SMC_OP_SYSCTL_SET, EINVAL, "the kernel rejected the value: not a number, or outside "
+	{ SMC_OP_SYSCTL_SET, EINVAL,
+	  "the kernel rejected the value: not a number, or outside "
 	  "the sysctl's range (see 'smcctl sysctl show')" },
-	{ SMC_OP_SYSCTL_SET, ENOENT, "this kernel has no such net.smc sysctl (too old, or the smc "
+	{ SMC_OP_SYSCTL_SET, ENOENT,
+	  "this kernel has no such net.smc sysctl (too old, or the smc "
 	  "module is not loaded)" },
-	{ SMC_OP_SYSCTL_SET, EPERM, "permission denied: net.smc sysctls are writable by root of "
+	{ SMC_OP_SYSCTL_SET, EPERM,
+	  "permission denied: net.smc sysctls are writable by root of "
 	  "the network namespace's owner only" },
-	{ SMC_OP_SYSCTL_SET, EACCES, "permission denied: net.smc sysctls are writable by root of "
+	{ SMC_OP_SYSCTL_SET, EACCES,
+	  "permission denied: net.smc sysctls are writable by root of "
 	  "the network namespace's owner only" },
-	{ SMC_OP_SYSCTL_SET, EBUSY, "the kernel could not take a reference on that handshake "
+	{ SMC_OP_SYSCTL_SET, EBUSY,
+	  "the kernel could not take a reference on that handshake "
 	  "control BPF program (hs_ctrl): is it being unloaded?" },
-	{ SMC_OP_SOCKET_DIAG, EPROTONOSUPPORT, "SMC socket diagnostics are not available in this "
+	{ SMC_OP_SOCKET_DIAG, EPROTONOSUPPORT,
+	  "SMC socket diagnostics are not available in this "
 	  "kernel: the smc_diag module is missing or could not be loaded (CONFIG_SMC_DIAG)" },
 	{ SMC_OP_LOOPBACK_QUERY, EPROTONOSUPPORT, SMCLO_MISSING },
 	{ SMC_OP_LOOPBACK_ACTIVATE, EPROTONOSUPPORT, SMCLO_MISSING },
 	{ SMC_OP_LOOPBACK_DEACTIVATE, EPROTONOSUPPORT, SMCLO_MISSING },
 	{ SMC_OP_LOOPBACK_SET, EPROTONOSUPPORT, SMCLO_MISSING },
-	{ SMC_OP_LOOPBACK_ACTIVATE, EBUSY, "the previous device is still being removed: "
+	{ SMC_OP_LOOPBACK_ACTIVATE, EBUSY,
+	  "the previous device is still being removed: "
 	  "applications still hold connections on it (see 'smcctl device show smclo'); try "
 	  "again when it is inactive" },
 	{ SMC_OP_LOOPBACK_DEACTIVATE, EBUSY, "an activation is in progress: try again" },
-	{ SMC_OP_LOOPBACK_DEACTIVATE, ETIMEDOUT, "the device is still being removed after the "
+	{ SMC_OP_LOOPBACK_DEACTIVATE, ETIMEDOUT,
+	  "the device is still being removed after the "
 	  "wait: applications still hold connections on it (see 'smcctl device show smclo'); "
 	  "it stays out of new connections and goes away when they are closed" },
-	{ SMC_OP_LOOPBACK_SET, EOPNOTSUPP, "the module refuses virtually contiguous DMBs, "
+	{ SMC_OP_LOOPBACK_SET, EOPNOTSUPP,
+	  "the module refuses virtually contiguous DMBs, "
 	  "because they corrupt memory with SMC-D (see smc-lo(4)): use dmb-type physical" },
-	{ SMC_OP_LOOPBACK_SET, EINVAL, "the module rejected the setting: dmb-type physical, "
+	{ SMC_OP_LOOPBACK_SET, EINVAL,
+	  "the module rejected the setting: dmb-type physical, "
 	  "nocopy on or off, max-dmbs 1 to 8192" },
-	{ SMC_OP_LOOPBACK_SET, ERANGE, "the module rejected the setting: dmb-type physical, "
+	{ SMC_OP_LOOPBACK_SET, ERANGE,
+	  "the module rejected the setting: dmb-type physical, "
 	  "nocopy on or off, max-dmbs 1 to 8192" },
-	{ SMC_OP_QUERY, EOPNOTSUPP, "this kernel does not know this SMC request (it is too old "
+	{ SMC_OP_QUERY, EOPNOTSUPP,
+	  "this kernel does not know this SMC request (it is too old "
 	  "for it)" },
-	{ SMC_OP_QUERY, ENOENT, "not found (the smc module is not loaded, or this kernel is too "
+	{ SMC_OP_QUERY, ENOENT,
+	  "not found (the smc module is not loaded, or this kernel is too "
 	  "old for it)" },
-	{ ANY_OP, EPROTONOSUPPORT, "SMC is not available in this kernel: the smc module is "
+	{ ANY_OP, EPROTONOSUPPORT,
+	  "SMC is not available in this kernel: the smc module is "
 	  "missing or could not be loaded (it needs CONFIG_SMC, and since 6.18 CONFIG_DIBS)" },
-	{ ANY_OP, EPERM, "permission denied: this needs CAP_NET_ADMIN in the initial user "
+	{ ANY_OP, EPERM,
+	  "permission denied: this needs CAP_NET_ADMIN in the initial user "
 	  "namespace (root on the host; root in a container is not enough)" },
 	{ ANY_OP, EACCES, "permission denied: this needs root (CAP_NET_ADMIN)" },
-	{ ANY_OP, EBADMSG, "the kernel's reply could not be understood (a kernel this program "
+	{ ANY_OP, EBADMSG,
+	  "the kernel's reply could not be understood (a kernel this program "
 	  "does not know?): please report it" },
 	{ ANY_OP, ENODATA, "no recorded kernel reply for this request (replay mode)" },
 	{ ANY_OP, ENOMEM, "out of memory" },
-	{ ANY_OP, ENOBUFS, "the kernel dropped part of its reply (receive buffer overrun): try "
+	{ ANY_OP, ENOBUFS,
+	  "the kernel dropped part of its reply (receive buffer overrun): try "
 	  "again" },
 	{ ANY_OP, EAGAIN, "the kernel's data changed while it was read: try again" },
 	{ ANY_OP, EOPNOTSUPP, "this kernel does not support the request (it is too old for it)" },

@@ -18,7 +18,7 @@
 
 #include "netlink/smcnl-internal.h"
 
-static const char *const buf_type_names[] = {"physical", "virtual", "mixed", NULL};
+static const char *const buf_type_names[] = { "physical", "virtual", "mixed", NULL };
 
 /*
  * min/max: the range the kernel accepts (7.3).  For SMC_UNIT_STRING they are the length

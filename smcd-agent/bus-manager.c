@@ -34,7 +34,6 @@
 #include "smcd-agent/loopback.h"
 #include "smcd-agent/manager.h"
 
-
 /* ------------------------------------------------------------------------------------- */
 /* Access                                                                                 */
 
@@ -46,7 +45,8 @@
  * another process (pid reuse) or the same one with other groups.  -ENODATA for what the
  * bus does not say (*ret_gids stays NULL when it gives no groups).
  */
-int bus_sender_credentials(sd_bus_message *msg, uid_t *ret_uid, uint32_t **ret_gids, size_t *ret_n_gids)
+int bus_sender_credentials(sd_bus_message *msg, uid_t *ret_uid, uint32_t **ret_gids,
+			   size_t *ret_n_gids)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	_cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
@@ -154,7 +154,6 @@ static bool sender_in_group(sd_bus_message *msg, const char *group)
 	return false;
 }
 
-
 int bus_rate_limit(sd_bus_message *msg, struct manager *m, uid_t *ret_uid, sd_bus_error *error)
 {
 	uid_t uid;
@@ -211,7 +210,8 @@ int bus_rate_limit_uid(sd_bus_message *msg, struct manager *m, uid_t uid, sd_bus
 	if (!slot->logged) {
 		if (slot == &m->rate[ELEMENTSOF(m->rate) - 1])
 			log_notice("Rate-limiting %s() and the like from callers beyond the first %zu users: more than %d calls in %llu s",
-				   sd_bus_message_get_member(msg), ELEMENTSOF(m->rate) - 1, BUS_RATE_BURST,
+				   sd_bus_message_get_member(msg), ELEMENTSOF(m->rate) - 1,
+				   BUS_RATE_BURST,
 				   (unsigned long long)(BUS_RATE_WINDOW_USEC / 1000000ULL));
 		else
 			log_notice("Rate-limiting %s() and the like from uid %u: more than %d calls in %llu s",
@@ -219,10 +219,11 @@ int bus_rate_limit_uid(sd_bus_message *msg, struct manager *m, uid_t uid, sd_bus
 				   (unsigned long long)(BUS_RATE_WINDOW_USEC / 1000000ULL));
 		slot->logged = true;
 	}
-	return sd_bus_error_setf(error, SMCD_BUS_ERROR_RATE_LIMITED,
-				 "Too many calls from uid %u (more than %d in %llu s); try again in a few seconds",
-				 (unsigned)uid, BUS_RATE_BURST,
-				 (unsigned long long)(BUS_RATE_WINDOW_USEC / 1000000ULL));
+	return sd_bus_error_setf(
+		error, SMCD_BUS_ERROR_RATE_LIMITED,
+		"Too many calls from uid %u (more than %d in %llu s); try again in a few seconds",
+		(unsigned)uid, BUS_RATE_BURST,
+		(unsigned long long)(BUS_RATE_WINDOW_USEC / 1000000ULL));
 }
 
 static bool sender_is_admin(sd_bus_message *msg, struct manager *m)
@@ -232,8 +233,7 @@ static bool sender_is_admin(sd_bus_message *msg, struct manager *m)
 }
 
 /* what: the refused action, for the caller ("Changing SMC settings"). */
-static int check_admin(sd_bus_message *msg, struct manager *m, const char *what,
-		       sd_bus_error *error)
+static int check_admin(sd_bus_message *msg, struct manager *m, const char *what, sd_bus_error *error)
 {
 	if (sender_is_admin(msg, m))
 		return 0;
@@ -336,18 +336,19 @@ static int owned_error(struct manager *m, sd_bus_error *error, struct config_mar
 		return sd_bus_error_setf(error, SMCD_BUS_ERROR_OWNED,
 					 "%s is managed by %s:%u:%u; change it there and reload",
 					 what, m->config->path, mark.line, mark.column);
-	return sd_bus_error_setf(error, SMCD_BUS_ERROR_OWNED,
-				 "%s is managed by the configuration (built-in default of %s); set it in the file and reload",
-				 what, m->config->path);
+	return sd_bus_error_setf(
+		error, SMCD_BUS_ERROR_OWNED,
+		"%s is managed by the configuration (built-in default of %s); set it in the file and reload",
+		what, m->config->path);
 }
 
 static int kernel_error(sd_bus_error *error, enum smc_op op, int r, struct manager *m)
 {
 	char buf[256];
 
-	return sd_bus_error_set(error, SMCD_BUS_ERROR_KERNEL,
-				smc_strerror(op, r, m->kernel->ops->extack(m->kernel), buf,
-					     sizeof(buf)));
+	return sd_bus_error_set(
+		error, SMCD_BUS_ERROR_KERNEL,
+		smc_strerror(op, r, m->kernel->ops->extack(m->kernel), buf, sizeof(buf)));
 }
 
 static void log_runtime_change(sd_bus_message *msg, const char *fmt, const char *arg)
@@ -381,9 +382,8 @@ static int prop_config_path(sd_bus *bus, const char *path, const char *iface, co
 	return sd_bus_message_append(reply, "s", m->config_path);
 }
 
-static int prop_config_revision(sd_bus *bus, const char *path, const char *iface,
-				const char *prop, sd_bus_message *reply, void *userdata,
-				sd_bus_error *error)
+static int prop_config_revision(sd_bus *bus, const char *path, const char *iface, const char *prop,
+				sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
 	char buf[17];
@@ -427,9 +427,8 @@ int bus_append_report(sd_bus_message *reply, const struct report *r)
 	return k;
 }
 
-static int prop_last_reconcile(sd_bus *bus, const char *path, const char *iface,
-			       const char *prop, sd_bus_message *reply, void *userdata,
-			       sd_bus_error *error)
+static int prop_last_reconcile(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			       sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
 	int r;
@@ -468,18 +467,16 @@ static int prop_drift_action(sd_bus *bus, const char *path, const char *iface, c
 	return sd_bus_message_append(reply, "s", drift_action_to_string(m->config->drift.action));
 }
 
-static int prop_drift_interval(sd_bus *bus, const char *path, const char *iface,
-			       const char *prop, sd_bus_message *reply, void *userdata,
-			       sd_bus_error *error)
+static int prop_drift_interval(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			       sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
 
 	return sd_bus_message_append(reply, "t", m->config->drift.interval_usec);
 }
 
-static int prop_drift_repairs(sd_bus *bus, const char *path, const char *iface,
-			      const char *prop, sd_bus_message *reply, void *userdata,
-			      sd_bus_error *error)
+static int prop_drift_repairs(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			      sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
 
@@ -521,9 +518,8 @@ int bus_append_capabilities(sd_bus_message *reply, const struct smc_caps *c)
 	return r;
 }
 
-static int prop_capabilities(sd_bus *bus, const char *path, const char *iface,
-			     const char *prop, sd_bus_message *reply, void *userdata,
-			     sd_bus_error *error)
+static int prop_capabilities(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			     sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
 
@@ -583,15 +579,17 @@ static int method_refresh(sd_bus_message *msg, void *userdata, sd_bus_error *err
 	if (r == -ENOMEM || emit == -ENOMEM)
 		return -ENOMEM;
 	if (r < 0)
-		return sd_bus_error_setf(error, SMCD_BUS_ERROR_KERNEL,
-					 "Cannot read the SMC devices and link groups: %s (the objects stay as they were)",
-					 strerror(-r));
+		return sd_bus_error_setf(
+			error, SMCD_BUS_ERROR_KERNEL,
+			"Cannot read the SMC devices and link groups: %s (the objects stay as they were)",
+			strerror(-r));
 	/* The kernel was read; only the bus did not take a signal (a full queue, say).
 	 * Error.Kernel would tell the caller that the read failed and the objects are old. */
 	if (emit < 0)
-		return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED,
-					 "Read the SMC devices and link groups, but could not send their change signals: %s (the objects are up to date)",
-					 strerror(-emit));
+		return sd_bus_error_setf(
+			error, SD_BUS_ERROR_FAILED,
+			"Read the SMC devices and link groups, but could not send their change signals: %s (the objects are up to date)",
+			strerror(-emit));
 	return sd_bus_reply_method_return(msg, NULL);
 }
 
@@ -723,7 +721,8 @@ static int method_set_sysctl(sd_bus_message *msg, void *userdata, sd_bus_error *
 	if (!d || streq(name, "limit_smc_hs"))
 		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
 					 d ? "Use SetHandshakeLimitation for limit_smc_hs"
-					   : "Unknown sysctl '%s'", name);
+					   : "Unknown sysctl '%s'",
+					 name);
 	r = sysctl_parse_value(d, value, &v, expected, sizeof(expected));
 	if (r < 0)
 		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
@@ -827,8 +826,9 @@ static int method_add_pnet(sd_bus_message *msg, void *userdata, sd_bus_error *er
 		return r;
 	if (!!eth[0] == !!ib[0] || strlen(eth) >= sizeof(e.eth_name) ||
 	    strlen(ib) >= sizeof(e.ib_name) || (ib[0] && port > 2) || (eth[0] && port))
-		return sd_bus_error_set(error, SD_BUS_ERROR_INVALID_ARGS,
-					"Give exactly one of an Ethernet device, or an RDMA/DIBS device with port 0 (meaning 1), 1 or 2");
+		return sd_bus_error_set(
+			error, SD_BUS_ERROR_INVALID_ARGS,
+			"Give exactly one of an Ethernet device, or an RDMA/DIBS device with port 0 (meaning 1), 1 or 2");
 	snprintf(e.eth_name, sizeof(e.eth_name), "%s", eth);
 	snprintf(e.ib_name, sizeof(e.ib_name), "%s", ib);
 	e.ib_port = ib[0] ? (port ? port : 1) : 0;
@@ -836,7 +836,8 @@ static int method_add_pnet(sd_bus_message *msg, void *userdata, sd_bus_error *er
 	if (r < 0)
 		return r;
 	if (m->config->pnet.exclusive)
-		return owned_error(m, error, m->config->pnet.mark, "The PNET table (pnet.exclusive: true)");
+		return owned_error(m, error, m->config->pnet.mark,
+				   "The PNET table (pnet.exclusive: true)");
 	if (pnetid_owned(m, e.pnetid, &mark))
 		return owned_error(m, error, mark, "This PNET ID");
 	log_runtime_change(msg, "add PNET entry", e.pnetid);
@@ -948,7 +949,8 @@ int bus_emit_manager_changed(struct manager *m, const char *first, ...)
 		names[n++] = (char *)s;
 	va_end(ap);
 	names[n] = NULL;
-	return sd_bus_emit_properties_changed_strv(m->bus, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER, names);
+	return sd_bus_emit_properties_changed_strv(m->bus, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER,
+						   names);
 }
 
 int bus_setup(struct manager *m)
@@ -959,7 +961,8 @@ int bus_setup(struct manager *m)
 	r = sd_bus_open_system(&m->bus);
 	if (r < 0)
 		return log_error_errno(r, "Cannot connect to the system bus: %m");
-	r = sd_bus_add_object_vtable(m->bus, NULL, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER, manager_vtable, m);
+	r = sd_bus_add_object_vtable(m->bus, NULL, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER,
+				     manager_vtable, m);
 	if (r >= 0)
 		r = sd_bus_add_object_manager(m->bus, NULL, SMCD_BUS_PATH);
 	if (r >= 0)
@@ -981,7 +984,9 @@ int bus_setup(struct manager *m)
 		return log_error_errno(r, "Cannot attach the bus to the event loop: %m");
 	r = sd_bus_request_name(m->bus, m->bus_name, 0);
 	if (r < 0)
-		return log_error_errno(r, "Cannot own the bus name %s (another agent running, or the D-Bus policy is not installed?): %m",
-				       m->bus_name);
+		return log_error_errno(
+			r,
+			"Cannot own the bus name %s (another agent running, or the D-Bus policy is not installed?): %m",
+			m->bus_name);
 	return 0;
 }

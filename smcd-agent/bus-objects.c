@@ -158,9 +158,8 @@ void bus_linkgroup_from_smcr(const struct smcr_linkgroup *r, struct bus_linkgrou
 /* ------------------------------------------------------------------------------------- */
 /* Vtables                                                                                */
 
-static int prop_inline_string(sd_bus *bus, const char *path, const char *iface,
-			      const char *prop, sd_bus_message *reply, void *userdata,
-			      sd_bus_error *error)
+static int prop_inline_string(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			      sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
 	return sd_bus_message_append_basic(reply, 's', userdata);
 }
@@ -204,7 +203,8 @@ static int prop_links(sd_bus *bus, const char *path, const char *iface, const ch
 static const sd_bus_vtable device_vtable[] = {
 	SD_BUS_VTABLE_START(0),
 	SD_BUS_PROPERTY("Name", "s", prop_inline_string, DEV(name), SD_BUS_VTABLE_PROPERTY_CONST),
-	SD_BUS_PROPERTY("Technology", "s", prop_inline_string, DEV(technology), SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("Technology", "s", prop_inline_string, DEV(technology),
+			SD_BUS_VTABLE_PROPERTY_CONST),
 	SD_BUS_PROPERTY("Loopback", "b", prop_bool, DEV(loopback), RO),
 	SD_BUS_PROPERTY("FabricId", "q", NULL, DEV(fabric_id), RO),
 	SD_BUS_PROPERTY("Gid", "s", prop_inline_string, DEV(gid), RO),
@@ -221,7 +221,8 @@ static const sd_bus_vtable device_vtable[] = {
 static const sd_bus_vtable linkgroup_vtable[] = {
 	SD_BUS_VTABLE_START(0),
 	SD_BUS_PROPERTY("Id", "u", NULL, LGR(id), SD_BUS_VTABLE_PROPERTY_CONST),
-	SD_BUS_PROPERTY("Technology", "s", prop_inline_string, LGR(technology), SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("Technology", "s", prop_inline_string, LGR(technology),
+			SD_BUS_VTABLE_PROPERTY_CONST),
 	SD_BUS_PROPERTY("Connections", "u", NULL, LGR(conns), RO),
 	SD_BUS_PROPERTY("PnetId", "s", prop_inline_string, LGR(pnetid), RO),
 	SD_BUS_PROPERTY("VlanId", "y", NULL, LGR(vlan_id), RO),
@@ -302,8 +303,7 @@ static struct bus_device *device_by_path(struct bus_device *v, size_t n, const c
 	return NULL;
 }
 
-static struct bus_linkgroup *linkgroup_by_path(struct bus_linkgroup *v, size_t n,
-					       const char *path)
+static struct bus_linkgroup *linkgroup_by_path(struct bus_linkgroup *v, size_t n, const char *path)
 {
 	for (size_t i = 0; i < n; i++)
 		if (streq(v[i].path, path))
@@ -311,8 +311,8 @@ static struct bus_linkgroup *linkgroup_by_path(struct bus_linkgroup *v, size_t n
 	return NULL;
 }
 
-static int find_device(sd_bus *bus, const char *path, const char *iface, void *userdata,
-		       void **ret, sd_bus_error *error)
+static int find_device(sd_bus *bus, const char *path, const char *iface, void *userdata, void **ret,
+		       sd_bus_error *error)
 {
 	struct manager *m = userdata;
 	struct bus_device *d = device_by_path(m->devices, m->n_devices, path);
@@ -335,8 +335,7 @@ static int find_linkgroup(sd_bus *bus, const char *path, const char *iface, void
 	return 1;
 }
 
-static int enumerate(sd_bus *bus, const char *prefix, void *userdata, char ***ret,
-		     sd_bus_error *error)
+static int enumerate(sd_bus *bus, const char *prefix, void *userdata, char ***ret, sd_bus_error *error)
 {
 	struct manager *m = userdata;
 	char **v = calloc(m->n_devices + m->n_linkgroups + 1, sizeof(char *));
@@ -363,11 +362,12 @@ int bus_objects_register(struct manager *m)
 {
 	int r;
 
-	r = sd_bus_add_fallback_vtable(m->bus, NULL, SMCD_BUS_PATH_DEVICE, SMCD_BUS_IFACE_DEVICE, device_vtable,
-				       find_device, m);
+	r = sd_bus_add_fallback_vtable(m->bus, NULL, SMCD_BUS_PATH_DEVICE, SMCD_BUS_IFACE_DEVICE,
+				       device_vtable, find_device, m);
 	if (r >= 0)
-		r = sd_bus_add_fallback_vtable(m->bus, NULL, SMCD_BUS_PATH_LINKGROUP, SMCD_BUS_IFACE_LINKGROUP,
-					       linkgroup_vtable, find_linkgroup, m);
+		r = sd_bus_add_fallback_vtable(m->bus, NULL, SMCD_BUS_PATH_LINKGROUP,
+					       SMCD_BUS_IFACE_LINKGROUP, linkgroup_vtable,
+					       find_linkgroup, m);
 	if (r >= 0)
 		r = sd_bus_add_node_enumerator(m->bus, NULL, SMCD_BUS_PATH, enumerate, m);
 	return r;
@@ -414,7 +414,8 @@ int bus_objects_update(struct manager *m, struct bus_device *devices, size_t n_d
 	m->n_linkgroups = n_linkgroups;
 
 	for (size_t i = 0; m->bus && i < n_devices; i++) {
-		const struct bus_device *o = device_by_path(old_devices, n_old_devices, devices[i].path);
+		const struct bus_device *o =
+			device_by_path(old_devices, n_old_devices, devices[i].path);
 
 		if (!o)
 			keep_first(&r, sd_bus_emit_interfaces_added(m->bus, devices[i].path,
@@ -422,7 +423,8 @@ int bus_objects_update(struct manager *m, struct bus_device *devices, size_t n_d
 		else if (changed_properties(device_vtable, o, &devices[i], sizeof(*o), names,
 					    ELEMENTSOF(names)))
 			keep_first(&r, sd_bus_emit_properties_changed_strv(m->bus, devices[i].path,
-									   SMCD_BUS_IFACE_DEVICE, names));
+									   SMCD_BUS_IFACE_DEVICE,
+									   names));
 	}
 	for (size_t i = 0; m->bus && i < n_linkgroups; i++) {
 		const struct bus_linkgroup *o =
@@ -433,7 +435,8 @@ int bus_objects_update(struct manager *m, struct bus_device *devices, size_t n_d
 		else if (changed_properties(linkgroup_vtable, o, &linkgroups[i], sizeof(*o), names,
 					    ELEMENTSOF(names)))
 			keep_first(&r, sd_bus_emit_properties_changed_strv(m->bus, linkgroups[i].path,
-									   SMCD_BUS_IFACE_LINKGROUP, names));
+									   SMCD_BUS_IFACE_LINKGROUP,
+									   names));
 	}
 	free(old_devices);
 	free(old_linkgroups);

@@ -19,13 +19,13 @@
  * as the bus vouches for them (from the kernel at connect time), against the pidfd's
  * process read from /proc and confirmed by the pidfd still being alive afterwards (so the
  * pid was not reused in between): its uids the caller's, its gids among the caller's
- * groups, no capabilities, a process and not a thread (not_callers_own()).  The pid dbus-daemon recorded at connect time is
- * not used: a caller that forked and let the connecting process exit could otherwise enroll
- * whatever process later got that pid, root's included.
- * The enrollment follows exec, set-user-ID programs included (unlike LD_PRELOAD, which the
- * dynamic loader ignores for them): it only changes which protocol the process's own TCP
- * sockets use, and a process could always have asked for IPPROTO_SMC itself.
- * The counters are read live, so the properties send no change signals.
+ * groups, no capabilities, a process and not a thread (not_callers_own()).  The pid dbus-daemon
+ * recorded at connect time is not used: a caller that forked and let the connecting process exit
+ * could otherwise enroll whatever process later got that pid, root's included. The enrollment
+ * follows exec, set-user-ID programs included (unlike LD_PRELOAD, which the dynamic loader ignores
+ * for them): it only changes which protocol the process's own TCP sockets use, and a process could
+ * always have asked for IPPROTO_SMC itself. The counters are read live, so the properties send no
+ * change signals.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -41,7 +41,6 @@
 #include "smcd-agent/log.h"
 #include "smcd-agent/manager.h"
 #include "smcd-agent/policy.h"
-
 
 static const char *state_name(const struct policy_item *it)
 {
@@ -165,8 +164,8 @@ static int pidfd_pid(int fd, pid_t *ret)
 struct target_creds {
 	uid_t uid[3]; /* real, effective, saved */
 	gid_t gid[3];
-	bool caps;    /* any permitted or effective capability */
-	bool thread;  /* the pidfd names a thread that is not its process's leader */
+	bool caps;   /* any permitted or effective capability */
+	bool thread; /* the pidfd names a thread that is not its process's leader */
 };
 
 /*
@@ -196,7 +195,8 @@ static int pidfd_creds(int fd, pid_t pid, struct target_creds *t)
 		} else if (sscanf(line, "Gid: %lu %lu %lu", &a, &b, &c) == 3) {
 			t->gid[0] = (gid_t)a, t->gid[1] = (gid_t)b, t->gid[2] = (gid_t)c;
 			found |= 2;
-		} else if (sscanf(line, "CapPrm: %llx", &caps) == 1 || sscanf(line, "CapEff: %llx", &caps) == 1) {
+		} else if (sscanf(line, "CapPrm: %llx", &caps) == 1 ||
+			   sscanf(line, "CapEff: %llx", &caps) == 1) {
 			t->caps |= caps != 0;
 			found |= 4;
 		} else if (sscanf(line, "Tgid: %ld", &tgid) == 1)
@@ -271,9 +271,9 @@ static int method_enroll(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 		r = pidfd_creds(fd, pid, &t);
 	if (r < 0)
 		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-					 r == -ESRCH ? "The process has exited" :
-					 r == -EBADF ? "The file descriptor is not a pidfd" :
-						       "Cannot read the process's credentials");
+					 r == -ESRCH   ? "The process has exited"
+					 : r == -EBADF ? "The file descriptor is not a pidfd"
+						       : "Cannot read the process's credentials");
 	if (caller == (uid_t)-1)
 		return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
 					 "The bus does not say who is calling; EnrollProcess refused");
@@ -284,8 +284,9 @@ static int method_enroll(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 	r = policy_enroll(m->policy, fd, sndbuf, rcvbuf, why, sizeof(why));
 	if (r < 0) {
 		log_notice("EnrollProcess for pid %d refused: %s", (int)pid, why);
-		return sd_bus_error_set(error, r == -ENOTSUP ? SMCD_BUS_ERROR_NOT_SUPPORTED : SD_BUS_ERROR_FAILED,
-					why);
+		return sd_bus_error_set(
+			error, r == -ENOTSUP ? SMCD_BUS_ERROR_NOT_SUPPORTED : SD_BUS_ERROR_FAILED,
+			why);
 	}
 	log_info("Enrolled pid %d for SMC (smcctl run; sndbuf %" PRIu32 ", rcvbuf %" PRIu32 ")%s%s",
 		 (int)pid, sndbuf, rcvbuf, why[0] ? ": " : "", why);
@@ -296,14 +297,13 @@ static const sd_bus_vtable policy_vtable[] = {
 	SD_BUS_VTABLE_START(0),
 	SD_BUS_PROPERTY("Policies", "a(ssssst)", prop_policies, 0, 0),
 	SD_BUS_PROPERTY("Hooks", "a{sv}", prop_hooks, 0, 0),
-	SD_BUS_METHOD_WITH_ARGS("EnrollProcess",
-				SD_BUS_ARGS("h", pidfd, "u", sndbuf, "u", rcvbuf),
-				SD_BUS_RESULT("s", note), method_enroll,
-				SD_BUS_VTABLE_UNPRIVILEGED),
+	SD_BUS_METHOD_WITH_ARGS("EnrollProcess", SD_BUS_ARGS("h", pidfd, "u", sndbuf, "u", rcvbuf),
+				SD_BUS_RESULT("s", note), method_enroll, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_VTABLE_END,
 };
 
 int bus_policy_register(struct manager *m)
 {
-	return sd_bus_add_object_vtable(m->bus, NULL, SMCD_BUS_PATH, SMCD_BUS_IFACE_POLICY, policy_vtable, m);
+	return sd_bus_add_object_vtable(m->bus, NULL, SMCD_BUS_PATH, SMCD_BUS_IFACE_POLICY,
+					policy_vtable, m);
 }

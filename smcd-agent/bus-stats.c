@@ -23,7 +23,6 @@
 #include "smcd-agent/log.h"
 #include "smcd-agent/manager.h"
 
-
 static struct stats_engine *engine(void *userdata)
 {
 	struct manager *m = userdata;
@@ -92,9 +91,8 @@ static int prop_prom_error(sd_bus *bus, const char *path, const char *iface, con
 			   sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
-	const char *p = m->collector && m->collector->prom_error_text
-				? m->collector->prom_error_text
-				: "";
+	const char *p =
+		m->collector && m->collector->prom_error_text ? m->collector->prom_error_text : "";
 
 	return sd_bus_message_append(reply, "s", p);
 }
@@ -169,7 +167,8 @@ static int prop_gauges(sd_bus *bus, const char *path, const char *iface, const c
 	uint64_t lgrs[2] = {};
 	int r = sd_bus_message_open_container(reply, 'a', "{st}");
 
-	for (size_t i = 0; r >= 0 && e && e->available && e->last.has_sockets && i < _STATS_SOCK_MAX; i++) {
+	for (size_t i = 0;
+	     r >= 0 && e && e->available && e->last.has_sockets && i < _STATS_SOCK_MAX; i++) {
 		char key[32];
 
 		snprintf(key, sizeof(key), "sockets.%s", stats_sock_name(i));
@@ -225,7 +224,8 @@ static int method_get(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 	if (r < 0)
 		return r;
 	if (!m->collector)
-		return sd_bus_error_set(error, SMCD_BUS_ERROR_UNAVAILABLE, "Statistics are not set up");
+		return sd_bus_error_set(error, SMCD_BUS_ERROR_UNAVAILABLE,
+					"Statistics are not set up");
 	if (refresh)
 		(void)collector_sample_on_demand(m);
 	return reply_document(msg, m);
@@ -246,7 +246,8 @@ static int method_reset(sd_bus_message *msg, void *userdata, sd_bus_error *error
 	if (r < 0)
 		return r;
 	if (!m->collector)
-		return sd_bus_error_set(error, SMCD_BUS_ERROR_UNAVAILABLE, "Statistics are not set up");
+		return sd_bus_error_set(error, SMCD_BUS_ERROR_UNAVAILABLE,
+					"Statistics are not set up");
 	(void)collector_sample_on_demand(m);
 	doc = stats_engine_json(m->collector->engine, m->devices, m->n_devices, m->linkgroups,
 				m->n_linkgroups, m->config->stats.interval_usec);
@@ -280,8 +281,8 @@ static const sd_bus_vtable stats_vtable[] = {
 	SD_BUS_PROPERTY("Gauges", "a{st}", prop_gauges, 0, RO),
 	SD_BUS_PROPERTY("PrometheusPath", "s", prop_prom_path, 0, RO),
 	SD_BUS_PROPERTY("PrometheusError", "s", prop_prom_error, 0, RO),
-	SD_BUS_METHOD_WITH_ARGS("GetStatistics", SD_BUS_ARGS("b", refresh), SD_BUS_RESULT("s", json),
-				method_get, ANYONE),
+	SD_BUS_METHOD_WITH_ARGS("GetStatistics", SD_BUS_ARGS("b", refresh),
+				SD_BUS_RESULT("s", json), method_get, ANYONE),
 	SD_BUS_METHOD_WITH_ARGS("ResetStatistics", SD_BUS_NO_ARGS, SD_BUS_RESULT("s", json),
 				method_reset, ANYONE),
 	SD_BUS_VTABLE_END,
@@ -289,7 +290,8 @@ static const sd_bus_vtable stats_vtable[] = {
 
 int bus_stats_register(struct manager *m)
 {
-	return sd_bus_add_object_vtable(m->bus, NULL, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS, stats_vtable, m);
+	return sd_bus_add_object_vtable(m->bus, NULL, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS,
+					stats_vtable, m);
 }
 
 int bus_stats_emit_changed(struct manager *m, int changed)
@@ -324,5 +326,6 @@ int bus_stats_emit_changed(struct manager *m, int changed)
 	names[n] = NULL;
 	if (!n)
 		return 0;
-	return sd_bus_emit_properties_changed_strv(m->bus, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS, (char **)names);
+	return sd_bus_emit_properties_changed_strv(m->bus, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS,
+						   (char **)names);
 }

@@ -68,8 +68,10 @@ static void save_state(struct collector *c)
 		return;
 	r = stats_state_save(c->engine, c->state_path, c->boot_id);
 	if (r < 0 && r != c->state_error)
-		log_warning_errno(r, "Cannot save the statistics to %s (resets and link-group counts are lost at a restart): %m",
-				  c->state_path);
+		log_warning_errno(
+			r,
+			"Cannot save the statistics to %s (resets and link-group counts are lost at a restart): %m",
+			c->state_path);
 	else if (r >= 0)
 		c->engine->dirty = false;
 	c->state_error = r < 0 ? r : 0;
@@ -97,8 +99,9 @@ int collector_new(struct manager *m)
 			 c->state_path);
 	r = stats_state_load(c->engine, c->state_path, c->boot_id);
 	if (r == -EBADMSG)
-		log_warning("The statistics state %s is damaged (cut short, or not written by smcd-agent): ignored, the statistics start afresh (no reset baseline, totals from the kernel's counters, link groups counted from now); the next save replaces it",
-			    c->state_path);
+		log_warning(
+			"The statistics state %s is damaged (cut short, or not written by smcd-agent): ignored, the statistics start afresh (no reset baseline, totals from the kernel's counters, link groups counted from now); the next save replaces it",
+			c->state_path);
 	else if (r < 0)
 		log_warning_errno(r, "Ignoring the statistics state %s: %m", c->state_path);
 	else if (r > 0)
@@ -184,8 +187,7 @@ static void write_textfile(struct manager *m)
 
 	if (!c->prom_path)
 		return;
-	text = prometheus_render(c->engine, m->devices, m->n_devices, m->linkgroups,
-				 m->n_linkgroups);
+	text = prometheus_render(c->engine, m->devices, m->n_devices, m->linkgroups, m->n_linkgroups);
 	if (!text) {
 		set_prom_error(m, -ENOMEM);
 		return;
@@ -343,5 +345,6 @@ void collector_arm(struct manager *m)
 	r = sd_event_add_time_relative(m->event, &c->timer, CLOCK_MONOTONIC, interval, 1000000,
 				       on_timer, m);
 	if (r < 0)
-		log_warning_errno(r, "Cannot arm the statistics timer, statistics only on request: %m");
+		log_warning_errno(r,
+				  "Cannot arm the statistics timer, statistics only on request: %m");
 }

@@ -19,17 +19,17 @@ enum {
 
 struct collector {
 	struct stats_engine *engine;
-	sd_event_source *timer;         /* only when stats.interval differs from monitor.interval */
+	sd_event_source *timer; /* only when stats.interval differs from monitor.interval */
 	uint64_t interval_usec;
 	char *state_path;
 	char boot_id[40];
 	int state_error;
 	int sample_error;
 	uint64_t last_sample_mono_usec;
-	char *prom_path;                /* NULL: not writing */
-	bool prom_written;              /* this process wrote prom_path */
+	char *prom_path;   /* NULL: not writing */
+	bool prom_written; /* this process wrote prom_path */
 	int prom_error;
-	char *prom_error_text;          /* PrometheusError; NULL when writing works */
+	char *prom_error_text; /* PrometheusError; NULL when writing works */
 };
 
 /* A sample unless the last one is younger than 250 ms. */

@@ -23,9 +23,9 @@ enum ynode_type {
 struct ynode {
 	enum ynode_type type;
 	struct config_mark mark;
-	char *value;            /* scalar */
-	bool plain;             /* plain (unquoted) scalar: may be null */
-	struct ynode **items;   /* seq: items; map: key, value, key, value, ... */
+	char *value;	      /* scalar */
+	bool plain;	      /* plain (unquoted) scalar: may be null */
+	struct ynode **items; /* seq: items; map: key, value, key, value, ... */
 	size_t n_items;
 };
 
@@ -34,7 +34,7 @@ struct ctx {
 	struct config_errors *errors;
 	struct config *config;
 	yaml_parser_t parser;
-	size_t n_nodes; /* built so far, against CONFIG_MAX_NODES */
+	size_t n_nodes;	  /* built so far, against CONFIG_MAX_NODES */
 	const char *text; /* the file, for positions of encoding errors */
 	size_t len;
 };
@@ -57,8 +57,7 @@ void config_dump_string(FILE *f, const char *s);
 int find_duplicates(const struct ynode *const *items, size_t n, size_t stride, size_t **ret);
 bool node_is_null(const struct ynode *n);
 /* Each reports its own error and returns NULL / -EINVAL. */
-const char *get_scalar(struct ctx *ctx, const struct ynode *n, const char *key,
-		       const char *expected);
+const char *get_scalar(struct ctx *ctx, const struct ynode *n, const char *key, const char *expected);
 int get_bool(struct ctx *ctx, const struct ynode *n, const char *key, bool *ret);
 const struct ynode *get_seq(struct ctx *ctx, const struct ynode *n, const char *key,
 			    const char *expected);

@@ -125,12 +125,12 @@ static int key_drain_timeout(struct ctx *ctx, const struct ynode *k, const struc
 }
 
 static const struct key_handler loopback_keys[] = {
-	{"active", key_active},
-	{"dmb-type", key_dmb_type},
-	{"nocopy", key_nocopy},
-	{"max-dmbs", key_max_dmbs},
-	{"take-over-lo", key_take_over_lo},
-	{"drain-timeout", key_drain_timeout},
+	{ "active", key_active },
+	{ "dmb-type", key_dmb_type },
+	{ "nocopy", key_nocopy },
+	{ "max-dmbs", key_max_dmbs },
+	{ "take-over-lo", key_take_over_lo },
+	{ "drain-timeout", key_drain_timeout },
 };
 
 int section_loopback(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
@@ -198,6 +198,7 @@ void config_loopback_dump(FILE *f, const struct config_loopback *l)
 		if (l->drain_timeout_usec % 1000000)
 			fprintf(f, "  drain-timeout: %" PRIu64 "ms\n", l->drain_timeout_usec / 1000);
 		else
-			fprintf(f, "  drain-timeout: %" PRIu64 "s\n", l->drain_timeout_usec / 1000000);
+			fprintf(f, "  drain-timeout: %" PRIu64 "s\n",
+				l->drain_timeout_usec / 1000000);
 	}
 }

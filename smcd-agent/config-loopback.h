@@ -17,13 +17,13 @@
 
 /* Included by config.h after struct config_mark. */
 struct config_loopback {
-	bool present;                   /* the file has a loopback: section */
-	struct config_mark mark;        /* of the section key */
+	bool present;		 /* the file has a loopback: section */
+	struct config_mark mark; /* of the section key */
 	bool has_active;
-	bool active;                    /* registered (true) or not (false) */
+	bool active; /* registered (true) or not (false) */
 	struct config_mark active_mark;
 	bool has_dmb_type;
-	uint8_t dmb_type;               /* enum smclo_dmb_type: physical only (virtual is refused) */
+	uint8_t dmb_type; /* enum smclo_dmb_type: physical only (virtual is refused) */
 	struct config_mark dmb_type_mark;
 	bool has_nocopy;
 	bool nocopy;
@@ -37,7 +37,7 @@ struct config_loopback {
 	bool take_over_lo;
 	struct config_mark take_over_lo_mark;
 	bool has_drain_timeout;
-	uint64_t drain_timeout_usec;    /* the drain bound of deactivations (default 10 s) */
+	uint64_t drain_timeout_usec; /* the drain bound of deactivations (default 10 s) */
 	struct config_mark drain_timeout_mark;
 };
 

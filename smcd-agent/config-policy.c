@@ -62,15 +62,16 @@ static const char *cgroup_path_problem(const char *s)
 	return NULL;
 }
 
-static int add_target(struct ctx *ctx, struct config_policy_target **v, size_t *n,
-		      const char *path, const struct ynode *node)
+static int add_target(struct ctx *ctx, struct config_policy_target **v, size_t *n, const char *path,
+		      const struct ynode *node)
 {
 	struct config_policy_target *a = realloc(*v, (*n + 1) * sizeof(*a));
 
 	if (!a)
 		return -ENOMEM;
 	*v = a;
-	a[*n] = (struct config_policy_target){ .path = strdup(path), .line = node->mark.line,
+	a[*n] = (struct config_policy_target){ .path = strdup(path),
+					       .line = node->mark.line,
 					       .column = node->mark.column };
 	if (!a[*n].path)
 		return -ENOMEM;
@@ -83,7 +84,8 @@ static bool target_dup(struct ctx *ctx, const struct config_policy_target *v, si
 {
 	for (size_t i = 0; i < n; i++)
 		if (streq(v[i].path, path)) {
-			error_at(ctx, node->mark, "%s: duplicate entry '%s' (first given at line %u, column %u)",
+			error_at(ctx, node->mark,
+				 "%s: duplicate entry '%s' (first given at line %u, column %u)",
 				 key, path, v[i].line, v[i].column);
 			return true;
 		}
@@ -94,7 +96,8 @@ static bool rules_full(struct ctx *ctx, const struct ynode *node, const char *ke
 {
 	if (pol(ctx)->n_cgroups + pol(ctx)->n_netns < CONFIG_POLICY_MAX_RULES)
 		return false;
-	error_at(ctx, node->mark, "%s: too many entries (expected at most %d cgroups and netns entries together)",
+	error_at(ctx, node->mark,
+		 "%s: too many entries (expected at most %d cgroups and netns entries together)",
 		 key, CONFIG_POLICY_MAX_RULES);
 	return true;
 }
@@ -119,7 +122,8 @@ static int policy_cgroups(struct ctx *ctx, const struct ynode *k, const struct y
 		}
 		problem = cgroup_path_problem(s);
 		if (problem) {
-			error_at(ctx, e->mark, "policies.cgroups: '%s' is not a valid cgroup path: %s (expected a path below the cgroup2 root such as /system.slice/nginx.service or /machine.slice)",
+			error_at(ctx, e->mark,
+				 "policies.cgroups: '%s' is not a valid cgroup path: %s (expected a path below the cgroup2 root such as /system.slice/nginx.service or /machine.slice)",
 				 s, problem);
 			ret = -EINVAL;
 			continue;
@@ -161,7 +165,8 @@ static int policy_netns(struct ctx *ctx, const struct ynode *k, const struct yno
 		else if (s[0] == '/' && strlen(s) < sizeof(path) && !strstr(s, "/../"))
 			snprintf(path, sizeof(path), "%s", s);
 		else {
-			error_at(ctx, e->mark, "policies.netns: '%s' is not valid (expected a name in /run/netns or an absolute path such as /proc/PID/ns/net)",
+			error_at(ctx, e->mark,
+				 "policies.netns: '%s' is not valid (expected a name in /run/netns or an absolute path such as /proc/PID/ns/net)",
 				 s);
 			ret = -EINVAL;
 			continue;
@@ -190,12 +195,10 @@ void policy_exclude_text(struct config_policy_exclude *e)
 		snprintf(pfx, sizeof(pfx), "/%u", e->prefixlen);
 	if (e->port)
 		snprintf(port, sizeof(port), ":%u", e->port);
-	snprintf(e->text, sizeof(e->text), "%s%s%s%s%s", v6 ? "[" : "", a, v6 ? "]" : "", pfx,
-		 port);
+	snprintf(e->text, sizeof(e->text), "%s%s%s%s%s", v6 ? "[" : "", a, v6 ? "]" : "", pfx, port);
 }
 
-int policy_parse_prefix(const char *s, struct config_policy_exclude *ret, char *expected,
-			size_t len)
+int policy_parse_prefix(const char *s, struct config_policy_exclude *ret, char *expected, size_t len)
 {
 	char buf[INET6_ADDRSTRLEN + 8], *slash, *end;
 	unsigned long plen;
@@ -255,7 +258,8 @@ static int exclude_address(struct ctx *ctx, const struct ynode *v, struct config
 	r = policy_parse_prefix(s, e, expected, sizeof(expected));
 	if (r < 0) {
 		error_at(ctx, v->mark, "policies.exclude: '%s' is not %s (expected %s)", s,
-			 r == -ERANGE ? "a network: it has host bits set" : "a valid address", expected);
+			 r == -ERANGE ? "a network: it has host bits set" : "a valid address",
+			 expected);
 		return -EINVAL;
 	}
 	return 0;
@@ -283,7 +287,8 @@ static int exclude_port_key(struct ctx *ctx, const struct ynode *k, const struct
 	errno = 0;
 	port = strtoul(s, &end, 10);
 	if (errno || end == s || *end || port < 1 || port > 65535) {
-		error_at(ctx, v->mark, "policies.exclude.port: '%s' is not a valid port (expected a port from 1 to 65535)",
+		error_at(ctx, v->mark,
+			 "policies.exclude.port: '%s' is not a valid port (expected a port from 1 to 65535)",
 			 s);
 		return -EINVAL;
 	}
@@ -296,8 +301,7 @@ static const struct key_handler exclude_keys[] = {
 	{ "port", exclude_port_key },
 };
 
-static bool exclude_same(const struct config_policy_exclude *a,
-			 const struct config_policy_exclude *b)
+static bool exclude_same(const struct config_policy_exclude *a, const struct config_policy_exclude *b)
 {
 	return a->family == b->family && a->prefixlen == b->prefixlen && a->port == b->port &&
 	       memcmp(a->addr, b->addr, sizeof(a->addr)) == 0;
@@ -323,7 +327,8 @@ static int exclude_entry(struct ctx *ctx, const struct ynode *e)
 	if (e->type == YNODE_MAP) {
 		r = parse_map(ctx, e, "policies.exclude", exclude_keys, ELEMENTSOF(exclude_keys));
 		if (r == 0 && !x->family && !x->port) {
-			error_at(ctx, e->mark, "policies.exclude: an entry needs an address, a port or both (expected {address: ADDRESS[/LENGTH], port: PORT})");
+			error_at(ctx, e->mark,
+				 "policies.exclude: an entry needs an address, a port or both (expected {address: ADDRESS[/LENGTH], port: PORT})");
 			r = -EINVAL;
 		}
 	} else
@@ -332,7 +337,8 @@ static int exclude_entry(struct ctx *ctx, const struct ynode *e)
 		for (size_t i = 0; i + 1 < p->n_exclude; i++)
 			if (exclude_same(&p->exclude[i], x)) {
 				policy_exclude_text(x);
-				error_at(ctx, e->mark, "policies.exclude: duplicate entry %s (first given at line %u, column %u)",
+				error_at(ctx, e->mark,
+					 "policies.exclude: duplicate entry %s (first given at line %u, column %u)",
 					 x->text, p->exclude[i].line, p->exclude[i].column);
 				r = -EINVAL;
 				break;
@@ -388,7 +394,8 @@ int config_policies_check(struct ctx *ctx)
 
 	if (!hs || !p->n_exclude)
 		return 0;
-	error_at(ctx, hs->mark, "sysctl.hs_ctrl: net.smc.hs_ctrl is set by policies.exclude (line %u) to the agent's own smc_hs_ctrl (expected no sysctl.hs_ctrl while policies.exclude has entries)",
+	error_at(ctx, hs->mark,
+		 "sysctl.hs_ctrl: net.smc.hs_ctrl is set by policies.exclude (line %u) to the agent's own smc_hs_ctrl (expected no sysctl.hs_ctrl while policies.exclude has entries)",
 		 p->exclude[0].line);
 	return -EINVAL;
 }

@@ -31,11 +31,11 @@ struct config_policy_target {
 };
 
 struct config_policy_exclude {
-	int family;        /* 0: any (a port-only entry), AF_INET or AF_INET6 */
+	int family;	   /* 0: any (a port-only entry), AF_INET or AF_INET6 */
 	uint8_t addr[16];  /* network order, host bits zero; IPv4 in the first 4 bytes */
 	uint8_t prefixlen; /* 0..32 or 0..128 */
-	uint16_t port;     /* 0: any */
-	char text[80];     /* "192.0.2.0/24", "*:5432", "[2001:db8::]/32:443", "10.0.0.1:80" */
+	uint16_t port;	   /* 0: any */
+	char text[80];	   /* "192.0.2.0/24", "*:5432", "[2001:db8::]/32:443", "10.0.0.1:80" */
 	unsigned line;
 	unsigned column;
 };
@@ -57,6 +57,5 @@ size_t config_policies_count(const struct config_policies *p);
 
 /* Exported for tests: parse an exclude address ("192.0.2.0/24", "::1"); 0 or -EINVAL with a
  * reason, -ERANGE for host bits set (expected then names the network). */
-int policy_parse_prefix(const char *s, struct config_policy_exclude *ret, char *expected,
-			size_t len);
+int policy_parse_prefix(const char *s, struct config_policy_exclude *ret, char *expected, size_t len);
 void policy_exclude_text(struct config_policy_exclude *e);

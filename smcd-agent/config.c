@@ -66,7 +66,8 @@ static char *escape_controls(char *msg)
 
 	for (const char *c = msg; *c; c++)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f ||
-		    ((unsigned char)c[0] == 0xc2 && (unsigned char)c[1] >= 0x80 && (unsigned char)c[1] <= 0x9f))
+		    ((unsigned char)c[0] == 0xc2 && (unsigned char)c[1] >= 0x80 &&
+		     (unsigned char)c[1] <= 0x9f))
 			n++;
 	if (!n)
 		return msg;
@@ -196,8 +197,9 @@ int find_duplicates(const struct ynode *const *items, size_t n, size_t stride, s
 	qsort(keys, n_keys, sizeof(*keys), dup_key_cmp);
 	for (size_t i = 1; i < n_keys; i++)
 		if (streq(keys[i].value, keys[i - 1].value))
-			first[keys[i].index] = first[keys[i - 1].index] == SIZE_MAX ?
-						       keys[i - 1].index : first[keys[i - 1].index];
+			first[keys[i].index] = first[keys[i - 1].index] == SIZE_MAX
+						       ? keys[i - 1].index
+						       : first[keys[i - 1].index];
 	*ret = TAKE_PTR(first);
 	return 0;
 }
@@ -220,7 +222,8 @@ static int ynode_build(struct ctx *ctx, yaml_event_t *ev, unsigned depth, struct
 
 	if (depth > CONFIG_MAX_DEPTH) {
 		error_at(ctx, mark_of(ev->start_mark),
-			 "nested more than %u levels deep (smc.yaml needs at most 4)", CONFIG_MAX_DEPTH);
+			 "nested more than %u levels deep (smc.yaml needs at most 4)",
+			 CONFIG_MAX_DEPTH);
 		return -EINVAL;
 	}
 	if (++ctx->n_nodes > CONFIG_MAX_NODES) {
@@ -348,8 +351,7 @@ bool node_is_null(const struct ynode *n)
 	       (n->value[0] == '\0' || streq(n->value, "~") || streq(n->value, "null"));
 }
 
-const char *get_scalar(struct ctx *ctx, const struct ynode *n, const char *key,
-		       const char *expected)
+const char *get_scalar(struct ctx *ctx, const struct ynode *n, const char *key, const char *expected)
 {
 	if (n->type != YNODE_SCALAR || node_is_null(n)) {
 		error_at(ctx, n->mark, "%s: %s is not a valid value (expected %s)", key,
@@ -397,13 +399,15 @@ static int get_duration(struct ctx *ctx, const struct ynode *n, const char *key,
 	if (!s)
 		return -EINVAL;
 	if (parse_duration_usec(s, &v) < 0) {
-		error_at(ctx, n->mark, "%s: '%s' is not a duration (expected a number with s, m or h, e.g. 30s)",
+		error_at(ctx, n->mark,
+			 "%s: '%s' is not a duration (expected a number with s, m or h, e.g. 30s)",
 			 key, s);
 		return -EINVAL;
 	}
 	if (v != 0 && (v < min || v > max)) {
-		error_at(ctx, n->mark, "%s: %s is out of range (expected 0 or %" PRIu64 "s to %" PRIu64 "s)",
-			 key, s, (uint64_t)(min / 1000000), (uint64_t)(max / 1000000));
+		error_at(ctx, n->mark,
+			 "%s: %s is out of range (expected 0 or %" PRIu64 "s to %" PRIu64 "s)", key,
+			 s, (uint64_t)(min / 1000000), (uint64_t)(max / 1000000));
 		return -EINVAL;
 	}
 	*ret = v;
@@ -476,7 +480,8 @@ int parse_map(struct ctx *ctx, const struct ynode *map, const char *section,
 		if (first[i] != SIZE_MAX) {
 			const struct ynode *o = map->items[first[i]];
 
-			error_at(ctx, k->mark, "%s: duplicate key '%s' (first given at line %u, column %u)",
+			error_at(ctx, k->mark,
+				 "%s: duplicate key '%s' (first given at line %u, column %u)",
 				 section, k->value, o->mark.line, o->mark.column);
 			ret = -EINVAL;
 			continue;
@@ -488,8 +493,8 @@ int parse_map(struct ctx *ctx, const struct ynode *map, const char *section,
 			char keys[512];
 
 			expected_keys(table, n_table, keys, sizeof(keys));
-			error_at(ctx, k->mark, "%s: unknown key '%s' (expected one of: %s)", section,
-				 k->value, keys);
+			error_at(ctx, k->mark, "%s: unknown key '%s' (expected one of: %s)",
+				 section, k->value, keys);
 			ret = -EINVAL;
 			continue;
 		}
@@ -519,7 +524,8 @@ static int ueid_machine_id_file(struct ctx *ctx, const struct ynode *k, const st
 	if (!s)
 		return -EINVAL;
 	if (s[0] != '/') {
-		error_at(ctx, v->mark, "ueid.machine-id-file: '%s' is not an absolute path (expected a path starting with /)",
+		error_at(ctx, v->mark,
+			 "ueid.machine-id-file: '%s' is not an absolute path (expected a path starting with /)",
 			 s);
 		return -EINVAL;
 	}
@@ -548,7 +554,8 @@ static int ueid_entries(struct ctx *ctx, const struct ynode *k, const struct yno
 			continue;
 		}
 		if (smc_ueid_validate(s, padded, &reason) < 0) {
-			error_at(ctx, e->mark, "ueid.entries: '%s' is not a valid UEID: %s (expected up to 32 upper-case letters, digits, '.' or '-')",
+			error_at(ctx, e->mark,
+				 "ueid.entries: '%s' is not a valid UEID: %s (expected up to 32 upper-case letters, digits, '.' or '-')",
 				 s, reason ? reason : "rejected");
 			ret = -EINVAL;
 			continue;
@@ -556,7 +563,8 @@ static int ueid_entries(struct ctx *ctx, const struct ynode *k, const struct yno
 		strstrip_trailing(padded);
 		for (size_t j = 0; j < c->ueid.n_entries; j++)
 			if (streq(c->ueid.entries[j].ueid, padded)) {
-				error_at(ctx, e->mark, "ueid.entries: duplicate UEID '%s' (first given at line %u, column %u)",
+				error_at(ctx, e->mark,
+					 "ueid.entries: duplicate UEID '%s' (first given at line %u, column %u)",
 					 padded, c->ueid.entries[j].mark.line,
 					 c->ueid.entries[j].mark.column);
 				dup = true;
@@ -566,7 +574,8 @@ static int ueid_entries(struct ctx *ctx, const struct ynode *k, const struct yno
 			continue;
 		}
 		if (c->ueid.n_entries >= SMC_UEID_MAX) {
-			error_at(ctx, e->mark, "ueid.entries: too many UEIDs (expected at most %d: the kernel's table holds %d)",
+			error_at(ctx, e->mark,
+				 "ueid.entries: too many UEIDs (expected at most %d: the kernel's table holds %d)",
 				 SMC_UEID_MAX, SMC_UEID_MAX);
 			ret = -EINVAL;
 			continue;
@@ -591,7 +600,8 @@ static int section_ueid(struct ctx *ctx, const struct ynode *k, const struct yno
 	struct config *c = ctx->config;
 
 	if (r == 0 && c->ueid.auto_derive && c->ueid.n_entries >= SMC_UEID_MAX) {
-		error_at(ctx, c->ueid.mark, "ueid: %zu entries and the derived UEID are too many (expected at most %d in all; set auto: false or remove one)",
+		error_at(ctx, c->ueid.mark,
+			 "ueid: %zu entries and the derived UEID are too many (expected at most %d in all; set auto: false or remove one)",
 			 c->ueid.n_entries, SMC_UEID_MAX);
 		r = -EINVAL;
 	}
@@ -638,7 +648,8 @@ static int section_hs_limitation(struct ctx *ctx, const struct ynode *k, const s
 	else if (parse_bool(s, &b) == 0)
 		ctx->config->hs_limitation = b ? CONFIG_ENABLE : CONFIG_DISABLE;
 	else {
-		error_at(ctx, v->mark, "handshake-limitation: '%s' is not a valid value (expected leave, true or false)",
+		error_at(ctx, v->mark,
+			 "handshake-limitation: '%s' is not a valid value (expected leave, true or false)",
 			 s);
 		return -EINVAL;
 	}
@@ -693,7 +704,8 @@ static int sysctl_entry(struct ctx *ctx, const struct ynode *k, const struct yno
 	 * an int into a bool, which is wrong on big-endian machines.
 	 */
 	if (d && streq(d->name, "limit_smc_hs")) {
-		error_at(ctx, k->mark, "sysctl: limit_smc_hs is set with the top-level key handshake-limitation (expected handshake-limitation: true|false|leave)");
+		error_at(ctx, k->mark,
+			 "sysctl: limit_smc_hs is set with the top-level key handshake-limitation (expected handshake-limitation: true|false|leave)");
 		return -EINVAL;
 	}
 	if (!d) {
@@ -707,8 +719,8 @@ static int sysctl_entry(struct ctx *ctx, const struct ynode *k, const struct yno
 			if (!streq(t[i].name, "limit_smc_hs"))
 				o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s",
 						      o ? ", " : "", t[i].name);
-		error_at(ctx, k->mark, "sysctl: unknown sysctl '%s' (expected one of: %s)", k->value,
-			 names);
+		error_at(ctx, k->mark, "sysctl: unknown sysctl '%s' (expected one of: %s)",
+			 k->value, names);
 		return -EINVAL;
 	}
 	r = sysctl_value(ctx, d, v, &e);
@@ -775,28 +787,30 @@ static struct config_pnet *pnet_current(struct ctx *ctx)
 
 static int pnet_pnetid(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
 {
-	const char *s = get_scalar(ctx, v, "pnet.entries.pnetid", "a PNET ID of 1 to 16 letters or digits");
+	const char *s =
+		get_scalar(ctx, v, "pnet.entries.pnetid", "a PNET ID of 1 to 16 letters or digits");
 	const char *reason = NULL;
 
 	if (!s)
 		return -EINVAL;
 	if (smc_pnetid_validate(s, pnet_current(ctx)->pnetid, &reason) < 0) {
-		error_at(ctx, v->mark, "pnet.entries.pnetid: '%s' is not a valid PNET ID: %s (expected 1 to 16 letters or digits)",
+		error_at(ctx, v->mark,
+			 "pnet.entries.pnetid: '%s' is not a valid PNET ID: %s (expected 1 to 16 letters or digits)",
 			 s, reason ? reason : "rejected");
 		return -EINVAL;
 	}
 	return 0;
 }
 
-static int pnet_name(struct ctx *ctx, const struct ynode *v, const char *key, char *dst,
-		     size_t max)
+static int pnet_name(struct ctx *ctx, const struct ynode *v, const char *key, char *dst, size_t max)
 {
 	const char *s = get_scalar(ctx, v, key, "a device name");
 
 	if (!s)
 		return -EINVAL;
 	if (strlen(s) >= max || strpbrk(s, " /\t")) {
-		error_at(ctx, v->mark, "%s: '%s' is not a valid device name (expected at most %zu characters, no blanks or '/')",
+		error_at(ctx, v->mark,
+			 "%s: '%s' is not a valid device name (expected at most %zu characters, no blanks or '/')",
 			 key, s, max - 1);
 		return -EINVAL;
 	}
@@ -821,7 +835,8 @@ static int pnet_port(struct ctx *ctx, const struct ynode *k, const struct ynode 
 	if (!s)
 		return -EINVAL;
 	if (!streq(s, "1") && !streq(s, "2")) {
-		error_at(ctx, v->mark, "pnet.entries.port: '%s' is not a valid port (expected 1 or 2)", s);
+		error_at(ctx, v->mark,
+			 "pnet.entries.port: '%s' is not a valid port (expected 1 or 2)", s);
 		return -EINVAL;
 	}
 	pnet_current(ctx)->port = (uint8_t)(s[0] - '0');
@@ -844,22 +859,26 @@ static int pnet_check_entry(struct ctx *ctx, const struct ynode *item)
 		if (item->items[i]->type == YNODE_SCALAR && streq(item->items[i]->value, "port"))
 			has_port = true;
 	if (!p->pnetid[0]) {
-		error_at(ctx, item->mark, "pnet.entries: entry without pnetid (expected pnetid: NAME)");
+		error_at(ctx, item->mark,
+			 "pnet.entries: entry without pnetid (expected pnetid: NAME)");
 		return -EINVAL;
 	}
 	if (!!p->eth[0] == !!p->ib[0]) {
-		error_at(ctx, item->mark, "pnet.entries: entry needs exactly one of eth or ib (expected eth: NETDEV, or ib: DEVICE with an optional port)");
+		error_at(ctx, item->mark,
+			 "pnet.entries: entry needs exactly one of eth or ib (expected eth: NETDEV, or ib: DEVICE with an optional port)");
 		return -EINVAL;
 	}
 	if (p->eth[0] && has_port) {
-		error_at(ctx, item->mark, "pnet.entries: port is only valid with ib (expected no port for an eth entry)");
+		error_at(ctx, item->mark,
+			 "pnet.entries: port is only valid with ib (expected no port for an eth entry)");
 		return -EINVAL;
 	}
 	if (p->ib[0] && !p->port)
 		p->port = 1;
 	for (size_t j = 0; j + 1 < c->pnet.n_entries; j++)
 		if (pnet_same(&c->pnet.entries[j], p)) {
-			error_at(ctx, item->mark, "pnet.entries: duplicate entry (first given at line %u, column %u)",
+			error_at(ctx, item->mark,
+				 "pnet.entries: duplicate entry (first given at line %u, column %u)",
 				 c->pnet.entries[j].mark.line, c->pnet.entries[j].mark.column);
 			return -EINVAL;
 		}
@@ -880,7 +899,8 @@ static int pnet_entries(struct ctx *ctx, const struct ynode *k, const struct yno
 		int r;
 
 		if (item->type != YNODE_MAP) {
-			error_at(ctx, item->mark, "pnet.entries: %s is not a valid entry (expected a mapping with pnetid and eth or ib)",
+			error_at(ctx, item->mark,
+				 "pnet.entries: %s is not a valid entry (expected a mapping with pnetid and eth or ib)",
 				 node_type_name(item));
 			ret = -EINVAL;
 			continue;
@@ -891,7 +911,8 @@ static int pnet_entries(struct ctx *ctx, const struct ynode *k, const struct yno
 		c->pnet.entries = a;
 		memset(&a[c->pnet.n_entries], 0, sizeof(*a));
 		a[c->pnet.n_entries++].mark = item->mark;
-		r = parse_map(ctx, item, "pnet.entries", pnet_entry_keys, ELEMENTSOF(pnet_entry_keys));
+		r = parse_map(ctx, item, "pnet.entries", pnet_entry_keys,
+			      ELEMENTSOF(pnet_entry_keys));
 		if (r == 0)
 			r = pnet_check_entry(ctx, item);
 		if (r < 0) {
@@ -958,7 +979,8 @@ static int section_modules(struct ctx *ctx, const struct ynode *k, const struct 
 		return -EINVAL;
 	/* The agent loads each at every start and reconcile: a long list is a mistake. */
 	if (seq->n_items > CONFIG_MAX_MODULES) {
-		error_at(ctx, seq->mark, "modules: %zu modules (expected at most %u, such as smc, smc_diag)",
+		error_at(ctx, seq->mark,
+			 "modules: %zu modules (expected at most %u, such as smc, smc_diag)",
 			 seq->n_items, CONFIG_MAX_MODULES);
 		return -EINVAL;
 	}
@@ -973,15 +995,19 @@ static int section_modules(struct ctx *ctx, const struct ynode *k, const struct 
 			ret = -EINVAL;
 			continue;
 		}
-		if (strlen(s) >= 56 || strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(s)) {
-			error_at(ctx, e->mark, "modules: '%s' is not a module name (expected lower-case letters, digits, '_' or '-')",
+		if (strlen(s) >= 56 ||
+		    strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(s)) {
+			error_at(ctx, e->mark,
+				 "modules: '%s' is not a module name (expected lower-case letters, digits, '_' or '-')",
 				 s);
 			ret = -EINVAL;
 			continue;
 		}
 		if (first[i] != SIZE_MAX) {
-			error_at(ctx, e->mark, "modules: duplicate module '%s' (first given at line %u, column %u)",
-				 s, seq->items[first[i]]->mark.line, seq->items[first[i]]->mark.column);
+			error_at(ctx, e->mark,
+				 "modules: duplicate module '%s' (first given at line %u, column %u)",
+				 s, seq->items[first[i]]->mark.line,
+				 seq->items[first[i]]->mark.column);
 			ret = -EINVAL;
 			continue;
 		}
@@ -1061,8 +1087,11 @@ static int section_admin_group(struct ctx *ctx, const struct ynode *k, const str
 	s = get_scalar(ctx, v, "admin-group", "a group name, or nothing");
 	if (!s)
 		return -EINVAL;
-	if (strlen(s) > 32 || strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") != strlen(s)) {
-		error_at(ctx, v->mark, "admin-group: '%s' is not a group name (expected letters, digits, '_', '-' or '.')",
+	if (strlen(s) > 32 ||
+	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") !=
+		    strlen(s)) {
+		error_at(ctx, v->mark,
+			 "admin-group: '%s' is not a group name (expected letters, digits, '_', '-' or '.')",
 			 s);
 		return -EINVAL;
 	}
@@ -1086,7 +1115,8 @@ static int stats_linkgroup_series(struct ctx *ctx, const struct ynode *k, const 
 	if (!s)
 		return -EINVAL;
 	if (parse_count(s, &n) < 0 || n < 0 || n > STATS_LINKGROUP_SERIES_MAX) {
-		error_at(ctx, v->mark, "stats.linkgroup-series: '%s' is not valid (expected a whole number from 0 to %d)",
+		error_at(ctx, v->mark,
+			 "stats.linkgroup-series: '%s' is not valid (expected a whole number from 0 to %d)",
 			 s, STATS_LINKGROUP_SERIES_MAX);
 		return -EINVAL;
 	}
@@ -1106,7 +1136,8 @@ static int prometheus_enabled(struct ctx *ctx, const struct ynode *k, const stru
  */
 static int prometheus_path(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
 {
-	const char *s = get_scalar(ctx, v, "stats.prometheus.path", "an absolute path ending in .prom");
+	const char *s =
+		get_scalar(ctx, v, "stats.prometheus.path", "an absolute path ending in .prom");
 	const char *base;
 	size_t n;
 
@@ -1116,7 +1147,8 @@ static int prometheus_path(struct ctx *ctx, const struct ynode *k, const struct 
 	base = strrchr(s, '/');
 	if (s[0] != '/' || n < 6 || !streq(s + n - 5, ".prom") || !base || base[1] == '.' ||
 	    streq(base + 1, ".prom") || strstr(s, "/../") || n >= 4000) {
-		error_at(ctx, v->mark, "stats.prometheus.path: '%s' is not valid (expected an absolute path of a file NAME.prom, which node_exporter's textfile collector reads)",
+		error_at(ctx, v->mark,
+			 "stats.prometheus.path: '%s' is not valid (expected an absolute path of a file NAME.prom, which node_exporter's textfile collector reads)",
 			 s);
 		return -EINVAL;
 	}
@@ -1275,12 +1307,12 @@ static int read_file(const char *path, char **ret, size_t *ret_len, const char *
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		*ret_kind = S_ISDIR(st.st_mode)	   ? "a directory" :
-			    S_ISFIFO(st.st_mode)   ? "a FIFO" :
-			    S_ISSOCK(st.st_mode)   ? "a socket" :
-			    S_ISCHR(st.st_mode)	   ? "a character device" :
-			    S_ISBLK(st.st_mode)	   ? "a block device" :
-						     "not a regular file";
+		*ret_kind = S_ISDIR(st.st_mode)	   ? "a directory"
+			    : S_ISFIFO(st.st_mode) ? "a FIFO"
+			    : S_ISSOCK(st.st_mode) ? "a socket"
+			    : S_ISCHR(st.st_mode)  ? "a character device"
+			    : S_ISBLK(st.st_mode)  ? "a block device"
+						   : "not a regular file";
 		return -EBADFD;
 	}
 	f = fdopen(fd, "re");
@@ -1375,7 +1407,8 @@ int config_load(const char *path, struct config **ret, struct config_errors *err
 		if (r == -EBADFD)
 			k = asprintf(&line, "%s: is %s (expected a regular YAML file)", path, kind);
 		else
-			k = asprintf(&line, "%s: cannot read: %s (expected a readable YAML file)", path,
+			k = asprintf(&line, "%s: cannot read: %s (expected a readable YAML file)",
+				     path,
 				     r == -EBADMSG ? "the file contains a NUL byte" : strerror(-r));
 		if (k >= 0)
 			errors_add(errors, line);
@@ -1393,7 +1426,8 @@ int config_load(const char *path, struct config **ret, struct config_errors *err
 		if (node_is_null(root))
 			; /* a file of comments only: all defaults */
 		else if (root->type != YNODE_MAP)
-			error_at(&ctx, root->mark, "the file is %s (expected a mapping of sections such as ueid:, sysctl:)",
+			error_at(&ctx, root->mark,
+				 "the file is %s (expected a mapping of sections such as ueid:, sysctl:)",
 				 node_type_name(root));
 		else
 			r = parse_map(&ctx, root, "smc.yaml", top_keys, ELEMENTSOF(top_keys));
@@ -1523,8 +1557,9 @@ char *config_dump(const struct config *c)
 		fprintf(f, "%s%s", i ? ", " : "", c->ueid.entries[i].ueid);
 	fprintf(f, "]\nseid: %s\n", config_switch_to_string(c->seid));
 	fprintf(f, "handshake-limitation: %s\n",
-		c->hs_limitation == CONFIG_LEAVE ? "leave" :
-		c->hs_limitation == CONFIG_ENABLE ? "true" : "false");
+		c->hs_limitation == CONFIG_LEAVE    ? "leave"
+		: c->hs_limitation == CONFIG_ENABLE ? "true"
+						    : "false");
 	fprintf(f, "sysctl:%s\n", c->n_sysctls ? "" : " {}");
 	for (size_t i = 0; i < c->n_sysctls; i++)
 		dump_sysctl(f, &c->sysctls[i]);

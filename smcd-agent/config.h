@@ -52,16 +52,16 @@ struct config_ueid {
 
 struct config_sysctl {
 	const struct smc_sysctl_desc *desc;
-	int64_t value;          /* all units but SMC_UNIT_STRING */
-	char *string;           /* SMC_UNIT_STRING */
+	int64_t value; /* all units but SMC_UNIT_STRING */
+	char *string;  /* SMC_UNIT_STRING */
 	struct config_mark mark;
 };
 
 struct config_pnet {
 	char pnetid[SMC_PNETID_LEN + 1]; /* normalised: upper case */
-	char eth[IF_NAMESIZE];           /* either eth ... */
-	char ib[SMC_IB_NAME_LEN];        /* ... or ib (an RDMA or a DIBS device, e.g. "lo") */
-	uint8_t port;                    /* ib only: 1 or 2 */
+	char eth[IF_NAMESIZE];		 /* either eth ... */
+	char ib[SMC_IB_NAME_LEN];	 /* ... or ib (an RDMA or a DIBS device, e.g. "lo") */
+	uint8_t port;			 /* ib only: 1 or 2 */
 	struct config_mark mark;
 };
 
@@ -69,8 +69,8 @@ struct config_pnet {
 
 struct config {
 	char *path;
-	char *text;             /* the file as read (for ConfigRevision and `config show`) */
-	uint64_t hash;          /* FNV-1a 64 of text: ConfigRevision */
+	char *text;    /* the file as read (for ConfigRevision and `config show`) */
+	uint64_t hash; /* FNV-1a 64 of text: ConfigRevision */
 
 	struct {
 		bool auto_derive;
@@ -108,13 +108,13 @@ struct config {
 		uint64_t interval_usec; /* 0: devices and link groups only on demand */
 	} monitor;
 
-	char *admin_group;      /* may call mutating D-Bus methods besides CAP_NET_ADMIN; NULL: none */
+	char *admin_group; /* may call mutating D-Bus methods besides CAP_NET_ADMIN; NULL: none */
 
 	struct {
-		uint64_t interval_usec;         /* 0: statistics only on request */
-		uint32_t linkgroup_series;      /* link groups with their own Prometheus series */
-		bool prometheus;                /* write the textfile at every sample */
-		char *prometheus_path;          /* absolute, ends in .prom */
+		uint64_t interval_usec;	   /* 0: statistics only on request */
+		uint32_t linkgroup_series; /* link groups with their own Prometheus series */
+		bool prometheus;	   /* write the textfile at every sample */
+		char *prometheus_path;	   /* absolute, ends in .prom */
 	} stats;
 	struct config_policies policies; /* config-policy.h */
 	struct config_loopback loopback; /* config-loopback.h */
@@ -128,7 +128,7 @@ struct config {
 struct config_errors {
 	char *lines[CONFIG_MAX_ERRORS];
 	size_t n;
-	bool truncated;         /* more errors than lines[] holds */
+	bool truncated; /* more errors than lines[] holds */
 };
 
 /*

@@ -76,8 +76,9 @@ static void load(const char *dir, struct fake_lo *l)
 
 	memset(l, 0, sizeof(*l));
 	snprintf(l->state, sizeof(l->state), "inactive");
-	l->next = (struct smclo_settings){
-		.dmb_type = SMCLO_DMB_PHYSICAL, .nocopy = true, .max_dmbs = 5000};
+	l->next = (struct smclo_settings){ .dmb_type = SMCLO_DMB_PHYSICAL,
+					   .nocopy = true,
+					   .max_dmbs = 5000 };
 	path_of(dir, "smclo/state", p, sizeof(p));
 	f = fopen(p, "re");
 	if (f) {

@@ -149,7 +149,8 @@ static int fake_module_load(struct kernel *k, const char *name, char *msg, size_
 
 	snprintf(p, sizeof(p), "modules-available/%s", name);
 	if (!fake_exists(k, p)) {
-		snprintf(msg, len, "no module %s for this kernel (not built, or not installed under /lib/modules)",
+		snprintf(msg, len,
+			 "no module %s for this kernel (not built, or not installed under /lib/modules)",
 			 name);
 		return -ENOENT;
 	}
@@ -496,12 +497,13 @@ static int fake_stats(struct kernel *k, struct smc_stats *ret)
 		uint64_t v;
 		int row;
 
-		if (sscanf(lines[i], "%99s %" SCNu64, key, &v) != 2 || (row = stats_table_find(key)) < 0 ||
-		    t[row].source != STATS_SRC_STATS)
+		if (sscanf(lines[i], "%99s %" SCNu64, key, &v) != 2 ||
+		    (row = stats_table_find(key)) < 0 || t[row].source != STATS_SRC_STATS)
 			continue;
 		memcpy((char *)ret + t[row].offset, &v, sizeof(v));
 		if (t[row].kind == STATS_GAUGE)
-			((struct smc_stats_tech *)((char *)ret + t[row].tech_offset))->has_rmb_usage = true;
+			((struct smc_stats_tech *)((char *)ret + t[row].tech_offset))->has_rmb_usage =
+				true;
 	}
 	return r;
 }

@@ -70,7 +70,8 @@ static int ks_module_loaded(struct kernel *k, const char *name)
 		return !ks_module_going(path);
 	if (ks->sysroot || !ks_kmod(ks) || kmod_module_new_from_lookup(ks->kmod, name, &list) < 0)
 		return 0;
-	kmod_list_foreach(it, list) {
+	kmod_list_foreach(it, list)
+	{
 		struct kmod_module *mod = kmod_module_get_module(it);
 		int state = kmod_module_get_initstate(mod);
 
@@ -98,11 +99,13 @@ static int ks_module_load(struct kernel *k, const char *name, char *msg, size_t 
 		return r;
 	}
 	if (!list) {
-		snprintf(msg, len, "no module %s for this kernel (not built, or not installed under /lib/modules)",
+		snprintf(msg, len,
+			 "no module %s for this kernel (not built, or not installed under /lib/modules)",
 			 name);
 		return -ENOENT;
 	}
-	kmod_list_foreach(it, list) {
+	kmod_list_foreach(it, list)
+	{
 		struct kmod_module *mod = kmod_module_get_module(it);
 
 		r = kmod_module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST, NULL, NULL,
@@ -246,8 +249,7 @@ static int ks_smclo_shutdown(struct kernel *k, uint32_t drain_ms, uint32_t remov
 	return smclo_shutdown(NL(k), drain_ms, removal_ms, res);
 }
 
-static int ks_smclo_set(struct kernel *k, const struct smclo_set_request *q,
-			struct smclo_device *ret)
+static int ks_smclo_set(struct kernel *k, const struct smclo_set_request *q, struct smclo_device *ret)
 {
 	return smclo_set(NL(k), q, ret);
 }

@@ -20,8 +20,9 @@ void log_setup(void)
 	unsigned long long dev, ino;
 	struct stat st;
 
-	log_to_journal = e && sscanf(e, "%llu:%llu", &dev, &ino) == 2 && fstat(STDERR_FILENO, &st) == 0 &&
-			 (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+	log_to_journal = e && sscanf(e, "%llu:%llu", &dev, &ino) == 2 &&
+			 fstat(STDERR_FILENO, &st) == 0 && (unsigned long long)st.st_dev == dev &&
+			 (unsigned long long)st.st_ino == ino;
 	e = getenv("SMCD_LOG_LEVEL");
 	if (e && streq(e, "debug"))
 		log_max_level = LOG_DEBUG;
@@ -72,13 +73,13 @@ static void log_write(int level, int err, const char *const *fields, const char 
 #define LOG_SITES 64
 
 static struct log_site {
-	const char *file;       /* NULL: the slot is free */
+	const char *file; /* NULL: the slot is free */
 	int line;
-	uint64_t window_usec;   /* when this window started */
-	unsigned n;             /* messages in it, suppressed ones included */
+	uint64_t window_usec; /* when this window started */
+	unsigned n;	      /* messages in it, suppressed ones included */
 	unsigned suppressed;
-	int level;              /* the most severe one suppressed */
-	char example[200];      /* the first one suppressed */
+	int level;	   /* the most severe one suppressed */
+	char example[200]; /* the first one suppressed */
 } sites[LOG_SITES];
 
 static unsigned rl_burst = LOG_RATELIMIT_BURST;
@@ -118,7 +119,8 @@ static void site_summary(struct log_site *s)
 	_cleanup_(freep) char *msg = NULL;
 
 	snprintf(count, sizeof(count), "SMCD_SUPPRESSED=%u", s->suppressed);
-	if (asprintf(&msg, "Suppressed %u message%s like \"%s\" (more than %u in %llu s from the same place)",
+	if (asprintf(&msg,
+		     "Suppressed %u message%s like \"%s\" (more than %u in %llu s from the same place)",
 		     s->suppressed, s->suppressed == 1 ? "" : "s", s->example, rl_burst,
 		     (unsigned long long)(rl_interval / 1000000ULL)) >= 0)
 		log_write(s->level, 0, fields, msg);
@@ -155,7 +157,8 @@ static bool exempt(int level, const char *const *fields)
 	if (level >= LOG_DEBUG)
 		return true;
 	for (size_t i = 0; fields && fields[i]; i++)
-		if (strncmp(fields[i], "MESSAGE_ID=", 11) == 0 || strncmp(fields[i], "SMC_ITEM=", 9) == 0)
+		if (strncmp(fields[i], "MESSAGE_ID=", 11) == 0 ||
+		    strncmp(fields[i], "SMC_ITEM=", 9) == 0)
 			return true;
 	return false;
 }

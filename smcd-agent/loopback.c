@@ -113,8 +113,7 @@ bool loopback_pnetid_reserved(const char *pnetid)
 	return streq(pnetid, SMCLO_LO_PNETID) || streq(pnetid, SMCLO_DRAIN_PNETID);
 }
 
-bool config_loopback_owns_pnetid(const struct config *c, const char *pnetid,
-				 struct config_mark *ret)
+bool config_loopback_owns_pnetid(const struct config *c, const char *pnetid, struct config_mark *ret)
 {
 	if (!c->loopback.has_active || !streq(pnetid, SMCLO_LO_PNETID))
 		return false;
@@ -222,7 +221,7 @@ static int take_over_lo(struct manager *m, bool want, const char *why, const str
 			bool report_only, struct report *ret)
 {
 	static const char *const name = "loopback:take-over-lo";
-	struct smc_pnet_entry e = {.ib_port = 1};
+	struct smc_pnet_entry e = { .ib_port = 1 };
 	struct kernel *k = m->kernel;
 	char other[SMC_PNETID_LEN + 1], buf[256];
 	bool any, ours;
@@ -234,8 +233,7 @@ static int take_over_lo(struct manager *m, bool want, const char *why, const str
 			    "cannot read the PNET table: %s",
 			    errtext(k, SMC_OP_QUERY, r, buf, sizeof(buf)));
 	if (want && any)
-		return item(ret, name, ITEM_UNCHANGED,
-			    "lo has PNET ID %s: SMC-D loopback uses smclo",
+		return item(ret, name, ITEM_UNCHANGED, "lo has PNET ID %s: SMC-D loopback uses smclo",
 			    ours ? SMCLO_LO_PNETID : other);
 	if (!want && !ours)
 		return item(ret, name, ITEM_UNCHANGED, "lo has no PNET ID %s%s%s", SMCLO_LO_PNETID,
@@ -323,8 +321,7 @@ static int shutdown_dev(struct manager *m, struct smclo_device *d, char *msg, si
 		return r;
 	}
 	if (r < 0) {
-		snprintf(msg, len, "%s",
-			 errtext(k, SMC_OP_LOOPBACK_DEACTIVATE, r, buf, sizeof(buf)));
+		snprintf(msg, len, "%s", errtext(k, SMC_OP_LOOPBACK_DEACTIVATE, r, buf, sizeof(buf)));
 		return r;
 	}
 	*d = res.last;
@@ -469,7 +466,8 @@ int loopback_reconcile(struct manager *m, const struct report *prev, bool report
 		/* Not knowing is not "not loaded": lo's PNET ID is not released on a guess. */
 		if (!c->present)
 			return 0;
-		snprintf(buf, sizeof(buf), "cannot tell whether smc_lo is loaded: %s (retried at the next reconciliation)",
+		snprintf(buf, sizeof(buf),
+			 "cannot tell whether smc_lo is loaded: %s (retried at the next reconciliation)",
 			 strerror(-r));
 		return item(ret, "loopback:device", ITEM_FAILED, "%s", buf);
 	}
@@ -577,7 +575,8 @@ static void snapshot(const struct smclo_device *d, struct bus_loopback *s)
 	const struct smclo_counters *c = &d->counters;
 
 	memset(s, 0, sizeof(*s));
-	if (sd_bus_path_encode(SMCD_BUS_PATH_SMCD_DEVICE, d->name, &p) >= 0 && strlen(p) < sizeof(s->path))
+	if (sd_bus_path_encode(SMCD_BUS_PATH_SMCD_DEVICE, d->name, &p) >= 0 &&
+	    strlen(p) < sizeof(s->path))
 		snprintf(s->path, sizeof(s->path), "%s", p);
 	else
 		snprintf(s->path, sizeof(s->path), "%s/_", SMCD_BUS_PATH_SMCD_DEVICE);
@@ -746,16 +745,19 @@ int loopback_refresh(struct manager *m)
 	if (!m->bus)
 		return 0;
 	if (was && (!lb->present || !streq(old.path, lb->snap.path)))
-		(void)sd_bus_emit_interfaces_removed(m->bus, old.path, SMCD_BUS_IFACE_LOOPBACK_DEVICE, NULL);
+		(void)sd_bus_emit_interfaces_removed(m->bus, old.path,
+						     SMCD_BUS_IFACE_LOOPBACK_DEVICE, NULL);
 	if (lb->present && (!was || !streq(old.path, lb->snap.path)))
-		(void)sd_bus_emit_interfaces_added(m->bus, lb->snap.path, SMCD_BUS_IFACE_LOOPBACK_DEVICE, NULL);
+		(void)sd_bus_emit_interfaces_added(m->bus, lb->snap.path,
+						   SMCD_BUS_IFACE_LOOPBACK_DEVICE, NULL);
 	else if (lb->present) {
 		const char *names[40];
 
 		changed_names(&old, &lb->snap, names, ELEMENTSOF(names));
 		if (names[0])
 			(void)sd_bus_emit_properties_changed_strv(m->bus, lb->snap.path,
-								  SMCD_BUS_IFACE_LOOPBACK_DEVICE, (char **)names);
+								  SMCD_BUS_IFACE_LOOPBACK_DEVICE,
+								  (char **)names);
 	}
 	return 0;
 }
@@ -771,8 +773,7 @@ static int find_device(sd_bus *bus, const char *path, const char *iface, void *u
 	return 1;
 }
 
-static int enumerate(sd_bus *bus, const char *prefix, void *userdata, char ***ret,
-		     sd_bus_error *error)
+static int enumerate(sd_bus *bus, const char *prefix, void *userdata, char ***ret, sd_bus_error *error)
 {
 	struct manager *m = userdata;
 	char **v = calloc(2, sizeof(char *));
@@ -810,8 +811,9 @@ static int kernel_error(struct manager *m, sd_bus_error *error, enum smc_op op, 
 {
 	char buf[512];
 
-	return sd_bus_error_set(error, r == -EPROTONOSUPPORT ? SMCD_BUS_ERROR_NO_MODULE : SMCD_BUS_ERROR_KERNEL,
-				errtext(m->kernel, op, r, buf, sizeof(buf)));
+	return sd_bus_error_set(
+		error, r == -EPROTONOSUPPORT ? SMCD_BUS_ERROR_NO_MODULE : SMCD_BUS_ERROR_KERNEL,
+		errtext(m->kernel, op, r, buf, sizeof(buf)));
 }
 
 /* The module, loaded with libkmod if needed (the agent may; smcctl relies on autoload). */
@@ -837,7 +839,7 @@ static int need_module(struct manager *m, sd_bus_error *error)
 
 static void log_change(sd_bus_message *msg, const char *what)
 {
-	log_fields(LOG_NOTICE, 0, (const char *const[]){"SMC_ITEM=loopback", NULL},
+	log_fields(LOG_NOTICE, 0, (const char *const[]){ "SMC_ITEM=loopback", NULL },
 		   "Runtime change requested by %s: loopback device: %s",
 		   sd_bus_message_get_sender(msg) ?: "?", what);
 }
@@ -988,10 +990,12 @@ int bus_loopback_register(struct manager *m)
 
 	if (!lb_of(m))
 		return -ENOMEM;
-	r = sd_bus_add_object_vtable(m->bus, NULL, SMCD_BUS_PATH, SMCD_BUS_IFACE_LOOPBACK, loopback_vtable, m);
+	r = sd_bus_add_object_vtable(m->bus, NULL, SMCD_BUS_PATH, SMCD_BUS_IFACE_LOOPBACK,
+				     loopback_vtable, m);
 	if (r >= 0)
-		r = sd_bus_add_fallback_vtable(m->bus, NULL, SMCD_BUS_PATH_SMCD_DEVICE, SMCD_BUS_IFACE_LOOPBACK_DEVICE,
-					       device_vtable, find_device, m);
+		r = sd_bus_add_fallback_vtable(m->bus, NULL, SMCD_BUS_PATH_SMCD_DEVICE,
+					       SMCD_BUS_IFACE_LOOPBACK_DEVICE, device_vtable,
+					       find_device, m);
 	if (r >= 0)
 		r = sd_bus_add_node_enumerator(m->bus, NULL, SMCD_BUS_PATH, enumerate, m);
 	return r;

@@ -42,12 +42,10 @@ void loopback_free(struct manager *m);
 /* The PNET IDs of the loopback handling (never deleted by pnet.exclusive). */
 bool loopback_pnetid_reserved(const char *pnetid);
 /* SMCLO_LO_PNETID is the file's while loopback.active is set: its mark in *ret. */
-bool config_loopback_owns_pnetid(const struct config *c, const char *pnetid,
-				 struct config_mark *ret);
+bool config_loopback_owns_pnetid(const struct config *c, const char *pnetid, struct config_mark *ret);
 
 /* kernel-fake-smclo.c: the fake kernel's smc_lo, kept in files under dir. */
 int fake_smclo_get_dir(const char *dir, struct smclo_device *ret);
 int fake_smclo_activate_dir(const char *dir, struct smclo_device *ret, bool *ret_changed);
 int fake_smclo_shutdown_dir(const char *dir, uint32_t drain_ms, struct smclo_shutdown_result *res);
-int fake_smclo_set_dir(const char *dir, const struct smclo_set_request *q,
-		       struct smclo_device *ret);
+int fake_smclo_set_dir(const char *dir, const struct smclo_set_request *q, struct smclo_device *ret);

@@ -17,10 +17,8 @@
 #include "smcd-agent/policy.h"
 
 static const char *const manager_state_names[_MANAGER_STATE_MAX] = {
-	[MANAGER_STARTING] = "starting",
-	[MANAGER_RUNNING] = "running",
-	[MANAGER_DEGRADED] = "degraded",
-	[MANAGER_UNAVAILABLE] = "unavailable",
+	[MANAGER_STARTING] = "starting", [MANAGER_RUNNING] = "running",
+	[MANAGER_DEGRADED] = "degraded", [MANAGER_UNAVAILABLE] = "unavailable",
 	[MANAGER_STOPPING] = "stopping",
 };
 
@@ -80,7 +78,8 @@ static int load(const char *path, bool reload, struct config **ret, char **ret_e
 			   (const char *const[]){ "MESSAGE_ID=" SMCD_MESSAGE_CONFIG_REJECTED, NULL },
 			   "%s does not exist (or is a dangling symlink): reload refused", path);
 		if (ret_error &&
-		    asprintf(ret_error, "%s: does not exist (or is a dangling symlink); restore it, or restart the agent to run on the built-in defaults",
+		    asprintf(ret_error,
+			     "%s: does not exist (or is a dangling symlink); restore it, or restart the agent to run on the built-in defaults",
 			     path) < 0)
 			*ret_error = NULL;
 		return r;
@@ -122,8 +121,9 @@ int manager_reload(struct manager *m, char **ret_error)
 			   "Keeping the running configuration (revision %016" PRIx64 ")",
 			   m->config->hash);
 		bus_emit_manager_changed(m, "ConfigError", NULL);
-		(void)sd_notifyf(0, "READY=1\nSTATUS=New configuration refused, running revision %016" PRIx64,
-				 m->config->hash);
+		(void)sd_notifyf(
+			0, "READY=1\nSTATUS=New configuration refused, running revision %016" PRIx64,
+			m->config->hash);
 		if (ret_error)
 			*ret_error = strdup(m->config_error);
 		return -EINVAL;
@@ -187,7 +187,8 @@ static void log_item(struct manager *m, const struct item_report *ir,
 		if (reason == RECONCILE_PERIODIC && converged(prev)) {
 			m->drift_repairs++;
 			item_fields(ir->name, "MESSAGE_ID=" SMCD_MESSAGE_DRIFT_REPAIRED, f, fields);
-			log_fields(LOG_NOTICE, 0, fields, "Drift repaired: %s %s", ir->name, ir->message);
+			log_fields(LOG_NOTICE, 0, fields, "Drift repaired: %s %s", ir->name,
+				   ir->message);
 		} else {
 			item_fields(ir->name, NULL, f, fields);
 			log_fields(LOG_INFO, 0, fields, "%s: %s", ir->name, ir->message);
@@ -209,8 +210,9 @@ static void log_item(struct manager *m, const struct item_report *ir,
 		if (prev && prev->result == ITEM_DRIFTED && streq(prev->message, ir->message))
 			break;
 		item_fields(ir->name, "MESSAGE_ID=" SMCD_MESSAGE_DRIFT_DETECTED, f, fields);
-		log_fields(LOG_WARNING, 0, fields, "Drift detected (not repaired, drift.action is report): %s %s",
-			   ir->name, ir->message);
+		log_fields(LOG_WARNING, 0, fields,
+			   "Drift detected (not repaired, drift.action is report): %s %s", ir->name,
+			   ir->message);
 		break;
 	default:
 		if (!prev || prev->result != ITEM_UNCHANGED)
@@ -254,12 +256,15 @@ static void notify_status(struct manager *m)
 	size_t c[_ITEM_RESULT_MAX];
 
 	if (m->state == MANAGER_UNAVAILABLE) {
-		(void)sd_notifyf(0, "STATUS=SMC is not available in this kernel; retrying every %" PRIu64 "s",
-				 m->config->drift.interval_usec / 1000000);
+		(void)sd_notifyf(
+			0, "STATUS=SMC is not available in this kernel; retrying every %" PRIu64 "s",
+			m->config->drift.interval_usec / 1000000);
 		return;
 	}
 	report_count(&m->report, c);
-	(void)sd_notifyf(0, "STATUS=%s, revision %016" PRIx64 ": %zu unchanged, %zu applied, %zu failed, %zu unsupported, %zu drifted",
+	(void)sd_notifyf(0,
+			 "STATUS=%s, revision %016" PRIx64
+			 ": %zu unchanged, %zu applied, %zu failed, %zu unsupported, %zu drifted",
 			 manager_state_to_string(m->state), m->config->hash, c[ITEM_UNCHANGED],
 			 c[ITEM_APPLIED], c[ITEM_FAILED], c[ITEM_UNSUPPORTED], c[ITEM_DRIFTED]);
 }
@@ -274,8 +279,9 @@ static void update_caps(struct manager *m)
 	r = m->kernel->ops->caps(m->kernel, &caps);
 	if (r < 0) {
 		if (!m->caps_error_logged)
-			log_warning("Cannot probe the kernel's SMC capabilities: %s; keeping the last known ones",
-				    strerror(-r));
+			log_warning(
+				"Cannot probe the kernel's SMC capabilities: %s; keeping the last known ones",
+				strerror(-r));
 		m->caps_error_logged = true;
 		return;
 	}
@@ -486,8 +492,9 @@ int manager_refresh_objects_only(struct manager *m, int *ret_emit_error)
 		if (r == -ENOMEM)
 			return r;
 		if (!m->dump_error_logged)
-			log_warning("Cannot read the SMC devices and link groups: %s; keeping the last ones until a read succeeds",
-				    strerror(-r));
+			log_warning(
+				"Cannot read the SMC devices and link groups: %s; keeping the last ones until a read succeeds",
+				strerror(-r));
 		m->dump_error_logged = true;
 		return r;
 	}
@@ -501,7 +508,8 @@ int manager_refresh_objects_only(struct manager *m, int *ret_emit_error)
 	/* The objects are up to date even when a signal could not be sent: not a read error. */
 	r = bus_objects_update(m, devs, nd, lgrs, nl);
 	if (r < 0) {
-		log_warning_errno(r, "Cannot send the change signals of the SMC devices and link groups: %m");
+		log_warning_errno(
+			r, "Cannot send the change signals of the SMC devices and link groups: %m");
 		if (ret_emit_error)
 			*ret_emit_error = r;
 	}

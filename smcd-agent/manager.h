@@ -15,13 +15,13 @@
 #include "smcd-agent/reconcile.h"
 
 struct policy_engine; /* policy.h: smc.yaml policies and smcctl run (BPF) */
-struct loopback; /* loopback.c: smc.yaml's loopback: section and the smc_lo device object */
+struct loopback;      /* loopback.c: smc.yaml's loopback: section and the smc_lo device object */
 
 enum manager_state {
 	MANAGER_STARTING,
-	MANAGER_RUNNING,        /* every item in the desired state */
-	MANAGER_DEGRADED,       /* some item failed, is unsupported or drifted */
-	MANAGER_UNAVAILABLE,    /* the kernel has no SMC: retried on drift.interval */
+	MANAGER_RUNNING,     /* every item in the desired state */
+	MANAGER_DEGRADED,    /* some item failed, is unsupported or drifted */
+	MANAGER_UNAVAILABLE, /* the kernel has no SMC: retried on drift.interval */
 	MANAGER_STOPPING,
 	_MANAGER_STATE_MAX,
 };
@@ -31,8 +31,8 @@ const char *manager_state_to_string(enum manager_state s);
 enum reconcile_reason {
 	RECONCILE_START,
 	RECONCILE_RELOAD,
-	RECONCILE_REQUEST,      /* D-Bus Reconcile() */
-	RECONCILE_PERIODIC,     /* drift check */
+	RECONCILE_REQUEST,  /* D-Bus Reconcile() */
+	RECONCILE_PERIODIC, /* drift check */
 };
 
 #define SMC_LINKS_PER_LGR 3
@@ -40,7 +40,7 @@ enum reconcile_reason {
 /* D-Bus objects are flat copies, so change detection is a field-by-field compare. */
 struct bus_linkgroup {
 	char path[256];
-	char technology[8];     /* "smcd" or "smcr" */
+	char technology[8]; /* "smcd" or "smcr" */
 	uint32_t id;
 	uint32_t conns;
 	char pnetid[SMC_PNETID_LEN + 1];
@@ -81,7 +81,7 @@ struct bus_device {
 	bool pnet_user_defined;
 	uint32_t linkgroups;
 	uint32_t conns;
-	uint64_t linkgroups_seen;       /* kept by the agent (stats.c) */
+	uint64_t linkgroups_seen; /* kept by the agent (stats.c) */
 	size_t n_ports;
 	struct {
 		uint8_t port;
@@ -99,31 +99,31 @@ struct manager {
 	char *config_path;
 	const char *bus_name;
 
-	struct config *config;          /* the last good one */
-	char *config_error;             /* why the last load was refused; NULL if it was not */
+	struct config *config; /* the last good one */
+	char *config_error;    /* why the last load was refused; NULL if it was not */
 	uint64_t config_loaded_usec;
 
 	enum manager_state state;
-	struct report report;           /* last reconcile that changed anything (or start/reload) */
+	struct report report; /* last reconcile that changed anything (or start/reload) */
 	uint64_t last_check_usec;
-	struct report drift;            /* items currently drifted (drift.action: report) */
-	uint64_t drift_repairs;         /* items repaired since start */
+	struct report drift;	/* items currently drifted (drift.action: report) */
+	uint64_t drift_repairs; /* items repaired since start */
 	struct smc_caps caps;
 	bool smc_missing_logged;
-	bool caps_error_logged;         /* the last capability probe failed, and it was logged */
+	bool caps_error_logged; /* the last capability probe failed, and it was logged */
 
 	sd_event_source *drift_timer;
 	sd_event_source *monitor_timer;
-	sd_event_source *log_timer;     /* the log rate limit's summaries (log.h) */
+	sd_event_source *log_timer; /* the log rate limit's summaries (log.h) */
 
 	struct bus_device *devices;
 	size_t n_devices;
 	struct bus_linkgroup *linkgroups;
 	size_t n_linkgroups;
-	uint64_t objects_mono_usec;     /* when devices and link groups were last read */
-	bool dump_error_logged;         /* the last read failed, and it was logged */
+	uint64_t objects_mono_usec; /* when devices and link groups were last read */
+	bool dump_error_logged;	    /* the last read failed, and it was logged */
 
-	struct collector *collector;    /* statistics: collector.c */
+	struct collector *collector; /* statistics: collector.c */
 
 	struct policy_engine *policy;
 
@@ -132,9 +132,9 @@ struct manager {
 	/* Methods anyone may call (Refresh, EnrollProcess), per caller uid (bus-manager.c). */
 	struct caller_rate {
 		uint32_t uid;
-		unsigned calls;        /* in this window */
-		uint64_t window_usec;  /* CLOCK_MONOTONIC start; 0: slot unused */
-		bool logged;           /* "rate-limited" logged in this window */
+		unsigned calls;	      /* in this window */
+		uint64_t window_usec; /* CLOCK_MONOTONIC start; 0: slot unused */
+		bool logged;	      /* "rate-limited" logged in this window */
 	} rate[32];
 };
 
@@ -187,7 +187,8 @@ int bus_rate_limit(sd_bus_message *msg, struct manager *m, uid_t *ret_uid, sd_bu
  * say): one GetConnectionCredentials per call, not two. */
 int bus_rate_limit_uid(sd_bus_message *msg, struct manager *m, uid_t uid, sd_bus_error *error);
 /* The caller's uid and groups as the bus recorded them at connect time (bus-manager.c). */
-int bus_sender_credentials(sd_bus_message *msg, uid_t *ret_uid, uint32_t **ret_gids, size_t *ret_n_gids);
+int bus_sender_credentials(sd_bus_message *msg, uid_t *ret_uid, uint32_t **ret_gids,
+			   size_t *ret_n_gids);
 
 /* collector.c: statistics sampling, publication, state */
 int collector_new(struct manager *m);

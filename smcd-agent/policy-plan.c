@@ -17,7 +17,7 @@
 #include "common/macro.h"
 #include "smcd-agent/policy.h"
 
-#define PRELOAD_HINT                                                                       \
+#define PRELOAD_HINT \
 	"; programs can still be switched one by one with: smcctl run --method preload -- COMMAND"
 
 static const char *const op_names[] = {
@@ -76,7 +76,7 @@ static struct policy_op *op_add(struct policy_plan *p, enum policy_op_type type,
 }
 
 _printf_(4, 5) static struct policy_item *item_add(struct policy_plan *p, const char *kind,
-						    const char *target, const char *fmt, ...)
+						   const char *target, const char *fmt, ...)
 {
 	struct policy_item *v = realloc(p->items, (p->n_items + 1) * sizeof(*v));
 	va_list ap;
@@ -117,8 +117,8 @@ static bool has_entry(const struct policy_map_entry *v, size_t n, uint64_t key, 
 
 /* ---- cgroups and netns ------------------------------------------------------------------ */
 
-static int plan_cgroup(const struct config_policies *c, const struct policy_observed *o,
-		       size_t i, struct policy_item *it, struct policy_plan *p)
+static int plan_cgroup(const struct config_policies *c, const struct policy_observed *o, size_t i,
+		       struct policy_item *it, struct policy_plan *p)
 {
 	const char *path = c->cgroups[i].path;
 	const struct policy_target *t = &o->cgroups[i];
@@ -160,8 +160,8 @@ static int plan_cgroup(const struct config_policies *c, const struct policy_obse
 	return 0;
 }
 
-static int plan_netns(const struct config_policies *c, const struct policy_observed *o,
-		      size_t j, uint32_t idx, struct policy_item *it, struct policy_plan *p)
+static int plan_netns(const struct config_policies *c, const struct policy_observed *o, size_t j,
+		      uint32_t idx, struct policy_item *it, struct policy_plan *p)
 {
 	const struct policy_target *t = &o->netns_targets[j];
 	struct policy_op *op;
@@ -183,7 +183,9 @@ static int plan_netns(const struct config_policies *c, const struct policy_obser
 		return 0;
 	}
 	if (has_entry(o->netns, o->n_netns, t->key, idx)) {
-		item_set(it, PI_OK, "TCP sockets created in this network namespace (cookie %" PRIu64 ") become SMC",
+		item_set(it, PI_OK,
+			 "TCP sockets created in this network namespace (cookie %" PRIu64
+			 ") become SMC",
 			 t->key);
 		return 0;
 	}
@@ -192,7 +194,8 @@ static int plan_netns(const struct config_policies *c, const struct policy_obser
 		return -ENOMEM;
 	op->key = t->key;
 	op->idx = idx;
-	item_set(it, PI_CHANGE, "TCP sockets created in this network namespace (cookie %" PRIu64 ") become SMC",
+	item_set(it, PI_CHANGE,
+		 "TCP sockets created in this network namespace (cookie %" PRIu64 ") become SMC",
 		 t->key);
 	return 0;
 }
@@ -306,7 +309,8 @@ static int plan_rules(const struct config_policies *c, const struct policy_caps 
 		return 0;
 	}
 	if (!want) {
-		if (o->select_loaded && !o->keep_select && !op_add(p, POP_SELECT_UNLOAD, POLICY_ITEM_NONE))
+		if (o->select_loaded && !o->keep_select &&
+		    !op_add(p, POP_SELECT_UNLOAD, POLICY_ITEM_NONE))
 			return -ENOMEM;
 		return 0;
 	}
@@ -388,8 +392,7 @@ static int plan_exclude(const struct config_policies *c, const struct policy_cap
 			const struct policy_observed *o, struct policy_plan *p)
 {
 	struct smcbpf_excl_rule want[SMCBPF_MAX_EXCL];
-	size_t n = policy_excl_rules(c, want), first = p->n_items, active = 0, foreign = 0,
-	       total = 0;
+	size_t n = policy_excl_rules(c, want), first = p->n_items, active = 0, foreign = 0, total = 0;
 	bool change = !o->excl_loaded;
 	struct policy_op *op;
 	char foreign_name[16] = "";

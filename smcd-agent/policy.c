@@ -33,19 +33,19 @@ struct policy_engine {
 	struct policy_caps caps;
 	struct smcbpf_select *select;
 	struct smcbpf_excl *excl;
-	bool keep_select; /* EnrollProcess loaded it or used it, or it was adopted: it stays for
-			   * the enrolled processes (which cannot be listed) */
+	bool keep_select;     /* EnrollProcess loaded it or used it, or it was adopted: it stays for
+			       * the enrolled processes (which cannot be listed) */
 	const char *pin_root; /* SMCBPF_PIN_DIR, NULL: nothing pinned */
 	bool adopt_tried;     /* the pins were looked at (the first reconcile) */
 	bool select_adopt_tried;
-	int pin_lock;         /* flock of pin_root while it exists (smcbpf_pin_lock) */
-	bool slots_adopted;   /* counter slots came with adopted programs: names unknown yet */
-	bool walked_once; /* hs_ctrl looked at in every netns at least once (crash leftovers) */
+	int pin_lock;	    /* flock of pin_root while it exists (smcbpf_pin_lock) */
+	bool slots_adopted; /* counter slots came with adopted programs: names unknown yet */
+	bool walked_once;   /* hs_ctrl looked at in every netns at least once (crash leftovers) */
 	const char *no_kernel; /* policy_engine_no_kernel(): why */
 	uint64_t enrolled;
 	uint32_t next_run_id;
 	uint64_t enroll_probe_usec; /* CLOCK_MONOTONIC of EnrollProcess's last probe */
-	int enroll_open_err;        /* EnrollProcess's last load of the programs, if it failed */
+	int enroll_open_err;	    /* EnrollProcess's last load of the programs, if it failed */
 	uint64_t enroll_open_usec;
 	char enroll_open_why[POLICY_WHY_LEN];
 	/* Counter slots are rule indexes, which move when the config changes: each slot's
@@ -80,23 +80,23 @@ static void probe(struct policy_engine *e, bool select, bool excl)
 		"smcd-agent was built without BPF support (configure --disable-bpf)";
 
 	if (e->no_kernel) {
-		e->caps = (struct policy_caps){ .probed = true, .select_err = -ENOTSUP,
+		e->caps = (struct policy_caps){ .probed = true,
+						.select_err = -ENOTSUP,
 						.excl_err = -ENOTSUP };
 		snprintf(e->caps.select_why, sizeof(e->caps.select_why), "%s", e->no_kernel);
 		snprintf(e->caps.excl_why, sizeof(e->caps.excl_why), "%s", e->no_kernel);
 		return;
 	}
 	if (select && (!e->caps.probed || e->caps.select_err < 0)) {
-		e->caps.select_err = BPF_OR(smcbpf_probe_select(e->caps.select_why,
-								 sizeof(e->caps.select_why)),
-					    -ENOTSUP);
+		e->caps.select_err =
+			BPF_OR(smcbpf_probe_select(e->caps.select_why, sizeof(e->caps.select_why)),
+			       -ENOTSUP);
 		if (!BPF_OR(1, 0))
 			snprintf(e->caps.select_why, sizeof(e->caps.select_why), "%s", nobpf);
 	}
 	if (excl && (!e->caps.probed || e->caps.excl_err < 0)) {
-		e->caps.excl_err = BPF_OR(smcbpf_probe_excl(e->caps.excl_why,
-							     sizeof(e->caps.excl_why)),
-					  -ENOTSUP);
+		e->caps.excl_err = BPF_OR(
+			smcbpf_probe_excl(e->caps.excl_why, sizeof(e->caps.excl_why)), -ENOTSUP);
 		if (!BPF_OR(1, 0))
 			snprintf(e->caps.excl_why, sizeof(e->caps.excl_why), "%s", nobpf);
 	}
@@ -230,8 +230,7 @@ static int observe(struct policy_engine *e, const struct config_policies *c,
 
 /* ---- apply ------------------------------------------------------------------------------ */
 
-static int apply_select_op(struct policy_engine *e, const struct policy_op *op, char *why,
-			   size_t len)
+static int apply_select_op(struct policy_engine *e, const struct policy_op *op, char *why, size_t len)
 {
 #ifdef HAVE_BPF
 	if (op->type == POP_SELECT_LOAD)
@@ -495,8 +494,9 @@ static void adopt_excl(struct policy_engine *e, const struct config_policies *cp
 	if (cp->n_exclude == 0) {
 		r = smcbpf_excl_retire(e->pin_root);
 		if (r < 0)
-			log_warning("Policies: cannot remove the exclusions an earlier agent left in %s: %s",
-				    e->pin_root, strerror(-r));
+			log_warning(
+				"Policies: cannot remove the exclusions an earlier agent left in %s: %s",
+				e->pin_root, strerror(-r));
 		else if (r > 0)
 			log_info("Policies: removed the exclusions an earlier agent left (smc.yaml no longer asks for them)");
 	}
@@ -553,8 +553,9 @@ static void settle(struct policy_engine *e)
 	if (e->select) {
 		r = smcbpf_select_settle(e->select);
 		if (r < 0)
-			log_warning("Policies: cannot remove the programs of an earlier agent from %s: %s",
-				    e->pin_root, strerror(-r));
+			log_warning(
+				"Policies: cannot remove the programs of an earlier agent from %s: %s",
+				e->pin_root, strerror(-r));
 	}
 #else
 	(void)e;
@@ -636,8 +637,8 @@ int policy_reconcile(struct policy_engine *e, const struct config *c, struct rep
 
 /* ---- enroll (smcctl run through the agent) ------------------------------------------------ */
 
-int policy_enroll(struct policy_engine *e, int pidfd, uint32_t sndbuf, uint32_t rcvbuf,
-		  char *why, size_t len)
+int policy_enroll(struct policy_engine *e, int pidfd, uint32_t sndbuf, uint32_t rcvbuf, char *why,
+		  size_t len)
 {
 #ifdef HAVE_BPF
 	const char *bufs;
@@ -740,7 +741,8 @@ void policy_hooks(struct policy_engine *e, struct policy_hooks *ret)
 
 	memset(ret, 0, sizeof(*ret));
 	ret->select = e->caps.probed && e->caps.select_err == 0;
-	ret->select_why = e->caps.probed ? e->caps.select_why : "not probed yet (no policy needed it)";
+	ret->select_why =
+		e->caps.probed ? e->caps.select_why : "not probed yet (no policy needed it)";
 	ret->exclude = e->caps.probed && e->caps.excl_err == 0;
 	ret->exclude_why = e->caps.probed ? e->caps.excl_why : "not probed yet (no policy needed it)";
 	ret->select_loaded = e->select != NULL;

@@ -78,7 +78,7 @@ struct policy_observed {
 	char (*paths)[SMCBPF_CGROUP_PATH_MAX];
 	uint32_t *path_idx;
 	size_t n_paths;
-	struct policy_target *cgroups; /* parallel to config cgroups */
+	struct policy_target *cgroups;	     /* parallel to config cgroups */
 	struct policy_target *netns_targets; /* parallel to config netns */
 	bool excl_loaded;
 	bool excl_others_alive; /* an older registration of our name that a netns still holds */
@@ -122,25 +122,25 @@ struct policy_op {
 	uint32_t idx, idx2;
 	bool on;
 	char path[SMCBPF_CGROUP_PATH_MAX]; /* cgroup path or netns path */
-	char value[16];                    /* POP_HS_SET */
+	char value[16];			   /* POP_HS_SET */
 };
 
 enum policy_item_state {
-	PI_OK,          /* in effect, nothing to do */
-	PI_WAITING,     /* nothing to do until the target appears (not a fault) */
-	PI_CHANGE,      /* ops below change the kernel for it */
+	PI_OK,		/* in effect, nothing to do */
+	PI_WAITING,	/* nothing to do until the target appears (not a fault) */
+	PI_CHANGE,	/* ops below change the kernel for it */
 	PI_UNSUPPORTED, /* this kernel cannot */
 	PI_FAILED,
 };
 
 struct policy_item {
 	char name[POLICY_NAME_LEN];
-	char kind[8];     /* cgroup, netns, exclude */
+	char kind[8]; /* cgroup, netns, exclude */
 	char target[SMCBPF_CGROUP_PATH_MAX];
 	enum policy_item_state state;
 	char message[256];
-	int counter; /* smc_select counter slot, or -1 */
-	int excl;    /* smc_excl rule index, or -1 */
+	int counter;  /* smc_select counter slot, or -1 */
+	int excl;     /* smc_excl rule index, or -1 */
 	bool waiting; /* the target does not exist (yet): nothing switched, not a fault */
 };
 
@@ -181,8 +181,8 @@ int policy_reconcile(struct policy_engine *e, const struct config *c, struct rep
  * smcctl run through the agent: enroll the process behind pidfd.  On failure why says
  * why (for the caller); on success note is empty or says what was not applied.
  */
-int policy_enroll(struct policy_engine *e, int pidfd, uint32_t sndbuf, uint32_t rcvbuf,
-		  char *why, size_t len);
+int policy_enroll(struct policy_engine *e, int pidfd, uint32_t sndbuf, uint32_t rcvbuf, char *why,
+		  size_t len);
 
 /* For D-Bus: the items of the last reconcile with their socket counts. */
 struct policy_status {
@@ -201,9 +201,9 @@ struct policy_hooks {
 	bool select_loaded;
 	bool exclude_loaded;
 	uint64_t enrolled;
-	bool pinned;         /* what is loaded outlives the agent (SMCBPF_PIN_DIR) */
+	bool pinned;	     /* what is loaded outlives the agent (SMCBPF_PIN_DIR) */
 	const char *pin_why; /* why not, "" when pinned */
-	bool adopted;        /* taken over from an earlier agent */
+	bool adopted;	     /* taken over from an earlier agent */
 	uint64_t run_sockets;
 	uint64_t inherit_failures;
 };

@@ -71,7 +71,7 @@ static const struct family families[] = {
 
 struct out {
 	FILE *f;
-	const char *family;     /* HELP/TYPE printed for this one */
+	const char *family; /* HELP/TYPE printed for this one */
 };
 
 static void begin(struct out *o, const char *name)
@@ -189,9 +189,8 @@ static void sockets(struct out *o, const struct stats_engine *e)
 		       e->last.sockets[i]);
 	for (size_t i = 0; i < e->last.n_fallback_sockets; i++)
 		sample(o, "smc_fallback_sockets",
-		       (const char *const[]){ "reason",
-					      reason_name(e->last.fallback_sockets[i].code, buf),
-					      NULL },
+		       (const char *const[]){
+			       "reason", reason_name(e->last.fallback_sockets[i].code, buf), NULL },
 		       e->last.fallback_sockets[i].count);
 }
 
@@ -219,7 +218,8 @@ static void lgr_counts(struct out *o, const struct stats_engine *e,
 
 		for (size_t i = 0; i < n; i++)
 			cur += streq(lgrs[i].technology, techs[t]);
-		sample(o, "smc_linkgroups", (const char *const[]){ "technology", techs[t], NULL }, cur);
+		sample(o, "smc_linkgroups", (const char *const[]){ "technology", techs[t], NULL },
+		       cur);
 	}
 	for (size_t t = 0; t < 2; t++)
 		sample(o, "smc_linkgroups_seen_total",
@@ -244,8 +244,7 @@ struct lgr_values {
 };
 
 static void lgr_family(struct out *o, const struct stats_engine *e,
-		       const struct bus_linkgroup *lgrs, size_t n, const char *family,
-		       size_t field)
+		       const struct bus_linkgroup *lgrs, size_t n, const char *family, size_t field)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct bus_linkgroup *l = &lgrs[i];
@@ -267,7 +266,8 @@ static void lgr_family(struct out *o, const struct stats_engine *e,
 		bool any = false;
 
 		for (size_t i = 0; i < n; i++) {
-			struct lgr_values v = { lgrs[i].conns, 0, lgrs[i].sndbuf_alloc, lgrs[i].buf_alloc };
+			struct lgr_values v = { lgrs[i].conns, 0, lgrs[i].sndbuf_alloc,
+						lgrs[i].buf_alloc };
 
 			if (!streq(lgrs[i].technology, techs[t]) || exported(e, &lgrs[i]))
 				continue;
@@ -294,11 +294,11 @@ static void link_family(struct out *o, const struct stats_engine *e,
 		for (size_t k = 0; k < lgrs[i].n_links; k++) {
 			snprintf(link, sizeof(link), "%u", lgrs[i].links[k].id);
 			sample(o, up ? "smc_link_up" : "smc_link_connections",
-			       (const char *const[]){ "technology", lgrs[i].technology, "linkgroup", id,
-						      "link", link, "device", lgrs[i].links[k].ib_dev,
-						      "netdev", lgrs[i].links[k].netdev, NULL },
-			       up ? streq(lgrs[i].links[k].state, "ACTIVE")
-				  : lgrs[i].links[k].conns);
+			       (const char *const[]){ "technology", lgrs[i].technology, "linkgroup",
+						      id, "link", link, "device",
+						      lgrs[i].links[k].ib_dev, "netdev",
+						      lgrs[i].links[k].netdev, NULL },
+			       up ? streq(lgrs[i].links[k].state, "ACTIVE") : lgrs[i].links[k].conns);
 		}
 	}
 }
@@ -366,14 +366,16 @@ static void meta(struct out *o, const struct stats_engine *e)
 	fprintf(o->f, "smc_stats_timestamp_seconds %.3f\n", (double)e->sample_real_usec / 1e6);
 }
 
-char *prometheus_render(const struct stats_engine *e, const struct bus_device *devs,
-			size_t n_devs, const struct bus_linkgroup *lgrs, size_t n_lgrs)
+char *prometheus_render(const struct stats_engine *e, const struct bus_device *devs, size_t n_devs,
+			const struct bus_linkgroup *lgrs, size_t n_lgrs)
 {
 	static const char *const kernel_families[] = {
-		"smc_handshakes_total", "smc_handshake_errors_total", "smc_fallbacks_total",
+		"smc_handshakes_total",
+		"smc_handshake_errors_total",
+		"smc_fallbacks_total",
 	};
 	static const char *const kernel_families2[] = {
-		"smc_bytes_total",        "smc_requests_total",      "smc_buffer_usage_bytes",
+		"smc_bytes_total",	   "smc_requests_total",     "smc_buffer_usage_bytes",
 		"smc_buffer_events_total", "smc_buffer_sizes_total", "smc_request_sizes_total",
 		"smc_socket_calls_total",
 	};

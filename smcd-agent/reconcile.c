@@ -14,11 +14,8 @@
 #include "smcd-agent/reconcile.h"
 
 static const char *const item_result_names[_ITEM_RESULT_MAX] = {
-	[ITEM_UNCHANGED] = "unchanged",
-	[ITEM_APPLIED] = "applied",
-	[ITEM_FAILED] = "failed",
-	[ITEM_UNSUPPORTED] = "unsupported",
-	[ITEM_DRIFTED] = "drifted",
+	[ITEM_UNCHANGED] = "unchanged",	    [ITEM_APPLIED] = "applied", [ITEM_FAILED] = "failed",
+	[ITEM_UNSUPPORTED] = "unsupported", [ITEM_DRIFTED] = "drifted",
 };
 
 const char *item_result_to_string(enum item_result r)
@@ -46,7 +43,7 @@ size_t plan_count_changes(const struct plan *p)
 }
 
 _printf_(3, 4) static struct plan_item *plan_add(struct plan *p, enum plan_action action,
-						  const char *fmt, ...)
+						 const char *fmt, ...)
 {
 	struct plan_item *v = realloc(p->items, (p->n + 1) * sizeof(*v));
 	va_list ap;
@@ -138,8 +135,7 @@ int actual_observe(struct kernel *k, const struct config *c, struct actual_state
 /* The derived UEID                                                                       */
 
 /* The derivation is common/ueid-derive's, shared with "smcctl ueid derive". */
-int ueid_auto_derive(const char *machine_id_file, char ret[SMC_EID_LEN + 1], char *err,
-		     size_t errlen)
+int ueid_auto_derive(const char *machine_id_file, char ret[SMC_EID_LEN + 1], char *err, size_t errlen)
 {
 	char ueid[UEID_DERIVED_LEN + 1];
 	const char *reason = NULL;
@@ -160,9 +156,8 @@ int ueid_auto_derive(const char *machine_id_file, char ret[SMC_EID_LEN + 1], cha
 void desired_extra_compute(const struct config *c, struct desired_extra *ret)
 {
 	memset(ret, 0, sizeof(*ret));
-	if (c->ueid.auto_derive &&
-	    ueid_auto_derive(c->ueid.machine_id_file, ret->auto_ueid, ret->auto_error,
-			     sizeof(ret->auto_error)) < 0)
+	if (c->ueid.auto_derive && ueid_auto_derive(c->ueid.machine_id_file, ret->auto_ueid,
+						    ret->auto_error, sizeof(ret->auto_error)) < 0)
 		ret->auto_ueid[0] = '\0';
 }
 
@@ -224,7 +219,8 @@ static int plan_one_ueid(const struct actual_state *a, const char *ueid, struct 
 		set_query_failure(it, a->ueid_err);
 		return 0;
 	}
-	snprintf(it->actual, sizeof(it->actual), "%s", ueid_in_kernel(a, ueid) ? "present" : "absent");
+	snprintf(it->actual, sizeof(it->actual), "%s",
+		 ueid_in_kernel(a, ueid) ? "present" : "absent");
 	if (!ueid_in_kernel(a, ueid))
 		it->action = PLAN_UEID_ADD;
 	return 0;

@@ -30,16 +30,16 @@ enum item_result {
 	ITEM_APPLIED,
 	ITEM_FAILED,
 	ITEM_UNSUPPORTED,
-	ITEM_DRIFTED,           /* differs from the config, left alone (drift.action: report) */
+	ITEM_DRIFTED, /* differs from the config, left alone (drift.action: report) */
 	_ITEM_RESULT_MAX,
 };
 
 const char *item_result_to_string(enum item_result r);
 
 enum plan_action {
-	PLAN_NONE,              /* in the desired state */
-	PLAN_UNSUPPORTED,       /* this kernel cannot have it; message says why */
-	PLAN_FAILED,            /* cannot even be planned (e.g. the state is unreadable) */
+	PLAN_NONE,	  /* in the desired state */
+	PLAN_UNSUPPORTED, /* this kernel cannot have it; message says why */
+	PLAN_FAILED,	  /* cannot even be planned (e.g. the state is unreadable) */
 	PLAN_MODULE_LOAD,
 	PLAN_UEID_ADD,
 	PLAN_UEID_DEL,
@@ -53,13 +53,13 @@ enum plan_action {
 struct plan_item {
 	char name[96];
 	enum plan_action action;
-	char desired[96];       /* for reports and the Drift property */
+	char desired[96]; /* for reports and the Drift property */
 	char actual[96];
-	char message[256];      /* PLAN_UNSUPPORTED / PLAN_FAILED: the reason */
+	char message[256]; /* PLAN_UNSUPPORTED / PLAN_FAILED: the reason */
 	/* Arguments, by action: */
 	char arg[SMC_EID_LEN + 1]; /* module, UEID, sysctl name or PNET ID */
-	char value[96];         /* sysctl value as the kernel file takes it */
-	bool enable;            /* SEID, handshake limitation */
+	char value[96];		   /* sysctl value as the kernel file takes it */
+	bool enable;		   /* SEID, handshake limitation */
 	struct smc_pnet_entry pnet;
 };
 
@@ -73,14 +73,14 @@ void plan_clear(struct plan *p);
 size_t plan_count_changes(const struct plan *p);
 
 struct actual_sysctl {
-	int err;                /* -ENOENT: this kernel has no such sysctl */
+	int err; /* -ENOENT: this kernel has no such sysctl */
 	char value[96];
 };
 
 struct actual_state {
 	struct smc_caps caps;
-	bool *module_loaded;    /* parallel to config->modules */
-	int *module_err;        /* the same: why it could not be told (-errno), or 0 */
+	bool *module_loaded; /* parallel to config->modules */
+	int *module_err;     /* the same: why it could not be told (-errno), or 0 */
 	int ueid_err;
 	char ueids[SMC_UEID_MAX][SMC_EID_LEN + 1];
 	size_t n_ueids;
@@ -104,7 +104,7 @@ int ueid_auto_derive(const char *machine_id_file, char ret[SMC_EID_LEN + 1], cha
 
 struct desired_extra {
 	char auto_ueid[SMC_EID_LEN + 1]; /* empty when ueid.auto is off or failed */
-	char auto_error[160];           /* why the derivation failed */
+	char auto_error[160];		 /* why the derivation failed */
 };
 
 void desired_extra_compute(const struct config *c, struct desired_extra *ret);
@@ -121,7 +121,7 @@ struct item_report {
 };
 
 struct report {
-	uint64_t timestamp;     /* CLOCK_REALTIME usec */
+	uint64_t timestamp; /* CLOCK_REALTIME usec */
 	struct item_report *items;
 	size_t n;
 };

@@ -56,8 +56,7 @@ static int add_linkgroups(const struct stats_engine *e, json_object *root, enum 
 	}
 	/* The link groups seen and removed, then the kernel epochs. */
 	for (size_t i = 0; i < _STATS_AGENT_MAX; i++)
-		r |= stats_tree_add(root, stats_agent_key(i), counter_num(e, &e->agent[i], v),
-				    rate);
+		r |= stats_tree_add(root, stats_agent_key(i), counter_num(e, &e->agent[i], v), rate);
 	return r;
 }
 
@@ -171,7 +170,8 @@ static json_object *device_json(const struct stats_engine *e, const struct bus_d
 	if (!o)
 		return NULL;
 	for (size_t i = 0; i < e->n_devices; i++)
-		if (streq(e->devices[i].technology, d->technology) && streq(e->devices[i].name, d->name))
+		if (streq(e->devices[i].technology, d->technology) &&
+		    streq(e->devices[i].name, d->name))
 			s = &e->devices[i];
 	r |= json_add_str(o, "technology", d->technology);
 	r |= json_add_str(o, "name", d->name);
@@ -208,12 +208,11 @@ json_object *stats_engine_json(const struct stats_engine *e, const struct bus_de
 	r |= json_add_bool(doc, "available", e->available);
 	r |= add_usec_or_null(doc, "time_usec", e->sample_real_usec);
 	r |= json_add_u64(doc, "interval_usec", interval_usec);
-	r |= e->samples >= 2 ? json_add_u64(doc, "elapsed_usec",
-					    e->sample_mono_usec - e->prev_mono_usec)
-			     : json_add_null(doc, "elapsed_usec");
+	r |= e->samples >= 2
+		     ? json_add_u64(doc, "elapsed_usec", e->sample_mono_usec - e->prev_mono_usec)
+		     : json_add_null(doc, "elapsed_usec");
 	r |= add_usec_or_null(doc, "reset_usec", e->reset_real_usec);
-	json_object_object_foreach(root, key, val)
-		r |= json_add(doc, key, json_object_get(val));
+	json_object_object_foreach(root, key, val) r |= json_add(doc, key, json_object_get(val));
 	r |= json_add(doc, "total", stats_engine_tree(e, STATS_VIEW_TOTAL));
 	r |= e->samples >= 2 ? json_add(doc, "rate", stats_engine_tree(e, STATS_VIEW_RATE))
 			     : json_add_null(doc, "rate");

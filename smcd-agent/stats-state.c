@@ -79,7 +79,8 @@ static char *entries_text(const struct stats_engine *e, size_t *ret_n)
 		const struct stats_reason *r = &e->reasons[i];
 
 		fprintf(f, "reason %s 0x%08" PRIx32 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
-			r->server ? "server" : "client", r->code, r->c.raw, r->c.total, r->c.baseline);
+			r->server ? "server" : "client", r->code, r->c.raw, r->c.total,
+			r->c.baseline);
 		n++;
 	}
 	for (size_t i = 0; i < e->n_lgrs; i++) {
@@ -132,13 +133,14 @@ int stats_state_save(const struct stats_engine *e, const char *path, const char 
 /* ------------------------------------------------------------------------------------- */
 /* Load                                                                                   */
 
-static void restore_counter(struct stats_counter *c, uint64_t raw, uint64_t total,
-			    uint64_t baseline)
+static void restore_counter(struct stats_counter *c, uint64_t raw, uint64_t total, uint64_t baseline)
 {
 	/* A baseline above the total is a damaged file: no reset then. */
-	*c = (struct stats_counter){ .raw = raw, .total = total,
+	*c = (struct stats_counter){ .raw = raw,
+				     .total = total,
 				     .baseline = baseline <= total ? baseline : 0,
-				     .last = total, .prev = total };
+				     .last = total,
+				     .prev = total };
 }
 
 static int load_counter(struct stats_engine *e, const char *line)
@@ -169,7 +171,8 @@ static int load_reason(struct stats_engine *e, const char *line)
 	struct stats_reason *v;
 
 	if (sscanf(line, "reason %15s %" SCNx32 " %" SCNu64 " %" SCNu64 " %" SCNu64, side, &code,
-		   &raw, &total, &base) != 5 || raw > UINT16_MAX)
+		   &raw, &total, &base) != 5 ||
+	    raw > UINT16_MAX)
 		return -EBADMSG;
 	v = realloc(e->reasons, (e->n_reasons + 1) * sizeof(*v));
 	if (!v)

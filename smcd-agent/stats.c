@@ -31,10 +31,8 @@ const char *stats_agent_key(enum stats_agent_counter c)
 }
 
 static const char *const sock_names[_STATS_SOCK_MAX] = {
-	[STATS_SOCK_SMCD] = "smcd",
-	[STATS_SOCK_SMCR] = "smcr",
-	[STATS_SOCK_FALLBACK] = "fallback",
-	[STATS_SOCK_LISTEN] = "listen",
+	[STATS_SOCK_SMCD] = "smcd",	    [STATS_SOCK_SMCR] = "smcr",
+	[STATS_SOCK_FALLBACK] = "fallback", [STATS_SOCK_LISTEN] = "listen",
 	[STATS_SOCK_INIT] = "init",
 };
 
@@ -150,8 +148,7 @@ static void counter_add(struct stats_counter *c, uint64_t n)
 
 /* ---- link groups and devices ----------------------------------------------------------- */
 
-static struct stats_device *device_find(struct stats_engine *e, const char *tech,
-					const char *name)
+static struct stats_device *device_find(struct stats_engine *e, const char *tech, const char *name)
 {
 	for (size_t i = 0; i < e->n_devices; i++)
 		if (streq(e->devices[i].technology, tech) && streq(e->devices[i].name, name))
@@ -159,8 +156,7 @@ static struct stats_device *device_find(struct stats_engine *e, const char *tech
 	return NULL;
 }
 
-static struct stats_device *device_add(struct stats_engine *e, const char *tech,
-				       const char *name)
+static struct stats_device *device_add(struct stats_engine *e, const char *tech, const char *name)
 {
 	struct stats_device *v = realloc(e->devices, (e->n_devices + 1) * sizeof(*v));
 
@@ -295,8 +291,8 @@ int stats_engine_track(struct stats_engine *e, struct bus_device *devs, size_t n
 	for (size_t i = 0; i < e->n_lgrs; i++)
 		e->lgrs[i].present = false;
 	for (size_t i = 0; i < n_lgrs; i++) {
-		struct stats_lgr *t = (struct stats_lgr *)stats_engine_lgr(e, lgrs[i].technology,
-									    lgrs[i].id);
+		struct stats_lgr *t =
+			(struct stats_lgr *)stats_engine_lgr(e, lgrs[i].technology, lgrs[i].id);
 
 		if (!t && (r = track_new_lgr(e, &lgrs[i], real_usec, &t)) < 0)
 			return r;
@@ -316,7 +312,8 @@ int stats_engine_track(struct stats_engine *e, struct bus_device *devs, size_t n
 			continue;
 		}
 		counter_add(&e->agent[is_smcd(e->lgrs[i].technology) ? STATS_LGR_REMOVED_SMCD
-								    : STATS_LGR_REMOVED_SMCR], 1);
+								     : STATS_LGR_REMOVED_SMCR],
+			    1);
 		e->dirty = true;
 	}
 	e->n_lgrs = o;
@@ -364,7 +361,7 @@ static struct stats_reason *reason_add(struct stats_engine *e, bool server, uint
 static bool epoch_changed(const struct stats_engine *e, const struct stats_sample *s)
 {
 	size_t n = s->fback.n < ELEMENTSOF(s->fback.entries) ? s->fback.n
-							      : ELEMENTSOF(s->fback.entries);
+							     : ELEMENTSOF(s->fback.entries);
 	size_t n_table;
 	const struct stats_desc *table = stats_table(&n_table);
 
@@ -388,7 +385,7 @@ static uint64_t increase(uint64_t raw_before, uint64_t raw_now, bool epoch)
 static int update_reasons(struct stats_engine *e, const struct stats_sample *s, bool epoch)
 {
 	size_t n = s->fback.n < ELEMENTSOF(s->fback.entries) ? s->fback.n
-							      : ELEMENTSOF(s->fback.entries);
+							     : ELEMENTSOF(s->fback.entries);
 
 	if (epoch)
 		for (size_t i = 0; i < e->n_reasons; i++)
@@ -446,8 +443,8 @@ static bool gauges_differ(const struct stats_sample *a, const struct stats_sampl
 	       a->stats.smcr.tx_rmb_usage != b->stats.smcr.tx_rmb_usage;
 }
 
-int stats_engine_update(struct stats_engine *e, const struct stats_sample *s,
-			uint64_t mono_usec, uint64_t real_usec)
+int stats_engine_update(struct stats_engine *e, const struct stats_sample *s, uint64_t mono_usec,
+			uint64_t real_usec)
 {
 	size_t n_table;
 	const struct stats_desc *table = stats_table(&n_table);

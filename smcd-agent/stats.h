@@ -69,9 +69,9 @@ const char *stats_agent_key(enum stats_agent_counter c);
 enum stats_sock {
 	STATS_SOCK_SMCD,
 	STATS_SOCK_SMCR,
-	STATS_SOCK_FALLBACK,    /* fell back to TCP */
+	STATS_SOCK_FALLBACK, /* fell back to TCP */
 	STATS_SOCK_LISTEN,
-	STATS_SOCK_INIT,        /* handshake not finished */
+	STATS_SOCK_INIT, /* handshake not finished */
 	_STATS_SOCK_MAX,
 };
 const char *stats_sock_name(enum stats_sock s);
@@ -79,11 +79,11 @@ const char *stats_sock_name(enum stats_sock s);
 #define STATS_SOCK_REASONS_MAX 64
 
 struct stats_sample {
-	bool ok;                /* the kernel answered GET_STATS and GET_FBACK_STATS */
-	int error;              /* else why (negative errno) */
+	bool ok;   /* the kernel answered GET_STATS and GET_FBACK_STATS */
+	int error; /* else why (negative errno) */
 	struct smc_stats stats;
 	struct smc_fback_stats fback;
-	bool has_sockets;       /* smc_diag answered */
+	bool has_sockets; /* smc_diag answered */
 	uint32_t sockets[_STATS_SOCK_MAX];
 	struct {
 		uint32_t code;
@@ -102,8 +102,8 @@ struct stats_counter {
 	uint64_t raw;
 	uint64_t total;
 	uint64_t baseline;
-	uint64_t last;          /* total at the last sample of this process */
-	uint64_t prev;          /* total at the one before */
+	uint64_t last; /* total at the last sample of this process */
+	uint64_t prev; /* total at the one before */
 };
 
 struct stats_reason {
@@ -118,7 +118,7 @@ struct stats_lgr {
 	char device[SMC_IB_NAME_LEN + 1];
 	uint64_t first_seen_usec;
 	uint32_t peak_conns;
-	bool exported;          /* has its own Prometheus series (see stats.linkgroup-series) */
+	bool exported; /* has its own Prometheus series (see stats.linkgroup-series) */
 	bool present;
 };
 
@@ -132,7 +132,7 @@ struct stats_device {
 /* What stats_engine_update() changed, for PropertiesChanged. */
 enum {
 	STATS_CHANGED_AVAILABLE = 1 << 0,
-	STATS_CHANGED_COUNTERS = 1 << 1,  /* and CountersSinceReset */
+	STATS_CHANGED_COUNTERS = 1 << 1, /* and CountersSinceReset */
 	STATS_CHANGED_RATES = 1 << 2,
 	STATS_CHANGED_REASONS = 1 << 3,
 	STATS_CHANGED_GAUGES = 1 << 4,
@@ -140,28 +140,28 @@ enum {
 };
 
 struct stats_engine {
-	struct stats_counter *counters;         /* by stats_table() row */
+	struct stats_counter *counters; /* by stats_table() row */
 	size_t n_counters;
 	struct stats_counter agent[_STATS_AGENT_MAX];
 	struct stats_reason *reasons;
 	size_t n_reasons;
-	size_t n_reasons_raw;                   /* itemised in the last kernel dump */
+	size_t n_reasons_raw; /* itemised in the last kernel dump */
 	struct stats_lgr *lgrs;
 	size_t n_lgrs;
 	struct stats_device *devices;
 	size_t n_devices;
-	uint32_t linkgroup_series;              /* cap on link groups with own series */
+	uint32_t linkgroup_series; /* cap on link groups with own series */
 
-	struct stats_sample last;               /* gauges and sockets of the last sample */
-	bool available;                         /* the last sample succeeded */
-	bool have_raw;                          /* raw values are from this boot's kernel */
-	unsigned samples;                       /* successful samples in this process */
-	bool active;                            /* the last interval changed a counter */
-	uint32_t lgrs_reported[2];              /* smcd, smcr link groups at the last sample */
+	struct stats_sample last;  /* gauges and sockets of the last sample */
+	bool available;		   /* the last sample succeeded */
+	bool have_raw;		   /* raw values are from this boot's kernel */
+	unsigned samples;	   /* successful samples in this process */
+	bool active;		   /* the last interval changed a counter */
+	uint32_t lgrs_reported[2]; /* smcd, smcr link groups at the last sample */
 	uint64_t sample_mono_usec, prev_mono_usec;
 	uint64_t sample_real_usec;
-	uint64_t reset_real_usec;               /* 0: never reset */
-	bool dirty;                             /* save the state: it cannot be recomputed */
+	uint64_t reset_real_usec; /* 0: never reset */
+	bool dirty;		  /* save the state: it cannot be recomputed */
 };
 
 int stats_engine_new(uint32_t linkgroup_series, struct stats_engine **ret);
@@ -176,8 +176,8 @@ int stats_engine_track(struct stats_engine *e, struct bus_device *devs, size_t n
 		       struct bus_linkgroup *lgrs, size_t n_lgrs, uint64_t real_usec);
 
 /* Fold a sample in; returns STATS_CHANGED_* or -ENOMEM. */
-int stats_engine_update(struct stats_engine *e, const struct stats_sample *s,
-			uint64_t mono_usec, uint64_t real_usec);
+int stats_engine_update(struct stats_engine *e, const struct stats_sample *s, uint64_t mono_usec,
+			uint64_t real_usec);
 
 /* "smcctl stats reset": every since-reset value starts again at 0. */
 void stats_engine_reset(struct stats_engine *e, uint64_t real_usec);
@@ -185,13 +185,12 @@ void stats_engine_reset(struct stats_engine *e, uint64_t real_usec);
 enum stats_view {
 	STATS_VIEW_SINCE_RESET,
 	STATS_VIEW_TOTAL,
-	STATS_VIEW_RATE,        /* per second over the last interval */
+	STATS_VIEW_RATE, /* per second over the last interval */
 };
 
 uint64_t stats_counter_value(const struct stats_counter *c, enum stats_view v);
 /* Per second over the last interval; false when there is no interval yet. */
-bool stats_engine_rate(const struct stats_engine *e, const struct stats_counter *c,
-		       double *ret);
+bool stats_engine_rate(const struct stats_engine *e, const struct stats_counter *c, double *ret);
 /* Link groups of a technology ("smcd", "smcr") now. */
 uint32_t stats_engine_linkgroups(const struct stats_engine *e, const char *technology);
 /* The open link group entry for technology/id, or NULL. */
@@ -233,8 +232,8 @@ void stats_boot_id(char ret[40]);
 /* Prometheus (prometheus.c)                                                              */
 
 /* The textfile (exposition format 0.0.4), every metric of smcd-agent(8). Caller frees. */
-char *prometheus_render(const struct stats_engine *e, const struct bus_device *devs,
-			size_t n_devs, const struct bus_linkgroup *lgrs, size_t n_lgrs);
+char *prometheus_render(const struct stats_engine *e, const struct bus_device *devs, size_t n_devs,
+			const struct bus_linkgroup *lgrs, size_t n_lgrs);
 /*
  * Replace path with data so that a reader sees the old file or the new one, never a part:
  * a temporary ".NAME.XXXXXX" in the same directory, fsync, fchmod(mode), rename, fsync of

@@ -25,11 +25,12 @@ static const char *volatile current_seed;
 static void on_crash(int sig)
 {
 	char msg[4200];
-	int n = current < 0 ?
-			snprintf(msg, sizeof(msg), "\nBail out! seed %s crashed: signal %d\n",
-				 current_seed ? current_seed : "?", sig) :
-			snprintf(msg, sizeof(msg), "\nBail out! input %ld (SMCD_FUZZ_RUNS order) crashed: signal %d\n",
-				 (long)current, sig);
+	int n = current < 0
+			? snprintf(msg, sizeof(msg), "\nBail out! seed %s crashed: signal %d\n",
+				   current_seed ? current_seed : "?", sig)
+			: snprintf(msg, sizeof(msg),
+				   "\nBail out! input %ld (SMCD_FUZZ_RUNS order) crashed: signal %d\n",
+				   (long)current, sig);
 
 	if (n > 0)
 		(void)!write(1, msg, (size_t)n);

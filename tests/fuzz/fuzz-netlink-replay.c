@@ -128,7 +128,7 @@ static int f_smclo_get(struct smcnl *nl)
 
 static int f_smclo_set(struct smcnl *nl)
 {
-	struct smclo_set_request q = {.set_nocopy = true};
+	struct smclo_set_request q = { .set_nocopy = true };
 	struct smclo_device d;
 
 	return smclo_set(nl, &q, &d);
@@ -138,19 +138,19 @@ static const struct {
 	const char *key;
 	int (*call)(struct smcnl *nl);
 } targets[] = {
-	{"smc-genl-get-sys-info", f_sysinfo},
-	{"smc-genl-get-dev-smcd", f_dev_d},
-	{"smc-genl-get-dev-smcr", f_dev_r},
-	{"smc-genl-get-lgr-smcd", f_lgr_d},
-	{"smc-genl-get-link-smcr", f_link_r},
-	{"smc-genl-get-stats", f_stats},
-	{"smc-genl-get-fback-stats", f_fback},
-	{"smc-genl-dump-ueid", f_eids},
-	{"pnet-get", f_pnet},
-	{"sock-diag-0b", f_sockets},
-	{"smc-genl-add-ueid", f_ack},
-	{"smclo-get", f_smclo_get},
-	{"smclo-set", f_smclo_set},
+	{ "smc-genl-get-sys-info", f_sysinfo },
+	{ "smc-genl-get-dev-smcd", f_dev_d },
+	{ "smc-genl-get-dev-smcr", f_dev_r },
+	{ "smc-genl-get-lgr-smcd", f_lgr_d },
+	{ "smc-genl-get-link-smcr", f_link_r },
+	{ "smc-genl-get-stats", f_stats },
+	{ "smc-genl-get-fback-stats", f_fback },
+	{ "smc-genl-dump-ueid", f_eids },
+	{ "pnet-get", f_pnet },
+	{ "sock-diag-0b", f_sockets },
+	{ "smc-genl-add-ueid", f_ack },
+	{ "smclo-get", f_smclo_get },
+	{ "smclo-set", f_smclo_set },
 };
 
 /* The same stream answers every other request of the target too (devices: the LGRs). */
@@ -164,7 +164,7 @@ static const char *const others[] = {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct smcnl_options o = {.replay_dir = "/nonexistent", .sysroot = "/nonexistent"};
+	struct smcnl_options o = { .replay_dir = "/nonexistent", .sysroot = "/nonexistent" };
 	struct smcnl *nl;
 	size_t t;
 

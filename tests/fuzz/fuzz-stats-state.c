@@ -75,7 +75,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		two = read_all(saved);
 		if (strcmp(one, two) != 0) {
-			fprintf(stderr, "the state changed when loaded back:\n%s\n---\n%s\n", one, two);
+			fprintf(stderr, "the state changed when loaded back:\n%s\n---\n%s\n", one,
+				two);
 			abort();
 		}
 		free(one);

@@ -55,14 +55,16 @@ int main(int argc, char **argv)
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		for (int i = 0; i < n; i++) {
 			r = sd_bus_call_method(bus, "org.smcd.Agent1", "/org/smcd/Agent1",
-					       "org.smcd.Agent1.Manager", "Refresh", &error, NULL, "");
+					       "org.smcd.Agent1.Manager", "Refresh", &error, NULL,
+					       "");
 			if (r < 0)
 				break;
 			n_ok++;
 		}
 		printf("%d ok\n", n_ok);
 		if (r < 0)
-			printf("%s: %s\n", error.name ? error.name : "?", error.message ? error.message : strerror(-r));
+			printf("%s: %s\n", error.name ? error.name : "?",
+			       error.message ? error.message : strerror(-r));
 		sd_bus_error_free(&error);
 		child = spawn_child();
 		if (child < 0)
@@ -70,14 +72,17 @@ int main(int argc, char **argv)
 		fd = (int)syscall(SYS_pidfd_open, child, 0);
 		if (fd < 0)
 			return 2;
-		rr = sd_bus_call_method(bus, "org.smcd.Agent1", "/org/smcd/Agent1", "org.smcd.Agent1.Policy",
-					"EnrollProcess", &error, NULL, "huu", fd, 0u, 0u);
+		rr = sd_bus_call_method(bus, "org.smcd.Agent1", "/org/smcd/Agent1",
+					"org.smcd.Agent1.Policy", "EnrollProcess", &error, NULL,
+					"huu", fd, 0u, 0u);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (rr < 0)
-			printf("enroll: %s: %s\n", error.name ? error.name : "?", error.message ? error.message : strerror(-rr));
+			printf("enroll: %s: %s\n", error.name ? error.name : "?",
+			       error.message ? error.message : strerror(-rr));
 		else
 			printf("enroll: ok\n");
-		printf("elapsed_ms %ld\n", (long)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000));
+		printf("elapsed_ms %ld\n",
+		       (long)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000));
 		kill(child, SIGKILL);
 		waitpid(child, NULL, 0);
 		sd_bus_error_free(&error);
@@ -108,7 +113,8 @@ int main(int argc, char **argv)
 	r = sd_bus_call_method(bus, "org.smcd.Agent1", "/org/smcd/Agent1", "org.smcd.Agent1.Policy",
 			       "EnrollProcess", &error, &reply, "huu", fd, 0u, 0u);
 	if (r < 0) {
-		printf("%s: %s\n", error.name ? error.name : "?", error.message ? error.message : strerror(-r));
+		printf("%s: %s\n", error.name ? error.name : "?",
+		       error.message ? error.message : strerror(-r));
 		ret = 1;
 	} else {
 		if (sd_bus_message_read(reply, "s", &note) < 0)

@@ -57,7 +57,8 @@ int main(int argc, char **argv)
 	r = sd_bus_call_method(bus, "org.smcd.Agent1", "/org/smcd/Agent1", "org.smcd.Agent1.Manager",
 			       "SetSysctl", &error, &reply, "ss", argv[2], argv[3]);
 	if (r < 0) {
-		printf("%s: %s\n", error.name ? error.name : "?", error.message ? error.message : strerror(-r));
+		printf("%s: %s\n", error.name ? error.name : "?",
+		       error.message ? error.message : strerror(-r));
 		sd_bus_error_free(&error);
 		sd_bus_unref(bus);
 		return 1;

@@ -64,7 +64,8 @@ static const char *check(const char *text, size_t len)
 		size_t n = (size_t)(nl - p);
 
 		if (want_type[0]) {
-			if (strncmp(p, "# TYPE ", 7) != 0 || strncmp(p + 7, want_type, strlen(want_type)) != 0)
+			if (strncmp(p, "# TYPE ", 7) != 0 ||
+			    strncmp(p + 7, want_type, strlen(want_type)) != 0)
 				return "# HELP without its # TYPE";
 			want_type[0] = '\0';
 		} else if (strncmp(p, "# HELP ", 7) == 0) {
@@ -159,8 +160,7 @@ int main(int argc, char **argv)
 		if (!first_bad)
 			first_bad = why;
 	}
-	printf("{\"reads\":%lu,\"versions\":%zu,\"bad\":%lu,\"first_bad\":%s%s%s}\n", reads,
-	       n_inodes, bad, first_bad ? "\"" : "", first_bad ? first_bad : "null",
-	       first_bad ? "\"" : "");
+	printf("{\"reads\":%lu,\"versions\":%zu,\"bad\":%lu,\"first_bad\":%s%s%s}\n", reads, n_inodes,
+	       bad, first_bad ? "\"" : "", first_bad ? first_bad : "null", first_bad ? "\"" : "");
 	return bad == 0 && n_inodes >= 2 ? 0 : 1;
 }

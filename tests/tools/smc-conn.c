@@ -341,13 +341,12 @@ static void local_name(int fd, char *buf, size_t len)
 /* ---- mode detection ------------------------------------------------------------------ */
 
 struct conn_mode {
-	const char *mode;	 /* "smcd", "smcr", "tcp" (fallback) or "unknown" */
-	uint32_t fallback_reason; /* CLC decline/fallback code when mode is "tcp" */
+	const char *mode;	   /* "smcd", "smcr", "tcp" (fallback) or "unknown" */
+	uint32_t fallback_reason;  /* CLC decline/fallback code when mode is "tcp" */
 	const char *fallback_name; /* its name ("PEERDECL"), NULL when unknown */
-	const char *detail;	 /* why "unknown" */
-	bool smc_socket;	 /* the kernel made it an SMC socket (asked for or not) */
+	const char *detail;	   /* why "unknown" */
+	bool smc_socket;	   /* the kernel made it an SMC socket (asked for or not) */
 };
-
 
 /*
  * Mode detection. The mode of a live connection is only visible through smc_diag
@@ -403,8 +402,8 @@ static void conns_mode_query(enum proto proto, int *fds, struct conn_mode *modes
 				break;
 			default:
 				modes[i].mode = "tcp";
-				modes[i].fallback_reason = socks[k].has_fallback ?
-								  socks[k].fallback_reason : 0;
+				modes[i].fallback_reason =
+					socks[k].has_fallback ? socks[k].fallback_reason : 0;
 				modes[i].fallback_name = smc_decline_name(modes[i].fallback_reason);
 				break;
 			}
@@ -420,12 +419,13 @@ static void conns_mode_query(enum proto proto, int *fds, struct conn_mode *modes
 {
 	(void)fds;
 	for (unsigned int i = 0; i < n; i++)
-		modes[i] = proto == PROTO_TCP ?
-				   (struct conn_mode){ .mode = "tcp", .detail = "plain TCP socket" } :
-				   (struct conn_mode){
-					   .mode = "unknown",
-					   .detail = "built without the netlink library (smc_diag)",
-				   };
+		modes[i] =
+			proto == PROTO_TCP
+				? (struct conn_mode){ .mode = "tcp", .detail = "plain TCP socket" }
+				: (struct conn_mode){
+					  .mode = "unknown",
+					  .detail = "built without the netlink library (smc_diag)",
+				  };
 }
 #endif
 
@@ -539,9 +539,9 @@ static int server_listen(struct server *srv)
 
 		srv->port = o->port;
 		if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
-			srv->port = ntohs(ss.ss_family == AF_INET6 ?
-						  ((struct sockaddr_in6 *)&ss)->sin6_port :
-						  ((struct sockaddr_in *)&ss)->sin_port);
+			srv->port = ntohs(ss.ss_family == AF_INET6
+						  ? ((struct sockaddr_in6 *)&ss)->sin6_port
+						  : ((struct sockaddr_in *)&ss)->sin_port);
 	}
 	srv->lfd = fd;
 	return 0;
@@ -605,8 +605,8 @@ static int cmd_serve(const struct options *o, bool conns_given)
 
 struct client_conn {
 	int fd;
-	int err;	   /* -errno of the failing step, 0 */
-	const char *step;  /* failing step */
+	int err;	  /* -errno of the failing step, 0 */
+	const char *step; /* failing step */
 	bool verified;
 	double connect_ms, transfer_ms;
 	char local[64];
@@ -753,8 +753,8 @@ static int run_client(const struct options *o, unsigned int port)
 		printf("{\"summary\":true,\"proto\":\"%s\",\"conns\":%u,\"ok\":%u,\"failed\":%u,"
 		       "\"smcd\":%u,\"smcr\":%u,\"tcp\":%u,\"unknown\":%u,"
 		       "\"bytes_per_conn\":%" PRIu64 ",\"hold\":%u,\"seconds\":%.3f}\n",
-		       proto_names[o->proto], o->conns, ok, o->conns - ok, smcd, smcr, tcp,
-		       unknown, o->bytes, o->hold, secs);
+		       proto_names[o->proto], o->conns, ok, o->conns - ok, smcd, smcr, tcp, unknown,
+		       o->bytes, o->hold, secs);
 	}
 	free(cs);
 	return ok == o->conns ? 0 : 1;
@@ -770,8 +770,7 @@ static void *pair_server_thread(void *arg)
 
 static int cmd_pair(const struct options *o)
 {
-	struct server srv = { .o = o, .lfd = -1, .quiet = true,
-			      .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct server srv = { .o = o, .lfd = -1, .quiet = true, .lock = PTHREAD_MUTEX_INITIALIZER };
 	pthread_t th;
 	int r;
 
@@ -808,13 +807,16 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "proto", required_argument, NULL, 'P' }, { "addr", required_argument, NULL, 'a' },
-		{ "port", required_argument, NULL, 'p' },  { "conns", required_argument, NULL, 'n' },
-		{ "bytes", required_argument, NULL, 'b' }, { "hold", required_argument, NULL, 'H' },
-		{ "help", no_argument, NULL, 'h' },	   {},
+		{ "proto", required_argument, NULL, 'P' },
+		{ "addr", required_argument, NULL, 'a' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "conns", required_argument, NULL, 'n' },
+		{ "bytes", required_argument, NULL, 'b' },
+		{ "hold", required_argument, NULL, 'H' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
 	};
-	struct options o = { .proto = PROTO_SMC, .addr = "127.0.0.1", .conns = 1,
-			     .bytes = 1024 * 1024 };
+	struct options o = { .proto = PROTO_SMC, .addr = "127.0.0.1", .conns = 1, .bytes = 1024 * 1024 };
 	bool port_given = false, conns_given = false;
 	const char *cmd;
 	uint64_t v;

@@ -140,7 +140,8 @@ static void *worker_main(void *arg)
 			report("child-of-thread", p);
 			_exit(proto_code(p));
 		}
-		w->child_proto = pid < 0 || waitpid(pid, &status, 0) < 0 ? "error" : code_proto(status);
+		w->child_proto =
+			pid < 0 || waitpid(pid, &status, 0) < 0 ? "error" : code_proto(status);
 	}
 	return NULL;
 }

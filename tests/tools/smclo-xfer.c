@@ -225,7 +225,8 @@ static int recv_stream(int fd, long long *ret_bytes)
 		}
 		for (i = 0; i < n; i++) {
 			if ((uint8_t)buf[i] != pattern(hdr[0], off + i)) {
-				fprintf(stderr, "corrupt: conn %llu offset %lld: got 0x%02x want 0x%02x\n",
+				fprintf(stderr,
+					"corrupt: conn %llu offset %lld: got 0x%02x want 0x%02x\n",
 					(unsigned long long)hdr[0], off + (long long)i,
 					(uint8_t)buf[i], pattern(hdr[0], off + i));
 				rc = -EBADMSG;
@@ -334,8 +335,7 @@ static int run_verify(void)
 	/* The server threads count bytes/corruption after the client got its ack. */
 	usleep(100000);
 	printf("mode=verify recv=%s conns=%d ok=%lld errors=%lld corrupt=%lld bytes=%lld\n",
-	       opt.splice ? "splice" : "read", opt.conns, res.ok, res.errors, res.corrupt,
-	       res.bytes);
+	       opt.splice ? "splice" : "read", opt.conns, res.ok, res.errors, res.corrupt, res.bytes);
 	return res.ok == opt.conns && !res.corrupt && !res.errors ? 0 : 1;
 }
 
@@ -514,11 +514,16 @@ static int run_rr(void)
 int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "proto", required_argument, NULL, 'p' }, { "port", required_argument, NULL, 'P' },
-		{ "bytes", required_argument, NULL, 'b' }, { "conns", required_argument, NULL, 'c' },
-		{ "recv", required_argument, NULL, 'r' }, { "secs", required_argument, NULL, 's' },
-		{ "msg", required_argument, NULL, 'm' },   { "stubborn", no_argument, NULL, 'S' },
-		{ "rate", required_argument, NULL, 'R' },  { NULL, 0, NULL, 0 },
+		{ "proto", required_argument, NULL, 'p' },
+		{ "port", required_argument, NULL, 'P' },
+		{ "bytes", required_argument, NULL, 'b' },
+		{ "conns", required_argument, NULL, 'c' },
+		{ "recv", required_argument, NULL, 'r' },
+		{ "secs", required_argument, NULL, 's' },
+		{ "msg", required_argument, NULL, 'm' },
+		{ "stubborn", no_argument, NULL, 'S' },
+		{ "rate", required_argument, NULL, 'R' },
+		{ NULL, 0, NULL, 0 },
 	};
 	void *(*server)(void *) = serve_verify;
 	const char *mode;
@@ -532,16 +537,35 @@ int main(int argc, char **argv)
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
-		case 'p': opt.proto = !strcmp(optarg, "tcp") ? 0 : IPPROTO_SMC; break;
-		case 'P': opt.port = atoi(optarg); break;
-		case 'b': opt.bytes = atoll(optarg); break;
-		case 'c': opt.conns = atoi(optarg); break;
-		case 'r': opt.splice = !strcmp(optarg, "splice"); break;
-		case 's': opt.secs = atof(optarg); break;
-		case 'm': opt.msg = atoi(optarg); break;
-		case 'S': opt.stubborn = true; break;
-		case 'R': opt.rate = atof(optarg); break;
-		default: goto usage;
+		case 'p':
+			opt.proto = !strcmp(optarg, "tcp") ? 0 : IPPROTO_SMC;
+			break;
+		case 'P':
+			opt.port = atoi(optarg);
+			break;
+		case 'b':
+			opt.bytes = atoll(optarg);
+			break;
+		case 'c':
+			opt.conns = atoi(optarg);
+			break;
+		case 'r':
+			opt.splice = !strcmp(optarg, "splice");
+			break;
+		case 's':
+			opt.secs = atof(optarg);
+			break;
+		case 'm':
+			opt.msg = atoi(optarg);
+			break;
+		case 'S':
+			opt.stubborn = true;
+			break;
+		case 'R':
+			opt.rate = atof(optarg);
+			break;
+		default:
+			goto usage;
 		}
 	}
 	signal(SIGPIPE, SIG_IGN);

@@ -130,12 +130,13 @@ static void snapshot_infiniband(const char *outdir)
 		while (p && (port = readdir(p))) {
 			if (port->d_name[0] == '.')
 				continue;
-			snprintf(from, sizeof(from), "/sys/class/infiniband/%s/ports/%s/gid_attrs/types",
-				 dev->d_name, port->d_name);
+			snprintf(from, sizeof(from),
+				 "/sys/class/infiniband/%s/ports/%s/gid_attrs/types", dev->d_name,
+				 port->d_name);
 			t = opendir(from);
 			snprintf(dir, sizeof(dir),
-				 "%s/sysroot/sys/class/infiniband/%s/ports/%s/gid_attrs/types", outdir,
-				 dev->d_name, port->d_name);
+				 "%s/sysroot/sys/class/infiniband/%s/ports/%s/gid_attrs/types",
+				 outdir, dev->d_name, port->d_name);
 			while (t && (slot = readdir(t))) {
 				char file[PATH_MAX + 600];
 
@@ -255,8 +256,7 @@ static void read_devices(struct smcnl *nl)
 		    "pci=%s fid=%u chid=%u pnet=%s%s lgrs=%u conns=%u\n",
 		    d[i].name, d[i].seen, d[i].loopback, d[i].has_fabric_id, d[i].fabric_id,
 		    d[i].gid, d[i].use_cnt, d[i].is_crit, d[i].pci_id, d[i].pci_fid, d[i].pci_chid,
-		    d[i].port.user_defined ? "*" : "", d[i].port.pnetid, d[i].linkgroups,
-		    d[i].conns);
+		    d[i].port.user_defined ? "*" : "", d[i].port.pnetid, d[i].linkgroups, d[i].conns);
 	r = smcr_device_list(nl, &rd, &n);
 	result(nl, "smcr_device_list", SMC_OP_QUERY, r);
 	for (size_t i = 0; r == 0 && i < n; i++)
@@ -341,9 +341,8 @@ static void read_stats(struct smcnl *nl)
 		return;
 	say("  totals srv=%" PRIu64 " clnt=%" PRIu64 "\n", f.srv_total, f.clnt_total);
 	for (size_t i = 0; i < f.n; i++)
-		say("  %s 0x%08x %s x%u\n", f.entries[i].server ? "srv " : "clnt",
-		    f.entries[i].code, smc_decline_name(f.entries[i].code) ?: "?",
-		    f.entries[i].count);
+		say("  %s 0x%08x %s x%u\n", f.entries[i].server ? "srv " : "clnt", f.entries[i].code,
+		    smc_decline_name(f.entries[i].code) ?: "?", f.entries[i].count);
 }
 
 static void read_eids(struct smcnl *nl)
@@ -537,7 +536,7 @@ static int step_smclo(struct smcnl *nl, const char *step, int argc, char **argv)
 		say("monitoring\n");
 		fflush(stdout);
 		while (seen < want && time(NULL) < end) {
-			struct pollfd p = {.fd = smclo_monitor_fd(m), .events = POLLIN};
+			struct pollfd p = { .fd = smclo_monitor_fd(m), .events = POLLIN };
 
 			(void)poll(&p, 1, 200);
 			while (seen < want && (r = smclo_monitor_read(m, &d)) > 0) {
@@ -640,8 +639,7 @@ static int run(struct smcnl *nl, const char *outdir, int argc, char **argv)
 		result(nl, "smc_pnet_del", SMC_OP_PNET_DEL, r = smc_pnet_del(nl, arg));
 	} else if (streq(step, "sysctl-set") && argc > 2) {
 		/* not netlink: nothing is recorded, result.txt tells what the kernel said */
-		result(nl, "smc_sysctl_set", SMC_OP_SYSCTL_SET,
-		       r = smc_sysctl_set(nl, arg, argv[2]));
+		result(nl, "smc_sysctl_set", SMC_OP_SYSCTL_SET, r = smc_sysctl_set(nl, arg, argv[2]));
 	} else if (strncmp(step, "smclo-", 6) == 0) {
 		r = step_smclo(nl, step, argc - 1, argv + 1);
 		if (r == -EINVAL) {

@@ -37,7 +37,7 @@ const char *fixture_path(const char *rel)
 struct smcnl *replay_open_abs(const char *dir)
 {
 	char sysroot[PATH_MAX];
-	struct smcnl_options o = {.replay_dir = dir, .sysroot = sysroot};
+	struct smcnl_options o = { .replay_dir = dir, .sysroot = sysroot };
 	struct smcnl *nl = NULL;
 
 	snprintf(sysroot, sizeof(sysroot), "%s/sysroot", dir);

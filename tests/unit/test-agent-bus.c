@@ -76,7 +76,8 @@ static void test_report_encoding(void **state)
 
 static void test_result_names(void **state)
 {
-	static const char *const want[] = { "unchanged", "applied", "failed", "unsupported", "drifted" };
+	static const char *const want[] = { "unchanged", "applied", "failed", "unsupported",
+					    "drifted" };
 
 	for (int i = 0; i < _ITEM_RESULT_MAX; i++)
 		assert_string_equal(item_result_to_string((enum item_result)i), want[i]);
@@ -121,9 +122,15 @@ static void test_capabilities_encoding(void **state)
 static void test_smcd_linkgroup(void **state)
 {
 	struct smcd_linkgroup l = {
-		.id = 0xa01, .gid = 0x1122334455667788ULL, .ext_gid = 0x99aabbccddeeff00ULL,
-		.peer_gid = 0x1122334455667788ULL, .peer_ext_gid = 0x0102030405060708ULL,
-		.conns = 2, .chid = 0xffff, .dmb_alloc = 2 << 20, .sndbuf_alloc = 1 << 20,
+		.id = 0xa01,
+		.gid = 0x1122334455667788ULL,
+		.ext_gid = 0x99aabbccddeeff00ULL,
+		.peer_gid = 0x1122334455667788ULL,
+		.peer_ext_gid = 0x0102030405060708ULL,
+		.conns = 2,
+		.chid = 0xffff,
+		.dmb_alloc = 2 << 20,
+		.sndbuf_alloc = 1 << 20,
 		.v2 = { .present = true, .ver = 2, .os = 2, .neg_eid = "MID-ABC", .peer_host = "h1" },
 	};
 	struct bus_linkgroup b;
@@ -153,12 +160,17 @@ static void test_smcd_linkgroup(void **state)
 static void test_smcr_linkgroup(void **state)
 {
 	struct smcr_link links[2] = {
-		{ .id = 1, .state = 3, .conn_cnt = 4, .ib_dev = "mlx5_0", .netdev = "eth0",
+		{ .id = 1,
+		  .state = 3,
+		  .conn_cnt = 4,
+		  .ib_dev = "mlx5_0",
+		  .netdev = "eth0",
 		  .gid = "fe80:0000:0000:0000:0000:0000:0000:0001" },
 		{ .id = 2, .state = 1, .ib_dev = "mlx5_1", .netdev = "eth1" },
 	};
-	struct smcr_linkgroup l = { .id = 7, .conns = 4, .role = 1, .type = 2, .pnetid = "NET1",
-				    .n_links = 2, .links = links };
+	struct smcr_linkgroup l = {
+		.id = 7, .conns = 4, .role = 1, .type = 2, .pnetid = "NET1", .n_links = 2, .links = links
+	};
 	struct bus_linkgroup b;
 
 	bus_linkgroup_from_smcr(&l, &b);
@@ -175,8 +187,11 @@ static void test_smcr_linkgroup(void **state)
 
 static void test_device_paths(void **state)
 {
-	struct smcd_device d = { .loopback = true, .has_fabric_id = true, .fabric_id = 0xffff,
-				 .linkgroups = 1, .conns = 2 };
+	struct smcd_device d = { .loopback = true,
+				 .has_fabric_id = true,
+				 .fabric_id = 0xffff,
+				 .linkgroups = 1,
+				 .conns = 2 };
 	struct smcr_device r = { .ib_name = "mlx5-0" };
 	struct bus_device b;
 

@@ -49,9 +49,10 @@ static void test_status(void **state)
 	assert_string_equal(out_get_str(doc, "state", NULL), "degraded");
 	assert_string_equal(out_get_str(doc, "config.revision", NULL), "0123456789abcdef");
 	assert_int_equal(out_get_u64(doc, "last_reconcile.time_usec", 0), 1700000000000000ULL);
-	assert_string_equal(out_get_str(json_object_array_get_idx(out_get(doc, "last_reconcile.items"), 1),
-					"result", NULL),
-			    "failed");
+	assert_string_equal(
+		out_get_str(json_object_array_get_idx(out_get(doc, "last_reconcile.items"), 1),
+			    "result", NULL),
+		"failed");
 	assert_string_equal(out_get_str(json_object_array_get_idx(out_get(doc, "drift.items"), 0),
 					"item", NULL),
 			    "sysctl:rmem");
@@ -62,7 +63,8 @@ static void test_status(void **state)
 	assert_non_null(strstr(text, "Agent:          smcd-agent 0.1.0, degraded\n"));
 	assert_non_null(strstr(text, "Refused reload: /etc/smc/smc.yaml:1:7: seid: bad\n"
 				     "                /etc/smc/smc.yaml:2:1: foo\n"));
-	assert_non_null(strstr(text, "Drift:          report every 30s; 2 repaired since start; 1 now\n"));
+	assert_non_null(
+		strstr(text, "Drift:          report every 30s; 2 repaired since start; 1 now\n"));
 	assert_non_null(strstr(text, "Kernel:         7.3.4: smc-genl loopback\n"));
 	assert_non_null(strstr(text, "sysctl:wmem  applied  set to 1048576 (was 65536)"));
 	assert_non_null(strstr(text, "Drifted (not repaired, drift action is report):\n"));

@@ -150,35 +150,34 @@ static void test_defaults_equal_shipped_file(void **state)
 static void test_full_file(void **state)
 {
 	struct config_errors errors;
-	struct config *c = load_text(
-		"ueid:\n"
-		"  auto: false\n"
-		"  machine-id-file: /run/mid\n"
-		"  entries: [SMC-HOSTS-A, \"MY.UEID-2\"]\n"
-		"  exclusive: true\n"
-		"seid: disable\n"
-		"handshake-limitation: true\n"
-		"sysctl:\n"
-		"  wmem: 512KiB\n"
-		"  rmem: 2M\n"
-		"  autocorking_size: 0\n"
-		"  smcr_buf_type: mixed\n"
-		"  smcr_testlink_time: 2m\n"
-		"  smcr_max_conns_per_lgr: 64\n"
-		"  hs_ctrl: mine\n"
-		"pnet:\n"
-		"  exclusive: true\n"
-		"  entries:\n"
-		"    - {pnetid: net1, eth: eth0}\n"
-		"    - pnetid: NET2\n"
-		"      ib: mlx5_0\n"
-		"      port: 2\n"
-		"    - {pnetid: LO, ib: lo}\n"
-		"modules: [smc]\n"
-		"drift: {action: report, interval: 5m}\n"
-		"monitor: {interval: 0}\n"
-		"admin-group: \"\"\n",
-		&errors);
+	struct config *c = load_text("ueid:\n"
+				     "  auto: false\n"
+				     "  machine-id-file: /run/mid\n"
+				     "  entries: [SMC-HOSTS-A, \"MY.UEID-2\"]\n"
+				     "  exclusive: true\n"
+				     "seid: disable\n"
+				     "handshake-limitation: true\n"
+				     "sysctl:\n"
+				     "  wmem: 512KiB\n"
+				     "  rmem: 2M\n"
+				     "  autocorking_size: 0\n"
+				     "  smcr_buf_type: mixed\n"
+				     "  smcr_testlink_time: 2m\n"
+				     "  smcr_max_conns_per_lgr: 64\n"
+				     "  hs_ctrl: mine\n"
+				     "pnet:\n"
+				     "  exclusive: true\n"
+				     "  entries:\n"
+				     "    - {pnetid: net1, eth: eth0}\n"
+				     "    - pnetid: NET2\n"
+				     "      ib: mlx5_0\n"
+				     "      port: 2\n"
+				     "    - {pnetid: LO, ib: lo}\n"
+				     "modules: [smc]\n"
+				     "drift: {action: report, interval: 5m}\n"
+				     "monitor: {interval: 0}\n"
+				     "admin-group: \"\"\n",
+				     &errors);
 
 	assert_int_equal(errors.n, 0);
 	assert_non_null(c);
@@ -243,14 +242,16 @@ static void test_empty_file(void **state)
 
 static void test_error_syntax(void **state)
 {
-	expect_error("ueid:\n  auto: [true\n",
-		     "3:1: YAML syntax error: did not find expected ',' or ']' while parsing a flow sequence");
+	expect_error(
+		"ueid:\n  auto: [true\n",
+		"3:1: YAML syntax error: did not find expected ',' or ']' while parsing a flow sequence");
 }
 
 static void test_error_unknown_top_key(void **state)
 {
-	expect_error("seid: leave\nexport:\n  prometheus: {}\n",
-		     "2:1: smc.yaml: unknown key 'export' (expected one of: ueid, seid, handshake-limitation, sysctl, pnet, modules, drift, monitor, admin-group, stats, policies, loopback)");
+	expect_error(
+		"seid: leave\nexport:\n  prometheus: {}\n",
+		"2:1: smc.yaml: unknown key 'export' (expected one of: ueid, seid, handshake-limitation, sysctl, pnet, modules, drift, monitor, admin-group, stats, policies, loopback)");
 }
 
 static void test_error_unknown_nested_key(void **state)
@@ -261,14 +262,16 @@ static void test_error_unknown_nested_key(void **state)
 
 static void test_error_unknown_sysctl(void **state)
 {
-	expect_error("sysctl:\n  wmen: 1MiB\n",
-		     "2:3: sysctl: unknown sysctl 'wmen' (expected one of: autocorking_size, smcr_buf_type, smcr_testlink_time, wmem, rmem, smcr_max_links_per_lgr, smcr_max_conns_per_lgr, smcr_max_send_wr, smcr_max_recv_wr, hs_ctrl)");
+	expect_error(
+		"sysctl:\n  wmen: 1MiB\n",
+		"2:3: sysctl: unknown sysctl 'wmen' (expected one of: autocorking_size, smcr_buf_type, smcr_testlink_time, wmem, rmem, smcr_max_links_per_lgr, smcr_max_conns_per_lgr, smcr_max_send_wr, smcr_max_recv_wr, hs_ctrl)");
 }
 
 static void test_error_limit_smc_hs(void **state)
 {
-	expect_error("sysctl:\n  limit_smc_hs: 1\n",
-		     "2:3: sysctl: limit_smc_hs is set with the top-level key handshake-limitation (expected handshake-limitation: true|false|leave)");
+	expect_error(
+		"sysctl:\n  limit_smc_hs: 1\n",
+		"2:3: sysctl: limit_smc_hs is set with the top-level key handshake-limitation (expected handshake-limitation: true|false|leave)");
 }
 
 static void test_error_wrong_type_scalar(void **state)
@@ -284,8 +287,9 @@ static void test_error_wrong_type_mapping(void **state)
 
 static void test_error_wrong_type_list(void **state)
 {
-	expect_error("modules: smc\n",
-		     "1:10: modules: a scalar is not valid here (expected a list of kernel module names)");
+	expect_error(
+		"modules: smc\n",
+		"1:10: modules: a scalar is not valid here (expected a list of kernel module names)");
 }
 
 static void test_error_bool(void **state)
@@ -296,7 +300,9 @@ static void test_error_bool(void **state)
 
 static void test_error_empty_value(void **state)
 {
-	expect_error("seid:\n", "1:6: seid: an empty value is not a valid value (expected leave, enable or disable)");
+	expect_error(
+		"seid:\n",
+		"1:6: seid: an empty value is not a valid value (expected leave, enable or disable)");
 }
 
 static void test_error_out_of_range(void **state)
@@ -305,8 +311,9 @@ static void test_error_out_of_range(void **state)
 		     "2:9: sysctl.wmem: 8KiB is out of range (expected 16KiB to 1073741823)");
 	expect_error("sysctl:\n  smcr_max_conns_per_lgr: 300\n",
 		     "2:27: sysctl.smcr_max_conns_per_lgr: 300 is out of range (expected 16 to 255)");
-	expect_error("drift:\n  interval: 2d\n",
-		     "2:13: drift.interval: '2d' is not a duration (expected a number with s, m or h, e.g. 30s)");
+	expect_error(
+		"drift:\n  interval: 2d\n",
+		"2:13: drift.interval: '2d' is not a duration (expected a number with s, m or h, e.g. 30s)");
 	expect_error("drift:\n  interval: 25h\n",
 		     "2:13: drift.interval: 25h is out of range (expected 0 or 1s to 86400s)");
 }
@@ -315,8 +322,9 @@ static void test_error_bad_unit(void **state)
 {
 	expect_error("sysctl:\n  rmem: 1 MB\n",
 		     "2:9: sysctl.rmem: '1 MB' is not valid (expected a size such as 64KiB or 1MiB)");
-	expect_error("sysctl:\n  smcr_buf_type: contiguous\n",
-		     "2:18: sysctl.smcr_buf_type: 'contiguous' is not valid (expected physical, virtual, mixed)");
+	expect_error(
+		"sysctl:\n  smcr_buf_type: contiguous\n",
+		"2:18: sysctl.smcr_buf_type: 'contiguous' is not valid (expected physical, virtual, mixed)");
 }
 
 static void test_error_duplicate_key(void **state)
@@ -331,20 +339,27 @@ static void test_error_duplicate_key(void **state)
 static void test_error_duplicate_key_many(void **state)
 {
 	struct config_errors errors;
-	struct config *c = load_text("sysctl:\n  wmem: 1MiB\n  rmem: 1MiB\n  wmem: 2MiB\n  wmem: 3MiB\n"
-				     "modules: [smc, smc_diag, smc, smc]\n",
-				     &errors);
+	struct config *c =
+		load_text("sysctl:\n  wmem: 1MiB\n  rmem: 1MiB\n  wmem: 2MiB\n  wmem: 3MiB\n"
+			  "modules: [smc, smc_diag, smc, smc]\n",
+			  &errors);
 	char want[256];
 
 	assert_null(c);
 	assert_int_equal(errors.n, 4);
-	snprintf(want, sizeof(want), "%s:4:3: sysctl: duplicate key 'wmem' (first given at line 2, column 3)", tmp_path);
+	snprintf(want, sizeof(want),
+		 "%s:4:3: sysctl: duplicate key 'wmem' (first given at line 2, column 3)", tmp_path);
 	assert_string_equal(errors.lines[0], want);
-	snprintf(want, sizeof(want), "%s:5:3: sysctl: duplicate key 'wmem' (first given at line 2, column 3)", tmp_path);
+	snprintf(want, sizeof(want),
+		 "%s:5:3: sysctl: duplicate key 'wmem' (first given at line 2, column 3)", tmp_path);
 	assert_string_equal(errors.lines[1], want);
-	snprintf(want, sizeof(want), "%s:6:26: modules: duplicate module 'smc' (first given at line 6, column 11)", tmp_path);
+	snprintf(want, sizeof(want),
+		 "%s:6:26: modules: duplicate module 'smc' (first given at line 6, column 11)",
+		 tmp_path);
 	assert_string_equal(errors.lines[2], want);
-	snprintf(want, sizeof(want), "%s:6:31: modules: duplicate module 'smc' (first given at line 6, column 11)", tmp_path);
+	snprintf(want, sizeof(want),
+		 "%s:6:31: modules: duplicate module 'smc' (first given at line 6, column 11)",
+		 tmp_path);
 	assert_string_equal(errors.lines[3], want);
 	config_errors_clear(&errors);
 }
@@ -404,7 +419,8 @@ static void test_error_too_many_nodes(void **state)
 		len += (size_t)sprintf(text + len, "    k%zu: 1\n", i);
 	/* Nodes 1-5 are the root, pnet, its map, x and its map; line 3 + i holds key i (node
 	 * 6 + 2i) and its value (7 + 2i), so node 20001 is the value of key 9997, on line 10000. */
-	snprintf(want, sizeof(want), "10000:12: more than 20000 YAML nodes (keys, values and list items): the file is too large");
+	snprintf(want, sizeof(want),
+		 "10000:12: more than 20000 YAML nodes (keys, values and list items): the file is too large");
 	expect_error(text, want);
 }
 
@@ -446,19 +462,23 @@ static void test_error_not_regular(void **state)
 /* Encoding errors at their own position, not at 1:1 (column in characters: ä is one). */
 static void test_error_encoding_position(void **state)
 {
-	expect_error("seid: leave\nsysctl:\n  wmem: \"ab\xff\"\n",
-		     "3:12: invalid leading UTF-8 octet (expected UTF-8 text without control characters)");
-	expect_error("seid: le\xc3\xa4ve\xff\n",
-		     "1:12: invalid leading UTF-8 octet (expected UTF-8 text without control characters)");
-	expect_error("seid: leave\n\x01: 1\n",
-		     "2:1: control characters are not allowed (expected UTF-8 text without control characters)");
+	expect_error(
+		"seid: leave\nsysctl:\n  wmem: \"ab\xff\"\n",
+		"3:12: invalid leading UTF-8 octet (expected UTF-8 text without control characters)");
+	expect_error(
+		"seid: le\xc3\xa4ve\xff\n",
+		"1:12: invalid leading UTF-8 octet (expected UTF-8 text without control characters)");
+	expect_error(
+		"seid: leave\n\x01: 1\n",
+		"2:1: control characters are not allowed (expected UTF-8 text without control characters)");
 }
 
 /* A control character from the file (here ESC, from a YAML escape) is shown as \xNN. */
 static void test_error_controls_escaped(void **state)
 {
-	expect_error_around("sysctl:\n  \"w\\e[31m\\nred\": 1\n",
-			    "2:3: sysctl: unknown sysctl 'w\\x1b[31m\\x0ared' (expected one of: ", ")");
+	expect_error_around(
+		"sysctl:\n  \"w\\e[31m\\nred\": 1\n",
+		"2:3: sysctl: unknown sysctl 'w\\x1b[31m\\x0ared' (expected one of: ", ")");
 }
 
 static void test_error_ueid(void **state)
@@ -468,22 +488,28 @@ static void test_error_ueid(void **state)
 			    " (expected up to 32 upper-case letters, digits, '.' or '-')");
 	expect_error("ueid:\n  entries: [A, B, A]\n",
 		     "2:19: ueid.entries: duplicate UEID 'A' (first given at line 2, column 13)");
-	expect_error("ueid:\n  entries: [A, B, C, D]\n",
-		     "2:3: ueid: 4 entries and the derived UEID are too many (expected at most 4 in all; set auto: false or remove one)");
-	expect_error("ueid:\n  auto: false\n  entries: [A, B, C, D, E]\n",
-		     "3:25: ueid.entries: too many UEIDs (expected at most 4: the kernel's table holds 4)");
-	expect_error("ueid:\n  machine-id-file: etc/machine-id\n",
-		     "2:20: ueid.machine-id-file: 'etc/machine-id' is not an absolute path (expected a path starting with /)");
+	expect_error(
+		"ueid:\n  entries: [A, B, C, D]\n",
+		"2:3: ueid: 4 entries and the derived UEID are too many (expected at most 4 in all; set auto: false or remove one)");
+	expect_error(
+		"ueid:\n  auto: false\n  entries: [A, B, C, D, E]\n",
+		"3:25: ueid.entries: too many UEIDs (expected at most 4: the kernel's table holds 4)");
+	expect_error(
+		"ueid:\n  machine-id-file: etc/machine-id\n",
+		"2:20: ueid.machine-id-file: 'etc/machine-id' is not an absolute path (expected a path starting with /)");
 }
 
 static void test_error_pnet(void **state)
 {
-	expect_error("pnet:\n  entries:\n    - {pnetid: NET1}\n",
-		     "3:7: pnet.entries: entry needs exactly one of eth or ib (expected eth: NETDEV, or ib: DEVICE with an optional port)");
-	expect_error("pnet:\n  entries:\n    - {pnetid: NET1, eth: eth0, ib: mlx5_0}\n",
-		     "3:7: pnet.entries: entry needs exactly one of eth or ib (expected eth: NETDEV, or ib: DEVICE with an optional port)");
-	expect_error("pnet:\n  entries:\n    - {pnetid: NET1, eth: eth0, port: 1}\n",
-		     "3:7: pnet.entries: port is only valid with ib (expected no port for an eth entry)");
+	expect_error(
+		"pnet:\n  entries:\n    - {pnetid: NET1}\n",
+		"3:7: pnet.entries: entry needs exactly one of eth or ib (expected eth: NETDEV, or ib: DEVICE with an optional port)");
+	expect_error(
+		"pnet:\n  entries:\n    - {pnetid: NET1, eth: eth0, ib: mlx5_0}\n",
+		"3:7: pnet.entries: entry needs exactly one of eth or ib (expected eth: NETDEV, or ib: DEVICE with an optional port)");
+	expect_error(
+		"pnet:\n  entries:\n    - {pnetid: NET1, eth: eth0, port: 1}\n",
+		"3:7: pnet.entries: port is only valid with ib (expected no port for an eth entry)");
 	expect_error("pnet:\n  entries:\n    - {eth: eth0}\n",
 		     "3:7: pnet.entries: entry without pnetid (expected pnetid: NAME)");
 	expect_error_around("pnet:\n  entries:\n    - {pnetid: NET-1, eth: eth0}\n",
@@ -493,22 +519,25 @@ static void test_error_pnet(void **state)
 		     "3:33: pnet.entries.port: '3' is not a valid port (expected 1 or 2)");
 	expect_error("pnet:\n  entries:\n    - {pnetid: N, eth: a}\n    - {pnetid: n, eth: a}\n",
 		     "4:7: pnet.entries: duplicate entry (first given at line 3, column 7)");
-	expect_error("pnet:\n  entries:\n    - NET1\n",
-		     "3:7: pnet.entries: a scalar is not a valid entry (expected a mapping with pnetid and eth or ib)");
+	expect_error(
+		"pnet:\n  entries:\n    - NET1\n",
+		"3:7: pnet.entries: a scalar is not a valid entry (expected a mapping with pnetid and eth or ib)");
 }
 
 static void test_error_modules(void **state)
 {
 	expect_error("modules: [smc, smc]\n",
 		     "1:16: modules: duplicate module 'smc' (first given at line 1, column 11)");
-	expect_error("modules: [../evil]\n",
-		     "1:11: modules: '../evil' is not a module name (expected lower-case letters, digits, '_' or '-')");
+	expect_error(
+		"modules: [../evil]\n",
+		"1:11: modules: '../evil' is not a module name (expected lower-case letters, digits, '_' or '-')");
 }
 
 static void test_error_structure(void **state)
 {
-	expect_error("- ueid\n",
-		     "1:1: the file is a list (expected a mapping of sections such as ueid:, sysctl:)");
+	expect_error(
+		"- ueid\n",
+		"1:1: the file is a list (expected a mapping of sections such as ueid:, sysctl:)");
 	expect_error("seid: leave\n---\nseid: leave\n",
 		     "3:1: a second YAML document (expected exactly one)");
 	expect_error("drift: &d {action: repair}\nmonitor: *d\n",
@@ -537,8 +566,9 @@ static void test_error_missing_file(void **state)
 
 	assert_int_equal(config_load("/nonexistent/smc.yaml", &c, &errors), -ENOENT);
 	assert_int_equal(errors.n, 1);
-	assert_string_equal(errors.lines[0],
-			    "/nonexistent/smc.yaml: cannot read: No such file or directory (expected a readable YAML file)");
+	assert_string_equal(
+		errors.lines[0],
+		"/nonexistent/smc.yaml: cannot read: No such file or directory (expected a readable YAML file)");
 	config_errors_clear(&errors);
 }
 
@@ -588,9 +618,10 @@ static void test_units(void **state)
 static void test_dump_round_trip(void **state)
 {
 	struct config_errors errors;
-	struct config *c = load_text("ueid: {entries: [X1]}\nsysctl: {smcr_buf_type: virtual, wmem: 256k}\n"
-				     "pnet: {entries: [{pnetid: a, eth: eth0}, {pnetid: b, ib: lo}]}\n",
-				     &errors);
+	struct config *c =
+		load_text("ueid: {entries: [X1]}\nsysctl: {smcr_buf_type: virtual, wmem: 256k}\n"
+			  "pnet: {entries: [{pnetid: a, eth: eth0}, {pnetid: b, ib: lo}]}\n",
+			  &errors);
 	struct config *d;
 	char *text, *again;
 

@@ -35,8 +35,8 @@ static int fail_err;
 static char failed_op[64];
 
 static unsigned last_caps_call; /* the number of the last caps call made */
-static unsigned smclo_gets;     /* smclo_get calls made */
-static const char *fail_op;     /* or: the next call of this op fails (once) */
+static unsigned smclo_gets;	/* smclo_get calls made */
+static const char *fail_op;	/* or: the next call of this op fails (once) */
 
 static bool fault(const char *op)
 {
@@ -52,45 +52,47 @@ static bool fault(const char *op)
 	return true;
 }
 
-#define FWD(name, params, args)                                                            \
-	static int w_##name params                                                         \
-	{                                                                                  \
-		if (fault(#name))                                                          \
-			return -fail_err;                                                  \
-		return inner->ops->name args;                                              \
+#define FWD(name, params, args)               \
+	static int w_##name params            \
+	{                                     \
+		if (fault(#name))             \
+			return -fail_err;     \
+		return inner->ops->name args; \
 	}
 
-FWD(caps, (struct kernel *k, struct smc_caps *ret), (inner, ret))
-FWD(module_loaded, (struct kernel *k, const char *name), (inner, name))
-FWD(module_load, (struct kernel *k, const char *name, char *msg, size_t len), (inner, name, msg, len))
-FWD(ueid_list, (struct kernel *k, char ret[SMC_UEID_MAX][SMC_EID_LEN + 1], size_t *n), (inner, ret, n))
-FWD(ueid_add, (struct kernel *k, const char *u), (inner, u))
-FWD(ueid_del, (struct kernel *k, const char *u), (inner, u))
-FWD(ueid_flush, (struct kernel *k), (inner))
-FWD(seid_get, (struct kernel *k, struct smc_seid *ret), (inner, ret))
-FWD(seid_set, (struct kernel *k, bool e), (inner, e))
-FWD(hs_get, (struct kernel *k, bool *ret), (inner, ret))
-FWD(hs_set, (struct kernel *k, bool e), (inner, e))
-FWD(sysctl_get, (struct kernel *k, const char *n, char *b, size_t l), (inner, n, b, l))
-FWD(sysctl_set, (struct kernel *k, const char *n, const char *v), (inner, n, v))
-FWD(pnet_list, (struct kernel *k, struct smc_pnet_entry **ret, size_t *n), (inner, ret, n))
-FWD(pnet_add, (struct kernel *k, const struct smc_pnet_entry *e), (inner, e))
-FWD(pnet_del, (struct kernel *k, const char *p), (inner, p))
-FWD(pnet_flush, (struct kernel *k), (inner))
-FWD(smcd_devices, (struct kernel *k, struct smcd_device **ret, size_t *n), (inner, ret, n))
-FWD(smcr_devices, (struct kernel *k, struct smcr_device **ret, size_t *n), (inner, ret, n))
-FWD(smcd_linkgroups, (struct kernel *k, struct smcd_linkgroup **ret, size_t *n), (inner, ret, n))
-FWD(smcr_linkgroups, (struct kernel *k, struct smcr_linkgroup **ret, size_t *n), (inner, ret, n))
-FWD(stats, (struct kernel *k, struct smc_stats *ret), (inner, ret))
-FWD(fback_stats, (struct kernel *k, struct smc_fback_stats *ret), (inner, ret))
-FWD(sockets, (struct kernel *k, struct smc_socket **ret, size_t *n), (inner, ret, n))
-FWD(smclo_get, (struct kernel *k, struct smclo_device *ret), (inner, ret))
-FWD(smclo_activate, (struct kernel *k, struct smclo_device *ret, bool *c), (inner, ret, c))
-FWD(smclo_shutdown, (struct kernel *k, uint32_t d, uint32_t r, struct smclo_shutdown_result *res),
+FWD(caps, (struct kernel * k, struct smc_caps *ret), (inner, ret))
+FWD(module_loaded, (struct kernel * k, const char *name), (inner, name))
+FWD(module_load, (struct kernel * k, const char *name, char *msg, size_t len),
+    (inner, name, msg, len))
+FWD(ueid_list, (struct kernel * k, char ret[SMC_UEID_MAX][SMC_EID_LEN + 1], size_t *n),
+    (inner, ret, n))
+FWD(ueid_add, (struct kernel * k, const char *u), (inner, u))
+FWD(ueid_del, (struct kernel * k, const char *u), (inner, u))
+FWD(ueid_flush, (struct kernel * k), (inner))
+FWD(seid_get, (struct kernel * k, struct smc_seid *ret), (inner, ret))
+FWD(seid_set, (struct kernel * k, bool e), (inner, e))
+FWD(hs_get, (struct kernel * k, bool *ret), (inner, ret))
+FWD(hs_set, (struct kernel * k, bool e), (inner, e))
+FWD(sysctl_get, (struct kernel * k, const char *n, char *b, size_t l), (inner, n, b, l))
+FWD(sysctl_set, (struct kernel * k, const char *n, const char *v), (inner, n, v))
+FWD(pnet_list, (struct kernel * k, struct smc_pnet_entry **ret, size_t *n), (inner, ret, n))
+FWD(pnet_add, (struct kernel * k, const struct smc_pnet_entry *e), (inner, e))
+FWD(pnet_del, (struct kernel * k, const char *p), (inner, p))
+FWD(pnet_flush, (struct kernel * k), (inner))
+FWD(smcd_devices, (struct kernel * k, struct smcd_device **ret, size_t *n), (inner, ret, n))
+FWD(smcr_devices, (struct kernel * k, struct smcr_device **ret, size_t *n), (inner, ret, n))
+FWD(smcd_linkgroups, (struct kernel * k, struct smcd_linkgroup **ret, size_t *n), (inner, ret, n))
+FWD(smcr_linkgroups, (struct kernel * k, struct smcr_linkgroup **ret, size_t *n), (inner, ret, n))
+FWD(stats, (struct kernel * k, struct smc_stats *ret), (inner, ret))
+FWD(fback_stats, (struct kernel * k, struct smc_fback_stats *ret), (inner, ret))
+FWD(sockets, (struct kernel * k, struct smc_socket **ret, size_t *n), (inner, ret, n))
+FWD(smclo_get, (struct kernel * k, struct smclo_device *ret), (inner, ret))
+FWD(smclo_activate, (struct kernel * k, struct smclo_device *ret, bool *c), (inner, ret, c))
+FWD(smclo_shutdown, (struct kernel * k, uint32_t d, uint32_t r, struct smclo_shutdown_result *res),
     (inner, d, r, res))
-FWD(smclo_set, (struct kernel *k, const struct smclo_set_request *q, struct smclo_device *ret),
+FWD(smclo_set, (struct kernel * k, const struct smclo_set_request *q, struct smclo_device *ret),
     (inner, q, ret))
-FWD(smclo_monitor, (struct kernel *k, struct smclo_monitor **ret), (inner, ret))
+FWD(smclo_monitor, (struct kernel * k, struct smclo_monitor **ret), (inner, ret))
 
 static const char *w_extack(struct kernel *k)
 {
@@ -104,17 +106,37 @@ static void w_free(struct kernel *k)
 }
 
 static const struct kernel_ops faulty_ops = {
-	.caps = w_caps, .module_loaded = w_module_loaded, .module_load = w_module_load,
-	.ueid_list = w_ueid_list, .ueid_add = w_ueid_add, .ueid_del = w_ueid_del,
-	.ueid_flush = w_ueid_flush, .seid_get = w_seid_get, .seid_set = w_seid_set,
-	.hs_get = w_hs_get, .hs_set = w_hs_set, .sysctl_get = w_sysctl_get,
-	.sysctl_set = w_sysctl_set, .pnet_list = w_pnet_list, .pnet_add = w_pnet_add,
-	.pnet_del = w_pnet_del, .pnet_flush = w_pnet_flush, .smcd_devices = w_smcd_devices,
-	.smcr_devices = w_smcr_devices, .smcd_linkgroups = w_smcd_linkgroups,
-	.smcr_linkgroups = w_smcr_linkgroups, .stats = w_stats, .fback_stats = w_fback_stats,
-	.sockets = w_sockets, .extack = w_extack, .smclo_get = w_smclo_get,
-	.smclo_activate = w_smclo_activate, .smclo_shutdown = w_smclo_shutdown,
-	.smclo_set = w_smclo_set, .smclo_monitor = w_smclo_monitor, .free = w_free,
+	.caps = w_caps,
+	.module_loaded = w_module_loaded,
+	.module_load = w_module_load,
+	.ueid_list = w_ueid_list,
+	.ueid_add = w_ueid_add,
+	.ueid_del = w_ueid_del,
+	.ueid_flush = w_ueid_flush,
+	.seid_get = w_seid_get,
+	.seid_set = w_seid_set,
+	.hs_get = w_hs_get,
+	.hs_set = w_hs_set,
+	.sysctl_get = w_sysctl_get,
+	.sysctl_set = w_sysctl_set,
+	.pnet_list = w_pnet_list,
+	.pnet_add = w_pnet_add,
+	.pnet_del = w_pnet_del,
+	.pnet_flush = w_pnet_flush,
+	.smcd_devices = w_smcd_devices,
+	.smcr_devices = w_smcr_devices,
+	.smcd_linkgroups = w_smcd_linkgroups,
+	.smcr_linkgroups = w_smcr_linkgroups,
+	.stats = w_stats,
+	.fback_stats = w_fback_stats,
+	.sockets = w_sockets,
+	.extack = w_extack,
+	.smclo_get = w_smclo_get,
+	.smclo_activate = w_smclo_activate,
+	.smclo_shutdown = w_smclo_shutdown,
+	.smclo_set = w_smclo_set,
+	.smclo_monitor = w_smclo_monitor,
+	.free = w_free,
 };
 
 static struct kernel faulty = { .ops = &faulty_ops };
@@ -149,7 +171,9 @@ static char *state(void)
 	FILE *out = open_memstream(&buf, &len), *p;
 	int ch;
 
-	snprintf(cmd, sizeof(cmd), "cd '%s/k' && find . -type f | sort | while read f; do echo \"== $f\"; case $f in ./smclo/counters) ;; ./smclo/state) cut -d' ' -f1 \"$f\";; *) sort \"$f\";; esac; done", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "cd '%s/k' && find . -type f | sort | while read f; do echo \"== $f\"; case $f in ./smclo/counters) ;; ./smclo/state) cut -d' ' -f1 \"$f\";; *) sort \"$f\";; esac; done",
+		 dir);
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	while ((ch = fgetc(p)) != EOF)
@@ -233,7 +257,8 @@ static void test_every_call_fails_once(void **state_)
 	m->report = (struct report){};
 	manager_free(m);
 	assert_true(n_calls >= 10);
-	printf("# a reconcile makes %u kernel calls; each fails once, with each of 4 errnos\n", n_calls);
+	printf("# a reconcile makes %u kernel calls; each fails once, with each of 4 errnos\n",
+	       n_calls);
 
 	for (size_t e = 0; e < ELEMENTSOF(errs); e++)
 		for (unsigned i = 1; i <= n_calls; i++) {
@@ -274,12 +299,13 @@ static void test_every_call_fails_once(void **state_)
 			for (size_t j = 0; j < m->report.n; j++)
 				if (m->report.items[j].result == ITEM_FAILED)
 					fail_msg("call %u (%s) failing with %s: %s still failed at the retry: %s",
-						 i, failed_op, strerror(errs[e]), m->report.items[j].name,
-						 m->report.items[j].message);
+						 i, failed_op, strerror(errs[e]),
+						 m->report.items[j].name, m->report.items[j].message);
 			got = state();
 			if (m->state != want_state)
 				fail_msg("call %u (%s) failing with %s: state %s after the retry, not %s",
-					 i, failed_op, strerror(errs[e]), manager_state_to_string(m->state),
+					 i, failed_op, strerror(errs[e]),
+					 manager_state_to_string(m->state),
 					 manager_state_to_string(want_state));
 			if (!streq(got, want))
 				fail_msg("call %u (%s) failing with %s: the kernel ends as\n%s\ninstead of\n%s",

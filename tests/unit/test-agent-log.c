@@ -113,7 +113,9 @@ static void test_burst_then_summary(void **state)
 	fake_now += 1;
 	log_ratelimit_flush(false);
 	b = (free(b), taken());
-	assert_non_null(strstr(b, "smcd-agent: Suppressed 15 messages like \"Refused call 10\" (more than 10 in 30 s from the same place) [SMCD_SUPPRESSED=15]\n"));
+	assert_non_null(strstr(
+		b,
+		"smcd-agent: Suppressed 15 messages like \"Refused call 10\" (more than 10 in 30 s from the same place) [SMCD_SUPPRESSED=15]\n"));
 	assert_int_equal(count(b, "\n"), 1);
 	assert_int_equal(log_ratelimit_deadline(), 0);
 
@@ -189,7 +191,8 @@ static void test_return_value(void **state)
 	log_ratelimit_flush(true);
 	a = taken();
 	assert_int_equal(count(a, "Cannot read: No buffer space available\n"), 10);
-	assert_non_null(strstr(a, "Suppressed 10 messages like \"Cannot read: No buffer space available\""));
+	assert_non_null(
+		strstr(a, "Suppressed 10 messages like \"Cannot read: No buffer space available\""));
 }
 
 /* An example longer than the summary keeps is cut between characters, not inside one. */
@@ -232,7 +235,8 @@ static void test_manager_timer(void **state)
 			a = (free(a), NULL);
 	}
 	assert_non_null(a);
-	assert_non_null(strstr(a, "Suppressed 3 messages like \"Refused call 2\" (more than 2 in 0 s"));
+	assert_non_null(
+		strstr(a, "Suppressed 3 messages like \"Refused call 2\" (more than 2 in 0 s"));
 	manager_free(m);
 	log_ratelimit_setup(0, 0, fake_clock);
 }

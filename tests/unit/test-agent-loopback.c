@@ -352,7 +352,7 @@ static void test_section_removed(void **state)
  */
 static void test_unowned_setting(void **state)
 {
-	struct smclo_set_request q = {.set_max_dmbs = true, .max_dmbs = 100};
+	struct smclo_set_request q = { .set_max_dmbs = true, .max_dmbs = 100 };
 	struct smclo_device d;
 	struct manager *m;
 	char buf[512];

@@ -195,7 +195,8 @@ static void test_plan_changes(void **state)
 	assert_int_equal(plan_find(&p, "ueid:KEEP")->action, PLAN_NONE);
 	it = plan_find(&p, "seid");
 	assert_int_equal(it->action, PLAN_UNSUPPORTED);
-	assert_string_equal(it->message, "this machine has no SEID (only s390 systems have one): use a UEID");
+	assert_string_equal(it->message,
+			    "this machine has no SEID (only s390 systems have one): use a UEID");
 	it = plan_find(&p, "sysctl:wmem");
 	assert_int_equal(it->action, PLAN_SYSCTL_SET);
 	assert_string_equal(it->value, "1048576");
@@ -203,7 +204,8 @@ static void test_plan_changes(void **state)
 	assert_int_equal(plan_find(&p, "sysctl:rmem")->action, PLAN_NONE);
 	it = plan_find(&p, "sysctl:smcr_max_send_wr");
 	assert_int_equal(it->action, PLAN_UNSUPPORTED);
-	assert_string_equal(it->message, "this kernel has no net.smc.smcr_max_send_wr (it appeared in Linux 6.19)");
+	assert_string_equal(it->message,
+			    "this kernel has no net.smc.smcr_max_send_wr (it appeared in Linux 6.19)");
 	assert_int_equal(plan_count_changes(&p), 3);
 	plan_clear(&p);
 	free(a.sysctls);
@@ -276,7 +278,8 @@ static void test_apply_idempotent(void **state)
 	assert_int_equal(r2.n, r1.n);
 	for (size_t i = 0; i < r2.n; i++)
 		if (r2.items[i].result != ITEM_UNCHANGED)
-			fail_msg("%s: %s", r2.items[i].name, item_result_to_string(r2.items[i].result));
+			fail_msg("%s: %s", r2.items[i].name,
+				 item_result_to_string(r2.items[i].result));
 	report_clear(&r1);
 	report_clear(&r2);
 	kernel_free(k);
@@ -357,8 +360,9 @@ static void test_apply_failure_does_not_stop_others(void **state)
 	c = config_text("modules: [smc, smc_nope]\n");
 	assert_int_equal(kernel_fake_new(dir, &k), 0);
 	assert_int_equal(reconcile(k, c, NULL, false, &r), 0);
-	expect_result(&r, "module:smc_nope", ITEM_FAILED,
-		      "no module smc_nope for this kernel (not built, or not installed under /lib/modules)");
+	expect_result(
+		&r, "module:smc_nope", ITEM_FAILED,
+		"no module smc_nope for this kernel (not built, or not installed under /lib/modules)");
 	expect_result(&r, "ueid:" MID_UEID, ITEM_FAILED, NULL);
 	assert_non_null(strstr(report_find(&r, "ueid:" MID_UEID)->message, "table is full"));
 	expect_result(&r, "sysctl:wmem", ITEM_APPLIED, NULL);

@@ -124,38 +124,51 @@ static void test_parse_empty(void **state)
 
 static void test_parse_errors(void **state)
 {
-	expect_error("policies:\n  cgroups: [system.slice]\n",
-		     "2:13: policies.cgroups: 'system.slice' is not a valid cgroup path: it is not absolute (expected a path below the cgroup2 root such as /system.slice/nginx.service or /machine.slice)");
-	expect_error("policies:\n  cgroups: [/sys/fs/cgroup/machine.slice]\n",
-		     "2:13: policies.cgroups: '/sys/fs/cgroup/machine.slice' is not a valid cgroup path: it includes the mount point /sys/fs/cgroup (write the path below it, as /proc/PID/cgroup shows it) (expected a path below the cgroup2 root such as /system.slice/nginx.service or /machine.slice)");
-	expect_error("policies:\n  cgroups: [/a/../b]\n",
-		     "2:13: policies.cgroups: '/a/../b' is not a valid cgroup path: it has an empty, '.' or '..' component (expected a path below the cgroup2 root such as /system.slice/nginx.service or /machine.slice)");
-	expect_error("policies:\n  cgroups: [/a/]\n",
-		     "2:13: policies.cgroups: '/a/' is not a valid cgroup path: it ends with '/' (expected a path below the cgroup2 root such as /system.slice/nginx.service or /machine.slice)");
-	expect_error("policies:\n  cgroups: [/a, /a]\n",
-		     "2:17: policies.cgroups: duplicate entry '/a' (first given at line 2, column 13)");
-	expect_error("policies:\n  netns: [blue, /run/netns/blue]\n",
-		     "2:17: policies.netns: duplicate entry '/run/netns/blue' (first given at line 2, column 11)");
-	expect_error("policies:\n  netns: [a/b]\n",
-		     "2:11: policies.netns: 'a/b' is not valid (expected a name in /run/netns or an absolute path such as /proc/PID/ns/net)");
-	expect_error("policies:\n  exclude: [192.0.2.1/24]\n",
-		     "2:13: policies.exclude: '192.0.2.1/24' is not a network: it has host bits set (expected the network 192.0.2.0/24, without host bits)");
-	expect_error("policies:\n  exclude: [10.0.0.0/33]\n",
-		     "2:13: policies.exclude: '10.0.0.0/33' is not a valid address (expected a prefix length from 0 to 32)");
-	expect_error("policies:\n  exclude: [example.com]\n",
-		     "2:13: policies.exclude: 'example.com' is not a valid address (expected an IPv4 or IPv6 address, optionally /LENGTH)");
-	expect_error("policies:\n  exclude:\n    - {port: 0}\n",
-		     "3:14: policies.exclude.port: '0' is not a valid port (expected a port from 1 to 65535)");
-	expect_error("policies:\n  exclude:\n    - {}\n",
-		     "3:7: policies.exclude: an entry needs an address, a port or both (expected {address: ADDRESS[/LENGTH], port: PORT})");
+	expect_error(
+		"policies:\n  cgroups: [system.slice]\n",
+		"2:13: policies.cgroups: 'system.slice' is not a valid cgroup path: it is not absolute (expected a path below the cgroup2 root such as /system.slice/nginx.service or /machine.slice)");
+	expect_error(
+		"policies:\n  cgroups: [/sys/fs/cgroup/machine.slice]\n",
+		"2:13: policies.cgroups: '/sys/fs/cgroup/machine.slice' is not a valid cgroup path: it includes the mount point /sys/fs/cgroup (write the path below it, as /proc/PID/cgroup shows it) (expected a path below the cgroup2 root such as /system.slice/nginx.service or /machine.slice)");
+	expect_error(
+		"policies:\n  cgroups: [/a/../b]\n",
+		"2:13: policies.cgroups: '/a/../b' is not a valid cgroup path: it has an empty, '.' or '..' component (expected a path below the cgroup2 root such as /system.slice/nginx.service or /machine.slice)");
+	expect_error(
+		"policies:\n  cgroups: [/a/]\n",
+		"2:13: policies.cgroups: '/a/' is not a valid cgroup path: it ends with '/' (expected a path below the cgroup2 root such as /system.slice/nginx.service or /machine.slice)");
+	expect_error(
+		"policies:\n  cgroups: [/a, /a]\n",
+		"2:17: policies.cgroups: duplicate entry '/a' (first given at line 2, column 13)");
+	expect_error(
+		"policies:\n  netns: [blue, /run/netns/blue]\n",
+		"2:17: policies.netns: duplicate entry '/run/netns/blue' (first given at line 2, column 11)");
+	expect_error(
+		"policies:\n  netns: [a/b]\n",
+		"2:11: policies.netns: 'a/b' is not valid (expected a name in /run/netns or an absolute path such as /proc/PID/ns/net)");
+	expect_error(
+		"policies:\n  exclude: [192.0.2.1/24]\n",
+		"2:13: policies.exclude: '192.0.2.1/24' is not a network: it has host bits set (expected the network 192.0.2.0/24, without host bits)");
+	expect_error(
+		"policies:\n  exclude: [10.0.0.0/33]\n",
+		"2:13: policies.exclude: '10.0.0.0/33' is not a valid address (expected a prefix length from 0 to 32)");
+	expect_error(
+		"policies:\n  exclude: [example.com]\n",
+		"2:13: policies.exclude: 'example.com' is not a valid address (expected an IPv4 or IPv6 address, optionally /LENGTH)");
+	expect_error(
+		"policies:\n  exclude:\n    - {port: 0}\n",
+		"3:14: policies.exclude.port: '0' is not a valid port (expected a port from 1 to 65535)");
+	expect_error(
+		"policies:\n  exclude:\n    - {}\n",
+		"3:7: policies.exclude: an entry needs an address, a port or both (expected {address: ADDRESS[/LENGTH], port: PORT})");
 	expect_error("policies:\n  exclude:\n    - {port: 80}\n    - {port: 80}\n",
 		     "4:7: policies.exclude: duplicate entry *:80 (first given at line 3, column 7)");
 	expect_error("policies:\n  exclude:\n    - {host: a}\n",
 		     "3:8: policies.exclude: unknown key 'host' (expected one of: address, port)");
 	expect_error("policies:\n  cgroup: [/a]\n",
 		     "2:3: policies: unknown key 'cgroup' (expected one of: cgroups, netns, exclude)");
-	expect_error("sysctl:\n  hs_ctrl: x\npolicies:\n  exclude: [10.0.0.1]\n",
-		     "2:12: sysctl.hs_ctrl: net.smc.hs_ctrl is set by policies.exclude (line 4) to the agent's own smc_hs_ctrl (expected no sysctl.hs_ctrl while policies.exclude has entries)");
+	expect_error(
+		"sysctl:\n  hs_ctrl: x\npolicies:\n  exclude: [10.0.0.1]\n",
+		"2:12: sysctl.hs_ctrl: net.smc.hs_ctrl is set by policies.exclude (line 4) to the agent's own smc_hs_ctrl (expected no sysctl.hs_ctrl while policies.exclude has entries)");
 }
 
 static void test_parse_limits(void **state)
@@ -168,18 +181,22 @@ static void test_parse_limits(void **state)
 	for (int i = 0; i < 65; i++)
 		fprintf(f, "    - /c%d\n", i);
 	fclose(f);
-	expect_error(text, "67:7: policies.cgroups: too many entries (expected at most 64 cgroups and netns entries together)");
+	expect_error(
+		text,
+		"67:7: policies.cgroups: too many entries (expected at most 64 cgroups and netns entries together)");
 	free(text);
 }
 
 static void test_dump_round_trip(void **state)
 {
 	struct config_errors errors;
-	struct config *c = load_text("policies:\n"
-				     "  cgroups: [/system.slice/a b.service]\n"
-				     "  netns: [blue]\n"
-				     "  exclude: [192.0.2.0/24, {port: 5432}, {address: \"::1\", port: 80}]\n",
-				     &errors), *d;
+	struct config *c = load_text(
+			      "policies:\n"
+			      "  cgroups: [/system.slice/a b.service]\n"
+			      "  netns: [blue]\n"
+			      "  exclude: [192.0.2.0/24, {port: 5432}, {address: \"::1\", port: 80}]\n",
+			      &errors),
+		      *d;
 	char *text, *again;
 	FILE *f;
 
@@ -519,7 +536,9 @@ static void test_excl_rules(void **state)
 	struct fixture f;
 	struct smcbpf_excl_rule r[SMCBPF_MAX_EXCL];
 
-	fixture_load(&f, "policies:\n  exclude: [192.0.2.0/24, {port: 5432}, {address: \"2001:db8::/33\", port: 443}]\n");
+	fixture_load(
+		&f,
+		"policies:\n  exclude: [192.0.2.0/24, {port: 5432}, {address: \"2001:db8::/33\", port: 443}]\n");
 	assert_int_equal(policy_excl_rules(&f.c->policies, r), 3);
 	assert_int_equal(r[0].family, AF_INET);
 	assert_int_equal(r[0].addr[0], htonl(0xc0000200));
@@ -538,18 +557,12 @@ static void test_excl_rules(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse_full),
-		cmocka_unit_test(test_parse_empty),
-		cmocka_unit_test(test_parse_errors),
-		cmocka_unit_test(test_parse_limits),
-		cmocka_unit_test(test_dump_round_trip),
-		cmocka_unit_test(test_plan_nothing),
-		cmocka_unit_test(test_plan_first_pass),
-		cmocka_unit_test(test_plan_converged),
-		cmocka_unit_test(test_plan_rule_moved),
-		cmocka_unit_test(test_plan_removed),
-		cmocka_unit_test(test_plan_unsupported),
-		cmocka_unit_test(test_plan_exclude),
+		cmocka_unit_test(test_parse_full),	 cmocka_unit_test(test_parse_empty),
+		cmocka_unit_test(test_parse_errors),	 cmocka_unit_test(test_parse_limits),
+		cmocka_unit_test(test_dump_round_trip),	 cmocka_unit_test(test_plan_nothing),
+		cmocka_unit_test(test_plan_first_pass),	 cmocka_unit_test(test_plan_converged),
+		cmocka_unit_test(test_plan_rule_moved),	 cmocka_unit_test(test_plan_removed),
+		cmocka_unit_test(test_plan_unsupported), cmocka_unit_test(test_plan_exclude),
 		cmocka_unit_test(test_excl_rules),
 	};
 

@@ -123,10 +123,15 @@ static void test_parity_7x_smcr(void **state)
 
 /* What the tree derives from the rows: these are the only numbers that are not a row. */
 static const char *const derived[] = {
-	"summary.total",    "summary.smcd",  "summary.smcr",
-	"summary.fallback", "summary.handshake_errors",
-	"smcd.connections", "smcr.connections",
-	"fallback.not_itemised.client", "fallback.not_itemised.server",
+	"summary.total",
+	"summary.smcd",
+	"summary.smcr",
+	"summary.fallback",
+	"summary.handshake_errors",
+	"smcd.connections",
+	"smcr.connections",
+	"fallback.not_itemised.client",
+	"fallback.not_itemised.server",
 };
 
 static void set(struct stats_sample *s, const char *key, uint64_t v);
@@ -136,7 +141,8 @@ static size_t count_leaves(json_object *o, const char *prefix)
 {
 	size_t n = 0;
 
-	json_object_object_foreach(o, key, val) {
+	json_object_object_foreach(o, key, val)
+	{
 		char path[128];
 
 		snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "", key);
@@ -256,13 +262,17 @@ static void test_replay_prometheus(void **state)
 	replay_prometheus("7x/loopback", "agent/7x-loopback.prom");
 	replay_prometheus("7x-smcr/server", "agent/7x-smcr-server.prom");
 	/* Real SMC-R link groups have links: their series are there. */
-	snprintf(path, sizeof(path), "%s/tests/golden/agent/7x-smcr-server.prom", golden_top_srcdir());
+	snprintf(path, sizeof(path), "%s/tests/golden/agent/7x-smcr-server.prom",
+		 golden_top_srcdir());
 	f = fopen(path, "re");
 	assert_non_null(f);
 	assert_true(getdelim(&smcr, &len, '\0', f) > 0);
 	fclose(f);
-	assert_non_null(strstr(smcr, "\nsmc_link_up{technology=\"smcr\",linkgroup=\"00000100\",link=\""));
-	assert_non_null(strstr(smcr, "\nsmc_linkgroup_connections{technology=\"smcr\",linkgroup=\"00000100\",device=\""));
+	assert_non_null(
+		strstr(smcr, "\nsmc_link_up{technology=\"smcr\",linkgroup=\"00000100\",link=\""));
+	assert_non_null(strstr(
+		smcr,
+		"\nsmc_linkgroup_connections{technology=\"smcr\",linkgroup=\"00000100\",device=\""));
 }
 
 /* ------------------------------------------------------------------------------------- */
@@ -364,12 +374,9 @@ static void test_agent_doc(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parity_7x),
-		cmocka_unit_test(test_parity_612),
-		cmocka_unit_test(test_parity_7x_smcr),
-		cmocka_unit_test(test_table_drives_trees),
-		cmocka_unit_test(test_replay_prometheus),
-		cmocka_unit_test(test_agent_text),
+		cmocka_unit_test(test_parity_7x),	  cmocka_unit_test(test_parity_612),
+		cmocka_unit_test(test_parity_7x_smcr),	  cmocka_unit_test(test_table_drives_trees),
+		cmocka_unit_test(test_replay_prometheus), cmocka_unit_test(test_agent_text),
 		cmocka_unit_test(test_agent_doc),
 	};
 

@@ -62,8 +62,7 @@ static uint64_t since_reset(const struct stats_engine *e, const char *key)
 	return stats_counter_value(&e->counters[stats_table_find(key)], STATS_VIEW_SINCE_RESET);
 }
 
-static const struct stats_reason *find_reason(const struct stats_engine *e, bool server,
-					      uint32_t code)
+static const struct stats_reason *find_reason(const struct stats_engine *e, bool server, uint32_t code)
 {
 	for (size_t i = 0; i < e->n_reasons; i++)
 		if (e->reasons[i].server == server && e->reasons[i].code == code)
@@ -129,8 +128,9 @@ static void test_reset_is_a_baseline(void **state)
 	stats_engine_reset(e, T0 + 2 * SEC);
 	assert_int_equal(since_reset(e, "fallback.client"), 0);
 	assert_int_equal(total(e, "fallback.client"), 7);
-	assert_int_equal(stats_counter_value(&find_reason(e, false, 0x03030008)->c,
-					     STATS_VIEW_SINCE_RESET), 0);
+	assert_int_equal(
+		stats_counter_value(&find_reason(e, false, 0x03030008)->c, STATS_VIEW_SINCE_RESET),
+		0);
 	assert_true(e->dirty); /* saved at once */
 
 	set(&s, "fallback.client", 10);
@@ -139,10 +139,12 @@ static void test_reset_is_a_baseline(void **state)
 	update(e, &s, 3);
 	assert_int_equal(since_reset(e, "fallback.client"), 3);
 	assert_int_equal(total(e, "fallback.client"), 10);
-	assert_int_equal(stats_counter_value(&find_reason(e, false, 0x03030008)->c,
-					     STATS_VIEW_SINCE_RESET), 2);
-	assert_int_equal(stats_counter_value(&find_reason(e, false, 0x05000000)->c,
-					     STATS_VIEW_SINCE_RESET), 1);
+	assert_int_equal(
+		stats_counter_value(&find_reason(e, false, 0x03030008)->c, STATS_VIEW_SINCE_RESET),
+		2);
+	assert_int_equal(
+		stats_counter_value(&find_reason(e, false, 0x05000000)->c, STATS_VIEW_SINCE_RESET),
+		1);
 	assert_int_equal(e->reset_real_usec, T0 + 2 * SEC);
 	stats_engine_free(e);
 }
@@ -324,8 +326,11 @@ static void test_series_cap(void **state)
 	text = prometheus_render(e, NULL, 0, l, 5);
 	/* Three groups of their own (the oldest, then the lowest ids), two summed. */
 	assert_int_equal(count_lines(text, "smc_linkgroup_connections{"), 4);
-	assert_non_null(strstr(text, "smc_linkgroup_connections{technology=\"smcd\",linkgroup=\"00000100\""));
-	assert_non_null(strstr(text, "smc_linkgroup_connections{technology=\"smcd\",linkgroup=\"_other\",device=\"\",pnetid=\"\",role=\"\"} 9\n"));
+	assert_non_null(strstr(
+		text, "smc_linkgroup_connections{technology=\"smcd\",linkgroup=\"00000100\""));
+	assert_non_null(strstr(
+		text,
+		"smc_linkgroup_connections{technology=\"smcd\",linkgroup=\"_other\",device=\"\",pnetid=\"\",role=\"\"} 9\n"));
 	assert_non_null(strstr(text, "smc_linkgroups_aggregated{technology=\"smcd\"} 2\n"));
 	free(TAKE_PTR(text));
 
@@ -357,7 +362,8 @@ static struct stats_engine *golden_engine(struct bus_device *d, struct bus_linkg
 	struct stats_engine *e = engine(3);
 	struct stats_sample s = { .ok = true, .duration_usec = 1234 };
 	struct smc_socket socks[4] = {
-		{ .state = 1, .mode = 2 }, { .state = 1, .mode = 2 },
+		{ .state = 1, .mode = 2 },
+		{ .state = 1, .mode = 2 },
 		{ .state = 10, .mode = 0 },
 		{ .state = 1, .mode = 1, .has_fallback = true, .fallback_reason = 0x03030008 },
 	};
@@ -427,7 +433,8 @@ static void check_label_consistency(const char *text)
 
 			strncat(names, q + 1, (size_t)(eq - q - 1));
 			strcat(names, ",");
-			q = strchr(eq + 2, '"'); /* values in the golden input hold no escaped '"' but one */
+			q = strchr(eq + 2,
+				   '"'); /* values in the golden input hold no escaped '"' but one */
 			while (q && q[-1] == '\\')
 				q = strchr(q + 1, '"');
 			q = q ? q + 1 : NULL;
@@ -450,7 +457,8 @@ static void test_prometheus_golden(void **state)
 	golden_check("agent/smc.prom", text);
 	check_label_consistency(text);
 	/* The reason that wrapped: 65535 + (4464 - 65535 mod 65536) = 70000, the u64 total. */
-	assert_non_null(strstr(text, "smc_fallback_reasons_total{side=\"client\",reason=\"PEERDECL\"} 70000\n"));
+	assert_non_null(strstr(
+		text, "smc_fallback_reasons_total{side=\"client\",reason=\"PEERDECL\"} 70000\n"));
 	stats_engine_free(e);
 }
 
@@ -652,21 +660,31 @@ static void test_state_damaged(void **state)
 	/* Not a state file, garbage in one, a known kind that does not parse, the frame wrong. */
 	assert_int_equal(load_text(cut, "not a state file\n"), -EBADMSG);
 	assert_int_equal(load_text(cut, "\001\002\n"), -EBADMSG);
-	assert_int_equal(load_text(cut, "version 1\nboot_id b\nreset_usec 5\ncounter smcd.rx.bytes 1 2 1\n\001\n"),
-			 -EBADMSG);
-	assert_int_equal(load_text(cut, "version 1\nboot_id b\nreset_usec 5\ncounter smcd.rx.bytes 1 x 1\n"),
-			 -EBADMSG);
-	assert_int_equal(load_text(cut, "version 1\nboot_id b\nreset_usec 5\nreason client 0x1 70000 1 1\n"),
-			 -EBADMSG);
-	assert_int_equal(load_text(cut, "version 1\nboot_id b\nreset_usec 5\nentries 2\ncounter smcd.rx.bytes 1 2 1\nend\n"),
-			 -EBADMSG);
-	assert_int_equal(load_text(cut, "version 1\nboot_id b\nreset_usec 5\nentries 1\ncounter smcd.rx.bytes 1 2 1\nend\nmore\n"),
-			 -EBADMSG);
+	assert_int_equal(
+		load_text(cut,
+			  "version 1\nboot_id b\nreset_usec 5\ncounter smcd.rx.bytes 1 2 1\n\001\n"),
+		-EBADMSG);
+	assert_int_equal(
+		load_text(cut, "version 1\nboot_id b\nreset_usec 5\ncounter smcd.rx.bytes 1 x 1\n"),
+		-EBADMSG);
+	assert_int_equal(
+		load_text(cut, "version 1\nboot_id b\nreset_usec 5\nreason client 0x1 70000 1 1\n"),
+		-EBADMSG);
+	assert_int_equal(
+		load_text(cut,
+			  "version 1\nboot_id b\nreset_usec 5\nentries 2\ncounter smcd.rx.bytes 1 2 1\nend\n"),
+		-EBADMSG);
+	assert_int_equal(
+		load_text(cut,
+			  "version 1\nboot_id b\nreset_usec 5\nentries 1\ncounter smcd.rx.bytes 1 2 1\nend\nmore\n"),
+		-EBADMSG);
 	assert_int_equal(load_text(cut, "version 1\nboot_id b\nreset_usec 5\n"), -EBADMSG);
 	assert_int_equal(load_text(cut, ""), -EBADMSG);
 	/* Framed right, with a kind of a newer agent: read. */
-	assert_int_equal(load_text(cut, "version 1\nboot_id b\nreset_usec 5\nentries 2\ncounter smcd.rx.bytes 1 2 1\nnew_kind x\nend\n"),
-			 1);
+	assert_int_equal(
+		load_text(cut,
+			  "version 1\nboot_id b\nreset_usec 5\nentries 2\ncounter smcd.rx.bytes 1 2 1\nnew_kind x\nend\n"),
+		1);
 	/* Another boot or another version is not damage, whatever follows. */
 	assert_int_equal(load_text(cut, "version 1\nboot_id a\nreset_usec 5\n\001\n"), 0);
 	assert_int_equal(load_text(cut, "version 2\nboot_id b\nnew header\n"), 0);
@@ -777,15 +795,18 @@ static void test_config_stats(void **state)
 	assert_string_equal(c->stats.prometheus_path, "/srv/metrics/x.prom");
 	config_free(c);
 
-	expect_config_error("stats:\n  prometheus: {path: metrics/smc.prom}\n",
-			    "smc.yaml:2:22: stats.prometheus.path: 'metrics/smc.prom' is not valid (expected an absolute path");
+	expect_config_error(
+		"stats:\n  prometheus: {path: metrics/smc.prom}\n",
+		"smc.yaml:2:22: stats.prometheus.path: 'metrics/smc.prom' is not valid (expected an absolute path");
 	expect_config_error("stats:\n  prometheus: {path: /var/lib/x/smc.txt}\n", "is not valid");
 	expect_config_error("stats:\n  prometheus: {path: /var/lib/x/.prom}\n", "is not valid");
-	expect_config_error("stats:\n  linkgroup-series: 10001\n",
-			    "smc.yaml:2:21: stats.linkgroup-series: '10001' is not valid (expected a whole number from 0 to 10000)");
+	expect_config_error(
+		"stats:\n  linkgroup-series: 10001\n",
+		"smc.yaml:2:21: stats.linkgroup-series: '10001' is not valid (expected a whole number from 0 to 10000)");
 	expect_config_error("stats:\n  interval: 100ms\n", "stats.interval");
-	expect_config_error("stats:\n  export: yes\n",
-			    "stats: unknown key 'export' (expected one of: interval, linkgroup-series, prometheus)");
+	expect_config_error(
+		"stats:\n  export: yes\n",
+		"stats: unknown key 'export' (expected one of: interval, linkgroup-series, prometheus)");
 	expect_config_error("stats:\n  prometheus: {enabled: maybe}\n",
 			    "stats.prometheus.enabled: 'maybe' is not a boolean");
 }

@@ -41,39 +41,39 @@ struct cmd {
 
 /* Read-only commands: replayed in every fixture folder recorded with "read". */
 static const struct cmd read_cmds[] = {
-	{"info", {"info"}},
-	{"info-d", {"-d", "info"}},
-	{"info.json", {"-j", "info"}},
-	{"ueid", {"ueid"}},
-	{"ueid.json", {"-j", "ueid", "list"}},
-	{"seid", {"seid"}},
-	{"seid.json", {"-j", "seid"}},
-	{"device", {"device"}},
-	{"device-d", {"device", "list", "-d"}},
-	{"device.json", {"-p", "device"}},
-	{"device-show-lo", {"device", "show", "lo"}},
-	{"linkgroup", {"linkgroup"}},
-	{"linkgroup-d", {"-d", "linkgroup"}},
-	{"linkgroup.json", {"-p", "linkgroup"}},
-	{"linkgroup-show-100", {"linkgroup", "show", "0x100"}},
-	{"socket", {"socket"}},
-	{"socket-a", {"socket", "-a"}},
-	{"socket-l", {"socket", "--listening"}},
-	{"socket-ad", {"socket", "-a", "-d"}},
-	{"socket-add", {"socket", "-a", "-dd"}},
-	{"socket.json", {"-p", "socket", "-a", "-d"}},
-	{"pnet", {"pnet"}},
-	{"pnet.json", {"-j", "pnet"}},
-	{"sysctl", {"sysctl"}},
-	{"sysctl-d", {"sysctl", "-d"}},
-	{"sysctl.json", {"-p", "sysctl"}},
-	{"sysctl-wmem", {"sysctl", "show", "net.smc.wmem"}},
-	{"hs-limit", {"hs-limit"}},
-	{"hs-limit.json", {"-j", "hs-limit"}},
-	{"stats", {"stats"}},
-	{"stats-d", {"stats", "-d"}},
-	{"stats-all", {"stats", "--all"}},
-	{"stats.json", {"-p", "stats"}},
+	{ "info", { "info" } },
+	{ "info-d", { "-d", "info" } },
+	{ "info.json", { "-j", "info" } },
+	{ "ueid", { "ueid" } },
+	{ "ueid.json", { "-j", "ueid", "list" } },
+	{ "seid", { "seid" } },
+	{ "seid.json", { "-j", "seid" } },
+	{ "device", { "device" } },
+	{ "device-d", { "device", "list", "-d" } },
+	{ "device.json", { "-p", "device" } },
+	{ "device-show-lo", { "device", "show", "lo" } },
+	{ "linkgroup", { "linkgroup" } },
+	{ "linkgroup-d", { "-d", "linkgroup" } },
+	{ "linkgroup.json", { "-p", "linkgroup" } },
+	{ "linkgroup-show-100", { "linkgroup", "show", "0x100" } },
+	{ "socket", { "socket" } },
+	{ "socket-a", { "socket", "-a" } },
+	{ "socket-l", { "socket", "--listening" } },
+	{ "socket-ad", { "socket", "-a", "-d" } },
+	{ "socket-add", { "socket", "-a", "-dd" } },
+	{ "socket.json", { "-p", "socket", "-a", "-d" } },
+	{ "pnet", { "pnet" } },
+	{ "pnet.json", { "-j", "pnet" } },
+	{ "sysctl", { "sysctl" } },
+	{ "sysctl-d", { "sysctl", "-d" } },
+	{ "sysctl.json", { "-p", "sysctl" } },
+	{ "sysctl-wmem", { "sysctl", "show", "net.smc.wmem" } },
+	{ "hs-limit", { "hs-limit" } },
+	{ "hs-limit.json", { "-j", "hs-limit" } },
+	{ "stats", { "stats" } },
+	{ "stats-d", { "stats", "-d" } },
+	{ "stats-all", { "stats", "--all" } },
+	{ "stats.json", { "-p", "stats" } },
 };
 
 /* Write commands: replayed only in the folder that recorded that request. */
@@ -83,61 +83,61 @@ struct write_cmd {
 };
 
 static const struct write_cmd write_cmds[] = {
-	{"ueid-add", {"ueid-add", {"ueid", "add", "SMCD-AGENT-TEST"}}},
-	{"ueid-add", {"ueid-add.json", {"-j", "ueid", "add", "SMCD-AGENT-TEST"}}},
-	{"ueid-add-dup", {"ueid-add", {"ueid", "add", "SMCD-AGENT-TEST"}}},
-	{"ueid-add-full", {"ueid-add", {"ueid", "add", "SMCD-AGENT-FIVE"}}},
-	{"ueid-del-missing", {"ueid-del", {"ueid", "del", "NOT-CONFIGURED"}}},
-	{"ueid-del", {"ueid-del", {"-j", "ueid", "del", "SMCD-AGENT-TWO"}}},
-	{"ueid-flush", {"ueid-flush", {"-j", "ueid", "flush"}}},
-	{"seid-enable", {"seid-enable", {"seid", "enable"}}},
-	{"seid-disable", {"seid-disable", {"seid", "disable"}}},
-	{"hs-enable", {"hs-limit-enable", {"-j", "hs-limit", "enable"}}},
-	{"hs-disable", {"hs-limit-disable", {"hs-limit", "disable"}}},
-	{"pnet-add-eth", {"pnet-add", {"-j", "pnet", "add", "net1", "--eth", "lo"}}},
-	{"pnet-add-eth-dup", {"pnet-add", {"pnet", "add", "NET1", "--eth", "lo"}}},
-	{"pnet-add-ib", {"pnet-add", {"pnet", "add", "NET2", "--ib", "lo"}}},
-	{"pnet-del", {"pnet-del", {"pnet", "del", "net1"}}},
-	{"pnet-del-missing", {"pnet-del", {"pnet", "del", "NET1"}}},
-	{"pnet-flush", {"pnet-flush", {"pnet", "flush"}}},
-	{"pnet-flush-empty", {"pnet-flush", {"pnet", "flush"}}},
+	{ "ueid-add", { "ueid-add", { "ueid", "add", "SMCD-AGENT-TEST" } } },
+	{ "ueid-add", { "ueid-add.json", { "-j", "ueid", "add", "SMCD-AGENT-TEST" } } },
+	{ "ueid-add-dup", { "ueid-add", { "ueid", "add", "SMCD-AGENT-TEST" } } },
+	{ "ueid-add-full", { "ueid-add", { "ueid", "add", "SMCD-AGENT-FIVE" } } },
+	{ "ueid-del-missing", { "ueid-del", { "ueid", "del", "NOT-CONFIGURED" } } },
+	{ "ueid-del", { "ueid-del", { "-j", "ueid", "del", "SMCD-AGENT-TWO" } } },
+	{ "ueid-flush", { "ueid-flush", { "-j", "ueid", "flush" } } },
+	{ "seid-enable", { "seid-enable", { "seid", "enable" } } },
+	{ "seid-disable", { "seid-disable", { "seid", "disable" } } },
+	{ "hs-enable", { "hs-limit-enable", { "-j", "hs-limit", "enable" } } },
+	{ "hs-disable", { "hs-limit-disable", { "hs-limit", "disable" } } },
+	{ "pnet-add-eth", { "pnet-add", { "-j", "pnet", "add", "net1", "--eth", "lo" } } },
+	{ "pnet-add-eth-dup", { "pnet-add", { "pnet", "add", "NET1", "--eth", "lo" } } },
+	{ "pnet-add-ib", { "pnet-add", { "pnet", "add", "NET2", "--ib", "lo" } } },
+	{ "pnet-del", { "pnet-del", { "pnet", "del", "net1" } } },
+	{ "pnet-del-missing", { "pnet-del", { "pnet", "del", "NET1" } } },
+	{ "pnet-flush", { "pnet-flush", { "pnet", "flush" } } },
+	{ "pnet-flush-empty", { "pnet-flush", { "pnet", "flush" } } },
 	/* 7x-smclo: our loopback module (step names start with "smclo-") */
-	{"smclo-missing", {"loopback-activate", {"device", "loopback-ism", "activate"}}},
-	{"smclo-missing", {"loopback-show", {"device", "loopback-ism"}}},
-	{"smclo-missing", {"loopback-deactivate", {"device", "loopback-ism", "deactivate"}}},
-	{"smclo-missing",
-	 {"loopback-deactivate.json", {"-j", "device", "loopback-ism", "deactivate"}}},
-	{"smclo-get-inactive", {"loopback-show", {"device", "loopback-ism"}}},
-	{"smclo-get-inactive", {"loopback-show.json", {"-p", "device", "loopback-ism", "show"}}},
-	{"smclo-set-virtual",
-	 {"loopback-set-virtual", {"device", "loopback-ism", "set", "dmb-type", "virtual"}}},
-	{"smclo-set-nocopy",
-	 {"loopback-set-nocopy.json", {"-p", "device", "loopback-ism", "set", "nocopy", "off"}}},
-	{"smclo-set-pending",
-	 {"loopback-set-max-dmbs", {"device", "loopback-ism", "set", "max-dmbs", "64"}}},
-	{"smclo-set-pending",
-	 {"loopback-set-max-dmbs.json", {"-j", "device", "loopback-ism", "set", "max", "64"}}},
-	{"smclo-activate", {"loopback-activate", {"device", "loopback-ism", "activate"}}},
-	{"smclo-activate",
-	 {"loopback-activate.json", {"-p", "device", "loopback-ism", "activate"}}},
-	{"smclo-activate-again",
-	 {"loopback-activate.json", {"-j", "device", "loopback-ism", "act"}}},
-	{"smclo-activate-busy", {"loopback-activate", {"device", "loopback-ism", "activate"}}},
-	{"smclo-shutdown",
-	 {"loopback-deactivate.json",
-	  {"-p", "device", "loopback-ism", "deactivate", "--wait", "5"}}},
-	{"smclo-shutdown-inactive",
-	 {"loopback-deactivate.json", {"-j", "device", "loopback-ism", "deactivate"}}},
-	{"smclo-shutdown-timeout",
-	 {"loopback-deactivate", {"device", "loopback-ism", "deactivate", "--wait", "1"}}},
-	{"smclo-shutdown-done",
-	 {"loopback-deactivate", {"device", "loopback-ism", "deactivate", "-w", "1"}}},
-	{"smclo-idle", {"device-show-smclo", {"device", "show", "smclo"}}},
-	{"smclo-traffic", {"device-show-smclo", {"device", "show", "smclo"}}},
-	{"smclo-traffic", {"device-show-smclo.json", {"-p", "device", "show", "smclo"}}},
-	{"smclo-both", {"device-show-smclo", {"device", "show", "smclo"}}},
-	{"smclo-after", {"device-show-smclo", {"device", "show", "smclo"}}},
-	{"smclo-after", {"device-show-smclo.json", {"-p", "device", "show", "smclo"}}},
+	{ "smclo-missing", { "loopback-activate", { "device", "loopback-ism", "activate" } } },
+	{ "smclo-missing", { "loopback-show", { "device", "loopback-ism" } } },
+	{ "smclo-missing", { "loopback-deactivate", { "device", "loopback-ism", "deactivate" } } },
+	{ "smclo-missing",
+	  { "loopback-deactivate.json", { "-j", "device", "loopback-ism", "deactivate" } } },
+	{ "smclo-get-inactive", { "loopback-show", { "device", "loopback-ism" } } },
+	{ "smclo-get-inactive", { "loopback-show.json", { "-p", "device", "loopback-ism", "show" } } },
+	{ "smclo-set-virtual",
+	  { "loopback-set-virtual", { "device", "loopback-ism", "set", "dmb-type", "virtual" } } },
+	{ "smclo-set-nocopy",
+	  { "loopback-set-nocopy.json", { "-p", "device", "loopback-ism", "set", "nocopy", "off" } } },
+	{ "smclo-set-pending",
+	  { "loopback-set-max-dmbs", { "device", "loopback-ism", "set", "max-dmbs", "64" } } },
+	{ "smclo-set-pending",
+	  { "loopback-set-max-dmbs.json", { "-j", "device", "loopback-ism", "set", "max", "64" } } },
+	{ "smclo-activate", { "loopback-activate", { "device", "loopback-ism", "activate" } } },
+	{ "smclo-activate",
+	  { "loopback-activate.json", { "-p", "device", "loopback-ism", "activate" } } },
+	{ "smclo-activate-again",
+	  { "loopback-activate.json", { "-j", "device", "loopback-ism", "act" } } },
+	{ "smclo-activate-busy", { "loopback-activate", { "device", "loopback-ism", "activate" } } },
+	{ "smclo-shutdown",
+	  { "loopback-deactivate.json",
+	    { "-p", "device", "loopback-ism", "deactivate", "--wait", "5" } } },
+	{ "smclo-shutdown-inactive",
+	  { "loopback-deactivate.json", { "-j", "device", "loopback-ism", "deactivate" } } },
+	{ "smclo-shutdown-timeout",
+	  { "loopback-deactivate", { "device", "loopback-ism", "deactivate", "--wait", "1" } } },
+	{ "smclo-shutdown-done",
+	  { "loopback-deactivate", { "device", "loopback-ism", "deactivate", "-w", "1" } } },
+	{ "smclo-idle", { "device-show-smclo", { "device", "show", "smclo" } } },
+	{ "smclo-traffic", { "device-show-smclo", { "device", "show", "smclo" } } },
+	{ "smclo-traffic", { "device-show-smclo.json", { "-p", "device", "show", "smclo" } } },
+	{ "smclo-both", { "device-show-smclo", { "device", "show", "smclo" } } },
+	{ "smclo-after", { "device-show-smclo", { "device", "show", "smclo" } } },
+	{ "smclo-after", { "device-show-smclo.json", { "-p", "device", "show", "smclo" } } },
 };
 
 static char fixtures[4096];
@@ -156,7 +156,7 @@ static void run(const char *lane, const char *step, const char *dir, const struc
 {
 	char golden[512], *argv[ARGS_MAX + 2];
 	char *sysroot = path_join(dir, "sysroot");
-	struct smcnl_options opts = {.replay_dir = dir, .sysroot = sysroot};
+	struct smcnl_options opts = { .replay_dir = dir, .sysroot = sysroot };
 	struct capture out, err, all;
 	bool json = false;
 	int argc = 0, status;
@@ -188,8 +188,7 @@ static void run(const char *lane, const char *step, const char *dir, const struc
 	if (json && out.len)
 		assert_one_json_document(out.buf);
 	if (status != 0 && out.len && !(status == 3 && strncmp(cmd->name, "info", 4) == 0))
-		fail_msg("%s/%s %s: output on stdout despite exit %d", lane, step, cmd->name,
-			 status);
+		fail_msg("%s/%s %s: output on stdout despite exit %d", lane, step, cmd->name, status);
 	if (err.len)
 		assert_true(err.buf[err.len - 1] == '\n');
 	assert_null(strstr(err.buf, "Success"));
@@ -377,8 +376,8 @@ static void test_links(void **state)
 
 				assert_int_equal(lstat(p, &st), 0);
 				if (!text)
-					fail_msg("tests/golden/%s/%s/%s: a link to nothing", lanes[l],
-						 steps[s], names[k]);
+					fail_msg("tests/golden/%s/%s/%s: a link to nothing",
+						 lanes[l], steps[s], names[k]);
 				if (S_ISLNK(st.st_mode)) {
 					links++;
 					free(names[k]);
@@ -394,7 +393,8 @@ static void test_links(void **state)
 						 lanes[l], steps[s], names[k], first, names[k]);
 				assert_true(asprintf(&target, "../%s/%s", first, names[k]) >= 0);
 				if (unlink(p) < 0 || symlink(target, p) < 0)
-					fail_msg("cannot link %s to %s: %s", p, target, strerror(errno));
+					fail_msg("cannot link %s to %s: %s", p, target,
+						 strerror(errno));
 				links++;
 				free(names[k]);
 			}

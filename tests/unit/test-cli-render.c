@@ -41,7 +41,9 @@ static void check(const char *name, json_object *doc, smcctl_text_fn text, unsig
 		text(&c, doc);
 		capture_end(&cap);
 		snprintf(file, sizeof(file), "synthetic/%s%s%s.txt", name, d ? "-" : "",
-			 d == 1 ? "d" : d == 2 ? "dd" : "");
+			 d == 1	  ? "d"
+			 : d == 2 ? "dd"
+				  : "");
 		golden_check(file, cap.buf);
 		free(cap.buf);
 	}
@@ -86,22 +88,40 @@ static void test_seid(void **state)
 static json_object *devices_doc(void)
 {
 	struct smcd_device lo = {
-		.name = "lo", .seen = SMCD_SEEN_DIBS, .loopback = true, .has_fabric_id = true,
-		.fabric_id = 0xffff, .gid = "5b2c0e7d-0c44-4e3b-9a41-0f7c2d3e4f50",
-		.linkgroups = 2, .conns = 4,
+		.name = "lo",
+		.seen = SMCD_SEEN_DIBS,
+		.loopback = true,
+		.has_fabric_id = true,
+		.fabric_id = 0xffff,
+		.gid = "5b2c0e7d-0c44-4e3b-9a41-0f7c2d3e4f50",
+		.linkgroups = 2,
+		.conns = 4,
 	};
 	struct smcd_device lo2 = {
-		.name = "smcd-lo2", .seen = SMCD_SEEN_DIBS, .loopback = true,
-		.has_fabric_id = true, .fabric_id = 0xffff,
+		.name = "smcd-lo2",
+		.seen = SMCD_SEEN_DIBS,
+		.loopback = true,
+		.has_fabric_id = true,
+		.fabric_id = 0xffff,
 		.gid = "0a1b2c3d-4e5f-4061-8273-94a5b6c7d8e9",
 		.port = { .user_defined = true, .pnetid = "NOLO" },
 	};
 	struct smcd_device ism = {
-		.name = "ism0001", .seen = SMCD_SEEN_NETLINK | SMCD_SEEN_DIBS,
-		.has_fabric_id = true, .fabric_id = 0x0123, .gid = "00000000-0000-1234-0000-000000000000",
-		.use_cnt = 1, .is_crit = true, .pci_fid = 0x1001, .pci_chid = 0x5a0,
-		.pci_vendor = 0x1014, .pci_device = 0x04ed, .pci_id = "0001:00:00.0",
-		.port = { .pnetid = "NET1" }, .linkgroups = 1, .conns = 7,
+		.name = "ism0001",
+		.seen = SMCD_SEEN_NETLINK | SMCD_SEEN_DIBS,
+		.has_fabric_id = true,
+		.fabric_id = 0x0123,
+		.gid = "00000000-0000-1234-0000-000000000000",
+		.use_cnt = 1,
+		.is_crit = true,
+		.pci_fid = 0x1001,
+		.pci_chid = 0x5a0,
+		.pci_vendor = 0x1014,
+		.pci_device = 0x04ed,
+		.pci_id = "0001:00:00.0",
+		.port = { .pnetid = "NET1" },
+		.linkgroups = 1,
+		.conns = 7,
 	};
 	struct smcr_device mlx = {
 		.ib_name = "mlx5_0", .is_crit = true, .has_pci = true, .pci_fid = 0x2002,
@@ -138,34 +158,80 @@ static void test_device(void **state)
 static json_object *linkgroups_doc(void)
 {
 	struct smcd_linkgroup lo = {
-		.id = 0x100, .gid = 0x5b2c0e7d0c444e3bULL, .ext_gid = 0x9a410f7c2d3e4f50ULL,
-		.peer_gid = 0x5b2c0e7d0c444e3bULL, .peer_ext_gid = 0x9a410f7c2d3e4f50ULL,
-		.has_ext_gid = true, .conns = 3, .chid = 0xffff, .has_alloc = true,
-		.sndbuf_alloc = 0, .dmb_alloc = 3 * 65568,
-		.v2 = { .present = true, .ver = 2, .rel = 1, .os = 2,
-			.neg_eid = "MID-0123456789ABCDEF0123456789A", .peer_host = "vm" },
+		.id = 0x100,
+		.gid = 0x5b2c0e7d0c444e3bULL,
+		.ext_gid = 0x9a410f7c2d3e4f50ULL,
+		.peer_gid = 0x5b2c0e7d0c444e3bULL,
+		.peer_ext_gid = 0x9a410f7c2d3e4f50ULL,
+		.has_ext_gid = true,
+		.conns = 3,
+		.chid = 0xffff,
+		.has_alloc = true,
+		.sndbuf_alloc = 0,
+		.dmb_alloc = 3 * 65568,
+		.v2 = { .present = true,
+			.ver = 2,
+			.rel = 1,
+			.os = 2,
+			.neg_eid = "MID-0123456789ABCDEF0123456789A",
+			.peer_host = "vm" },
 		.device = "lo",
 	};
 	struct smcd_linkgroup old = {
-		.id = 0x200, .gid = 0x1122334455667788ULL, .peer_gid = 0x8877665544332211ULL,
-		.vlan_id = 7, .conns = 1, .chid = 0x0123, .pnetid = "NET1",
+		.id = 0x200,
+		.gid = 0x1122334455667788ULL,
+		.peer_gid = 0x8877665544332211ULL,
+		.vlan_id = 7,
+		.conns = 1,
+		.chid = 0x0123,
+		.pnetid = "NET1",
 	};
 	struct smcr_link links[] = {
-		{ .id = 1, .state = 3, .conn_cnt = 5, .ib_port = 1, .netdev_ifindex = 4,
-		  .netdev = "eth1", .ib_dev = "mlx5_0", .uid = 0x01020304, .peer_uid = 0x0a0b0c0d,
+		{ .id = 1,
+		  .state = 3,
+		  .conn_cnt = 5,
+		  .ib_port = 1,
+		  .netdev_ifindex = 4,
+		  .netdev = "eth1",
+		  .ib_dev = "mlx5_0",
+		  .uid = 0x01020304,
+		  .peer_uid = 0x0a0b0c0d,
 		  .gid = "fe80:0000:0000:0000:0ace:deff:fe01:0203",
 		  .peer_gid = "fe80:0000:0000:0000:0ace:deff:fe04:0506" },
-		{ .id = 2, .state = 1, .ib_port = 2, .netdev_ifindex = 5, .netdev = "eth2",
-		  .ib_dev = "mlx5_0", .uid = 0x01020305, .peer_uid = 0x0a0b0c0e },
+		{ .id = 2,
+		  .state = 1,
+		  .ib_port = 2,
+		  .netdev_ifindex = 5,
+		  .netdev = "eth2",
+		  .ib_dev = "mlx5_0",
+		  .uid = 0x01020305,
+		  .peer_uid = 0x0a0b0c0e },
 	};
 	struct smcr_linkgroup r = {
-		.id = 0x300, .conns = 5, .role = 1, .type = 2, .has_buf_type = true,
-		.buf_type = 1, .has_net_cookie = true, .net_cookie = 4096, .pnetid = "NET1",
-		.has_alloc = true, .sndbuf_alloc = 327680, .rmb_alloc = 327680,
-		.v2 = { .present = true, .ver = 2, .rel = 1, .os = 1, .neg_eid = "SHARED-EID",
+		.id = 0x300,
+		.conns = 5,
+		.role = 1,
+		.type = 2,
+		.has_buf_type = true,
+		.buf_type = 1,
+		.has_net_cookie = true,
+		.net_cookie = 4096,
+		.pnetid = "NET1",
+		.has_alloc = true,
+		.sndbuf_alloc = 327680,
+		.rmb_alloc = 327680,
+		.v2 = { .present = true,
+			.ver = 2,
+			.rel = 1,
+			.os = 1,
+			.neg_eid = "SHARED-EID",
 			.peer_host = "zos1" },
-		.has_v2r = true, .direct = true, .max_conns = 255, .max_links = 2,
-		.n_links = 2, .links = links,
+		.has_v2r = true,
+		.direct = true,
+		.max_conns = 255,
+		.max_links = 2,
+		.n_links = 2,
+		.links = links,
 	};
 	json_object *doc = json_object_new_object(), *d = json_object_new_array(),
 		    *rr = json_object_new_array();
@@ -206,9 +272,16 @@ static json_object *sockets_doc(void)
 	json_object *doc = json_object_new_object(), *arr = json_object_new_array();
 
 	/* SMC-D over loopback, AF_SMC, IPv4, with -d infos */
-	v[0] = (struct smc_socket){ .diag_family = 43, .state = 1, .mode = 2,
-				    .addr_family = AF_INET, .sport = 5201, .dport = 40000,
-				    .uid = 0, .inode = 1234, .cookie = 99, .has_conninfo = true,
+	v[0] = (struct smc_socket){ .diag_family = 43,
+				    .state = 1,
+				    .mode = 2,
+				    .addr_family = AF_INET,
+				    .sport = 5201,
+				    .dport = 40000,
+				    .uid = 0,
+				    .inode = 1234,
+				    .cookie = 99,
+				    .has_conninfo = true,
 				    .has_dmbinfo = true };
 	inet_pton(AF_INET, "127.0.0.1", &v[0].src.s6_addr32[0]);
 	inet_pton(AF_INET, "127.0.0.1", &v[0].dst.s6_addr32[0]);
@@ -218,39 +291,72 @@ static json_object *sockets_doc(void)
 	v[0].conn.peer_rmbe_size = 65536;
 	v[0].conn.rx_prod = (struct smc_cursor){ 1, 200 };
 	v[0].conn.tx_prod = (struct smc_cursor){ 0, 4096 };
-	v[0].dmb = (typeof(v[0].dmb)){ .linkid = 0x100, .peer_gid = 0x5b2c0e7d0c444e3bULL,
-				       .my_gid = 0x5b2c0e7d0c444e3bULL, .token = 0xabcdef,
-				       .peer_token = 0xfedcba, .has_ext = true,
+	v[0].dmb = (typeof(v[0].dmb)){ .linkid = 0x100,
+				       .peer_gid = 0x5b2c0e7d0c444e3bULL,
+				       .my_gid = 0x5b2c0e7d0c444e3bULL,
+				       .token = 0xabcdef,
+				       .peer_token = 0xfedcba,
+				       .has_ext = true,
 				       .peer_gid_ext = 0x9a410f7c2d3e4f50ULL,
 				       .my_gid_ext = 0x9a410f7c2d3e4f50ULL };
 	/* fallback: the server declined, the peer diagnosis names its reason */
-	v[1] = (struct smc_socket){ .diag_family = 43, .state = 1, .mode = 1,
-				    .addr_family = AF_INET, .sport = 40002, .dport = 5201,
-				    .uid = 1000, .inode = 1235, .has_fallback = true,
-				    .fallback_reason = 0x05000000, .peer_diagnosis = 0x03030001 };
+	v[1] = (struct smc_socket){ .diag_family = 43,
+				    .state = 1,
+				    .mode = 1,
+				    .addr_family = AF_INET,
+				    .sport = 40002,
+				    .dport = 5201,
+				    .uid = 1000,
+				    .inode = 1235,
+				    .has_fallback = true,
+				    .fallback_reason = 0x05000000,
+				    .peer_diagnosis = 0x03030001 };
 	inet_pton(AF_INET, "10.0.0.1", &v[1].src.s6_addr32[0]);
 	inet_pton(AF_INET, "10.0.0.2", &v[1].dst.s6_addr32[0]);
 	/* IPPROTO_SMC: the kernel reports no addresses */
-	v[2] = (struct smc_socket){ .diag_family = AF_INET, .state = 1, .mode = 1,
-				    .addr_family = AF_UNSPEC, .sport = 8080, .dport = 51000,
-				    .uid = 0, .inode = 1236, .has_fallback = true,
+	v[2] = (struct smc_socket){ .diag_family = AF_INET,
+				    .state = 1,
+				    .mode = 1,
+				    .addr_family = AF_UNSPEC,
+				    .sport = 8080,
+				    .dport = 51000,
+				    .uid = 0,
+				    .inode = 1236,
+				    .has_fallback = true,
 				    .fallback_reason = 0x03030008 };
 	/* SMC-R over IPv6 with link info */
-	v[3] = (struct smc_socket){ .diag_family = 43, .state = 1, .mode = 0,
-				    .addr_family = AF_INET6, .sport = 22, .dport = 50000,
-				    .inode = 1237, .has_lgrinfo = true };
+	v[3] = (struct smc_socket){ .diag_family = 43,
+				    .state = 1,
+				    .mode = 0,
+				    .addr_family = AF_INET6,
+				    .sport = 22,
+				    .dport = 50000,
+				    .inode = 1237,
+				    .has_lgrinfo = true };
 	inet_pton(AF_INET6, "fd00::1", &v[3].src);
 	inet_pton(AF_INET6, "fd00::2", &v[3].dst);
-	v[3].lgr = (typeof(v[3].lgr)){ .link_id = 1, .ibname = "mlx5_0", .ibport = 1,
+	v[3].lgr = (typeof(v[3].lgr)){ .link_id = 1,
+				       .ibname = "mlx5_0",
+				       .ibport = 1,
 				       .gid = "fe80:0000:0000:0000:0ace:deff:fe01:0203",
 				       .peer_gid = "fe80:0000:0000:0000:0ace:deff:fe04:0506",
 				       .role = 0 };
 	/* a listener (no mode) and an unknown fallback code */
-	v[4] = (struct smc_socket){ .diag_family = 43, .state = 10, .mode = 0,
-				    .addr_family = AF_INET6, .sport = 5201, .inode = 1238 };
-	v[5] = (struct smc_socket){ .diag_family = 43, .state = 22, .mode = 1,
-				    .addr_family = AF_INET, .sport = 1, .dport = 2, .inode = 1239,
-				    .has_fallback = true, .fallback_reason = 0x0999abcd };
+	v[4] = (struct smc_socket){ .diag_family = 43,
+				    .state = 10,
+				    .mode = 0,
+				    .addr_family = AF_INET6,
+				    .sport = 5201,
+				    .inode = 1238 };
+	v[5] = (struct smc_socket){ .diag_family = 43,
+				    .state = 22,
+				    .mode = 1,
+				    .addr_family = AF_INET,
+				    .sport = 1,
+				    .dport = 2,
+				    .inode = 1239,
+				    .has_fallback = true,
+				    .fallback_reason = 0x0999abcd };
 	json_add(doc, "sockets", arr);
 	for (size_t i = 0; i < ELEMENTSOF(v); i++)
 		json_append(arr, socket_json(&v[i]));
@@ -291,10 +397,9 @@ static void test_sysctl(void **state)
 
 	json_add(doc, "sysctls", arr);
 	json_add(doc, "absent", absent);
-	json_append(arr, sysctl_entry_json("autocorking_size",
-					   smc_sysctl_find("autocorking_size"), "65536"));
-	json_append(arr, sysctl_entry_json("smcr_buf_type", smc_sysctl_find("smcr_buf_type"),
-					   "1"));
+	json_append(arr, sysctl_entry_json("autocorking_size", smc_sysctl_find("autocorking_size"),
+					   "65536"));
+	json_append(arr, sysctl_entry_json("smcr_buf_type", smc_sysctl_find("smcr_buf_type"), "1"));
 	json_append(arr, sysctl_entry_json("wmem", smc_sysctl_find("wmem"), "262144"));
 	json_append(arr, sysctl_entry_json("hs_ctrl", smc_sysctl_find("hs_ctrl"), ""));
 	json_append(arr, sysctl_entry_json("new_knob", NULL, "42"));
@@ -359,12 +464,25 @@ static void test_stats(void **state)
 static struct info_facts loopback_host(void)
 {
 	struct info_facts i = {
-		.caps = { .kernel_release = "7.3.4-smcd", .smc_genl = true, .pnet_genl = true,
-			  .smc_diag = true, .af_smc = true, .ipproto_smc = true, .dibs = true,
-			  .loopback = true, .smc_module = true, .smcd_v2 = true, .smcr_v2 = true,
-			  .smc_ver = 2, .smc_rel = 1 },
+		.caps = { .kernel_release = "7.3.4-smcd",
+			  .smc_genl = true,
+			  .pnet_genl = true,
+			  .smc_diag = true,
+			  .af_smc = true,
+			  .ipproto_smc = true,
+			  .dibs = true,
+			  .loopback = true,
+			  .smc_module = true,
+			  .smcd_v2 = true,
+			  .smcr_v2 = true,
+			  .smc_ver = 2,
+			  .smc_rel = 1 },
 		.has_sysinfo = true,
-		.sys = { .ver = 2, .rel = 1, .ism_v2 = true, .smcr_v2 = true, .hostname = "vm",
+		.sys = { .ver = 2,
+			 .rel = 1,
+			 .ism_v2 = true,
+			 .smcr_v2 = true,
+			 .hostname = "vm",
 			 .has_seid = true },
 		.has_ueids = true,
 		.n_ueids = 1,
@@ -377,9 +495,14 @@ static struct info_facts loopback_host(void)
 	return i;
 }
 
-static char *present_sysctls[] = { "autocorking_size", "limit_smc_hs", "rmem",
-				   "smcr_buf_type",	"smcr_max_conns_per_lgr",
-				   "smcr_max_links_per_lgr", "smcr_testlink_time", "wmem" };
+static char *present_sysctls[] = { "autocorking_size",
+				   "limit_smc_hs",
+				   "rmem",
+				   "smcr_buf_type",
+				   "smcr_max_conns_per_lgr",
+				   "smcr_max_links_per_lgr",
+				   "smcr_testlink_time",
+				   "wmem" };
 
 static void test_info(void **state)
 {
@@ -401,9 +524,16 @@ static void test_info(void **state)
 
 	/* Debian 6.12: SMC without loopback, one probe failed */
 	i = (struct info_facts){
-		.caps = { .kernel_release = "6.12.117-amd64", .smc_genl = true, .pnet_genl = true,
-			  .smc_diag = true, .af_smc = true, .ipproto_smc = true,
-			  .smc_module = true, .smcr_v2 = true, .smc_ver = 2, .smc_rel = 1 },
+		.caps = { .kernel_release = "6.12.117-amd64",
+			  .smc_genl = true,
+			  .pnet_genl = true,
+			  .smc_diag = true,
+			  .af_smc = true,
+			  .ipproto_smc = true,
+			  .smc_module = true,
+			  .smcr_v2 = true,
+			  .smc_ver = 2,
+			  .smc_rel = 1 },
 		.has_sysinfo = true,
 		.sys = { .ver = 2, .rel = 1, .smcr_v2 = true, .hostname = "debian" },
 		.has_ueids = true,
@@ -425,18 +555,17 @@ static void test_info(void **state)
 
 static void test_action(void **state)
 {
-	check("action-ueid-add", action_json("add", "ueid", "SMC-TEST", true), action_text, 0,
-	      0);
+	check("action-ueid-add", action_json("add", "ueid", "SMC-TEST", true), action_text, 0, 0);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ueid),	  cmocka_unit_test(test_seid),
-		cmocka_unit_test(test_device),	  cmocka_unit_test(test_linkgroup),
-		cmocka_unit_test(test_socket),	  cmocka_unit_test(test_pnet),
-		cmocka_unit_test(test_sysctl),	  cmocka_unit_test(test_stats),
-		cmocka_unit_test(test_info),	  cmocka_unit_test(test_action),
+		cmocka_unit_test(test_ueid),   cmocka_unit_test(test_seid),
+		cmocka_unit_test(test_device), cmocka_unit_test(test_linkgroup),
+		cmocka_unit_test(test_socket), cmocka_unit_test(test_pnet),
+		cmocka_unit_test(test_sysctl), cmocka_unit_test(test_stats),
+		cmocka_unit_test(test_info),   cmocka_unit_test(test_action),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -33,7 +33,7 @@ static const char *sysroot = "/nonexistent/smcctl-test";
 
 static struct result run_v(const char *const *args)
 {
-	struct smcnl_options opts = {.replay_dir = "/nonexistent/smcctl-test", .sysroot = sysroot};
+	struct smcnl_options opts = { .replay_dir = "/nonexistent/smcctl-test", .sysroot = sysroot };
 	struct capture out, err;
 	struct result r;
 	char *argv[32];
@@ -51,7 +51,7 @@ static struct result run_v(const char *const *args)
 	return r;
 }
 
-#define RUN(...) run_v((const char *const[]){__VA_ARGS__, NULL})
+#define RUN(...) run_v((const char *const[]){ __VA_ARGS__, NULL })
 
 static void result_free(struct result *r)
 {
@@ -80,8 +80,8 @@ static void expect_ok(struct result r, const char *words)
 
 static void test_word_lookup(void **state)
 {
-	const char *names[] = {"stats", "socket", "seid", "sysctl", "show"};
-	const size_t dup[] = {0, 1, 2, 3, 0};
+	const char *names[] = { "stats", "socket", "seid", "sysctl", "show" };
+	const size_t dup[] = { 0, 1, 2, 3, 0 };
 	char cand[128];
 
 	assert_int_equal(word_lookup("stats", names, NULL, 5, cand, sizeof(cand)), 0);
@@ -97,7 +97,7 @@ static void test_word_lookup(void **state)
 	assert_int_equal(word_lookup("s", names, dup, 5, cand, sizeof(cand)), -ENOTUNIQ);
 	/* an exact match wins over being a prefix of another word */
 	{
-		const char *n2[] = {"del", "delete-all"};
+		const char *n2[] = { "del", "delete-all" };
 
 		assert_int_equal(word_lookup("del", n2, NULL, 2, cand, sizeof(cand)), 0);
 		assert_int_equal(word_lookup("dele", n2, NULL, 2, cand, sizeof(cand)), 1);
@@ -221,8 +221,7 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("info", "extra"), "unknown verb 'extra' for 'info'");
 	expect_usage(RUN("info", "show", "extra"), "unexpected argument 'extra' for 'info show'");
 	expect_usage(RUN("ueid", "bogus"), "unknown verb 'bogus' for 'ueid'");
-	expect_usage(RUN("ueid", "d"),
-		     "ambiguous verb 'd' for 'ueid': could be del, delete, derive");
+	expect_usage(RUN("ueid", "d"), "ambiguous verb 'd' for 'ueid': could be del, delete, derive");
 	expect_usage(RUN("ueid", "add"), "'ueid add' needs UEID");
 	expect_usage(RUN("ueid", "add", "A", "B"), "unexpected argument 'B'");
 	expect_usage(RUN("ueid", "add", "abc"), "invalid UEID 'abc'");
@@ -250,12 +249,10 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("linkgroup", "show", "123456789"), "invalid link group ID");
 	expect_usage(RUN("linkgroup", "--smcd", "--smcr"), "exclude each other");
 	expect_usage(RUN("pnet", "add", "NET1"), "give exactly one of --eth IFACE and --ib DEV");
-	expect_usage(RUN("pnet", "add", "NET1", "--eth", "eth0", "--ib", "mlx5_0"),
-		     "exactly one of");
+	expect_usage(RUN("pnet", "add", "NET1", "--eth", "eth0", "--ib", "mlx5_0"), "exactly one of");
 	expect_usage(RUN("pnet", "add", "NET1", "--eth", "eth0", "--port", "2"),
 		     "--port belongs to --ib");
-	expect_usage(RUN("pnet", "add", "NET1", "--ib", "mlx5_0", "--port", "3"),
-		     "invalid port '3'");
+	expect_usage(RUN("pnet", "add", "NET1", "--ib", "mlx5_0", "--port", "3"), "invalid port '3'");
 	expect_usage(RUN("pnet", "add", "NET1", "--eth", "0123456789abcdef"),
 		     "invalid interface name");
 	expect_usage(RUN("pnet", "add", "NET-1", "--eth", "eth0"), "invalid PNET ID 'NET-1'");
@@ -289,7 +286,8 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("device", "loopback-ism", "set", "max-dmbs", "0"), "invalid max-dmbs '0'");
 	expect_usage(RUN("device", "loopback-ism", "set", "max-dmbs", "8193"),
 		     "invalid max-dmbs '8193'");
-	expect_usage(RUN("device", "loopback-ism", "set", "max-dmbs", "--", "-1"), "invalid max-dmbs");
+	expect_usage(RUN("device", "loopback-ism", "set", "max-dmbs", "--", "-1"),
+		     "invalid max-dmbs");
 	expect_usage(RUN("device", "l"), "ambiguous verb 'l' for 'device'");
 }
 
@@ -538,8 +536,8 @@ static void test_man_page(void **state)
 	}
 	man_verb_headings(man);
 	for (const char *const *w =
-		     (const char *const[]){"--json", "--pretty", "--details", "--netns", "--help",
-					   "--version", "EXIT STATUS", "JSON OUTPUT", NULL};
+		     (const char *const[]){ "--json", "--pretty", "--details", "--netns", "--help",
+					    "--version", "EXIT STATUS", "JSON OUTPUT", NULL };
 	     *w; w++)
 		if (!strstr(man, *w))
 			fail_msg("man page does not mention %s", *w);

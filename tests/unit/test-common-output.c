@@ -91,8 +91,7 @@ static void test_format_values(void **state)
 	assert_true(out_get_bool(o, "b", false));
 }
 
-static const char *fmt_custom(json_object *row, const struct out_column *col, char *buf,
-			      size_t len)
+static const char *fmt_custom(json_object *row, const struct out_column *col, char *buf, size_t len)
 {
 	snprintf(buf, len, "<%s>", out_get_str(row, "name", "?"));
 	return buf;
@@ -116,10 +115,9 @@ static void test_table(void **state)
 
 	capture_begin(&c);
 	out_table(c.f, cols, ELEMENTSOF(cols), rows, 0, 2);
-	assert_string_equal(capture_end(&c),
-			    "  Name            #N  ID        Custom         Last\n"
-			    "  lo               2  00000100  <lo>           x\n"
-			    "  longer-name  12345  -         <longer-name>  -\n");
+	assert_string_equal(capture_end(&c), "  Name            #N  ID        Custom         Last\n"
+					     "  lo               2  00000100  <lo>           x\n"
+					     "  longer-name  12345  -         <longer-name>  -\n");
 	free(c.buf);
 
 	capture_begin(&c);
@@ -190,9 +188,9 @@ static void test_json(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_abbrev),	   cmocka_unit_test(test_sizes),
+		cmocka_unit_test(test_abbrev),	      cmocka_unit_test(test_sizes),
 		cmocka_unit_test(test_format_values), cmocka_unit_test(test_table),
-		cmocka_unit_test(test_table_empty), cmocka_unit_test(test_kv),
+		cmocka_unit_test(test_table_empty),   cmocka_unit_test(test_kv),
 		cmocka_unit_test(test_json),
 	};
 

@@ -83,7 +83,9 @@ static void test_parse_invalid(void **state)
 	expect_invalid("00000000000000000000000000000000\n", 33, "all zeros");
 	expect_invalid(ID "\n\n", 34, "more than one line");
 	expect_invalid("0123456789abcdef\n0123456789abcde\n", 33, "more than one line");
-	expect_invalid("0123456789abcdef\0" "0123456789abcde\n", 33, "not hex");
+	expect_invalid("0123456789abcdef\0"
+		       "0123456789abcde\n",
+		       33, "not hex");
 }
 
 static void test_file_valid(void **state)
@@ -155,10 +157,8 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_derive_convention),
-		cmocka_unit_test(test_parse_valid),
-		cmocka_unit_test(test_parse_invalid),
-		cmocka_unit_test(test_file_valid),
+		cmocka_unit_test(test_derive_convention), cmocka_unit_test(test_parse_valid),
+		cmocka_unit_test(test_parse_invalid),	  cmocka_unit_test(test_file_valid),
 		cmocka_unit_test(test_file_errors),
 	};
 

@@ -18,7 +18,7 @@ struct ueid_case {
 	const char *in;
 	int r;
 	const char *padded_prefix; /* what the 32 bytes start with (the rest are blanks) */
-	const char *reason_has;    /* part of the reason for invalid ones */
+	const char *reason_has;	   /* part of the reason for invalid ones */
 };
 
 static const struct ueid_case ueid_cases[] = {
@@ -54,7 +54,9 @@ static const struct ueid_case ueid_cases[] = {
 	{ "0123456789ABCDEF0123456789ABCDE\t", 0, "0123456789ABCDEF0123456789ABCDE", NULL },
 	{ "\tABC", -EINVAL, NULL, "first character" },
 	{ "ABC\tD", -EINVAL, NULL, "blanks inside" },
-	{ "AB\xa0" "C", -EINVAL, NULL, "blanks inside" },
+	{ "AB\xa0"
+	  "C",
+	  -EINVAL, NULL, "blanks inside" },
 	{ "ABC\x1f", -EINVAL, NULL, "only letters" },
 	/* the convention of smcctl ueid derive: MID- + 28 upper-case hex digits */
 	{ "MID-0123456789ABCDEF0123456789AB", 0, "MID-0123456789ABCDEF0123456789AB", NULL },

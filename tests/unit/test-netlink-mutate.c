@@ -44,8 +44,7 @@ LIST_CALL(c_pnet, struct smc_pnet_entry, smc_pnet_list(nl, NULL, &v, &n), free(v
 LIST_CALL(c_rdma, struct smcnl_rdma_port, smcnl_rdma_ports(nl, &v, &n), free(v))
 LIST_CALL(c_sock0, struct smc_socket, smc_socket_list(nl, 0, &v, &n), free(v))
 LIST_CALL(c_sock7, struct smc_socket,
-	  smc_socket_list(nl,
-			  SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO | SMC_DIAG_WANT_DMBINFO,
+	  smc_socket_list(nl, SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO | SMC_DIAG_WANT_DMBINFO,
 			  &v, &n),
 	  free(v))
 
@@ -101,7 +100,7 @@ static int c_smclo_get(struct smcnl *nl)
 
 static int c_smclo_set(struct smcnl *nl)
 {
-	struct smclo_set_request q = {.set_max_dmbs = true, .max_dmbs = 64};
+	struct smclo_set_request q = { .set_max_dmbs = true, .max_dmbs = 64 };
 	struct smclo_device d;
 
 	return smclo_set(nl, &q, &d);
@@ -112,31 +111,37 @@ static const struct {
 	call_fn call;
 	bool dump; /* a truncated dump must be -EBADMSG; others (ctrl) may fail otherwise */
 } targets[] = {
-	{"smc-genl-get-sys-info.bin", c_sysinfo, true},
-	{"smc-genl-get-dev-smcd.bin", c_dev_d, true},
-	{"smc-genl-get-dev-smcr.bin", c_dev_r, true},
-	{"smc-genl-get-lgr-smcd.bin", c_lgr_d, true},
-	{"smc-genl-get-lgr-smcr.bin", c_lgr_r, true},
-	{"smc-genl-get-link-smcr.bin", c_link_r, true},
-	{"smc-genl-get-stats.bin", c_stats, true},
-	{"smc-genl-get-fback-stats.bin", c_fback, true},
-	{"smc-genl-dump-ueid.bin", c_ueid, true},
-	{"smc-genl-dump-seid.bin", c_seid, true},
-	{"smc-genl-dump-hs-limitation.bin", c_hs, true},
-	{"pnet-get.bin", c_pnet, true},
-	{"sock-diag-00.bin", c_sock0, true},
-	{"sock-diag-0b.bin", c_sock7, true},
-	{"genl-ctrl-SMC_GEN_NETLINK.bin", c_sysinfo, false},
-	{"rdma-dev-get.bin", c_rdma, true},
-	{"rdma-port-get.bin", c_rdma, true},
-	{"smclo-get.bin", c_smclo_get, true},
-	{"smclo-set.bin", c_smclo_set, true},
+	{ "smc-genl-get-sys-info.bin", c_sysinfo, true },
+	{ "smc-genl-get-dev-smcd.bin", c_dev_d, true },
+	{ "smc-genl-get-dev-smcr.bin", c_dev_r, true },
+	{ "smc-genl-get-lgr-smcd.bin", c_lgr_d, true },
+	{ "smc-genl-get-lgr-smcr.bin", c_lgr_r, true },
+	{ "smc-genl-get-link-smcr.bin", c_link_r, true },
+	{ "smc-genl-get-stats.bin", c_stats, true },
+	{ "smc-genl-get-fback-stats.bin", c_fback, true },
+	{ "smc-genl-dump-ueid.bin", c_ueid, true },
+	{ "smc-genl-dump-seid.bin", c_seid, true },
+	{ "smc-genl-dump-hs-limitation.bin", c_hs, true },
+	{ "pnet-get.bin", c_pnet, true },
+	{ "sock-diag-00.bin", c_sock0, true },
+	{ "sock-diag-0b.bin", c_sock7, true },
+	{ "genl-ctrl-SMC_GEN_NETLINK.bin", c_sysinfo, false },
+	{ "rdma-dev-get.bin", c_rdma, true },
+	{ "rdma-port-get.bin", c_rdma, true },
+	{ "smclo-get.bin", c_smclo_get, true },
+	{ "smclo-set.bin", c_smclo_set, true },
 };
 
 static const char *const sources[] = {
-	"7x/loopback",	"7x/fallback",	"7x/pnet-list",
-	"7x/ueid-full", "612/fallback", "synthetic/smcr", "7x-smcr/server",
-	"7x-smclo/smclo-traffic", "7x-smclo/smclo-set-pending",
+	"7x/loopback",
+	"7x/fallback",
+	"7x/pnet-list",
+	"7x/ueid-full",
+	"612/fallback",
+	"synthetic/smcr",
+	"7x-smcr/server",
+	"7x-smclo/smclo-traffic",
+	"7x-smclo/smclo-set-pending",
 };
 
 /* Copy every .bin of src except skip into dir. */

@@ -21,7 +21,7 @@ static const struct {
 	uint32_t code;
 	const char *name;
 } kernel_declines[] = {
-	{ 0x01010000, "MEM" },        { 0x02010000, "TIMEOUT_CL" }, { 0x02020000, "TIMEOUT_AL" },
+	{ 0x01010000, "MEM" },	      { 0x02010000, "TIMEOUT_CL" }, { 0x02020000, "TIMEOUT_AL" },
 	{ 0x03000000, "CNFERR" },     { 0x03010000, "PEERNOSMC" },  { 0x03020000, "IPSEC" },
 	{ 0x03030000, "NOSMCDEV" },   { 0x03030001, "NOSMCDDEV" },  { 0x03030002, "NOSMCRDEV" },
 	{ 0x03030003, "NOISM2SUPP" }, { 0x03030004, "NOV2EXT" },    { 0x03030005, "NOV2DEXT" },
@@ -74,10 +74,10 @@ static void test_declines(void **state)
 
 typedef const char *(*name_fn)(unsigned v);
 
-#define WRAP(fn, type)                                                                     \
-	static const char *w_##fn(unsigned v)                                               \
-	{                                                                                  \
-		return fn((type)v);                                                        \
+#define WRAP(fn, type)                        \
+	static const char *w_##fn(unsigned v) \
+	{                                     \
+		return fn((type)v);           \
 	}
 WRAP(smc_sock_state_name, uint8_t)
 WRAP(smc_sock_mode_name, uint8_t)

@@ -28,8 +28,7 @@ enum { ROLE_CLNT = 0, ROLE_SERV = 1 };
 enum { LINK_ACTIVE = 3 };
 enum { LGR_SINGLE = 1 };
 
-static const struct smcr_device *dev_by_name(const struct smcr_device *v, size_t n,
-					     const char *name)
+static const struct smcr_device *dev_by_name(const struct smcr_device *v, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
 		if (streq(v[i].ib_name, name))
@@ -38,8 +37,7 @@ static const struct smcr_device *dev_by_name(const struct smcr_device *v, size_t
 	return NULL;
 }
 
-static const struct smcr_linkgroup *lgr_by_role(const struct smcr_linkgroup *v, size_t n,
-						uint8_t role)
+static const struct smcr_linkgroup *lgr_by_role(const struct smcr_linkgroup *v, size_t n, uint8_t role)
 {
 	const struct smcr_linkgroup *found = NULL;
 
@@ -83,8 +81,7 @@ static void assert_v2_lgr(const struct smcr_linkgroup *g)
 
 /* A connection-carrying link; netdev: its name as seen where the list was taken (vethA in
  * smcA for rxe0's links, vethB in smcB for rxe1's, nothing elsewhere). */
-static void assert_link(const struct smcr_link *l, uint8_t role, uint32_t conns,
-			const char *netdev)
+static void assert_link(const struct smcr_link *l, uint8_t role, uint32_t conns, const char *netdev)
 {
 	assert_int_equal(l->state, LINK_ACTIVE);
 	assert_string_equal(smc_link_state_name(l->state), "ACTIVE");
@@ -224,8 +221,9 @@ static void test_smcr_server(void **state)
 	free(ports);
 
 	/* The server's sockets (smc_diag: this netns only), with their SMC-R link. */
-	assert_int_equal(smc_socket_list(nl, SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO |
-						     SMC_DIAG_WANT_DMBINFO,
+	assert_int_equal(smc_socket_list(nl,
+					 SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO |
+						 SMC_DIAG_WANT_DMBINFO,
 					 &s, &n),
 			 0);
 	for (size_t i = 0; i < n; i++) {
@@ -307,8 +305,9 @@ static void test_smcr_client(void **state)
 	free(d);
 
 	/* (the recorded request: all three extensions) */
-	assert_int_equal(smc_socket_list(nl, SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO |
-						     SMC_DIAG_WANT_DMBINFO,
+	assert_int_equal(smc_socket_list(nl,
+					 SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO |
+						 SMC_DIAG_WANT_DMBINFO,
 					 &s, &n),
 			 0);
 	assert_int_equal(n, 3); /* no listener on the client side */
@@ -490,8 +489,8 @@ static void test_smcr_pnet_init(void **state)
 static void test_smcr_netdev_needs_rdma_confirmation(void **state)
 {
 	const struct smcnl_rdma_port ports[] = {
-		{.ib_dev = "rxe0", .port = 1, .ifindex = 7, .netdev = "decoy"},
-		{.ib_dev = "rxe1", .port = 1, .ifindex = 0, .netdev = ""},
+		{ .ib_dev = "rxe0", .port = 1, .ifindex = 7, .netdev = "decoy" },
+		{ .ib_dev = "rxe1", .port = 1, .ifindex = 0, .netdev = "" },
 	};
 	char buf[IF_NAMESIZE];
 

@@ -168,8 +168,7 @@ static void test_7x_loopback(void **state)
 
 	assert_int_equal(smcd_linkgroup_list(nl, &lgr, &n), 0);
 	assert_int_equal(n, 2);
-	snprintf(path, sizeof(path), "%s/sysroot/sys/class/dibs/lo/gid",
-		 fixture_path("7x/loopback"));
+	snprintf(path, sizeof(path), "%s/sysroot/sys/class/dibs/lo/gid", fixture_path("7x/loopback"));
 	assert_true(smcnl_read_file(path, sys_gid, sizeof(sys_gid)) > 0);
 	for (const char *p = sys_gid; *p; p++)
 		if (*p != '-')
@@ -373,8 +372,8 @@ static void test_7x_seid_hs(void **state)
 
 static void test_7x_pnet(void **state)
 {
-	struct smc_pnet_entry eth = {.pnetid = "net1", .eth_name = "lo"};
-	struct smc_pnet_entry ib = {.pnetid = "NET2", .ib_name = "lo", .ib_port = 1};
+	struct smc_pnet_entry eth = { .pnetid = "net1", .eth_name = "lo" };
+	struct smc_pnet_entry ib = { .pnetid = "NET2", .ib_name = "lo", .ib_port = 1 };
 	struct smc_pnet_entry *e;
 	struct smcd_device *dev;
 	struct smcnl *nl;
@@ -499,7 +498,7 @@ static void test_612_userns(void **state)
 
 static void test_7x_netns(void **state)
 {
-	struct smc_pnet_entry ib = {.pnetid = "NET3", .ib_name = "lo", .ib_port = 1};
+	struct smc_pnet_entry ib = { .pnetid = "NET3", .ib_name = "lo", .ib_port = 1 };
 	struct smcd_linkgroup *lgr;
 	struct smc_fback_stats fb;
 	struct smc_socket *s;

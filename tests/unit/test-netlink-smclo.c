@@ -92,8 +92,8 @@ static void test_module_going(void **state)
 
 static void test_refusals(void **state)
 {
-	struct smclo_set_request virt = {.set_dmb_type = true, .dmb_type = SMCLO_DMB_VIRTUAL};
-	struct smclo_set_request zero = {.set_max_dmbs = true, .max_dmbs = 0};
+	struct smclo_set_request virt = { .set_dmb_type = true, .dmb_type = SMCLO_DMB_VIRTUAL };
+	struct smclo_set_request zero = { .set_max_dmbs = true, .max_dmbs = 0 };
 	struct smclo_device d;
 	struct smcnl *nl;
 	char buf[512];
@@ -114,7 +114,7 @@ static void test_refusals(void **state)
 	assert_int_equal(smclo_set(nl, &zero, &d), -EINVAL);
 	zero.max_dmbs = 8193;
 	assert_int_equal(smclo_set(nl, &zero, &d), -EINVAL);
-	assert_int_equal(smclo_set(nl, &(struct smclo_set_request){0}, &d), -EINVAL);
+	assert_int_equal(smclo_set(nl, &(struct smclo_set_request){ 0 }, &d), -EINVAL);
 	assert_int_equal(smclo_deactivate(nl, 600001, &d), -EINVAL);
 	t[0] = SMC_LO_S_MAX_DMBS;
 	v[0] = 0;
@@ -143,8 +143,8 @@ static void test_refusals(void **state)
 
 static void test_settings(void **state)
 {
-	struct smclo_set_request off = {.set_nocopy = true, .nocopy = false};
-	struct smclo_set_request max = {.set_max_dmbs = true, .max_dmbs = 64};
+	struct smclo_set_request off = { .set_nocopy = true, .nocopy = false };
+	struct smclo_set_request max = { .set_max_dmbs = true, .max_dmbs = 64 };
 	struct smclo_device d;
 	struct smcnl *nl;
 
@@ -270,8 +270,8 @@ static void test_both(void **state)
 
 static void test_notifications(void **state)
 {
-	static const uint8_t want[] = {SMCLO_EVENT_DRAINING, SMCLO_EVENT_REMOVING,
-				       SMCLO_EVENT_DEACTIVATED};
+	static const uint8_t want[] = { SMCLO_EVENT_DRAINING, SMCLO_EVENT_REMOVING,
+					SMCLO_EVENT_DEACTIVATED };
 	struct smcnl *nl = open_step("smclo-shutdown");
 	struct smclo_monitor *m;
 	struct smclo_device d;
@@ -392,7 +392,7 @@ static size_t build_reply(const struct edit *e, uint8_t *out, size_t cap)
 {
 	struct nl_msg *msg = nlmsg_alloc();
 	struct nlattr *nest;
-	uint8_t gid[32] = {1, 2, 3};
+	uint8_t gid[32] = { 1, 2, 3 };
 	uint8_t state = e->state >= 0 ? (uint8_t)e->state : SMC_LO_STATE_ACTIVE;
 	struct nlmsghdr *nlh;
 	struct nlmsgerr ack = {};
@@ -430,8 +430,7 @@ static size_t build_reply(const struct edit *e, uint8_t *out, size_t cap)
 		for (int c = SMC_LO_C_DMBS; c <= SMC_LO_C_MAX; c++) {
 			if (c == e->drop_counter)
 				continue;
-			if (c == SMC_LO_C_DMBS || c == SMC_LO_C_ATTACHED ||
-			    c == SMC_LO_C_LINK_GROUPS)
+			if (c == SMC_LO_C_DMBS || c == SMC_LO_C_ATTACHED || c == SMC_LO_C_LINK_GROUPS)
 				nla_put_u32(msg, c, 1);
 			else
 				nla_put_u64(msg, c, 7);
@@ -476,29 +475,29 @@ static int replay_get(const struct edit *e, struct smclo_device *d)
 
 static void test_contract(void **state)
 {
-	const struct edit good = {.state = -1, .gid_len = 16, .nocopy = 1, .max_dmbs = 100};
+	const struct edit good = { .state = -1, .gid_len = 16, .nocopy = 1, .max_dmbs = 100 };
 	const struct {
 		const char *what;
 		struct edit e;
 	} bad[] = {
-		{"no name", {.drop = SMC_LO_A_DEV_NAME}},
-		{"no state", {.drop = SMC_LO_A_STATE}},
-		{"no pending", {.drop = SMC_LO_A_PENDING}},
-		{"no settings", {.drop = SMC_LO_A_SETTINGS}},
-		{"no counters", {.drop = SMC_LO_A_COUNTERS}},
-		{"active without GID", {.drop = SMC_LO_A_GID}},
-		{"active without generation", {.drop = SMC_LO_A_GENERATION}},
-		{"active without active settings", {.drop = SMC_LO_A_ACTIVE_SETTINGS}},
-		{"state 3", {.state = 3}},
-		{"GID of 15 bytes", {.gid_len = 15}},
-		{"GID of 17 bytes", {.gid_len = 17}},
-		{"nocopy 2", {.nocopy = 2}},
-		{"max DMBs 0", {.max_dmbs = 0}},
-		{"max DMBs 8193", {.max_dmbs = 8193}},
-		{"no nocopy", {.drop_setting = SMC_LO_S_NOCOPY}},
-		{"no DMB gauge", {.drop_counter = SMC_LO_C_DMBS}},
-		{"draining without removing",
-		 {.state = SMC_LO_STATE_DRAINING, .drop = SMC_LO_A_REMOVING}},
+		{ "no name", { .drop = SMC_LO_A_DEV_NAME } },
+		{ "no state", { .drop = SMC_LO_A_STATE } },
+		{ "no pending", { .drop = SMC_LO_A_PENDING } },
+		{ "no settings", { .drop = SMC_LO_A_SETTINGS } },
+		{ "no counters", { .drop = SMC_LO_A_COUNTERS } },
+		{ "active without GID", { .drop = SMC_LO_A_GID } },
+		{ "active without generation", { .drop = SMC_LO_A_GENERATION } },
+		{ "active without active settings", { .drop = SMC_LO_A_ACTIVE_SETTINGS } },
+		{ "state 3", { .state = 3 } },
+		{ "GID of 15 bytes", { .gid_len = 15 } },
+		{ "GID of 17 bytes", { .gid_len = 17 } },
+		{ "nocopy 2", { .nocopy = 2 } },
+		{ "max DMBs 0", { .max_dmbs = 0 } },
+		{ "max DMBs 8193", { .max_dmbs = 8193 } },
+		{ "no nocopy", { .drop_setting = SMC_LO_S_NOCOPY } },
+		{ "no DMB gauge", { .drop_counter = SMC_LO_C_DMBS } },
+		{ "draining without removing",
+		  { .state = SMC_LO_STATE_DRAINING, .drop = SMC_LO_A_REMOVING } },
 	};
 	struct smclo_device d;
 
@@ -539,7 +538,7 @@ static void test_contract(void **state)
 static size_t build_error(int e, uint8_t *out, size_t cap)
 {
 	struct nlmsghdr *nlh = (struct nlmsghdr *)out;
-	struct nlmsgerr err = {.error = e};
+	struct nlmsgerr err = { .error = e };
 
 	assert_true(NLMSG_HDRLEN + sizeof(err) <= cap);
 	memset(out, 0, NLMSG_HDRLEN + sizeof(err));
@@ -562,11 +561,12 @@ static void write_family(const char *dir, const char *name, uint16_t id)
 	bool done = false;
 
 	nla_for_each_attr(a, (struct nlattr *)((uint8_t *)nlmsg_data(nlh) + GENL_HDRLEN),
-			  nlmsg_datalen(nlh) - GENL_HDRLEN, rem)
-		if (nla_type(a) == CTRL_ATTR_FAMILY_ID) {
-			memcpy(nla_data(a), &id, sizeof(id));
-			done = true;
-		}
+			  nlmsg_datalen(nlh) - GENL_HDRLEN,
+			  rem) if (nla_type(a) == CTRL_ATTR_FAMILY_ID)
+	{
+		memcpy(nla_data(a), &id, sizeof(id));
+		done = true;
+	}
 	assert_true(done);
 	write_file(dir, name, b, n);
 	free(b);
@@ -579,7 +579,7 @@ static void write_family(const char *dir, const char *name, uint16_t id)
  */
 static void test_family_reloaded(void **state)
 {
-	const struct edit good = {.state = -1, .gid_len = 16, .nocopy = 1, .max_dmbs = 100};
+	const struct edit good = { .state = -1, .gid_len = 16, .nocopy = 1, .max_dmbs = 100 };
 	static uint8_t buf[8192];
 	struct smclo_monitor *mon;
 	struct smclo_device d;
@@ -626,7 +626,7 @@ static void test_family_reloaded(void **state)
  */
 static void test_shutdown_new_generation(void **state)
 {
-	const struct edit active = {.state = -1, .gid_len = 16, .nocopy = 1, .max_dmbs = 100};
+	const struct edit active = { .state = -1, .gid_len = 16, .nocopy = 1, .max_dmbs = 100 };
 	struct edit draining = active, again = active;
 	static uint8_t buf[8192];
 	struct smclo_shutdown_result res;
@@ -688,13 +688,19 @@ static void test_notifications_long(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_get_inactive), cmocka_unit_test(test_module_loaded),
+		cmocka_unit_test(test_get_inactive),
+		cmocka_unit_test(test_module_loaded),
 		cmocka_unit_test(test_module_going),
-		cmocka_unit_test(test_refusals),     cmocka_unit_test(test_settings),
-		cmocka_unit_test(test_activate),     cmocka_unit_test(test_traffic),
-		cmocka_unit_test(test_both),	     cmocka_unit_test(test_notifications),
-		cmocka_unit_test(test_shutdown),     cmocka_unit_test(test_names),
-		cmocka_unit_test(test_missing),	     cmocka_unit_test(test_contract),
+		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_settings),
+		cmocka_unit_test(test_activate),
+		cmocka_unit_test(test_traffic),
+		cmocka_unit_test(test_both),
+		cmocka_unit_test(test_notifications),
+		cmocka_unit_test(test_shutdown),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_missing),
+		cmocka_unit_test(test_contract),
 		cmocka_unit_test(test_family_reloaded),
 		cmocka_unit_test(test_shutdown_new_generation),
 		cmocka_unit_test(test_notifications_long),

@@ -56,33 +56,33 @@ struct want {
 };
 
 static const struct want wants[] = {
-	{SMC_OP_UEID_ADD, -ERANGE, NULL,
-	 "table is full (it holds at most 4 UEIDs): remove one "
-	 "with 'smcctl ueid del UEID'"},
-	{SMC_OP_UEID_ADD, -ERANGE, "Attribute failed policy validation", "longer than"},
-	{SMC_OP_UEID_ADD, -EEXIST, NULL, "already configured"},
-	{SMC_OP_UEID_ADD, -EINVAL, NULL, "A-Z, 0-9"},
-	{SMC_OP_UEID_DEL, -ENOENT, NULL, "not configured"},
-	{SMC_OP_UEID_DEL, -EAGAIN, NULL, "re-enabled the System EID"},
-	{SMC_OP_SEID_ENABLE, -EOPNOTSUPP, NULL, "only on s390"},
-	{SMC_OP_SEID_DISABLE, -EOPNOTSUPP, NULL, "smcctl ueid derive --apply"},
-	{SMC_OP_SEID_DISABLE, -ENOENT, NULL, "no UEID is configured"},
-	{SMC_OP_HS_LIMITATION_SET, -EOPNOTSUPP, NULL, "handshake limitation"},
-	{SMC_OP_PNET_ADD, -EEXIST, NULL, "already has an entry"},
-	{SMC_OP_PNET_DEL, -ENOENT, NULL, "no PNET table entry"},
-	{SMC_OP_SYSCTL_SET, -EINVAL, NULL, "range"},
-	{SMC_OP_SYSCTL_SET, -ENOENT, NULL, "no such net.smc sysctl"},
-	{SMC_OP_SOCKET_DIAG, -EPROTONOSUPPORT, NULL, "smc_diag"},
-	{SMC_OP_QUERY, -EPROTONOSUPPORT, NULL, "SMC is not available in this kernel"},
-	{SMC_OP_UEID_ADD, -EPROTONOSUPPORT, NULL, "SMC is not available in this kernel"},
-	{SMC_OP_UEID_ADD, -EPERM, NULL, "CAP_NET_ADMIN"},
-	{SMC_OP_PNET_FLUSH, -EPERM, NULL, "CAP_NET_ADMIN"},
-	{SMC_OP_QUERY, -EBADMSG, NULL, "could not be understood"},
+	{ SMC_OP_UEID_ADD, -ERANGE, NULL,
+	  "table is full (it holds at most 4 UEIDs): remove one "
+	  "with 'smcctl ueid del UEID'" },
+	{ SMC_OP_UEID_ADD, -ERANGE, "Attribute failed policy validation", "longer than" },
+	{ SMC_OP_UEID_ADD, -EEXIST, NULL, "already configured" },
+	{ SMC_OP_UEID_ADD, -EINVAL, NULL, "A-Z, 0-9" },
+	{ SMC_OP_UEID_DEL, -ENOENT, NULL, "not configured" },
+	{ SMC_OP_UEID_DEL, -EAGAIN, NULL, "re-enabled the System EID" },
+	{ SMC_OP_SEID_ENABLE, -EOPNOTSUPP, NULL, "only on s390" },
+	{ SMC_OP_SEID_DISABLE, -EOPNOTSUPP, NULL, "smcctl ueid derive --apply" },
+	{ SMC_OP_SEID_DISABLE, -ENOENT, NULL, "no UEID is configured" },
+	{ SMC_OP_HS_LIMITATION_SET, -EOPNOTSUPP, NULL, "handshake limitation" },
+	{ SMC_OP_PNET_ADD, -EEXIST, NULL, "already has an entry" },
+	{ SMC_OP_PNET_DEL, -ENOENT, NULL, "no PNET table entry" },
+	{ SMC_OP_SYSCTL_SET, -EINVAL, NULL, "range" },
+	{ SMC_OP_SYSCTL_SET, -ENOENT, NULL, "no such net.smc sysctl" },
+	{ SMC_OP_SOCKET_DIAG, -EPROTONOSUPPORT, NULL, "smc_diag" },
+	{ SMC_OP_QUERY, -EPROTONOSUPPORT, NULL, "SMC is not available in this kernel" },
+	{ SMC_OP_UEID_ADD, -EPROTONOSUPPORT, NULL, "SMC is not available in this kernel" },
+	{ SMC_OP_UEID_ADD, -EPERM, NULL, "CAP_NET_ADMIN" },
+	{ SMC_OP_PNET_FLUSH, -EPERM, NULL, "CAP_NET_ADMIN" },
+	{ SMC_OP_QUERY, -EBADMSG, NULL, "could not be understood" },
 	/* unmapped: what was being done, in the system's words */
-	{SMC_OP_PNET_FLUSH, -ENOSPC, NULL, "flushing the PNET table failed: No space left"},
+	{ SMC_OP_PNET_FLUSH, -ENOSPC, NULL, "flushing the PNET table failed: No space left" },
 	/* the kernel's own reason is appended */
-	{SMC_OP_PNET_ADD, -EINVAL, "some reason", "(kernel: some reason)"},
-	{SMC_OP_QUERY, 0, NULL, "success"},
+	{ SMC_OP_PNET_ADD, -EINVAL, "some reason", "(kernel: some reason)" },
+	{ SMC_OP_QUERY, 0, NULL, "success" },
 };
 
 static void test_wording(void **state)

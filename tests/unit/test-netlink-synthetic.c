@@ -360,12 +360,12 @@ static int call_sockets_all(struct smcnl *nl)
 static void test_malformed(void **state)
 {
 	static const struct malformed cases[] = {
-		{"truncated-msg", call_lgr_d},	    {"no-done", call_lgr_d},
-		{"bad-nla-len", call_lgr_d},	    {"long-string", call_lgr_d},
-		{"int-width", call_lgr_d},	    {"u8-overflow", call_lgr_d},
-		{"lgr-without-id", call_lgr_d},	    {"no-genl-header", call_sysinfo},
-		{"link-before-lgr", call_link_r},   {"ueid-overflow", call_ueids},
-		{"short-diag-msg", call_sockets_0}, {"short-dmbinfo", call_sockets_all},
+		{ "truncated-msg", call_lgr_d },      { "no-done", call_lgr_d },
+		{ "bad-nla-len", call_lgr_d },	      { "long-string", call_lgr_d },
+		{ "int-width", call_lgr_d },	      { "u8-overflow", call_lgr_d },
+		{ "lgr-without-id", call_lgr_d },     { "no-genl-header", call_sysinfo },
+		{ "link-before-lgr", call_link_r },   { "ueid-overflow", call_ueids },
+		{ "short-diag-msg", call_sockets_0 }, { "short-dmbinfo", call_sockets_all },
 	};
 	char rel[128];
 

@@ -67,7 +67,7 @@ static void test_table(void **state)
 static void test_sysroot_rw(void **state)
 {
 	char *root = tmpdir_new(), dir[PATH_MAX], buf[64], **names;
-	struct smcnl_options o = {.sysroot = root, .replay_dir = root};
+	struct smcnl_options o = { .sysroot = root, .replay_dir = root };
 	struct smcnl *nl;
 	int64_t v;
 	size_t n;

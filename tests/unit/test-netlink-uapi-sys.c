@@ -14,8 +14,8 @@
 #define OFF(s, f) { #s "." #f, (long long)offsetof(struct s, f) },
 #define SIZE(s) { #s, (long long)sizeof(struct s) },
 
-const struct uapi_value uapi_sys_ints[] = { UAPI_INTS(INT) { NULL, 0 } };
-const struct uapi_value uapi_sys_maxes[] = { UAPI_MAXES(INT) { NULL, 0 } };
-const struct uapi_str uapi_sys_strings[] = { UAPI_STRINGS(STR) { NULL, NULL } };
-const struct uapi_value uapi_sys_offsets[] = { UAPI_FIELDS(OFF) { NULL, 0 } };
-const struct uapi_value uapi_sys_sizes[] = { UAPI_STRUCTS(SIZE) { NULL, 0 } };
+const struct uapi_value uapi_sys_ints[] = { UAPI_INTS(INT){ NULL, 0 } };
+const struct uapi_value uapi_sys_maxes[] = { UAPI_MAXES(INT){ NULL, 0 } };
+const struct uapi_str uapi_sys_strings[] = { UAPI_STRINGS(STR){ NULL, NULL } };
+const struct uapi_value uapi_sys_offsets[] = { UAPI_FIELDS(OFF){ NULL, 0 } };
+const struct uapi_value uapi_sys_sizes[] = { UAPI_STRUCTS(SIZE){ NULL, 0 } };

@@ -22,11 +22,11 @@
 #define OFF(s, f) { #s "." #f, (long long)offsetof(struct s, f) },
 #define SIZE(s) { #s, (long long)sizeof(struct s) },
 
-static const struct uapi_value ours_ints[] = { UAPI_INTS(INT) { NULL, 0 } };
-static const struct uapi_value ours_maxes[] = { UAPI_MAXES(INT) { NULL, 0 } };
-static const struct uapi_str ours_strings[] = { UAPI_STRINGS(STR) { NULL, NULL } };
-static const struct uapi_value ours_offsets[] = { UAPI_FIELDS(OFF) { NULL, 0 } };
-static const struct uapi_value ours_sizes[] = { UAPI_STRUCTS(SIZE) { NULL, 0 } };
+static const struct uapi_value ours_ints[] = { UAPI_INTS(INT){ NULL, 0 } };
+static const struct uapi_value ours_maxes[] = { UAPI_MAXES(INT){ NULL, 0 } };
+static const struct uapi_str ours_strings[] = { UAPI_STRINGS(STR){ NULL, NULL } };
+static const struct uapi_value ours_offsets[] = { UAPI_FIELDS(OFF){ NULL, 0 } };
+static const struct uapi_value ours_sizes[] = { UAPI_STRUCTS(SIZE){ NULL, 0 } };
 
 static void test_values_agree(void **state)
 {
