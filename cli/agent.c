@@ -17,160 +17,11 @@
 #include <systemd/sd-bus.h>
 
 #include "cli/agent.h"
+#include "cli/bus.h"
 #include "cli/objects.h"
 #include "common/bus-api.h"
 #include "common/output.h"
 #include "common/units.h"
-
-/* ---------------------------------------------------------------------------------- */
-/* D-Bus                                                                               */
-
-static bool agent_absent(const sd_bus_error *e)
-{
-	return sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN,
-				      SD_BUS_ERROR_NAME_HAS_NO_OWNER);
-}
-
-/* Open the system bus (DBUS_SYSTEM_BUS_ADDRESS is honoured); failures print one line. */
-static int agent_bus(struct smcctl *c, sd_bus **ret)
-{
-	int r = sd_bus_open_system(ret);
-
-	if (r < 0)
-		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
-				    "cannot connect to the system bus: %s", strerror(-r));
-	return SMCCTL_EXIT_OK;
-}
-
-static int agent_call_failed(struct smcctl *c, const char *what, const sd_bus_error *e, int r)
-{
-	if (agent_absent(e))
-		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
-				    "%s: smcd-agent is not running (no %s on the system bus)", what,
-				    SMCD_BUS_NAME);
-	if (sd_bus_error_has_name(e, SD_BUS_ERROR_ACCESS_DENIED))
-		return smcctl_error(c, SMCCTL_EXIT_PERMISSION, "%s: %s", what,
-				    e->message ? e->message : "access denied");
-	if (sd_bus_error_has_names(e, SD_BUS_ERROR_UNKNOWN_INTERFACE, SD_BUS_ERROR_UNKNOWN_PROPERTY,
-				   SD_BUS_ERROR_UNKNOWN_METHOD))
-		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
-				    "%s: the running smcd-agent is older than this smcctl (%s)",
-				    what, e->message ? e->message : e->name);
-	return smcctl_error(c, SMCCTL_EXIT_FAILURE, "%s: %s", what,
-			    e && e->message ? e->message : strerror(-r));
-}
-
-static json_object *variant_json(sd_bus_message *m);
-
-/* The value at the read position (basic or container) as JSON; NULL on a parse error. */
-static json_object *value_json(sd_bus_message *m)
-{
-	const char *contents = NULL;
-	char type;
-	union {
-		uint8_t y;
-		int b;
-		int16_t n;
-		uint16_t q;
-		int32_t i;
-		uint32_t u;
-		int64_t x;
-		uint64_t t;
-		double d;
-		const char *s;
-	} v;
-
-	if (sd_bus_message_peek_type(m, &type, &contents) <= 0)
-		return NULL;
-	switch (type) {
-	case 'a':
-	case 'r': {
-		bool dict = type == 'a' && contents[0] == '{';
-		json_object *o = dict ? json_object_new_object() : json_object_new_array();
-
-		if (!o || sd_bus_message_enter_container(m, type, contents) < 0)
-			goto fail_container;
-		for (;;) {
-			json_object *e;
-
-			if (dict) {
-				const char *key;
-				char etype;
-				const char *econt;
-
-				if (sd_bus_message_peek_type(m, &etype, &econt) <= 0)
-					break;
-				if (sd_bus_message_enter_container(m, 'e', econt) <= 0 ||
-				    sd_bus_message_read_basic(m, econt[0] == 'o' ? 'o' : 's', &key) <
-					    0)
-					goto fail_container;
-				e = value_json(m);
-				if (!e || json_add(o, key, e) < 0 ||
-				    sd_bus_message_exit_container(m) < 0)
-					goto fail_container;
-				continue;
-			}
-			if (sd_bus_message_at_end(m, false) > 0)
-				break;
-			e = value_json(m);
-			if (!e || json_append(o, e) < 0)
-				goto fail_container;
-		}
-		if (sd_bus_message_exit_container(m) < 0)
-			goto fail_container;
-		return o;
-	fail_container:
-		json_object_put(o);
-		return NULL;
-	}
-	case 'v':
-		return variant_json(m);
-	case 's':
-	case 'o':
-	case 'g':
-		return sd_bus_message_read_basic(m, type, &v.s) < 0 ? NULL
-								    : json_object_new_string(v.s);
-	case 'b':
-		return sd_bus_message_read_basic(m, 'b', &v.b) < 0 ? NULL
-								   : json_object_new_boolean(v.b);
-	case 'y':
-		return sd_bus_message_read_basic(m, 'y', &v.y) < 0 ? NULL : json_object_new_int(v.y);
-	case 'q':
-		return sd_bus_message_read_basic(m, 'q', &v.q) < 0 ? NULL : json_object_new_int(v.q);
-	case 'u':
-		return sd_bus_message_read_basic(m, 'u', &v.u) < 0 ? NULL
-								   : json_object_new_int64(v.u);
-	case 't':
-		return sd_bus_message_read_basic(m, 't', &v.t) < 0 ? NULL
-								   : json_object_new_uint64(v.t);
-	case 'x':
-		return sd_bus_message_read_basic(m, 'x', &v.x) < 0 ? NULL
-								   : json_object_new_int64(v.x);
-	case 'i':
-		return sd_bus_message_read_basic(m, 'i', &v.i) < 0 ? NULL : json_object_new_int(v.i);
-	case 'd':
-		return sd_bus_message_read_basic(m, 'd', &v.d) < 0 ? NULL
-								   : json_object_new_double(v.d);
-	default:
-		return NULL; /* not used by the agent */
-	}
-}
-
-static json_object *variant_json(sd_bus_message *m)
-{
-	const char *contents;
-	json_object *o;
-
-	if (sd_bus_message_peek_type(m, NULL, &contents) <= 0 ||
-	    sd_bus_message_enter_container(m, 'v', contents) < 0)
-		return NULL;
-	o = value_json(m);
-	if (o && sd_bus_message_exit_container(m) < 0) {
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
-}
 
 /* [[item, result, message], ...] -> [{"item":, "result":, "message":}, ...] */
 static json_object *items_json(json_object *arr)
@@ -197,25 +48,6 @@ static json_object *items_json(json_object *arr)
 		}
 	}
 	return out;
-}
-
-/* All Manager properties, as a JSON object keyed by property name. */
-static int manager_properties(struct smcctl *c, sd_bus *bus, json_object **ret)
-{
-	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	json_object *props;
-	int r;
-
-	r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, "org.freedesktop.DBus.Properties",
-			       "GetAll", &e, &reply, "s", SMCD_BUS_IFACE_MANAGER);
-	if (r < 0)
-		return agent_call_failed(c, "cannot ask smcd-agent", &e, r);
-	props = value_json(reply);
-	if (!props)
-		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "smcd-agent's answer did not parse");
-	*ret = props;
-	return SMCCTL_EXIT_OK;
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -335,7 +167,8 @@ int agent_status(struct smcctl *c, const struct verb_args *a)
 	_cleanup_(json_object_putp) json_object *props = NULL, *doc = NULL;
 	int s;
 
-	if ((s = agent_bus(c, &bus)) || (s = manager_properties(c, bus, &props)))
+	if ((s = bus_open(c, &bus)) ||
+	    (s = bus_get_all(c, bus, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER, &props)))
 		return s;
 	doc = agent_status_json(props);
 	if (!doc)
@@ -426,13 +259,13 @@ int agent_config_show(struct smcctl *c, const struct verb_args *a)
 
 	if (!doc)
 		return smcctl_oom(c);
-	if (sd_bus_open_system(&bus) >= 0)
+	if (bus_open_quiet(&bus) >= 0)
 		r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER,
 				       "DescribeConfig", &e, &reply, NULL);
 	if (r >= 0 && sd_bus_message_read(reply, "s", &yaml) >= 0)
 		from_agent = true;
-	else if (r < 0 && !agent_absent(&e) && r != -ENOTCONN && r != -ENOENT)
-		return agent_call_failed(c, "cannot ask smcd-agent", &e, r);
+	else if (r < 0 && !bus_agent_absent(&e) && r != -ENOTCONN && r != -ENOENT)
+		return bus_failed(c, "cannot ask smcd-agent", &e, r);
 	else {
 		struct config_errors errors = {};
 		struct config *cfg = NULL;
@@ -464,64 +297,18 @@ int agent_config_reload(struct smcctl *c, const struct verb_args *a)
 	_cleanup_(json_object_putp) json_object *props = NULL, *doc = NULL;
 	int r, s;
 
-	if ((s = agent_bus(c, &bus)))
+	if ((s = bus_open(c, &bus)))
 		return s;
 	r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER, "Reload",
 			       &e, NULL, NULL);
 	if (r < 0)
-		return agent_call_failed(c, "reload refused", &e, r);
-	if ((s = manager_properties(c, bus, &props)))
+		return bus_failed(c, "reload refused", &e, r);
+	if ((s = bus_get_all(c, bus, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER, &props)))
 		return s;
 	doc = agent_status_json(props);
 	if (!doc)
 		return smcctl_oom(c);
 	return smcctl_emit(c, doc, agent_status_text);
-}
-
-/* ---------------------------------------------------------------------------------- */
-/* Changes through the agent                                                           */
-
-/*
- * When smcd-agent runs, smcctl's changes go through it: it is the one writer to the kernel
- * (style rule 10), it checks them against smc.yaml (a change to something the file owns is
- * refused with the file line to edit) and it logs them.  Without an agent, or with --netns
- * (the agent manages the host's namespace only), smcctl changes the kernel directly as
- * before; so do the tests that replay recorded kernel answers.  Returns -ESRCH for "no
- * agent: go direct", else an exit status.
- */
-int agent_forwardv(struct smcctl *c, const char *what, const char *iface, const char *method,
-		   uint64_t timeout_usec, sd_bus_message **ret_reply, const char *types, va_list ap)
-{
-	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL, *reply = NULL;
-	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-	int r;
-
-	if (c->netns || c->nl_opts.replay_dir || sd_bus_open_system(&bus) < 0)
-		return -ESRCH;
-	r = sd_bus_message_new_method_call(bus, &m, SMCD_BUS_NAME, SMCD_BUS_PATH, iface, method);
-	if (r >= 0 && types)
-		r = sd_bus_message_appendv(m, types, ap);
-	if (r < 0)
-		return smcctl_oom(c);
-	r = sd_bus_call(bus, m, timeout_usec, &e, &reply);
-	if (r >= 0) {
-		if (ret_reply)
-			*ret_reply = TAKE_PTR(reply);
-		return SMCCTL_EXIT_OK;
-	}
-	if (agent_absent(&e) || !sd_bus_error_is_set(&e))
-		return -ESRCH;
-	/* An agent from before this interface or method: do it directly. */
-	if (sd_bus_error_has_names(&e, SD_BUS_ERROR_UNKNOWN_INTERFACE, SD_BUS_ERROR_UNKNOWN_METHOD))
-		return -ESRCH;
-	if (sd_bus_error_has_name(&e, SD_BUS_ERROR_INVALID_ARGS))
-		return smcctl_usage(c, "%s: %s", what, e.message);
-	if (sd_bus_error_has_name(&e, SD_BUS_ERROR_ACCESS_DENIED))
-		return smcctl_error(c, SMCCTL_EXIT_PERMISSION, "%s: %s", what, e.message);
-	if (sd_bus_error_has_name(&e, SMCD_BUS_ERROR_NO_MODULE))
-		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE, "%s: %s", what, e.message);
-	return smcctl_error(c, SMCCTL_EXIT_FAILURE, "%s: %s", what, e.message);
 }
 
 static int forward(struct smcctl *c, const char *what, const char *method, const char *types, ...)
@@ -530,7 +317,7 @@ static int forward(struct smcctl *c, const char *what, const char *method, const
 	int r;
 
 	va_start(ap, types);
-	r = agent_forwardv(c, what, SMCD_BUS_IFACE_MANAGER, method, 0, NULL, types, ap);
+	r = bus_forwardv(c, what, SMCD_BUS_IFACE_MANAGER, method, 0, NULL, types, ap);
 	va_end(ap);
 	return r;
 }
@@ -642,35 +429,4 @@ int agent_sysctl_set(struct smcctl *c, const struct verb_args *a)
 	}
 	return FORWARD_OR_DIRECT(sysctl_set, "set", "name", name, "cannot set the sysctl",
 				 "SetSysctl", "ss", name, a->pos[1]);
-}
-
-/* ---------------------------------------------------------------------------------- */
-/* For the other agent views (cli/stats-agent.c, cli/monitor.c)                        */
-
-bool agent_bus_absent(const sd_bus_error *e)
-{
-	return agent_absent(e);
-}
-
-int agent_bus_open(struct smcctl *c, sd_bus **ret)
-{
-	return agent_bus(c, ret);
-}
-
-int agent_bus_failed(struct smcctl *c, const char *what, const sd_bus_error *e, int r)
-{
-	return agent_call_failed(c, what, e, r);
-}
-
-json_object *agent_message_json(sd_bus_message *m)
-{
-	_cleanup_(json_object_putp) json_object *arr = json_object_new_array();
-
-	while (arr && sd_bus_message_at_end(m, false) == 0) {
-		json_object *v = value_json(m);
-
-		if (!v || json_append(arr, v) < 0)
-			return NULL;
-	}
-	return TAKE_PTR(arr);
 }

@@ -41,27 +41,9 @@ int agent_pnet_del(struct smcctl *c, const struct verb_args *a);
 int agent_pnet_flush(struct smcctl *c, const struct verb_args *a);
 int agent_sysctl_set(struct smcctl *c, const struct verb_args *a);
 
-/*
- * A change through the agent: METHOD of IFACE on /org/smcd/Agent1 with the arguments of
- * TYPES (sd_bus_message_appendv()), a TIMEOUT_USEC of 0 being sd-bus's default.  Returns
- * -ESRCH for "no agent: go direct" (no agent on the bus, --netns, which the agent does not
- * manage, a replay, or an agent without that interface or method), else an exit status,
- * with a failure explained in one line that starts with WHAT.  *ret_reply (may be NULL)
- * gets the reply on success.
- */
-int agent_forwardv(struct smcctl *c, const char *what, const char *iface, const char *method,
-		   uint64_t timeout_usec, sd_bus_message **ret_reply, const char *types, va_list ap);
-
-/* Helpers shared by the agent views. */
+/* Helpers shared by the agent views (the D-Bus ones are in cli/bus.h). */
 /* A time stamp of the agent (µs since the epoch) as local time, "-" for 0. */
 const char *agent_fmt_time(uint64_t usec, char *buf, size_t len);
-bool agent_bus_absent(const sd_bus_error *e);
-/* Open the system bus; on failure prints one line and returns an exit status. */
-int agent_bus_open(struct smcctl *c, sd_bus **ret);
-/* One line for a failed call ("smcd-agent is not running" when it is absent). */
-int agent_bus_failed(struct smcctl *c, const char *what, const sd_bus_error *e, int r);
-/* The message's remaining values as a JSON array (structs as arrays, a{sv} as objects). */
-json_object *agent_message_json(sd_bus_message *m);
 
 /*
  * Statistics through the agent (cli/stats-agent.c): served by smcd-agent when it runs,

@@ -40,6 +40,7 @@
 #include <systemd/sd-bus.h>
 
 #include "cli/agent.h"
+#include "cli/bus.h"
 #include "cli/loopback.h"
 #include "cli/objects.h"
 #include "common/bus-api.h"
@@ -351,7 +352,7 @@ void loopback_show_text(struct smcctl *c, json_object *dev)
 /* ---------------------------------------------------------------------------------- */
 /* Through the agent                                                                   */
 
-/* agent_forwardv() on the agent's Loopback interface. */
+/* bus_forwardv() on the agent's Loopback interface. */
 static int forward(struct smcctl *c, const char *what, uint64_t timeout_usec,
 		   sd_bus_message **ret_reply, const char *method, const char *types, ...)
 {
@@ -359,8 +360,8 @@ static int forward(struct smcctl *c, const char *what, uint64_t timeout_usec,
 	int r;
 
 	va_start(ap, types);
-	r = agent_forwardv(c, what, SMCD_BUS_IFACE_LOOPBACK, method, timeout_usec, ret_reply, types,
-			   ap);
+	r = bus_forwardv(c, what, SMCD_BUS_IFACE_LOOPBACK, method, timeout_usec, ret_reply, types,
+			 ap);
 	va_end(ap);
 	return r;
 }
@@ -530,11 +531,10 @@ static int agent_device(struct smcctl *c, struct smclo_device *d, bool *ret_foun
 	int r;
 
 	memset(d, 0, sizeof(*d));
-	r = sd_bus_open_system(&bus);
+	r = bus_open_quiet(&bus);
 	if (r >= 0)
-		r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH,
-				       "org.freedesktop.DBus.ObjectManager", "GetManagedObjects",
-				       &e, &m, NULL);
+		r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, DBUS_IFACE_OBJECT_MANAGER,
+				       DBUS_GET_MANAGED_OBJECTS, &e, &m, NULL);
 	if (r >= 0)
 		r = sd_bus_message_enter_container(m, 'a', "{oa{sa{sv}}}");
 	while (r >= 0 && !found && (r = sd_bus_message_enter_container(m, 'e', "oa{sa{sv}}")) > 0) {

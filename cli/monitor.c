@@ -25,6 +25,7 @@
 #include <systemd/sd-event.h>
 
 #include "cli/agent.h"
+#include "cli/bus.h"
 #include "cli/objects.h"
 #include "common/bus-api.h"
 #include "common/output.h"
@@ -219,7 +220,7 @@ static void object_added(struct monitor *m, const char *path, json_object *iface
 static int on_added(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	struct monitor *m = userdata;
-	_cleanup_(json_object_putp) json_object *body = agent_message_json(msg);
+	_cleanup_(json_object_putp) json_object *body = bus_message_json(msg);
 	const char *path = body ? json_object_get_string(idx(body, 0)) : NULL;
 
 	if (path)
@@ -230,7 +231,7 @@ static int on_added(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 static int on_removed(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	struct monitor *m = userdata;
-	_cleanup_(json_object_putp) json_object *body = agent_message_json(msg);
+	_cleanup_(json_object_putp) json_object *body = bus_message_json(msg);
 	const char *path = body ? json_object_get_string(idx(body, 0)) : NULL;
 	json_object *p;
 
@@ -443,7 +444,7 @@ static void manager_changed(struct monitor *m, json_object *changed, bool announ
 static int on_properties(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	struct monitor *m = userdata;
-	_cleanup_(json_object_putp) json_object *body = agent_message_json(msg);
+	_cleanup_(json_object_putp) json_object *body = bus_message_json(msg);
 	const char *iface = body ? json_object_get_string(idx(body, 0)) : NULL;
 	json_object *changed = body ? idx(body, 1) : NULL;
 	const char *path = sd_bus_message_get_path(msg);
@@ -492,12 +493,11 @@ static int load_state(struct monitor *m, sd_bus *bus)
 	_cleanup_(json_object_putp) json_object *objs = NULL;
 	int r;
 
-	r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH,
-			       "org.freedesktop.DBus.ObjectManager", "GetManagedObjects", &e,
-			       &reply, NULL);
+	r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, DBUS_IFACE_OBJECT_MANAGER,
+			       DBUS_GET_MANAGED_OBJECTS, &e, &reply, NULL);
 	if (r < 0)
-		return agent_bus_failed(m->c, "cannot follow smcd-agent", &e, r);
-	objs = agent_message_json(reply);
+		return bus_failed(m->c, "cannot follow smcd-agent", &e, r);
+	objs = bus_message_json(reply);
 	if (!objs || !json_object_is_type(idx(objs, 0), json_type_object))
 		return smcctl_error(m->c, SMCCTL_EXIT_FAILURE, "smcd-agent's objects did not parse");
 	json_object_object_foreach(idx(objs, 0), path, ifs) if (strncmp(path, SMCD_BUS_PATH "/",
@@ -507,12 +507,11 @@ static int load_state(struct monitor *m, sd_bus *bus)
 		_cleanup_(sd_bus_message_unrefp) sd_bus_message *all = NULL;
 		_cleanup_(json_object_putp) json_object *props = NULL;
 
-		r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH,
-				       "org.freedesktop.DBus.Properties", "GetAll", &e, &all, "s",
-				       ifaces[i]);
+		r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, DBUS_IFACE_PROPERTIES,
+				       DBUS_GET_ALL, &e, &all, "s", ifaces[i]);
 		if (r < 0)
-			return agent_bus_failed(m->c, "cannot follow smcd-agent", &e, r);
-		props = agent_message_json(all);
+			return bus_failed(m->c, "cannot follow smcd-agent", &e, r);
+		props = bus_message_json(all);
 		if (!json_object_is_type(idx(props, 0), json_type_object))
 			return smcctl_error(m->c, SMCCTL_EXIT_FAILURE,
 					    "smcd-agent's answer did not parse");
@@ -528,22 +527,23 @@ static int subscribe(struct monitor *m, sd_bus *bus)
 {
 	int r;
 
-	r = sd_bus_match_signal(bus, NULL, SMCD_BUS_NAME, SMCD_BUS_PATH,
-				"org.freedesktop.DBus.ObjectManager", "InterfacesAdded", on_added, m);
+	r = sd_bus_match_signal(bus, NULL, SMCD_BUS_NAME, SMCD_BUS_PATH, DBUS_IFACE_OBJECT_MANAGER,
+				DBUS_INTERFACES_ADDED, on_added, m);
 	if (r >= 0)
 		r = sd_bus_match_signal(bus, NULL, SMCD_BUS_NAME, SMCD_BUS_PATH,
-					"org.freedesktop.DBus.ObjectManager", "InterfacesRemoved",
+					DBUS_IFACE_OBJECT_MANAGER, DBUS_INTERFACES_REMOVED,
 					on_removed, m);
 	if (r >= 0)
 		r = sd_bus_add_match(bus, NULL,
 				     "type='signal',sender='" SMCD_BUS_NAME "',"
-				     "interface='org.freedesktop.DBus.Properties',"
-				     "member='PropertiesChanged',path_namespace='" SMCD_BUS_PATH "'",
+				     "interface='" DBUS_IFACE_PROPERTIES "',"
+				     "member='" DBUS_PROPERTIES_CHANGED
+				     "',path_namespace='" SMCD_BUS_PATH "'",
 				     on_properties, m);
 	if (r >= 0)
 		r = sd_bus_add_match(bus, NULL,
-				     "type='signal',sender='org.freedesktop.DBus',"
-				     "interface='org.freedesktop.DBus',member='NameOwnerChanged',"
+				     "type='signal',sender='" DBUS_SERVICE "',"
+				     "interface='" DBUS_IFACE "',member='" DBUS_NAME_OWNER_CHANGED "',"
 				     "arg0='" SMCD_BUS_NAME "'",
 				     on_owner, m);
 	return r;
@@ -591,7 +591,7 @@ int monitor_events(struct smcctl *c, const struct verb_args *a)
 				       "namespace; leave out --netns");
 	if (!m.objects || !m.reasons || !m.drift)
 		return smcctl_oom(c);
-	if ((s = agent_bus_open(c, &bus)))
+	if ((s = bus_open(c, &bus)))
 		return s;
 	r = sd_event_new(&m.event);
 	if (r >= 0)

@@ -23,6 +23,7 @@
 #endif
 
 #include "cli/agent.h"
+#include "cli/bus.h"
 #include "cli/objects.h"
 #include "cli/run.h"
 #include "common/bus-api.h"
@@ -142,8 +143,7 @@ static int get_property(struct smcctl *c, sd_bus *bus, const char *prop, sd_bus_
 	r = sd_bus_get_property(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_POLICY, prop, &e,
 				ret, streq(prop, "Policies") ? "a(ssssst)" : "a{sv}");
 	if (r < 0)
-		return agent_bus_failed(c, "cannot read the policies, which smcd-agent applies", &e,
-					r);
+		return bus_failed(c, "cannot read the policies, which smcd-agent applies", &e, r);
 	return 0;
 }
 
@@ -158,7 +158,7 @@ int policy_list(struct smcctl *c, const struct verb_args *a)
 	if (!doc || !rows || !kernel || json_add(doc, "policies", rows) < 0 ||
 	    json_add(doc, "kernel", kernel) < 0)
 		return smcctl_oom(c);
-	r = sd_bus_open_system(&bus);
+	r = bus_open_quiet(&bus);
 	if (r < 0)
 		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
 				    "cannot connect to the system bus: %s", strerror(-r));
@@ -198,14 +198,13 @@ static int agent_running(void)
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	int has = 0, r;
 
-	r = sd_bus_open_system(&bus);
+	r = bus_open_quiet(&bus);
 	if (r == -ENOENT || r == -ECONNREFUSED)
 		return 0; /* no bus, so no agent on it (the pin lock still tells) */
 	if (r < 0)
 		return r;
-	r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-			       "org.freedesktop.DBus", "NameHasOwner", &e, &reply, "s",
-			       SMCD_BUS_NAME);
+	r = sd_bus_call_method(bus, DBUS_SERVICE, DBUS_PATH, DBUS_IFACE, DBUS_NAME_HAS_OWNER, &e,
+			       &reply, "s", SMCD_BUS_NAME);
 	if (r < 0)
 		return r;
 	r = sd_bus_message_read(reply, "b", &has);

@@ -45,6 +45,7 @@
 #include <unistd.h>
 #include <systemd/sd-bus.h>
 
+#include "cli/bus.h"
 #include "cli/objects.h"
 #include "cli/run.h"
 #include "common/bus-api.h"
@@ -257,7 +258,7 @@ static int enroll_via_agent(const struct run_args *r, char *why, size_t len, cha
 	const char *s = NULL;
 	int k;
 
-	if (sd_bus_open_system(&bus) < 0)
+	if (bus_open_quiet(&bus) < 0)
 		return -ENOENT;
 	pidfd = pidfd_self();
 	if (pidfd < 0) {

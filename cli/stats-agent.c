@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "cli/agent.h"
+#include "cli/bus.h"
 #include "cli/objects.h"
 #include "common/bus-api.h"
 #include "common/output.h"
@@ -82,14 +83,14 @@ static int agent_call(struct smcctl *c, sd_bus *bus, const char *method, bool re
 		r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS,
 				       method, &e, ret_reply, NULL);
 	if (r < 0 &&
-	    (agent_bus_absent(&e) || sd_bus_error_has_name(&e, SD_BUS_ERROR_UNKNOWN_INTERFACE)))
+	    (bus_agent_absent(&e) || sd_bus_error_has_name(&e, SD_BUS_ERROR_UNKNOWN_INTERFACE)))
 		return -ESRCH; /* no agent, or one without statistics */
 	if (r < 0)
-		return agent_bus_failed(c,
-					streq(method, "ResetStatistics")
-						? "cannot reset the statistics"
-						: "cannot ask smcd-agent for the statistics",
-					&e, r);
+		return bus_failed(c,
+				  streq(method, "ResetStatistics")
+					  ? "cannot reset the statistics"
+					  : "cannot ask smcd-agent for the statistics",
+				  &e, r);
 	r = sd_bus_message_read(*ret_reply, "s", ret_json);
 	if (r < 0)
 		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "smcd-agent's answer did not parse: %s",
@@ -121,7 +122,7 @@ int agent_stats_show(struct smcctl *c, const struct verb_args *a)
 
 	if (only_d && only_r)
 		return smcctl_usage(c, "--smcd and --smcr exclude each other");
-	if (a->opt[STATS_OPT_KERNEL] || direct_only(c) || sd_bus_open_system(&bus) < 0)
+	if (a->opt[STATS_OPT_KERNEL] || direct_only(c) || bus_open_quiet(&bus) < 0)
 		return stats_show(c, a);
 	s = agent_call(c, bus, "GetStatistics", true, &reply, &json);
 	if (s == -ESRCH)
@@ -149,7 +150,7 @@ int agent_stats_reset(struct smcctl *c, const struct verb_args *a)
 	/* Replayed kernel answers (tests) have no agent behind them. */
 	if (c->nl_opts.replay_dir)
 		s = -ESRCH;
-	else if ((s = agent_bus_open(c, &bus)))
+	else if ((s = bus_open(c, &bus)))
 		return s;
 	else
 		s = agent_call(c, bus, "ResetStatistics", false, &reply, &json);
@@ -177,7 +178,7 @@ static json_object *agent_doc_or_null(struct smcctl *c)
 	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
 	const char *json;
 
-	if (direct_only(c) || sd_bus_open_system(&bus) < 0)
+	if (direct_only(c) || bus_open_quiet(&bus) < 0)
 		return NULL;
 	/*
 	 * refresh=true: a group that just appeared is in the agent's list too.  Any failure

@@ -10,6 +10,21 @@
 
 #define SMCD_BUS_NAME "org.smcd.Agent1"
 
+/* The bus's own service and its standard interfaces, which both sides call. */
+#define DBUS_SERVICE "org.freedesktop.DBus"
+#define DBUS_PATH "/org/freedesktop/DBus"
+#define DBUS_IFACE DBUS_SERVICE
+#define DBUS_IFACE_PROPERTIES DBUS_SERVICE ".Properties"
+#define DBUS_IFACE_OBJECT_MANAGER DBUS_SERVICE ".ObjectManager"
+#define DBUS_GET_ALL "GetAll"
+#define DBUS_GET_MANAGED_OBJECTS "GetManagedObjects"
+#define DBUS_INTERFACES_ADDED "InterfacesAdded"
+#define DBUS_INTERFACES_REMOVED "InterfacesRemoved"
+#define DBUS_PROPERTIES_CHANGED "PropertiesChanged"
+#define DBUS_NAME_HAS_OWNER "NameHasOwner"
+#define DBUS_NAME_OWNER_CHANGED "NameOwnerChanged"
+#define DBUS_GET_CONNECTION_CREDENTIALS "GetConnectionCredentials"
+
 /* Objects: the agent itself, one per device and per link group (ids escaped as by
  * sd_bus_path_encode()). */
 #define SMCD_BUS_PATH "/org/smcd/Agent1"

@@ -59,9 +59,8 @@ int bus_sender_credentials(sd_bus_message *msg, uid_t *ret_uid, uint32_t **ret_g
 
 	if (!sender)
 		return -ENODATA;
-	r = sd_bus_call_method(sd_bus_message_get_bus(msg), "org.freedesktop.DBus",
-			       "/org/freedesktop/DBus", "org.freedesktop.DBus",
-			       "GetConnectionCredentials", &error, &reply, "s", sender);
+	r = sd_bus_call_method(sd_bus_message_get_bus(msg), DBUS_SERVICE, DBUS_PATH, DBUS_IFACE,
+			       DBUS_GET_CONNECTION_CREDENTIALS, &error, &reply, "s", sender);
 	if (r < 0) {
 		/* Debug only: a caller that hung up before the answer makes one of these. */
 		log_debug("Cannot get the bus's credentials of %s: %s", sender,
