@@ -138,11 +138,13 @@ static double quantile(double *v, size_t n, double q)
 
 int main(int argc, char **argv)
 {
-	static const struct option options[] = { { "iterations", required_argument, NULL, 'n' },
-						 { "config", required_argument, NULL, 'c' },
-						 { "label", required_argument, NULL, 'l' },
-						 { "smc-tools", required_argument, NULL, 's' },
-						 {} };
+	static const struct option options[] = {
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "label", required_argument, NULL, 'l' },
+		{ "smc-tools", required_argument, NULL, 's' },
+		{},
+	};
 	const char *config = "/etc/smc/smc.yaml", *label = "", *tools = NULL;
 	struct manager *m = NULL;
 	struct kernel *k = NULL;

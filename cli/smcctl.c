@@ -18,13 +18,15 @@
 #include "cli/smcctl.h"
 #include "common/output.h"
 
-static const struct option global_longopts[] = { { "json", no_argument, NULL, 'j' },
-						 { "pretty", no_argument, NULL, 'p' },
-						 { "details", no_argument, NULL, 'd' },
-						 { "netns", required_argument, NULL, 'n' },
-						 { "help", no_argument, NULL, 'h' },
-						 { "version", no_argument, NULL, 'V' },
-						 {} };
+static const struct option global_longopts[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ "pretty", no_argument, NULL, 'p' },
+	{ "details", no_argument, NULL, 'd' },
+	{ "netns", required_argument, NULL, 'n' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{},
+};
 
 /* For completion (cli/complete.c). */
 const struct option *const smcctl_global_options = global_longopts;

@@ -19,28 +19,24 @@
 #include "cli/objects.h"
 #include "cli/run.h"
 
-/* clang-format off: tables read better aligned by hand */
+/* Tables read better aligned by hand: */
+/* clang-format off */
 
-static const struct verb status_verbs[] = { { .name = "show",
-					      .flags = VERB_DEFAULT,
-					      .run = agent_status,
-					      .help = "smcd-agent: state, config, reconcile, drift" },
-					    {} };
+static const struct verb status_verbs[] = {
+	{ .name = "show", .flags = VERB_DEFAULT, .run = agent_status,
+	  .help = "smcd-agent: state, config, reconcile, drift" },
+	{}
+};
 
-static const struct verb config_verbs[] = { { .name = "show",
-					      .flags = VERB_DEFAULT,
-					      .run = agent_config_show,
-					      .help = "the effective smc.yaml, defaults filled in" },
-					    { .name = "check",
-					      .synopsis = "[FILE]",
-					      .max_args = 1,
-					      .run = agent_config_check,
-					      .help = "validate smc.yaml without applying it" },
-					    { .name = "reload",
-					      .flags = VERB_ADMIN,
-					      .run = agent_config_reload,
-					      .help = "make smcd-agent apply its file again" },
-					    {} };
+static const struct verb config_verbs[] = {
+	{ .name = "show", .flags = VERB_DEFAULT, .run = agent_config_show,
+	  .help = "the effective smc.yaml, defaults filled in" },
+	{ .name = "check", .synopsis = "[FILE]", .max_args = 1, .run = agent_config_check,
+	  .help = "validate smc.yaml without applying it" },
+	{ .name = "reload", .flags = VERB_ADMIN, .run = agent_config_reload,
+	  .help = "make smcd-agent apply its file again" },
+	{}
+};
 
 static const struct verb_opt ueid_derive_opts[] = {
 	[UEID_DERIVE_OPT_FILE] = { "machine-id-file", 0, "FILE",
@@ -50,9 +46,11 @@ static const struct verb_opt ueid_derive_opts[] = {
 	{}
 };
 
-static const struct verb_opt filter_opts[] = { [FILTER_OPT_SMCD] = { "smcd", 'D', NULL, "SMC-D only" },
-					       [FILTER_OPT_SMCR] = { "smcr", 'R', NULL, "SMC-R only" },
-					       {} };
+static const struct verb_opt filter_opts[] = {
+	[FILTER_OPT_SMCD] = { "smcd", 'D', NULL, "SMC-D only" },
+	[FILTER_OPT_SMCR] = { "smcr", 'R', NULL, "SMC-R only" },
+	{}
+};
 
 static const struct verb_opt socket_opts[] = {
 	[SOCKET_OPT_ALL] = { "all", 'a', NULL, "all sockets, including listening and new ones" },
@@ -85,175 +83,114 @@ static const struct verb_opt stats_opts[] = {
 	{}
 };
 
-static const struct verb info_verbs[] = { { .name = "show",
-					    .flags = VERB_DEFAULT,
-					    .run = info_show,
-					    .help = "SMC version, features, what is missing" },
-					  {} };
+static const struct verb info_verbs[] = {
+	{ .name = "show", .flags = VERB_DEFAULT, .run = info_show,
+	  .help = "SMC version, features, what is missing" },
+	{}
+};
 
 static const struct verb ueid_verbs[] = {
-	{ .name = "list",
-	  .alias = "show",
-	  .flags = VERB_DEFAULT,
-	  .run = ueid_list,
+	{ .name = "list", .alias = "show", .flags = VERB_DEFAULT, .run = ueid_list,
 	  .help = "the User Defined EIDs (global, at most 4)" },
-	{ .name = "add",
-	  .synopsis = "UEID",
-	  .min_args = 1,
-	  .max_args = 1,
-	  .flags = VERB_ADMIN,
-	  .run = agent_ueid_add,
-	  .help = "add a UEID" },
-	{ .name = "del",
-	  .alias = "delete",
-	  .synopsis = "UEID",
-	  .min_args = 1,
-	  .max_args = 1,
-	  .flags = VERB_ADMIN,
-	  .run = agent_ueid_del,
-	  .help = "remove a UEID" },
-	{ .name = "flush", .flags = VERB_ADMIN, .run = agent_ueid_flush, .help = "remove every UEID" },
-	{ .name = "derive",
-	  .synopsis = "[--machine-id-file FILE] [--apply]",
-	  .opts = ueid_derive_opts,
-	  .run = ueid_derive_verb,
+	{ .name = "add", .synopsis = "UEID", .min_args = 1, .max_args = 1,
+	  .flags = VERB_ADMIN, .run = agent_ueid_add, .help = "add a UEID" },
+	{ .name = "del", .alias = "delete", .synopsis = "UEID", .min_args = 1, .max_args = 1,
+	  .flags = VERB_ADMIN, .run = agent_ueid_del, .help = "remove a UEID" },
+	{ .name = "flush", .flags = VERB_ADMIN, .run = agent_ueid_flush,
+	  .help = "remove every UEID" },
+	{ .name = "derive", .synopsis = "[--machine-id-file FILE] [--apply]",
+	  .opts = ueid_derive_opts, .run = ueid_derive_verb,
 	  .help = "print MID-<machine-id>; --apply adds it" },
 	{}
 };
 
-static const struct verb seid_verbs[] = { { .name = "show",
-					    .flags = VERB_DEFAULT,
-					    .run = seid_show,
-					    .help = "the System EID (s390 only)" },
-					  { .name = "enable",
-					    .flags = VERB_ADMIN,
-					    .run = agent_seid_enable,
-					    .help = "offer the SEID (s390 only)" },
-					  { .name = "disable",
-					    .flags = VERB_ADMIN,
-					    .run = agent_seid_disable,
-					    .help = "stop offering it (s390; needs a UEID)" },
-					  {} };
+static const struct verb seid_verbs[] = {
+	{ .name = "show", .flags = VERB_DEFAULT, .run = seid_show,
+	  .help = "the System EID (s390 only)" },
+	{ .name = "enable", .flags = VERB_ADMIN, .run = agent_seid_enable,
+	  .help = "offer the SEID (s390 only)" },
+	{ .name = "disable", .flags = VERB_ADMIN, .run = agent_seid_disable,
+	  .help = "stop offering it (s390; needs a UEID)" },
+	{}
+};
 
 static const struct verb device_verbs[] = {
-	{ .name = "list",
-	  .synopsis = "[--smcd|--smcr]",
-	  .opts = filter_opts,
-	  .flags = VERB_DEFAULT,
-	  .run = device_list,
+	{ .name = "list", .synopsis = "[--smcd|--smcr]", .opts = filter_opts,
+	  .flags = VERB_DEFAULT, .run = device_list,
 	  .help = "SMC-D and SMC-R devices and their use" },
-	{ .name = "show",
-	  .synopsis = "NAME",
-	  .min_args = 1,
-	  .max_args = 1,
-	  .run = device_show,
+	{ .name = "show", .synopsis = "NAME", .min_args = 1, .max_args = 1, .run = device_show,
 	  .help = "one SMC-D, RDMA or network device" },
 	{ .name = "loopback-ism",
 	  .synopsis = "[activate|deactivate|set|show] [SETTING VALUE] [--wait S]",
-	  .max_args = 3,
-	  .opts = loopback_opts,
-	  .flags = VERB_ADMIN,
-	  .run = loopback_ism,
+	  .max_args = 3, .opts = loopback_opts, .flags = VERB_ADMIN, .run = loopback_ism,
 	  .help = "smc_lo's device: activate, drain, settings" },
 	{}
 };
 
-static const struct verb linkgroup_verbs[] = { { .name = "list",
-						 .synopsis = "[--smcd|--smcr]",
-						 .opts = filter_opts,
-						 .flags = VERB_DEFAULT,
-						 .run = agent_linkgroup_list,
-						 .help = "link groups (-d: in detail)" },
-					       { .name = "show",
-						 .synopsis = "[ID|all]",
-						 .max_args = 1,
-						 .run = agent_linkgroup_show,
-						 .help = "link groups in detail, with links" },
-					       {} };
-
-static const struct verb socket_verbs[] = { { .name = "list",
-					      .synopsis = "[-a|-l] [--smcd|--smcr]",
-					      .opts = socket_opts,
-					      .flags = VERB_DEFAULT,
-					      .run = socket_list,
-					      .help = "SMC sockets, mode and fallback reason" },
-					    {} };
-
-static const struct verb pnet_verbs[] = {
-	{ .name = "list",
-	  .alias = "show",
-	  .synopsis = "[PNETID]",
-	  .max_args = 1,
-	  .flags = VERB_DEFAULT,
-	  .run = pnet_list,
-	  .help = "the PNET table (this netns)" },
-	{ .name = "add",
-	  .synopsis = "PNETID --eth IFACE | --ib DEV [--port 1|2]",
-	  .min_args = 1,
-	  .max_args = 1,
-	  .opts = pnet_add_opts,
-	  .flags = VERB_ADMIN,
-	  .run = agent_pnet_add,
-	  .help = "map a device to a PNET ID" },
-	{ .name = "del",
-	  .alias = "delete",
-	  .synopsis = "PNETID",
-	  .min_args = 1,
-	  .max_args = 1,
-	  .flags = VERB_ADMIN,
-	  .run = agent_pnet_del,
-	  .help = "remove every entry of a PNET ID" },
-	{ .name = "flush", .flags = VERB_ADMIN, .run = agent_pnet_flush, .help = "remove every entry" },
+static const struct verb linkgroup_verbs[] = {
+	{ .name = "list", .synopsis = "[--smcd|--smcr]", .opts = filter_opts,
+	  .flags = VERB_DEFAULT, .run = agent_linkgroup_list,
+	  .help = "link groups (-d: in detail)" },
+	{ .name = "show", .synopsis = "[ID|all]", .max_args = 1, .run = agent_linkgroup_show,
+	  .help = "link groups in detail, with links" },
 	{}
 };
 
-static const struct verb sysctl_verbs[] = { { .name = "show",
-					      .alias = "list",
-					      .synopsis = "[NAME]",
-					      .max_args = 1,
-					      .flags = VERB_DEFAULT,
-					      .run = sysctl_show,
-					      .help = "net.smc.* with unit and default" },
-					    { .name = "set",
-					      .synopsis = "NAME VALUE",
-					      .min_args = 2,
-					      .max_args = 2,
-					      .flags = VERB_ADMIN,
-					      .run = agent_sysctl_set,
-					      .help = "set a net.smc.* sysctl (this netns)" },
-					    {} };
+static const struct verb socket_verbs[] = {
+	{ .name = "list", .synopsis = "[-a|-l] [--smcd|--smcr]", .opts = socket_opts,
+	  .flags = VERB_DEFAULT, .run = socket_list,
+	  .help = "SMC sockets, mode and fallback reason" },
+	{}
+};
 
-static const struct verb hslimit_verbs[] = { { .name = "show",
-					       .flags = VERB_DEFAULT,
-					       .run = hslimit_show,
-					       .help = "handshake limitation (this netns)" },
-					     { .name = "enable",
-					       .flags = VERB_ADMIN,
-					       .run = agent_hslimit_enable,
-					       .help = "fall back to TCP when handshakes queue" },
-					     { .name = "disable",
-					       .flags = VERB_ADMIN,
-					       .run = agent_hslimit_disable,
-					       .help = "never limit SMC handshakes" },
-					     {} };
+static const struct verb pnet_verbs[] = {
+	{ .name = "list", .alias = "show", .synopsis = "[PNETID]", .max_args = 1,
+	  .flags = VERB_DEFAULT, .run = pnet_list,
+	  .help = "the PNET table (this netns)" },
+	{ .name = "add", .synopsis = "PNETID --eth IFACE | --ib DEV [--port 1|2]",
+	  .min_args = 1, .max_args = 1, .opts = pnet_add_opts, .flags = VERB_ADMIN,
+	  .run = agent_pnet_add, .help = "map a device to a PNET ID" },
+	{ .name = "del", .alias = "delete", .synopsis = "PNETID", .min_args = 1, .max_args = 1,
+	  .flags = VERB_ADMIN, .run = agent_pnet_del, .help = "remove every entry of a PNET ID" },
+	{ .name = "flush", .flags = VERB_ADMIN, .run = agent_pnet_flush,
+	  .help = "remove every entry" },
+	{}
+};
 
-static const struct verb stats_verbs[] = { { .name = "show",
-					     .synopsis = "[-a] [--smcd|--smcr] [--kernel] [--absolute]",
-					     .opts = stats_opts,
-					     .flags = VERB_DEFAULT,
-					     .run = agent_stats_show,
-					     .help = "counters, fallback reasons and advice" },
-					   { .name = "reset",
-					     .flags = VERB_ADMIN,
-					     .run = agent_stats_reset,
-					     .help = "count from 0 again (smcd-agent)" },
-					   {} };
+static const struct verb sysctl_verbs[] = {
+	{ .name = "show", .alias = "list", .synopsis = "[NAME]", .max_args = 1,
+	  .flags = VERB_DEFAULT, .run = sysctl_show,
+	  .help = "net.smc.* with unit and default" },
+	{ .name = "set", .synopsis = "NAME VALUE", .min_args = 2, .max_args = 2,
+	  .flags = VERB_ADMIN, .run = agent_sysctl_set,
+	  .help = "set a net.smc.* sysctl (this netns)" },
+	{}
+};
 
-static const struct verb monitor_verbs[] = { { .name = "events",
-					       .flags = VERB_DEFAULT,
-					       .run = monitor_events,
-					       .help = "link groups, fallbacks, drift as they happen" },
-					     {} };
+static const struct verb hslimit_verbs[] = {
+	{ .name = "show", .flags = VERB_DEFAULT, .run = hslimit_show,
+	  .help = "handshake limitation (this netns)" },
+	{ .name = "enable", .flags = VERB_ADMIN, .run = agent_hslimit_enable,
+	  .help = "fall back to TCP when handshakes queue" },
+	{ .name = "disable", .flags = VERB_ADMIN, .run = agent_hslimit_disable,
+	  .help = "never limit SMC handshakes" },
+	{}
+};
+
+static const struct verb stats_verbs[] = {
+	{ .name = "show", .synopsis = "[-a] [--smcd|--smcr] [--kernel] [--absolute]",
+	  .opts = stats_opts, .flags = VERB_DEFAULT, .run = agent_stats_show,
+	  .help = "counters, fallback reasons and advice" },
+	{ .name = "reset", .flags = VERB_ADMIN, .run = agent_stats_reset,
+	  .help = "count from 0 again (smcd-agent)" },
+	{}
+};
+
+static const struct verb monitor_verbs[] = {
+	{ .name = "events", .flags = VERB_DEFAULT, .run = monitor_events,
+	  .help = "link groups, fallbacks, drift as they happen" },
+	{}
+};
 
 static const struct verb_opt run_opts[] = {
 	[RUN_OPT_METHOD] = { "method", 'm', "auto|bpf|preload",
@@ -265,58 +202,52 @@ static const struct verb_opt run_opts[] = {
 };
 
 static const struct verb run_verbs[] = {
-	{ .name = "exec",
-	  .synopsis = "[-m METHOD] [--sndbuf SIZE] [--rcvbuf SIZE] [-q] [--] COMMAND...",
-	  .min_args = 1,
-	  .max_args = UINT_MAX,
-	  .opts = run_opts,
-	  .flags = VERB_DEFAULT | VERB_COMMAND,
-	  .run = run_command,
+	{ .name = "exec", .synopsis = "[-m METHOD] [--sndbuf SIZE] [--rcvbuf SIZE] [-q] [--] COMMAND...",
+	  .min_args = 1, .max_args = UINT_MAX, .opts = run_opts,
+	  .flags = VERB_DEFAULT | VERB_COMMAND, .run = run_command,
 	  .help = "run COMMAND with its TCP sockets as SMC" },
 	{}
 };
 
-static const struct verb policy_verbs[] = { { .name = "list",
-					      .alias = "show",
-					      .flags = VERB_DEFAULT,
-					      .run = policy_list,
-					      .help = "smc.yaml policies as smcd-agent applies them" },
-					    { .name = "flush",
-					      .flags = VERB_ADMIN,
-					      .run = policy_flush,
-					      .help = "remove the programs smcd-agent left pinned" },
-					    {} };
+static const struct verb policy_verbs[] = {
+	{ .name = "list", .alias = "show", .flags = VERB_DEFAULT, .run = policy_list,
+	  .help = "smc.yaml policies as smcd-agent applies them" },
+	{ .name = "flush", .flags = VERB_ADMIN, .run = policy_flush,
+	  .help = "remove the programs smcd-agent left pinned" },
+	{}
+};
 
 const struct object smcctl_objects[] = {
-	{ .name = "info",
-	  .verbs = info_verbs,
+	{ .name = "info", .verbs = info_verbs,
 	  .help = "what this kernel offers for SMC and what is missing" },
-	{ .name = "ueid",
-	  .verbs = ueid_verbs,
+	{ .name = "ueid", .verbs = ueid_verbs,
 	  .help = "User Defined EIDs: needed for SMC-Dv2 (and loopback) off s390" },
-	{ .name = "seid", .verbs = seid_verbs, .help = "the System EID (s390 only)" },
-	{ .name = "device", .verbs = device_verbs, .help = "SMC-D and SMC-R devices" },
-	{ .name = "linkgroup", .verbs = linkgroup_verbs, .help = "SMC-D and SMC-R link groups" },
-	{ .name = "socket", .verbs = socket_verbs, .help = "SMC sockets (AF_SMC and IPPROTO_SMC)" },
-	{ .name = "pnet",
-	  .verbs = pnet_verbs,
+	{ .name = "seid", .verbs = seid_verbs,
+	  .help = "the System EID (s390 only)" },
+	{ .name = "device", .verbs = device_verbs,
+	  .help = "SMC-D and SMC-R devices" },
+	{ .name = "linkgroup", .verbs = linkgroup_verbs,
+	  .help = "SMC-D and SMC-R link groups" },
+	{ .name = "socket", .verbs = socket_verbs,
+	  .help = "SMC sockets (AF_SMC and IPPROTO_SMC)" },
+	{ .name = "pnet", .verbs = pnet_verbs,
 	  .help = "the PNET table: which interfaces and devices share a network" },
-	{ .name = "sysctl", .verbs = sysctl_verbs, .help = "net.smc.* sysctls" },
-	{ .name = "hs-limit",
-	  .verbs = hslimit_verbs,
+	{ .name = "sysctl", .verbs = sysctl_verbs,
+	  .help = "net.smc.* sysctls" },
+	{ .name = "hs-limit", .verbs = hslimit_verbs,
 	  .help = "SMC handshake limitation (net.smc.limit_smc_hs)" },
-	{ .name = "run",
-	  .verbs = run_verbs,
+	{ .name = "run", .verbs = run_verbs,
 	  .help = "run a program with its TCP sockets switched to SMC" },
-	{ .name = "policy",
-	  .verbs = policy_verbs,
+	{ .name = "policy", .verbs = policy_verbs,
 	  .help = "smcd-agent's policies: cgroups and netns on SMC, exclusions" },
-	{ .name = "status", .verbs = status_verbs, .help = "smcd-agent: the daemon keeping smc.yaml" },
-	{ .name = "config",
-	  .verbs = config_verbs,
+	{ .name = "status", .verbs = status_verbs,
+	  .help = "smcd-agent: the daemon keeping smc.yaml" },
+	{ .name = "config", .verbs = config_verbs,
 	  .help = "smcd-agent's configuration, /etc/smc/smc.yaml" },
-	{ .name = "stats", .verbs = stats_verbs, .help = "SMC statistics and TCP fallback reasons" },
-	{ .name = "monitor", .verbs = monitor_verbs, .help = "follow smcd-agent's events until Ctrl-C" },
+	{ .name = "stats", .verbs = stats_verbs,
+	  .help = "SMC statistics and TCP fallback reasons" },
+	{ .name = "monitor", .verbs = monitor_verbs,
+	  .help = "follow smcd-agent's events until Ctrl-C" },
 	{}
 };
 
