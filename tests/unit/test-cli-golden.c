@@ -355,8 +355,17 @@ static void test_links(void **state)
 	_cleanup_(freep) char *golden = path_join(golden_top_srcdir(), "tests/golden");
 	char **lanes;
 	size_t n_lanes = subdirs(golden, &lanes), links = 0;
+	_cleanup_(freep) char *mark = path_join(golden, ".dereferenced");
 
 	(void)state;
+	/* A release tarball: make dist made the links copies (cli/Makefile.inc). */
+	if (access(mark, F_OK) == 0) {
+		for (size_t l = 0; l < n_lanes; l++)
+			free(lanes[l]);
+		free(lanes);
+		print_message("%s: the golden links were dereferenced by make dist\n", mark);
+		skip();
+	}
 	for (size_t l = 0; l < n_lanes; l++) {
 		_cleanup_(freep) char *lane_dir = path_join(golden, lanes[l]);
 		char **steps;
