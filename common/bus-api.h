@@ -4,7 +4,7 @@
  * errors, used by the agent (smcd-agent/bus-*.c, loopback.c) and by smcctl (cli/).  What
  * each member does is in smcd-agent(8); the bus policy is etc/dbus-1/org.smcd.Agent1.conf.
  * A name changed here changes both sides; tests/integration/man-coverage.test checks that
- * every interface and error named here is in smcd-agent(8).
+ * every interface, property and error named here is in smcd-agent(8).
  */
 #pragma once
 
@@ -41,6 +41,11 @@
 #define SMCD_BUS_IFACE_DEVICE SMCD_BUS_NAME ".Device"
 #define SMCD_BUS_IFACE_LOOPBACK_DEVICE SMCD_BUS_NAME ".LoopbackDevice"
 #define SMCD_BUS_IFACE_LINKGROUP SMCD_BUS_NAME ".LinkGroup"
+
+/* Properties of SMCD_BUS_IFACE_MANAGER: whether the devices and link groups are those of a
+ * failed read (kept from the last good one), and when the last good read was. */
+#define SMCD_BUS_PROP_OBJECTS_STALE "ObjectsStale"
+#define SMCD_BUS_PROP_OBJECTS_READ_USEC "ObjectsReadUSec"
 
 /* Errors (besides org.freedesktop.DBus.Error.AccessDenied, InvalidArgs, Failed). */
 #define SMCD_BUS_ERROR_CONFIG_INVALID SMCD_BUS_NAME ".Error.ConfigInvalid"

@@ -450,6 +450,22 @@ static int prop_last_check(sd_bus *bus, const char *path, const char *iface, con
 	return sd_bus_message_append(reply, "t", m->last_check_usec);
 }
 
+static int prop_objects_stale(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			      sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+
+	return sd_bus_message_append(reply, "b", (int)objects_stale(&m->objects));
+}
+
+static int prop_objects_read(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			     sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+
+	return sd_bus_message_append(reply, "t", m->objects.read_real_usec);
+}
+
 static int prop_drift(sd_bus *bus, const char *path, const char *iface, const char *prop,
 		      sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
@@ -909,6 +925,9 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_PROPERTY("DriftIntervalUSec", "t", prop_drift_interval, 0, RO),
 	SD_BUS_PROPERTY("DriftRepairs", "t", prop_drift_repairs, 0, RO),
 	SD_BUS_PROPERTY("Capabilities", "a{sv}", prop_capabilities, 0, RO),
+	SD_BUS_PROPERTY(SMCD_BUS_PROP_OBJECTS_STALE, "b", prop_objects_stale, 0, RO),
+	/* Every poll moves it: no signal each interval (as LastCheckUSec). */
+	SD_BUS_PROPERTY(SMCD_BUS_PROP_OBJECTS_READ_USEC, "t", prop_objects_read, 0, 0),
 	SD_BUS_METHOD("Reload", NULL, NULL, method_reload, ANYONE),
 	SD_BUS_METHOD_WITH_ARGS("Reconcile", SD_BUS_NO_ARGS, SD_BUS_RESULT("a(sss)", results),
 				method_reconcile, ANYONE),
@@ -952,14 +971,10 @@ int bus_emit_manager_changed(struct manager *m, const char *first, ...)
 						   names);
 }
 
-int bus_setup(struct manager *m)
+int bus_register_all(struct manager *m)
 {
 	int r;
 
-	/* sd_bus_open_system() honours DBUS_SYSTEM_BUS_ADDRESS (tests use a private bus). */
-	r = sd_bus_open_system(&m->bus);
-	if (r < 0)
-		return log_error_errno(r, "Cannot connect to the system bus: %m");
 	r = sd_bus_add_object_vtable(m->bus, NULL, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER,
 				     manager_vtable, m);
 	if (r >= 0)
@@ -972,6 +987,18 @@ int bus_setup(struct manager *m)
 		r = bus_policy_register(m);
 	if (r >= 0)
 		r = bus_loopback_register(m);
+	return r;
+}
+
+int bus_setup(struct manager *m)
+{
+	int r;
+
+	/* sd_bus_open_system() honours DBUS_SYSTEM_BUS_ADDRESS (tests use a private bus). */
+	r = sd_bus_open_system(&m->bus);
+	if (r < 0)
+		return log_error_errno(r, "Cannot connect to the system bus: %m");
+	r = bus_register_all(m);
 	if (r < 0)
 		return log_error_errno(r, "Cannot register the D-Bus objects: %m");
 	/* Losing the bus ends the event loop with EXIT_FAILURE: systemd restarts us (the way

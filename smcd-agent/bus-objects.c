@@ -25,135 +25,8 @@
 #include "common/macro.h"
 #include "smcd-agent/manager.h"
 
-#define DEV(f) offsetof(struct bus_device, f)
-#define LGR(f) offsetof(struct bus_linkgroup, f)
-
-/* ------------------------------------------------------------------------------------- */
-/* Snapshots from the kernel's structs                                                    */
-
-static void set_path(char *dst, size_t len, const char *prefix, const char *id)
-{
-	_cleanup_(freep) char *p = NULL;
-
-	if (sd_bus_path_encode(prefix, id, &p) >= 0 && strlen(p) < len)
-		snprintf(dst, len, "%s", p);
-	else
-		snprintf(dst, len, "%s/_", prefix);
-}
-
-void bus_device_from_smcd(const struct smcd_device *d, struct bus_device *ret)
-{
-	memset(ret, 0, sizeof(*ret));
-	snprintf(ret->technology, sizeof(ret->technology), "smcd");
-	snprintf(ret->name, sizeof(ret->name), "%s", d->name[0] ? d->name : d->pci_id);
-	ret->loopback = d->loopback;
-	ret->fabric_id = d->has_fabric_id ? d->fabric_id : d->pci_chid;
-	snprintf(ret->gid, sizeof(ret->gid), "%s", d->gid);
-	snprintf(ret->pci_id, sizeof(ret->pci_id), "%s", d->pci_id);
-	snprintf(ret->pnetid, sizeof(ret->pnetid), "%s", d->port.pnetid);
-	ret->pnet_user_defined = d->port.user_defined;
-	ret->linkgroups = d->linkgroups;
-	ret->conns = d->conns;
-	set_path(ret->path, sizeof(ret->path), SMCD_BUS_PATH_DEVICE "/smcd", ret->name);
-}
-
-void bus_device_from_smcr(const struct smcr_device *d, struct bus_device *ret)
-{
-	memset(ret, 0, sizeof(*ret));
-	snprintf(ret->technology, sizeof(ret->technology), "smcr");
-	snprintf(ret->name, sizeof(ret->name), "%s", d->ib_name);
-	snprintf(ret->pci_id, sizeof(ret->pci_id), "%s", d->pci_id);
-	for (size_t i = 0; i < 2; i++) {
-		const struct smcr_port *p = &d->ports[i];
-
-		if (!p->valid)
-			continue;
-		ret->ports[ret->n_ports].port = (uint8_t)(i + 1);
-		ret->ports[ret->n_ports].active = p->active;
-		snprintf(ret->ports[ret->n_ports].pnetid, SMC_PNETID_LEN + 1, "%s", p->pnet.pnetid);
-		snprintf(ret->ports[ret->n_ports].netdev, IF_NAMESIZE, "%s", p->netdev);
-		ret->ports[ret->n_ports].links = p->link_cnt;
-		if (!ret->pnetid[0]) {
-			snprintf(ret->pnetid, sizeof(ret->pnetid), "%s", p->pnet.pnetid);
-			ret->pnet_user_defined = p->pnet.user_defined;
-		}
-		ret->n_ports++;
-	}
-	set_path(ret->path, sizeof(ret->path), SMCD_BUS_PATH_DEVICE "/smcr", ret->name);
-}
-
-static void linkgroup_path(struct bus_linkgroup *l)
-{
-	snprintf(l->path, sizeof(l->path), SMCD_BUS_PATH_LINKGROUP "/%s/%08x", l->technology, l->id);
-}
-
-static void linkgroup_v2(struct bus_linkgroup *l, const struct smc_lgr_v2 *v2)
-{
-	const char *os = v2->present ? smc_os_name(v2->os) : NULL;
-
-	l->version = v2->present ? v2->ver : 1;
-	snprintf(l->peer_host, sizeof(l->peer_host), "%s", v2->present ? v2->peer_host : "");
-	snprintf(l->neg_eid, sizeof(l->neg_eid), "%s", v2->present ? v2->neg_eid : "");
-	snprintf(l->peer_os, sizeof(l->peer_os), "%s", os ? os : "");
-}
-
-void bus_linkgroup_from_smcd(const struct smcd_linkgroup *d, struct bus_linkgroup *ret)
-{
-	char gid[33];
-
-	memset(ret, 0, sizeof(*ret));
-	snprintf(ret->technology, sizeof(ret->technology), "smcd");
-	ret->id = d->id;
-	ret->conns = d->conns;
-	snprintf(ret->pnetid, sizeof(ret->pnetid), "%s", d->pnetid);
-	ret->vlan_id = d->vlan_id;
-	snprintf(ret->device, sizeof(ret->device), "%s", d->device);
-	smcd_gid_format(d->gid, d->ext_gid, gid);
-	snprintf(ret->gid, sizeof(ret->gid), "%s", gid);
-	smcd_gid_format(d->peer_gid, d->peer_ext_gid, gid);
-	snprintf(ret->peer_gid, sizeof(ret->peer_gid), "%s", gid);
-	ret->sndbuf_alloc = d->sndbuf_alloc;
-	ret->buf_alloc = d->dmb_alloc;
-	linkgroup_v2(ret, &d->v2);
-	linkgroup_path(ret);
-}
-
-void bus_linkgroup_from_smcr(const struct smcr_linkgroup *r, struct bus_linkgroup *ret)
-{
-	const char *s;
-
-	memset(ret, 0, sizeof(*ret));
-	snprintf(ret->technology, sizeof(ret->technology), "smcr");
-	ret->id = r->id;
-	ret->conns = r->conns;
-	snprintf(ret->pnetid, sizeof(ret->pnetid), "%s", r->pnetid);
-	ret->vlan_id = r->vlan_id;
-	s = smc_lgr_role_name(r->role);
-	snprintf(ret->role, sizeof(ret->role), "%s", s ? s : "");
-	s = smc_lgr_type_name(r->type);
-	snprintf(ret->type, sizeof(ret->type), "%s", s ? s : "");
-	ret->sndbuf_alloc = r->sndbuf_alloc;
-	ret->buf_alloc = r->rmb_alloc;
-	linkgroup_v2(ret, &r->v2);
-	for (size_t i = 0; i < r->n_links && ret->n_links < SMC_LINKS_PER_LGR; i++) {
-		const struct smcr_link *k = &r->links[i];
-		typeof(ret->links[0]) *l = &ret->links[ret->n_links++];
-		static const char *const states[] = { "UNUSED", "INACTIVE", "ACTIVATING", "ACTIVE" };
-
-		l->id = k->id;
-		snprintf(l->state, sizeof(l->state), "%s",
-			 k->state < ELEMENTSOF(states) ? states[k->state] : "UNKNOWN");
-		snprintf(l->ib_dev, sizeof(l->ib_dev), "%s", k->ib_dev);
-		snprintf(l->netdev, sizeof(l->netdev), "%s", k->netdev);
-		l->conns = k->conn_cnt;
-		if (!ret->device[0]) {
-			snprintf(ret->device, sizeof(ret->device), "%s", k->ib_dev);
-			snprintf(ret->gid, sizeof(ret->gid), "%s", k->gid);
-			snprintf(ret->peer_gid, sizeof(ret->peer_gid), "%s", k->peer_gid);
-		}
-	}
-	linkgroup_path(ret);
-}
+#define DEV(f) offsetof(struct obj_device, f)
+#define LGR(f) offsetof(struct obj_linkgroup, f)
 
 /* ------------------------------------------------------------------------------------- */
 /* Vtables                                                                                */
@@ -173,7 +46,7 @@ static int prop_bool(sd_bus *bus, const char *path, const char *iface, const cha
 static int prop_ports(sd_bus *bus, const char *path, const char *iface, const char *prop,
 		      sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
-	const struct bus_device *d = (const void *)((const char *)userdata - DEV(n_ports));
+	const struct obj_device *d = (const void *)((const char *)userdata - DEV(n_ports));
 	int r = sd_bus_message_open_container(reply, 'a', "(ybssu)");
 
 	for (size_t i = 0; r >= 0 && i < d->n_ports; i++)
@@ -187,7 +60,7 @@ static int prop_ports(sd_bus *bus, const char *path, const char *iface, const ch
 static int prop_links(sd_bus *bus, const char *path, const char *iface, const char *prop,
 		      sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
-	const struct bus_linkgroup *l = (const void *)((const char *)userdata - LGR(n_links));
+	const struct obj_linkgroup *l = (const void *)((const char *)userdata - LGR(n_links));
 	int r = sd_bus_message_open_container(reply, 'a', "(ysssu)");
 
 	for (size_t i = 0; r >= 0 && i < l->n_links; i++)
@@ -295,7 +168,7 @@ static size_t changed_properties(const sd_bus_vtable *vt, const void *a, const v
 /* ------------------------------------------------------------------------------------- */
 /* Lookup                                                                                 */
 
-static struct bus_device *device_by_path(struct bus_device *v, size_t n, const char *path)
+static struct obj_device *device_by_path(struct obj_device *v, size_t n, const char *path)
 {
 	for (size_t i = 0; i < n; i++)
 		if (streq(v[i].path, path))
@@ -303,7 +176,7 @@ static struct bus_device *device_by_path(struct bus_device *v, size_t n, const c
 	return NULL;
 }
 
-static struct bus_linkgroup *linkgroup_by_path(struct bus_linkgroup *v, size_t n, const char *path)
+static struct obj_linkgroup *linkgroup_by_path(struct obj_linkgroup *v, size_t n, const char *path)
 {
 	for (size_t i = 0; i < n; i++)
 		if (streq(v[i].path, path))
@@ -315,7 +188,7 @@ static int find_device(sd_bus *bus, const char *path, const char *iface, void *u
 		       sd_bus_error *error)
 {
 	struct manager *m = userdata;
-	struct bus_device *d = device_by_path(m->devices, m->n_devices, path);
+	struct obj_device *d = device_by_path(m->objects.devices, m->objects.n_devices, path);
 
 	if (!d)
 		return 0;
@@ -327,7 +200,8 @@ static int find_linkgroup(sd_bus *bus, const char *path, const char *iface, void
 			  void **ret, sd_bus_error *error)
 {
 	struct manager *m = userdata;
-	struct bus_linkgroup *l = linkgroup_by_path(m->linkgroups, m->n_linkgroups, path);
+	struct obj_linkgroup *l =
+		linkgroup_by_path(m->objects.linkgroups, m->objects.n_linkgroups, path);
 
 	if (!l)
 		return 0;
@@ -338,16 +212,16 @@ static int find_linkgroup(sd_bus *bus, const char *path, const char *iface, void
 static int enumerate(sd_bus *bus, const char *prefix, void *userdata, char ***ret, sd_bus_error *error)
 {
 	struct manager *m = userdata;
-	char **v = calloc(m->n_devices + m->n_linkgroups + 1, sizeof(char *));
+	char **v = calloc(m->objects.n_devices + m->objects.n_linkgroups + 1, sizeof(char *));
 	size_t n = 0;
 
 	if (!v)
 		return -ENOMEM;
-	for (size_t i = 0; i < m->n_devices; i++)
-		if (!(v[n++] = strdup(m->devices[i].path)))
+	for (size_t i = 0; i < m->objects.n_devices; i++)
+		if (!(v[n++] = strdup(m->objects.devices[i].path)))
 			goto oom;
-	for (size_t i = 0; i < m->n_linkgroups; i++)
-		if (!(v[n++] = strdup(m->linkgroups[i].path)))
+	for (size_t i = 0; i < m->objects.n_linkgroups; i++)
+		if (!(v[n++] = strdup(m->objects.linkgroups[i].path)))
 			goto oom;
 	*ret = v;
 	return 0;
@@ -383,12 +257,12 @@ static void keep_first(int *r, int k)
 		*r = k;
 }
 
-int bus_objects_update(struct manager *m, struct bus_device *devices, size_t n_devices,
-		       struct bus_linkgroup *linkgroups, size_t n_linkgroups)
+int bus_objects_update(struct manager *m, struct obj_device *devices, size_t n_devices,
+		       struct obj_linkgroup *linkgroups, size_t n_linkgroups)
 {
-	struct bus_device *old_devices = m->devices;
-	struct bus_linkgroup *old_linkgroups = m->linkgroups;
-	size_t n_old_devices = m->n_devices, n_old_linkgroups = m->n_linkgroups;
+	struct obj_device *old_devices = m->objects.devices;
+	struct obj_linkgroup *old_linkgroups = m->objects.linkgroups;
+	size_t n_old_devices = m->objects.n_devices, n_old_linkgroups = m->objects.n_linkgroups;
 	char *names[32];
 	int r = 0;
 
@@ -408,13 +282,13 @@ int bus_objects_update(struct manager *m, struct bus_device *devices, size_t n_d
 		if (!linkgroup_by_path(linkgroups, n_linkgroups, old_linkgroups[i].path))
 			keep_first(&r, sd_bus_emit_object_removed(m->bus, old_linkgroups[i].path));
 
-	m->devices = devices;
-	m->n_devices = n_devices;
-	m->linkgroups = linkgroups;
-	m->n_linkgroups = n_linkgroups;
+	m->objects.devices = devices;
+	m->objects.n_devices = n_devices;
+	m->objects.linkgroups = linkgroups;
+	m->objects.n_linkgroups = n_linkgroups;
 
 	for (size_t i = 0; m->bus && i < n_devices; i++) {
-		const struct bus_device *o =
+		const struct obj_device *o =
 			device_by_path(old_devices, n_old_devices, devices[i].path);
 
 		if (!o)
@@ -427,7 +301,7 @@ int bus_objects_update(struct manager *m, struct bus_device *devices, size_t n_d
 									   names));
 	}
 	for (size_t i = 0; m->bus && i < n_linkgroups; i++) {
-		const struct bus_linkgroup *o =
+		const struct obj_linkgroup *o =
 			linkgroup_by_path(old_linkgroups, n_old_linkgroups, linkgroups[i].path);
 
 		if (!o)

@@ -184,8 +184,8 @@ static int prop_gauges(sd_bus *bus, const char *path, const char *iface, const c
 		if (valid)
 			r = sd_bus_message_append(reply, "{st}", t[i].key, v);
 	}
-	for (size_t i = 0; i < m->n_linkgroups; i++)
-		lgrs[streq(m->linkgroups[i].technology, "smcr")]++;
+	for (size_t i = 0; i < m->objects.n_linkgroups; i++)
+		lgrs[streq(m->objects.linkgroups[i].technology, "smcr")]++;
 	if (r >= 0)
 		r = sd_bus_message_append(reply, "{st}", "linkgroups.smcd.current", lgrs[0]);
 	if (r >= 0)
@@ -203,8 +203,9 @@ static int reply_document(sd_bus_message *msg, struct manager *m)
 	_cleanup_(json_object_putp) json_object *doc = NULL;
 	const char *text;
 
-	doc = stats_engine_json(m->collector->engine, m->devices, m->n_devices, m->linkgroups,
-				m->n_linkgroups, m->config->stats.interval_usec);
+	doc = stats_engine_json(m->collector->engine, m->objects.devices, m->objects.n_devices,
+				m->objects.linkgroups, m->objects.n_linkgroups,
+				m->config->stats.interval_usec);
 	if (!doc)
 		return -ENOMEM;
 	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
@@ -227,7 +228,7 @@ static int method_get(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 		return sd_bus_error_set(error, SMCD_BUS_ERROR_UNAVAILABLE,
 					"Statistics are not set up");
 	if (refresh)
-		(void)collector_sample_on_demand(m);
+		manager_sample_on_demand(m);
 	return reply_document(msg, m);
 }
 
@@ -248,12 +249,13 @@ static int method_reset(sd_bus_message *msg, void *userdata, sd_bus_error *error
 	if (!m->collector)
 		return sd_bus_error_set(error, SMCD_BUS_ERROR_UNAVAILABLE,
 					"Statistics are not set up");
-	(void)collector_sample_on_demand(m);
-	doc = stats_engine_json(m->collector->engine, m->devices, m->n_devices, m->linkgroups,
-				m->n_linkgroups, m->config->stats.interval_usec);
+	manager_sample_on_demand(m);
+	doc = stats_engine_json(m->collector->engine, m->objects.devices, m->objects.n_devices,
+				m->objects.linkgroups, m->objects.n_linkgroups,
+				m->config->stats.interval_usec);
 	if (!doc)
 		return -ENOMEM;
-	collector_reset(m);
+	bus_stats_emit_changed(m, collector_reset(m->collector));
 	log_fields(LOG_NOTICE, 0, NULL, "Statistics reset by %s",
 		   sd_bus_message_get_sender(msg) ? sd_bus_message_get_sender(msg) : "?");
 	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |

@@ -1,14 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The agent's statistics state (collector.c); bus-stats.c reads it. */
+/*
+ * The agent's statistics (collector.c): the engine (stats.c), its state file and the
+ * Prometheus textfile.  Like the policy engine (policy.h) it knows nothing of the manager:
+ * its functions take the collector and what they work on (the kernel, the objects of the
+ * poll) and return what changed (COLLECTOR_CHANGED_*, STATS_CHANGED_*), which the manager
+ * publishes (bus-stats.c).  When to sample is the manager's (manager_poll()).
+ */
 #pragma once
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <systemd/sd-event.h>
 
 #include "smcd-agent/stats.h"
 
-struct manager;
+struct kernel;
+struct objects;
 
 /* Beyond STATS_CHANGED_*: what else bus_stats_emit_changed() may be told. */
 enum {
@@ -19,8 +25,7 @@ enum {
 
 struct collector {
 	struct stats_engine *engine;
-	sd_event_source *timer; /* only when stats.interval differs from monitor.interval */
-	uint64_t interval_usec;
+	uint64_t interval_usec; /* stats.interval, for IntervalUSec's change signal */
 	char *state_path;
 	char boot_id[40];
 	int state_error;
@@ -32,7 +37,30 @@ struct collector {
 	char *prom_error_text; /* PrometheusError; NULL when writing works */
 };
 
-/* A sample unless the last one is younger than 250 ms. */
-int collector_sample_on_demand(struct manager *m);
-/* ResetStatistics(): the baseline, saved at once. */
-void collector_reset(struct manager *m);
+/* A collector continuing from the state file of $STATE_DIRECTORY (logged, never fatal). */
+int collector_new(uint32_t linkgroup_series, struct collector **ret);
+/* Saves the state (fresh raw values make the next start continue where this one stopped). */
+struct collector *collector_free(struct collector *c);
+
+/*
+ * The config's stats section (start and reload): prom_path NULL when the textfile is off.
+ * A textfile this process wrote and no longer maintains is removed.  COLLECTOR_CHANGED_*.
+ */
+int collector_configure(struct collector *c, uint64_t interval_usec, uint32_t linkgroup_series,
+			const char *prom_path);
+
+/* A new read of the objects, before it is published: fills the agent's fields in place. */
+void collector_track(struct collector *c, struct objects *o);
+
+/* Sample the kernel's counters and sockets into the engine: STATS_CHANGED_*, or -errno. */
+int collector_sample(struct collector *c, struct kernel *k);
+
+/* Write the Prometheus textfile of the engine and o: COLLECTOR_CHANGED_PROMETHEUS or 0. */
+int collector_export(struct collector *c, const struct objects *o);
+
+/* On-demand samples (GetStatistics(true), ResetStatistics()): false within 250 ms of the
+ * last one, so that a caller in a loop cannot make the agent dump the kernel continuously. */
+bool collector_sample_due(const struct collector *c);
+
+/* ResetStatistics(): the baseline, saved at once.  What changed (STATS_/COLLECTOR_CHANGED_*). */
+int collector_reset(struct collector *c);

@@ -11,6 +11,7 @@
 
 #include "common/bus-api.h"
 #include "common/macro.h"
+#include "smcd-agent/collector.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/loopback.h"
 #include "smcd-agent/manager.h"
@@ -373,93 +374,8 @@ int manager_reconcile(struct manager *m, enum reconcile_reason reason)
 /* ------------------------------------------------------------------------------------- */
 /* Objects                                                                                */
 
-/*
- * A dump that fails because the kernel has no SMC (or no such command) means "none"; any
- * other error (ENOBUFS, EINTR, EBUSY, EPERM, an interrupted dump) says nothing about what
- * exists: the poll is dropped and the objects, statistics and events stay as they were.
- * Reading it as "no objects" removed every link group from D-Bus and Prometheus, counted
- * them as removed and added them again at the next poll.
- */
-static bool dump_means_none(int r)
-{
-	return r == -EPROTONOSUPPORT || r == -EOPNOTSUPP;
-}
-
-static int collect_devices(struct manager *m, struct bus_device **ret, size_t *ret_n)
-{
-	struct smcd_device *d = NULL;
-	struct smcr_device *rd = NULL;
-	size_t nd = 0, nr = 0;
-	struct bus_device *v;
-
-	int r;
-
-	r = m->kernel->ops->smcd_devices(m->kernel, &d, &nd);
-	if (r < 0 && !dump_means_none(r))
-		return r;
-	if (r < 0)
-		nd = 0;
-	r = m->kernel->ops->smcr_devices(m->kernel, &rd, &nr);
-	if (r < 0 && !dump_means_none(r)) {
-		free(d);
-		return r;
-	}
-	if (r < 0)
-		nr = 0;
-	v = calloc(nd + nr + 1, sizeof(*v));
-	if (!v) {
-		free(d);
-		free(rd);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < nd; i++)
-		bus_device_from_smcd(&d[i], &v[i]);
-	for (size_t i = 0; i < nr; i++)
-		bus_device_from_smcr(&rd[i], &v[nd + i]);
-	free(d);
-	free(rd);
-	*ret = v;
-	*ret_n = nd + nr;
-	return 0;
-}
-
-static int collect_linkgroups(struct manager *m, struct bus_linkgroup **ret, size_t *ret_n)
-{
-	struct smcd_linkgroup *d = NULL;
-	struct smcr_linkgroup *rl = NULL;
-	size_t nd = 0, nr = 0;
-	struct bus_linkgroup *v;
-
-	int r;
-
-	r = m->kernel->ops->smcd_linkgroups(m->kernel, &d, &nd);
-	if (r < 0 && !dump_means_none(r))
-		return r;
-	if (r < 0)
-		nd = 0;
-	r = m->kernel->ops->smcr_linkgroups(m->kernel, &rl, &nr);
-	if (r < 0 && !dump_means_none(r)) {
-		free(d);
-		return r;
-	}
-	if (r < 0)
-		nr = 0;
-	v = calloc(nd + nr + 1, sizeof(*v));
-	if (!v) {
-		free(d);
-		smcr_linkgroup_list_free(rl, nr);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < nd; i++)
-		bus_linkgroup_from_smcd(&d[i], &v[i]);
-	for (size_t i = 0; i < nr; i++)
-		bus_linkgroup_from_smcr(&rl[i], &v[nd + i]);
-	free(d);
-	smcr_linkgroup_list_free(rl, nr);
-	*ret = v;
-	*ret_n = nd + nr;
-	return 0;
-}
+/* Statistics objects fresher than this are not read again for a sample. */
+#define OBJECTS_FRESH_USEC 500000ULL
 
 static uint64_t now_mono_usec(void)
 {
@@ -469,44 +385,59 @@ static uint64_t now_mono_usec(void)
 	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
 }
 
-int manager_refresh_objects_only(struct manager *m, int *ret_emit_error)
+/* ObjectsStale changes only when a read fails after a good one, or succeeds after a bad one. */
+static void set_objects_error(struct manager *m, int error)
 {
-	struct bus_device *devs = NULL;
-	struct bus_linkgroup *lgrs = NULL;
-	size_t nd = 0, nl = 0;
+	bool was = objects_stale(&m->objects);
+
+	m->objects.error = error;
+	if (was != objects_stale(&m->objects))
+		bus_emit_manager_changed(m, SMCD_BUS_PROP_OBJECTS_STALE, NULL);
+}
+
+/*
+ * A read that fails keeps the objects as they are, everywhere (D-Bus, statistics, the
+ * textfile), and marks them stale: reading it as "no objects" removed every link group from
+ * D-Bus and Prometheus, counted them as removed and added them again at the next poll.
+ */
+static int read_failed(struct manager *m, int r)
+{
+	set_objects_error(m, r);
+	if (r == -ENOMEM)
+		return r;
+	if (!m->dump_error_logged)
+		log_warning(
+			"Cannot read the SMC devices and link groups: %s; keeping the last ones (marked stale) until a read succeeds",
+			strerror(-r));
+	m->dump_error_logged = true;
+	return r;
+}
+
+/* Read, track, publish.  smc_lo's object is refreshed in any case: it comes from its own
+ * family, not from these dumps, so a failed dump says nothing about it (skipping it left the
+ * object stale until a dump succeeded, notifications aside). */
+static int poll_objects(struct manager *m, int *ret_emit_error)
+{
+	struct objects next = {};
 	int r;
 
-	if (ret_emit_error)
-		*ret_emit_error = 0;
-	r = collect_devices(m, &devs, &nd);
-	if (r >= 0) {
-		r = collect_linkgroups(m, &lgrs, &nl);
-		if (r < 0)
-			free(devs);
-	}
+	r = objects_read(m->kernel, &next);
 	if (r < 0) {
-		/* smc_lo's object comes from its own family, not from these dumps: a failed
-		 * dump says nothing about it (skipping it left the object stale until a dump
-		 * succeeded, notifications aside). */
 		(void)loopback_refresh(m);
-		if (r == -ENOMEM)
-			return r;
-		if (!m->dump_error_logged)
-			log_warning(
-				"Cannot read the SMC devices and link groups: %s; keeping the last ones until a read succeeds",
-				strerror(-r));
-		m->dump_error_logged = true;
-		return r;
+		return read_failed(m, r);
 	}
 	if (m->dump_error_logged)
 		log_info("The SMC devices and link groups can be read again");
 	m->dump_error_logged = false;
 	/* The agent's own per-object statistics go into the snapshots before they compare. */
-	collector_track(m, devs, nd, lgrs, nl);
-	m->objects_mono_usec = now_mono_usec();
+	if (m->collector)
+		collector_track(m->collector, &next);
+	m->objects.read_mono_usec = now_mono_usec();
+	m->objects.read_real_usec = now_realtime_usec();
+	set_objects_error(m, 0);
 	(void)loopback_refresh(m);
 	/* The objects are up to date even when a signal could not be sent: not a read error. */
-	r = bus_objects_update(m, devs, nd, lgrs, nl);
+	r = bus_objects_update(m, next.devices, next.n_devices, next.linkgroups, next.n_linkgroups);
 	if (r < 0) {
 		log_warning_errno(
 			r, "Cannot send the change signals of the SMC devices and link groups: %m");
@@ -514,6 +445,50 @@ int manager_refresh_objects_only(struct manager *m, int *ret_emit_error)
 			*ret_emit_error = r;
 	}
 	return 0;
+}
+
+static bool objects_fresh(const struct manager *m)
+{
+	return m->objects.read_mono_usec &&
+	       now_mono_usec() - m->objects.read_mono_usec <= OBJECTS_FRESH_USEC;
+}
+
+/* Sample and export with the objects of this poll (the last good ones when it failed). */
+static void poll_stats(struct manager *m)
+{
+	int changed = collector_sample(m->collector, m->kernel);
+
+	if (changed < 0)
+		return;
+	bus_stats_emit_changed(m, changed);
+	bus_stats_emit_changed(m, collector_export(m->collector, &m->objects));
+}
+
+int manager_poll(struct manager *m, unsigned what, int *ret_emit_error)
+{
+	bool stats = (what & MANAGER_POLL_STATS) && m->collector;
+	int r = 0;
+
+	if (ret_emit_error)
+		*ret_emit_error = 0;
+	/* A sample takes the devices and link groups of the same moment: each dump is made once
+	 * per interval when the intervals are equal, and for the sample alone otherwise. */
+	if ((what & MANAGER_POLL_OBJECTS) || (stats && !objects_fresh(m)))
+		r = poll_objects(m, ret_emit_error);
+	if (stats)
+		poll_stats(m);
+	return r;
+}
+
+void manager_sample_on_demand(struct manager *m)
+{
+	if (m->collector && collector_sample_due(m->collector))
+		(void)manager_poll(m, MANAGER_POLL_STATS, NULL);
+}
+
+int manager_refresh_objects_only(struct manager *m, int *ret_emit_error)
+{
+	return manager_poll(m, MANAGER_POLL_OBJECTS, ret_emit_error);
 }
 
 int manager_refresh_objects(struct manager *m, int *ret_emit_error)
@@ -534,6 +509,25 @@ static int on_drift_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
+/*
+ * Timing: stats.interval equal to monitor.interval (the default) shares the monitor timer,
+ * so the agent wakes once per interval for both, and one poll reads the objects for both; a
+ * different stats.interval gets a timer of its own.
+ */
+static bool stats_shares_monitor(const struct manager *m)
+{
+	return m->config->stats.interval_usec == m->config->monitor.interval_usec;
+}
+
+static int on_stats_timer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct manager *m = userdata;
+
+	(void)manager_poll(m, MANAGER_POLL_STATS, NULL);
+	(void)sd_event_source_set_time_relative(s, m->config->stats.interval_usec);
+	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+}
+
 static int on_monitor_timer(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
@@ -544,17 +538,15 @@ static int on_monitor_timer(sd_event_source *s, uint64_t usec, void *userdata)
 	 * (bench/README.md).  Capabilities follow every reconciliation instead (start, reload,
 	 * each drift.interval, Reconcile()) and Refresh().
 	 */
-	(void)manager_refresh_objects_only(m, NULL);
-	/* Equal intervals share this timer: one wake-up per interval (see collector_arm()). */
-	if (m->config->stats.interval_usec == m->config->monitor.interval_usec)
-		(void)collector_sample(m);
+	(void)manager_poll(
+		m, MANAGER_POLL_OBJECTS | (stats_shares_monitor(m) ? MANAGER_POLL_STATS : 0), NULL);
 	(void)sd_event_source_set_time_relative(s, m->config->monitor.interval_usec);
 	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
 /* Accuracy: a check a second late harms nobody and lets the kernel batch wake-ups. */
 static void arm_timer(struct manager *m, sd_event_source **s, uint64_t interval,
-		      sd_event_time_handler_t cb)
+		      sd_event_time_handler_t cb, const char *failure)
 {
 	int r;
 
@@ -569,14 +561,31 @@ static void arm_timer(struct manager *m, sd_event_source **s, uint64_t interval,
 	}
 	r = sd_event_add_time_relative(m->event, s, CLOCK_MONOTONIC, interval, 1000000, cb, m);
 	if (r < 0)
-		log_warning_errno(r, "Cannot arm a timer, periodic checks are off: %m");
+		log_warning_errno(r, "Cannot arm a timer, %s: %m", failure);
+}
+
+static void configure_collector(struct manager *m)
+{
+	const struct config *c = m->config;
+
+	bus_stats_emit_changed(
+		m, collector_configure(m->collector, c->stats.interval_usec, c->stats.linkgroup_series,
+				       c->stats.prometheus ? c->stats.prometheus_path : NULL));
 }
 
 static void manager_arm_timers(struct manager *m)
 {
-	arm_timer(m, &m->drift_timer, m->config->drift.interval_usec, on_drift_timer);
-	arm_timer(m, &m->monitor_timer, m->config->monitor.interval_usec, on_monitor_timer);
-	collector_arm(m);
+	const struct config *c = m->config;
+
+	arm_timer(m, &m->drift_timer, c->drift.interval_usec, on_drift_timer,
+		  "periodic checks are off");
+	arm_timer(m, &m->monitor_timer, c->monitor.interval_usec, on_monitor_timer,
+		  "periodic checks are off");
+	if (!m->collector)
+		return;
+	configure_collector(m);
+	arm_timer(m, &m->stats_timer, stats_shares_monitor(m) ? 0 : c->stats.interval_usec,
+		  on_stats_timer, "statistics only on request");
 }
 
 /* The log rate limit's summaries on time (log.h): a timer at the end of the first window
@@ -677,7 +686,8 @@ struct manager *manager_free(struct manager *m)
 	policy_engine_free(m->policy);
 	sd_event_source_disable_unref(m->drift_timer);
 	sd_event_source_disable_unref(m->monitor_timer);
-	collector_free(m);
+	sd_event_source_disable_unref(m->stats_timer);
+	m->collector = collector_free(m->collector);
 	sd_bus_flush_close_unref(m->bus);
 	sd_event_unref(m->event);
 	kernel_free(m->kernel);
@@ -686,8 +696,7 @@ struct manager *manager_free(struct manager *m)
 	free(m->config_path);
 	report_clear(&m->report);
 	report_clear(&m->drift);
-	free(m->devices);
-	free(m->linkgroups);
+	objects_clear_arrays(&m->objects);
 	loopback_free(m);
 	free(m);
 	return NULL;
@@ -698,16 +707,19 @@ int manager_start(struct manager *m)
 	int r;
 
 	m->config_loaded_usec = now_realtime_usec();
-	r = collector_new(m);
+	r = collector_new(m->config->stats.linkgroup_series, &m->collector);
 	if (r < 0)
 		return log_error_errno(r, "Cannot set up the statistics: %m");
+	/* The textfile's path before the first sample (the bus is not up: no signal). */
+	configure_collector(m);
 	r = bus_setup(m);
 	if (r < 0)
 		return r;
 	(void)manager_reconcile(m, RECONCILE_START);
-	(void)manager_refresh_objects(m, NULL);
-	if (m->config->stats.interval_usec)
-		(void)collector_sample(m);
+	update_caps(m);
+	(void)manager_poll(
+		m, MANAGER_POLL_OBJECTS | (m->config->stats.interval_usec ? MANAGER_POLL_STATS : 0),
+		NULL);
 	manager_arm_timers(m);
 	(void)sd_notify(0, "READY=1");
 	log_fields(LOG_INFO, 0,

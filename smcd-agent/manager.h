@@ -12,6 +12,7 @@
 
 #include "smcd-agent/config.h"
 #include "smcd-agent/kernel.h"
+#include "smcd-agent/objects.h"
 #include "smcd-agent/reconcile.h"
 
 struct policy_engine; /* policy.h: smc.yaml policies and smcctl run (BPF) */
@@ -33,63 +34,6 @@ enum reconcile_reason {
 	RECONCILE_RELOAD,
 	RECONCILE_REQUEST,  /* D-Bus Reconcile() */
 	RECONCILE_PERIODIC, /* drift check */
-};
-
-#define SMC_LINKS_PER_LGR 3
-
-/* D-Bus objects are flat copies, so change detection is a field-by-field compare. */
-struct bus_linkgroup {
-	char path[256];
-	char technology[8]; /* "smcd" or "smcr" */
-	uint32_t id;
-	uint32_t conns;
-	char pnetid[SMC_PNETID_LEN + 1];
-	uint8_t vlan_id;
-	char device[SMC_IB_NAME_LEN + 1];
-	char role[8];
-	char type[8];
-	uint8_t version;
-	char peer_host[SMC_HOSTNAME_LEN + 1];
-	char neg_eid[SMC_EID_LEN + 1];
-	char peer_os[8];
-	char gid[SMC_GID_TEXT_LEN + 1];
-	char peer_gid[SMC_GID_TEXT_LEN + 1];
-	uint64_t sndbuf_alloc;
-	uint64_t buf_alloc;
-	/* Kept by the agent (stats.c), not the kernel: before the array, which compares to the end. */
-	uint64_t first_seen_usec;
-	uint32_t peak_conns;
-	size_t n_links;
-	struct {
-		uint8_t id;
-		char state[16];
-		char ib_dev[SMC_IB_NAME_LEN + 1];
-		char netdev[IF_NAMESIZE];
-		uint32_t conns;
-	} links[SMC_LINKS_PER_LGR];
-};
-
-struct bus_device {
-	char path[256];
-	char technology[8];
-	char name[SMC_IB_NAME_LEN + 1];
-	bool loopback;
-	uint16_t fabric_id;
-	char gid[SMC_UUID_TEXT_LEN + 1];
-	char pci_id[SMC_PCI_ID_LEN + 1];
-	char pnetid[SMC_PNETID_LEN + 1];
-	bool pnet_user_defined;
-	uint32_t linkgroups;
-	uint32_t conns;
-	uint64_t linkgroups_seen; /* kept by the agent (stats.c) */
-	size_t n_ports;
-	struct {
-		uint8_t port;
-		bool active;
-		char pnetid[SMC_PNETID_LEN + 1];
-		char netdev[IF_NAMESIZE];
-		uint32_t links;
-	} ports[2];
 };
 
 struct manager {
@@ -114,14 +58,11 @@ struct manager {
 
 	sd_event_source *drift_timer;
 	sd_event_source *monitor_timer;
-	sd_event_source *log_timer; /* the log rate limit's summaries (log.h) */
+	sd_event_source *stats_timer; /* only when stats.interval differs from monitor.interval */
+	sd_event_source *log_timer;   /* the log rate limit's summaries (log.h) */
 
-	struct bus_device *devices;
-	size_t n_devices;
-	struct bus_linkgroup *linkgroups;
-	size_t n_linkgroups;
-	uint64_t objects_mono_usec; /* when devices and link groups were last read */
-	bool dump_error_logged;	    /* the last read failed, and it was logged */
+	struct objects objects; /* devices and link groups: the D-Bus objects (objects.h) */
+	bool dump_error_logged; /* the last read failed, and it was logged */
 
 	struct collector *collector; /* statistics: collector.c */
 
@@ -153,24 +94,37 @@ int manager_reconcile(struct manager *m, enum reconcile_reason reason);
  * in *ret_emit_error (when not NULL; 0 when every signal went out).
  */
 int manager_refresh_objects(struct manager *m, int *ret_emit_error);
-/* The same without the capability probe (which dumps every socket): the statistics sample. */
+/* The same without the capability probe (which dumps every socket). */
 int manager_refresh_objects_only(struct manager *m, int *ret_emit_error);
+
+enum {
+	MANAGER_POLL_OBJECTS = 1 << 0, /* read the devices and link groups */
+	MANAGER_POLL_STATS = 1 << 1,   /* sample the statistics (and read the objects unless
+					* they are fresh) and export them */
+};
+/*
+ * One poll, in one direction: read the objects (an error stays an error: the last objects
+ * stay, marked stale: ObjectsStale, smc_agent_objects_stale), track them (collector.c),
+ * publish them (D-Bus objects, smc_lo's included), sample and export (Statistics,
+ * Prometheus).  Returns the object read's result as manager_refresh_objects_only().
+ */
+int manager_poll(struct manager *m, unsigned what, int *ret_emit_error);
+/* GetStatistics(true), ResetStatistics(): a statistics poll unless one ran 250 ms ago. */
+void manager_sample_on_demand(struct manager *m);
 int manager_start(struct manager *m);
 int manager_run(struct manager *m);
 
 /* bus-manager.c / bus-objects.c */
 int bus_setup(struct manager *m);
+/* Every object and interface of the agent on m->bus (bus_setup(); tests on a private bus). */
+int bus_register_all(struct manager *m);
 int bus_objects_register(struct manager *m);
 int bus_policy_register(struct manager *m); /* bus-policy.c */
 int bus_emit_manager_changed(struct manager *m, const char *first, ...);
-void bus_linkgroup_from_smcd(const struct smcd_linkgroup *l, struct bus_linkgroup *ret);
-void bus_linkgroup_from_smcr(const struct smcr_linkgroup *l, struct bus_linkgroup *ret);
-void bus_device_from_smcd(const struct smcd_device *d, struct bus_device *ret);
-void bus_device_from_smcr(const struct smcr_device *d, struct bus_device *ret);
 /* Compare old and new snapshots and emit InterfacesAdded/Removed and PropertiesChanged;
  * the snapshots are swapped in any case, the first failed signal's error is returned. */
-int bus_objects_update(struct manager *m, struct bus_device *devices, size_t n_devices,
-		       struct bus_linkgroup *linkgroups, size_t n_linkgroups);
+int bus_objects_update(struct manager *m, struct obj_device *devices, size_t n_devices,
+		       struct obj_linkgroup *linkgroups, size_t n_linkgroups);
 int bus_append_report(sd_bus_message *reply, const struct report *r);
 /* Root, CAP_NET_ADMIN or admin-group; else sets an AccessDenied error and returns it. */
 int bus_check_admin(sd_bus_message *msg, struct manager *m, sd_bus_error *error);
@@ -190,16 +144,6 @@ int bus_rate_limit_uid(sd_bus_message *msg, struct manager *m, uid_t uid, sd_bus
 int bus_sender_credentials(sd_bus_message *msg, uid_t *ret_uid, uint32_t **ret_gids,
 			   size_t *ret_n_gids);
 
-/* collector.c: statistics sampling, publication, state */
-int collector_new(struct manager *m);
-void collector_free(struct manager *m);
-/* (Re)arm the sampling timer from the config (start and reload). */
-void collector_arm(struct manager *m);
-/* Take a sample now and publish it (D-Bus, Prometheus file, state). */
-int collector_sample(struct manager *m);
-/* Called by every object refresh with the new snapshots, before they are published. */
-void collector_track(struct manager *m, struct bus_device *devs, size_t n_devs,
-		     struct bus_linkgroup *lgrs, size_t n_lgrs);
 /* bus-stats.c: org.smcd.Agent1.Statistics on /org/smcd/Agent1 */
 int bus_stats_register(struct manager *m);
 int bus_stats_emit_changed(struct manager *m, int changed);

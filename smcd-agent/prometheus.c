@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "common/macro.h"
-#include "smcd-agent/manager.h"
+#include "smcd-agent/objects.h"
 #include "smcd-agent/stats.h"
 
 struct family {
@@ -62,6 +62,8 @@ static const struct family families[] = {
 	{ "smc_device_linkgroups", "gauge", "Link groups on an SMC device." },
 	{ "smc_device_connections", "gauge", "Connections over an SMC device." },
 	{ "smc_device_linkgroups_seen_total", "counter", "Link groups the agent has seen appear on an SMC device." },
+	{ "smc_agent_objects_stale", "gauge", "1 when the last read of the SMC devices and link groups failed: their series are those of the last good read." },
+	{ "smc_agent_objects_timestamp_seconds", "gauge", "When the SMC devices and link groups were last read successfully (Unix time; 0: never)." },
 	{ "smc_kernel_epochs_total", "counter", "Times the kernel's SMC counters restarted (smc reloaded); the counters here continue across." },
 	{ "smc_up", "gauge", "1 when the last sample of the kernel's SMC statistics succeeded." },
 	{ "smc_stats_collection_duration_seconds", "gauge", "How long the last sample took." },
@@ -203,7 +205,7 @@ static uint64_t agent_total(const struct stats_engine *e, enum stats_agent_count
 	return e->agent[c].total;
 }
 
-static bool exported(const struct stats_engine *e, const struct bus_linkgroup *l)
+static bool exported(const struct stats_engine *e, const struct obj_linkgroup *l)
 {
 	const struct stats_lgr *t = stats_engine_lgr(e, l->technology, l->id);
 
@@ -211,7 +213,7 @@ static bool exported(const struct stats_engine *e, const struct bus_linkgroup *l
 }
 
 static void lgr_counts(struct out *o, const struct stats_engine *e,
-		       const struct bus_linkgroup *lgrs, size_t n)
+		       const struct obj_linkgroup *lgrs, size_t n)
 {
 	for (size_t t = 0; t < 2; t++) {
 		uint64_t cur = 0;
@@ -244,10 +246,10 @@ struct lgr_values {
 };
 
 static void lgr_family(struct out *o, const struct stats_engine *e,
-		       const struct bus_linkgroup *lgrs, size_t n, const char *family, size_t field)
+		       const struct obj_linkgroup *lgrs, size_t n, const char *family, size_t field)
 {
 	for (size_t i = 0; i < n; i++) {
-		const struct bus_linkgroup *l = &lgrs[i];
+		const struct obj_linkgroup *l = &lgrs[i];
 		struct lgr_values v = { l->conns, l->peak_conns, l->sndbuf_alloc, l->buf_alloc };
 		char id[16];
 
@@ -283,7 +285,7 @@ static void lgr_family(struct out *o, const struct stats_engine *e,
 }
 
 static void link_family(struct out *o, const struct stats_engine *e,
-			const struct bus_linkgroup *lgrs, size_t n, bool up)
+			const struct obj_linkgroup *lgrs, size_t n, bool up)
 {
 	for (size_t i = 0; i < n; i++) {
 		char id[16], link[8];
@@ -304,7 +306,7 @@ static void link_family(struct out *o, const struct stats_engine *e,
 }
 
 static void linkgroups(struct out *o, const struct stats_engine *e,
-		       const struct bus_linkgroup *lgrs, size_t n)
+		       const struct obj_linkgroup *lgrs, size_t n)
 {
 	lgr_counts(o, e, lgrs, n);
 	lgr_family(o, e, lgrs, n, "smc_linkgroup_connections", offsetof(struct lgr_values, conns));
@@ -319,7 +321,7 @@ static void linkgroups(struct out *o, const struct stats_engine *e,
 /* ---- devices ----------------------------------------------------------------------------- */
 
 /* SMC-D counts come from the kernel (by GID); SMC-R ones from the link groups' first link. */
-static void device_counts(const struct bus_device *d, const struct bus_linkgroup *lgrs, size_t n,
+static void device_counts(const struct obj_device *d, const struct obj_linkgroup *lgrs, size_t n,
 			  uint64_t *ret_lgrs, uint64_t *ret_conns)
 {
 	*ret_lgrs = d->linkgroups;
@@ -334,8 +336,8 @@ static void device_counts(const struct bus_device *d, const struct bus_linkgroup
 		}
 }
 
-static void devices(struct out *o, const struct bus_device *devs, size_t n_devs,
-		    const struct bus_linkgroup *lgrs, size_t n_lgrs)
+static void devices(struct out *o, const struct obj_device *devs, size_t n_devs,
+		    const struct obj_linkgroup *lgrs, size_t n_lgrs)
 {
 	static const char *const names[] = { "smc_device_linkgroups", "smc_device_connections",
 					     "smc_device_linkgroups_seen_total" };
@@ -355,8 +357,20 @@ static void devices(struct out *o, const struct bus_device *devs, size_t n_devs,
 
 /* ---- the file ---------------------------------------------------------------------------- */
 
-static void meta(struct out *o, const struct stats_engine *e)
+/* A failed read keeps the last objects (no false removal): say so, and how old they are. */
+static void objects_meta(struct out *o, const struct objects *obj)
 {
+	sample(o, "smc_agent_objects_stale", NULL, objects_stale(obj));
+	begin(o, "smc_agent_objects_timestamp_seconds");
+	fprintf(o->f, "smc_agent_objects_timestamp_seconds %.3f\n",
+		(double)obj->read_real_usec / 1e6);
+}
+
+/* smc_stats_timestamp_seconds last: a reader checks that a file is whole by its last line
+ * (tests/tools/prom-reader.c). */
+static void meta(struct out *o, const struct stats_engine *e, const struct objects *obj)
+{
+	objects_meta(o, obj);
 	sample(o, "smc_kernel_epochs_total", NULL, agent_total(e, STATS_KERNEL_EPOCHS));
 	sample(o, "smc_up", NULL, e->available);
 	begin(o, "smc_stats_collection_duration_seconds");
@@ -366,8 +380,7 @@ static void meta(struct out *o, const struct stats_engine *e)
 	fprintf(o->f, "smc_stats_timestamp_seconds %.3f\n", (double)e->sample_real_usec / 1e6);
 }
 
-char *prometheus_render(const struct stats_engine *e, const struct bus_device *devs, size_t n_devs,
-			const struct bus_linkgroup *lgrs, size_t n_lgrs)
+char *prometheus_render(const struct stats_engine *e, const struct objects *obj)
 {
 	static const char *const kernel_families[] = {
 		"smc_handshakes_total",
@@ -393,9 +406,9 @@ char *prometheus_render(const struct stats_engine *e, const struct bus_device *d
 			kernel_family(&o, e, kernel_families2[i]);
 		sockets(&o, e);
 	}
-	linkgroups(&o, e, lgrs, n_lgrs);
-	devices(&o, devs, n_devs, lgrs, n_lgrs);
-	meta(&o, e);
+	linkgroups(&o, e, obj->linkgroups, obj->n_linkgroups);
+	devices(&o, obj->devices, obj->n_devices, obj->linkgroups, obj->n_linkgroups);
+	meta(&o, e, obj);
 	if (fclose(o.f) != 0) {
 		free(buf);
 		return NULL;

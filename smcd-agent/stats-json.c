@@ -13,7 +13,7 @@
 
 #include "common/macro.h"
 #include "common/output.h"
-#include "smcd-agent/manager.h"
+#include "smcd-agent/objects.h"
 #include "smcd-agent/stats.h"
 
 /* ------------------------------------------------------------------------------------- */
@@ -119,7 +119,7 @@ static json_object *sockets_json(const struct stats_engine *e)
 	return r < 0 ? NULL : TAKE_PTR(o);
 }
 
-static json_object *link_json(const struct bus_linkgroup *l, size_t i)
+static json_object *link_json(const struct obj_linkgroup *l, size_t i)
 {
 	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
 	int r = 0;
@@ -134,7 +134,7 @@ static json_object *link_json(const struct bus_linkgroup *l, size_t i)
 	return r < 0 ? NULL : TAKE_PTR(o);
 }
 
-static json_object *lgr_json(const struct stats_engine *e, const struct bus_linkgroup *l)
+static json_object *lgr_json(const struct stats_engine *e, const struct obj_linkgroup *l)
 {
 	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
 	const struct stats_lgr *t = stats_engine_lgr(e, l->technology, l->id);
@@ -161,7 +161,7 @@ static json_object *lgr_json(const struct stats_engine *e, const struct bus_link
 	return r < 0 ? NULL : TAKE_PTR(o);
 }
 
-static json_object *device_json(const struct stats_engine *e, const struct bus_device *d)
+static json_object *device_json(const struct stats_engine *e, const struct obj_device *d)
 {
 	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
 	const struct stats_device *s = NULL;
@@ -190,8 +190,8 @@ static int add_usec_or_null(json_object *o, const char *key, uint64_t usec)
 	return usec ? json_add_u64(o, key, usec) : json_add_null(o, key);
 }
 
-json_object *stats_engine_json(const struct stats_engine *e, const struct bus_device *devs,
-			       size_t n_devs, const struct bus_linkgroup *lgrs, size_t n_lgrs,
+json_object *stats_engine_json(const struct stats_engine *e, const struct obj_device *devs,
+			       size_t n_devs, const struct obj_linkgroup *lgrs, size_t n_lgrs,
 			       uint64_t interval_usec)
 {
 	_cleanup_(json_object_putp) json_object *doc = json_object_new_object();

@@ -11,7 +11,7 @@
 
 #include "common/macro.h"
 #include "common/output.h"
-#include "smcd-agent/manager.h"
+#include "smcd-agent/objects.h"
 #include "smcd-agent/stats.h"
 
 /* ------------------------------------------------------------------------------------- */
@@ -179,7 +179,7 @@ const struct stats_lgr *stats_engine_lgr(const struct stats_engine *e, const cha
 	return NULL;
 }
 
-static struct stats_lgr *lgr_add(struct stats_engine *e, const struct bus_linkgroup *l,
+static struct stats_lgr *lgr_add(struct stats_engine *e, const struct obj_linkgroup *l,
 				 uint64_t real_usec)
 {
 	struct stats_lgr *v = realloc(e->lgrs, (e->n_lgrs + 1) * sizeof(*v));
@@ -239,7 +239,7 @@ static int select_exported(struct stats_engine *e)
 	return 0;
 }
 
-static int track_devices(struct stats_engine *e, struct bus_device *devs, size_t n)
+static int track_devices(struct stats_engine *e, struct obj_device *devs, size_t n)
 {
 	for (size_t i = 0; i < e->n_devices; i++)
 		e->devices[i].present = false;
@@ -253,7 +253,7 @@ static int track_devices(struct stats_engine *e, struct bus_device *devs, size_t
 	return 0;
 }
 
-static void fill_devices(struct stats_engine *e, struct bus_device *devs, size_t n)
+static void fill_devices(struct stats_engine *e, struct obj_device *devs, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		struct stats_device *d = device_find(e, devs[i].technology, devs[i].name);
@@ -262,7 +262,7 @@ static void fill_devices(struct stats_engine *e, struct bus_device *devs, size_t
 	}
 }
 
-static int track_new_lgr(struct stats_engine *e, struct bus_linkgroup *l, uint64_t real_usec,
+static int track_new_lgr(struct stats_engine *e, struct obj_linkgroup *l, uint64_t real_usec,
 			 struct stats_lgr **ret)
 {
 	struct stats_lgr *t = lgr_add(e, l, real_usec);
@@ -279,8 +279,8 @@ static int track_new_lgr(struct stats_engine *e, struct bus_linkgroup *l, uint64
 	return 0;
 }
 
-int stats_engine_track(struct stats_engine *e, struct bus_device *devs, size_t n_devs,
-		       struct bus_linkgroup *lgrs, size_t n_lgrs, uint64_t real_usec)
+int stats_engine_track(struct stats_engine *e, struct obj_device *devs, size_t n_devs,
+		       struct obj_linkgroup *lgrs, size_t n_lgrs, uint64_t real_usec)
 {
 	size_t o = 0;
 	int r;

@@ -39,8 +39,9 @@
 #include "common/stats-table.h"
 #include "netlink/smcnl.h"
 
-struct bus_device;
-struct bus_linkgroup;
+struct obj_device;
+struct obj_linkgroup;
+struct objects;
 
 /* ------------------------------------------------------------------------------------- */
 /* Counters                                                                               */
@@ -172,8 +173,8 @@ void stats_engine_free(struct stats_engine *e);
  * counts, and which link groups get their own Prometheus series.  Fills the agent's fields of
  * the snapshots (first_seen_usec, peak_conns, linkgroups_seen) in place.
  */
-int stats_engine_track(struct stats_engine *e, struct bus_device *devs, size_t n_devs,
-		       struct bus_linkgroup *lgrs, size_t n_lgrs, uint64_t real_usec);
+int stats_engine_track(struct stats_engine *e, struct obj_device *devs, size_t n_devs,
+		       struct obj_linkgroup *lgrs, size_t n_lgrs, uint64_t real_usec);
 
 /* Fold a sample in; returns STATS_CHANGED_* or -ENOMEM. */
 int stats_engine_update(struct stats_engine *e, const struct stats_sample *s, uint64_t mono_usec,
@@ -202,8 +203,8 @@ const struct stats_lgr *stats_engine_lgr(const struct stats_engine *e, const cha
  * (schema in smcd-agent(8)): since-reset counters at the top in the layout of the direct "stats"
  * document, then "total", "rate", "sockets", "linkgroup_list", "device_list".
  */
-json_object *stats_engine_json(const struct stats_engine *e, const struct bus_device *devs,
-			       size_t n_devs, const struct bus_linkgroup *lgrs, size_t n_lgrs,
+json_object *stats_engine_json(const struct stats_engine *e, const struct obj_device *devs,
+			       size_t n_devs, const struct obj_linkgroup *lgrs, size_t n_lgrs,
 			       uint64_t interval_usec);
 
 /* The counter tree of one view (stats_tree_new(), the tree of the direct "stats" document). */
@@ -231,9 +232,9 @@ void stats_boot_id(char ret[40]);
 /* ------------------------------------------------------------------------------------- */
 /* Prometheus (prometheus.c)                                                              */
 
-/* The textfile (exposition format 0.0.4), every metric of smcd-agent(8). Caller frees. */
-char *prometheus_render(const struct stats_engine *e, const struct bus_device *devs, size_t n_devs,
-			const struct bus_linkgroup *lgrs, size_t n_lgrs);
+/* The textfile (exposition format 0.0.4), every metric of smcd-agent(8), from the engine
+ * and the model of the devices and link groups (objects.h).  Caller frees. */
+char *prometheus_render(const struct stats_engine *e, const struct objects *objects);
 /*
  * Replace path with data so that a reader sees the old file or the new one, never a part:
  * a temporary ".NAME.XXXXXX" in the same directory, fsync, fchmod(mode), rename, fsync of

@@ -133,10 +133,10 @@ static void test_smcd_linkgroup(void **state)
 		.sndbuf_alloc = 1 << 20,
 		.v2 = { .present = true, .ver = 2, .os = 2, .neg_eid = "MID-ABC", .peer_host = "h1" },
 	};
-	struct bus_linkgroup b;
+	struct obj_linkgroup b;
 
 	snprintf(l.device, sizeof(l.device), "lo");
-	bus_linkgroup_from_smcd(&l, &b);
+	obj_linkgroup_from_smcd(&l, &b);
 	assert_string_equal(b.path, "/org/smcd/Agent1/linkgroup/smcd/00000a01");
 	assert_string_equal(b.technology, "smcd");
 	assert_int_equal(b.id, 0xa01);
@@ -152,7 +152,7 @@ static void test_smcd_linkgroup(void **state)
 	assert_int_equal(b.n_links, 0);
 
 	l.v2.present = false;
-	bus_linkgroup_from_smcd(&l, &b);
+	obj_linkgroup_from_smcd(&l, &b);
 	assert_int_equal(b.version, 1);
 	assert_string_equal(b.peer_os, "");
 }
@@ -171,9 +171,9 @@ static void test_smcr_linkgroup(void **state)
 	struct smcr_linkgroup l = {
 		.id = 7, .conns = 4, .role = 1, .type = 2, .pnetid = "NET1", .n_links = 2, .links = links
 	};
-	struct bus_linkgroup b;
+	struct obj_linkgroup b;
 
-	bus_linkgroup_from_smcr(&l, &b);
+	obj_linkgroup_from_smcr(&l, &b);
 	assert_string_equal(b.path, "/org/smcd/Agent1/linkgroup/smcr/00000007");
 	assert_string_equal(b.role, "SERV");
 	assert_string_equal(b.type, "SYM");
@@ -193,17 +193,17 @@ static void test_device_paths(void **state)
 				 .linkgroups = 1,
 				 .conns = 2 };
 	struct smcr_device r = { .ib_name = "mlx5-0" };
-	struct bus_device b;
+	struct obj_device b;
 
 	snprintf(d.name, sizeof(d.name), "lo");
-	bus_device_from_smcd(&d, &b);
+	obj_device_from_smcd(&d, &b);
 	assert_string_equal(b.path, "/org/smcd/Agent1/device/smcd/lo");
 	assert_true(b.loopback);
 	assert_int_equal(b.fabric_id, 0xffff);
 	r.ports[1].valid = true;
 	r.ports[1].active = true;
 	snprintf(r.ports[1].pnet.pnetid, sizeof(r.ports[1].pnet.pnetid), "NET1");
-	bus_device_from_smcr(&r, &b);
+	obj_device_from_smcr(&r, &b);
 	/* Names are path-escaped: '-' is not valid in an object path element. */
 	assert_string_equal(b.path, "/org/smcd/Agent1/device/smcr/mlx5_2d0");
 	assert_int_equal(b.n_ports, 1);
@@ -215,15 +215,15 @@ static void test_device_paths(void **state)
 static void test_objects_update_without_bus(void **state)
 {
 	struct manager m = {};
-	struct bus_linkgroup *l = calloc(1, sizeof(*l));
-	struct bus_device *d = calloc(1, sizeof(*d));
+	struct obj_linkgroup *l = calloc(1, sizeof(*l));
+	struct obj_device *d = calloc(1, sizeof(*d));
 
 	assert_int_equal(bus_objects_update(&m, d, 1, l, 1), 0);
-	assert_ptr_equal(m.devices, d);
-	assert_int_equal(m.n_linkgroups, 1);
+	assert_ptr_equal(m.objects.devices, d);
+	assert_int_equal(m.objects.n_linkgroups, 1);
 	assert_int_equal(bus_objects_update(&m, NULL, 0, NULL, 0), 0);
-	assert_null(m.devices);
-	assert_int_equal(m.n_devices, 0);
+	assert_null(m.objects.devices);
+	assert_int_equal(m.objects.n_devices, 0);
 }
 
 int main(void)

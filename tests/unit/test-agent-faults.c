@@ -20,7 +20,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "common/bus-api.h"
 #include "common/macro.h"
+#include "smcd-agent/collector.h"
 #include "smcd-agent/manager.h"
 #include "tests/unit/golden.h"
 
@@ -412,17 +414,223 @@ static void test_signal_failure_is_no_read_failure(void **state_)
 	m->bus = b;
 	assert_int_equal(manager_refresh_objects(m, &emit), 0);
 	assert_int_equal(emit, -ENOTCONN);
-	assert_int_equal(m->n_devices, 1);
-	assert_int_equal(m->n_linkgroups, 1);
+	assert_int_equal(m->objects.n_devices, 1);
+	assert_int_equal(m->objects.n_linkgroups, 1);
 	/* And a failed read is the read's error, with no signal error. */
 	sh(": >k/smcd-linkgroups");
 	fail_op = "smcd_linkgroups";
 	fail_err = EBUSY;
 	assert_int_equal(manager_refresh_objects(m, &emit), -EBUSY);
 	assert_int_equal(emit, 0);
-	assert_int_equal(m->n_linkgroups, 1);
+	assert_int_equal(m->objects.n_linkgroups, 1);
 	fail_op = NULL;
 	manager_free(m);
+}
+
+/* ---- a failed read keeps the objects, marked stale ---------------------------------------- */
+
+/* A private connection: the agent's end and a peer that sees every signal it sends. */
+static void bus_pair(sd_bus **ret_agent, sd_bus **ret_peer)
+{
+	sd_bus *a = NULL, *b = NULL;
+	sd_id128_t id;
+	int p[2];
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p), 0);
+	assert_int_equal(sd_id128_randomize(&id), 0);
+	assert_int_equal(sd_bus_new(&b), 0);
+	assert_int_equal(sd_bus_set_fd(b, p[1], p[1]), 0);
+	assert_int_equal(sd_bus_set_server(b, 1, id), 0);
+	assert_int_equal(sd_bus_set_anonymous(b, 1), 0);
+	assert_int_equal(sd_bus_start(b), 0);
+	assert_int_equal(sd_bus_new(&a), 0);
+	assert_int_equal(sd_bus_set_fd(a, p[0], p[0]), 0);
+	assert_int_equal(sd_bus_set_anonymous(a, 1), 0);
+	assert_int_equal(sd_bus_start(a), 0);
+	/* The authentication, one step at a time on each side. */
+	for (int i = 0; i < 100 && sd_bus_is_ready(a) <= 0; i++) {
+		(void)sd_bus_process(a, NULL);
+		(void)sd_bus_process(b, NULL);
+	}
+	assert_true(sd_bus_is_ready(a) > 0);
+	*ret_agent = a;
+	*ret_peer = b;
+}
+
+struct signals {
+	unsigned added, removed;
+	unsigned stale_changed; /* PropertiesChanged of the Manager naming ObjectsStale */
+};
+
+/* How often PropertiesChanged names a property (a value or an invalidation). */
+static unsigned changed_names(sd_bus_message *msg, const char *want)
+{
+	const char *name;
+	unsigned n = 0;
+
+	assert_true(sd_bus_message_enter_container(msg, 'a', "{sv}") >= 0);
+	while (sd_bus_message_enter_container(msg, 'e', "sv") > 0) {
+		assert_true(sd_bus_message_read(msg, "s", &name) >= 0);
+		n += streq(name, want);
+		assert_true(sd_bus_message_skip(msg, "v") >= 0);
+		assert_true(sd_bus_message_exit_container(msg) >= 0);
+	}
+	assert_true(sd_bus_message_exit_container(msg) >= 0);
+	assert_true(sd_bus_message_enter_container(msg, 'a', "s") >= 0);
+	while (sd_bus_message_read(msg, "s", &name) > 0)
+		n += streq(name, want);
+	return n;
+}
+
+/* What the agent sent since the last call. */
+static struct signals take_signals(sd_bus *agent, sd_bus *peer)
+{
+	struct signals s = {};
+
+	assert_true(sd_bus_flush(agent) >= 0);
+	for (;;) {
+		sd_bus_message *msg = NULL;
+		const char *iface;
+
+		if (sd_bus_process(peer, &msg) <= 0) {
+			if (sd_bus_wait(peer, 100000) <= 0)
+				break;
+			continue;
+		}
+		if (!msg)
+			continue;
+		if (sd_bus_message_is_signal(msg, "org.freedesktop.DBus.ObjectManager",
+					     "InterfacesAdded"))
+			s.added++;
+		else if (sd_bus_message_is_signal(msg, "org.freedesktop.DBus.ObjectManager",
+						  "InterfacesRemoved"))
+			s.removed++;
+		else if (sd_bus_message_is_signal(msg, "org.freedesktop.DBus.Properties",
+						  "PropertiesChanged") &&
+			 sd_bus_message_read(msg, "s", &iface) >= 0 &&
+			 streq(iface, SMCD_BUS_IFACE_MANAGER))
+			s.stale_changed += changed_names(msg, SMCD_BUS_PROP_OBJECTS_STALE);
+		sd_bus_message_unref(msg);
+	}
+	return s;
+}
+
+static char *prom_text(void)
+{
+	char path[600];
+
+	snprintf(path, sizeof(path), "%s/smc.prom", dir);
+	return golden_read_file(path);
+}
+
+/*
+ * The read of the devices or link groups failing (busy, interrupted dump) changes nothing
+ * anyone sees but the stale mark: no InterfacesRemoved or InterfacesAdded, the same
+ * objects, no link group counted as removed, its Prometheus series still written; the next
+ * good read clears the mark, again without a false removal or addition.
+ */
+static void test_failed_read_marks_stale(void **state_)
+{
+	static const struct {
+		const char *op;
+		int err;
+	} faults[] = { { "smcd_linkgroups", EBUSY },
+		       { "smcd_devices", EINTR },
+		       { "smcr_linkgroups", ENOBUFS } };
+	char path[600], text[1024];
+	struct manager *m = NULL;
+	sd_bus *a, *b;
+	struct signals sig;
+	const struct obj_device *devs;
+	uint64_t read_usec;
+
+	fake_reset();
+	sh("echo lo >k/smcd-devices && echo 'a01 2 lo' >k/smcd-linkgroups");
+	calls = 0;
+	fail_at = 0;
+	snprintf(path, sizeof(path), "%s/stale.yaml", dir);
+	snprintf(text, sizeof(text), "stats: {prometheus: {enabled: true, path: %s/smc.prom}}\n",
+		 dir);
+	test_write_file(dir, "stale.yaml", text);
+	setenv("STATE_DIRECTORY", dir, 1);
+	snprintf(text, sizeof(text), "%s/k", dir);
+	assert_int_equal(kernel_fake_new(text, &inner), 0);
+	assert_int_equal(manager_new(path, &faulty, &m), 0);
+	assert_int_equal(manager_load_config(m), 0);
+	assert_int_equal(collector_new(10, &m->collector), 0);
+	(void)collector_configure(m->collector, m->config->stats.interval_usec, 10,
+				  m->config->stats.prometheus_path);
+	bus_pair(&a, &b);
+	m->bus = a;
+	assert_true(bus_register_all(m) >= 0);
+
+	/* A good read: the objects appear (the signals are seen at all). */
+	assert_int_equal(manager_poll(m, MANAGER_POLL_OBJECTS | MANAGER_POLL_STATS, NULL), 0);
+	sig = take_signals(a, b);
+	assert_int_equal(sig.added, 2);
+	assert_int_equal(sig.stale_changed, 0);
+	assert_false(objects_stale(&m->objects));
+	assert_true(m->objects.read_real_usec > 0);
+	_cleanup_(freep) char *good = prom_text();
+	assert_non_null(strstr(good, "\nsmc_agent_objects_stale 0\n"));
+	assert_non_null(strstr(good, "\nsmc_linkgroup_connections{"));
+	devs = m->objects.devices;
+	read_usec = m->objects.read_real_usec;
+
+	for (size_t i = 0; i < ELEMENTSOF(faults); i++) {
+		_cleanup_(freep) char *prom = NULL;
+
+		fail_op = faults[i].op;
+		fail_err = faults[i].err;
+		assert_int_equal(manager_poll(m, MANAGER_POLL_OBJECTS | MANAGER_POLL_STATS, NULL),
+				 -faults[i].err);
+		sig = take_signals(a, b);
+		assert_int_equal(sig.added, 0);
+		assert_int_equal(sig.removed, 0);
+		/* Once, when it became stale; not again while it stays. */
+		assert_int_equal(sig.stale_changed, i == 0);
+		assert_true(objects_stale(&m->objects));
+		assert_int_equal(m->objects.error, -faults[i].err);
+		assert_ptr_equal(m->objects.devices, devs);
+		assert_int_equal(m->objects.n_devices, 1);
+		assert_int_equal(m->objects.n_linkgroups, 1);
+		assert_int_equal(m->objects.read_real_usec, read_usec);
+		assert_int_equal(m->collector->engine->agent[STATS_LGR_REMOVED_SMCD].total, 0);
+		prom = prom_text();
+		assert_non_null(strstr(prom, "\nsmc_agent_objects_stale 1\n"));
+		assert_non_null(strstr(prom, "\nsmc_linkgroup_connections{"));
+	}
+
+	/* Good again: the mark goes, nothing was removed or is added again. */
+	fail_op = NULL;
+	assert_int_equal(manager_poll(m, MANAGER_POLL_OBJECTS | MANAGER_POLL_STATS, NULL), 0);
+	sig = take_signals(a, b);
+	assert_int_equal(sig.added, 0);
+	assert_int_equal(sig.removed, 0);
+	assert_int_equal(sig.stale_changed, 1);
+	assert_false(objects_stale(&m->objects));
+	assert_true(m->objects.read_real_usec >= read_usec);
+	assert_int_equal(m->objects.n_linkgroups, 1);
+	assert_int_equal(m->collector->engine->agent[STATS_LGR_SEEN_SMCD].total, 1);
+	assert_int_equal(m->collector->engine->agent[STATS_LGR_REMOVED_SMCD].total, 0);
+	_cleanup_(freep) char *again = prom_text();
+	assert_non_null(strstr(again, "\nsmc_agent_objects_stale 0\n"));
+	assert_non_null(strstr(again, "\nsmc_linkgroup_connections{"));
+
+	/* A kernel without SMC is no failed read: it has no objects (and they are not stale). */
+	fail_op = "smcd_linkgroups";
+	fail_err = EOPNOTSUPP;
+	assert_int_equal(manager_poll(m, MANAGER_POLL_OBJECTS, NULL), 0);
+	sig = take_signals(a, b);
+	assert_int_equal(sig.removed, 1);
+	assert_false(objects_stale(&m->objects));
+	assert_int_equal(m->objects.n_linkgroups, 0);
+	fail_op = NULL;
+	m->bus = NULL;
+	manager_free(m);
+	sd_bus_flush_close_unref(a);
+	sd_bus_flush_close_unref(b);
+	unsetenv("STATE_DIRECTORY");
 }
 
 int main(void)
@@ -432,6 +640,7 @@ int main(void)
 		cmocka_unit_test(test_caps_kept),
 		cmocka_unit_test(test_loopback_refreshed_when_a_dump_fails),
 		cmocka_unit_test(test_signal_failure_is_no_read_failure),
+		cmocka_unit_test(test_failed_read_marks_stale),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

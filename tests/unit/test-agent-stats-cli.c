@@ -212,8 +212,8 @@ static void replay_prometheus(const char *fixture, const char *golden)
 	struct smcr_linkgroup *rl = NULL;
 	struct smc_socket *socks = NULL;
 	size_t nd = 0, nr = 0, ndl = 0, nrl = 0, ns = 0;
-	struct bus_device devs[16];
-	struct bus_linkgroup lgrs[16];
+	struct obj_device devs[16];
+	struct obj_linkgroup lgrs[16];
 	size_t n_devs = 0, n_lgrs = 0;
 	struct stats_sample s = { .ok = true, .duration_usec = 2500 };
 	struct stats_engine *e = NULL;
@@ -229,18 +229,21 @@ static void replay_prometheus(const char *fixture, const char *golden)
 	assert_int_equal(smc_fback_stats_get(nl, &s.fback), 0);
 	assert_int_equal(smc_socket_list(nl, 0, &socks, &ns), 0);
 	for (size_t i = 0; i < nd && n_devs < ELEMENTSOF(devs); i++)
-		bus_device_from_smcd(&dd[i], &devs[n_devs++]);
+		obj_device_from_smcd(&dd[i], &devs[n_devs++]);
 	for (size_t i = 0; i < nr && n_devs < ELEMENTSOF(devs); i++)
-		bus_device_from_smcr(&rd[i], &devs[n_devs++]);
+		obj_device_from_smcr(&rd[i], &devs[n_devs++]);
 	for (size_t i = 0; i < ndl && n_lgrs < ELEMENTSOF(lgrs); i++)
-		bus_linkgroup_from_smcd(&dl[i], &lgrs[n_lgrs++]);
+		obj_linkgroup_from_smcd(&dl[i], &lgrs[n_lgrs++]);
 	for (size_t i = 0; i < nrl && n_lgrs < ELEMENTSOF(lgrs); i++)
-		bus_linkgroup_from_smcr(&rl[i], &lgrs[n_lgrs++]);
+		obj_linkgroup_from_smcr(&rl[i], &lgrs[n_lgrs++]);
 	stats_sample_count_sockets(&s, socks, ns);
 	assert_int_equal(stats_engine_new(100, &e), 0);
 	assert_int_equal(stats_engine_track(e, devs, n_devs, lgrs, n_lgrs, T0), 0);
 	assert_true(stats_engine_update(e, &s, SEC, T0) >= 0);
-	text = prometheus_render(e, devs, n_devs, lgrs, n_lgrs);
+	text = prometheus_render(e, &(struct objects){ .devices = devs,
+						       .n_devices = n_devs,
+						       .linkgroups = lgrs,
+						       .n_linkgroups = n_lgrs });
 	assert_non_null(text);
 	golden_check(golden, text);
 	stats_engine_free(e);
@@ -295,7 +298,7 @@ static char *agent_doc_text(void)
 {
 	struct stats_engine *e = NULL;
 	struct stats_sample s = { .ok = true, .has_sockets = true };
-	struct bus_linkgroup l = { .technology = "smcd", .id = 0x100, .conns = 2, .device = "lo" };
+	struct obj_linkgroup l = { .technology = "smcd", .id = 0x100, .conns = 2, .device = "lo" };
 	json_object *doc;
 	char *text;
 

@@ -246,7 +246,7 @@ static void test_unavailable(void **state)
 /* ------------------------------------------------------------------------------------- */
 /* Link groups                                                                            */
 
-static void lgr(struct bus_linkgroup *l, const char *tech, uint32_t id, uint32_t conns)
+static void lgr(struct obj_linkgroup *l, const char *tech, uint32_t id, uint32_t conns)
 {
 	memset(l, 0, sizeof(*l));
 	snprintf(l->technology, sizeof(l->technology), "%s", tech);
@@ -257,7 +257,7 @@ static void lgr(struct bus_linkgroup *l, const char *tech, uint32_t id, uint32_t
 	snprintf(l->path, sizeof(l->path), "/org/smcd/Agent1/linkgroup/%s/%08x", tech, id);
 }
 
-static void dev(struct bus_device *d, const char *tech, const char *name)
+static void dev(struct obj_device *d, const char *tech, const char *name)
 {
 	memset(d, 0, sizeof(*d));
 	snprintf(d->technology, sizeof(d->technology), "%s", tech);
@@ -267,8 +267,8 @@ static void dev(struct bus_device *d, const char *tech, const char *name)
 static void test_linkgroup_tracking(void **state)
 {
 	struct stats_engine *e = engine(10);
-	struct bus_device d[1];
-	struct bus_linkgroup l[2];
+	struct obj_device d[1];
+	struct obj_linkgroup l[2];
 
 	dev(&d[0], "smcd", "lo");
 	lgr(&l[0], "smcd", 0x100, 2);
@@ -315,7 +315,7 @@ static size_t count_lines(const char *text, const char *prefix)
 static void test_series_cap(void **state)
 {
 	struct stats_engine *e = engine(3);
-	struct bus_linkgroup l[5];
+	struct obj_linkgroup l[5];
 	_cleanup_(freep) char *text = NULL;
 	struct stats_sample s = { .ok = true };
 
@@ -323,7 +323,7 @@ static void test_series_cap(void **state)
 		lgr(&l[i], "smcd", 0x100 * (uint32_t)(i + 1), (uint32_t)i + 1);
 	assert_int_equal(stats_engine_track(e, NULL, 0, l, 5, T0), 0);
 	update(e, &s, 1);
-	text = prometheus_render(e, NULL, 0, l, 5);
+	text = prometheus_render(e, &(struct objects){ .linkgroups = l, .n_linkgroups = 5 });
 	/* Three groups of their own (the oldest, then the lowest ids), two summed. */
 	assert_int_equal(count_lines(text, "smc_linkgroup_connections{"), 4);
 	assert_non_null(strstr(
@@ -348,7 +348,7 @@ static void test_series_cap(void **state)
 	for (size_t i = 0; i < e->n_lgrs; i++)
 		e->lgrs[i].exported = false;
 	assert_int_equal(stats_engine_track(e, NULL, 0, l, 5, T0 + 2 * SEC), 0);
-	text = prometheus_render(e, NULL, 0, l, 5);
+	text = prometheus_render(e, &(struct objects){ .linkgroups = l, .n_linkgroups = 5 });
 	assert_int_equal(count_lines(text, "smc_linkgroup_connections{"), 1);
 	stats_engine_free(e);
 }
@@ -357,7 +357,7 @@ static void test_series_cap(void **state)
 /* Prometheus                                                                             */
 
 /* A fixed engine with a bit of everything: the golden file's input. */
-static struct stats_engine *golden_engine(struct bus_device *d, struct bus_linkgroup *l)
+static struct stats_engine *golden_engine(struct obj_device *d, struct obj_linkgroup *l)
 {
 	struct stats_engine *e = engine(3);
 	struct stats_sample s = { .ok = true, .duration_usec = 1234 };
@@ -448,10 +448,12 @@ static void check_label_consistency(const char *text)
 
 static void test_prometheus_golden(void **state)
 {
-	struct bus_device d[2];
-	struct bus_linkgroup l[4];
+	struct obj_device d[2];
+	struct obj_linkgroup l[4];
 	struct stats_engine *e = golden_engine(d, l);
-	_cleanup_(freep) char *text = prometheus_render(e, d, 2, l, 4);
+	_cleanup_(freep) char *text = prometheus_render(
+		e, &(struct objects){
+			   .devices = d, .n_devices = 2, .linkgroups = l, .n_linkgroups = 4 });
 
 	assert_non_null(text);
 	golden_check("agent/smc.prom", text);
@@ -469,7 +471,7 @@ static void test_prometheus_unavailable(void **state)
 	_cleanup_(freep) char *text = NULL;
 
 	update(e, &s, 1);
-	text = prometheus_render(e, NULL, 0, NULL, 0);
+	text = prometheus_render(e, &(struct objects){});
 	assert_non_null(strstr(text, "\nsmc_up 0\n"));
 	assert_null(strstr(text, "smc_bytes_total"));
 	stats_engine_free(e);
@@ -497,8 +499,8 @@ static void test_state_round_trip(void **state)
 {
 	struct stats_engine *e = engine(10), *f = engine(10), *g = engine(10);
 	struct stats_sample s = { .ok = true };
-	struct bus_device d[1];
-	struct bus_linkgroup l[1];
+	struct obj_device d[1];
+	struct obj_linkgroup l[1];
 	char path[256];
 	struct stat st;
 
@@ -614,8 +616,8 @@ static void test_state_damaged(void **state)
 {
 	struct stats_engine *e = engine(10);
 	struct stats_sample s = { .ok = true };
-	struct bus_device d[1];
-	struct bus_linkgroup l[1];
+	struct obj_device d[1];
+	struct obj_linkgroup l[1];
 	char path[256], cut[256];
 	_cleanup_(freep) char *text = NULL;
 	size_t len = 0;
