@@ -10,7 +10,8 @@
  * The SMC netlink family has no multicast group, so the agent polls (monitor.interval, and
  * on Refresh()/Reconcile()).  Each poll builds flat snapshots; comparing old and new gives
  * InterfacesAdded/InterfacesRemoved (ObjectManager on /org/smcd/Agent1) and a
- * PropertiesChanged naming exactly the properties that changed.
+ * PropertiesChanged naming exactly the properties that changed (bus-snapshot.c).  The
+ * snapshots are the model of objects.h; a failed read publishes nothing (manager_poll()).
  *
  * The agent adds what the kernel does not keep (stats.c): LinkGroupsSeen on devices,
  * FirstSeenUSec and PeakConnections on link groups.
@@ -23,6 +24,7 @@
 
 #include "common/bus-api.h"
 #include "common/macro.h"
+#include "smcd-agent/bus-snapshot.h"
 #include "smcd-agent/manager.h"
 
 #define DEV(f) offsetof(struct obj_device, f)
@@ -30,18 +32,6 @@
 
 /* ------------------------------------------------------------------------------------- */
 /* Vtables                                                                                */
-
-static int prop_inline_string(sd_bus *bus, const char *path, const char *iface, const char *prop,
-			      sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-	return sd_bus_message_append_basic(reply, 's', userdata);
-}
-
-static int prop_bool(sd_bus *bus, const char *path, const char *iface, const char *prop,
-		     sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-	return sd_bus_message_append(reply, "b", (int)*(const bool *)userdata);
-}
 
 static int prop_ports(sd_bus *bus, const char *path, const char *iface, const char *prop,
 		      sd_bus_message *reply, void *userdata, sd_bus_error *error)
@@ -75,15 +65,16 @@ static int prop_links(sd_bus *bus, const char *path, const char *iface, const ch
 
 static const sd_bus_vtable device_vtable[] = {
 	SD_BUS_VTABLE_START(0),
-	SD_BUS_PROPERTY("Name", "s", prop_inline_string, DEV(name), SD_BUS_VTABLE_PROPERTY_CONST),
-	SD_BUS_PROPERTY("Technology", "s", prop_inline_string, DEV(technology),
+	SD_BUS_PROPERTY("Name", "s", bus_snapshot_prop_string, DEV(name),
 			SD_BUS_VTABLE_PROPERTY_CONST),
-	SD_BUS_PROPERTY("Loopback", "b", prop_bool, DEV(loopback), RO),
+	SD_BUS_PROPERTY("Technology", "s", bus_snapshot_prop_string, DEV(technology),
+			SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("Loopback", "b", bus_snapshot_prop_bool, DEV(loopback), RO),
 	SD_BUS_PROPERTY("FabricId", "q", NULL, DEV(fabric_id), RO),
-	SD_BUS_PROPERTY("Gid", "s", prop_inline_string, DEV(gid), RO),
-	SD_BUS_PROPERTY("PciId", "s", prop_inline_string, DEV(pci_id), RO),
-	SD_BUS_PROPERTY("PnetId", "s", prop_inline_string, DEV(pnetid), RO),
-	SD_BUS_PROPERTY("PnetIdUserDefined", "b", prop_bool, DEV(pnet_user_defined), RO),
+	SD_BUS_PROPERTY("Gid", "s", bus_snapshot_prop_string, DEV(gid), RO),
+	SD_BUS_PROPERTY("PciId", "s", bus_snapshot_prop_string, DEV(pci_id), RO),
+	SD_BUS_PROPERTY("PnetId", "s", bus_snapshot_prop_string, DEV(pnetid), RO),
+	SD_BUS_PROPERTY("PnetIdUserDefined", "b", bus_snapshot_prop_bool, DEV(pnet_user_defined), RO),
 	SD_BUS_PROPERTY("LinkGroups", "u", NULL, DEV(linkgroups), RO),
 	SD_BUS_PROPERTY("Connections", "u", NULL, DEV(conns), RO),
 	SD_BUS_PROPERTY("LinkGroupsSeen", "t", NULL, DEV(linkgroups_seen), RO),
@@ -94,20 +85,20 @@ static const sd_bus_vtable device_vtable[] = {
 static const sd_bus_vtable linkgroup_vtable[] = {
 	SD_BUS_VTABLE_START(0),
 	SD_BUS_PROPERTY("Id", "u", NULL, LGR(id), SD_BUS_VTABLE_PROPERTY_CONST),
-	SD_BUS_PROPERTY("Technology", "s", prop_inline_string, LGR(technology),
+	SD_BUS_PROPERTY("Technology", "s", bus_snapshot_prop_string, LGR(technology),
 			SD_BUS_VTABLE_PROPERTY_CONST),
 	SD_BUS_PROPERTY("Connections", "u", NULL, LGR(conns), RO),
-	SD_BUS_PROPERTY("PnetId", "s", prop_inline_string, LGR(pnetid), RO),
+	SD_BUS_PROPERTY("PnetId", "s", bus_snapshot_prop_string, LGR(pnetid), RO),
 	SD_BUS_PROPERTY("VlanId", "y", NULL, LGR(vlan_id), RO),
-	SD_BUS_PROPERTY("Device", "s", prop_inline_string, LGR(device), RO),
-	SD_BUS_PROPERTY("Role", "s", prop_inline_string, LGR(role), RO),
-	SD_BUS_PROPERTY("Type", "s", prop_inline_string, LGR(type), RO),
+	SD_BUS_PROPERTY("Device", "s", bus_snapshot_prop_string, LGR(device), RO),
+	SD_BUS_PROPERTY("Role", "s", bus_snapshot_prop_string, LGR(role), RO),
+	SD_BUS_PROPERTY("Type", "s", bus_snapshot_prop_string, LGR(type), RO),
 	SD_BUS_PROPERTY("Version", "y", NULL, LGR(version), RO),
-	SD_BUS_PROPERTY("PeerHost", "s", prop_inline_string, LGR(peer_host), RO),
-	SD_BUS_PROPERTY("NegotiatedEid", "s", prop_inline_string, LGR(neg_eid), RO),
-	SD_BUS_PROPERTY("PeerOs", "s", prop_inline_string, LGR(peer_os), RO),
-	SD_BUS_PROPERTY("Gid", "s", prop_inline_string, LGR(gid), RO),
-	SD_BUS_PROPERTY("PeerGid", "s", prop_inline_string, LGR(peer_gid), RO),
+	SD_BUS_PROPERTY("PeerHost", "s", bus_snapshot_prop_string, LGR(peer_host), RO),
+	SD_BUS_PROPERTY("NegotiatedEid", "s", bus_snapshot_prop_string, LGR(neg_eid), RO),
+	SD_BUS_PROPERTY("PeerOs", "s", bus_snapshot_prop_string, LGR(peer_os), RO),
+	SD_BUS_PROPERTY("Gid", "s", bus_snapshot_prop_string, LGR(gid), RO),
+	SD_BUS_PROPERTY("PeerGid", "s", bus_snapshot_prop_string, LGR(peer_gid), RO),
 	SD_BUS_PROPERTY("SndbufAlloc", "t", NULL, LGR(sndbuf_alloc), RO),
 	SD_BUS_PROPERTY("BufferAlloc", "t", NULL, LGR(buf_alloc), RO),
 	SD_BUS_PROPERTY("FirstSeenUSec", "t", NULL, LGR(first_seen_usec), RO),
@@ -116,54 +107,28 @@ static const sd_bus_vtable linkgroup_vtable[] = {
 	SD_BUS_VTABLE_END,
 };
 
-/*
- * Which properties changed: the vtable's own offsets, and a size per property type.  Array
- * properties point at their count, the last fields of the snapshot, and compare to its end.
- */
-static size_t field_size(const char *sig, size_t struct_size, size_t off)
-{
-	switch (sig[0]) {
-	case 'y':
-		return 1;
-	case 'q':
-		return 2;
-	case 'u':
-		return 4;
-	case 't':
-		return 8;
-	case 'b':
-		return sizeof(bool);
-	case 's':
-		return 0; /* compared as strings */
-	default:
-		return struct_size - off;
-	}
-}
+static const struct bus_snapshot_type device_type = {
+	.iface = SMCD_BUS_IFACE_DEVICE,
+	.vtable = device_vtable,
+	.size = sizeof(struct obj_device),
+	.path_offset = DEV(path),
+	/*
+	 * A device's path can carry a second interface: smclo's also has smc_lo's
+	 * LoopbackDevice (bus-loopback.c) while the module is loaded, registered with SMC or
+	 * not.  sd_bus_emit_object_added/removed() list every interface found on the path, so
+	 * an activation announced LoopbackDevice again and a deactivation told ObjectManager
+	 * clients it was gone while it stayed; name only our own.
+	 */
+	.whole_object = false,
+};
 
-static size_t changed_properties(const sd_bus_vtable *vt, const void *a, const void *b,
-				 size_t struct_size, char **names, size_t max)
-{
-	size_t n = 0;
-
-	for (const sd_bus_vtable *v = vt + 1; v->type != _SD_BUS_VTABLE_END && n < max - 1; v++) {
-		size_t off = v->x.property.offset;
-		const char *sig = v->x.property.signature;
-		size_t sz = field_size(sig, struct_size, off);
-		const char *pa = (const char *)a + off, *pb = (const char *)b + off;
-		bool differs;
-
-		if (v->type != _SD_BUS_VTABLE_PROPERTY)
-			continue;
-		if (sig[0] == 's')
-			differs = !streq(pa, pb);
-		else
-			differs = memcmp(pa, pb, sz) != 0;
-		if (differs)
-			names[n++] = (char *)v->x.property.member;
-	}
-	names[n] = NULL;
-	return n;
-}
+static const struct bus_snapshot_type linkgroup_type = {
+	.iface = SMCD_BUS_IFACE_LINKGROUP,
+	.vtable = linkgroup_vtable,
+	.size = sizeof(struct obj_linkgroup),
+	.path_offset = LGR(path),
+	.whole_object = true,
+};
 
 /* ------------------------------------------------------------------------------------- */
 /* Lookup                                                                                 */
@@ -263,55 +228,33 @@ int bus_objects_update(struct manager *m, struct obj_device *devices, size_t n_d
 	struct obj_device *old_devices = m->objects.devices;
 	struct obj_linkgroup *old_linkgroups = m->objects.linkgroups;
 	size_t n_old_devices = m->objects.n_devices, n_old_linkgroups = m->objects.n_linkgroups;
-	char *names[32];
 	int r = 0;
 
-	/*
-	 * A device's path can carry a second interface: smclo's also has smc_lo's
-	 * LoopbackDevice (loopback.c) while the module is loaded, registered with SMC or not.
-	 * sd_bus_emit_object_added/removed() list every interface found on the path, so an
-	 * activation announced LoopbackDevice again and a deactivation told ObjectManager
-	 * clients it was gone while it stayed; name only our own.
-	 */
-	for (size_t i = 0; m->bus && i < n_old_devices; i++)
-		if (!device_by_path(devices, n_devices, old_devices[i].path))
-			keep_first(&r, sd_bus_emit_interfaces_removed(m->bus, old_devices[i].path,
-								      SMCD_BUS_IFACE_DEVICE, NULL));
 	/* InterfacesRemoved needs the object still in place: before the swap. */
-	for (size_t i = 0; m->bus && i < n_old_linkgroups; i++)
+	for (size_t i = 0; i < n_old_devices; i++)
+		if (!device_by_path(devices, n_devices, old_devices[i].path))
+			keep_first(&r,
+				   bus_snapshot_emit(m->bus, &device_type, &old_devices[i], NULL));
+	for (size_t i = 0; i < n_old_linkgroups; i++)
 		if (!linkgroup_by_path(linkgroups, n_linkgroups, old_linkgroups[i].path))
-			keep_first(&r, sd_bus_emit_object_removed(m->bus, old_linkgroups[i].path));
+			keep_first(&r, bus_snapshot_emit(m->bus, &linkgroup_type,
+							 &old_linkgroups[i], NULL));
 
 	m->objects.devices = devices;
 	m->objects.n_devices = n_devices;
 	m->objects.linkgroups = linkgroups;
 	m->objects.n_linkgroups = n_linkgroups;
 
-	for (size_t i = 0; m->bus && i < n_devices; i++) {
-		const struct obj_device *o =
-			device_by_path(old_devices, n_old_devices, devices[i].path);
-
-		if (!o)
-			keep_first(&r, sd_bus_emit_interfaces_added(m->bus, devices[i].path,
-								    SMCD_BUS_IFACE_DEVICE, NULL));
-		else if (changed_properties(device_vtable, o, &devices[i], sizeof(*o), names,
-					    ELEMENTSOF(names)))
-			keep_first(&r, sd_bus_emit_properties_changed_strv(m->bus, devices[i].path,
-									   SMCD_BUS_IFACE_DEVICE,
-									   names));
-	}
-	for (size_t i = 0; m->bus && i < n_linkgroups; i++) {
-		const struct obj_linkgroup *o =
-			linkgroup_by_path(old_linkgroups, n_old_linkgroups, linkgroups[i].path);
-
-		if (!o)
-			keep_first(&r, sd_bus_emit_object_added(m->bus, linkgroups[i].path));
-		else if (changed_properties(linkgroup_vtable, o, &linkgroups[i], sizeof(*o), names,
-					    ELEMENTSOF(names)))
-			keep_first(&r, sd_bus_emit_properties_changed_strv(m->bus, linkgroups[i].path,
-									   SMCD_BUS_IFACE_LINKGROUP,
-									   names));
-	}
+	for (size_t i = 0; i < n_devices; i++)
+		keep_first(&r, bus_snapshot_emit(
+				       m->bus, &device_type,
+				       device_by_path(old_devices, n_old_devices, devices[i].path),
+				       &devices[i]));
+	for (size_t i = 0; i < n_linkgroups; i++)
+		keep_first(&r, bus_snapshot_emit(m->bus, &linkgroup_type,
+						 linkgroup_by_path(old_linkgroups, n_old_linkgroups,
+								   linkgroups[i].path),
+						 &linkgroups[i]));
 	free(old_devices);
 	free(old_linkgroups);
 	return r;

@@ -44,6 +44,7 @@
 
 #include "common/bus-api.h"
 #include "common/macro.h"
+#include "smcd-agent/bus-snapshot.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/loopback.h"
 #include "smcd-agent/manager.h"
@@ -519,33 +520,21 @@ int loopback_reconcile(struct manager *m, const struct report *prev, bool report
 
 #define LB(f) offsetof(struct bus_loopback, f)
 
-static int prop_str(sd_bus *bus, const char *path, const char *iface, const char *prop,
-		    sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-	return sd_bus_message_append_basic(reply, 's', userdata);
-}
-
-static int prop_bool(sd_bus *bus, const char *path, const char *iface, const char *prop,
-		     sd_bus_message *reply, void *userdata, sd_bus_error *error)
-{
-	return sd_bus_message_append(reply, "b", (int)*(const bool *)userdata);
-}
-
 #define RO SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
 
 static const sd_bus_vtable device_vtable[] = {
 	SD_BUS_VTABLE_START(0),
-	SD_BUS_PROPERTY("Name", "s", prop_str, LB(name), SD_BUS_VTABLE_PROPERTY_CONST),
-	SD_BUS_PROPERTY("State", "s", prop_str, LB(state), RO),
-	SD_BUS_PROPERTY("Removing", "b", prop_bool, LB(removing), RO),
+	SD_BUS_PROPERTY("Name", "s", bus_snapshot_prop_string, LB(name), SD_BUS_VTABLE_PROPERTY_CONST),
+	SD_BUS_PROPERTY("State", "s", bus_snapshot_prop_string, LB(state), RO),
+	SD_BUS_PROPERTY("Removing", "b", bus_snapshot_prop_bool, LB(removing), RO),
 	SD_BUS_PROPERTY("Generation", "u", NULL, LB(generation), RO),
-	SD_BUS_PROPERTY("Gid", "s", prop_str, LB(gid), RO),
-	SD_BUS_PROPERTY("Pending", "b", prop_bool, LB(pending), RO),
-	SD_BUS_PROPERTY("DmbType", "s", prop_str, LB(dmb_type), RO),
-	SD_BUS_PROPERTY("Nocopy", "b", prop_bool, LB(nocopy), RO),
+	SD_BUS_PROPERTY("Gid", "s", bus_snapshot_prop_string, LB(gid), RO),
+	SD_BUS_PROPERTY("Pending", "b", bus_snapshot_prop_bool, LB(pending), RO),
+	SD_BUS_PROPERTY("DmbType", "s", bus_snapshot_prop_string, LB(dmb_type), RO),
+	SD_BUS_PROPERTY("Nocopy", "b", bus_snapshot_prop_bool, LB(nocopy), RO),
 	SD_BUS_PROPERTY("MaxDmbs", "u", NULL, LB(max_dmbs), RO),
-	SD_BUS_PROPERTY("ActiveDmbType", "s", prop_str, LB(active_dmb_type), RO),
-	SD_BUS_PROPERTY("ActiveNocopy", "b", prop_bool, LB(active_nocopy), RO),
+	SD_BUS_PROPERTY("ActiveDmbType", "s", bus_snapshot_prop_string, LB(active_dmb_type), RO),
+	SD_BUS_PROPERTY("ActiveNocopy", "b", bus_snapshot_prop_bool, LB(active_nocopy), RO),
 	SD_BUS_PROPERTY("ActiveMaxDmbs", "u", NULL, LB(active_max_dmbs), RO),
 	SD_BUS_PROPERTY("DrainTimeoutMSec", "u", NULL, LB(drain_timeout_ms), RO),
 	SD_BUS_PROPERTY("DrainRemainingMSec", "u", NULL, LB(drain_remaining_ms), RO),
@@ -617,41 +606,14 @@ static void snapshot(const struct smclo_device *d, struct bus_loopback *s)
 	s->drain_rejects = c->drain_rejects;
 }
 
-/* The names of the properties that differ between a and b (NULL-terminated). */
-static void changed_names(const struct bus_loopback *a, const struct bus_loopback *b,
-			  const char **names, size_t max)
-{
-	size_t n = 0;
-
-	for (const sd_bus_vtable *v = device_vtable + 1;
-	     v->type != _SD_BUS_VTABLE_END && n + 1 < max; v++) {
-		const char *pa, *pb;
-		size_t sz;
-
-		if (v->type != _SD_BUS_VTABLE_PROPERTY)
-			continue;
-		pa = (const char *)a + v->x.property.offset;
-		pb = (const char *)b + v->x.property.offset;
-		switch (v->x.property.signature[0]) {
-		case 's':
-			if (!streq(pa, pb))
-				names[n++] = v->x.property.member;
-			continue;
-		case 'b':
-			sz = sizeof(bool);
-			break;
-		case 'u':
-			sz = 4;
-			break;
-		default:
-			sz = 8;
-			break;
-		}
-		if (memcmp(pa, pb, sz) != 0)
-			names[n++] = v->x.property.member;
-	}
-	names[n] = NULL;
-}
+static const struct bus_snapshot_type device_type = {
+	.iface = SMCD_BUS_IFACE_LOOPBACK_DEVICE,
+	.vtable = device_vtable,
+	.size = sizeof(struct bus_loopback),
+	.path_offset = LB(path),
+	/* The path is the Device object's too while the DIBS device is registered. */
+	.whole_object = false,
+};
 
 static void monitor_close(struct loopback *lb)
 {
@@ -709,6 +671,7 @@ int loopback_refresh(struct manager *m)
 {
 	struct loopback *lb = lb_of(m);
 	struct kernel *k = m->kernel;
+	const struct bus_loopback *o, *n;
 	struct bus_loopback old;
 	struct smclo_device d;
 	bool was = lb ? lb->present : false;
@@ -742,23 +705,14 @@ int loopback_refresh(struct manager *m)
 		if (!smclo_monitor_stale(lb->mon))
 			monitor_close(lb);
 	}
-	if (!m->bus)
-		return 0;
-	if (was && (!lb->present || !streq(old.path, lb->snap.path)))
-		(void)sd_bus_emit_interfaces_removed(m->bus, old.path,
-						     SMCD_BUS_IFACE_LOOPBACK_DEVICE, NULL);
-	if (lb->present && (!was || !streq(old.path, lb->snap.path)))
-		(void)sd_bus_emit_interfaces_added(m->bus, lb->snap.path,
-						   SMCD_BUS_IFACE_LOOPBACK_DEVICE, NULL);
-	else if (lb->present) {
-		const char *names[40];
-
-		changed_names(&old, &lb->snap, names, ELEMENTSOF(names));
-		if (names[0])
-			(void)sd_bus_emit_properties_changed_strv(m->bus, lb->snap.path,
-								  SMCD_BUS_IFACE_LOOPBACK_DEVICE,
-								  (char **)names);
+	o = was ? &old : NULL;
+	n = lb->present ? &lb->snap : NULL;
+	/* A new path (another device name) is a removal and an addition. */
+	if (o && n && !streq(o->path, n->path)) {
+		(void)bus_snapshot_emit(m->bus, &device_type, o, NULL);
+		o = NULL;
 	}
+	(void)bus_snapshot_emit(m->bus, &device_type, o, n);
 	return 0;
 }
 

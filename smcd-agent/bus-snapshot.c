@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Snapshot-backed D-Bus objects: change detection and signals (bus-snapshot.h). */
+#include <stdint.h>
+#include <string.h>
+
+#include "common/macro.h"
+#include "smcd-agent/bus-snapshot.h"
+
+int bus_snapshot_prop_string(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			     sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	return sd_bus_message_append_basic(reply, 's', userdata);
+}
+
+int bus_snapshot_prop_bool(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			   sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	return sd_bus_message_append(reply, "b", (int)*(const bool *)userdata);
+}
+
+/* The bytes a property takes at its offset; 0 for a string (compared as one). */
+static size_t field_size(const char *sig, size_t struct_size, size_t off)
+{
+	switch (sig[0]) {
+	case 'y':
+		return 1;
+	case 'q':
+		return 2;
+	case 'u':
+		return 4;
+	case 't':
+		return 8;
+	case 'b':
+		return sizeof(bool);
+	case 's':
+		return 0;
+	default:
+		return struct_size - off;
+	}
+}
+
+size_t bus_snapshot_changed(const struct bus_snapshot_type *t, const void *a, const void *b,
+			    const char **names, size_t max)
+{
+	size_t n = 0;
+
+	for (const sd_bus_vtable *v = t->vtable + 1; v->type != _SD_BUS_VTABLE_END && n + 1 < max;
+	     v++) {
+		size_t off = v->x.property.offset;
+		const char *sig = v->x.property.signature;
+		const char *pa = (const char *)a + off, *pb = (const char *)b + off;
+		bool differs;
+
+		if (v->type != _SD_BUS_VTABLE_PROPERTY)
+			continue;
+		if (sig[0] == 's')
+			differs = !streq(pa, pb);
+		else
+			differs = memcmp(pa, pb, field_size(sig, t->size, off)) != 0;
+		if (differs)
+			names[n++] = v->x.property.member;
+	}
+	names[n] = NULL;
+	return n;
+}
+
+static const char *path_of(const struct bus_snapshot_type *t, const void *s)
+{
+	return (const char *)s + t->path_offset;
+}
+
+int bus_snapshot_emit(sd_bus *bus, const struct bus_snapshot_type *t, const void *old, const void *new)
+{
+	const char *names[64];
+
+	if (!bus || (!old && !new))
+		return 0;
+	if (!new)
+		return t->whole_object
+			       ? sd_bus_emit_object_removed(bus, path_of(t, old))
+			       : sd_bus_emit_interfaces_removed(bus, path_of(t, old), t->iface, NULL);
+	if (!old)
+		return t->whole_object
+			       ? sd_bus_emit_object_added(bus, path_of(t, new))
+			       : sd_bus_emit_interfaces_added(bus, path_of(t, new), t->iface, NULL);
+	if (!bus_snapshot_changed(t, old, new, names, ELEMENTSOF(names)))
+		return 0;
+	return sd_bus_emit_properties_changed_strv(bus, path_of(t, new), t->iface, (char **)names);
+}
