@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The D-Bus contract of smcd-agent, in one place: its name, object paths, interfaces and
- * errors, used by the agent (smcd-agent/bus-*.c, loopback.c) and by smcctl (cli/).  What
- * each member does is in smcd-agent(8); the bus policy is etc/dbus-1/org.smcd.Agent1.conf.
+ * errors, used by the agent (smcd-agent/bus-*.c, objects.c, loopback-device.c) and by
+ * smcctl (cli/).  What each member does is in smcd-agent(8); the bus policy is
+ * etc/dbus-1/org.smcd.Agent1.conf.
  * A name changed here changes both sides; tests/integration/man-coverage.test checks that
  * every interface, property and error named here is in smcd-agent(8).
  */

@@ -2,7 +2,9 @@
 /*
  * smcd-agent and our loopback module (kmod/, smc-lo(4)): the loopback: section of smc.yaml
  * kept like every other item, the org.smcd.Agent1.Loopback methods and the
- * org.smcd.Agent1.LoopbackDevice object with the module's counters (loopback.c).
+ * org.smcd.Agent1.LoopbackDevice object with the module's counters: loopback.c (the
+ * reconcile), loopback-device.c (the device, read and refreshed), bus-loopback.c (D-Bus);
+ * loopback-internal.h is what they share.
  */
 #pragma once
 
@@ -34,10 +36,12 @@ struct manager;
  */
 int loopback_reconcile(struct manager *m, const struct report *previous, bool report_only,
 		       struct report *ret);
-/* Read the module's device (if smc_lo is loaded) and publish, update or remove its object. */
+/* loopback-device.c: read the module's device (if smc_lo is loaded) and publish, update or
+ * remove its object. */
 int loopback_refresh(struct manager *m);
-int bus_loopback_register(struct manager *m);
 void loopback_free(struct manager *m);
+/* bus-loopback.c */
+int bus_loopback_register(struct manager *m);
 
 /* The PNET IDs of the loopback handling (never deleted by pnet.exclusive). */
 bool loopback_pnetid_reserved(const char *pnetid);

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the three files of smcd-agent's loopback handling share:
+ *   loopback.c          smc.yaml's loopback: section reconciled: the activation and
+ *                       deactivation protocol (loopback.h)
+ *   loopback-device.c   smc_lo's device read and kept up to date (polls and notifications)
+ *   bus-loopback.c      its org.smcd.Agent1.LoopbackDevice object and the
+ *                       org.smcd.Agent1.Loopback methods
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <systemd/sd-event.h>
+
+#include "netlink/smclo.h"
+
+struct manager;
+
+#define LOOPBACK_MODULE "smc_lo"
+/* After the drain: how long the removal may take before it is reported as stuck. */
+#define LOOPBACK_REMOVAL_MS SMCLO_REMOVAL_MS
+
+/* The LoopbackDevice object: a flat copy of the module's device, compared field by field
+ * (bus-snapshot.h). */
+struct loopback_object {
+	char path[256];
+	char name[SMC_DIBS_NAME_LEN];
+	char state[16];
+	bool removing;
+	uint32_t generation;
+	char gid[SMC_UUID_TEXT_LEN + 1];
+	bool pending;
+	char dmb_type[16];
+	bool nocopy;
+	uint32_t max_dmbs;
+	char active_dmb_type[16];
+	bool active_nocopy;
+	uint32_t active_max_dmbs;
+	uint32_t drain_timeout_ms;
+	uint32_t drain_remaining_ms;
+	uint32_t dmbs;
+	uint64_t dmb_bytes;
+	uint32_t attached;
+	uint32_t link_groups;
+	uint64_t registrations;
+	uint64_t unregistrations;
+	uint64_t alloc_failures;
+	uint64_t limit_rejects;
+	uint64_t moves;
+	uint64_t move_bytes;
+	uint64_t move_signals;
+	uint64_t move_errors;
+	uint64_t attaches;
+	uint64_t detaches;
+	uint64_t activations;
+	uint64_t deactivations;
+	uint64_t drain_rejects;
+};
+
+struct loopback {
+	bool present; /* the object exists (smc_lo loaded and readable) */
+	struct loopback_object snap;
+	struct smclo_monitor *mon;
+	sd_event_source *mon_src;
+	bool no_monitor; /* the kernel has none (fake): do not ask again */
+};
+
+/* m->loopback, allocated at its first use; NULL only without memory. */
+struct loopback *loopback_of(struct manager *m);
+
+/* bus-loopback.c: the signals of the object's change from old to new (NULL: not there). */
+void bus_loopback_emit(struct manager *m, const struct loopback_object *old,
+		       const struct loopback_object *new);
