@@ -35,7 +35,7 @@
 #include "smcd-agent/log.h"
 #include "smcd-agent/loopback-internal.h"
 #include "smcd-agent/loopback.h"
-#include "smcd-agent/manager.h"
+#include "smcd-agent/kernel.h"
 
 /* ------------------------------------------------------------------------------------- */
 /* Config helpers                                                                          */
@@ -149,12 +149,11 @@ static int lo_pnet(struct kernel *k, bool *ret_any, bool *ret_ours, char other[S
  * "lo"'s PNET ID SMCLO_LO_PNETID present (want) or absent.  why: the reason it is wanted
  * absent, for the message ("smclo is not active").
  */
-static int take_over_lo(struct manager *m, bool want, const char *why, const struct report *prev,
-			bool report_only, struct report *ret)
+static int take_over_lo(struct kernel *k, const struct config_loopback *c, bool want, const char *why,
+			const struct report *prev, bool report_only, struct report *ret)
 {
 	static const char *const name = "loopback:take-over-lo";
 	struct smc_pnet_entry e = { .ib_port = 1 };
-	struct kernel *k = m->kernel;
 	char other[SMC_PNETID_LEN + 1], buf[256];
 	bool any, ours;
 	int r;
@@ -192,14 +191,13 @@ static int take_over_lo(struct manager *m, bool want, const char *why, const str
 		    SMCLO_LO_PNETID);
 }
 
-static int do_settings(struct manager *m, struct smclo_device *d, const struct report *prev,
-		       bool report_only, bool *ret_failed, struct report *ret)
+static int do_settings(struct kernel *k, const struct config_loopback *c, struct smclo_device *d,
+		       const struct report *prev, bool report_only, bool *ret_failed,
+		       struct report *ret)
 {
 	static const char *const name = "loopback:settings";
-	const struct config_loopback *c = &m->config->loopback;
 	struct smclo_settings want = wanted_settings(c, &d->settings);
 	struct smclo_set_request q = {};
-	struct kernel *k = m->kernel;
 	char have[96], buf[256];
 	int r;
 
@@ -230,12 +228,11 @@ static int do_settings(struct manager *m, struct smclo_device *d, const struct r
  * numbers (waited time, DMBs): the log de-duplicates repeated item messages, and the
  * device object shows the gauges.
  */
-static int shutdown_dev(struct manager *m, struct smclo_device *d, char *msg, size_t len)
+static int shutdown_dev(struct kernel *k, const struct config_loopback *c, struct smclo_device *d,
+			char *msg, size_t len)
 {
-	const struct config_loopback *c = &m->config->loopback;
 	uint32_t drain_ms = (uint32_t)(c->drain_timeout_usec / 1000);
 	struct smclo_shutdown_result res;
-	struct kernel *k = m->kernel;
 	char buf[256];
 	int r;
 
@@ -275,17 +272,16 @@ static int removing_item(struct report *ret, const char *name, const struct smcl
 		    d->name, then);
 }
 
-static int do_state(struct manager *m, struct smclo_device *d, bool settings_failed,
-		    const struct report *prev, bool report_only, struct report *ret)
+static int do_state(struct kernel *k, const struct config_loopback *c, struct smclo_device *d,
+		    bool settings_failed, const struct report *prev, bool report_only,
+		    struct report *ret)
 {
 	static const char *const name = "loopback:state";
-	const struct config_loopback *c = &m->config->loopback;
 	/*
 	 * Only the keys the file has decide a re-activation: a setting changed with smcctl
 	 * (one the file leaves out) is stored for the next activation, never forced now.
 	 */
 	struct smclo_settings want = wanted_settings(c, &d->active);
-	struct kernel *k = m->kernel;
 	char msg[256], buf[256];
 	bool reactivate = false;
 	int r;
@@ -298,7 +294,7 @@ static int do_state(struct manager *m, struct smclo_device *d, bool settings_fai
 				    smclo_state_name(d->state));
 		if (d->state == SMCLO_STATE_DRAINING && d->removing)
 			return removing_item(ret, name, d, "");
-		r = shutdown_dev(m, d, msg, sizeof(msg));
+		r = shutdown_dev(k, c, d, msg, sizeof(msg));
 		return item(ret, name, r < 0 ? ITEM_FAILED : ITEM_APPLIED, "%s", msg);
 	}
 	if (d->state == SMCLO_STATE_DRAINING)
@@ -326,7 +322,7 @@ static int do_state(struct manager *m, struct smclo_device *d, bool settings_fai
 		log_notice("Re-activating %s: it runs with %s, the file says otherwise (SMC reads "
 			   "them once per device)",
 			   d->name, buf);
-		r = shutdown_dev(m, d, msg, sizeof(msg));
+		r = shutdown_dev(k, c, d, msg, sizeof(msg));
 		if (r < 0)
 			return item(ret, name, ITEM_FAILED, "re-activation: %s", msg);
 	}
@@ -345,24 +341,22 @@ static int do_state(struct manager *m, struct smclo_device *d, bool settings_fai
  * back.  With loopback.active the ID is the file's and gets an item every time; otherwise
  * (settings only, or no loopback: section any more) only when the ID is there to remove.
  */
-static int release_lo(struct manager *m, const char *why, const struct report *prev,
-		      bool report_only, struct report *ret)
+static int release_lo(struct kernel *k, const struct config_loopback *c, const char *why,
+		      const struct report *prev, bool report_only, struct report *ret)
 {
-	const struct config_loopback *c = &m->config->loopback;
 	char other[SMC_PNETID_LEN + 1];
 	bool any, ours;
 
-	if (!c->has_active && (lo_pnet(m->kernel, &any, &ours, other) < 0 || !ours))
+	if (!c->has_active && (lo_pnet(k, &any, &ours, other) < 0 || !ours))
 		return 0;
-	return take_over_lo(m, false, why, prev, report_only, ret);
+	return take_over_lo(k, c, false, why, prev, report_only, ret);
 }
 
 /* loopback:module: smc_lo loaded with libkmod; *ret_loaded says whether it is now. */
-static int load_module(struct manager *m, const struct report *prev, bool report_only,
+static int load_module(struct kernel *k, const struct report *prev, bool report_only,
 		       bool *ret_loaded, struct report *ret)
 {
 	static const char *const name = "loopback:module";
-	struct kernel *k = m->kernel;
 	char msg[200] = "";
 	int r;
 
@@ -381,13 +375,11 @@ static int load_module(struct manager *m, const struct report *prev, bool report
 	return item(ret, name, ITEM_APPLIED, "loaded");
 }
 
-int loopback_reconcile(struct manager *m, const struct report *prev, bool report_only,
-		       struct report *ret)
+int loopback_reconcile(struct kernel *k, const struct config_loopback *c, const struct report *prev,
+		       bool report_only, struct report *ret)
 {
-	const struct config_loopback *c = &m->config->loopback;
 	bool want_active = c->has_active && c->active;
 	bool any_setting = c->has_dmb_type || c->has_nocopy || c->has_max_dmbs;
-	struct kernel *k = m->kernel;
 	bool loaded, settings_failed = false;
 	struct smclo_device d;
 	char buf[256];
@@ -408,40 +400,40 @@ int loopback_reconcile(struct manager *m, const struct report *prev, bool report
 		/* No section (any more): lo keeps no PNET ID of ours while smclo is inactive. */
 		if (loaded && k->ops->smclo_get(k, &d) == 0 && d.state == SMCLO_STATE_ACTIVE)
 			return 0;
-		return release_lo(m, "smclo is not active", prev, report_only, ret);
+		return release_lo(k, c, "smclo is not active", prev, report_only, ret);
 	}
-	if (want_active && (r = load_module(m, prev, report_only, &loaded, ret)) < 0)
+	if (want_active && (r = load_module(k, prev, report_only, &loaded, ret)) < 0)
 		return r;
 	if (!loaded) {
 		/* Nothing to keep: active: false holds, settings wait until someone loads it. */
 		if (!want_active &&
 		    (r = item(ret, "loopback:device", ITEM_UNCHANGED, "smc_lo is not loaded")) < 0)
 			return r;
-		return release_lo(m, "smc_lo is not loaded", prev, report_only, ret);
+		return release_lo(k, c, "smc_lo is not loaded", prev, report_only, ret);
 	}
 	r = k->ops->smclo_get(k, &d);
 	if (r < 0) {
 		r = item(ret, "loopback:device",
 			 r == -EPROTONOSUPPORT ? ITEM_UNSUPPORTED : ITEM_FAILED, "%s",
 			 errtext(k, SMC_OP_LOOPBACK_QUERY, r, buf, sizeof(buf)));
-		return r < 0 ? r : release_lo(m, "smclo cannot be read", prev, report_only, ret);
+		return r < 0 ? r : release_lo(k, c, "smclo cannot be read", prev, report_only, ret);
 	}
 	if (c->has_active && !(want_active && c->take_over_lo) &&
-	    (r = take_over_lo(m, false, NULL, prev, report_only, ret)) < 0)
+	    (r = take_over_lo(k, c, false, NULL, prev, report_only, ret)) < 0)
 		return r;
-	if (any_setting && (r = do_settings(m, &d, prev, report_only, &settings_failed, ret)) < 0)
+	if (any_setting && (r = do_settings(k, c, &d, prev, report_only, &settings_failed, ret)) < 0)
 		return r;
-	if (c->has_active && (r = do_state(m, &d, settings_failed, prev, report_only, ret)) < 0)
+	if (c->has_active && (r = do_state(k, c, &d, settings_failed, prev, report_only, ret)) < 0)
 		return r;
 	/*
 	 * lo's PNET ID only while smclo is active: without an eligible loopback device every
 	 * SMC-D loopback connection would fall back to TCP.
 	 */
 	if (want_active && c->take_over_lo)
-		r = take_over_lo(m, d.state == SMCLO_STATE_ACTIVE, "smclo is not active", prev,
+		r = take_over_lo(k, c, d.state == SMCLO_STATE_ACTIVE, "smclo is not active", prev,
 				 report_only, ret);
 	else if (!c->has_active && d.state != SMCLO_STATE_ACTIVE)
-		r = release_lo(m, "smclo is not active", prev, report_only, ret);
-	(void)loopback_refresh(m);
-	return r < 0 ? r : 0;
+		r = release_lo(k, c, "smclo is not active", prev, report_only, ret);
+	/* The device was read: its object follows what this changed. */
+	return r < 0 ? r : 1;
 }

@@ -32,10 +32,13 @@ struct manager;
  *                           file's keys than the file's is re-activated (deactivation
  *                           protocol, then activation), unless loopback:settings failed;
  *                           a device being removed is not drained again
- * previous and report_only: as for plan_apply() (drift.action report).
+ * previous and report_only: as for plan_apply() (drift.action report).  Like reconcile()
+ * it takes the kernel and the file's section only: 1 when smc_lo's device was read (its
+ * object is to be refreshed, loopback_refresh()), 0 when not, or a negative errno.
  */
-int loopback_reconcile(struct manager *m, const struct report *previous, bool report_only,
-		       struct report *ret);
+struct kernel;
+int loopback_reconcile(struct kernel *k, const struct config_loopback *c,
+		       const struct report *previous, bool report_only, struct report *ret);
 /* loopback-device.c: read the module's device (if smc_lo is loaded) and publish, update or
  * remove its object. */
 int loopback_refresh(struct manager *m);

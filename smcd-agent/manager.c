@@ -343,8 +343,13 @@ int manager_reconcile(struct manager *m, enum reconcile_reason reason)
 	if (ret >= 0)
 		ret = policy_reconcile(m->policy, m->config, &r);
 	if (ret >= 0)
-		ret = loopback_reconcile(m, reason == RECONCILE_PERIODIC ? &m->report : NULL,
+		ret = loopback_reconcile(m->kernel, &m->config->loopback,
+					 reason == RECONCILE_PERIODIC ? &m->report : NULL,
 					 report_only, &r);
+	if (ret > 0) {
+		(void)loopback_refresh(m);
+		ret = 0;
+	}
 	if (ret < 0) {
 		report_clear(&r);
 		return log_error_errno(ret, "Reconciliation failed: %m");
