@@ -9,15 +9,16 @@
  *   raw      the libsmcnl calls one collection makes, results thrown away: devices (SMC-D,
  *            SMC-R), link groups (SMC-D, SMC-R with links), GET_STATS, GET_FBACK_STATS and
  *            the socket dump (smc_diag without extensions)
- *   collect  collector_sample() of the agent, the function its timer calls: the same dumps
- *            through its kernel table, the D-Bus snapshots, link-group tracking, the engine,
- *            the Prometheus text and its atomic write (the agent is not on a bus here, so
- *            no signal is sent)
+ *   collect  a statistics poll of the agent (manager_poll(MANAGER_POLL_STATS), what its
+ *            stats timer does), objects not fresh: the same dumps through its kernel table,
+ *            the model of the objects, link-group tracking, the engine, the Prometheus text
+ *            and its atomic write (the agent is not on a bus here, so no signal is sent)
  *   tick     all the agent does per interval when stats.interval equals monitor.interval
- *            (the default): its monitor timer's manager_refresh_objects_only(), then
- *            collector_sample() (which then reuses the fresh objects)
+ *            (the default): its monitor timer's manager_poll(MANAGER_POLL_OBJECTS |
+ *            MANAGER_POLL_STATS), one read of the objects for both
  *   probe    for comparison, the same tick with the capability probe the monitor timer made
- *            before (manager_refresh_objects()): it dumps every socket a second time
+ *            before (manager_refresh_objects(), then a statistics poll that reuses the fresh
+ *            objects): it dumps every socket a second time
  *   smctools (with --smc-tools DIR, smc-tools' binaries built for comparison): the commands
  *            that show the same, each a process of its own, output to /dev/null:
  *            "smcd stats", "smcd device", "smcd linkgroup", "smcss -a"
@@ -185,7 +186,12 @@ int main(int argc, char **argv)
 	if (r >= 0)
 		r = manager_load_config(m);
 	if (r >= 0)
-		r = collector_new(m);
+		r = collector_new(m->config->stats.linkgroup_series, &m->collector);
+	if (r >= 0)
+		(void)collector_configure(
+			m->collector, m->config->stats.interval_usec,
+			m->config->stats.linkgroup_series,
+			m->config->stats.prometheus ? m->config->stats.prometheus_path : NULL);
 	if (r < 0) {
 		fprintf(stderr, "collect-bench: setup failed: %s\n", strerror(-r));
 		return 1;
@@ -195,7 +201,7 @@ int main(int argc, char **argv)
 	/* One round to warm up: families resolved, sockets open, state file written. */
 	(void)raw_dumps(nl, &socks);
 	(void)manager_refresh_objects(m, NULL);
-	(void)collector_sample(m);
+	(void)manager_poll(m, MANAGER_POLL_STATS, NULL);
 	for (unsigned i = 0; i < n; i++) {
 		double t0 = now_ms();
 
@@ -205,18 +211,17 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		t[RAW][i] = now_ms() - t0;
-		m->objects_mono_usec =
-			0; /* stale: the sample dumps devices and link groups itself */
+		/* Not fresh: the statistics poll dumps devices and link groups itself. */
+		m->objects.read_mono_usec = 0;
 		t0 = now_ms();
-		(void)collector_sample(m);
+		(void)manager_poll(m, MANAGER_POLL_STATS, NULL);
 		t[COLLECT][i] = now_ms() - t0;
 		t0 = now_ms();
-		(void)manager_refresh_objects_only(m, NULL);
-		(void)collector_sample(m);
+		(void)manager_poll(m, MANAGER_POLL_OBJECTS | MANAGER_POLL_STATS, NULL);
 		t[TICK][i] = now_ms() - t0;
 		t0 = now_ms();
 		(void)manager_refresh_objects(m, NULL);
-		(void)collector_sample(m);
+		(void)manager_poll(m, MANAGER_POLL_STATS, NULL);
 		t[PROBE][i] = now_ms() - t0;
 		if (!tools)
 			continue;
@@ -235,7 +240,7 @@ int main(int argc, char **argv)
 		min[i] = quantile(t[i], n, 0.0);
 	}
 	printf("{\"label\":\"%s\",\"iterations\":%u,\"sockets\":%zu,\"linkgroups\":%zu,", label, n,
-	       socks, m->n_linkgroups);
+	       socks, m->objects.n_linkgroups);
 	for (size_t i = 0; i < _MODES; i++)
 		if (i != SMCTOOLS || tools)
 			printf("\"%s_ms\":{\"min\":%.3f,\"median\":%.3f,\"p90\":%.3f},",
