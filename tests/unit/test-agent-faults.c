@@ -499,14 +499,13 @@ static struct signals take_signals(sd_bus *agent, sd_bus *peer)
 		}
 		if (!msg)
 			continue;
-		if (sd_bus_message_is_signal(msg, "org.freedesktop.DBus.ObjectManager",
-					     "InterfacesAdded"))
+		if (sd_bus_message_is_signal(msg, DBUS_IFACE_OBJECT_MANAGER, DBUS_INTERFACES_ADDED))
 			s.added++;
-		else if (sd_bus_message_is_signal(msg, "org.freedesktop.DBus.ObjectManager",
-						  "InterfacesRemoved"))
+		else if (sd_bus_message_is_signal(msg, DBUS_IFACE_OBJECT_MANAGER,
+						  DBUS_INTERFACES_REMOVED))
 			s.removed++;
-		else if (sd_bus_message_is_signal(msg, "org.freedesktop.DBus.Properties",
-						  "PropertiesChanged") &&
+		else if (sd_bus_message_is_signal(msg, DBUS_IFACE_PROPERTIES,
+						  DBUS_PROPERTIES_CHANGED) &&
 			 sd_bus_message_read(msg, "s", &iface) >= 0 &&
 			 streq(iface, SMCD_BUS_IFACE_MANAGER))
 			s.stale_changed += changed_names(msg, SMCD_BUS_PROP_OBJECTS_STALE);
