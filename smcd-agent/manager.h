@@ -89,9 +89,9 @@ int manager_reload(struct manager *m, char **ret_error);
 int manager_reconcile(struct manager *m, enum reconcile_reason reason);
 /*
  * Re-read devices, link groups and capabilities; update D-Bus objects.  0, or the failed
- * read's -errno (the objects stay as they were).  Change signals that could not be sent are
- * no failed read (the objects are updated all the same): logged, and the first one's error
- * in *ret_emit_error (when not NULL; 0 when every signal went out).
+ * read's -errno (the objects stay as they were, marked stale).  Change signals that could
+ * not be sent are no failed read (the objects are updated all the same): logged, and the
+ * first one's error in *ret_emit_error (when not NULL; 0 when every signal went out).
  */
 int manager_refresh_objects(struct manager *m, int *ret_emit_error);
 /* The same without the capability probe (which dumps every socket). */

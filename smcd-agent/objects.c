@@ -147,9 +147,9 @@ void obj_linkgroup_from_smcr(const struct smcr_linkgroup *r, struct obj_linkgrou
 /*
  * A dump that fails because the kernel has no SMC (or no such command) means "none"; any
  * other error (ENOBUFS, EINTR, EBUSY, EPERM, an interrupted dump) says nothing about what
- * exists: the poll is dropped and the objects, statistics and events stay as they were.
- * Reading it as "no objects" removed every link group from D-Bus and Prometheus, counted
- * them as removed and added them again at the next poll.
+ * exists: the poll is dropped and the objects, statistics and events stay as they were,
+ * marked stale (manager_poll()).  Reading it as "no objects" removed every link group
+ * from D-Bus and Prometheus, counted them as removed and added them again at the next poll.
  */
 static bool dump_means_none(int r)
 {
