@@ -57,8 +57,9 @@ json_object *agent_status_json(json_object *p)
 {
 	_cleanup_(json_object_putp) json_object *doc = json_object_new_object();
 	json_object *cfg = json_object_new_object(), *rec = json_object_new_object();
-	json_object *drift = json_object_new_object(), *last = out_get(p, "LastReconcile");
-	const char *err = out_get_str(p, "ConfigError", "");
+	json_object *drift = json_object_new_object(),
+		    *last = out_get(p, SMCD_BUS_MANAGER_LAST_RECONCILE);
+	const char *err = out_get_str(p, SMCD_BUS_MANAGER_CONFIG_ERROR, "");
 	int r = 0;
 
 	if (!doc || !cfg || !rec || !drift) {
@@ -67,24 +68,27 @@ json_object *agent_status_json(json_object *p)
 		json_object_put(drift);
 		return NULL;
 	}
-	r |= json_add_str(doc, "state", out_get_str(p, "State", NULL));
-	r |= json_add_str(doc, "version", out_get_str(p, "Version", NULL));
-	r |= json_add_str(cfg, "path", out_get_str(p, "ConfigPath", NULL));
-	r |= json_add_str(cfg, "revision", out_get_str(p, "ConfigRevision", NULL));
-	r |= json_add_u64(cfg, "loaded_usec", out_get_u64(p, "ConfigLoadedUSec", 0));
+	r |= json_add_str(doc, "state", out_get_str(p, SMCD_BUS_MANAGER_STATE, NULL));
+	r |= json_add_str(doc, "version", out_get_str(p, SMCD_BUS_MANAGER_VERSION, NULL));
+	r |= json_add_str(cfg, "path", out_get_str(p, SMCD_BUS_MANAGER_CONFIG_PATH, NULL));
+	r |= json_add_str(cfg, "revision", out_get_str(p, SMCD_BUS_MANAGER_CONFIG_REVISION, NULL));
+	r |= json_add_u64(cfg, "loaded_usec", out_get_u64(p, SMCD_BUS_MANAGER_CONFIG_LOADED_USEC, 0));
 	r |= *err ? json_add_str(cfg, "error", err) : json_add_null(cfg, "error");
 	r |= json_add(doc, "config", cfg);
 	r |= json_add_u64(rec, "time_usec",
 			  last ? json_object_get_uint64(json_object_array_get_idx(last, 0)) : 0);
 	r |= json_add(rec, "items", items_json(last ? json_object_array_get_idx(last, 1) : NULL));
 	r |= json_add(doc, "last_reconcile", rec);
-	r |= json_add_u64(doc, "last_check_usec", out_get_u64(p, "LastCheckUSec", 0));
-	r |= json_add_str(drift, "action", out_get_str(p, "DriftAction", NULL));
-	r |= json_add_u64(drift, "interval_usec", out_get_u64(p, "DriftIntervalUSec", 0));
-	r |= json_add_u64(drift, "repairs", out_get_u64(p, "DriftRepairs", 0));
-	r |= json_add(drift, "items", items_json(out_get(p, "Drift")));
+	r |= json_add_u64(doc, "last_check_usec",
+			  out_get_u64(p, SMCD_BUS_MANAGER_LAST_CHECK_USEC, 0));
+	r |= json_add_str(drift, "action", out_get_str(p, SMCD_BUS_MANAGER_DRIFT_ACTION, NULL));
+	r |= json_add_u64(drift, "interval_usec",
+			  out_get_u64(p, SMCD_BUS_MANAGER_DRIFT_INTERVAL_USEC, 0));
+	r |= json_add_u64(drift, "repairs", out_get_u64(p, SMCD_BUS_MANAGER_DRIFT_REPAIRS, 0));
+	r |= json_add(drift, "items", items_json(out_get(p, SMCD_BUS_MANAGER_DRIFT)));
 	r |= json_add(doc, "drift", drift);
-	r |= json_add(doc, "capabilities", json_object_get(out_get(p, "Capabilities")));
+	r |= json_add(doc, "capabilities",
+		      json_object_get(out_get(p, SMCD_BUS_MANAGER_CAPABILITIES)));
 	return r < 0 ? NULL : TAKE_PTR(doc);
 }
 
@@ -261,7 +265,7 @@ int agent_config_show(struct smcctl *c, const struct verb_args *a)
 		return smcctl_oom(c);
 	if (bus_open_quiet(&bus) >= 0)
 		r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER,
-				       "DescribeConfig", &e, &reply, NULL);
+				       SMCD_BUS_MANAGER_DESCRIBE_CONFIG, &e, &reply, NULL);
 	if (r >= 0 && sd_bus_message_read(reply, "s", &yaml) >= 0)
 		from_agent = true;
 	else if (r < 0 && !bus_agent_absent(&e) && r != -ENOTCONN && r != -ENOENT)
@@ -299,8 +303,8 @@ int agent_config_reload(struct smcctl *c, const struct verb_args *a)
 
 	if ((s = bus_open(c, &bus)))
 		return s;
-	r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER, "Reload",
-			       &e, NULL, NULL);
+	r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER,
+			       SMCD_BUS_MANAGER_RELOAD, &e, NULL, NULL);
 	if (r < 0)
 		return bus_failed(c, "reload refused", &e, r);
 	if ((s = bus_get_all(c, bus, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER, &props)))
@@ -345,45 +349,45 @@ static int forwarded(struct smcctl *c, int s, const char *action, const char *ke
 int agent_ueid_add(struct smcctl *c, const struct verb_args *a)
 {
 	return FORWARD_OR_DIRECT(ueid_add, "add", "ueid", a->pos[0], "cannot add the UEID",
-				 "AddUeid", "s", a->pos[0]);
+				 SMCD_BUS_MANAGER_ADD_UEID, "s", a->pos[0]);
 }
 
 int agent_ueid_del(struct smcctl *c, const struct verb_args *a)
 {
 	return FORWARD_OR_DIRECT(ueid_del, "del", "ueid", a->pos[0], "cannot remove the UEID",
-				 "RemoveUeid", "s", a->pos[0]);
+				 SMCD_BUS_MANAGER_REMOVE_UEID, "s", a->pos[0]);
 }
 
 int agent_ueid_flush(struct smcctl *c, const struct verb_args *a)
 {
 	return FORWARD_OR_DIRECT(ueid_flush, "flush", NULL, NULL, "cannot flush the UEIDs",
-				 "FlushUeid", NULL);
+				 SMCD_BUS_MANAGER_FLUSH_UEID, NULL);
 }
 
 int agent_seid_enable(struct smcctl *c, const struct verb_args *a)
 {
 	return FORWARD_OR_DIRECT(seid_enable, "enable", NULL, NULL, "cannot enable the SEID",
-				 "SetSeid", "b", 1);
+				 SMCD_BUS_MANAGER_SET_SEID, "b", 1);
 }
 
 int agent_seid_disable(struct smcctl *c, const struct verb_args *a)
 {
 	return FORWARD_OR_DIRECT(seid_disable, "disable", NULL, NULL, "cannot disable the SEID",
-				 "SetSeid", "b", 0);
+				 SMCD_BUS_MANAGER_SET_SEID, "b", 0);
 }
 
 int agent_hslimit_enable(struct smcctl *c, const struct verb_args *a)
 {
 	return FORWARD_OR_DIRECT(hslimit_enable, "enable", NULL, NULL,
-				 "cannot enable the handshake limitation", "SetHandshakeLimitation",
-				 "b", 1);
+				 "cannot enable the handshake limitation",
+				 SMCD_BUS_MANAGER_SET_HANDSHAKE_LIMITATION, "b", 1);
 }
 
 int agent_hslimit_disable(struct smcctl *c, const struct verb_args *a)
 {
 	return FORWARD_OR_DIRECT(hslimit_disable, "disable", NULL, NULL,
 				 "cannot disable the handshake limitation",
-				 "SetHandshakeLimitation", "b", 0);
+				 SMCD_BUS_MANAGER_SET_HANDSHAKE_LIMITATION, "b", 0);
 }
 
 int agent_pnet_add(struct smcctl *c, const struct verb_args *a)
@@ -395,20 +399,20 @@ int agent_pnet_add(struct smcctl *c, const struct verb_args *a)
 	if (!eth == !ib || (port && !streq(port, "1") && !streq(port, "2")) || (eth && port))
 		return pnet_add(c, a);
 	return FORWARD_OR_DIRECT(pnet_add, "add", "pnetid", a->pos[0], "cannot add the PNET entry",
-				 "AddPnet", "sssy", a->pos[0], eth ? eth : "", ib ? ib : "",
-				 (uint8_t)(port ? port[0] - '0' : 0));
+				 SMCD_BUS_MANAGER_ADD_PNET, "sssy", a->pos[0], eth ? eth : "",
+				 ib ? ib : "", (uint8_t)(port ? port[0] - '0' : 0));
 }
 
 int agent_pnet_del(struct smcctl *c, const struct verb_args *a)
 {
 	return FORWARD_OR_DIRECT(pnet_del, "del", "pnetid", a->pos[0], "cannot remove the PNET ID",
-				 "RemovePnet", "s", a->pos[0]);
+				 SMCD_BUS_MANAGER_REMOVE_PNET, "s", a->pos[0]);
 }
 
 int agent_pnet_flush(struct smcctl *c, const struct verb_args *a)
 {
 	return FORWARD_OR_DIRECT(pnet_flush, "flush", NULL, NULL, "cannot flush the PNET table",
-				 "FlushPnet", NULL);
+				 SMCD_BUS_MANAGER_FLUSH_PNET, NULL);
 }
 
 int agent_sysctl_set(struct smcctl *c, const struct verb_args *a)
@@ -425,8 +429,8 @@ int agent_sysctl_set(struct smcctl *c, const struct verb_args *a)
 			return sysctl_set(c, a); /* which says what it takes */
 		return FORWARD_OR_DIRECT(sysctl_set, "set", "name", name,
 					 "cannot set the handshake limitation",
-					 "SetHandshakeLimitation", "b", (int)on);
+					 SMCD_BUS_MANAGER_SET_HANDSHAKE_LIMITATION, "b", (int)on);
 	}
 	return FORWARD_OR_DIRECT(sysctl_set, "set", "name", name, "cannot set the sysctl",
-				 "SetSysctl", "ss", name, a->pos[1]);
+				 SMCD_BUS_MANAGER_SET_SYSCTL, "ss", name, a->pos[1]);
 }

@@ -421,28 +421,48 @@ static int device_property(sd_bus_message *m, const char *name, struct smclo_dev
 		char type;
 		size_t off;
 	} map[] = {
-		{ "Generation", 'u', offsetof(struct smclo_device, generation) },
-		{ "MaxDmbs", 'u', offsetof(struct smclo_device, settings.max_dmbs) },
-		{ "ActiveMaxDmbs", 'u', offsetof(struct smclo_device, active.max_dmbs) },
-		{ "DrainTimeoutMSec", 'u', offsetof(struct smclo_device, drain_timeout_ms) },
-		{ "DrainRemainingMSec", 'u', offsetof(struct smclo_device, drain_remaining_ms) },
-		{ "Dmbs", 'u', offsetof(struct smclo_device, counters.dmbs) },
-		{ "DmbBytes", 't', offsetof(struct smclo_device, counters.dmb_bytes) },
-		{ "Attached", 'u', offsetof(struct smclo_device, counters.attached) },
-		{ "LinkGroups", 'u', offsetof(struct smclo_device, counters.link_groups) },
-		{ "Registrations", 't', offsetof(struct smclo_device, counters.registrations) },
-		{ "Unregistrations", 't', offsetof(struct smclo_device, counters.unregistrations) },
-		{ "AllocFailures", 't', offsetof(struct smclo_device, counters.alloc_failures) },
-		{ "LimitRejects", 't', offsetof(struct smclo_device, counters.limit_rejects) },
-		{ "Moves", 't', offsetof(struct smclo_device, counters.moves) },
-		{ "MoveBytes", 't', offsetof(struct smclo_device, counters.move_bytes) },
-		{ "MoveSignals", 't', offsetof(struct smclo_device, counters.move_signals) },
-		{ "MoveErrors", 't', offsetof(struct smclo_device, counters.move_errors) },
-		{ "Attaches", 't', offsetof(struct smclo_device, counters.attaches) },
-		{ "Detaches", 't', offsetof(struct smclo_device, counters.detaches) },
-		{ "Activations", 't', offsetof(struct smclo_device, counters.activations) },
-		{ "Deactivations", 't', offsetof(struct smclo_device, counters.deactivations) },
-		{ "DrainRejects", 't', offsetof(struct smclo_device, counters.drain_rejects) },
+		{ SMCD_BUS_LOOPBACK_DEVICE_GENERATION, 'u',
+		  offsetof(struct smclo_device, generation) },
+		{ SMCD_BUS_LOOPBACK_DEVICE_MAX_DMBS, 'u',
+		  offsetof(struct smclo_device, settings.max_dmbs) },
+		{ SMCD_BUS_LOOPBACK_DEVICE_ACTIVE_MAX_DMBS, 'u',
+		  offsetof(struct smclo_device, active.max_dmbs) },
+		{ SMCD_BUS_LOOPBACK_DEVICE_DRAIN_TIMEOUT_MSEC, 'u',
+		  offsetof(struct smclo_device, drain_timeout_ms) },
+		{ SMCD_BUS_LOOPBACK_DEVICE_DRAIN_REMAINING_MSEC, 'u',
+		  offsetof(struct smclo_device, drain_remaining_ms) },
+		{ SMCD_BUS_LOOPBACK_DEVICE_DMBS, 'u', offsetof(struct smclo_device, counters.dmbs) },
+		{ SMCD_BUS_LOOPBACK_DEVICE_DMB_BYTES, 't',
+		  offsetof(struct smclo_device, counters.dmb_bytes) },
+		{ SMCD_BUS_LOOPBACK_DEVICE_ATTACHED, 'u',
+		  offsetof(struct smclo_device, counters.attached) },
+		{ SMCD_BUS_LOOPBACK_DEVICE_LINK_GROUPS, 'u',
+		  offsetof(struct smclo_device, counters.link_groups) },
+		{ SMCD_BUS_LOOPBACK_DEVICE_REGISTRATIONS, 't',
+		  offsetof(struct smclo_device, counters.registrations) },
+		{ SMCD_BUS_LOOPBACK_DEVICE_UNREGISTRATIONS, 't',
+		  offsetof(struct smclo_device, counters.unregistrations) },
+		{ SMCD_BUS_LOOPBACK_DEVICE_ALLOC_FAILURES, 't',
+		  offsetof(struct smclo_device, counters.alloc_failures) },
+		{ SMCD_BUS_LOOPBACK_DEVICE_LIMIT_REJECTS, 't',
+		  offsetof(struct smclo_device, counters.limit_rejects) },
+		{ SMCD_BUS_LOOPBACK_DEVICE_MOVES, 't', offsetof(struct smclo_device, counters.moves) },
+		{ SMCD_BUS_LOOPBACK_DEVICE_MOVE_BYTES, 't',
+		  offsetof(struct smclo_device, counters.move_bytes) },
+		{ SMCD_BUS_LOOPBACK_DEVICE_MOVE_SIGNALS, 't',
+		  offsetof(struct smclo_device, counters.move_signals) },
+		{ SMCD_BUS_LOOPBACK_DEVICE_MOVE_ERRORS, 't',
+		  offsetof(struct smclo_device, counters.move_errors) },
+		{ SMCD_BUS_LOOPBACK_DEVICE_ATTACHES, 't',
+		  offsetof(struct smclo_device, counters.attaches) },
+		{ SMCD_BUS_LOOPBACK_DEVICE_DETACHES, 't',
+		  offsetof(struct smclo_device, counters.detaches) },
+		{ SMCD_BUS_LOOPBACK_DEVICE_ACTIVATIONS, 't',
+		  offsetof(struct smclo_device, counters.activations) },
+		{ SMCD_BUS_LOOPBACK_DEVICE_DEACTIVATIONS, 't',
+		  offsetof(struct smclo_device, counters.deactivations) },
+		{ SMCD_BUS_LOOPBACK_DEVICE_DRAIN_REJECTS, 't',
+		  offsetof(struct smclo_device, counters.drain_rejects) },
 	};
 	const char *str;
 	int b, r;
@@ -453,20 +473,22 @@ static int device_property(sd_bus_message *m, const char *name, struct smclo_dev
 
 			return sd_bus_message_read(m, "v", sig, (char *)d + map[i].off);
 		}
-	if (streq(name, "Name") || streq(name, "State") || streq(name, "Gid") ||
-	    streq(name, "DmbType") || streq(name, "ActiveDmbType")) {
+	if (streq(name, SMCD_BUS_LOOPBACK_DEVICE_NAME) ||
+	    streq(name, SMCD_BUS_LOOPBACK_DEVICE_STATE) || streq(name, SMCD_BUS_LOOPBACK_DEVICE_GID) ||
+	    streq(name, SMCD_BUS_LOOPBACK_DEVICE_DMB_TYPE) ||
+	    streq(name, SMCD_BUS_LOOPBACK_DEVICE_ACTIVE_DMB_TYPE)) {
 		r = sd_bus_message_read(m, "v", "s", &str);
 		if (r < 0)
 			return r;
-		if (streq(name, "Name"))
+		if (streq(name, SMCD_BUS_LOOPBACK_DEVICE_NAME))
 			snprintf(d->name, sizeof(d->name), "%s", str);
-		else if (streq(name, "Gid"))
+		else if (streq(name, SMCD_BUS_LOOPBACK_DEVICE_GID))
 			snprintf(d->gid_uuid, sizeof(d->gid_uuid), "%s", str);
-		else if (streq(name, "State")) {
+		else if (streq(name, SMCD_BUS_LOOPBACK_DEVICE_STATE)) {
 			for (uint8_t k = 0; smclo_state_name(k); k++)
 				if (streq(str, smclo_state_name(k)))
 					d->state = k;
-		} else if (streq(name, "DmbType"))
+		} else if (streq(name, SMCD_BUS_LOOPBACK_DEVICE_DMB_TYPE))
 			d->settings.dmb_type =
 				streq(str, "virtual") ? SMCLO_DMB_VIRTUAL : SMCLO_DMB_PHYSICAL;
 		else
@@ -474,16 +496,18 @@ static int device_property(sd_bus_message *m, const char *name, struct smclo_dev
 				streq(str, "virtual") ? SMCLO_DMB_VIRTUAL : SMCLO_DMB_PHYSICAL;
 		return 0;
 	}
-	if (streq(name, "Removing") || streq(name, "Pending") || streq(name, "Nocopy") ||
-	    streq(name, "ActiveNocopy")) {
+	if (streq(name, SMCD_BUS_LOOPBACK_DEVICE_REMOVING) ||
+	    streq(name, SMCD_BUS_LOOPBACK_DEVICE_PENDING) ||
+	    streq(name, SMCD_BUS_LOOPBACK_DEVICE_NOCOPY) ||
+	    streq(name, SMCD_BUS_LOOPBACK_DEVICE_ACTIVE_NOCOPY)) {
 		r = sd_bus_message_read(m, "v", "b", &b);
 		if (r < 0)
 			return r;
-		if (streq(name, "Removing"))
+		if (streq(name, SMCD_BUS_LOOPBACK_DEVICE_REMOVING))
 			d->removing = b;
-		else if (streq(name, "Pending"))
+		else if (streq(name, SMCD_BUS_LOOPBACK_DEVICE_PENDING))
 			d->pending = b;
-		else if (streq(name, "Nocopy"))
+		else if (streq(name, SMCD_BUS_LOOPBACK_DEVICE_NOCOPY))
 			d->settings.nocopy = b;
 		else
 			d->active.nocopy = b;
@@ -596,7 +620,7 @@ static int do_activate(struct smcctl *c, struct smcnl *nl)
 	int r, s, b;
 
 	s = forward(c, "cannot activate the loopback device", LOOPBACK_BUS_BUSY_USEC, &reply,
-		    "Activate", NULL);
+		    SMCD_BUS_LOOPBACK_ACTIVATE, NULL);
 	if (s == SMCCTL_EXIT_OK) {
 		if (sd_bus_message_read(reply, "b", &b) < 0)
 			return smcctl_error(c, SMCCTL_EXIT_FAILURE,
@@ -628,8 +652,8 @@ static int do_deactivate(struct smcctl *c, struct smcnl *nl, unsigned wait_s)
 	bool found;
 	int r, s, b;
 
-	s = forward(c, "cannot deactivate the loopback device", timeout, &reply, "Deactivate", "u",
-		    (uint32_t)wait_s);
+	s = forward(c, "cannot deactivate the loopback device", timeout, &reply,
+		    SMCD_BUS_LOOPBACK_DEACTIVATE, "u", (uint32_t)wait_s);
 	if (s == SMCCTL_EXIT_OK) {
 		if (sd_bus_message_read(reply, "bu", &b, &res.waited_ms) < 0)
 			return smcctl_error(c, SMCCTL_EXIT_FAILURE,
@@ -724,7 +748,7 @@ static int do_set(struct smcctl *c, struct smcnl *nl, const char *key, const cha
 	int r, s;
 
 	s = forward(c, "cannot change the loopback device's setting", LOOPBACK_BUS_BUSY_USEC, NULL,
-		    "Set", "ss", name, value);
+		    SMCD_BUS_LOOPBACK_SET, "ss", name, value);
 	if (s == SMCCTL_EXIT_OK) {
 		if ((s = agent_device(c, &d, NULL)))
 			return s;

@@ -181,12 +181,12 @@ static json_object *lgr_event(const char *name, json_object *p)
 
 	if (!ev)
 		return NULL;
-	json_add_str(ev, "technology", out_get_str(p, "Technology", NULL));
-	json_add_u64(ev, "id", out_get_u64(p, "Id", 0));
-	json_add_str(ev, "device", out_get_str(p, "Device", NULL));
-	json_add_str(ev, "pnetid", out_get_str(p, "PnetId", NULL));
-	json_add_u64(ev, "conns", out_get_u64(p, "Connections", 0));
-	json_add_u64(ev, "peak_conns", out_get_u64(p, "PeakConnections", 0));
+	json_add_str(ev, "technology", out_get_str(p, SMCD_BUS_LINKGROUP_TECHNOLOGY, NULL));
+	json_add_u64(ev, "id", out_get_u64(p, SMCD_BUS_LINKGROUP_ID, 0));
+	json_add_str(ev, "device", out_get_str(p, SMCD_BUS_LINKGROUP_DEVICE, NULL));
+	json_add_str(ev, "pnetid", out_get_str(p, SMCD_BUS_LINKGROUP_PNET_ID, NULL));
+	json_add_u64(ev, "conns", out_get_u64(p, SMCD_BUS_LINKGROUP_CONNECTIONS, 0));
+	json_add_u64(ev, "peak_conns", out_get_u64(p, SMCD_BUS_LINKGROUP_PEAK_CONNECTIONS, 0));
 	return ev;
 }
 
@@ -196,8 +196,8 @@ static json_object *device_event(const char *name, json_object *p)
 
 	if (!ev)
 		return NULL;
-	json_add_str(ev, "technology", out_get_str(p, "Technology", NULL));
-	json_add_str(ev, "name", out_get_str(p, "Name", NULL));
+	json_add_str(ev, "technology", out_get_str(p, SMCD_BUS_LINKGROUP_TECHNOLOGY, NULL));
+	json_add_str(ev, "name", out_get_str(p, SMCD_BUS_DEVICE_NAME, NULL));
 	return ev;
 }
 
@@ -249,9 +249,9 @@ static void lgr_changed(struct monitor *m, const char *path, json_object *change
 
 	if (!json_object_object_get_ex(m->objects, path, &p))
 		return;
-	before = out_get_u64(p, "Connections", 0);
+	before = out_get_u64(p, SMCD_BUS_LINKGROUP_CONNECTIONS, 0);
 	json_object_object_foreach(changed, key, val) json_add(p, key, json_object_get(val));
-	if (!json_object_object_get_ex(changed, "Connections", &v) ||
+	if (!json_object_object_get_ex(changed, SMCD_BUS_LINKGROUP_CONNECTIONS, &v) ||
 	    json_object_get_uint64(v) == before)
 		return;
 	v = lgr_event("linkgroup-changed", p);
@@ -317,18 +317,18 @@ static void stats_changed(struct monitor *m, json_object *changed, bool announce
 {
 	json_object *v;
 
-	if (json_object_object_get_ex(changed, "FallbackReasons", &v))
+	if (json_object_object_get_ex(changed, SMCD_BUS_STATS_FALLBACK_REASONS, &v))
 		reasons_changed(m, v, announce);
-	if (json_object_object_get_ex(changed, "Counters", &v))
+	if (json_object_object_get_ex(changed, SMCD_BUS_STATS_COUNTERS, &v))
 		counters_changed(m, v, announce);
-	if (json_object_object_get_ex(changed, "Available", &v)) {
+	if (json_object_object_get_ex(changed, SMCD_BUS_STATS_AVAILABLE, &v)) {
 		bool now = json_object_get_boolean(v);
 
 		if (announce && now != m->available)
 			emit(m, event_new(now ? "smc-available" : "smc-unavailable"));
 		m->available = now;
 	}
-	if (json_object_object_get_ex(changed, "KernelEpochs", &v)) {
+	if (json_object_object_get_ex(changed, SMCD_BUS_STATS_KERNEL_EPOCHS, &v)) {
 		uint64_t now = json_object_get_uint64(v);
 		json_object *ev;
 
@@ -338,7 +338,7 @@ static void stats_changed(struct monitor *m, json_object *changed, bool announce
 		}
 		m->epochs = now;
 	}
-	if (json_object_object_get_ex(changed, "ResetUSec", &v)) {
+	if (json_object_object_get_ex(changed, SMCD_BUS_STATS_RESET_USEC, &v)) {
 		uint64_t now = json_object_get_uint64(v);
 		json_object *ev;
 
@@ -423,7 +423,7 @@ static void manager_changed(struct monitor *m, json_object *changed, bool announ
 {
 	json_object *v;
 
-	if (json_object_object_get_ex(changed, "State", &v)) {
+	if (json_object_object_get_ex(changed, SMCD_BUS_MANAGER_STATE, &v)) {
 		const char *now = json_object_get_string(v);
 		json_object *ev;
 
@@ -435,9 +435,9 @@ static void manager_changed(struct monitor *m, json_object *changed, bool announ
 		free(m->state);
 		m->state = now ? strdup(now) : NULL;
 	}
-	if (json_object_object_get_ex(changed, "Drift", &v))
+	if (json_object_object_get_ex(changed, SMCD_BUS_MANAGER_DRIFT, &v))
 		drift_changed(m, v, announce);
-	if (json_object_object_get_ex(changed, "LastReconcile", &v))
+	if (json_object_object_get_ex(changed, SMCD_BUS_MANAGER_LAST_RECONCILE, &v))
 		reconcile_changed(m, v, announce);
 }
 

@@ -141,7 +141,7 @@ static int get_property(struct smcctl *c, sd_bus *bus, const char *prop, sd_bus_
 	int r;
 
 	r = sd_bus_get_property(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_POLICY, prop, &e,
-				ret, streq(prop, "Policies") ? "a(ssssst)" : "a{sv}");
+				ret, streq(prop, SMCD_BUS_POLICY_POLICIES) ? "a(ssssst)" : "a{sv}");
 	if (r < 0)
 		return bus_failed(c, "cannot read the policies, which smcd-agent applies", &e, r);
 	return 0;
@@ -162,8 +162,8 @@ int policy_list(struct smcctl *c, const struct verb_args *a)
 	if (r < 0)
 		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
 				    "cannot connect to the system bus: %s", strerror(-r));
-	if ((s = get_property(c, bus, "Policies", &pol)) ||
-	    (s = get_property(c, bus, "Hooks", &hooks)))
+	if ((s = get_property(c, bus, SMCD_BUS_POLICY_POLICIES, &pol)) ||
+	    (s = get_property(c, bus, SMCD_BUS_POLICY_HOOKS, &hooks)))
 		return s;
 	r = read_policies(pol, rows);
 	if (r >= 0)

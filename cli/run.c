@@ -266,7 +266,8 @@ static int enroll_via_agent(const struct run_args *r, char *why, size_t len, cha
 		return pidfd;
 	}
 	k = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_POLICY,
-			       "EnrollProcess", &e, &reply, "huu", pidfd, r->sndbuf, r->rcvbuf);
+			       SMCD_BUS_POLICY_ENROLL_PROCESS, &e, &reply, "huu", pidfd, r->sndbuf,
+			       r->rcvbuf);
 	if (k < 0) {
 		if (sd_bus_error_has_names(&e, SD_BUS_ERROR_SERVICE_UNKNOWN,
 					   SD_BUS_ERROR_NAME_HAS_NO_OWNER,

@@ -76,7 +76,7 @@ static int agent_call(struct smcctl *c, sd_bus *bus, const char *method, bool re
 	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
 	int r;
 
-	if (streq(method, "GetStatistics"))
+	if (streq(method, SMCD_BUS_STATS_GET_STATISTICS))
 		r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS,
 				       method, &e, ret_reply, "b", (int)refresh);
 	else
@@ -87,7 +87,7 @@ static int agent_call(struct smcctl *c, sd_bus *bus, const char *method, bool re
 		return -ESRCH; /* no agent, or one without statistics */
 	if (r < 0)
 		return bus_failed(c,
-				  streq(method, "ResetStatistics")
+				  streq(method, SMCD_BUS_STATS_RESET_STATISTICS)
 					  ? "cannot reset the statistics"
 					  : "cannot ask smcd-agent for the statistics",
 				  &e, r);
@@ -124,7 +124,7 @@ int agent_stats_show(struct smcctl *c, const struct verb_args *a)
 		return smcctl_usage(c, "--smcd and --smcr exclude each other");
 	if (a->opt[STATS_OPT_KERNEL] || direct_only(c) || bus_open_quiet(&bus) < 0)
 		return stats_show(c, a);
-	s = agent_call(c, bus, "GetStatistics", true, &reply, &json);
+	s = agent_call(c, bus, SMCD_BUS_STATS_GET_STATISTICS, true, &reply, &json);
 	if (s == -ESRCH)
 		return stats_show(c, a);
 	if (s)
@@ -153,7 +153,7 @@ int agent_stats_reset(struct smcctl *c, const struct verb_args *a)
 	else if ((s = bus_open(c, &bus)))
 		return s;
 	else
-		s = agent_call(c, bus, "ResetStatistics", false, &reply, &json);
+		s = agent_call(c, bus, SMCD_BUS_STATS_RESET_STATISTICS, false, &reply, &json);
 	if (s == -ESRCH)
 		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
 				    "stats reset needs smcd-agent, which keeps the baseline (the kernel "
@@ -185,7 +185,7 @@ static json_object *agent_doc_or_null(struct smcctl *c)
 	 * only means no agent columns: the kernel's answer is what was asked for.
 	 */
 	if (sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS,
-			       "GetStatistics", NULL, &reply, "b", 1) < 0 ||
+			       SMCD_BUS_STATS_GET_STATISTICS, NULL, &reply, "b", 1) < 0 ||
 	    sd_bus_message_read(reply, "s", &json) < 0)
 		return NULL;
 	return json_tokener_parse(json);

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The D-Bus contract of smcd-agent, in one place: its name, object paths, interfaces and
- * errors, used by the agent (smcd-agent/bus-*.c, objects.c, loopback-device.c) and by
- * smcctl (cli/).  What each member does is in smcd-agent(8); the bus policy is
- * etc/dbus-1/org.smcd.Agent1.conf.
- * A name changed here changes both sides; tests/integration/man-coverage.test checks that
- * every interface, property and error named here is in smcd-agent(8).
+ * The D-Bus contract of smcd-agent, in one place, the twin of netlink/uapi/: its name, object
+ * paths, interfaces, errors and every member (method, property, signal), and the bus's own
+ * names both sides call.  Used by the agent (smcd-agent/bus-*.c, objects.c,
+ * loopback-device.c) and by smcctl (cli/bus.c and the verbs).  What each member does is in
+ * smcd-agent(8); the bus policy is etc/dbus-1/org.smcd.Agent1.conf.  A name changed here
+ * changes both sides.  Tests: bus-names.test (nothing in cli/ or smcd-agent/ spells a name of
+ * this file), man-coverage.test (every interface and error is in smcd-agent(8)),
+ * agent-man-lint.test (every member is).
  */
 #pragma once
 
@@ -43,11 +45,6 @@
 #define SMCD_BUS_IFACE_LOOPBACK_DEVICE SMCD_BUS_NAME ".LoopbackDevice"
 #define SMCD_BUS_IFACE_LINKGROUP SMCD_BUS_NAME ".LinkGroup"
 
-/* Properties of SMCD_BUS_IFACE_MANAGER: whether the devices and link groups are those of a
- * failed read (kept from the last good one), and when the last good read was. */
-#define SMCD_BUS_PROP_OBJECTS_STALE "ObjectsStale"
-#define SMCD_BUS_PROP_OBJECTS_READ_USEC "ObjectsReadUSec"
-
 /* Errors (besides org.freedesktop.DBus.Error.AccessDenied, InvalidArgs, Failed). */
 #define SMCD_BUS_ERROR_CONFIG_INVALID SMCD_BUS_NAME ".Error.ConfigInvalid"
 #define SMCD_BUS_ERROR_OWNED SMCD_BUS_NAME ".Error.OwnedByConfig"
@@ -56,3 +53,133 @@
 #define SMCD_BUS_ERROR_NOT_SUPPORTED SMCD_BUS_NAME ".Error.NotSupported"
 #define SMCD_BUS_ERROR_UNAVAILABLE SMCD_BUS_NAME ".Error.Unavailable"
 #define SMCD_BUS_ERROR_NO_MODULE SMCD_BUS_NAME ".Error.NoModule"
+
+/*
+ * Members, interface by interface: the vtables of smcd-agent/ and the calls of cli/ use these
+ * and nothing else (tests/integration/bus-names.test).
+ */
+
+/* SMCD_BUS_IFACE_MANAGER */
+#define SMCD_BUS_MANAGER_VERSION "Version"				   /* property */
+#define SMCD_BUS_MANAGER_STATE "State"					   /* property */
+#define SMCD_BUS_MANAGER_CONFIG_PATH "ConfigPath"			   /* property */
+#define SMCD_BUS_MANAGER_CONFIG_REVISION "ConfigRevision"		   /* property */
+#define SMCD_BUS_MANAGER_CONFIG_LOADED_USEC "ConfigLoadedUSec"		   /* property */
+#define SMCD_BUS_MANAGER_CONFIG_ERROR "ConfigError"			   /* property */
+#define SMCD_BUS_MANAGER_LAST_RECONCILE "LastReconcile"			   /* property */
+#define SMCD_BUS_MANAGER_LAST_CHECK_USEC "LastCheckUSec"		   /* property */
+#define SMCD_BUS_MANAGER_DRIFT "Drift"					   /* property */
+#define SMCD_BUS_MANAGER_DRIFT_ACTION "DriftAction"			   /* property */
+#define SMCD_BUS_MANAGER_DRIFT_INTERVAL_USEC "DriftIntervalUSec"	   /* property */
+#define SMCD_BUS_MANAGER_DRIFT_REPAIRS "DriftRepairs"			   /* property */
+#define SMCD_BUS_MANAGER_CAPABILITIES "Capabilities"			   /* property */
+#define SMCD_BUS_MANAGER_OBJECTS_STALE "ObjectsStale"			   /* property */
+#define SMCD_BUS_MANAGER_OBJECTS_READ_USEC "ObjectsReadUSec"		   /* property */
+#define SMCD_BUS_MANAGER_RELOAD "Reload"				   /* method */
+#define SMCD_BUS_MANAGER_RECONCILE "Reconcile"				   /* method */
+#define SMCD_BUS_MANAGER_REFRESH "Refresh"				   /* method */
+#define SMCD_BUS_MANAGER_DESCRIBE_CONFIG "DescribeConfig"		   /* method */
+#define SMCD_BUS_MANAGER_ADD_UEID "AddUeid"				   /* method */
+#define SMCD_BUS_MANAGER_REMOVE_UEID "RemoveUeid"			   /* method */
+#define SMCD_BUS_MANAGER_FLUSH_UEID "FlushUeid"				   /* method */
+#define SMCD_BUS_MANAGER_SET_SYSCTL "SetSysctl"				   /* method */
+#define SMCD_BUS_MANAGER_SET_HANDSHAKE_LIMITATION "SetHandshakeLimitation" /* method */
+#define SMCD_BUS_MANAGER_SET_SEID "SetSeid"				   /* method */
+#define SMCD_BUS_MANAGER_ADD_PNET "AddPnet"				   /* method */
+#define SMCD_BUS_MANAGER_REMOVE_PNET "RemovePnet"			   /* method */
+#define SMCD_BUS_MANAGER_FLUSH_PNET "FlushPnet"				   /* method */
+
+/* SMCD_BUS_IFACE_STATS */
+#define SMCD_BUS_STATS_AVAILABLE "Available"			 /* property */
+#define SMCD_BUS_STATS_TIMESTAMP_USEC "TimestampUSec"		 /* property */
+#define SMCD_BUS_STATS_COLLECTION_USEC "CollectionUSec"		 /* property */
+#define SMCD_BUS_STATS_INTERVAL_USEC "IntervalUSec"		 /* property */
+#define SMCD_BUS_STATS_RESET_USEC "ResetUSec"			 /* property */
+#define SMCD_BUS_STATS_KERNEL_EPOCHS "KernelEpochs"		 /* property */
+#define SMCD_BUS_STATS_COUNTERS "Counters"			 /* property */
+#define SMCD_BUS_STATS_COUNTERS_SINCE_RESET "CountersSinceReset" /* property */
+#define SMCD_BUS_STATS_RATES "Rates"				 /* property */
+#define SMCD_BUS_STATS_FALLBACK_REASONS "FallbackReasons"	 /* property */
+#define SMCD_BUS_STATS_GAUGES "Gauges"				 /* property */
+#define SMCD_BUS_STATS_PROMETHEUS_PATH "PrometheusPath"		 /* property */
+#define SMCD_BUS_STATS_PROMETHEUS_ERROR "PrometheusError"	 /* property */
+#define SMCD_BUS_STATS_GET_STATISTICS "GetStatistics"		 /* method */
+#define SMCD_BUS_STATS_RESET_STATISTICS "ResetStatistics"	 /* method */
+
+/* SMCD_BUS_IFACE_POLICY */
+#define SMCD_BUS_POLICY_POLICIES "Policies"	       /* property */
+#define SMCD_BUS_POLICY_HOOKS "Hooks"		       /* property */
+#define SMCD_BUS_POLICY_ENROLL_PROCESS "EnrollProcess" /* method */
+
+/* SMCD_BUS_IFACE_LOOPBACK */
+#define SMCD_BUS_LOOPBACK_ACTIVATE "Activate"	  /* method */
+#define SMCD_BUS_LOOPBACK_DEACTIVATE "Deactivate" /* method */
+#define SMCD_BUS_LOOPBACK_SET "Set"		  /* method */
+
+/* SMCD_BUS_IFACE_DEVICE */
+#define SMCD_BUS_DEVICE_NAME "Name"				 /* property */
+#define SMCD_BUS_DEVICE_TECHNOLOGY "Technology"			 /* property */
+#define SMCD_BUS_DEVICE_LOOPBACK "Loopback"			 /* property */
+#define SMCD_BUS_DEVICE_FABRIC_ID "FabricId"			 /* property */
+#define SMCD_BUS_DEVICE_GID "Gid"				 /* property */
+#define SMCD_BUS_DEVICE_PCI_ID "PciId"				 /* property */
+#define SMCD_BUS_DEVICE_PNET_ID "PnetId"			 /* property */
+#define SMCD_BUS_DEVICE_PNET_ID_USER_DEFINED "PnetIdUserDefined" /* property */
+#define SMCD_BUS_DEVICE_LINK_GROUPS "LinkGroups"		 /* property */
+#define SMCD_BUS_DEVICE_CONNECTIONS "Connections"		 /* property */
+#define SMCD_BUS_DEVICE_LINK_GROUPS_SEEN "LinkGroupsSeen"	 /* property */
+#define SMCD_BUS_DEVICE_PORTS "Ports"				 /* property */
+
+/* SMCD_BUS_IFACE_LOOPBACK_DEVICE */
+#define SMCD_BUS_LOOPBACK_DEVICE_NAME "Name"				   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_STATE "State"				   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_REMOVING "Removing"			   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_GENERATION "Generation"		   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_GID "Gid"				   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_PENDING "Pending"			   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_DMB_TYPE "DmbType"			   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_NOCOPY "Nocopy"			   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_MAX_DMBS "MaxDmbs"			   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_ACTIVE_DMB_TYPE "ActiveDmbType"	   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_ACTIVE_NOCOPY "ActiveNocopy"		   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_ACTIVE_MAX_DMBS "ActiveMaxDmbs"	   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_DRAIN_TIMEOUT_MSEC "DrainTimeoutMSec"	   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_DRAIN_REMAINING_MSEC "DrainRemainingMSec" /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_DMBS "Dmbs"				   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_DMB_BYTES "DmbBytes"			   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_ATTACHED "Attached"			   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_LINK_GROUPS "LinkGroups"		   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_REGISTRATIONS "Registrations"		   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_UNREGISTRATIONS "Unregistrations"	   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_ALLOC_FAILURES "AllocFailures"		   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_LIMIT_REJECTS "LimitRejects"		   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_MOVES "Moves"				   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_MOVE_BYTES "MoveBytes"			   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_MOVE_SIGNALS "MoveSignals"		   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_MOVE_ERRORS "MoveErrors"		   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_ATTACHES "Attaches"			   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_DETACHES "Detaches"			   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_ACTIVATIONS "Activations"		   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_DEACTIVATIONS "Deactivations"		   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_DRAIN_REJECTS "DrainRejects"		   /* property */
+
+/* SMCD_BUS_IFACE_LINKGROUP */
+#define SMCD_BUS_LINKGROUP_ID "Id"			      /* property */
+#define SMCD_BUS_LINKGROUP_TECHNOLOGY "Technology"	      /* property */
+#define SMCD_BUS_LINKGROUP_CONNECTIONS "Connections"	      /* property */
+#define SMCD_BUS_LINKGROUP_PNET_ID "PnetId"		      /* property */
+#define SMCD_BUS_LINKGROUP_VLAN_ID "VlanId"		      /* property */
+#define SMCD_BUS_LINKGROUP_DEVICE "Device"		      /* property */
+#define SMCD_BUS_LINKGROUP_ROLE "Role"			      /* property */
+#define SMCD_BUS_LINKGROUP_TYPE "Type"			      /* property */
+#define SMCD_BUS_LINKGROUP_VERSION "Version"		      /* property */
+#define SMCD_BUS_LINKGROUP_PEER_HOST "PeerHost"		      /* property */
+#define SMCD_BUS_LINKGROUP_NEGOTIATED_EID "NegotiatedEid"     /* property */
+#define SMCD_BUS_LINKGROUP_PEER_OS "PeerOs"		      /* property */
+#define SMCD_BUS_LINKGROUP_GID "Gid"			      /* property */
+#define SMCD_BUS_LINKGROUP_PEER_GID "PeerGid"		      /* property */
+#define SMCD_BUS_LINKGROUP_SNDBUF_ALLOC "SndbufAlloc"	      /* property */
+#define SMCD_BUS_LINKGROUP_BUFFER_ALLOC "BufferAlloc"	      /* property */
+#define SMCD_BUS_LINKGROUP_FIRST_SEEN_USEC "FirstSeenUSec"    /* property */
+#define SMCD_BUS_LINKGROUP_PEAK_CONNECTIONS "PeakConnections" /* property */
+#define SMCD_BUS_LINKGROUP_LINKS "Links"		      /* property */

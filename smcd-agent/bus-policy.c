@@ -295,9 +295,10 @@ static int method_enroll(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 
 static const sd_bus_vtable policy_vtable[] = {
 	SD_BUS_VTABLE_START(0),
-	SD_BUS_PROPERTY("Policies", "a(ssssst)", prop_policies, 0, 0),
-	SD_BUS_PROPERTY("Hooks", "a{sv}", prop_hooks, 0, 0),
-	SD_BUS_METHOD_WITH_ARGS("EnrollProcess", SD_BUS_ARGS("h", pidfd, "u", sndbuf, "u", rcvbuf),
+	SD_BUS_PROPERTY(SMCD_BUS_POLICY_POLICIES, "a(ssssst)", prop_policies, 0, 0),
+	SD_BUS_PROPERTY(SMCD_BUS_POLICY_HOOKS, "a{sv}", prop_hooks, 0, 0),
+	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_POLICY_ENROLL_PROCESS,
+				SD_BUS_ARGS("h", pidfd, "u", sndbuf, "u", rcvbuf),
 				SD_BUS_RESULT("s", note), method_enroll, SD_BUS_VTABLE_UNPRIVILEGED),
 	SD_BUS_VTABLE_END,
 };

@@ -130,9 +130,9 @@ static int append_counters(sd_bus_message *reply, const struct stats_engine *e, 
 static int prop_counters(sd_bus *bus, const char *path, const char *iface, const char *prop,
 			 sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
-	enum stats_view v = streq(prop, "Counters") ? STATS_VIEW_TOTAL
-			    : streq(prop, "Rates")  ? STATS_VIEW_RATE
-						    : STATS_VIEW_SINCE_RESET;
+	enum stats_view v = streq(prop, SMCD_BUS_STATS_COUNTERS) ? STATS_VIEW_TOTAL
+			    : streq(prop, SMCD_BUS_STATS_RATES)	 ? STATS_VIEW_RATE
+								 : STATS_VIEW_SINCE_RESET;
 
 	return append_counters(reply, engine(userdata), v);
 }
@@ -270,23 +270,23 @@ static int method_reset(sd_bus_message *msg, void *userdata, sd_bus_error *error
 
 static const sd_bus_vtable stats_vtable[] = {
 	SD_BUS_VTABLE_START(0),
-	SD_BUS_PROPERTY("Available", "b", prop_available, 0, RO),
-	SD_BUS_PROPERTY("TimestampUSec", "t", prop_timestamp, 0, 0),
-	SD_BUS_PROPERTY("CollectionUSec", "t", prop_collection, 0, 0),
-	SD_BUS_PROPERTY("IntervalUSec", "t", prop_interval, 0, RO),
-	SD_BUS_PROPERTY("ResetUSec", "t", prop_reset, 0, RO),
-	SD_BUS_PROPERTY("KernelEpochs", "t", prop_epochs, 0, RO),
-	SD_BUS_PROPERTY("Counters", "a{st}", prop_counters, 0, RO),
-	SD_BUS_PROPERTY("CountersSinceReset", "a{st}", prop_counters, 0, RO),
-	SD_BUS_PROPERTY("Rates", "a{sd}", prop_counters, 0, RO),
-	SD_BUS_PROPERTY("FallbackReasons", "a(ssutt)", prop_reasons, 0, RO),
-	SD_BUS_PROPERTY("Gauges", "a{st}", prop_gauges, 0, RO),
-	SD_BUS_PROPERTY("PrometheusPath", "s", prop_prom_path, 0, RO),
-	SD_BUS_PROPERTY("PrometheusError", "s", prop_prom_error, 0, RO),
-	SD_BUS_METHOD_WITH_ARGS("GetStatistics", SD_BUS_ARGS("b", refresh),
+	SD_BUS_PROPERTY(SMCD_BUS_STATS_AVAILABLE, "b", prop_available, 0, RO),
+	SD_BUS_PROPERTY(SMCD_BUS_STATS_TIMESTAMP_USEC, "t", prop_timestamp, 0, 0),
+	SD_BUS_PROPERTY(SMCD_BUS_STATS_COLLECTION_USEC, "t", prop_collection, 0, 0),
+	SD_BUS_PROPERTY(SMCD_BUS_STATS_INTERVAL_USEC, "t", prop_interval, 0, RO),
+	SD_BUS_PROPERTY(SMCD_BUS_STATS_RESET_USEC, "t", prop_reset, 0, RO),
+	SD_BUS_PROPERTY(SMCD_BUS_STATS_KERNEL_EPOCHS, "t", prop_epochs, 0, RO),
+	SD_BUS_PROPERTY(SMCD_BUS_STATS_COUNTERS, "a{st}", prop_counters, 0, RO),
+	SD_BUS_PROPERTY(SMCD_BUS_STATS_COUNTERS_SINCE_RESET, "a{st}", prop_counters, 0, RO),
+	SD_BUS_PROPERTY(SMCD_BUS_STATS_RATES, "a{sd}", prop_counters, 0, RO),
+	SD_BUS_PROPERTY(SMCD_BUS_STATS_FALLBACK_REASONS, "a(ssutt)", prop_reasons, 0, RO),
+	SD_BUS_PROPERTY(SMCD_BUS_STATS_GAUGES, "a{st}", prop_gauges, 0, RO),
+	SD_BUS_PROPERTY(SMCD_BUS_STATS_PROMETHEUS_PATH, "s", prop_prom_path, 0, RO),
+	SD_BUS_PROPERTY(SMCD_BUS_STATS_PROMETHEUS_ERROR, "s", prop_prom_error, 0, RO),
+	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_STATS_GET_STATISTICS, SD_BUS_ARGS("b", refresh),
 				SD_BUS_RESULT("s", json), method_get, ANYONE),
-	SD_BUS_METHOD_WITH_ARGS("ResetStatistics", SD_BUS_NO_ARGS, SD_BUS_RESULT("s", json),
-				method_reset, ANYONE),
+	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_STATS_RESET_STATISTICS, SD_BUS_NO_ARGS,
+				SD_BUS_RESULT("s", json), method_reset, ANYONE),
 	SD_BUS_VTABLE_END,
 };
 
@@ -304,27 +304,27 @@ int bus_stats_emit_changed(struct manager *m, int changed)
 	if (!m->bus || !changed)
 		return 0;
 	if (changed & STATS_CHANGED_AVAILABLE)
-		names[n++] = "Available";
+		names[n++] = SMCD_BUS_STATS_AVAILABLE;
 	if (changed & STATS_CHANGED_COUNTERS) {
-		names[n++] = "Counters";
-		names[n++] = "CountersSinceReset";
+		names[n++] = SMCD_BUS_STATS_COUNTERS;
+		names[n++] = SMCD_BUS_STATS_COUNTERS_SINCE_RESET;
 	}
 	if (changed & STATS_CHANGED_RATES)
-		names[n++] = "Rates";
+		names[n++] = SMCD_BUS_STATS_RATES;
 	if (changed & STATS_CHANGED_REASONS)
-		names[n++] = "FallbackReasons";
+		names[n++] = SMCD_BUS_STATS_FALLBACK_REASONS;
 	if (changed & STATS_CHANGED_GAUGES)
-		names[n++] = "Gauges";
+		names[n++] = SMCD_BUS_STATS_GAUGES;
 	if (changed & STATS_CHANGED_EPOCH)
-		names[n++] = "KernelEpochs";
+		names[n++] = SMCD_BUS_STATS_KERNEL_EPOCHS;
 	if (changed & COLLECTOR_CHANGED_PROMETHEUS) {
-		names[n++] = "PrometheusPath";
-		names[n++] = "PrometheusError";
+		names[n++] = SMCD_BUS_STATS_PROMETHEUS_PATH;
+		names[n++] = SMCD_BUS_STATS_PROMETHEUS_ERROR;
 	}
 	if (changed & COLLECTOR_CHANGED_INTERVAL)
-		names[n++] = "IntervalUSec";
+		names[n++] = SMCD_BUS_STATS_INTERVAL_USEC;
 	if (changed & COLLECTOR_CHANGED_RESET)
-		names[n++] = "ResetUSec";
+		names[n++] = SMCD_BUS_STATS_RESET_USEC;
 	names[n] = NULL;
 	if (!n)
 		return 0;

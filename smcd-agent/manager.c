@@ -121,7 +121,7 @@ int manager_reload(struct manager *m, char **ret_error)
 			   (const char *const[]){ "MESSAGE_ID=" SMCD_MESSAGE_CONFIG_REJECTED, NULL },
 			   "Keeping the running configuration (revision %016" PRIx64 ")",
 			   m->config->hash);
-		bus_emit_manager_changed(m, "ConfigError", NULL);
+		bus_emit_manager_changed(m, SMCD_BUS_MANAGER_CONFIG_ERROR, NULL);
 		(void)sd_notifyf(
 			0, "READY=1\nSTATUS=New configuration refused, running revision %016" PRIx64,
 			m->config->hash);
@@ -137,8 +137,9 @@ int manager_reload(struct manager *m, char **ret_error)
 	log_fields(LOG_INFO, 0,
 		   (const char *const[]){ "MESSAGE_ID=" SMCD_MESSAGE_CONFIG_APPLIED, NULL },
 		   "Loaded %s (revision %016" PRIx64 ")", m->config_path, c->hash);
-	bus_emit_manager_changed(m, "ConfigRevision", "ConfigError", "ConfigLoadedUSec",
-				 "DriftAction", "DriftIntervalUSec", NULL);
+	bus_emit_manager_changed(m, SMCD_BUS_MANAGER_CONFIG_REVISION, SMCD_BUS_MANAGER_CONFIG_ERROR,
+				 SMCD_BUS_MANAGER_CONFIG_LOADED_USEC, SMCD_BUS_MANAGER_DRIFT_ACTION,
+				 SMCD_BUS_MANAGER_DRIFT_INTERVAL_USEC, NULL);
 	manager_arm_timers(m);
 	r = manager_reconcile(m, RECONCILE_RELOAD);
 	(void)sd_notify(0, "READY=1");
@@ -289,7 +290,7 @@ static void update_caps(struct manager *m)
 	m->caps_error_logged = false;
 	if (memcmp(&caps, &m->caps, sizeof(caps)) != 0) {
 		m->caps = caps;
-		bus_emit_manager_changed(m, "Capabilities", NULL);
+		bus_emit_manager_changed(m, SMCD_BUS_MANAGER_CAPABILITIES, NULL);
 	}
 	if (!smc_available(&m->caps) && !m->smc_missing_logged) {
 		log_fields(LOG_WARNING, 0,
@@ -326,7 +327,7 @@ static int update_drift(struct manager *m)
 	report_clear(&m->drift);
 	m->drift = d;
 	if (changed)
-		bus_emit_manager_changed(m, "Drift", NULL);
+		bus_emit_manager_changed(m, SMCD_BUS_MANAGER_DRIFT, NULL);
 	return 0;
 }
 
@@ -364,14 +365,14 @@ int manager_reconcile(struct manager *m, enum reconcile_reason reason)
 	} else {
 		report_clear(&m->report);
 		m->report = r;
-		bus_emit_manager_changed(m, "LastReconcile", NULL);
+		bus_emit_manager_changed(m, SMCD_BUS_MANAGER_LAST_RECONCILE, NULL);
 	}
 	if (m->drift_repairs != old_repairs)
-		bus_emit_manager_changed(m, "DriftRepairs", NULL);
+		bus_emit_manager_changed(m, SMCD_BUS_MANAGER_DRIFT_REPAIRS, NULL);
 	update_drift(m);
 	m->state = compute_state(m);
 	if (m->state != old_state)
-		bus_emit_manager_changed(m, "State", NULL);
+		bus_emit_manager_changed(m, SMCD_BUS_MANAGER_STATE, NULL);
 	notify_status(m);
 	return 0;
 }
@@ -397,7 +398,7 @@ static void set_objects_error(struct manager *m, int error)
 
 	m->objects.error = error;
 	if (was != objects_stale(&m->objects))
-		bus_emit_manager_changed(m, SMCD_BUS_PROP_OBJECTS_STALE, NULL);
+		bus_emit_manager_changed(m, SMCD_BUS_MANAGER_OBJECTS_STALE, NULL);
 }
 
 /*

@@ -508,7 +508,7 @@ static struct signals take_signals(sd_bus *agent, sd_bus *peer)
 						  DBUS_PROPERTIES_CHANGED) &&
 			 sd_bus_message_read(msg, "s", &iface) >= 0 &&
 			 streq(iface, SMCD_BUS_IFACE_MANAGER))
-			s.stale_changed += changed_names(msg, SMCD_BUS_PROP_OBJECTS_STALE);
+			s.stale_changed += changed_names(msg, SMCD_BUS_MANAGER_OBJECTS_STALE);
 		sd_bus_message_unref(msg);
 	}
 	return s;
