@@ -1,6 +1,6 @@
 #!/bin/sh
 # lanes: 7x debug
-# timeout: 240
+# timeout: 480
 #
 # smc_lo basics through smcctl: the SMC_LO family's contract (policies, errors with extended
 # acks, settings that apply on the next activation, notifications in order), the DIBS

@@ -1,6 +1,6 @@
 #!/bin/sh
 # lanes: 7x
-# timeout: 240
+# timeout: 480
 #
 # Issue 5's "a link group disappears" in make check's time: the kernel keeps an idle SMC-D
 # link group for 600 s after its last connection (stats-expiry.sh waits for that, by hand),

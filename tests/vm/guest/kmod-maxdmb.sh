@@ -1,6 +1,6 @@
 #!/bin/sh
 # lanes: 7x debug
-# timeout: 240
+# timeout: 480
 #
 # DMB exhaustion at max_dmbs: with max-dmbs 4 (smcctl), two open connections (one DMB per
 # end) use them all; the next connection is declined with SMC_CLC_DECL_MAX_DMB

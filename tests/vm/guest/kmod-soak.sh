@@ -1,6 +1,6 @@
 #!/bin/sh
 # lanes: 7x
-# timeout: 480
+# timeout: 720
 #
 # Issue 12's soak: the agent under steady load for SMCD_SOAK_SECS seconds of guest time
 # (default 120, make check's bounded run; `make soak` passes 600 through vm-run --env).

@@ -1,6 +1,6 @@
 #!/bin/sh
 # lanes: 7x debug
-# timeout: 300
+# timeout: 600
 #
 # Real SMC-D traffic through smc_lo, proven with smcctl: every SMC-D link group's local GID
 # (smcctl linkgroup) equals the device's GID, and the device's counters (smcctl device show

@@ -4,7 +4,10 @@
 # prints what was expected and what was seen, and exits 1 on failure. Lines starting with
 # "# " are informational. Test scripts carry header comments read by vm-run:
 #   # lanes: 7x 612      lanes the test runs in (required)
-#   # timeout: 120       seconds for this test's VM boot (optional)
+#   # timeout: 300       wall-clock seconds for this test's VM boot (optional): a hang guard,
+#                        not a timing assert; TCG on a loaded 2-core host runs 3-4x slower
+#                        than idle (smoke-7x: 40 s idle, over 120 s loaded), so give 5x the
+#                        idle run
 
 : "${SMCD_VM_LANE:=}"
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # lanes: 612
-# timeout: 120
+# timeout: 300
 #
 # Smoke test of the stock-distro lane (Debian 6.12, smc as a module, no SMC-D loopback):
 # smc is not loaded at boot, opening an SMC socket autoloads it through /sbin/modprobe,

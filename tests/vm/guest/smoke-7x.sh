@@ -1,6 +1,6 @@
 #!/bin/sh
 # lanes: 7x debug
-# timeout: 120
+# timeout: 300
 #
 # Smoke test of the SMC+DIBS kernel: the DIBS loopback device and the SMC sysctls exist,
 # and SMC connections over loopback move intact data. With no UEID configured SMC-D

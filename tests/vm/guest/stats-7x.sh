@@ -1,6 +1,6 @@
 #!/bin/sh
 # lanes: 7x
-# timeout: 300
+# timeout: 600
 #
 # Statistics on a real SMC 7.3 kernel (issue 5): smcd-agent with a 1 s interval while
 # smc-conn makes real SMC-D traffic and real TCP fallbacks.
