@@ -21,7 +21,7 @@
 #include "cli/objects.h"
 #include "common/bus-api.h"
 #include "common/output.h"
-#include "common/units.h"
+#include "config/units.h"
 
 /* [[item, result, message], ...] -> [{"item":, "result":, "message":}, ...] */
 static json_object *items_json(json_object *arr)

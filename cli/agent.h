@@ -10,7 +10,7 @@
 #include <systemd/sd-bus.h>
 
 #include "cli/smcctl.h"
-#include "smcd-agent/config.h"
+#include "config/config.h"
 
 int agent_status(struct smcctl *c, const struct verb_args *a);
 int agent_config_check(struct smcctl *c, const struct verb_args *a);

@@ -49,7 +49,7 @@
 #include "cli/objects.h"
 #include "cli/run.h"
 #include "common/bus-api.h"
-#include "common/units.h"
+#include "config/units.h"
 #ifdef HAVE_BPF
 #include "bpf/smcbpf.h"
 #endif

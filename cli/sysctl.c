@@ -12,7 +12,7 @@
 
 #include "cli/objects.h"
 #include "common/output.h"
-#include "common/units.h"
+#include "config/units.h"
 
 static const char *const unit_names[] = {
 	[SMC_UNIT_BYTES] = "bytes", [SMC_UNIT_SECONDS] = "seconds", [SMC_UNIT_BOOL] = "bool",
@@ -253,7 +253,7 @@ static int normalise(struct smcctl *c, const struct smc_sysctl_desc *d, const ch
 		snprintf(out, len, "%s", in);
 		return SMCCTL_EXIT_OK;
 	}
-	/* The agent's parser (common/units.c): what smc.yaml and the agent accept, so is
+	/* The agent's parser (config/units.c): what smc.yaml and the agent accept, so is
 	 * accepted here ("1MiB", "30s", "on"). */
 	r = sysctl_parse_value(d, in, &v, expected, sizeof(expected));
 	if (r == -ERANGE)

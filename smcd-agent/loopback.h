@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "netlink/smclo.h"
-#include "smcd-agent/config.h"
+#include "config/config.h"
 #include "smcd-agent/reconcile.h"
 
 struct manager;

@@ -10,7 +10,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
-#include "smcd-agent/config.h"
+#include "config/config.h"
 #include "smcd-agent/kernel.h"
 #include "smcd-agent/objects.h"
 #include "smcd-agent/reconcile.h"

@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #include "bpf/smcbpf-abi.h"
-#include "smcd-agent/config.h"
+#include "config/config.h"
 #include "smcd-agent/reconcile.h"
 
 #define POLICY_WHY_LEN 320

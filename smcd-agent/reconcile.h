@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "smcd-agent/config.h"
+#include "config/config.h"
 #include "smcd-agent/kernel.h"
 
 enum item_result {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Fuzz target for the smc.yaml loader (smcd-agent/config.c): any input gives a config or
+ * Fuzz target for the smc.yaml loader (config/config.c): any input gives a config or
  * errors with a location, never a crash; a config dumps to YAML that loads back to the same
  * dump.  Built twice: with libFuzzer on request (make fuzz, make fuzz-run), and with
  * tests/fuzz/fuzz-driver.c for a bounded run in make check.
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "smcd-agent/config.h"
+#include "config/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "common/macro.h"
-#include "smcd-agent/config.h"
+#include "config/config.h"
 
 static char tmp_path[] = "/tmp/test-agent-config-fuzz-XXXXXX";
 

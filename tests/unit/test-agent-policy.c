@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "common/macro.h"
-#include "smcd-agent/config.h"
+#include "config/config.h"
 #include "smcd-agent/policy.h"
 
 static char tmp_path[] = "/tmp/test-agent-policy-XXXXXX";

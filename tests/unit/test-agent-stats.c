@@ -19,7 +19,7 @@
 
 #include "common/macro.h"
 #include "common/output.h"
-#include "smcd-agent/config.h"
+#include "config/config.h"
 #include "smcd-agent/manager.h"
 #include "smcd-agent/stats.h"
 #include "tests/unit/golden.h"

@@ -456,7 +456,7 @@ static const char *read_file(const char *path)
 
 /*
  * sysctl set without the agent takes what smc.yaml and the agent take (one parser,
- * common/units.c): "1MiB" was "a number is expected" here while valid there.
+ * config/units.c): "1MiB" was "a number is expected" here while valid there.
  */
 static void test_sysctl_set_units(void **state)
 {

@@ -11,7 +11,7 @@
  * `policies:` (BPF, issue 7) is a row and a parser.  It is deliberately absent until its
  * code exists: unknown keys are errors, so nobody can write a section that silently does
  * nothing.  `stats:` (issue 5: statistics collection and the Prometheus textfile) and
- * `loopback:` (issue 6: our DIBS device, config-loopback.c) are there.
+ * `loopback:` (issue 6: our DIBS device, loopback.c) are there.
  */
 #pragma once
 
@@ -20,18 +20,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "common/units.h"
+#include "config/loopback.h"
+#include "config/policy.h"
+#include "config/units.h"
+#include "config/ytree.h"
 #include "netlink/smcnl.h"
-#include "smcd-agent/config-policy.h"
 
 #define CONFIG_DEFAULT_PATH SYSCONFDIR "/smc/smc.yaml"
-#define CONFIG_MAX_ERRORS 20
-
-/* Where a value came from; line 0 means "the built-in default". */
-struct config_mark {
-	unsigned line;
-	unsigned column;
-};
 
 /* `leave` means: the agent neither reads nor writes this setting. */
 enum config_switch {
@@ -64,8 +59,6 @@ struct config_pnet {
 	uint8_t port;			 /* ib only: 1 or 2 */
 	struct config_mark mark;
 };
-
-#include "smcd-agent/config-loopback.h" /* needs struct config_mark */
 
 struct config {
 	char *path;
@@ -116,20 +109,14 @@ struct config {
 		bool prometheus;	   /* write the textfile at every sample */
 		char *prometheus_path;	   /* absolute, ends in .prom */
 	} stats;
-	struct config_policies policies; /* config-policy.h */
-	struct config_loopback loopback; /* config-loopback.h */
+	struct config_policies policies; /* policy.h */
+	struct config_loopback loopback; /* loopback.h */
 };
 
 /* node_exporter's textfile directory on Debian (prometheus-node-exporter's default). */
 #define STATS_PROMETHEUS_DEFAULT_PATH "/var/lib/prometheus/node-exporter/smc.prom"
 #define STATS_LINKGROUP_SERIES_DEFAULT 100
 #define STATS_LINKGROUP_SERIES_MAX 10000
-
-struct config_errors {
-	char *lines[CONFIG_MAX_ERRORS];
-	size_t n;
-	bool truncated; /* more errors than lines[] holds */
-};
 
 /*
  * Load and validate path (text: its contents if already read, else NULL).  Returns 0 and a
@@ -140,9 +127,7 @@ int config_load(const char *path, struct config **ret, struct config_errors *err
 /* The built-in defaults, as used when no file exists. */
 int config_new_default(const char *path, struct config **ret);
 struct config *config_free(struct config *c);
-void config_errors_clear(struct config_errors *e);
-/* All errors joined by newlines (caller frees), for D-Bus error messages. */
-char *config_errors_join(const struct config_errors *e);
+/* config_errors_clear(), config_errors_join(): ytree.h. */
 
 /* The effective configuration, defaults included, as YAML (caller frees). */
 char *config_dump(const struct config *c);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * smc.yaml "policies:" (see config-policy.h and smc.yaml(5)).  Everything a kernel can be
+ * smc.yaml "policies:" (see policy.h and smc.yaml(5)).  Everything a kernel can be
  * asked about later is checked here already: paths that can never match (too long for the
  * BPF map, relative, with "..", written with the /sys/fs/cgroup prefix), addresses with
  * host bits set, duplicates, and more entries than the BPF maps hold.
@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 
 #include "common/macro.h"
-#include "smcd-agent/config-internal.h"
+#include "config/sections.h"
 
 void config_policies_clear(struct config_policies *p)
 {

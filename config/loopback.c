@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * smc.yaml's loopback: section (config-loopback.h, smc.yaml(5)):
+ * smc.yaml's loopback: section (loopback.h, smc.yaml(5)):
  *
  *   loopback:
  *     active: true            # smclo registered (true) or not (false)
@@ -31,7 +31,7 @@
 
 #include "common/macro.h"
 #include "netlink/smclo.h"
-#include "smcd-agent/config-internal.h"
+#include "config/sections.h"
 
 static struct config_loopback *lb(struct ctx *ctx)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Value syntax shared by smc.yaml, the agent's D-Bus methods and smcctl (common/units.c):
+ * Value syntax shared by smc.yaml, the agent's D-Bus methods and smcctl (config/units.c):
  * one parser, so that a value valid in one place is valid in all.  Every parser returns 0,
  * -EINVAL (not that kind of value) or -ERANGE.
  */

@@ -12,7 +12,7 @@
 #include <strings.h>
 
 #include "common/macro.h"
-#include "common/units.h"
+#include "config/units.h"
 
 struct unit {
 	const char *suffix;
