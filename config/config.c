@@ -17,38 +17,14 @@
 #include "common/macro.h"
 #include "common/util.h"
 #include "config/config.h"
+#include "config/keys.h"
 #include "config/sections.h"
 #include "config/ytree.h"
 
 /* ------------------------------------------------------------------------------------- */
 /* ueid:                                                                                  */
 
-static int ueid_auto(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
-{
-	return get_bool(ctx, v, "ueid.auto", &ctx->config->ueid.auto_derive);
-}
-
-static int ueid_exclusive(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
-{
-	return get_bool(ctx, v, "ueid.exclusive", &ctx->config->ueid.exclusive);
-}
-
-static int ueid_machine_id_file(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
-{
-	const char *s = get_scalar(ctx, v, "ueid.machine-id-file", "an absolute path");
-
-	if (!s)
-		return -EINVAL;
-	if (s[0] != '/') {
-		error_at(ctx, v->mark,
-			 "ueid.machine-id-file: '%s' is not an absolute path (expected a path starting with /)",
-			 s);
-		return -EINVAL;
-	}
-	return xstrdup_into(&ctx->config->ueid.machine_id_file, s) ? 0 : -ENOMEM;
-}
-
-static int ueid_entries(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+int ueid_entries(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
 {
 	const struct ynode *seq = get_seq(ctx, v, "ueid.entries", "UEIDs");
 	struct config *c = ctx->config;
@@ -103,16 +79,17 @@ static int ueid_entries(struct ctx *ctx, const struct ynode *k, const struct yno
 	return ret;
 }
 
-static const struct key_handler ueid_keys[] = {
-	{ "auto", ueid_auto },
-	{ "machine-id-file", ueid_machine_id_file },
-	{ "entries", ueid_entries },
-	{ "exclusive", ueid_exclusive },
-};
-
-static int section_ueid(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+void ueid_entries_dump(FILE *f, const struct config *c)
 {
-	int r = parse_map(ctx, v, "ueid", ueid_keys, ELEMENTSOF(ueid_keys));
+	fprintf(f, "  entries: [");
+	for (size_t i = 0; i < c->ueid.n_entries; i++)
+		fprintf(f, "%s%s", i ? ", " : "", c->ueid.entries[i].ueid);
+	fprintf(f, "]\n");
+}
+
+int section_ueid(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	int r = config_keys_parse(ctx, v, "ueid");
 	struct config *c = ctx->config;
 
 	if (r == 0 && c->ueid.auto_derive && c->ueid.n_entries >= SMC_UEID_MAX) {
@@ -127,32 +104,8 @@ static int section_ueid(struct ctx *ctx, const struct ynode *k, const struct yno
 /* ------------------------------------------------------------------------------------- */
 /* seid:, handshake-limitation:                                                           */
 
-static const char *const switch_names[] = {
-	[CONFIG_LEAVE] = "leave",
-	[CONFIG_ENABLE] = "enable",
-	[CONFIG_DISABLE] = "disable",
-};
-
-const char *config_switch_to_string(enum config_switch s)
-{
-	return s < ELEMENTSOF(switch_names) ? switch_names[s] : NULL;
-}
-
-static int section_seid(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
-{
-	int s, r;
-
-	r = get_enum(ctx, v, "seid", switch_names, ELEMENTSOF(switch_names),
-		     "leave, enable or disable", &s);
-	if (r < 0)
-		return r;
-	ctx->config->seid = (enum config_switch)s;
-	ctx->config->seid_mark = v->mark;
-	return 0;
-}
-
 /* YAML's booleans plus "leave": the limitation is a flag, so true/false read naturally. */
-static int section_hs_limitation(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+int hs_limitation_parse(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
 {
 	const char *s = get_scalar(ctx, v, "handshake-limitation", "leave, true or false");
 	bool b;
@@ -171,6 +124,14 @@ static int section_hs_limitation(struct ctx *ctx, const struct ynode *k, const s
 	}
 	ctx->config->hs_limitation_mark = v->mark;
 	return 0;
+}
+
+void hs_limitation_dump(FILE *f, const struct config *c)
+{
+	fprintf(f, "handshake-limitation: %s\n",
+		c->hs_limitation == CONFIG_LEAVE    ? "leave"
+		: c->hs_limitation == CONFIG_ENABLE ? "true"
+						    : "false");
 }
 
 /* ------------------------------------------------------------------------------------- */
@@ -266,7 +227,7 @@ static void sysctls_clear(struct config *c)
 }
 
 /* A sysctl: section replaces the built-in one: what the file shows is all that is managed. */
-static int section_sysctl(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+int section_sysctl(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
 {
 	sysctls_clear(ctx->config);
 	return parse_map(ctx, v, "sysctl", sysctl_keys, ELEMENTSOF(sysctl_keys));
@@ -401,7 +362,7 @@ static int pnet_check_entry(struct ctx *ctx, const struct ynode *item)
 	return 0;
 }
 
-static int pnet_entries(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+int pnet_entries(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
 {
 	const struct ynode *seq = get_seq(ctx, v, "pnet.entries", "entries");
 	struct config *c = ctx->config;
@@ -439,22 +400,6 @@ static int pnet_entries(struct ctx *ctx, const struct ynode *k, const struct yno
 	return ret;
 }
 
-static int pnet_exclusive(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
-{
-	return get_bool(ctx, v, "pnet.exclusive", &ctx->config->pnet.exclusive);
-}
-
-static const struct key_handler pnet_keys[] = {
-	{ "exclusive", pnet_exclusive },
-	{ "entries", pnet_entries },
-};
-
-static int section_pnet(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
-{
-	ctx->config->pnet.mark = k->mark;
-	return parse_map(ctx, v, "pnet", pnet_keys, ELEMENTSOF(pnet_keys));
-}
-
 /* ------------------------------------------------------------------------------------- */
 /* modules:                                                                               */
 
@@ -483,7 +428,7 @@ static int modules_add(struct config *c, const char *name)
 	return 0;
 }
 
-static int section_modules(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+int section_modules(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
 {
 	const struct ynode *seq = get_seq(ctx, v, "modules", "kernel module names");
 	struct config *c = ctx->config;
@@ -534,184 +479,6 @@ static int section_modules(struct ctx *ctx, const struct ynode *k, const struct 
 }
 
 /* ------------------------------------------------------------------------------------- */
-/* drift:, monitor:, admin-group:                                                         */
-
-static const char *const drift_action_names[] = {
-	[DRIFT_REPAIR] = "repair",
-	[DRIFT_REPORT] = "report",
-};
-
-const char *drift_action_to_string(enum drift_action a)
-{
-	return a < ELEMENTSOF(drift_action_names) ? drift_action_names[a] : NULL;
-}
-
-#define USEC_PER_SEC 1000000ULL
-
-static int drift_action_key(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
-{
-	int a, r;
-
-	r = get_enum(ctx, v, "drift.action", drift_action_names, ELEMENTSOF(drift_action_names),
-		     "repair or report", &a);
-	if (r == 0)
-		ctx->config->drift.action = (enum drift_action)a;
-	return r;
-}
-
-static int drift_interval(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
-{
-	return get_duration(ctx, v, "drift.interval", USEC_PER_SEC, 86400 * USEC_PER_SEC,
-			    &ctx->config->drift.interval_usec);
-}
-
-static const struct key_handler drift_keys[] = {
-	{ "action", drift_action_key },
-	{ "interval", drift_interval },
-};
-
-static int section_drift(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
-{
-	return parse_map(ctx, v, "drift", drift_keys, ELEMENTSOF(drift_keys));
-}
-
-static int monitor_interval(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
-{
-	return get_duration(ctx, v, "monitor.interval", USEC_PER_SEC, 86400 * USEC_PER_SEC,
-			    &ctx->config->monitor.interval_usec);
-}
-
-static const struct key_handler monitor_keys[] = {
-	{ "interval", monitor_interval },
-};
-
-static int section_monitor(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
-{
-	return parse_map(ctx, v, "monitor", monitor_keys, ELEMENTSOF(monitor_keys));
-}
-
-static int section_admin_group(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
-{
-	struct config *c = ctx->config;
-	const char *s;
-
-	if (node_is_null(v) || (v->type == YNODE_SCALAR && v->value[0] == '\0')) {
-		free(c->admin_group);
-		c->admin_group = NULL;
-		return 0;
-	}
-	s = get_scalar(ctx, v, "admin-group", "a group name, or nothing");
-	if (!s)
-		return -EINVAL;
-	if (strlen(s) > 32 ||
-	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") !=
-		    strlen(s)) {
-		error_at(ctx, v->mark,
-			 "admin-group: '%s' is not a group name (expected letters, digits, '_', '-' or '.')",
-			 s);
-		return -EINVAL;
-	}
-	return xstrdup_into(&c->admin_group, s) ? 0 : -ENOMEM;
-}
-
-/* ------------------------------------------------------------------------------------- */
-/* stats:                                                                                 */
-
-static int stats_interval(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
-{
-	return get_duration(ctx, v, "stats.interval", USEC_PER_SEC, 86400 * USEC_PER_SEC,
-			    &ctx->config->stats.interval_usec);
-}
-
-static int stats_linkgroup_series(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
-{
-	const char *s = get_scalar(ctx, v, "stats.linkgroup-series", "a whole number");
-	int64_t n;
-
-	if (!s)
-		return -EINVAL;
-	if (parse_count(s, &n) < 0 || n < 0 || n > STATS_LINKGROUP_SERIES_MAX) {
-		error_at(ctx, v->mark,
-			 "stats.linkgroup-series: '%s' is not valid (expected a whole number from 0 to %d)",
-			 s, STATS_LINKGROUP_SERIES_MAX);
-		return -EINVAL;
-	}
-	ctx->config->stats.linkgroup_series = (uint32_t)n;
-	return 0;
-}
-
-static int prometheus_enabled(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
-{
-	return get_bool(ctx, v, "stats.prometheus.enabled", &ctx->config->stats.prometheus);
-}
-
-/*
- * node_exporter's textfile collector reads only *.prom files of its directory, so another
- * name would be written and never read: refuse it here instead.  The agent writes a
- * temporary ".NAME.XXXXXX" beside it and renames it (which the collector ignores).
- */
-static int prometheus_path(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
-{
-	const char *s =
-		get_scalar(ctx, v, "stats.prometheus.path", "an absolute path ending in .prom");
-	const char *base;
-	size_t n;
-
-	if (!s)
-		return -EINVAL;
-	n = strlen(s);
-	base = strrchr(s, '/');
-	if (s[0] != '/' || n < 6 || !streq(s + n - 5, ".prom") || !base || base[1] == '.' ||
-	    streq(base + 1, ".prom") || strstr(s, "/../") || n >= 4000) {
-		error_at(ctx, v->mark,
-			 "stats.prometheus.path: '%s' is not valid (expected an absolute path of a file NAME.prom, which node_exporter's textfile collector reads)",
-			 s);
-		return -EINVAL;
-	}
-	return xstrdup_into(&ctx->config->stats.prometheus_path, s) ? 0 : -ENOMEM;
-}
-
-static const struct key_handler prometheus_keys[] = {
-	{ "enabled", prometheus_enabled },
-	{ "path", prometheus_path },
-};
-
-static int stats_prometheus(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
-{
-	return parse_map(ctx, v, "stats.prometheus", prometheus_keys, ELEMENTSOF(prometheus_keys));
-}
-
-static const struct key_handler stats_keys[] = {
-	{ "interval", stats_interval },
-	{ "linkgroup-series", stats_linkgroup_series },
-	{ "prometheus", stats_prometheus },
-};
-
-static int section_stats(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
-{
-	return parse_map(ctx, v, "stats", stats_keys, ELEMENTSOF(stats_keys));
-}
-
-/*
- * The top level.  Later sections (issue 6 `loopback:`, issue 7 `policies:`) each add one
- * row here once their code exists.
- */
-static const struct key_handler top_keys[] = {
-	{ "ueid", section_ueid },
-	{ "seid", section_seid },
-	{ "handshake-limitation", section_hs_limitation },
-	{ "sysctl", section_sysctl },
-	{ "pnet", section_pnet },
-	{ "modules", section_modules },
-	{ "drift", section_drift },
-	{ "monitor", section_monitor },
-	{ "admin-group", section_admin_group },
-	{ "stats", section_stats },
-	{ "policies", section_policies },
-	{ "loopback", section_loopback },
-};
-
-/* ------------------------------------------------------------------------------------- */
 /* Load                                                                                   */
 
 static uint64_t fnv1a64(const char *s, size_t n)
@@ -733,14 +500,14 @@ static uint64_t fnv1a64(const char *s, size_t n)
 static int config_defaults(struct config *c)
 {
 	static const char *const sysctls[] = { "wmem", "rmem" };
+	int r;
 
-	c->ueid.auto_derive = true;
-	c->ueid.machine_id_file = strdup("/etc/machine-id");
-	c->seid = CONFIG_LEAVE;
-	c->hs_limitation = CONFIG_LEAVE;
+	/* The scalars' defaults are their rows' (keys.c); the lists' are here. */
+	r = config_keys_defaults(c, NULL);
+	if (r < 0)
+		return r;
 	c->sysctls = calloc(ELEMENTSOF(sysctls), sizeof(*c->sysctls));
-	c->admin_group = strdup("smcd");
-	if (!c->ueid.machine_id_file || !c->sysctls || !c->admin_group)
+	if (!c->sysctls)
 		return -ENOMEM;
 	for (size_t i = 0; i < ELEMENTSOF(sysctls); i++) {
 		c->sysctls[i].desc = smc_sysctl_find(sysctls[i]);
@@ -750,15 +517,6 @@ static int config_defaults(struct config *c)
 		c->n_sysctls++;
 	}
 	if (modules_add(c, "smc") < 0 || modules_add(c, "smc_diag") < 0)
-		return -ENOMEM;
-	c->drift.action = DRIFT_REPAIR;
-	c->drift.interval_usec = 30 * USEC_PER_SEC;
-	c->monitor.interval_usec = 10 * USEC_PER_SEC;
-	c->stats.interval_usec = 10 * USEC_PER_SEC;
-	c->stats.linkgroup_series = STATS_LINKGROUP_SERIES_DEFAULT;
-	c->stats.prometheus = true;
-	c->stats.prometheus_path = strdup(STATS_PROMETHEUS_DEFAULT_PATH);
-	if (!c->stats.prometheus_path)
 		return -ENOMEM;
 	return 0;
 }
@@ -914,7 +672,7 @@ int config_load(const char *path, struct config **ret, struct config_errors *err
 				 "the file is %s (expected a mapping of sections such as ueid:, sysctl:)",
 				 node_type_name(root));
 		else
-			r = parse_map(&ctx, root, "smc.yaml", top_keys, ELEMENTSOF(top_keys));
+			r = config_keys_parse(&ctx, root, "");
 		if (r == 0)
 			r = config_policies_check(&ctx);
 		if (r == 0)
@@ -930,14 +688,6 @@ int config_load(const char *path, struct config **ret, struct config_errors *err
 
 /* ------------------------------------------------------------------------------------- */
 /* Dump                                                                                   */
-
-static void dump_duration(FILE *f, const char *key, uint64_t usec)
-{
-	if (usec % (60 * USEC_PER_SEC) == 0 && usec)
-		fprintf(f, "  %s: %" PRIu64 "m\n", key, (uint64_t)(usec / (60 * USEC_PER_SEC)));
-	else
-		fprintf(f, "  %s: %" PRIu64 "s\n", key, (uint64_t)(usec / USEC_PER_SEC));
-}
 
 static void dump_sysctl(FILE *f, const struct config_sysctl *s)
 {
@@ -976,6 +726,41 @@ static void dump_kv(FILE *f, const char *before, const char *value, const char *
 	fputs(after, f);
 }
 
+void sysctl_dump(FILE *f, const struct config *c)
+{
+	fprintf(f, "sysctl:%s\n", c->n_sysctls ? "" : " {}");
+	for (size_t i = 0; i < c->n_sysctls; i++)
+		dump_sysctl(f, &c->sysctls[i]);
+}
+
+void pnet_entries_dump(FILE *f, const struct config *c)
+{
+	fprintf(f, "  entries:%s\n", c->pnet.n_entries ? "" : " []");
+	for (size_t i = 0; i < c->pnet.n_entries; i++) {
+		const struct config_pnet *p = &c->pnet.entries[i];
+
+		dump_kv(f, "    - {pnetid: ", p->pnetid, p->eth[0] ? ", eth: " : ", ib: ");
+		config_dump_string(f, p->eth[0] ? p->eth : p->ib);
+		if (p->eth[0])
+			fputs("}\n", f);
+		else
+			fprintf(f, ", port: %u}\n", p->port);
+	}
+}
+
+void modules_dump(FILE *f, const struct config *c)
+{
+	fprintf(f, "modules: [");
+	for (size_t i = 0; i < c->n_modules; i++)
+		fprintf(f, "%s%s", i ? ", " : "", c->modules[i]);
+	fprintf(f, "]\n");
+}
+
+void policies_dump(FILE *f, const struct config *c)
+{
+	config_policies_dump(f, &c->policies);
+}
+
 char *config_dump(const struct config *c)
 {
 	char *buf = NULL;
@@ -988,46 +773,7 @@ char *config_dump(const struct config *c)
 	 * newline in it must read back as itself (smcctl config show, --dump-config). */
 	dump_kv(f, "# effective configuration of ", c->path, "");
 	fprintf(f, " (revision %016" PRIx64 ")\n", c->hash);
-	fprintf(f, "ueid:\n  auto: %s\n", c->ueid.auto_derive ? "true" : "false");
-	dump_kv(f, "  machine-id-file: ", c->ueid.machine_id_file, "\n");
-	fprintf(f, "  exclusive: %s\n  entries: [", c->ueid.exclusive ? "true" : "false");
-	for (size_t i = 0; i < c->ueid.n_entries; i++)
-		fprintf(f, "%s%s", i ? ", " : "", c->ueid.entries[i].ueid);
-	fprintf(f, "]\nseid: %s\n", config_switch_to_string(c->seid));
-	fprintf(f, "handshake-limitation: %s\n",
-		c->hs_limitation == CONFIG_LEAVE    ? "leave"
-		: c->hs_limitation == CONFIG_ENABLE ? "true"
-						    : "false");
-	fprintf(f, "sysctl:%s\n", c->n_sysctls ? "" : " {}");
-	for (size_t i = 0; i < c->n_sysctls; i++)
-		dump_sysctl(f, &c->sysctls[i]);
-	fprintf(f, "pnet:\n  exclusive: %s\n  entries:%s\n", c->pnet.exclusive ? "true" : "false",
-		c->pnet.n_entries ? "" : " []");
-	for (size_t i = 0; i < c->pnet.n_entries; i++) {
-		const struct config_pnet *p = &c->pnet.entries[i];
-
-		dump_kv(f, "    - {pnetid: ", p->pnetid, p->eth[0] ? ", eth: " : ", ib: ");
-		config_dump_string(f, p->eth[0] ? p->eth : p->ib);
-		if (p->eth[0])
-			fputs("}\n", f);
-		else
-			fprintf(f, ", port: %u}\n", p->port);
-	}
-	fprintf(f, "modules: [");
-	for (size_t i = 0; i < c->n_modules; i++)
-		fprintf(f, "%s%s", i ? ", " : "", c->modules[i]);
-	fprintf(f, "]\ndrift:\n  action: %s\n", drift_action_to_string(c->drift.action));
-	dump_duration(f, "interval", c->drift.interval_usec);
-	fprintf(f, "monitor:\n");
-	dump_duration(f, "interval", c->monitor.interval_usec);
-	dump_kv(f, "admin-group: ", c->admin_group ? c->admin_group : "", "\n");
-	fprintf(f, "stats:\n");
-	dump_duration(f, "interval", c->stats.interval_usec);
-	fprintf(f, "  linkgroup-series: %" PRIu32 "\n  prometheus:\n    enabled: %s\n",
-		c->stats.linkgroup_series, c->stats.prometheus ? "true" : "false");
-	dump_kv(f, "    path: ", c->stats.prometheus_path, "\n");
-	config_policies_dump(f, &c->policies);
-	config_loopback_dump(f, &c->loopback);
+	config_keys_dump(f, c, NULL);
 	if (fclose(f) != 0) {
 		free(buf);
 		return NULL;

@@ -115,7 +115,6 @@ struct config {
 
 /* node_exporter's textfile directory on Debian (prometheus-node-exporter's default). */
 #define STATS_PROMETHEUS_DEFAULT_PATH "/var/lib/prometheus/node-exporter/smc.prom"
-#define STATS_LINKGROUP_SERIES_DEFAULT 100
 #define STATS_LINKGROUP_SERIES_MAX 10000
 
 /*

@@ -38,14 +38,7 @@ static struct config_loopback *lb(struct ctx *ctx)
 	return &ctx->config->loopback;
 }
 
-static int key_active(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
-{
-	lb(ctx)->has_active = true;
-	lb(ctx)->active_mark = v->mark;
-	return get_bool(ctx, v, "loopback.active", &lb(ctx)->active);
-}
-
-static int key_dmb_type(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+int loopback_dmb_type(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
 {
 	const char *s = get_scalar(ctx, v, "loopback.dmb-type", "physical");
 
@@ -69,69 +62,10 @@ static int key_dmb_type(struct ctx *ctx, const struct ynode *k, const struct yno
 	return 0;
 }
 
-static int key_nocopy(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+void loopback_dmb_type_dump(FILE *f, const struct config *c)
 {
-	lb(ctx)->has_nocopy = true;
-	lb(ctx)->nocopy_mark = v->mark;
-	return get_bool(ctx, v, "loopback.nocopy", &lb(ctx)->nocopy);
+	fprintf(f, "  dmb-type: physical\n");
 }
-
-static int key_max_dmbs(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
-{
-	const char *s = get_scalar(ctx, v, "loopback.max-dmbs", "a number from 1 to 8192");
-	int64_t n;
-
-	if (!s)
-		return -EINVAL;
-	if (parse_count(s, &n) < 0 || n < SMCLO_MAX_DMBS_MIN || n > SMCLO_MAX_DMBS_MAX) {
-		error_at(ctx, v->mark,
-			 "loopback.max-dmbs: '%s' is not valid (expected a number from %d to %d)",
-			 s, SMCLO_MAX_DMBS_MIN, SMCLO_MAX_DMBS_MAX);
-		return -EINVAL;
-	}
-	lb(ctx)->has_max_dmbs = true;
-	lb(ctx)->max_dmbs = (uint32_t)n;
-	lb(ctx)->max_dmbs_mark = v->mark;
-	return 0;
-}
-
-static int key_take_over_lo(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
-{
-	lb(ctx)->has_take_over_lo = true;
-	lb(ctx)->take_over_lo_mark = k->mark;
-	return get_bool(ctx, v, "loopback.take-over-lo", &lb(ctx)->take_over_lo);
-}
-
-static int key_drain_timeout(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
-{
-	const char *s = get_scalar(ctx, v, "loopback.drain-timeout", "a duration from 1s to 30s");
-	uint64_t usec;
-
-	if (!s)
-		return -EINVAL;
-	lb(ctx)->has_drain_timeout = true;
-	lb(ctx)->drain_timeout_mark = k->mark;
-	if (parse_duration_usec(s, &usec) < 0 || usec < LOOPBACK_DRAIN_MIN_USEC ||
-	    usec > LOOPBACK_DRAIN_MAX_USEC) {
-		error_at(ctx, v->mark,
-			 "loopback.drain-timeout: '%s' is not valid (expected a duration from 1s "
-			 "to 30s: the agent waits that long for the drain, and a removal without "
-			 "draining can hang in SMC 7.3)",
-			 s);
-		return -EINVAL;
-	}
-	lb(ctx)->drain_timeout_usec = usec;
-	return 0;
-}
-
-static const struct key_handler loopback_keys[] = {
-	{ "active", key_active },
-	{ "dmb-type", key_dmb_type },
-	{ "nocopy", key_nocopy },
-	{ "max-dmbs", key_max_dmbs },
-	{ "take-over-lo", key_take_over_lo },
-	{ "drain-timeout", key_drain_timeout },
-};
 
 int section_loopback(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
 {
@@ -141,9 +75,9 @@ int section_loopback(struct ctx *ctx, const struct ynode *k, const struct ynode 
 	memset(l, 0, sizeof(*l));
 	l->present = true;
 	l->mark = k->mark;
-	l->take_over_lo = true;
-	l->drain_timeout_usec = LOOPBACK_DRAIN_DEFAULT_USEC;
-	r = parse_map(ctx, v, "loopback", loopback_keys, ELEMENTSOF(loopback_keys));
+	r = config_keys_defaults(ctx->config, "loopback");
+	if (r == 0)
+		r = config_keys_parse(ctx, v, "loopback");
 	if (r == 0 && !l->has_active && l->has_take_over_lo) {
 		error_at(ctx, l->take_over_lo_mark,
 			 "loopback.take-over-lo: only valid with loopback.active (expected active: "
@@ -178,27 +112,4 @@ int config_loopback_check(struct ctx *ctx)
 		}
 	}
 	return r;
-}
-
-void config_loopback_dump(FILE *f, const struct config_loopback *l)
-{
-	if (!l->present)
-		return;
-	fprintf(f, "loopback:\n");
-	if (l->has_active)
-		fprintf(f, "  active: %s\n", l->active ? "true" : "false");
-	if (l->has_dmb_type)
-		fprintf(f, "  dmb-type: physical\n");
-	if (l->has_nocopy)
-		fprintf(f, "  nocopy: %s\n", l->nocopy ? "true" : "false");
-	if (l->has_max_dmbs)
-		fprintf(f, "  max-dmbs: %" PRIu32 "\n", l->max_dmbs);
-	if (l->has_active) {
-		fprintf(f, "  take-over-lo: %s\n", l->take_over_lo ? "true" : "false");
-		if (l->drain_timeout_usec % 1000000)
-			fprintf(f, "  drain-timeout: %" PRIu64 "ms\n", l->drain_timeout_usec / 1000);
-		else
-			fprintf(f, "  drain-timeout: %" PRIu64 "s\n",
-				l->drain_timeout_usec / 1000000);
-	}
 }

@@ -45,6 +45,3 @@ struct config_loopback {
  * event loop, which must stay well below WatchdogSec=1min. */
 #define LOOPBACK_DRAIN_MIN_USEC 1000000ULL
 #define LOOPBACK_DRAIN_MAX_USEC (SMCLO_WAIT_MAX_S * 1000000ULL)
-#define LOOPBACK_DRAIN_DEFAULT_USEC 10000000ULL
-
-void config_loopback_dump(FILE *f, const struct config_loopback *l);

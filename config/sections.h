@@ -1,12 +1,34 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The sections of smc.yaml that live in their own file, for config.c's table: each is built
- * on the toolkit (ytree.h) and fills in struct config (config.h); none calls into config.c.
+ * The sections of smc.yaml with code of their own, for the key table (keys.c): each is
+ * built on the toolkit (ytree.h) and the table's walker (keys.h) and fills in struct config
+ * (config.h); none of the section files calls into another.
  */
 #pragma once
 
+#include <stdio.h>
+
 #include "config/config.h"
+#include "config/keys.h"
 #include "config/ytree.h"
+
+/*
+ * The rows of keys.c that are not plain scalars: their parsers (each reports its own
+ * errors) and dumpers (whole lines, key included).
+ */
+/* config.c */
+int section_ueid(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
+int ueid_entries(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
+void ueid_entries_dump(FILE *f, const struct config *c);
+int hs_limitation_parse(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
+void hs_limitation_dump(FILE *f, const struct config *c);
+int section_sysctl(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
+void sysctl_dump(FILE *f, const struct config *c);
+int pnet_entries(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
+void pnet_entries_dump(FILE *f, const struct config *c);
+int section_modules(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
+void modules_dump(FILE *f, const struct config *c);
+void policies_dump(FILE *f, const struct config *c);
 
 /* policies: (policy.c) */
 int section_policies(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
@@ -16,3 +38,5 @@ int config_policies_check(struct ctx *ctx);
 int section_loopback(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
 /* After all sections: what loopback: needs from the others (reserved PNET IDs). */
 int config_loopback_check(struct ctx *ctx);
+int loopback_dmb_type(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
+void loopback_dmb_type_dump(FILE *f, const struct config *c);

@@ -120,6 +120,17 @@ int parse_bool(const char *s, bool *ret)
 	return -EINVAL;
 }
 
+const char *format_duration(uint64_t usec, char *buf, size_t len)
+{
+	if (usec && usec % (60 * 1000000ULL) == 0)
+		snprintf(buf, len, "%" PRIu64 "m", (uint64_t)(usec / (60 * 1000000ULL)));
+	else if (usec % 1000000ULL == 0)
+		snprintf(buf, len, "%" PRIu64 "s", (uint64_t)(usec / 1000000ULL));
+	else
+		snprintf(buf, len, "%" PRIu64 "ms", (uint64_t)(usec / 1000ULL));
+	return buf;
+}
+
 const char *format_size(int64_t v, char *buf, size_t len)
 {
 	if (v >= 1024 * 1024 * 1024 && v % (1024 * 1024 * 1024) == 0)

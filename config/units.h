@@ -22,6 +22,8 @@ int parse_seconds(const char *s, int64_t *ret);
 int parse_duration_usec(const char *s, uint64_t *ret);
 /* true/false, yes/no, on/off, 1/0, enable(d)/disable(d), in any case. */
 int parse_bool(const char *s, bool *ret);
+/* "5m", "30s", "1500ms" (microseconds, the largest unit that is exact); caller's buffer. */
+const char *format_duration(uint64_t usec, char *buf, size_t len);
 /* "1MiB", "64KiB", "1000" (bytes); caller's buffer. */
 const char *format_size(int64_t v, char *buf, size_t len);
 

@@ -457,13 +457,14 @@ void expected_keys(const struct key_handler *t, size_t n, char *buf, size_t len)
 }
 
 /*
- * Walk a mapping: every key must be a scalar, known and unique.  Continues after errors so
- * one run reports as much as possible.  A null value (a key with nothing after it) is an
- * empty section.
+ * Walk a mapping: every key must be a scalar and unique; each calls each().  Continues
+ * after errors so one run reports as much as possible.  A null value (a key with nothing
+ * after it) is an empty section.
  */
-int parse_map(struct ctx *ctx, const struct ynode *map, const char *section,
-	      const struct key_handler *table, size_t n_table)
+int walk_map(struct ctx *ctx, const struct ynode *map, const char *section, walk_fn each,
+	     const void *userdata)
 {
+	_cleanup_(freep) size_t *first = NULL;
 	int ret = 0;
 
 	if (node_is_null(map))
@@ -473,13 +474,11 @@ int parse_map(struct ctx *ctx, const struct ynode *map, const char *section,
 			 node_type_name(map));
 		return -EINVAL;
 	}
-	_cleanup_(freep) size_t *first = NULL;
-
 	if (find_duplicates((const struct ynode *const *)map->items, map->n_items, 2, &first) < 0)
 		return -ENOMEM;
 	for (size_t i = 0; i + 1 < map->n_items; i += 2) {
 		const struct ynode *k = map->items[i], *v = map->items[i + 1];
-		const struct key_handler *h = NULL;
+		int r;
 
 		if (k->type != YNODE_SCALAR) {
 			error_at(ctx, k->mark, "%s: %s as a key (expected a name)", section,
@@ -496,22 +495,48 @@ int parse_map(struct ctx *ctx, const struct ynode *map, const char *section,
 			ret = -EINVAL;
 			continue;
 		}
-		for (size_t j = 0; j < n_table; j++)
-			if (streq(table[j].key, k->value) || streq(table[j].key, "*"))
-				h = &table[j];
-		if (!h) {
-			char keys[512];
-
-			expected_keys(table, n_table, keys, sizeof(keys));
-			error_at(ctx, k->mark, "%s: unknown key '%s' (expected one of: %s)",
-				 section, k->value, keys);
-			ret = -EINVAL;
-			continue;
-		}
-		if (h->parse(ctx, k, v) < 0)
+		r = each(ctx, section, k, v, userdata);
+		if (r < 0)
 			ret = -EINVAL;
 	}
 	return ret;
+}
+
+void error_unknown_key(struct ctx *ctx, const struct ynode *k, const char *section, const char *keys)
+{
+	error_at(ctx, k->mark, "%s: unknown key '%s' (expected one of: %s)", section, k->value, keys);
+}
+
+struct handler_table {
+	const struct key_handler *table;
+	size_t n;
+};
+
+static int handler_each(struct ctx *ctx, const char *section, const struct ynode *k,
+			const struct ynode *v, const void *userdata)
+{
+	const struct handler_table *t = userdata;
+	const struct key_handler *h = NULL;
+
+	for (size_t j = 0; j < t->n; j++)
+		if (streq(t->table[j].key, k->value) || streq(t->table[j].key, "*"))
+			h = &t->table[j];
+	if (!h) {
+		char keys[512];
+
+		expected_keys(t->table, t->n, keys, sizeof(keys));
+		error_unknown_key(ctx, k, section, keys);
+		return -EINVAL;
+	}
+	return h->parse(ctx, k, v);
+}
+
+int parse_map(struct ctx *ctx, const struct ynode *map, const char *section,
+	      const struct key_handler *table, size_t n_table)
+{
+	struct handler_table t = { table, n_table };
+
+	return walk_map(ctx, map, section, handler_each, &t);
 }
 
 void config_errors_clear(struct config_errors *e)

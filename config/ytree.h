@@ -102,6 +102,14 @@ const struct ynode *get_seq(struct ctx *ctx, const struct ynode *n, const char *
 char *xstrdup_into(char **dst, const char *s);
 /* "a, b, c": the keys of a table, for "expected one of". */
 void expected_keys(const struct key_handler *t, size_t n, char *buf, size_t len);
+/* For each unique scalar key of a mapping (walk_map): 0 or -errno. */
+typedef int (*walk_fn)(struct ctx *ctx, const char *section, const struct ynode *k,
+		       const struct ynode *v, const void *userdata);
+/* A mapping (or null: empty) whose keys are scalars and unique; continues after errors. */
+int walk_map(struct ctx *ctx, const struct ynode *map, const char *section, walk_fn each,
+	     const void *userdata);
+/* "SECTION: unknown key 'K' (expected one of: KEYS)". */
+void error_unknown_key(struct ctx *ctx, const struct ynode *k, const char *section, const char *keys);
 /* A mapping: every key known (table, "*" matches any) and unique; continues after errors. */
 int parse_map(struct ctx *ctx, const struct ynode *map, const char *section,
 	      const struct key_handler *table, size_t n_table);
