@@ -101,7 +101,8 @@ struct config {
 		uint64_t interval_usec; /* 0: devices and link groups only on demand */
 	} monitor;
 
-	char *admin_group; /* may call mutating D-Bus methods besides CAP_NET_ADMIN; NULL: none */
+	char *admin_group;   /* may call mutating D-Bus methods besides CAP_NET_ADMIN; NULL: none */
+	uint32_t rate_limit; /* Refresh, EnrollProcess: calls per uid in BUS_RATE_WINDOW_USEC */
 
 	struct {
 		uint64_t interval_usec;	   /* 0: statistics only on request */

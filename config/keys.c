@@ -140,6 +140,12 @@ const struct config_key config_keys[] = {
 	  .expected = "a group name, or nothing",
 	  .valid = group_name,
 	  .invalid = "is not a group name (expected letters, digits, '_', '-' or '.')" },
+	{ .path = "rate-limit",
+	  .type = CONFIG_KEY_UINT,
+	  .def = "20",
+	  CONFIG_FIELD(rate_limit),
+	  .min = 1,
+	  .max = 10000 },
 
 	INTERVAL("stats.interval", stats.interval_usec, "10s"),
 	{ .path = "stats.linkgroup-series",

@@ -204,24 +204,25 @@ int bus_rate_limit_uid(sd_bus_message *msg, struct manager *m, uid_t uid, sd_bus
 		slot->calls = 0;
 		slot->logged = false;
 	}
-	if (++slot->calls <= BUS_RATE_BURST)
+	if (++slot->calls <= m->config->rate_limit)
 		return 0;
 	if (!slot->logged) {
 		if (slot == &m->rate[ELEMENTSOF(m->rate) - 1])
-			log_notice("Rate-limiting %s() and the like from callers beyond the first %zu users: more than %d calls in %llu s",
+			log_notice("Rate-limiting %s() and the like from callers beyond the first %zu users: more than %u calls in %llu s",
 				   sd_bus_message_get_member(msg), ELEMENTSOF(m->rate) - 1,
-				   BUS_RATE_BURST,
+				   m->config->rate_limit,
 				   (unsigned long long)(BUS_RATE_WINDOW_USEC / 1000000ULL));
 		else
-			log_notice("Rate-limiting %s() and the like from uid %u: more than %d calls in %llu s",
-				   sd_bus_message_get_member(msg), (unsigned)uid, BUS_RATE_BURST,
-				   (unsigned long long)(BUS_RATE_WINDOW_USEC / 1000000ULL));
+			log_notice(
+				"Rate-limiting %s() and the like from uid %u: more than %u calls in %llu s",
+				sd_bus_message_get_member(msg), (unsigned)uid, m->config->rate_limit,
+				(unsigned long long)(BUS_RATE_WINDOW_USEC / 1000000ULL));
 		slot->logged = true;
 	}
 	return sd_bus_error_setf(
 		error, SMCD_BUS_ERROR_RATE_LIMITED,
-		"Too many calls from uid %u (more than %d in %llu s); try again in a few seconds",
-		(unsigned)uid, BUS_RATE_BURST,
+		"Too many calls from uid %u (more than %u in %llu s); try again in a few seconds",
+		(unsigned)uid, m->config->rate_limit,
 		(unsigned long long)(BUS_RATE_WINDOW_USEC / 1000000ULL));
 }
 

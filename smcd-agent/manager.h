@@ -129,12 +129,11 @@ int bus_append_report(sd_bus_message *reply, const struct report *r);
 /* Root, CAP_NET_ADMIN or admin-group; else sets an AccessDenied error and returns it. */
 int bus_check_admin(sd_bus_message *msg, struct manager *m, sd_bus_error *error);
 /*
- * Methods anyone may call that cost the agent work: at most BUS_RATE_BURST calls per caller
- * uid in BUS_RATE_WINDOW_USEC (root is not limited); beyond, a RateLimited error and one
+ * Methods anyone may call that cost the agent work: at most smc.yaml's rate-limit calls per
+ * caller uid in BUS_RATE_WINDOW_USEC (root is not limited); beyond, a RateLimited error and one
  * journal line per window.  0, or the error's negative errno; *ret_uid (when not NULL): the
  * caller's uid as the bus vouches for it, (uid_t)-1 when it does not say.
  */
-#define BUS_RATE_BURST 20
 #define BUS_RATE_WINDOW_USEC (10ULL * 1000000ULL)
 int bus_rate_limit(sd_bus_message *msg, struct manager *m, uid_t *ret_uid, sd_bus_error *error);
 /* The same for a caller whose uid the method has read already ((uid_t)-1: the bus did not

@@ -251,7 +251,7 @@ static void test_error_unknown_top_key(void **state)
 {
 	expect_error(
 		"seid: leave\nexport:\n  prometheus: {}\n",
-		"2:1: smc.yaml: unknown key 'export' (expected one of: ueid, seid, handshake-limitation, sysctl, pnet, modules, drift, monitor, admin-group, stats, policies, loopback)");
+		"2:1: smc.yaml: unknown key 'export' (expected one of: ueid, seid, handshake-limitation, sysctl, pnet, modules, drift, monitor, admin-group, rate-limit, stats, policies, loopback)");
 }
 
 static void test_error_unknown_nested_key(void **state)
@@ -574,6 +574,34 @@ static void test_error_missing_file(void **state)
 
 /* ---------------------------------------------------------------------------------- */
 
+/* rate-limit: one row of config/keys.c, nothing else (default, range, dump). */
+static void test_rate_limit(void **state)
+{
+	struct config_errors errors = {};
+	struct config *c = NULL;
+	char *dump;
+
+	assert_int_equal(config_new_default("/x", &c), 0);
+	assert_int_equal(c->rate_limit, 20);
+	config_free(c);
+	c = load_text("rate-limit: 200\n", &errors);
+	assert_non_null(c);
+	assert_int_equal(c->rate_limit, 200);
+	dump = config_dump(c);
+	assert_non_null(strstr(dump, "\nadmin-group: \"smcd\"\nrate-limit: 200\nstats:\n"));
+	free(dump);
+	config_free(c);
+	expect_error("rate-limit: 0\n",
+		     "1:13: rate-limit: '0' is not valid (expected a whole number from 1 to 10000)");
+	expect_error(
+		"rate-limit: 10001\n",
+		"1:13: rate-limit: '10001' is not valid (expected a whole number from 1 to 10000)");
+	expect_error("rate-limit: 2k\n",
+		     "1:13: rate-limit: '2k' is not valid (expected a whole number from 1 to 10000)");
+	expect_error("rate-limit: [20]\n", "1:13: rate-limit: a list is not a valid value "
+					   "(expected a whole number from 1 to 10000)");
+}
+
 static void test_units(void **state)
 {
 	int64_t v;
@@ -671,6 +699,7 @@ int main(void)
 		cmocka_unit_test(test_error_not_regular),
 		cmocka_unit_test(test_error_encoding_position),
 		cmocka_unit_test(test_error_controls_escaped),
+		cmocka_unit_test(test_rate_limit),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_dump_round_trip),
 	};
