@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libsystemd and libbpf, loaded when smcctl first calls into them, not when it starts.
+ * libsystemd, libbpf and libyaml, loaded when smcctl first calls into them, not when it starts.
  *
  * Linked, the dynamic linker resolved both libraries and theirs (libgcrypt, lzma, zstd, lz4,
  * libcap, libelf, zlib) before main(): 1.66 M of the 1.66 M instructions of `smcctl
@@ -12,9 +12,13 @@
  * dlopen()s on the first call.  The program does not export these names, so the libraries'
  * calls among themselves still go to their own functions.
  *
- * Both libraries are dependencies of the package: failing to load one is a broken install.
+ * libyaml is the same story for the smc.yaml loader (config/ytree.c), which only `config
+ * check` and `run` without an agent use (and which the tests and the agent link).
+ *
+ * The libraries are dependencies of the package: failing to load one is a broken install.
  * It is said once on stderr, and the call fails as the library's own failure would (sd-bus:
- * -ELIBACC, so "no agent" paths take over; libbpf: -1/NULL with errno ELIBACC).
+ * -ELIBACC, so "no agent" paths take over; libbpf: -1/NULL with errno ELIBACC; libyaml: a
+ * parser that does not initialize, which the loader reports as -ENOMEM).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -23,6 +27,7 @@
 
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
+#include <yaml.h>
 
 #include "common/macro.h"
 
@@ -270,3 +275,28 @@ static int bpf_load(void)
 #define BPF_FORWARD_VOID(name, params, args) FORWARD_VOID(bpf, name, params, args)
 BPF_FUNCS(BPF_FORWARD, BPF_FORWARD_VOID)
 #endif
+
+/* libyaml: the five calls of config/ytree.c. */
+#define YAML_FUNCS(X, V)                                                                            \
+	V(yaml_parser_delete, (yaml_parser_t * parser), (parser))                                   \
+	V(yaml_event_delete, (yaml_event_t * event), (event))                                       \
+	V(yaml_parser_set_input_string,                                                             \
+	  (yaml_parser_t * parser, const unsigned char *input, size_t size), (parser, input, size)) \
+	X(int, yaml_parser_initialize, (yaml_parser_t * parser), (parser), 0)                       \
+	X(int, yaml_parser_parse, (yaml_parser_t * parser, yaml_event_t * event), (parser, event), 0)
+
+static struct lib yaml_lib = { .soname = "libyaml-0.so.2" };
+static const char *const yaml_names[] = { YAML_FUNCS(NAME, VNAME) };
+static struct {
+	YAML_FUNCS(SLOT, VSLOT)
+} yaml;
+_Static_assert(sizeof(yaml) == sizeof(yaml_names), "one pointer per name");
+
+static int yaml_load(void)
+{
+	return lib_load(&yaml_lib, yaml_names, (void **)&yaml, ELEMENTSOF(yaml_names));
+}
+
+#define YAML_FORWARD(type, name, params, args, fail) FORWARD(yaml, type, name, params, args, fail)
+#define YAML_FORWARD_VOID(name, params, args) FORWARD_VOID(yaml, name, params, args)
+YAML_FUNCS(YAML_FORWARD, YAML_FORWARD_VOID)
