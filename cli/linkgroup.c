@@ -16,6 +16,7 @@
 
 #include "cli/objects.h"
 #include "common/output.h"
+#include "config/units.h"
 
 static int add_opt_u64(json_object *o, const char *key, bool has, uint64_t v)
 {
@@ -131,20 +132,7 @@ json_object *smcr_linkgroup_json(const struct smcr_linkgroup *g)
 
 int linkgroup_parse_id(const char *s, uint32_t *ret)
 {
-	const char *p = s;
-	char *end;
-	unsigned long v;
-
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-		p += 2;
-	if (!*p || strlen(p) > 8 || strspn(p, "0123456789abcdefABCDEF") != strlen(p))
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(p, &end, 16);
-	if (errno || *end)
-		return -EINVAL;
-	*ret = (uint32_t)v;
-	return 0;
+	return parse_hex32(s, ret);
 }
 
 /* ---------------------------------------------------------------------------------- */

@@ -45,6 +45,7 @@
 #include "cli/objects.h"
 #include "common/bus-api.h"
 #include "common/output.h"
+#include "config/units.h"
 
 /* ---------------------------------------------------------------------------------- */
 /* JSON                                                                                */
@@ -722,13 +723,9 @@ static int parse_setting(struct smcctl *c, const char *key, const char *value,
 			return smcctl_usage(c, "invalid nocopy '%s': on or off", value);
 		break;
 	default: {
-		char *end;
-		unsigned long v;
+		int64_t v;
 
-		errno = 0;
-		v = strtoul(value, &end, 10);
-		if (errno || end == value || *end || value[0] == '-' || v < SMCLO_MAX_DMBS_MIN ||
-		    v > SMCLO_MAX_DMBS_MAX)
+		if (parse_count(value, &v) < 0 || v < SMCLO_MAX_DMBS_MIN || v > SMCLO_MAX_DMBS_MAX)
 			return smcctl_usage(c, "invalid max-dmbs '%s': %d to %d", value,
 					    SMCLO_MAX_DMBS_MIN, SMCLO_MAX_DMBS_MAX);
 		q->set_max_dmbs = true;
@@ -803,12 +800,9 @@ int loopback_ism(struct smcctl *c, const struct verb_args *a)
 	if (wait && act != ACT_DEACTIVATE)
 		return smcctl_usage(c, "--wait belongs to 'loopback-ism deactivate'");
 	if (wait) {
-		char *end;
-		unsigned long v;
+		int64_t v;
 
-		errno = 0;
-		v = strtoul(wait, &end, 10);
-		if (errno || end == wait || *end || wait[0] == '-' || v > LOOPBACK_WAIT_MAX)
+		if (parse_count(wait, &v) < 0 || v > LOOPBACK_WAIT_MAX)
 			return smcctl_usage(c, "invalid --wait '%s': 1 to %d seconds", wait,
 					    LOOPBACK_WAIT_MAX);
 		/* 0 would force the removal at once, which SMC 7.3 cannot always finish while a

@@ -52,6 +52,24 @@ int parse_count(const char *s, int64_t *ret)
 	return parse_with_units(s, NULL, 0, ret);
 }
 
+int parse_hex32(const char *s, uint32_t *ret)
+{
+	const char *p = s;
+	char *end;
+	unsigned long v;
+
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+		p += 2;
+	if (!*p || strlen(p) > 8 || strspn(p, "0123456789abcdefABCDEF") != strlen(p))
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(p, &end, 16);
+	if (errno || *end)
+		return -EINVAL;
+	*ret = (uint32_t)v;
+	return 0;
+}
+
 /* Binary units only: "k" meaning 1000 in one place and 1024 in another helps nobody. */
 static const struct unit size_units[] = {
 	{ "B", 1 },

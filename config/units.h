@@ -16,6 +16,8 @@
 int parse_size(const char *s, int64_t *ret);
 /* A whole number. */
 int parse_count(const char *s, int64_t *ret);
+/* 1 to 8 hex digits, "0x" optional ("0x1f00", "1f00"): ids as the kernel prints them. */
+int parse_hex32(const char *s, uint32_t *ret);
 /* "30", "30s", "2m", "1h". */
 int parse_seconds(const char *s, int64_t *ret);
 /* "500ms", "2s", "1m"; a bare number is seconds. */

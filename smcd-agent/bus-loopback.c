@@ -22,6 +22,7 @@
 
 #include "common/bus-api.h"
 #include "common/macro.h"
+#include "config/units.h"
 #include "smcd-agent/bus-snapshot.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/loopback-internal.h"
@@ -264,11 +265,9 @@ static int method_set(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 		q.set_nocopy = true;
 		q.nocopy = streq(value, "on");
 	} else if (streq(key, "max-dmbs")) {
-		char *end;
-		unsigned long v = strtoul(value, &end, 10);
+		int64_t v;
 
-		if (!*value || *end || value[0] == '-' || v < SMCLO_MAX_DMBS_MIN ||
-		    v > SMCLO_MAX_DMBS_MAX)
+		if (parse_count(value, &v) < 0 || v < SMCLO_MAX_DMBS_MIN || v > SMCLO_MAX_DMBS_MAX)
 			return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
 						 "invalid max-dmbs '%s': %d to %d", value,
 						 SMCLO_MAX_DMBS_MIN, SMCLO_MAX_DMBS_MAX);

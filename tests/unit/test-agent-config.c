@@ -641,6 +641,21 @@ static void test_units(void **state)
 	assert_string_equal(format_size(1048576, buf, sizeof(buf)), "1MiB");
 	assert_string_equal(format_size(16384, buf, sizeof(buf)), "16KiB");
 	assert_string_equal(format_size(1000, buf, sizeof(buf)), "1000");
+	/* the values smcctl takes besides smc.yaml's: link group ids, durations as written */
+	uint32_t id;
+
+	assert_int_equal(parse_hex32("0x1f00", &id), 0);
+	assert_int_equal(id, 0x1f00);
+	assert_int_equal(parse_hex32("DEADbeef", &id), 0);
+	assert_int_equal(id, 0xdeadbeef);
+	assert_int_equal(parse_hex32("0x", &id), -EINVAL);
+	assert_int_equal(parse_hex32("123456789", &id), -EINVAL);
+	assert_int_equal(parse_hex32("12g", &id), -EINVAL);
+	assert_int_equal(parse_hex32("-1", &id), -EINVAL);
+	assert_string_equal(format_duration(0, buf, sizeof(buf)), "0s");
+	assert_string_equal(format_duration(120000000, buf, sizeof(buf)), "2m");
+	assert_string_equal(format_duration(90000000, buf, sizeof(buf)), "90s");
+	assert_string_equal(format_duration(1500000, buf, sizeof(buf)), "1500ms");
 }
 
 static void test_dump_round_trip(void **state)

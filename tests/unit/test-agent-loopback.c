@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * smc.yaml's loopback: section (config-loopback.c) and its reconciliation (loopback.c)
+ * smc.yaml's loopback: section (config/loopback.c) and its reconciliation (smcd-agent/loopback.c)
  * through the whole manager on the fake kernel (kernel-fake-smclo.c): the order of the
  * items (lo's PNET ID only while smclo is active), re-activation for pending settings,
  * drift, a removal that cannot finish, a host without the module, and pnet.exclusive
