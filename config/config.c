@@ -656,7 +656,7 @@ int config_load(const char *path, struct config **ret, struct config_errors *err
 				     path,
 				     r == -EBADMSG ? "the file contains a NUL byte" : strerror(-r));
 		if (k >= 0)
-			config_errors_add(errors, line);
+			config_errors_add(errors, (struct config_mark){}, line);
 		return r;
 	}
 	c->hash = fnv1a64(c->text, len);

@@ -2,16 +2,14 @@
 /*
  * /etc/smc/smc.yaml: the agent's desired state.  See smc.yaml(5) for every key.
  *
- * config_load() parses with libyaml's event API (which keeps line/column marks), validates
- * against the schema tables in config.c and either returns a complete struct config or a
- * list of errors, each "FILE:LINE:COL: what is wrong (what was expected)".  A file with any
- * error produces no config at all: nothing of it is ever applied in part.
+ * config_load() parses with libyaml's event API (which keeps line/column marks, ytree.c),
+ * validates against the key table (keys.c) and either returns a complete struct config or
+ * a list of errors, each "FILE:LINE:COL: what is wrong (what was expected)".  A file with
+ * any error produces no config at all: nothing of it is ever applied in part.
  *
- * Room for later issues: the top-level table in config.c takes one row per section, so
- * `policies:` (BPF, issue 7) is a row and a parser.  It is deliberately absent until its
- * code exists: unknown keys are errors, so nobody can write a section that silently does
- * nothing.  `stats:` (issue 5: statistics collection and the Prometheus textfile) and
- * `loopback:` (issue 6: our DIBS device, loopback.c) are there.
+ * A key is a row of keys.c: a scalar names its field here, a list or section its parser
+ * (config.c, policy.c, loopback.c).  Unknown keys are errors, so nobody can write a key
+ * that silently does nothing.
  */
 #pragma once
 

@@ -37,7 +37,7 @@ static struct config_mark mark_of(yaml_mark_t m)
 	return (struct config_mark){ .line = (unsigned)m.line + 1, .column = (unsigned)m.column + 1 };
 }
 
-void config_errors_add(struct config_errors *e, char *line)
+void config_errors_add(struct config_errors *e, struct config_mark m, char *line)
 {
 	if (!line)
 		return;
@@ -46,6 +46,7 @@ void config_errors_add(struct config_errors *e, char *line)
 		free(line);
 		return;
 	}
+	e->marks[e->n] = m;
 	e->lines[e->n++] = line;
 }
 
@@ -105,7 +106,7 @@ _printf_(3, 4) void error_at(struct ctx *ctx, struct config_mark m, const char *
 	if (asprintf(&line, "%s:%u:%u: %s", ctx->path, m.line, m.column, msg) < 0)
 		line = NULL;
 	free(msg);
-	config_errors_add(ctx->errors, line);
+	config_errors_add(ctx->errors, m, line);
 }
 
 /* The line and column (in characters) of a byte offset of the text. */

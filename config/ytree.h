@@ -29,6 +29,7 @@ struct config_mark {
 
 struct config_errors {
 	char *lines[CONFIG_MAX_ERRORS];
+	struct config_mark marks[CONFIG_MAX_ERRORS]; /* of each line; line 0: the whole file */
 	size_t n;
 	bool truncated; /* more errors than lines[] holds */
 };
@@ -73,8 +74,8 @@ DEFINE_TRIVIAL_CLEANUP_FUNC(struct ynode *, ynode_free);
 
 /* "FILE:LINE:COL: message" into the error list. */
 _printf_(3, 4) void error_at(struct ctx *ctx, struct config_mark m, const char *fmt, ...);
-/* line (taken; NULL: nothing) into the list, or counted as truncated. */
-void config_errors_add(struct config_errors *e, char *line);
+/* line (taken; NULL: nothing) about m into the list, or counted as truncated. */
+void config_errors_add(struct config_errors *e, struct config_mark m, char *line);
 void config_errors_clear(struct config_errors *e);
 /* All errors joined by newlines (caller frees), for D-Bus error messages. */
 char *config_errors_join(const struct config_errors *e);

@@ -43,15 +43,13 @@ static uint64_t now_realtime_usec(void)
 static void log_config_errors(const char *path, const struct config_errors *e, const char *what)
 {
 	for (size_t i = 0; i < e->n; i++) {
-		unsigned line = 0, col = 0;
+		unsigned line = e->marks[i].line; /* 0: about the file as a whole */
 		char f_file[512], f_line[32];
-		const char *rest = e->lines[i] + strlen(path);
 		const char *fields[] = { "MESSAGE_ID=" SMCD_MESSAGE_CONFIG_REJECTED, f_file, f_line,
 					 NULL };
 
 		snprintf(f_file, sizeof(f_file), "CONFIG_FILE=%s", path);
-		if (strncmp(e->lines[i], path, strlen(path)) != 0 ||
-		    sscanf(rest, ":%u:%u", &line, &col) != 2)
+		if (!line)
 			fields[2] = NULL;
 		snprintf(f_line, sizeof(f_line), "CONFIG_LINE=%u", line);
 		log_fields(LOG_ERR, 0, fields, "%s", e->lines[i]);
