@@ -2,7 +2,7 @@
 /*
  * smcctl status, smcctl config check|show|reload: the agent's view, over D-Bus
  * (org.smcd.Agent1, see smcd-agent(8)).  "config check" needs no agent: it runs the
- * agent's own loader (smcd-agent/libsmcconfig) on the file, so both say the same.
+ * agent's own loader (config/libsmcconfig) on the file, so both say the same.
  *
  * The answer is built as one json-c document like every other verb; D-Bus values are
  * converted by type (strings, numbers, booleans; structs become arrays, a{sv} objects),

@@ -204,8 +204,8 @@ static int parse_key(struct ctx *ctx, const struct config_key *k, const struct y
 
 /* ---- the walk ------------------------------------------------------------------------- */
 
-/* Is path directly below prefix, or below it through a section without a row?  The name
- * of the child of prefix it is under, with its length. */
+/* Is path below prefix ("" : the file)?  Then the name of prefix's child it is in (or is),
+ * with its length. */
 static bool child_of(const char *path, const char *prefix, const char **ret, size_t *ret_len)
 {
 	size_t n = strlen(prefix);
@@ -249,12 +249,13 @@ static int key_each(struct ctx *ctx, const char *section, const struct ynode *k,
 		    const struct ynode *v, const void *userdata)
 {
 	const char *prefix = userdata;
-	bool known = false;
+	bool known = false, plain;
 	char path[128];
 
-	snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "", k->value);
 	/* "stats.interval:" at the top is no way to write stats: {interval: ...} */
-	for (size_t i = 0; i < config_n_keys && !strchr(k->value, '.') && strlen(k->value) < 64; i++) {
+	plain = !strchr(k->value, '.') && strlen(prefix) + strlen(k->value) + 2 <= sizeof(path);
+	snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "", k->value);
+	for (size_t i = 0; plain && i < config_n_keys; i++) {
 		const char *name;
 		size_t n;
 

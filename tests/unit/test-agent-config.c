@@ -14,6 +14,7 @@
 
 #include "common/macro.h"
 #include "config/config.h"
+#include "config/keys.h"
 
 static char tmp_path[] = "/tmp/test-agent-config-XXXXXX";
 
@@ -574,6 +575,36 @@ static void test_error_missing_file(void **state)
 
 /* ---------------------------------------------------------------------------------- */
 
+/* The key table itself: unique paths, each section's rows together (the walker and the dump
+ * rely on it), every row under a section that is a row or has rows, named types. */
+static void test_key_table(void **state)
+{
+	for (size_t i = 0; i < config_n_keys; i++) {
+		const struct config_key *k = &config_keys[i];
+		const char *dot = strrchr(k->path, '.');
+
+		assert_ptr_equal(config_key_find(k->path), k);
+		assert_string_not_equal(config_key_type_name(k->type), "?");
+		if (k->type == CONFIG_KEY_ENUM)
+			assert_true(k->names && k->n_names && k->expected);
+		if (k->type == CONFIG_KEY_CUSTOM)
+			assert_true(k->parse && k->dump);
+		if (!dot || i == 0)
+			continue;
+		/* a section's rows are together: where one starts, no earlier row is in it */
+		size_t n = (size_t)(dot - k->path);
+		const char *prev = config_keys[i - 1].path;
+
+		if (strncmp(prev, k->path, n) == 0 && (prev[n] == '.' || prev[n] == '\0'))
+			continue;
+		for (size_t j = 0; j + 1 < i; j++)
+			if (strncmp(config_keys[j].path, k->path, n) == 0 &&
+			    config_keys[j].path[n] == '.')
+				fail_msg("%s is apart from %s, a row of its section", k->path,
+					 config_keys[j].path);
+	}
+}
+
 /* rate-limit: one row of config/keys.c, nothing else (default, range, dump). */
 static void test_rate_limit(void **state)
 {
@@ -714,6 +745,7 @@ int main(void)
 		cmocka_unit_test(test_error_not_regular),
 		cmocka_unit_test(test_error_encoding_position),
 		cmocka_unit_test(test_error_controls_escaped),
+		cmocka_unit_test(test_key_table),
 		cmocka_unit_test(test_rate_limit),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_dump_round_trip),
