@@ -18,19 +18,6 @@
 #include "cli/smcctl.h"
 #include "common/output.h"
 
-static const struct option global_longopts[] = {
-	{ "json", no_argument, NULL, 'j' },
-	{ "pretty", no_argument, NULL, 'p' },
-	{ "details", no_argument, NULL, 'd' },
-	{ "netns", required_argument, NULL, 'n' },
-	{ "help", no_argument, NULL, 'h' },
-	{ "version", no_argument, NULL, 'V' },
-	{},
-};
-
-/* For completion (cli/complete.c). */
-const struct option *const smcctl_global_options = global_longopts;
-
 #define GLOBAL_SHORTOPTS "jpdn:hV"
 #define OBJECTS_MAX 32
 #define VERBS_MAX 16
@@ -200,30 +187,6 @@ static size_t n_verbs(const struct object *o)
 	while (o->verbs[n].name)
 		n++;
 	return n;
-}
-
-const struct object *object_find(const char *name)
-{
-	for (size_t i = 0; smcctl_objects[i].name; i++)
-		if (streq(smcctl_objects[i].name, name))
-			return &smcctl_objects[i];
-	return NULL;
-}
-
-const struct verb *verb_find(const struct object *o, const char *name)
-{
-	for (const struct verb *v = o->verbs; v->name; v++)
-		if (streq(v->name, name) || streq_ptr(v->alias, name))
-			return v;
-	return NULL;
-}
-
-const struct verb *object_default_verb(const struct object *o)
-{
-	for (const struct verb *v = o->verbs; v->name; v++)
-		if (v->flags & VERB_DEFAULT)
-			return v;
-	return NULL;
 }
 
 /* "help" is a word like the objects, so "smcctl h" is ambiguous with "hs-limit". */
@@ -428,7 +391,7 @@ static int bad_option(struct smcctl *c, char **argv, int ch)
 static int parse_verb_args(struct smcctl *c, const struct verb *v, int argc, char **argv,
 			   struct verb_args *a)
 {
-	struct option longopts[VERB_OPTS_MAX + ELEMENTSOF(global_longopts)];
+	struct option longopts[VERB_OPTS_MAX + ELEMENTSOF(smcctl_global_options)];
 	char shortopts[3 * VERB_OPTS_MAX + sizeof(GLOBAL_SHORTOPTS) + 3] = ":" GLOBAL_SHORTOPTS;
 	size_t n = 0, s;
 
@@ -450,7 +413,7 @@ static int parse_verb_args(struct smcctl *c, const struct verb *v, int argc, cha
 		}
 	}
 	shortopts[s] = '\0';
-	memcpy(&longopts[n], global_longopts, sizeof(global_longopts));
+	memcpy(&longopts[n], smcctl_global_options, sizeof(smcctl_global_options));
 
 	optind = 0;
 	opterr = 0;
@@ -532,7 +495,8 @@ static int run(struct smcctl *c, int argc, char **argv)
 	/* Global options stop at the object ("+"), so verbs may own their own letters. */
 	optind = 0;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "+:" GLOBAL_SHORTOPTS, global_longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+:" GLOBAL_SHORTOPTS, smcctl_global_options, NULL)) !=
+	       -1) {
 		if (ch == '?' || ch == ':')
 			return bad_option(c, argv, ch);
 		if (ch == 'h') {

@@ -96,7 +96,9 @@ const struct verb *verb_find(const struct object *o, const char *name);
 const struct verb *object_default_verb(const struct object *o);
 
 /* The global options (-j -p -d -n -h -V), for the parser and for completion. */
-extern const struct option *const smcctl_global_options;
+/* --json, --pretty, --details, --netns, --help, --version and the terminator (cli/table.c). */
+#define SMCCTL_N_GLOBAL_OPTIONS 7
+extern const struct option smcctl_global_options[SMCCTL_N_GLOBAL_OPTIONS];
 
 /*
  * "smcctl __complete WORD...": shell completion candidates from the table (cli/complete.c,

@@ -12,6 +12,7 @@
  * upgrades and is unsafe in a world-writable directory.  The baseline belongs to the agent
  * (cli/stats-agent.c, smcd-agent/stats.c); without it the verb says so.
  */
+#include <getopt.h>
 #include <limits.h>
 
 #include "cli/agent.h"
@@ -252,3 +253,39 @@ const struct object smcctl_objects[] = {
 };
 
 /* clang-format on */
+
+/* The options every verb takes (cli/smcctl.c parses them; completion offers them). */
+const struct option smcctl_global_options[SMCCTL_N_GLOBAL_OPTIONS] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ "pretty", no_argument, NULL, 'p' },
+	{ "details", no_argument, NULL, 'd' },
+	{ "netns", required_argument, NULL, 'n' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{},
+};
+
+/* Lookups in the table, for dispatch (cli/smcctl.c) and completion (cli/complete.c). */
+const struct object *object_find(const char *name)
+{
+	for (size_t i = 0; smcctl_objects[i].name; i++)
+		if (streq(smcctl_objects[i].name, name))
+			return &smcctl_objects[i];
+	return NULL;
+}
+
+const struct verb *verb_find(const struct object *o, const char *name)
+{
+	for (const struct verb *v = o->verbs; v->name; v++)
+		if (streq(v->name, name) || streq_ptr(v->alias, name))
+			return v;
+	return NULL;
+}
+
+const struct verb *object_default_verb(const struct object *o)
+{
+	for (const struct verb *v = o->verbs; v->name; v++)
+		if (v->flags & VERB_DEFAULT)
+			return v;
+	return NULL;
+}
