@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <systemd/sd-bus.h>
 
 #include "cli/bus.h"
@@ -23,8 +24,20 @@ bool bus_agent_absent(const sd_bus_error *e)
 				      SD_BUS_ERROR_NAME_HAS_NO_OWNER);
 }
 
+/*
+ * Without DBUS_SYSTEM_BUS_ADDRESS, sd_bus_open_system() connects to this socket (sd-bus's
+ * default, where dbus-daemon and dbus-broker listen).  When it does not exist the open fails
+ * with -ENOENT anyway, but only after cli/dl.c loaded libsystemd and six libraries of its
+ * own, which costs a read verb (stats, linkgroup) more than its own work.  The variable is
+ * read as sd-bus reads it (secure_getenv).
+ */
+#define SYSTEM_BUS_SOCKET "/run/dbus/system_bus_socket"
+
 int bus_open_quiet(sd_bus **ret)
 {
+	if (!secure_getenv("DBUS_SYSTEM_BUS_ADDRESS") && access(SYSTEM_BUS_SOCKET, F_OK) < 0 &&
+	    errno == ENOENT)
+		return -ENOENT;
 	return sd_bus_open_system(ret);
 }
 
