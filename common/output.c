@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/output.h"
@@ -232,31 +233,153 @@ static bool right_aligned(const struct out_column *c)
 	}
 }
 
+/* A line is assembled here and written with one call: stdio per cell was most of a large
+ * table's cost. */
+struct line {
+	FILE *f;
+	size_t len;
+	char buf[4096];
+};
+
+static void put(struct line *l, const char *s, size_t n)
+{
+	while (n) {
+		size_t k;
+
+		if (l->len == sizeof(l->buf)) {
+			fwrite(l->buf, 1, l->len, l->f);
+			l->len = 0;
+		}
+		k = sizeof(l->buf) - l->len < n ? sizeof(l->buf) - l->len : n;
+		memcpy(l->buf + l->len, s, k);
+		l->len += k;
+		s += k;
+		n -= k;
+	}
+}
+
+static void pad(struct line *l, size_t n)
+{
+	static const char blanks[] =
+		"                                                                ";
+
+	while (n) {
+		size_t k = n < sizeof(blanks) - 1 ? n : sizeof(blanks) - 1;
+
+		put(l, blanks, k);
+		n -= k;
+	}
+}
+
 /* Print one line of cells; the last cell is never padded so no line ends in blanks. */
 static void print_line(FILE *f, const struct out_column *cols, size_t n_cols, const bool *show,
 		       const size_t *width, const char *const *cells, unsigned indent)
 {
+	struct line l = { .f = f };
 	size_t last = 0;
 	bool first = true;
 
 	for (size_t i = 0; i < n_cols; i++)
 		if (show[i])
 			last = i;
-	fprintf(f, "%*s", (int)indent, "");
+	pad(&l, indent);
 	for (size_t i = 0; i < n_cols; i++) {
+		size_t n;
+
 		if (!show[i])
 			continue;
 		if (!first)
-			fputs("  ", f);
+			put(&l, "  ", 2);
 		first = false;
-		if (right_aligned(&cols[i]))
-			fprintf(f, "%*s", (int)width[i], cells[i]);
-		else if (i == last)
-			fputs(cells[i], f);
-		else
-			fprintf(f, "%-*s", (int)width[i], cells[i]);
+		n = strlen(cells[i]);
+		if (right_aligned(&cols[i])) {
+			pad(&l, width[i] > n ? width[i] - n : 0);
+			put(&l, cells[i], n);
+		} else {
+			put(&l, cells[i], n);
+			if (i != last)
+				pad(&l, width[i] > n ? width[i] - n : 0);
+		}
 	}
-	fputc('\n', f);
+	put(&l, "\n", 1);
+	fwrite(l.buf, 1, l.len, f);
+}
+
+int out_cells_add(struct out_cells *t, const char *s)
+{
+	size_t n = strnlen(s, CELL_MAX - 1);
+
+	if (t->n == t->cap_cells) {
+		size_t cap = t->cap_cells ? 2 * t->cap_cells : 64;
+		size_t *off = realloc(t->off, cap * sizeof(*off));
+
+		if (!off)
+			return -ENOMEM;
+		t->off = off;
+		t->cap_cells = cap;
+	}
+	if (t->len + n + 1 > t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 4096;
+		char *buf;
+
+		while (cap < t->len + n + 1)
+			cap *= 2;
+		buf = realloc(t->buf, cap);
+		if (!buf)
+			return -ENOMEM;
+		t->buf = buf;
+		t->cap = cap;
+	}
+	memcpy(t->buf + t->len, s, n);
+	t->buf[t->len + n] = '\0';
+	t->off[t->n++] = t->len;
+	t->len += n + 1;
+	return 0;
+}
+
+void out_cells_done(struct out_cells *t)
+{
+	free(t->buf);
+	free(t->off);
+	*t = (struct out_cells){};
+}
+
+int out_table_cells(FILE *f, const struct out_column *cols, size_t n_cols,
+		    const struct out_cells *t, unsigned detail, unsigned indent)
+{
+	size_t n_shown = 0, n_rows;
+	_cleanup_(freep) bool *show = calloc(n_cols ? n_cols : 1, sizeof(bool));
+	_cleanup_(freep) size_t *width = calloc(n_cols ? n_cols : 1, sizeof(size_t));
+	_cleanup_(freep) const char **cells = calloc(n_cols ? n_cols : 1, sizeof(char *));
+
+	if (!show || !width || !cells)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_cols; i++) {
+		show[i] = cols[i].detail <= detail;
+		width[i] = strlen(cols[i].header);
+		n_shown += show[i];
+	}
+	n_rows = n_shown ? t->n / n_shown : 0;
+	for (size_t r = 0, k = 0; r < n_rows; r++)
+		for (size_t i = 0; i < n_cols; i++) {
+			size_t w;
+
+			if (!show[i])
+				continue;
+			w = strlen(t->buf + t->off[k++]);
+			if (w > width[i])
+				width[i] = w;
+		}
+
+	for (size_t i = 0; i < n_cols; i++)
+		cells[i] = cols[i].header;
+	print_line(f, cols, n_cols, show, width, cells, indent);
+	for (size_t r = 0, k = 0; r < n_rows; r++) {
+		for (size_t i = 0; i < n_cols; i++)
+			cells[i] = show[i] ? t->buf + t->off[k++] : NULL;
+		print_line(f, cols, n_cols, show, width, cells, indent);
+	}
+	return 0;
 }
 
 int out_table(FILE *f, const struct out_column *cols, size_t n_cols, json_object *rows,
@@ -265,46 +388,22 @@ int out_table(FILE *f, const struct out_column *cols, size_t n_cols, json_object
 	size_t n_rows = rows && json_object_is_type(rows, json_type_array)
 				? json_object_array_length(rows)
 				: 0;
-	_cleanup_(freep) bool *show = calloc(n_cols, sizeof(bool));
-	_cleanup_(freep) size_t *width = calloc(n_cols, sizeof(size_t));
-	_cleanup_(freep) char *store = calloc((n_rows + 1) * n_cols, CELL_MAX);
-	_cleanup_(freep) const char **cells = calloc(n_cols, sizeof(char *));
+	_cleanup_(out_cells_done) struct out_cells t = {};
 
-	if (!show || !width || !store || !cells)
-		return -ENOMEM;
-
-	/* Pass 1: render every cell once into store, and measure. */
-	for (size_t i = 0; i < n_cols; i++) {
-		show[i] = cols[i].detail <= detail;
-		width[i] = strlen(cols[i].header);
-	}
+	/* Every shown cell rendered once, then laid out. */
 	for (size_t r = 0; r < n_rows; r++) {
 		json_object *row = json_object_array_get_idx(rows, r);
 
 		for (size_t i = 0; i < n_cols; i++) {
-			char *dst = store + ((r + 1) * n_cols + i) * CELL_MAX;
-			const char *s;
+			char buf[CELL_MAX];
 
-			if (!show[i])
+			if (cols[i].detail > detail)
 				continue;
-			s = cell(row, &cols[i], dst, CELL_MAX);
-			if (s != dst)
-				snprintf(dst, CELL_MAX, "%s", s);
-			if (strlen(dst) > width[i])
-				width[i] = strlen(dst);
+			if (out_cells_add(&t, cell(row, &cols[i], buf, sizeof(buf))) < 0)
+				return -ENOMEM;
 		}
 	}
-
-	/* Pass 2: print. */
-	for (size_t i = 0; i < n_cols; i++)
-		cells[i] = cols[i].header;
-	print_line(f, cols, n_cols, show, width, cells, indent);
-	for (size_t r = 0; r < n_rows; r++) {
-		for (size_t i = 0; i < n_cols; i++)
-			cells[i] = store + ((r + 1) * n_cols + i) * CELL_MAX;
-		print_line(f, cols, n_cols, show, width, cells, indent);
-	}
-	return 0;
+	return out_table_cells(f, cols, n_cols, &t, detail, indent);
 }
 
 int out_kv(FILE *f, const struct out_column *fields, size_t n_fields, json_object *obj,

@@ -93,6 +93,24 @@ const char *out_fmt_bytes(uint64_t v, char *buf, size_t len);
 int out_table(FILE *f, const struct out_column *cols, size_t n_cols, json_object *rows,
 	      unsigned detail, unsigned indent);
 
+/*
+ * The same table from cells already rendered as text (out_table() renders a document into
+ * one of these): the shown cells of each row, in column order, added with out_cells_add()
+ * (at most 255 characters each, longer ones are cut as out_table() cuts them).  For a
+ * handler whose rows are so many that building their document costs more than the answer
+ * (cli/socket.c); the layout is out_table()'s own.
+ */
+struct out_cells {
+	char *buf; /* the cells' strings, each NUL-terminated */
+	size_t len, cap;
+	size_t *off; /* where each cell starts in buf */
+	size_t n, cap_cells;
+};
+int out_cells_add(struct out_cells *t, const char *s);
+void out_cells_done(struct out_cells *t);
+int out_table_cells(FILE *f, const struct out_column *cols, size_t n_cols,
+		    const struct out_cells *t, unsigned detail, unsigned indent);
+
 /* Key/value lines "Label:  value" for one object, labels aligned. */
 int out_kv(FILE *f, const struct out_column *fields, size_t n_fields, json_object *obj,
 	   unsigned detail, unsigned indent);
