@@ -83,6 +83,8 @@ int linkgroup_parse_id(const char *s, uint32_t *ret);
 int socket_list(struct smcctl *c, const struct verb_args *a);
 json_object *socket_json(const struct smc_socket *s);
 void socket_list_text(struct smcctl *c, json_object *doc);
+/* The same text as socket_list_text() of those sockets' document, without building it. */
+int socket_rows_text(struct smcctl *c, const struct smc_socket *const *rows, size_t n);
 
 /* pnet */
 int pnet_list(struct smcctl *c, const struct verb_args *a);

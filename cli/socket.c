@@ -9,7 +9,10 @@
  * library reports the family the kernel gave).
  */
 #include <arpa/inet.h>
+#include <assert.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -342,6 +345,174 @@ void socket_list_text(struct smcctl *c, json_object *doc)
 		print_legend(c, socks);
 }
 
+/*
+ * The same text straight from the sockets, for the handler: socket_json()'s document of a
+ * few hundred sockets costs twenty times what the kernel's answer does (json-c allocates
+ * every key, value and object, then frees them), more than smcss needs for all of its work.
+ * Each cell here is what out_table() renders from that document for cols[] (the goldens of
+ * tests/golden replay the handler; test-cli-socket-text holds it to socket_list_text()).
+ */
+static const char *addr_text(int family, const struct in6_addr *a, uint16_t port, char *buf,
+			     size_t len)
+{
+	char s[INET6_ADDRSTRLEN];
+
+	if (family == AF_INET && inet_ntop(AF_INET, &a->s6_addr32[0], s, sizeof(s)))
+		snprintf(buf, len, "%s:%u", s, port);
+	else if (family == AF_INET6 && inet_ntop(AF_INET6, a, s, sizeof(s)))
+		snprintf(buf, len, "[%s]:%u", s, port);
+	else
+		snprintf(buf, len, "*:%u", port);
+	return buf;
+}
+
+static const char *str_cell(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+static bool shows_fallback(const struct smc_socket *s)
+{
+	return s->has_fallback && (s->mode == SMC_MODE_TCP || s->fallback_reason);
+}
+
+static const char *reason_text(uint32_t code, char *buf, size_t len)
+{
+	const char *name = smc_decline_name(code);
+
+	if (name)
+		return name;
+	snprintf(buf, len, "0x%08" PRIx32, code);
+	return buf;
+}
+
+static const char *cursor_text(const struct smc_socket *s, const struct smc_cursor *cur, char *buf,
+			       size_t len)
+{
+	if (!s->has_conninfo)
+		return "-";
+	snprintf(buf, len, "%" PRIu16 ":%" PRIu32, cur->wrap, cur->count);
+	return buf;
+}
+
+static const char *u64_text(uint64_t v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%" PRIu64, v);
+	return buf;
+}
+
+/* The cell of column i of cols[] (their order) for socket s. */
+static const char *socket_cell(const struct smc_socket *s, size_t i, char *buf, size_t len)
+{
+	char a[16], b[16];
+
+	switch (i) {
+	case 0:
+		return str_cell(smc_sock_state_name(s->state));
+	case 1:
+		return u64_text(s->uid, buf, len);
+	case 2:
+		return u64_text(s->inode, buf, len);
+	case 3:
+		return addr_text(s->addr_family, &s->src, s->sport, buf, len);
+	case 4:
+		return addr_text(s->addr_family, &s->dst, s->dport, buf, len);
+	case 5:
+		return u64_text(s->ifindex, buf, len);
+	case 6:
+		return s->diag_family != AF_SMC ? "IPPROTO_SMC" : "AF_SMC";
+	case 7:
+		return u64_text(s->shutdown, buf, len);
+	case 8:
+		if (!s->has_conninfo)
+			return "-";
+		snprintf(buf, len, "%08" PRIx32, s->conn.token);
+		return buf;
+	case 9:
+		return s->has_conninfo ? u64_text(s->conn.sndbuf_size, buf, len) : "-";
+	case 10:
+		return s->has_conninfo ? u64_text(s->conn.rmbe_size, buf, len) : "-";
+	case 11:
+		return s->has_conninfo ? u64_text(s->conn.peer_rmbe_size, buf, len) : "-";
+	case 12:
+		if (s->has_dmbinfo)
+			snprintf(buf, len, "%08" PRIx32, s->dmb.linkid);
+		else if (s->has_lgrinfo)
+			snprintf(buf, len, "%s/%u#%u", s->lgr.ibname, s->lgr.ibport, s->lgr.link_id);
+		else
+			return "-";
+		return str_cell(buf);
+	case 13:
+		return cursor_text(s, &s->conn.rx_prod, buf, len);
+	case 14:
+		return cursor_text(s, &s->conn.rx_cons, buf, len);
+	case 15:
+		return cursor_text(s, &s->conn.tx_prod, buf, len);
+	case 16:
+		return cursor_text(s, &s->conn.tx_cons, buf, len);
+	case 17:
+		return str_cell(mode_name(s));
+	case 18:
+		if (!shows_fallback(s))
+			return "-";
+		if (s->peer_diagnosis)
+			snprintf(buf, len, "%s/%s", reason_text(s->fallback_reason, a, sizeof(a)),
+				 reason_text(s->peer_diagnosis, b, sizeof(b)));
+		else
+			snprintf(buf, len, "%s", reason_text(s->fallback_reason, a, sizeof(a)));
+		return str_cell(buf);
+	default:
+		return "-";
+	}
+}
+
+static void print_reason(struct smcctl *c, uint32_t code, uint32_t *seen, size_t *n_seen)
+{
+	const char *advice = smc_decline_advice(code), *name = smc_decline_name(code);
+	const char *text = smc_decline_text(code);
+
+	for (size_t j = 0; j < *n_seen; j++)
+		if (seen[j] == code)
+			return;
+	if (*n_seen == 64)
+		return;
+	if (*n_seen == 0)
+		fputs("\nFallback reasons:\n", c->out);
+	seen[(*n_seen)++] = code;
+	fprintf(c->out, "  %-10s 0x%08" PRIx32 "  %s\n", name ? name : "-", code,
+		text ? text : "unknown reason code");
+	if (advice)
+		fprintf(c->out, "  %-10s %10s  -> %s\n", "", "", advice);
+}
+
+int socket_rows_text(struct smcctl *c, const struct smc_socket *const *rows, size_t n)
+{
+	_cleanup_(out_cells_done) struct out_cells t = {};
+	uint32_t seen[64];
+	size_t n_seen = 0;
+
+	static_assert(ELEMENTSOF(cols) == 19, "socket_cell() knows the columns by position");
+	for (size_t r = 0; r < n; r++)
+		for (size_t i = 0; i < ELEMENTSOF(cols); i++) {
+			char buf[256];
+
+			if (cols[i].detail > c->detail)
+				continue;
+			if (out_cells_add(&t, socket_cell(rows[r], i, buf, sizeof(buf))) < 0)
+				return -ENOMEM;
+		}
+	if (out_table_cells(c->out, cols, ELEMENTSOF(cols), &t, c->detail, 0) < 0)
+		return -ENOMEM;
+	for (size_t r = 0; r < n; r++) {
+		if (!shows_fallback(rows[r]))
+			continue;
+		print_reason(c, rows[r]->fallback_reason, seen, &n_seen);
+		if (rows[r]->peer_diagnosis)
+			print_reason(c, rows[r]->peer_diagnosis, seen, &n_seen);
+	}
+	return 0;
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* Handler                                                                             */
 
@@ -402,6 +573,19 @@ int socket_list(struct smcctl *c, const struct verb_args *a)
 	r = smc_socket_list(nl, want, &socks, &n);
 	if (r < 0)
 		return smcctl_fail(c, SMC_OP_SOCKET_DIAG, r, "cannot list the SMC sockets");
+	if (!c->json) {
+		_cleanup_(freep) const struct smc_socket **rows = calloc(n ? n : 1, sizeof(*rows));
+		size_t k = 0;
+
+		if (!rows)
+			return smcctl_oom(c);
+		for (size_t i = 0; i < n; i++)
+			if (wanted(&f, &socks[i]))
+				rows[k++] = &socks[i];
+		if (socket_rows_text(c, rows, k) < 0)
+			return smcctl_oom(c);
+		return smcctl_emit(c, doc, NULL);
+	}
 	for (size_t i = 0; i < n; i++)
 		if (wanted(&f, &socks[i]) && json_append(arr, socket_json(&socks[i])) < 0)
 			return smcctl_oom(c);
