@@ -130,18 +130,15 @@ static bool have_loopback(const struct smcnl *nl, const struct smc_caps *c)
 int smc_caps_probe(struct smcnl *nl, struct smc_caps *ret)
 {
 	struct smc_caps c = {};
-	struct smc_socket *socks = NULL;
-	size_t n;
 	int r;
 
 	kernel_release(nl, c.kernel_release, sizeof(c.kernel_release));
 	r = probe_genl(nl, &c);
 	if (r < 0)
 		return r;
-	r = smc_socket_list(nl, 0, &socks, &n);
+	r = smcnl_diag_probe(nl);
 	if (fatal(r))
 		return r;
-	free(socks);
 	c.smc_diag = r == 0;
 	r = smcnl_probe_result(nl, "socket-af-smc", probe_af_smc);
 	c.af_smc = r == 0;

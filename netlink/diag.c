@@ -212,10 +212,9 @@ static int diag_msg(struct nlmsghdr *nlh, void *userdata)
 	return 0;
 }
 
-int smc_socket_list(struct smcnl *nl, unsigned want, struct smc_socket **ret, size_t *ret_n)
+static int diag_dump(struct smcnl *nl, unsigned want, smcnl_msg_fn fn, void *userdata)
 {
 	struct smc_diag_req req = { .diag_family = AF_SMC };
-	struct diag_ctx c = {};
 	struct nl_msg *msg;
 	char key[32];
 	int r;
@@ -234,13 +233,40 @@ int smc_socket_list(struct smcnl *nl, unsigned want, struct smc_socket **ret, si
 		return -ENOMEM;
 	}
 	snprintf(key, sizeof(key), "sock-diag-%02x", req.diag_ext);
-	r = smcnl_request(nl, SMCNL_PROTO_SOCK_DIAG, msg, key, diag_msg, &c);
+	r = smcnl_request(nl, SMCNL_PROTO_SOCK_DIAG, msg, key, fn, userdata);
+	/* No AF_SMC handler after the autoload attempt: no smc_diag in this kernel. */
+	return r == -ENOENT ? -EPROTONOSUPPORT : r;
+}
+
+int smc_socket_list(struct smcnl *nl, unsigned want, struct smc_socket **ret, size_t *ret_n)
+{
+	struct diag_ctx c = {};
+	int r;
+
+	r = diag_dump(nl, want, diag_msg, &c);
 	if (r < 0) {
 		free(c.v);
-		/* No AF_SMC handler after the autoload attempt: no smc_diag in this kernel. */
-		return r == -ENOENT ? -EPROTONOSUPPORT : r;
+		return r;
 	}
 	*ret = c.v;
 	*ret_n = c.n;
 	return 0;
+}
+
+/* A socket of the dump, only counted (a message too short to be one is malformed). */
+static int diag_count(struct nlmsghdr *nlh, void *userdata)
+{
+	if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
+		return 0;
+	if (nlmsg_datalen(nlh) < (int)sizeof(struct smc_diag_msg))
+		return -EBADMSG;
+	(*(size_t *)userdata)++;
+	return 0;
+}
+
+int smcnl_diag_probe(struct smcnl *nl)
+{
+	size_t n = 0;
+
+	return diag_dump(nl, 0, diag_count, &n);
 }

@@ -132,6 +132,13 @@ int smcnl_replay_mem(struct smcnl *nl, const char *key, const void *data, size_t
 /* Record/replay the outcome of a non-netlink probe (socket(2) in caps.c) as an errno. */
 int smcnl_probe_result(struct smcnl *nl, const char *name, int (*probe)(void));
 
+/*
+ * Does the smc_diag dump work?  The request of smc_socket_list(nl, 0) (the same replay
+ * key), its messages checked for length and counted but not parsed into sockets: the
+ * capability probe needs the answer, not the sockets (diag.c).  0 or -errno.
+ */
+int smcnl_diag_probe(struct smcnl *nl);
+
 /* ---- attr.c: validated attribute access ------------------------------------------------ */
 
 /* Parse the genl message: header check, attributes into tb[0..maxtype]; -EBADMSG if bad. */
