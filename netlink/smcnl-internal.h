@@ -133,9 +133,9 @@ int smcnl_replay_mem(struct smcnl *nl, const char *key, const void *data, size_t
 int smcnl_probe_result(struct smcnl *nl, const char *name, int (*probe)(void));
 
 /*
- * Does the smc_diag dump work?  The request of smc_socket_list(nl, 0) (the same replay
- * key), its messages checked for length and counted but not parsed into sockets: the
- * capability probe needs the answer, not the sockets (diag.c).  0 or -errno.
+ * Does the smc_diag dump work?  Asked as smc_socket_list(nl, 0) asks (the same replay key,
+ * the same autoload of smc_diag), but acknowledged instead of dumped: the capability probe
+ * needs the answer, not every socket of the namespace (diag.c).  0 or -errno.
  */
 int smcnl_diag_probe(struct smcnl *nl);
 
