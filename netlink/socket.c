@@ -596,13 +596,10 @@ static int request_once(struct smcnl *nl, enum smcnl_proto proto, struct nl_msg 
 
 	smcnl_set_extack(nl, NULL, 0);
 	r = sock_get(nl, proto, &s);
-	if (r < 0) {
-		nlmsg_free(msg);
+	if (r < 0)
 		return r;
-	}
 	exchange_begin(s, &req, key);
 	r = nl_send_auto(s->sk, msg);
-	nlmsg_free(msg);
 	if (r < 0) {
 		r = s->send_err ?: smcnl_errno_from_nle(r);
 		goto out;
@@ -685,21 +682,25 @@ int smcnl_request(struct smcnl *nl, enum smcnl_proto proto, struct nl_msg *msg, 
 		  smcnl_msg_fn fn, void *userdata)
 {
 	int fam = family_of(nl, proto, msg);
-	/* A copy before sending: nl_send_auto() fills in the port and sequence number. */
-	struct nl_msg *again = fam >= 0 ? nlmsg_convert(nlmsg_hdr(msg)) : NULL;
 	int r, id;
 
 	r = request_once(nl, proto, msg, key, fn, userdata);
-	if (r == -ENOENT && again) {
+	if (r == -ENOENT && fam >= 0) {
 		id = family_reresolve(nl, (enum smcnl_family)fam);
 		if (id < 0)
 			r = id;
 		if (id > 0) {
-			nlmsg_hdr(again)->nlmsg_type = (uint16_t)id;
-			r = request_once(nl, proto, TAKE_PTR(again), key, fn, userdata);
+			/*
+			 * The same message again: nl_send_auto() filled in the port and the
+			 * sequence number, which it fills in anew when they are back at AUTO.
+			 */
+			nlmsg_hdr(msg)->nlmsg_type = (uint16_t)id;
+			nlmsg_hdr(msg)->nlmsg_pid = NL_AUTO_PORT;
+			nlmsg_hdr(msg)->nlmsg_seq = NL_AUTO_SEQ;
+			r = request_once(nl, proto, msg, key, fn, userdata);
 		}
 	}
-	nlmsg_free(again);
+	nlmsg_free(msg);
 	return r;
 }
 
