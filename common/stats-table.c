@@ -162,9 +162,11 @@ static json_object *path_parent(json_object *root, const char *path, const char 
 
 	while ((dot = strchr(p, '.'))) {
 		char key[64];
+		size_t n = (size_t)(dot - p) < sizeof(key) ? (size_t)(dot - p) : sizeof(key) - 1;
 		json_object *next;
 
-		snprintf(key, sizeof(key), "%.*s", (int)(dot - p), p);
+		memcpy(key, p, n);
+		key[n] = '\0';
 		if (!json_object_object_get_ex(o, key, &next)) {
 			next = json_object_new_object();
 			if (json_add(o, key, next) < 0)
