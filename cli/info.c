@@ -133,8 +133,13 @@ static int gather(struct smcctl *c, struct info_facts *i)
 		return e;
 	if (!i->caps.smc_genl)
 		goto sysctls;
-	if ((e = smc_sysinfo_get(c->nl, &i->sys)) < 0)
+	/* The probe's answer if it got one; asked again only for the reason it failed. */
+	if (i->caps.has_sysinfo) {
+		i->sys = i->caps.sysinfo;
+		e = 0;
+	} else if ((e = smc_sysinfo_get(c->nl, &i->sys)) < 0) {
 		probe_failed(c, i, "system information", e);
+	}
 	i->has_sysinfo = e >= 0;
 	if ((e = smc_ueid_list(c->nl, ueids, &i->n_ueids)) < 0)
 		probe_failed(c, i, "UEIDs", e);

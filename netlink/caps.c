@@ -92,6 +92,8 @@ static int probe_genl(struct smcnl *nl, struct smc_caps *c)
 	if (fatal(r))
 		return r;
 	if (r == 0) {
+		c->has_sysinfo = true;
+		c->sysinfo = info;
 		c->smc_ver = info.ver;
 		c->smc_rel = info.rel;
 		c->smcd_v2 = info.ism_v2;

@@ -509,6 +509,10 @@ struct smc_caps {
 	uint8_t smc_ver;
 	uint8_t smc_rel;
 	bool seid_supported; /* s390 only */
+	/* The system information the probe read (has_sysinfo: it answered), for a caller that
+	 * shows it too (smcctl info) and need not ask again. */
+	bool has_sysinfo;
+	struct smc_sysinfo sysinfo;
 };
 
 /* Probe everything; never fails for a missing feature (that is what the flags say). */
