@@ -1,0 +1,69 @@
+#!/bin/sh
+# timeout: 2400
+#
+# smcctl against smc-tools, whole processes, in one guest (bench/smcctl-vs-smctools/run
+# boots it; README.md next to it).  No "lanes:" header: never part of make check.
+#   1. A UEID, then 20 SMC-D loopback connections held open (smc-conn pair --hold).
+#   2. For each read verb and its smc-tools equivalent, abtime runs the two commands
+#      SMCD_BENCH_RUNS times each, interleaved (A B B A ...), output to /dev/null, and
+#      prints one "@@BENCH {json}" line: medians, spread and the ratio of this run.
+#   3. With SMCD_BENCH_CALLGRIND=1 and valgrind in the guest: the instructions each command
+#      executes in user space against the live kernel ("@@COUNT name n").
+. "$(dirname "$0")/lib.sh"
+require_cmd smcctl smcd smcss smc-conn abtime
+runs=${SMCD_BENCH_RUNS:-30}
+conns=${SMCD_BENCH_CONNS:-20}
+
+info "kernel $(uname -r), $runs runs per command, $conns SMC-D connections"
+smcctl ueid add SMCD-BENCH >/dev/null || fail "smcctl ueid add"
+
+: >/tmp/conn.log
+smc-conn pair --conns "$conns" --bytes 1K --hold 3000 >>/tmp/conn.log 2>&1 &
+conn=$!
+trap 'kill $conn 2>/dev/null' EXIT
+i=0
+while [ "$(grep -c '"mode":' /tmp/conn.log || true)" -lt "$conns" ]; do
+	sleep 0.5
+	i=$((i + 1))
+	[ $i -lt 600 ] || { tail -5 /tmp/conn.log; fail "$conns connections did not come up"; }
+	kill -0 $conn 2>/dev/null || { tail -5 /tmp/conn.log; fail "smc-conn died"; }
+done
+smcd=$(grep -c '"mode":"smcd"' /tmp/conn.log || true)
+[ "$smcd" -ge "$conns" ] || { cat /tmp/conn.log; fail "only $smcd of $conns connections use SMC-D"; }
+info "$conns connections up, all SMC-D"
+
+# What each side prints, once (the comparison is only fair if both show the same objects).
+for c in "smcctl linkgroup" "smcd linkgroup" "smcctl stats" "smcd stats" "smcctl device" \
+	"smcd device" "smcctl socket" "smcss" "smcctl info" "smcd info"; do
+	echo "### $c"
+	$c 2>&1 | head -n 12
+done
+
+# name | smcctl command | smc-tools command
+# (No "smcctl --version" vs "smcd -v": smcd -v exits 255; bench/smcctl-startup counts them.)
+pairs="linkgroup|smcctl linkgroup|smcd linkgroup
+stats|smcctl stats|smcd stats
+device|smcctl device|smcd device
+socket|smcctl socket|smcss
+info|smcctl info|smcd info"
+
+echo "$pairs" | while IFS='|' read -r name a b; do
+	# shellcheck disable=SC2086 # the commands are word lists on purpose
+	out=$(abtime --runs "$runs" --warmup 3 --label "$name" -- $a --vs $b) || fail "abtime $name"
+	echo "@@BENCH $out"
+done
+
+if [ "${SMCD_BENCH_CALLGRIND:-0}" = 1 ] && command -v valgrind >/dev/null; then
+	echo "$pairs" | while IFS='|' read -r name a b; do
+		for cmd in "$a" "$b"; do
+			# shellcheck disable=SC2086
+			n=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null $cmd 2>&1 >/dev/null |
+				sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
+			echo "@@COUNT $name|$cmd|$n"
+		done
+	done
+fi
+
+kill $conn
+wait $conn 2>/dev/null
+exit 0
