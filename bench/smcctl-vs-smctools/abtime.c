@@ -2,13 +2,14 @@
 /*
  * abtime: whole-process time of two commands, interleaved, in one go.
  *
- *   abtime [--runs N] [--warmup N] [--label L] -- CMD_A [ARGS...] --vs CMD_B [ARGS...]
+ *   abtime [--runs N] [--warmup N] [--label L] [--any-status] -- CMD_A [ARGS...] --vs CMD_B [ARGS...]
  *
  * Runs A and B N times each in ABBA order (A B, then B A, ...: a drift of the machine
  * weighs on both alike), after --warmup unmeasured runs of each (page cache, dentries).
  * Each run is fork + execvp + wait4 with stdout and stderr on /dev/null, timed with
  * CLOCK_MONOTONIC from before fork() to after wait4(): what a user waits for.  A run that
- * does not exit 0 is an error (the comparison would be void).  Prints one JSON line:
+ * does not exit 0 is an error (the comparison would be void), unless --any-status (smc-tools'
+ * "smcd -v" exits 255).  Prints one JSON line:
  *   {"label":L,"runs":N,"a":{"median_us":..,"min_us":..,"p10_us":..,"p90_us":..,"max_us":..},
  *    "b":{...},"ratio_median":A/B,"ratio_min":A/B}
  * (bench/smcctl-vs-smctools/README.md).
@@ -23,6 +24,8 @@
 #include <unistd.h>
 
 #define RUNS_MAX 1000
+
+static int any_status;
 
 static double now_us(void)
 {
@@ -56,7 +59,7 @@ static double run_once(char **argv)
 			exit(1);
 		}
 	t1 = now_us();
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+	if (!WIFEXITED(status) || (WEXITSTATUS(status) != 0 && !any_status)) {
 		fprintf(stderr, "abtime: %s exited with status 0x%x\n", argv[0], status);
 		exit(1);
 	}
@@ -105,6 +108,8 @@ int main(int argc, char **argv)
 			warmup = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--label") && i + 1 < argc)
 			label = argv[++i];
+		else if (!strcmp(argv[i], "--any-status"))
+			any_status = 1;
 		else if (!strcmp(argv[i], "--")) {
 			cmd_a = &argv[i + 1];
 			break;
@@ -118,7 +123,8 @@ int main(int argc, char **argv)
 			break;
 		}
 	if (!cmd_a || !cmd_a[0] || !cmd_b || !cmd_b[0] || runs < 1 || runs > RUNS_MAX || warmup < 0) {
-		fputs("usage: abtime [--runs N] [--warmup N] [--label L] -- CMD_A... --vs CMD_B...\n",
+		fputs("usage: abtime [--runs N] [--warmup N] [--label L] [--any-status] -- CMD_A... "
+		      "--vs CMD_B...\n",
 		      stderr);
 		return 2;
 	}
