@@ -6,7 +6,9 @@
  * renders the SAME document with the table and key/value renderers below, so the two
  * outputs cannot drift apart (the iproute2 lesson, done with a document instead of paired
  * print calls).  A column or field names a key of the document (dotted paths descend into
- * nested objects), a header, a format and the detail level from which it is shown.
+ * nested objects), a header, a format and the detail level from which it is shown.  The one
+ * exception is "smcctl socket", whose rows are too many to pay for their document in text
+ * mode: it fills the same columns itself (out_table_cells(); a test holds it equal).
  *
  * Text conventions: a missing value (JSON null, absent key or empty string) prints as "-";
  * numbers are right-aligned, text left-aligned; columns are separated by two blanks; no
