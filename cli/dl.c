@@ -71,64 +71,67 @@ static int lib_load(struct lib *l, const char *const *names, void **ret, size_t 
  * X(return type, name, (parameters), (arguments), value when the library cannot be
  * loaded).  The pointer types come from the prototypes themselves (__typeof__).
  */
+/* clang-format reads the parameter lists in this macro as products: */
+/* clang-format off */
 #define SD_FUNCS(X, V)                                                                             \
-	V(sd_bus_error_free, (sd_bus_error * e), (e))                                              \
-	X(int, sd_bus_open_system, (sd_bus * *ret), (ret), -ELIBACC)                               \
-	X(sd_bus *, sd_bus_flush_close_unref, (sd_bus * bus), (bus), NULL)                         \
+	V(sd_bus_error_free, (sd_bus_error *e), (e))                                               \
+	X(int, sd_bus_open_system, (sd_bus **ret), (ret), -ELIBACC)                                \
+	X(sd_bus *, sd_bus_flush_close_unref, (sd_bus *bus), (bus), NULL)                          \
 	X(int, sd_bus_add_match,                                                                   \
-	  (sd_bus * bus, sd_bus_slot * *slot, const char *match,                                   \
+	  (sd_bus *bus, sd_bus_slot **slot, const char *match,                                     \
 	   sd_bus_message_handler_t callback, void *userdata),                                     \
 	  (bus, slot, match, callback, userdata), -ELIBACC)                                        \
 	X(int, sd_bus_match_signal,                                                                \
-	  (sd_bus * bus, sd_bus_slot * *ret, const char *sender, const char *path,                 \
+	  (sd_bus *bus, sd_bus_slot **ret, const char *sender, const char *path,                   \
 	   const char *interface, const char *member, sd_bus_message_handler_t callback,           \
 	   void *userdata),                                                                        \
 	  (bus, ret, sender, path, interface, member, callback, userdata), -ELIBACC)               \
-	X(int, sd_bus_attach_event, (sd_bus * bus, sd_event * e, int priority),                    \
+	X(int, sd_bus_attach_event, (sd_bus *bus, sd_event *e, int priority),                      \
 	  (bus, e, priority), -ELIBACC)                                                            \
-	X(int, sd_bus_set_exit_on_disconnect, (sd_bus * bus, int b), (bus, b), -ELIBACC)           \
+	X(int, sd_bus_set_exit_on_disconnect, (sd_bus *bus, int b), (bus, b), -ELIBACC)            \
 	X(int, sd_bus_call,                                                                        \
-	  (sd_bus * bus, sd_bus_message * m, uint64_t usec, sd_bus_error * ret_error,              \
-	   sd_bus_message * *reply),                                                               \
+	  (sd_bus *bus, sd_bus_message *m, uint64_t usec, sd_bus_error *ret_error,                 \
+	   sd_bus_message **reply),                                                                \
 	  (bus, m, usec, ret_error, reply), -ELIBACC)                                              \
 	X(int, sd_bus_call_methodv,                                                                \
-	  (sd_bus * bus, const char *destination, const char *path, const char *interface,         \
+	  (sd_bus *bus, const char *destination, const char *path, const char *interface,          \
 	   const char *member, sd_bus_error *ret_error, sd_bus_message **reply, const char *types, \
 	   va_list ap),                                                                            \
 	  (bus, destination, path, interface, member, ret_error, reply, types, ap), -ELIBACC)      \
 	X(int, sd_bus_get_property,                                                                \
-	  (sd_bus * bus, const char *destination, const char *path, const char *interface,         \
+	  (sd_bus *bus, const char *destination, const char *path, const char *interface,          \
 	   const char *member, sd_bus_error *ret_error, sd_bus_message **reply, const char *type), \
 	  (bus, destination, path, interface, member, ret_error, reply, type), -ELIBACC)           \
 	X(int, sd_bus_error_has_name, (const sd_bus_error *e, const char *name), (e, name), 0)     \
 	X(int, sd_bus_error_is_set, (const sd_bus_error *e), (e), 0)                               \
 	X(int, sd_bus_message_new_method_call,                                                     \
-	  (sd_bus * bus, sd_bus_message * *m, const char *destination, const char *path,           \
+	  (sd_bus *bus, sd_bus_message **m, const char *destination, const char *path,             \
 	   const char *interface, const char *member),                                             \
 	  (bus, m, destination, path, interface, member), -ELIBACC)                                \
-	X(sd_bus_message *, sd_bus_message_unref, (sd_bus_message * m), (m), NULL)                 \
-	X(int, sd_bus_message_appendv, (sd_bus_message * m, const char *types, va_list ap),        \
+	X(sd_bus_message *, sd_bus_message_unref, (sd_bus_message *m), (m), NULL)                  \
+	X(int, sd_bus_message_appendv, (sd_bus_message *m, const char *types, va_list ap),         \
 	  (m, types, ap), -ELIBACC)                                                                \
-	X(int, sd_bus_message_readv, (sd_bus_message * m, const char *types, va_list ap),          \
+	X(int, sd_bus_message_readv, (sd_bus_message *m, const char *types, va_list ap),           \
 	  (m, types, ap), -ELIBACC)                                                                \
-	X(int, sd_bus_message_read_basic, (sd_bus_message * m, char type, void *p), (m, type, p),  \
+	X(int, sd_bus_message_read_basic, (sd_bus_message *m, char type, void *p), (m, type, p),   \
 	  -ELIBACC)                                                                                \
 	X(int, sd_bus_message_enter_container,                                                     \
-	  (sd_bus_message * m, char type, const char *contents), (m, type, contents), -ELIBACC)    \
-	X(int, sd_bus_message_exit_container, (sd_bus_message * m), (m), -ELIBACC)                 \
-	X(int, sd_bus_message_peek_type, (sd_bus_message * m, char *type, const char **contents),  \
+	  (sd_bus_message *m, char type, const char *contents), (m, type, contents), -ELIBACC)     \
+	X(int, sd_bus_message_exit_container, (sd_bus_message *m), (m), -ELIBACC)                  \
+	X(int, sd_bus_message_peek_type, (sd_bus_message *m, char *type, const char **contents),   \
 	  (m, type, contents), -ELIBACC)                                                           \
-	X(int, sd_bus_message_skip, (sd_bus_message * m, const char *types), (m, types), -ELIBACC) \
-	X(int, sd_bus_message_at_end, (sd_bus_message * m, int complete), (m, complete), -ELIBACC) \
-	X(const char *, sd_bus_message_get_path, (sd_bus_message * m), (m), NULL)                  \
-	X(int, sd_event_new, (sd_event * *e), (e), -ELIBACC)                                       \
-	X(sd_event *, sd_event_unref, (sd_event * e), (e), NULL)                                   \
+	X(int, sd_bus_message_skip, (sd_bus_message *m, const char *types), (m, types), -ELIBACC)  \
+	X(int, sd_bus_message_at_end, (sd_bus_message *m, int complete), (m, complete), -ELIBACC)  \
+	X(const char *, sd_bus_message_get_path, (sd_bus_message *m), (m), NULL)                   \
+	X(int, sd_event_new, (sd_event **e), (e), -ELIBACC)                                        \
+	X(sd_event *, sd_event_unref, (sd_event *e), (e), NULL)                                    \
 	X(int, sd_event_add_signal,                                                                \
-	  (sd_event * e, sd_event_source * *s, int sig, sd_event_signal_handler_t callback,        \
+	  (sd_event *e, sd_event_source **s, int sig, sd_event_signal_handler_t callback,          \
 	   void *userdata),                                                                        \
 	  (e, s, sig, callback, userdata), -ELIBACC)                                               \
-	X(int, sd_event_exit, (sd_event * e, int code), (e, code), -ELIBACC)                       \
-	X(int, sd_event_loop, (sd_event * e), (e), -ELIBACC)
+	X(int, sd_event_exit, (sd_event *e, int code), (e, code), -ELIBACC)                        \
+	X(int, sd_event_loop, (sd_event *e), (e), -ELIBACC)
+/* clang-format on */
 
 #define NAME(type, name, params, args, fail) #name,
 #define VNAME(name, params, args) #name,
@@ -207,54 +210,57 @@ int sd_bus_error_has_names_sentinel(const sd_bus_error *e, ...)
 }
 
 #ifdef HAVE_BPF
-#define BPF_FUNCS(X, V)                                                                              \
-	V(bpf_object__destroy_skeleton, (struct bpf_object_skeleton * s), (s))                       \
-	V(bpf_link__disconnect, (struct bpf_link * link), (link))                                    \
-	V(btf__free, (struct btf * btf), (btf))                                                      \
-	X(libbpf_print_fn_t, libbpf_set_print, (libbpf_print_fn_t fn), (fn), NULL)                   \
-	X(int, bpf_object__open_skeleton,                                                            \
-	  (struct bpf_object_skeleton * s, const struct bpf_object_open_opts *opts), (s, opts),      \
-	  (errno = ELIBACC, -ELIBACC))                                                               \
-	X(int, bpf_object__load_skeleton, (struct bpf_object_skeleton * s), (s),                     \
-	  (errno = ELIBACC, -ELIBACC))                                                               \
-	X(int, bpf_program__fd, (const struct bpf_program *prog), (prog), -ELIBACC)                  \
-	X(int, bpf_map__fd, (const struct bpf_map *map), (map), -ELIBACC)                            \
-	X(int, bpf_map__reuse_fd, (struct bpf_map * map, int fd), (map, fd), -ELIBACC)               \
-	X(enum bpf_map_type, bpf_map__type, (const struct bpf_map *map), (map), 0)                   \
-	X(__u32, bpf_map__key_size, (const struct bpf_map *map), (map), 0)                           \
-	X(__u32, bpf_map__value_size, (const struct bpf_map *map), (map), 0)                         \
-	X(__u32, bpf_map__max_entries, (const struct bpf_map *map), (map), 0)                        \
-	X(__u32, bpf_map__map_flags, (const struct bpf_map *map), (map), 0)                          \
-	X(struct bpf_link *, bpf_map__attach_struct_ops, (const struct bpf_map *map), (map),         \
-	  (errno = ELIBACC, NULL))                                                                   \
-	X(int, bpf_link__destroy, (struct bpf_link * link), (link), -ELIBACC)                        \
-	X(struct btf *, btf__load_vmlinux_btf, (void), (), (errno = ELIBACC, NULL))                  \
-	X(struct btf *, btf__parse_split, (const char *path, struct btf *base_btf),                  \
-	  (path, base_btf), (errno = ELIBACC, NULL))                                                 \
+/* clang-format reads the parameter lists in this macro as products: */
+/* clang-format off */
+#define BPF_FUNCS(X, V)                                                                            \
+	V(bpf_object__destroy_skeleton, (struct bpf_object_skeleton *s), (s))                      \
+	V(bpf_link__disconnect, (struct bpf_link *link), (link))                                   \
+	V(btf__free, (struct btf *btf), (btf))                                                     \
+	X(libbpf_print_fn_t, libbpf_set_print, (libbpf_print_fn_t fn), (fn), NULL)                 \
+	X(int, bpf_object__open_skeleton,                                                          \
+	  (struct bpf_object_skeleton *s, const struct bpf_object_open_opts *opts), (s, opts),     \
+	  (errno = ELIBACC, -ELIBACC))                                                             \
+	X(int, bpf_object__load_skeleton, (struct bpf_object_skeleton *s), (s),                    \
+	  (errno = ELIBACC, -ELIBACC))                                                             \
+	X(int, bpf_program__fd, (const struct bpf_program *prog), (prog), -ELIBACC)                \
+	X(int, bpf_map__fd, (const struct bpf_map *map), (map), -ELIBACC)                          \
+	X(int, bpf_map__reuse_fd, (struct bpf_map *map, int fd), (map, fd), -ELIBACC)              \
+	X(enum bpf_map_type, bpf_map__type, (const struct bpf_map *map), (map), 0)                 \
+	X(__u32, bpf_map__key_size, (const struct bpf_map *map), (map), 0)                         \
+	X(__u32, bpf_map__value_size, (const struct bpf_map *map), (map), 0)                       \
+	X(__u32, bpf_map__max_entries, (const struct bpf_map *map), (map), 0)                      \
+	X(__u32, bpf_map__map_flags, (const struct bpf_map *map), (map), 0)                        \
+	X(struct bpf_link *, bpf_map__attach_struct_ops, (const struct bpf_map *map), (map),       \
+	  (errno = ELIBACC, NULL))                                                                 \
+	X(int, bpf_link__destroy, (struct bpf_link *link), (link), -ELIBACC)                       \
+	X(struct btf *, btf__load_vmlinux_btf, (void), (), (errno = ELIBACC, NULL))                \
+	X(struct btf *, btf__parse_split, (const char *path, struct btf *base_btf),                \
+	  (path, base_btf), (errno = ELIBACC, NULL))                                               \
 	X(__s32, btf__find_by_name_kind, (const struct btf *btf, const char *type_name, __u32 kind), \
-	  (btf, type_name, kind), -ELIBACC)                                                          \
-	X(int, bpf_link_create,                                                                      \
-	  (int prog_fd, int target_fd, enum bpf_attach_type attach_type,                             \
-	   const struct bpf_link_create_opts *opts),                                                 \
-	  (prog_fd, target_fd, attach_type, opts), (errno = ELIBACC, -ELIBACC))                      \
-	X(int, bpf_raw_tracepoint_open, (const char *name, int prog_fd), (name, prog_fd),            \
-	  (errno = ELIBACC, -ELIBACC))                                                               \
-	X(int, bpf_map_update_elem, (int fd, const void *key, const void *value, __u64 flags),       \
-	  (fd, key, value, flags), (errno = ELIBACC, -ELIBACC))                                      \
-	X(int, bpf_map_lookup_elem, (int fd, const void *key, void *value), (fd, key, value),        \
-	  (errno = ELIBACC, -ELIBACC))                                                               \
-	X(int, bpf_map_delete_elem, (int fd, const void *key), (fd, key),                            \
-	  (errno = ELIBACC, -ELIBACC))                                                               \
-	X(int, bpf_map_get_next_key, (int fd, const void *key, void *next_key),                      \
-	  (fd, key, next_key), (errno = ELIBACC, -ELIBACC))                                          \
-	X(int, bpf_map_get_next_id, (__u32 start_id, __u32 * next_id), (start_id, next_id),          \
-	  (errno = ELIBACC, -ELIBACC))                                                               \
-	X(int, bpf_map_get_fd_by_id, (__u32 id), (id), (errno = ELIBACC, -ELIBACC))                  \
-	X(int, bpf_obj_get_info_by_fd, (int bpf_fd, void *info, __u32 *info_len),                    \
-	  (bpf_fd, info, info_len), (errno = ELIBACC, -ELIBACC))                                     \
-	X(int, bpf_obj_pin, (int fd, const char *pathname), (fd, pathname),                          \
-	  (errno = ELIBACC, -ELIBACC))                                                               \
+	  (btf, type_name, kind), -ELIBACC)                                                        \
+	X(int, bpf_link_create,                                                                    \
+	  (int prog_fd, int target_fd, enum bpf_attach_type attach_type,                           \
+	   const struct bpf_link_create_opts *opts),                                               \
+	  (prog_fd, target_fd, attach_type, opts), (errno = ELIBACC, -ELIBACC))                    \
+	X(int, bpf_raw_tracepoint_open, (const char *name, int prog_fd), (name, prog_fd),          \
+	  (errno = ELIBACC, -ELIBACC))                                                             \
+	X(int, bpf_map_update_elem, (int fd, const void *key, const void *value, __u64 flags),     \
+	  (fd, key, value, flags), (errno = ELIBACC, -ELIBACC))                                    \
+	X(int, bpf_map_lookup_elem, (int fd, const void *key, void *value), (fd, key, value),      \
+	  (errno = ELIBACC, -ELIBACC))                                                             \
+	X(int, bpf_map_delete_elem, (int fd, const void *key), (fd, key),                          \
+	  (errno = ELIBACC, -ELIBACC))                                                             \
+	X(int, bpf_map_get_next_key, (int fd, const void *key, void *next_key),                    \
+	  (fd, key, next_key), (errno = ELIBACC, -ELIBACC))                                        \
+	X(int, bpf_map_get_next_id, (__u32 start_id, __u32 *next_id), (start_id, next_id),         \
+	  (errno = ELIBACC, -ELIBACC))                                                             \
+	X(int, bpf_map_get_fd_by_id, (__u32 id), (id), (errno = ELIBACC, -ELIBACC))                \
+	X(int, bpf_obj_get_info_by_fd, (int bpf_fd, void *info, __u32 *info_len),                  \
+	  (bpf_fd, info, info_len), (errno = ELIBACC, -ELIBACC))                                   \
+	X(int, bpf_obj_pin, (int fd, const char *pathname), (fd, pathname),                        \
+	  (errno = ELIBACC, -ELIBACC))                                                             \
 	X(int, bpf_obj_get, (const char *pathname), (pathname), (errno = ELIBACC, -ELIBACC))
+/* clang-format on */
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -277,13 +283,16 @@ BPF_FUNCS(BPF_FORWARD, BPF_FORWARD_VOID)
 #endif
 
 /* libyaml: the five calls of config/ytree.c. */
-#define YAML_FUNCS(X, V)                                                                            \
-	V(yaml_parser_delete, (yaml_parser_t * parser), (parser))                                   \
-	V(yaml_event_delete, (yaml_event_t * event), (event))                                       \
-	V(yaml_parser_set_input_string,                                                             \
-	  (yaml_parser_t * parser, const unsigned char *input, size_t size), (parser, input, size)) \
-	X(int, yaml_parser_initialize, (yaml_parser_t * parser), (parser), 0)                       \
-	X(int, yaml_parser_parse, (yaml_parser_t * parser, yaml_event_t * event), (parser, event), 0)
+/* clang-format reads the parameter lists in this macro as products: */
+/* clang-format off */
+#define YAML_FUNCS(X, V)                                                                           \
+	V(yaml_parser_delete, (yaml_parser_t *parser), (parser))                                   \
+	V(yaml_event_delete, (yaml_event_t *event), (event))                                       \
+	V(yaml_parser_set_input_string,                                                            \
+	  (yaml_parser_t *parser, const unsigned char *input, size_t size), (parser, input, size)) \
+	X(int, yaml_parser_initialize, (yaml_parser_t *parser), (parser), 0)                       \
+	X(int, yaml_parser_parse, (yaml_parser_t *parser, yaml_event_t *event), (parser, event), 0)
+/* clang-format on */
 
 static struct lib yaml_lib = { .soname = "libyaml-0.so.2" };
 static const char *const yaml_names[] = { YAML_FUNCS(NAME, VNAME) };
