@@ -136,7 +136,7 @@ static void warn_cap(const struct run_args *r, const char *opt, uint32_t v, cons
 {
 	char path[64], buf[32];
 	FILE *f;
-	long max;
+	int64_t max;
 
 	if (!v)
 		return;
@@ -144,10 +144,11 @@ static void warn_cap(const struct run_args *r, const char *opt, uint32_t v, cons
 	f = fopen(path, "re");
 	if (!f)
 		return;
-	if (fgets(buf, sizeof(buf), f) && (max = strtol(buf, NULL, 10)) > 0 && v > (uint32_t)max)
+	if (fgets(buf, sizeof(buf), f) && parse_int64(buf, &max) >= 0 && max > 0 && v > max)
 		note(r,
 		     "--%s %u is more than net.core.%s (%ld): the kernel caps SO_%s there (raise it with sysctl -w net.core.%s=%u)",
-		     opt, v, sysctl, max, streq(opt, "sndbuf") ? "SNDBUF" : "RCVBUF", sysctl, v);
+		     opt, v, sysctl, (long)max, streq(opt, "sndbuf") ? "SNDBUF" : "RCVBUF", sysctl,
+		     v);
 	fclose(f);
 }
 

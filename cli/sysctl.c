@@ -24,21 +24,6 @@ static const char *unit_name(enum smc_sysctl_unit u)
 	return (size_t)u < ELEMENTSOF(unit_names) ? unit_names[u] : NULL;
 }
 
-static bool parse_i64(const char *s, int64_t *ret)
-{
-	char *end;
-	long long v;
-
-	if (!*s)
-		return false;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || *end)
-		return false;
-	*ret = v;
-	return true;
-}
-
 static const char *enum_name(const struct smc_sysctl_desc *d, int64_t v)
 {
 	for (int64_t i = 0; d->enum_names && d->enum_names[i]; i++)
@@ -52,7 +37,7 @@ json_object *sysctl_entry_json(const char *name, const struct smc_sysctl_desc *d
 	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
 	bool numeric = d && d->unit != SMC_UNIT_STRING;
 	int64_t v = 0;
-	bool parsed = numeric && parse_i64(value, &v);
+	bool parsed = numeric && parse_int64(value, &v) >= 0;
 	int r = 0;
 
 	if (!o)

@@ -4,6 +4,7 @@
  * units, durations, booleans, and net.smc.* values in their units.  Strict: no fractions, no
  * signs, no trailing garbage.  One parser, so that "1MiB" means the same everywhere.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -50,6 +51,26 @@ static int parse_with_units(const char *s, const struct unit *units, size_t n_un
 int parse_count(const char *s, int64_t *ret)
 {
 	return parse_with_units(s, NULL, 0, ret);
+}
+
+int parse_int64(const char *s, int64_t *ret)
+{
+	char *end;
+	long long v;
+
+	if (!*s || isspace((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno)
+		return -errno;
+	/* As the kernel writes a value in /proc/sys: one trailing newline. */
+	if (*end == '\n')
+		end++;
+	if (*end)
+		return -EINVAL;
+	*ret = v;
+	return 0;
 }
 
 int parse_hex32(const char *s, uint32_t *ret)

@@ -16,6 +16,9 @@
 int parse_size(const char *s, int64_t *ret);
 /* A whole number. */
 int parse_count(const char *s, int64_t *ret);
+/* A signed decimal integer as the kernel writes one (one trailing newline allowed), no units:
+ * what /proc/sys and sysfs files hold. */
+int parse_int64(const char *s, int64_t *ret);
 /* 1 to 8 hex digits, "0x" optional ("0x1f00", "1f00"): ids as the kernel prints them. */
 int parse_hex32(const char *s, uint32_t *ret);
 /* "30", "30s", "2m", "1h". */

@@ -683,6 +683,18 @@ static void test_units(void **state)
 	assert_int_equal(parse_hex32("123456789", &id), -EINVAL);
 	assert_int_equal(parse_hex32("12g", &id), -EINVAL);
 	assert_int_equal(parse_hex32("-1", &id), -EINVAL);
+	/* values as the kernel writes them in /proc/sys */
+	int64_t k;
+
+	assert_int_equal(parse_int64("212992\n", &k), 0);
+	assert_int_equal(k, 212992);
+	assert_int_equal(parse_int64("-1", &k), 0);
+	assert_int_equal(k, -1);
+	assert_int_equal(parse_int64("", &k), -EINVAL);
+	assert_int_equal(parse_int64(" 1", &k), -EINVAL);
+	assert_int_equal(parse_int64("4096\t87380", &k), -EINVAL);
+	assert_int_equal(parse_int64("1KiB", &k), -EINVAL);
+	assert_int_equal(parse_int64("99999999999999999999", &k), -ERANGE);
 	assert_string_equal(format_duration(0, buf, sizeof(buf)), "0s");
 	assert_string_equal(format_duration(120000000, buf, sizeof(buf)), "2m");
 	assert_string_equal(format_duration(90000000, buf, sizeof(buf)), "90s");
