@@ -107,8 +107,7 @@ static void caps_line(json_object *caps, char *buf, size_t len)
 	size_t o = 0;
 
 	buf[0] = '\0';
-	json_object_object_foreach(caps, key, val)
-	{
+	json_object_object_foreach(caps, key, val) {
 		if (json_object_get_type(val) == json_type_boolean && json_object_get_boolean(val))
 			o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s", o ? " " : "",
 					      key);

@@ -172,7 +172,7 @@ static json_object *event_new(const char *name)
 
 static bool is_lgr(const char *path)
 {
-	return strncmp(path, SMCD_BUS_PATH "/linkgroup/", strlen(SMCD_BUS_PATH "/linkgroup/")) == 0;
+	return strncmp(path, SMCD_BUS_PATH_LINKGROUP "/", strlen(SMCD_BUS_PATH_LINKGROUP "/")) == 0;
 }
 
 static json_object *lgr_event(const char *name, json_object *p)
@@ -196,7 +196,7 @@ static json_object *device_event(const char *name, json_object *p)
 
 	if (!ev)
 		return NULL;
-	json_add_str(ev, "technology", out_get_str(p, SMCD_BUS_LINKGROUP_TECHNOLOGY, NULL));
+	json_add_str(ev, "technology", out_get_str(p, SMCD_BUS_DEVICE_TECHNOLOGY, NULL));
 	json_add_str(ev, "name", out_get_str(p, SMCD_BUS_DEVICE_NAME, NULL));
 	return ev;
 }
@@ -250,7 +250,8 @@ static void lgr_changed(struct monitor *m, const char *path, json_object *change
 	if (!json_object_object_get_ex(m->objects, path, &p))
 		return;
 	before = out_get_u64(p, SMCD_BUS_LINKGROUP_CONNECTIONS, 0);
-	json_object_object_foreach(changed, key, val) json_add(p, key, json_object_get(val));
+	json_object_object_foreach(changed, key, val)
+		json_add(p, key, json_object_get(val));
 	if (!json_object_object_get_ex(changed, SMCD_BUS_LINKGROUP_CONNECTIONS, &v) ||
 	    json_object_get_uint64(v) == before)
 		return;
@@ -385,8 +386,7 @@ static void drift_changed(struct monitor *m, json_object *arr, bool announce)
 				 !streq_ptr(json_object_get_string(prev), msg)))
 			emit(m, item_event("drift", item));
 	}
-	json_object_object_foreach(m->drift, key, val)
-	{
+	json_object_object_foreach(m->drift, key, val) {
 		json_object *ev;
 
 		(void)val;
@@ -500,9 +500,9 @@ static int load_state(struct monitor *m, sd_bus *bus)
 	objs = bus_message_json(reply);
 	if (!objs || !json_object_is_type(idx(objs, 0), json_type_object))
 		return smcctl_error(m->c, SMCCTL_EXIT_FAILURE, "smcd-agent's objects did not parse");
-	json_object_object_foreach(idx(objs, 0), path, ifs) if (strncmp(path, SMCD_BUS_PATH "/",
-									strlen(SMCD_BUS_PATH "/")) ==
-								0) object_added(m, path, ifs, false);
+	json_object_object_foreach(idx(objs, 0), path, ifs)
+		if (strncmp(path, SMCD_BUS_PATH "/", strlen(SMCD_BUS_PATH "/")) == 0)
+			object_added(m, path, ifs, false);
 	for (size_t i = 0; i < ELEMENTSOF(ifaces); i++) {
 		_cleanup_(sd_bus_message_unrefp) sd_bus_message *all = NULL;
 		_cleanup_(json_object_putp) json_object *props = NULL;

@@ -32,8 +32,9 @@ static int use_totals(json_object *doc)
 
 	if (!total)
 		return 0;
-	json_object_object_foreach(total, key, val) if (json_add(doc, key, json_object_get(val)) <
-							0) return -ENOMEM;
+	json_object_object_foreach(total, key, val)
+		if (json_add(doc, key, json_object_get(val)) < 0)
+			return -ENOMEM;
 	return 0;
 }
 

@@ -70,8 +70,7 @@ static int ks_module_loaded(struct kernel *k, const char *name)
 		return !ks_module_going(path);
 	if (ks->sysroot || !ks_kmod(ks) || kmod_module_new_from_lookup(ks->kmod, name, &list) < 0)
 		return 0;
-	kmod_list_foreach(it, list)
-	{
+	kmod_list_foreach(it, list) {
 		struct kmod_module *mod = kmod_module_get_module(it);
 		int state = kmod_module_get_initstate(mod);
 
@@ -104,8 +103,7 @@ static int ks_module_load(struct kernel *k, const char *name, char *msg, size_t 
 			 name);
 		return -ENOENT;
 	}
-	kmod_list_foreach(it, list)
-	{
+	kmod_list_foreach(it, list) {
 		struct kmod_module *mod = kmod_module_get_module(it);
 
 		r = kmod_module_probe_insert_module(mod, KMOD_PROBE_APPLY_BLACKLIST, NULL, NULL,

@@ -212,7 +212,8 @@ json_object *stats_engine_json(const struct stats_engine *e, const struct obj_de
 		     ? json_add_u64(doc, "elapsed_usec", e->sample_mono_usec - e->prev_mono_usec)
 		     : json_add_null(doc, "elapsed_usec");
 	r |= add_usec_or_null(doc, "reset_usec", e->reset_real_usec);
-	json_object_object_foreach(root, key, val) r |= json_add(doc, key, json_object_get(val));
+	json_object_object_foreach(root, key, val)
+		r |= json_add(doc, key, json_object_get(val));
 	r |= json_add(doc, "total", stats_engine_tree(e, STATS_VIEW_TOTAL));
 	r |= e->samples >= 2 ? json_add(doc, "rate", stats_engine_tree(e, STATS_VIEW_RATE))
 			     : json_add_null(doc, "rate");

@@ -141,8 +141,7 @@ static size_t count_leaves(json_object *o, const char *prefix)
 {
 	size_t n = 0;
 
-	json_object_object_foreach(o, key, val)
-	{
+	json_object_object_foreach(o, key, val) {
 		char path[128];
 
 		snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "", key);
