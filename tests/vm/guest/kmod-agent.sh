@@ -148,8 +148,10 @@ n=0
 until [ "$(dprop State 2>/dev/null)" = inactive ]; do
 	n=$((n + 1)); [ $n -lt 50 ] || fail "no inactive device object within 10 s: $(busctl tree org.smcd.Agent1)"; sleep 0.2
 done
-assert_contains "$(cat /tmp/agent.log)" "netlink family was unregistered or registered again" \
-	"the agent heard nlctrl"
+# The device object can turn inactive before the agent has logged nlctrl's message (the
+# Reload's pending re-activation reads the new module's device as well): wait for the line.
+wait_until 30 "the agent heard nlctrl" \
+	grep -q "netlink family was unregistered or registered again" /tmp/agent.log
 assert_ok busctl call $M Reconcile
 run prop LastReconcile
 assert_contains "$out" '"loopback:state" "applied" "activated (generation 1)"' \
