@@ -158,10 +158,13 @@ int loopback_refresh(struct manager *m)
 			monitor_close(lb);
 		monitor_open(m, lb);
 	} else {
+		/*
+		 * The monitor stays, stale or not: its nlctrl subscription hears the family go
+		 * (when this refresh came before that news, the module's own last notification)
+		 * and come back.  Closing a monitor that had not yet heard nlctrl left the agent
+		 * deaf to the module's return (kmod-agent, 1 run in 5).
+		 */
 		lb->present = false;
-		/* A stale monitor stays: it hears nlctrl announce the family's return. */
-		if (!smclo_monitor_stale(lb->mon))
-			monitor_close(lb);
 	}
 	bus_loopback_emit(m, was ? &old : NULL, lb->present ? &lb->snap : NULL);
 	return 0;
