@@ -9,6 +9,7 @@
 #      prints one "@@BENCH {json}" line: medians, spread and the ratio of this run.
 #   3. With SMCD_BENCH_CALLGRIND=1 and valgrind in the guest: the instructions each command
 #      executes in user space against the live kernel ("@@COUNT name n").
+#   4. With SMCD_BENCH_STRACE=1 and strace in the guest: each command's system calls.
 . "$(dirname "$0")/lib.sh"
 require_cmd smcctl smcd smcss smc-conn abtime
 runs=${SMCD_BENCH_RUNS:-30}
@@ -66,6 +67,22 @@ if [ "${SMCD_BENCH_CALLGRIND:-0}" = 1 ] && command -v valgrind >/dev/null; then
 			n=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null $cmd 2>&1 >/dev/null |
 				sed -n 's/.*Collected : \([0-9]*\).*/\1/p')
 			echo "@@COUNT $name|$cmd|$n"
+		done
+	done
+fi
+
+# With SMCD_BENCH_STRACE=1 and strace in the guest: each command's system calls, counted by
+# name ("@@SYSCALLS name|cmd|n call:count ..."): where the kernel's share of the time goes.
+if [ "${SMCD_BENCH_STRACE:-0}" = 1 ] && command -v strace >/dev/null; then
+	echo "$pairs" | while IFS='|' read -r name a b; do
+		for cmd in "$a" "$b"; do
+			# shellcheck disable=SC2086
+			strace -f -o /tmp/st.txt $cmd >/dev/null 2>&1 || true
+			n=$(grep -vc -e '^[0-9]* +++' -e 'resumed>' /tmp/st.txt)
+			calls=$(sed -n 's/^[0-9]* *\([a-z_0-9]*\)(.*/\1/p' /tmp/st.txt | sort | uniq -c |
+				sort -rn | awk '{ printf "%s:%s ", $2, $1 }')
+			echo "@@SYSCALLS $name|$cmd|$n $calls"
+			sed 's/^/    /' /tmp/st.txt
 		done
 	done
 fi
