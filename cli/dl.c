@@ -13,18 +13,24 @@
  * calls among themselves still go to their own functions.
  *
  * libyaml is the same story for the smc.yaml loader (config/ytree.c), which only `config
- * check` and `run` without an agent use (and which the tests and the agent link).
+ * check` and `run` without an agent use (and which the tests and the agent link).  So is
+ * json-c: `-j`, the agent's answers and the text of the verbs that render from a document
+ * use it, but `--version`, `socket` and every verb whose text is drawn from the kernel's
+ * structs do not, and mapping and relocating it was most of what starting smcctl cost beyond
+ * starting smc-tools' smcd (bench/smcctl-vs-smctools).
  *
  * The libraries are dependencies of the package: failing to load one is a broken install.
  * It is said once on stderr, and the call fails as the library's own failure would (sd-bus:
  * -ELIBACC, so "no agent" paths take over; libbpf: -1/NULL with errno ELIBACC; libyaml: a
- * parser that does not initialize, which the loader reports as -ENOMEM).
+ * parser that does not initialize, which the loader reports as -ENOMEM; json-c: no object,
+ * which every caller already reports as out of memory).
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 
+#include <json-c/json.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 #include <yaml.h>
@@ -309,3 +315,64 @@ static int yaml_load(void)
 #define YAML_FORWARD(type, name, params, args, fail) FORWARD(yaml, type, name, params, args, fail)
 #define YAML_FORWARD_VOID(name, params, args) FORWARD_VOID(yaml, name, params, args)
 YAML_FUNCS(YAML_FORWARD, YAML_FORWARD_VOID)
+
+/*
+ * json-c: the 26 functions smcctl's code calls (its inline helpers, lh_table_head() and the
+ * lh_entry_*() behind json_object_object_foreach, read the structs themselves).  An object
+ * exists only once the library is loaded, so the getters' failure values are never seen by
+ * a caller that holds one; the constructors' NULL is what a caller takes for no memory.
+ */
+/* clang-format off */
+#define JSON_FUNCS(X, V)                                                                           \
+	V(json_object_object_del, (struct json_object *obj, const char *key), (obj, key))          \
+	X(struct json_object *, json_object_new_object, (void), (), NULL)                          \
+	X(struct json_object *, json_object_new_array, (void), (), NULL)                           \
+	X(struct json_object *, json_object_new_string, (const char *s), (s), NULL)                \
+	X(struct json_object *, json_object_new_boolean, (json_bool b), (b), NULL)                 \
+	X(struct json_object *, json_object_new_int, (int32_t i), (i), NULL)                       \
+	X(struct json_object *, json_object_new_int64, (int64_t i), (i), NULL)                     \
+	X(struct json_object *, json_object_new_uint64, (uint64_t i), (i), NULL)                   \
+	X(struct json_object *, json_object_new_double, (double d), (d), NULL)                     \
+	X(struct json_object *, json_object_get, (struct json_object *obj), (obj), NULL)           \
+	X(int, json_object_put, (struct json_object *obj), (obj), 0)                               \
+	X(int, json_object_is_type, (const struct json_object *obj, enum json_type type),          \
+	  (obj, type), 0)                                                                          \
+	X(enum json_type, json_object_get_type, (const struct json_object *obj), (obj),            \
+	  json_type_null)                                                                          \
+	X(json_bool, json_object_get_boolean, (const struct json_object *obj), (obj), 0)           \
+	X(double, json_object_get_double, (const struct json_object *obj), (obj), 0)               \
+	X(int64_t, json_object_get_int64, (const struct json_object *obj), (obj), 0)               \
+	X(uint64_t, json_object_get_uint64, (const struct json_object *obj), (obj), 0)             \
+	X(const char *, json_object_get_string, (struct json_object *obj), (obj), NULL)            \
+	X(struct lh_table *, json_object_get_object, (const struct json_object *obj), (obj), NULL) \
+	X(int, json_object_object_add,                                                             \
+	  (struct json_object *obj, const char *key, struct json_object *val), (obj, key, val), -1) \
+	X(json_bool, json_object_object_get_ex,                                                    \
+	  (const struct json_object *obj, const char *key, struct json_object **value),            \
+	  (obj, key, value), 0)                                                                    \
+	X(size_t, json_object_array_length, (const struct json_object *obj), (obj), 0)             \
+	X(struct json_object *, json_object_array_get_idx, (const struct json_object *obj,         \
+	  size_t idx), (obj, idx), NULL)                                                           \
+	X(int, json_object_array_add, (struct json_object *obj, struct json_object *val),          \
+	  (obj, val), -1)                                                                          \
+	X(const char *, json_object_to_json_string_ext, (struct json_object *obj, int flags),      \
+	  (obj, flags), NULL)                                                                      \
+	X(struct json_object *, json_tokener_parse, (const char *str), (str), NULL)
+/* clang-format on */
+
+/* Every json-c since 0.15 (the oldest configure takes) has this soname. */
+static struct lib json_lib = { .soname = "libjson-c.so.5" };
+static const char *const json_names[] = { JSON_FUNCS(NAME, VNAME) };
+static struct {
+	JSON_FUNCS(SLOT, VSLOT)
+} json;
+_Static_assert(sizeof(json) == sizeof(json_names), "one pointer per name");
+
+static int json_load(void)
+{
+	return lib_load(&json_lib, json_names, (void **)&json, ELEMENTSOF(json_names));
+}
+
+#define JSON_FORWARD(type, name, params, args, fail) FORWARD(json, type, name, params, args, fail)
+#define JSON_FORWARD_VOID(name, params, args) FORWARD_VOID(json, name, params, args)
+JSON_FUNCS(JSON_FORWARD, JSON_FORWARD_VOID)

@@ -545,15 +545,13 @@ int socket_list(struct smcctl *c, const struct verb_args *a)
 		.smcr = a->opt[SOCKET_OPT_SMCR],
 	};
 	_cleanup_(freep) struct smc_socket *socks = NULL;
-	_cleanup_(json_object_putp) json_object *doc = json_object_new_object();
-	json_object *arr = json_object_new_array();
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	json_object *arr;
 	unsigned want = 0;
 	struct smcnl *nl;
 	size_t n = 0;
 	int r, s;
 
-	if (!doc || json_add(doc, "sockets", arr) < 0)
-		return smcctl_oom(c);
 	if (f.all && f.listening)
 		return smcctl_usage(c, "--all and --listening exclude each other");
 	if (f.smcd && f.smcr)
@@ -582,10 +580,14 @@ int socket_list(struct smcctl *c, const struct verb_args *a)
 		for (size_t i = 0; i < n; i++)
 			if (wanted(&f, &socks[i]))
 				rows[k++] = &socks[i];
+		/* No document: the text does not need json-c (loaded on first use, cli/dl.c). */
 		if (socket_rows_text(c, rows, k) < 0)
 			return smcctl_oom(c);
-		return smcctl_emit(c, doc, NULL);
+		return smcctl_emit(c, NULL, NULL);
 	}
+	doc = json_object_new_object();
+	if (!doc || json_add(doc, "sockets", arr = json_object_new_array()) < 0)
+		return smcctl_oom(c);
 	for (size_t i = 0; i < n; i++)
 		if (wanted(&f, &socks[i]) && json_append(arr, socket_json(&socks[i])) < 0)
 			return smcctl_oom(c);
