@@ -9,6 +9,7 @@
  * connections, when the agent first saw it, whether it has Prometheus series of its own);
  * the text adds the columns Peak and Age (cli/stats-agent.c fetches them).
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -330,6 +331,95 @@ void linkgroup_show_text(struct smcctl *c, json_object *doc)
 	print_all(c, doc, true);
 }
 
+/*
+ * `smcctl linkgroup` as it is mostly run (the tables, no -d, no agent): drawn from the
+ * kernel's structs into out_table_cells(), which lays them out as out_table() lays out the
+ * document, so this text needs no json-c (cli/dl.c loads it on first use: mapping it, and
+ * building and freeing the document, were a third of the verb's instructions).
+ * test-cli-rows-text holds it equal to linkgroup_list_text() of the document for every
+ * recording.  The cells follow the columns (and their formats) by position.
+ */
+static const char *smcd_cell(const struct smcd_linkgroup *g, size_t i, char *buf, size_t len)
+{
+	enum out_fmt f = smcd_cols[i].fmt;
+
+	static_assert(ELEMENTSOF(smcd_cols) == 6 + N_AGENT_COLS, "smcd_cell() knows the columns");
+	switch (i) {
+	case 0:
+		return out_fmt_uint(g->id, f, buf, len);
+	case 1:
+		return out_fmt_uint(g->vlan_id, f, buf, len);
+	case 2:
+		return out_fmt_uint(g->conns, f, buf, len);
+	case 3:
+		return out_fmt_uint(g->chid, f, buf, len);
+	case 4:
+		return out_fmt_str(g->device);
+	default:
+		return out_fmt_str(g->pnetid);
+	}
+}
+
+static const char *smcr_cell(const struct smcr_linkgroup *g, size_t i, char *buf, size_t len)
+{
+	enum out_fmt f = smcr_cols[i].fmt;
+
+	static_assert(ELEMENTSOF(smcr_cols) == 7 + N_AGENT_COLS, "smcr_cell() knows the columns");
+	switch (i) {
+	case 0:
+		return out_fmt_uint(g->id, f, buf, len);
+	case 1:
+		return out_fmt_str(smc_lgr_role_name(g->role));
+	case 2:
+		return out_fmt_str(smc_lgr_type_name(g->type));
+	case 3:
+		return out_fmt_uint(g->vlan_id, f, buf, len);
+	case 4:
+		return out_fmt_uint(g->conns, f, buf, len);
+	case 5:
+		return out_fmt_uint(g->n_links, OUT_U64, buf, len);
+	default:
+		return out_fmt_str(g->pnetid);
+	}
+}
+
+static int print_rows(struct smcctl *c, const char *title, const struct out_column *cols,
+		      size_t n_cols, const struct out_cells *t, size_t n)
+{
+	if (n == 0) {
+		fprintf(c->out, "%s: none\n", title);
+		return 0;
+	}
+	fprintf(c->out, "%s:\n", title);
+	return out_table_cells(c->out, cols, n_cols, t, 0, 2);
+}
+
+int linkgroup_rows_text(struct smcctl *c, const struct smcd_linkgroup *smcd, size_t n_smcd,
+			const struct smcr_linkgroup *smcr, size_t n_smcr, bool want_smcd,
+			bool want_smcr)
+{
+	_cleanup_(out_cells_done) struct out_cells d = {}, r = {};
+	const size_t n_d = ELEMENTSOF(smcd_cols) - N_AGENT_COLS;
+	const size_t n_r = ELEMENTSOF(smcr_cols) - N_AGENT_COLS;
+	char buf[256];
+
+	for (size_t g = 0; want_smcd && g < n_smcd; g++)
+		for (size_t i = 0; i < n_d; i++)
+			if (out_cells_add(&d, smcd_cell(&smcd[g], i, buf, sizeof(buf))) < 0)
+				return -ENOMEM;
+	for (size_t g = 0; want_smcr && g < n_smcr; g++)
+		for (size_t i = 0; i < n_r; i++)
+			if (out_cells_add(&r, smcr_cell(&smcr[g], i, buf, sizeof(buf))) < 0)
+				return -ENOMEM;
+	if (want_smcd && print_rows(c, "SMC-D link groups", smcd_cols, n_d, &d, n_smcd) < 0)
+		return -ENOMEM;
+	if (want_smcd && want_smcr)
+		fputc('\n', c->out);
+	if (want_smcr && print_rows(c, "SMC-R link groups", smcr_cols, n_r, &r, n_smcr) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* Handlers                                                                            */
 
@@ -450,6 +540,11 @@ int linkgroup_list_with(struct smcctl *c, const struct verb_args *a, json_object
 		return smcctl_usage(c, "--smcd and --smcr exclude each other");
 	if ((s = fetch(c, !only_r, !only_d, &l)))
 		return s;
+	if (!c->json && !agent && c->detail == 0) {
+		if (linkgroup_rows_text(c, l.smcd, l.n_smcd, l.smcr, l.n_smcr, !only_r, !only_d) < 0)
+			return smcctl_oom(c);
+		return smcctl_emit(c, NULL, NULL);
+	}
 	doc = linkgroups_json(&l, !only_r, !only_d, NULL, agent, &n);
 	if (!doc)
 		return smcctl_oom(c);

@@ -70,6 +70,10 @@ json_object *smcd_linkgroup_json(const struct smcd_linkgroup *g);
 json_object *smcr_linkgroup_json(const struct smcr_linkgroup *g);
 void linkgroup_list_text(struct smcctl *c, json_object *doc);
 void linkgroup_show_text(struct smcctl *c, json_object *doc);
+/* linkgroup_list_text() of the groups' document without -d and agent, from the structs. */
+int linkgroup_rows_text(struct smcctl *c, const struct smcd_linkgroup *smcd, size_t n_smcd,
+			const struct smcr_linkgroup *smcr, size_t n_smcr, bool want_smcd,
+			bool want_smcr);
 /*
  * The same verbs with the agent's per-group statistics merged in: agent is the document of
  * GetStatistics() (its "linkgroup_list"), or NULL.  Each group then gets an "agent" object.

@@ -144,8 +144,40 @@ static const char *format_list(json_object *v, char *buf, size_t len)
 	return buf[0] ? buf : "-";
 }
 
+/* The formats that write a number their own way; NULL: the plain decimal. */
+static const char *fmt_special(uint64_t u, enum out_fmt fmt, char *buf, size_t len)
+{
+	switch (fmt) {
+	case OUT_HEX32:
+		snprintf(buf, len, "%08" PRIx64, u);
+		return buf;
+	case OUT_HEX16:
+		snprintf(buf, len, "0x%04" PRIx64, u);
+		return buf;
+	case OUT_BYTES:
+		return out_fmt_bytes(u, buf, len);
+	case OUT_SIZE:
+		return out_fmt_size(u, buf, len);
+	case OUT_ABBREV:
+		return out_fmt_abbrev(u, buf, len);
+	case OUT_COUNT:
+		if (u >= 1000000) {
+			char a[16];
+
+			snprintf(buf, len, "%" PRIu64 " (%s)", u, out_fmt_abbrev(u, a, sizeof(a)));
+			return buf;
+		}
+		return NULL;
+	case OUT_BOOL:
+		return u ? "yes" : "no";
+	default:
+		return NULL;
+	}
+}
+
 const char *out_format(json_object *v, enum out_fmt fmt, char *buf, size_t len)
 {
+	const char *r;
 	uint64_t u;
 
 	if (!v)
@@ -170,36 +202,22 @@ const char *out_format(json_object *v, enum out_fmt fmt, char *buf, size_t len)
 		return buf;
 	}
 	u = json_object_get_uint64(v);
-	switch (fmt) {
-	case OUT_HEX32:
-		snprintf(buf, len, "%08" PRIx64, u);
-		return buf;
-	case OUT_HEX16:
-		snprintf(buf, len, "0x%04" PRIx64, u);
-		return buf;
-	case OUT_BYTES:
-		return out_fmt_bytes(u, buf, len);
-	case OUT_SIZE:
-		return out_fmt_size(u, buf, len);
-	case OUT_ABBREV:
-		return out_fmt_abbrev(u, buf, len);
-	case OUT_COUNT:
-		if (u >= 1000000) {
-			char a[16];
-
-			snprintf(buf, len, "%" PRIu64 " (%s)", u, out_fmt_abbrev(u, a, sizeof(a)));
-			return buf;
-		}
-		break;
-	case OUT_BOOL:
-		return u ? "yes" : "no";
-	default:
-		break;
-	}
+	if ((r = fmt_special(u, fmt, buf, len)))
+		return r;
 	if (json_object_get_int64(v) < 0)
 		snprintf(buf, len, "%" PRId64, json_object_get_int64(v));
 	else
 		snprintf(buf, len, "%" PRIu64, u);
+	return buf;
+}
+
+const char *out_fmt_uint(uint64_t u, enum out_fmt fmt, char *buf, size_t len)
+{
+	const char *r = fmt_special(u, fmt, buf, len);
+
+	if (r)
+		return r;
+	snprintf(buf, len, "%" PRIu64, u);
 	return buf;
 }
 

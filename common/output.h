@@ -83,6 +83,17 @@ bool out_get_bool(json_object *obj, const char *path, bool def);
  */
 const char *out_format(json_object *v, enum out_fmt fmt, char *buf, size_t len);
 
+/*
+ * A non-negative number as out_format() writes it in a column of that format, for renderers
+ * that draw a table from structs (out_table_cells()) rather than from a document.
+ */
+const char *out_fmt_uint(uint64_t u, enum out_fmt fmt, char *buf, size_t len);
+/* A string as out_format() writes it: "-" for none or empty. */
+static inline const char *out_fmt_str(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
 /* Number formatting helpers, also used by hand-written renderers. */
 const char *out_fmt_abbrev(uint64_t v, char *buf, size_t len);
 const char *out_fmt_size(uint64_t v, char *buf, size_t len);
