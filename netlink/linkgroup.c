@@ -160,14 +160,14 @@ int smcd_linkgroup_list(struct smcnl *nl, struct smcd_linkgroup **ret, size_t *r
 	_cleanup_(freep) struct smcnl_dibs *dibs = NULL;
 	struct smcd_linkgroup *v;
 	size_t n, n_dibs;
-	bool dibs_class;
+	bool dibs_class = false;
 	int r;
 
 	r = smcnl_lgr_d_dump(nl, &v, &n);
 	if (r < 0)
 		return r;
-	dibs_class = smcnl_dibs_class_exists(nl);
-	r = smcnl_dibs_list(nl, &dibs, &n_dibs);
+	/* No group, no device to name: sysfs is not read. */
+	r = n ? smcnl_dibs_list_gids(nl, &dibs, &n_dibs, &dibs_class) : 0;
 	if (r < 0) {
 		free(v);
 		return r;

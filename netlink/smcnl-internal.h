@@ -181,6 +181,12 @@ struct smcnl_dibs {
 
 /* /sys/class/dibs/<name> entries sorted by name; 0 entries if the class does not exist. */
 int smcnl_dibs_list(const struct smcnl *nl, struct smcnl_dibs **ret, size_t *ret_n);
+/*
+ * The same with the names and GIDs alone (what names a link group's device; no fabric id,
+ * no parent), and whether the class exists (opendir() of it succeeded).
+ */
+int smcnl_dibs_list_gids(const struct smcnl *nl, struct smcnl_dibs **ret, size_t *ret_n,
+			 bool *ret_class);
 bool smcnl_dibs_class_exists(const struct smcnl *nl);
 
 /* ---- linkgroup.c ------------------------------------------------------------------------ */

@@ -81,7 +81,8 @@ static bool uuid_to_hex(const char *uuid, char hex[33])
 	return n == 32;
 }
 
-static void dibs_read_one(const struct smcnl *nl, const char *name, struct smcnl_dibs *d)
+/* full: the fabric id and the parent too, else the name and the GID alone. */
+static void dibs_read_one(const struct smcnl *nl, const char *name, bool full, struct smcnl_dibs *d)
 {
 	char path[PATH_MAX], buf[128], link[PATH_MAX];
 	ssize_t n;
@@ -92,6 +93,8 @@ static void dibs_read_one(const struct smcnl *nl, const char *name, struct smcnl
 	    smcnl_read_file(path, buf, sizeof(buf)) > 0 && strlen(buf) <= SMC_UUID_TEXT_LEN &&
 	    uuid_to_hex(buf, d->gid_hex))
 		snprintf(d->gid, sizeof(d->gid), "%s", buf);
+	if (!full)
+		return;
 	if (smcnl_path(nl, path, sizeof(path), "/sys/class/dibs/%s/fabric_id", name) == 0 &&
 	    smcnl_read_file(path, buf, sizeof(buf)) > 0) {
 		char *end;
@@ -118,7 +121,8 @@ static int dibs_cmp(const void *a, const void *b)
 	return strcmp(((const struct smcnl_dibs *)a)->name, ((const struct smcnl_dibs *)b)->name);
 }
 
-int smcnl_dibs_list(const struct smcnl *nl, struct smcnl_dibs **ret, size_t *ret_n)
+static int dibs_list(const struct smcnl *nl, bool full, struct smcnl_dibs **ret, size_t *ret_n,
+		     bool *ret_class)
 {
 	_cleanup_(freep) struct smcnl_dibs *v = NULL;
 	char path[PATH_MAX];
@@ -129,12 +133,14 @@ int smcnl_dibs_list(const struct smcnl *nl, struct smcnl_dibs **ret, size_t *ret
 
 	*ret = NULL;
 	*ret_n = 0;
+	*ret_class = false;
 	r = smcnl_path(nl, path, sizeof(path), "/sys/class/dibs");
 	if (r < 0)
 		return r;
 	dir = opendir(path);
 	if (!dir)
 		return errno == ENOENT || errno == ENOTDIR ? 0 : negative_errno();
+	*ret_class = true;
 	while ((de = readdir(dir))) {
 		struct smcnl_dibs *nv;
 
@@ -146,7 +152,7 @@ int smcnl_dibs_list(const struct smcnl *nl, struct smcnl_dibs **ret, size_t *ret
 			return -ENOMEM;
 		}
 		v = nv;
-		dibs_read_one(nl, de->d_name, &v[n++]);
+		dibs_read_one(nl, de->d_name, full, &v[n++]);
 	}
 	closedir(dir);
 	if (n > 1)
@@ -154,4 +160,17 @@ int smcnl_dibs_list(const struct smcnl *nl, struct smcnl_dibs **ret, size_t *ret
 	*ret = TAKE_PTR(v);
 	*ret_n = n;
 	return 0;
+}
+
+int smcnl_dibs_list(const struct smcnl *nl, struct smcnl_dibs **ret, size_t *ret_n)
+{
+	bool class;
+
+	return dibs_list(nl, true, ret, ret_n, &class);
+}
+
+int smcnl_dibs_list_gids(const struct smcnl *nl, struct smcnl_dibs **ret, size_t *ret_n,
+			 bool *ret_class)
+{
+	return dibs_list(nl, false, ret, ret_n, ret_class);
 }
