@@ -28,6 +28,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <json-c/json.h>
@@ -42,6 +43,28 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #endif
+
+/*
+ * Which libraries the program may dlopen(), for the tools that put a program where it runs
+ * (tests/vm/mkinitramfs copies them into the guest as it copies the DT_NEEDED ones) and for
+ * packaging tools: ELF dlopen metadata (https://systemd.io/ELF_DLOPEN_METADATA/), one note
+ * per library in section .note.dlopen, owner "FDO", type 0x407c0c0a, whose descriptor is a
+ * JSON array of {feature, description, priority, soname: [...]}.  The assembler makes a
+ * section named .note.* an SHT_NOTE; "used" keeps it from being dropped.
+ */
+#define DLOPEN_NOTE(id, json)                                                          \
+	__attribute__((used, section(".note.dlopen"), aligned(4))) static const struct { \
+		uint32_t namesz, descsz, type;                                           \
+		char owner[4];                                                           \
+		char desc[(sizeof(json) + 3) & ~(size_t)3];                              \
+	} dlopen_note_##id = { 4, sizeof(json), 0x407c0c0aU, "FDO", json }
+
+DLOPEN_NOTE(json, "[{\"feature\":\"json\",\"description\":\"JSON output and documents\","
+		  "\"priority\":\"required\",\"soname\":[\"libjson-c.so.5\"]}]");
+DLOPEN_NOTE(yaml, "[{\"feature\":\"yaml\",\"description\":\"reading smc.yaml\","
+		  "\"priority\":\"required\",\"soname\":[\"libyaml-0.so.2\"]}]");
+DLOPEN_NOTE(sd, "[{\"feature\":\"sd-bus\",\"description\":\"talking to smcd-agent\","
+		"\"priority\":\"required\",\"soname\":[\"libsystemd.so.0\"]}]");
 
 struct lib {
 	const char *soname;
@@ -272,6 +295,8 @@ int sd_bus_error_has_names_sentinel(const sd_bus_error *e, ...)
 #define STR(x) STR_(x)
 /* The soname of the libbpf this was built against (0.x: libbpf.so.0). */
 static struct lib bpf_lib = { .soname = "libbpf.so." STR(LIBBPF_MAJOR_VERSION) };
+DLOPEN_NOTE(bpf, "[{\"feature\":\"bpf\",\"description\":\"smcctl run and policy flush\","
+		 "\"priority\":\"required\",\"soname\":[\"libbpf.so." STR(LIBBPF_MAJOR_VERSION) "\"]}]");
 static const char *const bpf_names[] = { BPF_FUNCS(NAME, VNAME) };
 static struct {
 	BPF_FUNCS(SLOT, VSLOT)
