@@ -52,7 +52,7 @@
  * JSON array of {feature, description, priority, soname: [...]}.  The assembler makes a
  * section named .note.* an SHT_NOTE; "used" keeps it from being dropped.
  */
-#define DLOPEN_NOTE(id, json)                                                          \
+#define DLOPEN_NOTE(id, json)                                                            \
 	__attribute__((used, section(".note.dlopen"), aligned(4))) static const struct { \
 		uint32_t namesz, descsz, type;                                           \
 		char owner[4];                                                           \
@@ -295,8 +295,9 @@ int sd_bus_error_has_names_sentinel(const sd_bus_error *e, ...)
 #define STR(x) STR_(x)
 /* The soname of the libbpf this was built against (0.x: libbpf.so.0). */
 static struct lib bpf_lib = { .soname = "libbpf.so." STR(LIBBPF_MAJOR_VERSION) };
-DLOPEN_NOTE(bpf, "[{\"feature\":\"bpf\",\"description\":\"smcctl run and policy flush\","
-		 "\"priority\":\"required\",\"soname\":[\"libbpf.so." STR(LIBBPF_MAJOR_VERSION) "\"]}]");
+DLOPEN_NOTE(bpf,
+	    "[{\"feature\":\"bpf\",\"description\":\"smcctl run and policy flush\","
+	    "\"priority\":\"required\",\"soname\":[\"libbpf.so." STR(LIBBPF_MAJOR_VERSION) "\"]}]");
 static const char *const bpf_names[] = { BPF_FUNCS(NAME, VNAME) };
 static struct {
 	BPF_FUNCS(SLOT, VSLOT)
