@@ -23,7 +23,8 @@
  * It is said once on stderr, and the call fails as the library's own failure would (sd-bus:
  * -ELIBACC, so "no agent" paths take over; libbpf: -1/NULL with errno ELIBACC; libyaml: a
  * parser that does not initialize, which the loader reports as -ENOMEM; json-c: no object,
- * which every caller already reports as out of memory).
+ * which every caller reports as out of memory).  smcctl_lib_missing keeps the soname, so
+ * that such an "out of memory" names the library instead (smcctl_oom(), smcctl_fail()).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -36,6 +37,7 @@
 #include <systemd/sd-event.h>
 #include <yaml.h>
 
+#include "cli/smcctl.h"
 #include "common/macro.h"
 
 #ifdef HAVE_BPF
@@ -82,6 +84,8 @@ static int lib_load(struct lib *l, const char *const *names, void **ret, size_t 
 		ret[i] = dlsym(l->handle, names[i]);
 		if (!ret[i]) {
 			fprintf(stderr, "smcctl: %s has no %s: %s\n", l->soname, names[i], dlerror());
+			if (!smcctl_lib_missing)
+				smcctl_lib_missing = l->soname;
 			l->err = -ELIBBAD;
 			return l->err;
 		}
@@ -89,6 +93,8 @@ static int lib_load(struct lib *l, const char *const *names, void **ret, size_t 
 	if (!l->handle) {
 		fprintf(stderr, "smcctl: cannot load %s (reinstall smcd-agent): %s\n", l->soname,
 			dlerror());
+		if (!smcctl_lib_missing)
+			smcctl_lib_missing = l->soname;
 		l->err = -ELIBACC;
 		return l->err;
 	}

@@ -79,6 +79,8 @@ static int status_for_errno(int err)
 	}
 }
 
+const char *smcctl_lib_missing;
+
 int smcctl_fail(struct smcctl *c, enum smc_op op, int err, const char *what, ...)
 {
 	char why[512];
@@ -87,6 +89,9 @@ int smcctl_fail(struct smcctl *c, enum smc_op op, int err, const char *what, ...
 	/* An errno of 0 here is our bug; never let it reach the user as "Success". */
 	if (err >= 0)
 		snprintf(why, sizeof(why), "internal error (no error code): please report this");
+	else if (err == -ENOMEM && smcctl_lib_missing)
+		snprintf(why, sizeof(why), "cannot go on without %s (reinstall smcd-agent)",
+			 smcctl_lib_missing);
 	else
 		smc_strerror(op, err, c->nl ? smcnl_extack(c->nl) : NULL, why, sizeof(why));
 
@@ -100,6 +105,11 @@ int smcctl_fail(struct smcctl *c, enum smc_op op, int err, const char *what, ...
 
 int smcctl_oom(struct smcctl *c)
 {
+	/* dl.c said which library it could not load: that is why, not the memory. */
+	if (smcctl_lib_missing)
+		return smcctl_error(c, SMCCTL_EXIT_FAILURE,
+				    "cannot go on without %s (reinstall smcd-agent)",
+				    smcctl_lib_missing);
 	return smcctl_error(c, SMCCTL_EXIT_FAILURE, "out of memory");
 }
 

@@ -156,4 +156,9 @@ typedef void (*smcctl_text_fn)(struct smcctl *c, json_object *doc);
 int smcctl_emit(struct smcctl *c, json_object *doc, smcctl_text_fn text);
 
 /* Shorthand for json_object_new_object() failures inside handlers. */
+/*
+ * The soname of the first library smcctl could not load on demand (cli/dl.c sets it), or
+ * NULL.  Its calls then fail as out of memory would: smcctl_oom() says the library instead.
+ */
+extern const char *smcctl_lib_missing;
 int smcctl_oom(struct smcctl *c);
