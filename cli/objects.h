@@ -120,6 +120,9 @@ enum {
 };
 int stats_show(struct smcctl *c, const struct verb_args *a);
 void stats_text(struct smcctl *c, json_object *doc);
+/* stats_text() of stats_tree_from_kernel() (less the other technology), from the numbers. */
+int stats_rows_text(struct smcctl *c, const struct smc_stats *s, const struct smc_fback_stats *f,
+		    bool only_smcd, bool only_smcr);
 
 /*
  * Write verbs print nothing in text mode and this document with -j.  changed: 1 the kernel

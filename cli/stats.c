@@ -17,6 +17,7 @@
  * top, "total" and "rate" beside them; the text then says where the numbers come from and
  * adds what is open now and the rates of the last interval.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,142 @@ static const char *const bucket_headers[SMC_STATS_BUCKETS] = {
 #define LABEL_WIDTH 30
 #define VALUE_WIDTH 13
 
-static uint64_t u(json_object *o, const char *path)
+/*
+ * What the text reads: an object of the counter tree (the document: the agent's answer, or
+ * -j), or, for the kernel's numbers without -j, the rows of stats_table() themselves with
+ * what the tree derives from them (common/stats-table.c), so that no tree is built (it was
+ * most of the verb: building, rendering from and freeing a json-c object per counter).
+ * test-cli-rows-text holds the two texts equal.
+ */
+struct rows_src {
+	const struct stats_num *rows;
+	const struct stats_desc *table;
+	size_t n;
+	size_t hint; /* where the last lookup found its row: the text reads in table order */
+	struct stats_summary sum;
+	struct stats_num conns[2]; /* smcd, smcr */
+	const struct stats_tree_reason *reasons;
+	size_t n_reasons;
+	struct stats_num not_itemised[2];
+	bool no_smcd, no_smcr; /* --smcr, --smcd */
+};
+
+struct sv {
+	json_object *o;	    /* the tree's object here, or NULL */
+	struct rows_src *r; /* or the rows */
+	char path[48];	    /* with r: where this is in the tree ("smcd.rx"), "" at the top */
+	bool absent;	    /* with r: no such object */
+};
+
+/* a "." b into buf (a may be ""); false when it does not fit (no key is that long). */
+static bool join(char *buf, size_t size, const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la + 1 + lb + 1 > size)
+		return false;
+	memcpy(buf, a, la);
+	if (la)
+		buf[la++] = '.';
+	memcpy(buf + la, b, lb + 1);
+	return true;
+}
+
+static struct sv sub(const struct sv *v, const char *key)
+{
+	struct sv w = { .r = v->r, .absent = v->absent };
+
+	if (!v->r) {
+		w.o = out_get(v->o, key);
+		return w;
+	}
+	if (!join(w.path, sizeof(w.path), v->path, key))
+		w.absent = true; /* no key of the table is this long */
+	if (!v->path[0] &&
+	    ((streq(key, "smcd") && v->r->no_smcd) || (streq(key, "smcr") && v->r->no_smcr)))
+		w.absent = true;
+	return w;
+}
+
+static bool here(const struct sv *v)
+{
+	return v->r ? !v->absent : v->o != NULL;
+}
+
+/* The row of key, searched from where the last one was found: mostly the next row. */
+static int row_find(struct rows_src *r, const char *key)
+{
+	for (size_t k = 0; k < r->n; k++) {
+		size_t i = (r->hint + k) % r->n;
+
+		if (streq(r->table[i].key, key)) {
+			r->hint = i + 1;
+			return (int)i;
+		}
+	}
+	return -1;
+}
+
+/* With rows: the number at path below v; false when it is missing or null (a gauge not sent). */
+static bool num(const struct sv *v, const char *path, struct stats_num *ret)
+{
+	struct rows_src *r = v->r;
+	char key[96];
+	int i;
+
+	*ret = (struct stats_num){};
+	if (v->absent)
+		return false;
+	if (!join(key, sizeof(key), v->path, path))
+		return false;
+	/* The tree's derived numbers. */
+	if (strncmp(key, "summary.", 8) == 0) {
+		const char *k = key + 8;
+
+		*ret = streq(k, "total")	      ? r->sum.total
+		       : streq(k, "smcd")	      ? r->sum.smcd
+		       : streq(k, "smcr")	      ? r->sum.smcr
+		       : streq(k, "fallback")	      ? r->sum.fallback
+		       : streq(k, "handshake_errors") ? r->sum.handshake_errors
+						      : (struct stats_num){ .null = true };
+		return !ret->null;
+	}
+	if (streq(key, "smcd.connections") || streq(key, "smcr.connections")) {
+		*ret = r->conns[key[3] == 'r'];
+		return true;
+	}
+	if (streq(key, "fallback.not_itemised.client") || streq(key, "fallback.not_itemised.server")) {
+		*ret = r->not_itemised[key[22] == 's'];
+		return true;
+	}
+	i = row_find(r, key);
+	if (i < 0)
+		return false;
+	*ret = r->rows[i];
+	return !ret->null;
+}
+
+/* As out_get_u64(..., 0) and out_get() != NULL read the tree. */
+static uint64_t u(const struct sv *v, const char *path)
+{
+	struct stats_num n;
+
+	if (!v->r)
+		return out_get_u64(v->o, path, 0);
+	return num(v, path, &n) ? n.u : 0;
+}
+
+static bool has(const struct sv *v, const char *path)
+{
+	struct stats_num n;
+
+	if (!v->r)
+		return out_get(v->o, path) != NULL;
+	return num(v, path, &n);
+}
+
+/* The agent's own numbers (its answer only). */
+static uint64_t uj(json_object *o, const char *path)
 {
 	return out_get_u64(o, path, 0);
 }
@@ -88,7 +224,7 @@ static void line_split(struct smcctl *c, unsigned indent, const char *label, uin
 	line_u64(c, indent, label, total, total ? extra : NULL);
 }
 
-static void histogram(struct smcctl *c, const char *label, json_object *b)
+static void histogram(struct smcctl *c, const char *label, const struct sv *b)
 {
 	char a[16];
 
@@ -98,14 +234,15 @@ static void histogram(struct smcctl *c, const char *label, json_object *b)
 	fputc('\n', c->out);
 }
 
-static void direction(struct smcctl *c, json_object *d, bool tx)
+static void direction(struct smcctl *c, const struct sv *d, bool tx)
 {
+	struct sv bufs = sub(d, "buffer_sizes"), reqs = sub(d, "request_sizes");
 	uint64_t cnt = u(d, "requests");
 
 	fprintf(c->out, "  %s\n", tx ? "TX" : "RX");
 	line_abbrev(c, 4, tx ? "Data transmitted (bytes)" : "Data received (bytes)", u(d, "bytes"));
 	line_abbrev(c, 4, "Requests", cnt);
-	if (out_get(d, "buffer_usage"))
+	if (has(d, "buffer_usage"))
 		line_abbrev(c, 4, "Buffer usage (bytes)", u(d, "buffer_usage"));
 	else if (c->view & STATS_VIEW_ALL)
 		line(c, 4, "Buffer usage (bytes)", "-", "(kernel 6.12+)");
@@ -124,24 +261,25 @@ static void direction(struct smcctl *c, json_object *d, bool tx)
 	for (size_t i = 0; i < SMC_STATS_BUCKETS; i++)
 		fprintf(c->out, " %7s", bucket_headers[i]);
 	fputc('\n', c->out);
-	histogram(c, "Bufs", out_get(d, "buffer_sizes"));
-	histogram(c, "Reqs", out_get(d, "request_sizes"));
+	histogram(c, "Bufs", &bufs);
+	histogram(c, "Reqs", &reqs);
 }
 
-static bool tech_active(json_object *t)
+static bool tech_active(const struct sv *t)
 {
 	return u(t, "connections") || u(t, "rx.requests") || u(t, "tx.requests") ||
 	       u(t, "rx.buffer_usage") || u(t, "tx.buffer_usage");
 }
 
-static void tech(struct smcctl *c, const char *title, json_object *t, bool forced)
+static void tech(struct smcctl *c, const char *title, const struct sv *t, bool forced)
 {
+	struct sv rx = sub(t, "rx"), tx = sub(t, "tx");
 	uint64_t conns = u(t, "connections");
 	uint64_t special = u(t, "cork") + u(t, "nodelay") + u(t, "sendpage") + u(t, "splice") +
 			   u(t, "urgent_data");
 	char avg[32];
 
-	if (!t)
+	if (!here(t))
 		return;
 	if (!forced && !tech_active(t)) {
 		fprintf(c->out, "\n%s: no activity\n", title);
@@ -161,8 +299,8 @@ static void tech(struct smcctl *c, const char *title, json_object *t, bool force
 			 (double)(u(t, "rx.requests") + u(t, "tx.requests")) / (double)conns);
 		line(c, 2, "Avg requests per SMC conn", avg, NULL);
 	}
-	direction(c, out_get(t, "rx"), false);
-	direction(c, out_get(t, "tx"), true);
+	direction(c, &rx, false);
+	direction(c, &tx, true);
 	fputs("  Extras\n", c->out);
 	line_u64(c, 4, "Special socket calls", special, NULL);
 	if (c->detail) {
@@ -174,29 +312,61 @@ static void tech(struct smcctl *c, const char *title, json_object *t, bool force
 	}
 }
 
-static void reasons(struct smcctl *c, json_object *f)
+/* The i-th itemised reason of the tree's "fallback.reasons" (or of the rows'). */
+struct reason {
+	const char *side, *name, *text, *advice;
+	uint64_t code, count;
+};
+
+static size_t n_reasons(const struct sv *f)
 {
-	json_object *arr = out_get(f, "reasons");
-	size_t n = arr ? json_object_array_length(arr) : 0;
+	json_object *arr;
+
+	if (f->r)
+		return f->absent ? 0 : f->r->n_reasons;
+	arr = out_get(f->o, "reasons");
+	return arr ? json_object_array_length(arr) : 0;
+}
+
+static struct reason reason_at(const struct sv *f, size_t i)
+{
+	if (f->r) {
+		const struct stats_tree_reason *e = &f->r->reasons[i];
+
+		return (struct reason){ e->server ? "server" : "client",
+					smc_decline_name(e->code),
+					smc_decline_text(e->code),
+					smc_decline_advice(e->code),
+					e->code,
+					e->n.u };
+	}
+	json_object *e = json_object_array_get_idx(out_get(f->o, "reasons"), i);
+
+	return (struct reason){ out_get_str(e, "side", NULL), out_get_str(e, "name", NULL),
+				out_get_str(e, "text", NULL), out_get_str(e, "advice", NULL),
+				out_get_u64(e, "code", 0),    out_get_u64(e, "count", 0) };
+}
+
+static void reasons(struct smcctl *c, const struct sv *f)
+{
+	size_t n = n_reasons(f);
 	uint64_t ni_c = u(f, "not_itemised.client"), ni_s = u(f, "not_itemised.server");
 
 	if (n == 0 && !ni_c && !ni_s)
 		return;
 	fputs("\nTCP fallback reasons\n", c->out);
 	for (size_t i = 0; i < n; i++) {
-		json_object *e = json_object_array_get_idx(arr, i);
-		const char *name = out_get_str(e, "name", NULL);
-		const char *advice = out_get_str(e, "advice", NULL);
+		struct reason e = reason_at(f, i);
 		char label[48];
 
-		if (name)
-			snprintf(label, sizeof(label), "%s %s", out_get_str(e, "side", "?"), name);
+		if (e.name)
+			snprintf(label, sizeof(label), "%s %s", e.side ? e.side : "?", e.name);
 		else
-			snprintf(label, sizeof(label), "%s 0x%08" PRIx64,
-				 out_get_str(e, "side", "?"), u(e, "code"));
-		line_u64(c, 2, label, u(e, "count"), out_get_str(e, "text", "unknown reason code"));
-		if (advice)
-			fprintf(c->out, "%*s-> %s\n", LABEL_WIDTH + VALUE_WIDTH + 2, "", advice);
+			snprintf(label, sizeof(label), "%s 0x%08" PRIx64, e.side ? e.side : "?",
+				 e.code);
+		line_u64(c, 2, label, e.count, e.text ? e.text : "unknown reason code");
+		if (e.advice)
+			fprintf(c->out, "%*s-> %s\n", LABEL_WIDTH + VALUE_WIDTH + 2, "", e.advice);
 	}
 	if (ni_c || ni_s)
 		fprintf(c->out,
@@ -212,21 +382,21 @@ static void agent_header(struct smcctl *c, json_object *doc)
 	char t1[64], t2[64];
 
 	fprintf(c->out, "From smcd-agent: sampled %s, every %" PRIu64 "s%s\n",
-		agent_fmt_time(u(doc, "time_usec"), t1, sizeof(t1)),
-		u(doc, "interval_usec") / 1000000,
+		agent_fmt_time(uj(doc, "time_usec"), t1, sizeof(t1)),
+		uj(doc, "interval_usec") / 1000000,
 		out_get_bool(doc, "available", false) ? "" : " (SMC is not available now)");
 	if (c->view & STATS_VIEW_RESET)
 		fputs("Counts until this reset (from now on they start again at 0):\n", c->out);
-	else if (c->view & STATS_VIEW_ABSOLUTE || !u(doc, "reset_usec"))
+	else if (c->view & STATS_VIEW_ABSOLUTE || !uj(doc, "reset_usec"))
 		fputs("Counts since smc was loaded ('smcctl stats reset' sets a baseline)\n", c->out);
 	else
 		fprintf(c->out, "Counts since the reset of %s (--absolute: since smc was loaded)\n",
-			agent_fmt_time(u(doc, "reset_usec"), t2, sizeof(t2)));
-	if (u(doc, "kernel_epochs"))
+			agent_fmt_time(uj(doc, "reset_usec"), t2, sizeof(t2)));
+	if (uj(doc, "kernel_epochs"))
 		fprintf(c->out,
 			"(the kernel's counters restarted %" PRIu64 " time%s, smc reloaded; "
 			"counted across)\n",
-			u(doc, "kernel_epochs"), u(doc, "kernel_epochs") == 1 ? "" : "s");
+			uj(doc, "kernel_epochs"), uj(doc, "kernel_epochs") == 1 ? "" : "s");
 	fputc('\n', c->out);
 }
 
@@ -255,21 +425,21 @@ static void agent_now(struct smcctl *c, json_object *doc)
 		snprintf(buf, sizeof(buf),
 			 "%" PRIu64 " SMC-D, %" PRIu64 " SMC-R, %" PRIu64
 			 " fell back to TCP, %" PRIu64 " listening",
-			 u(socks, "smcd"), u(socks, "smcr"), u(socks, "fallback"),
-			 u(socks, "listen"));
+			 uj(socks, "smcd"), uj(socks, "smcr"), uj(socks, "fallback"),
+			 uj(socks, "listen"));
 		fprintf(c->out, "  %-*s %s\n", LABEL_WIDTH - 2, "Sockets", buf);
 	}
 	snprintf(buf, sizeof(buf),
 		 "%" PRIu64 " SMC-D, %" PRIu64 " SMC-R (%" PRIu64 " seen, %" PRIu64 " gone%s)",
-		 u(doc, "linkgroups.smcd.current"), u(doc, "linkgroups.smcr.current"),
-		 u(doc, "linkgroups.smcd.seen") + u(doc, "linkgroups.smcr.seen"),
-		 u(doc, "linkgroups.smcd.removed") + u(doc, "linkgroups.smcr.removed"),
-		 c->view & STATS_VIEW_ABSOLUTE || !u(doc, "reset_usec") ? "" : " since the reset");
+		 uj(doc, "linkgroups.smcd.current"), uj(doc, "linkgroups.smcr.current"),
+		 uj(doc, "linkgroups.smcd.seen") + uj(doc, "linkgroups.smcr.seen"),
+		 uj(doc, "linkgroups.smcd.removed") + uj(doc, "linkgroups.smcr.removed"),
+		 c->view & STATS_VIEW_ABSOLUTE || !uj(doc, "reset_usec") ? "" : " since the reset");
 	fprintf(c->out, "  %-*s %s\n", LABEL_WIDTH - 2, "Link groups", buf);
 	if (!r)
 		return;
 	fprintf(c->out, "\nRates (per second over the last %.1fs)\n",
-		(double)u(doc, "elapsed_usec") / 1e6);
+		(double)uj(doc, "elapsed_usec") / 1e6);
 	line_rate(c, "SMC connections", d(r, "summary.smcd") + d(r, "summary.smcr"));
 	line_rate(c, "TCP fallbacks", d(r, "summary.fallback"));
 	line_rate(c, "Handshake errors", d(r, "summary.handshake_errors"));
@@ -277,28 +447,68 @@ static void agent_now(struct smcctl *c, json_object *doc)
 	line_rate(c, "Data transmitted (bytes)", d(r, "smcd.tx.bytes") + d(r, "smcr.tx.bytes"));
 }
 
+/* The counters' text, from the tree or from the rows (top: the root); doc: the agent's. */
+static void render(struct smcctl *c, const struct sv *top, json_object *agent_doc)
+{
+	struct sv f = sub(top, "fallback"), hs = sub(top, "handshake_errors");
+	struct sv smcd = sub(top, "smcd"), smcr = sub(top, "smcr");
+	bool all = c->view & STATS_VIEW_ALL;
+
+	if (agent_doc)
+		agent_header(c, agent_doc);
+	fputs("Connections (this network namespace)\n", c->out);
+	line_u64(c, 2, "Total connections handled", u(top, "summary.total"), NULL);
+	if (here(&smcd))
+		line_u64(c, 2, "SMC-D connections", u(top, "summary.smcd"), NULL);
+	if (here(&smcr))
+		line_u64(c, 2, "SMC-R connections", u(top, "summary.smcr"), NULL);
+	line_split(c, 2, "TCP fallbacks", u(top, "summary.fallback"), u(&f, "client"),
+		   u(&f, "server"));
+	line_split(c, 2, "Handshake errors", u(top, "summary.handshake_errors"), u(&hs, "client"),
+		   u(&hs, "server"));
+	reasons(c, &f);
+	tech(c, "SMC-D", &smcd, all || (c->view & STATS_VIEW_SMCD));
+	tech(c, "SMC-R", &smcr, all || (c->view & STATS_VIEW_SMCR));
+	if (agent_doc)
+		agent_now(c, agent_doc);
+}
+
 void stats_text(struct smcctl *c, json_object *doc)
 {
-	json_object *f = out_get(doc, "fallback"), *hs = out_get(doc, "handshake_errors");
-	bool all = c->view & STATS_VIEW_ALL;
+	struct sv top = { .o = doc };
 	bool agent = streq_ptr(out_get_str(doc, "source", NULL), "smcd-agent");
 
-	if (agent)
-		agent_header(c, doc);
-	fputs("Connections (this network namespace)\n", c->out);
-	line_u64(c, 2, "Total connections handled", u(doc, "summary.total"), NULL);
-	if (out_get(doc, "smcd"))
-		line_u64(c, 2, "SMC-D connections", u(doc, "summary.smcd"), NULL);
-	if (out_get(doc, "smcr"))
-		line_u64(c, 2, "SMC-R connections", u(doc, "summary.smcr"), NULL);
-	line_split(c, 2, "TCP fallbacks", u(doc, "summary.fallback"), u(f, "client"), u(f, "server"));
-	line_split(c, 2, "Handshake errors", u(doc, "summary.handshake_errors"), u(hs, "client"),
-		   u(hs, "server"));
-	reasons(c, f);
-	tech(c, "SMC-D", out_get(doc, "smcd"), all || (c->view & STATS_VIEW_SMCD));
-	tech(c, "SMC-R", out_get(doc, "smcr"), all || (c->view & STATS_VIEW_SMCR));
-	if (agent)
-		agent_now(c, doc);
+	render(c, &top, agent ? doc : NULL);
+}
+
+int stats_rows_text(struct smcctl *c, const struct smc_stats *s, const struct smc_fback_stats *f,
+		    bool only_smcd, bool only_smcr)
+{
+	_cleanup_(freep) struct rows_src *r = calloc(1, sizeof(*r));
+	_cleanup_(freep) struct stats_num *rows = NULL;
+	_cleanup_(freep) struct stats_tree_reason *reasons = NULL;
+	struct sv top;
+
+	if (!r)
+		return -ENOMEM;
+	r->table = stats_table(&r->n);
+	rows = calloc(r->n, sizeof(*rows));
+	reasons = calloc(ELEMENTSOF(f->entries), sizeof(*reasons));
+	if (!rows || !reasons)
+		return -ENOMEM;
+	r->n_reasons = stats_rows_from_kernel(s, f, rows, reasons);
+	stats_rows_reasons(rows, reasons, r->n_reasons, false, r->not_itemised);
+	stats_rows_summary(rows, &r->sum);
+	r->conns[0] = stats_rows_connections(rows, "smcd");
+	r->conns[1] = stats_rows_connections(rows, "smcr");
+	r->rows = rows;
+	r->reasons = reasons;
+	/* --smcd / --smcr: the document loses the other technology, so does this. */
+	r->no_smcd = only_smcr;
+	r->no_smcr = only_smcd;
+	top = (struct sv){ .r = r };
+	render(c, &top, NULL);
+	return 0;
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -325,6 +535,14 @@ int stats_show(struct smcctl *c, const struct verb_args *a)
 	r = smc_fback_stats_get(nl, f);
 	if (r < 0)
 		return smcctl_fail(c, SMC_OP_QUERY, r, "cannot read the fallback statistics");
+	c->view = (a->opt[STATS_OPT_ALL] ? STATS_VIEW_ALL : 0) | (only_d ? STATS_VIEW_SMCD : 0) |
+		  (only_r ? STATS_VIEW_SMCR : 0);
+	if (!c->json) {
+		/* No tree: the text needs no json-c (loaded on first use, cli/dl.c). */
+		if (stats_rows_text(c, &s, f, only_d, only_r) < 0)
+			return smcctl_oom(c);
+		return smcctl_emit(c, NULL, NULL);
+	}
 	doc = stats_tree_from_kernel(&s, f);
 	if (!doc || json_add_str(doc, "source", "kernel") < 0)
 		return smcctl_oom(c);
@@ -333,7 +551,5 @@ int stats_show(struct smcctl *c, const struct verb_args *a)
 		json_object_object_del(doc, "smcr");
 	if (only_r)
 		json_object_object_del(doc, "smcd");
-	c->view = (a->opt[STATS_OPT_ALL] ? STATS_VIEW_ALL : 0) | (only_d ? STATS_VIEW_SMCD : 0) |
-		  (only_r ? STATS_VIEW_SMCR : 0);
 	return smcctl_emit(c, doc, stats_text);
 }

@@ -195,7 +195,7 @@ static struct stats_num row(const struct stats_num *rows, const char *key)
 }
 
 /* The sum in this order: a rate's last digits depend on it. */
-static struct stats_num tech_connections(const struct stats_num *rows, const char *tech)
+struct stats_num stats_rows_connections(const struct stats_num *rows, const char *tech)
 {
 	static const char *const keys[] = { "client_v1", "client_v2", "server_v1", "server_v2" };
 	struct stats_num n = {};
@@ -246,48 +246,61 @@ static struct stats_num minus(struct stats_num a, struct stats_num b)
 	return (struct stats_num){ .u = a.u > b.u ? a.u - b.u : 0, .d = a.d > b.d ? a.d - b.d : 0 };
 }
 
-/*
- * reasons[] and not_itemised: the kernel itemises at most 36 reasons per side and counts
- * each in 16 bits (wrapping), so the totals can exceed the sum of the reasons.
- */
+void stats_rows_reasons(const struct stats_num *rows, struct stats_tree_reason *reasons, size_t n,
+			bool rate, struct stats_num ret_not_itemised[2])
+{
+	struct stats_num sum[2] = {};
+
+	qsort_r(reasons, n, sizeof(*reasons), cmp_reason, &rate);
+	for (size_t i = 0; i < n; i++)
+		num_add(&sum[reasons[i].server], reasons[i].n);
+	ret_not_itemised[0] = minus(row(rows, "fallback.client"), sum[0]);
+	ret_not_itemised[1] = minus(row(rows, "fallback.server"), sum[1]);
+}
+
 static int add_reasons(json_object *fallback, const struct stats_num *rows,
 		       struct stats_tree_reason *reasons, size_t n, bool rate)
 {
 	_cleanup_(json_object_putp) json_object *rest = json_object_new_object();
 	json_object *arr = json_object_new_array();
-	struct stats_num sum[2] = {};
+	struct stats_num ni[2];
 	int r = 0;
 
 	if (json_add(fallback, "reasons", arr) < 0 || !rest)
 		return -ENOMEM;
-	qsort_r(reasons, n, sizeof(*reasons), cmp_reason, &rate);
-	for (size_t i = 0; i < n; i++) {
+	stats_rows_reasons(rows, reasons, n, rate, ni);
+	for (size_t i = 0; i < n; i++)
 		r |= json_append(arr, reason_json(&reasons[i], rate));
-		num_add(&sum[reasons[i].server], reasons[i].n);
-	}
-	r |= add_num(rest, "client", minus(row(rows, "fallback.client"), sum[0]), rate);
-	r |= add_num(rest, "server", minus(row(rows, "fallback.server"), sum[1]), rate);
+	r |= add_num(rest, "client", ni[0], rate);
+	r |= add_num(rest, "server", ni[1], rate);
 	return r | json_add(fallback, "not_itemised", TAKE_PTR(rest));
+}
+
+void stats_rows_summary(const struct stats_num *rows, struct stats_summary *ret)
+{
+	ret->smcd = stats_rows_connections(rows, "smcd");
+	ret->smcr = stats_rows_connections(rows, "smcr");
+	ret->fallback = row(rows, "fallback.client");
+	ret->handshake_errors = row(rows, "handshake_errors.client");
+	num_add(&ret->fallback, row(rows, "fallback.server"));
+	num_add(&ret->handshake_errors, row(rows, "handshake_errors.server"));
+	ret->total = ret->smcd;
+	num_add(&ret->total, ret->smcr);
+	num_add(&ret->total, ret->fallback);
+	num_add(&ret->total, ret->handshake_errors);
 }
 
 static int add_summary(json_object *sum, const struct stats_num *rows, bool rate)
 {
-	struct stats_num d = tech_connections(rows, "smcd"), rr = tech_connections(rows, "smcr");
-	struct stats_num fb = row(rows, "fallback.client");
-	struct stats_num hs = row(rows, "handshake_errors.client");
-	struct stats_num total = d;
+	struct stats_summary m;
 	int r = 0;
 
-	num_add(&fb, row(rows, "fallback.server"));
-	num_add(&hs, row(rows, "handshake_errors.server"));
-	num_add(&total, rr);
-	num_add(&total, fb);
-	num_add(&total, hs);
-	r |= add_num(sum, "total", total, rate);
-	r |= add_num(sum, "smcd", d, rate);
-	r |= add_num(sum, "smcr", rr, rate);
-	r |= add_num(sum, "fallback", fb, rate);
-	r |= add_num(sum, "handshake_errors", hs, rate);
+	stats_rows_summary(rows, &m);
+	r |= add_num(sum, "total", m.total, rate);
+	r |= add_num(sum, "smcd", m.smcd, rate);
+	r |= add_num(sum, "smcr", m.smcr, rate);
+	r |= add_num(sum, "fallback", m.fallback, rate);
+	r |= add_num(sum, "handshake_errors", m.handshake_errors, rate);
 	return r;
 }
 
@@ -301,8 +314,8 @@ json_object *stats_tree_new(const struct stats_num *rows, struct stats_tree_reas
 	/* The keys in the order they are printed: summary first, filled in last. */
 	if (!o || json_add(o, "summary", sum) < 0)
 		return NULL;
-	r |= stats_tree_add(o, "smcd.connections", tech_connections(rows, "smcd"), rate);
-	r |= stats_tree_add(o, "smcr.connections", tech_connections(rows, "smcr"), rate);
+	r |= stats_tree_add(o, "smcd.connections", stats_rows_connections(rows, "smcd"), rate);
+	r |= stats_tree_add(o, "smcr.connections", stats_rows_connections(rows, "smcr"), rate);
 	for (size_t i = 0; i < ELEMENTSOF(table); i++)
 		r |= stats_tree_add(o, table[i].key, rows[i], rate);
 	if (r < 0 || !json_object_object_get_ex(o, "fallback", &fallback) ||
@@ -312,11 +325,10 @@ json_object *stats_tree_new(const struct stats_num *rows, struct stats_tree_reas
 	return TAKE_PTR(o);
 }
 
-json_object *stats_tree_from_kernel(const struct smc_stats *s, const struct smc_fback_stats *f)
+size_t stats_rows_from_kernel(const struct smc_stats *s, const struct smc_fback_stats *f,
+			      struct stats_num rows[], struct stats_tree_reason reasons[])
 {
 	size_t n = f->n < ELEMENTSOF(f->entries) ? f->n : ELEMENTSOF(f->entries);
-	struct stats_num rows[ELEMENTSOF(table)];
-	struct stats_tree_reason reasons[ELEMENTSOF(f->entries)];
 
 	for (size_t i = 0; i < ELEMENTSOF(table); i++) {
 		bool valid;
@@ -328,5 +340,14 @@ json_object *stats_tree_from_kernel(const struct smc_stats *s, const struct smc_
 		reasons[i] = (struct stats_tree_reason){ f->entries[i].server,
 							 f->entries[i].code,
 							 { .u = f->entries[i].count } };
+	return n;
+}
+
+json_object *stats_tree_from_kernel(const struct smc_stats *s, const struct smc_fback_stats *f)
+{
+	struct stats_num rows[ELEMENTSOF(table)];
+	struct stats_tree_reason reasons[ELEMENTSOF(f->entries)];
+	size_t n = stats_rows_from_kernel(s, f, rows, reasons);
+
 	return stats_tree_new(rows, reasons, n, false);
 }

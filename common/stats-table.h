@@ -68,6 +68,24 @@ struct stats_tree_reason {
  */
 json_object *stats_tree_new(const struct stats_num *rows, struct stats_tree_reason *reasons,
 			    size_t n_reasons, bool rate);
+/*
+ * The numbers of one kernel dump: one per stats_table() row (rows[] has that many) and the
+ * itemised reasons (reasons[] has room for 2 * SMC_FBACK_SLOTS); returns how many.
+ */
+size_t stats_rows_from_kernel(const struct smc_stats *s, const struct smc_fback_stats *f,
+			      struct stats_num rows[], struct stats_tree_reason reasons[]);
+
+/* What the tree derives from the rows, for a renderer that reads the rows themselves. */
+struct stats_summary {
+	struct stats_num total, smcd, smcr, fallback, handshake_errors;
+};
+void stats_rows_summary(const struct stats_num *rows, struct stats_summary *ret);
+/* "smcd.connections": the tech's four handshake counters summed. */
+struct stats_num stats_rows_connections(const struct stats_num *rows, const char *tech);
+/* Sorts reasons[] as the tree lists them; the fallbacks of each side they do not cover. */
+void stats_rows_reasons(const struct stats_num *rows, struct stats_tree_reason *reasons, size_t n,
+			bool rate, struct stats_num ret_not_itemised[2]);
+
 /* The tree of one kernel dump, as smcctl prints it without the agent. */
 json_object *stats_tree_from_kernel(const struct smc_stats *s, const struct smc_fback_stats *f);
 /* Add n at a dotted path of a tree ("linkgroups.smcd.seen"), creating the objects above. */

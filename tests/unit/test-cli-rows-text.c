@@ -6,8 +6,13 @@
  * of smcd_linkgroup_json()/smcr_linkgroup_json(), with --smcd, --smcr and both, for every
  * link group dump recorded in tests/fixtures (every lane and step) and for synthetic groups
  * with what no recording has (SMC-R groups with links, every role and type, unknown ones,
- * VLANs, PNET IDs, long names).
+ * VLANs, PNET IDs, long names).  stats_rows_text() against stats_text() of
+ * stats_tree_from_kernel() (less the other technology for --smcd and --smcr), in every view
+ * and at both detail levels, for every statistics dump recorded and for synthetic numbers
+ * (all counters set, gauges sent and not, numbers past 2^32, reasons known and unknown,
+ * more fallbacks than the reasons count).
  */
+#include <errno.h>
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +27,7 @@
 
 #include "cli/objects.h"
 #include "common/output.h"
+#include "common/stats-table.h"
 #include "tests/unit/golden.h"
 
 static char *lgr_doc(const struct smcd_linkgroup *d, size_t n_d, const struct smcr_linkgroup *r,
@@ -183,11 +189,134 @@ static void test_lgr_recorded(void **state)
 	assert_true(each_step("smc-genl-get-lgr-smcd.bin", lgr_step) >= 10);
 }
 
+/* ---- stats ---------------------------------------------------------------------------- */
+
+static char *stats_doc(const struct smc_stats *s, const struct smc_fback_stats *f, unsigned view,
+		       unsigned detail)
+{
+	json_object *doc = stats_tree_from_kernel(s, f);
+	struct smcctl c = { .view = view, .detail = detail };
+	struct capture cap;
+
+	/* As stats_show() builds it. */
+	assert_non_null(doc);
+	assert_int_equal(json_add_str(doc, "source", "kernel"), 0);
+	if (view & STATS_VIEW_SMCD)
+		json_object_object_del(doc, "smcr");
+	if (view & STATS_VIEW_SMCR)
+		json_object_object_del(doc, "smcd");
+	capture_begin(&cap);
+	c.out = cap.f;
+	stats_text(&c, doc);
+	capture_end(&cap);
+	json_object_put(doc);
+	return cap.buf;
+}
+
+static char *stats_rows(const struct smc_stats *s, const struct smc_fback_stats *f, unsigned view,
+			unsigned detail)
+{
+	struct smcctl c = { .view = view, .detail = detail };
+	struct capture cap;
+
+	capture_begin(&cap);
+	c.out = cap.f;
+	assert_int_equal(stats_rows_text(&c, s, f, view & STATS_VIEW_SMCD, view & STATS_VIEW_SMCR),
+			 0);
+	capture_end(&cap);
+	return cap.buf;
+}
+
+static void stats_same(const char *what, const struct smc_stats *s, const struct smc_fback_stats *f)
+{
+	static const unsigned views[] = { 0,
+					  STATS_VIEW_ALL,
+					  STATS_VIEW_SMCD,
+					  STATS_VIEW_SMCR,
+					  STATS_VIEW_ALL | STATS_VIEW_SMCD,
+					  STATS_VIEW_ALL | STATS_VIEW_SMCR };
+
+	for (size_t v = 0; v < ELEMENTSOF(views); v++)
+		for (unsigned d = 0; d <= 1; d++) {
+			char *a = stats_doc(s, f, views[v], d), *b = stats_rows(s, f, views[v], d);
+
+			assert_non_null(strstr(a, "Total connections handled"));
+			if (strcmp(a, b) != 0)
+				fail_msg("%s (view %u, detail %u): the text differs\n--- from the "
+					 "tree:\n%s\n--- from the rows:\n%s",
+					 what, views[v], d, a, b);
+			free(a);
+			free(b);
+		}
+}
+
+static void fill(uint64_t *p, size_t n, uint64_t base)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = base + i * 7919;
+}
+
+static void test_stats_synthetic(void **state)
+{
+	struct smc_stats s = {};
+	struct smc_fback_stats *f = calloc(1, sizeof(*f));
+	/* every uint64_t of the two techs: the struct minus the flag and its padding */
+	const size_t n_tech = offsetof(struct smc_stats_tech, has_rmb_usage) / sizeof(uint64_t);
+
+	assert_non_null(f);
+	stats_same("all zero", &s, f);
+	fill((uint64_t *)&s.smcd, n_tech, 1);
+	fill((uint64_t *)&s.smcr, n_tech, 5000000000ULL);
+	s.smcd.has_rmb_usage = true;
+	s.smcd.rx_rmb_usage = 123456;
+	s.smcd.tx_rmb_usage = 0;
+	s.clnt_hs_err = 3;
+	s.srv_hs_err = 4000000000ULL;
+	f->clnt_total = 70000;
+	f->srv_total = 12;
+	f->entries[f->n++] = (struct smc_fback_entry){ false, 0x03030008, 65535 };
+	f->entries[f->n++] = (struct smc_fback_entry){ true, 0x03030008, 7 };
+	f->entries[f->n++] = (struct smc_fback_entry){ true, 0x12345678, 5 };
+	f->entries[f->n++] = (struct smc_fback_entry){ false, 0x05000000, 65535 };
+	stats_same("synthetic", &s, f);
+	/* SMC-R idle, SMC-D without gauges, fallbacks without reasons */
+	memset(&s.smcr, 0, sizeof(s.smcr));
+	s.smcd.has_rmb_usage = false;
+	f->n = 0;
+	stats_same("synthetic, SMC-R idle", &s, f);
+	free(f);
+}
+
+static void stats_step(const char *dir)
+{
+	char sysroot[2048];
+	struct smcnl_options opts = { .replay_dir = dir, .sysroot = sysroot };
+	struct smc_fback_stats *f = calloc(1, sizeof(*f));
+	struct smc_stats s = {};
+	struct smcnl *nl = NULL;
+
+	assert_non_null(f);
+	assert_true(strlen(dir) < 1800);
+	snprintf(sysroot, sizeof(sysroot), "%s/sysroot", dir);
+	assert_int_equal(smcnl_open(&opts, &nl), 0);
+	if (smc_stats_get(nl, &s) == 0 && smc_fback_stats_get(nl, f) == 0)
+		stats_same(dir, &s, f);
+	free(f);
+	smcnl_close(nl);
+}
+
+static void test_stats_recorded(void **state)
+{
+	assert_true(each_step("smc-genl-get-stats.bin", stats_step) >= 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lgr_synthetic),
 		cmocka_unit_test(test_lgr_recorded),
+		cmocka_unit_test(test_stats_synthetic),
+		cmocka_unit_test(test_stats_recorded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
