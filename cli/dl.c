@@ -16,8 +16,9 @@
  * check` and `run` without an agent use (and which the tests and the agent link).  So is
  * json-c: `-j`, the agent's answers and the text of the verbs that render from a document
  * use it, but `--version`, `socket` and every verb whose text is drawn from the kernel's
- * structs (the default `linkgroup` tables, `stats` without the agent) do not, and mapping and relocating it was most of what starting smcctl cost beyond
- * starting smc-tools' smcd (bench/smcctl-vs-smctools).
+ * structs (the default `linkgroup` tables, `stats` without the agent) do not; mapping and
+ * relocating it was most of what starting smcctl cost beyond starting smc-tools' smcd
+ * (bench/smcctl-vs-smctools).
  *
  * The libraries are dependencies of the package: failing to load one is a broken install.
  * It is said once on stderr, and the call fails as the library's own failure would (sd-bus:
