@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+#include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -152,4 +153,43 @@ char *test_read_file(const char *dir, const char *name, char *buf, size_t len)
 	buf[n] = '\0';
 	fclose(f);
 	return buf;
+}
+
+size_t golden_each_fixture_step(const char *file, void (*fn)(const char *step))
+{
+	const char *env = getenv("SMCCTL_FIXTURES_DIR");
+	char top[1024], lane[1300], step[1600], probe[1900];
+	struct dirent *l, *s;
+	size_t n = 0;
+	DIR *d, *e;
+
+	if (env && *env)
+		snprintf(top, sizeof(top), "%s", env);
+	else
+		snprintf(top, sizeof(top), "%s/tests/fixtures", golden_top_srcdir());
+	d = opendir(top);
+	assert_non_null(d);
+	while ((l = readdir(d))) {
+		if (l->d_name[0] == '.')
+			continue;
+		snprintf(lane, sizeof(lane), "%s/%s", top, l->d_name);
+		e = opendir(lane);
+		if (!e)
+			continue;
+		while ((s = readdir(e))) {
+			struct stat st;
+
+			if (s->d_name[0] == '.')
+				continue;
+			snprintf(step, sizeof(step), "%s/%s", lane, s->d_name);
+			snprintf(probe, sizeof(probe), "%s/%s", step, file);
+			if (stat(probe, &st) < 0)
+				continue;
+			fn(step);
+			n++;
+		}
+		closedir(e);
+	}
+	closedir(d);
+	return n;
 }

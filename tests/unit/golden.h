@@ -30,6 +30,12 @@ void assert_one_json_document(const char *text);
 /* $top_srcdir, or "." when run by hand from the source tree. */
 const char *golden_top_srcdir(void);
 
+/*
+ * fn(step) for every recorded step (tests/fixtures/LANE/STEP, or $SMCCTL_FIXTURES_DIR's)
+ * that has the file FILE; returns how many.
+ */
+size_t golden_each_fixture_step(const char *file, void (*fn)(const char *step));
+
 /* Write TEXT to DIR/NAME; fails the current cmocka test on an error. */
 void test_write_file(const char *dir, const char *name, const char *text);
 /* The text of DIR/NAME in BUF (at most LEN - 1 bytes), "" when it does not exist. */

@@ -13,7 +13,6 @@
  * more fallbacks than the reasons count).
  */
 #include <errno.h>
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -123,46 +122,6 @@ static void test_lgr_synthetic(void **state)
 	lgr_same("no groups", NULL, 0, NULL, 0);
 }
 
-/* Every fixture step that recorded FILE: fn(step). */
-static size_t each_step(const char *file, void (*fn)(const char *step))
-{
-	const char *env = getenv("SMCCTL_FIXTURES_DIR");
-	char top[1024], lane[1300], step[1600], probe[1900];
-	struct dirent *l, *s;
-	size_t n = 0;
-	DIR *d, *e;
-
-	if (env && *env)
-		snprintf(top, sizeof(top), "%s", env);
-	else
-		snprintf(top, sizeof(top), "%s/tests/fixtures", golden_top_srcdir());
-	d = opendir(top);
-	assert_non_null(d);
-	while ((l = readdir(d))) {
-		if (l->d_name[0] == '.')
-			continue;
-		snprintf(lane, sizeof(lane), "%s/%s", top, l->d_name);
-		e = opendir(lane);
-		if (!e)
-			continue;
-		while ((s = readdir(e))) {
-			struct stat st;
-
-			if (s->d_name[0] == '.')
-				continue;
-			snprintf(step, sizeof(step), "%s/%s", lane, s->d_name);
-			snprintf(probe, sizeof(probe), "%s/%s", step, file);
-			if (stat(probe, &st) < 0)
-				continue;
-			fn(step);
-			n++;
-		}
-		closedir(e);
-	}
-	closedir(d);
-	return n;
-}
-
 static void lgr_step(const char *dir)
 {
 	char sysroot[2048];
@@ -186,7 +145,7 @@ static void lgr_step(const char *dir)
 static void test_lgr_recorded(void **state)
 {
 	/* The lanes recorded dozens of steps with link groups: finding few is a broken path. */
-	assert_true(each_step("smc-genl-get-lgr-smcd.bin", lgr_step) >= 10);
+	assert_true(golden_each_fixture_step("smc-genl-get-lgr-smcd.bin", lgr_step) >= 10);
 }
 
 /* ---- stats ---------------------------------------------------------------------------- */
@@ -307,7 +266,7 @@ static void stats_step(const char *dir)
 
 static void test_stats_recorded(void **state)
 {
-	assert_true(each_step("smc-genl-get-stats.bin", stats_step) >= 10);
+	assert_true(golden_each_fixture_step("smc-genl-get-stats.bin", stats_step) >= 10);
 }
 
 int main(void)

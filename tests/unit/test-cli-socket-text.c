@@ -8,7 +8,6 @@
  * unknown and peer reason codes, more reasons than the legend keeps).
  */
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -189,42 +188,8 @@ static void replay_dir(const char *dir)
 
 static void test_recorded(void **state)
 {
-	const char *env = getenv("SMCCTL_FIXTURES_DIR");
-	char top[1024], lane[1300], step[1600], probe[1700];
-	struct dirent *l, *s;
-	size_t n = 0;
-	DIR *d, *e;
-
-	if (env && *env)
-		snprintf(top, sizeof(top), "%s", env);
-	else
-		snprintf(top, sizeof(top), "%s/tests/fixtures", golden_top_srcdir());
-	d = opendir(top);
-	assert_non_null(d);
-	while ((l = readdir(d))) {
-		if (l->d_name[0] == '.')
-			continue;
-		snprintf(lane, sizeof(lane), "%s/%s", top, l->d_name);
-		e = opendir(lane);
-		if (!e)
-			continue;
-		while ((s = readdir(e))) {
-			struct stat st;
-
-			if (s->d_name[0] == '.')
-				continue;
-			snprintf(step, sizeof(step), "%s/%s", lane, s->d_name);
-			snprintf(probe, sizeof(probe), "%s/sock-diag-00.bin", step);
-			if (stat(probe, &st) < 0)
-				continue;
-			replay_dir(step);
-			n++;
-		}
-		closedir(e);
-	}
-	closedir(d);
 	/* The lanes recorded dozens of steps with sockets: finding none is a broken path. */
-	assert_true(n >= 10);
+	assert_true(golden_each_fixture_step("sock-diag-00.bin", replay_dir) >= 10);
 }
 
 int main(void)
