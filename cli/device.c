@@ -5,6 +5,8 @@
  * (RDMA) devices.  The link group and connection counts per SMC-D device say which one
  * actually carries traffic.
  */
+#include <assert.h>
+#include <errno.h>
 #include <inttypes.h>
 
 #include "cli/loopback.h"
@@ -263,6 +265,129 @@ void device_show_text(struct smcctl *c, json_object *doc)
 	}
 }
 
+/*
+ * `smcctl device` as it is mostly run (no -j, and no smc_lo module whose state amends the
+ * SMC-D rows): drawn from the kernel's structs into out_table_cells(), so the text needs no
+ * json-c (cli/dl.c loads it on first use), as linkgroup_rows_text() does for the groups.
+ * test-cli-rows-text holds it equal to device_list_text() of the document for every
+ * recording, at both detail levels.  The cells follow the columns by position.
+ */
+static const char *pnetid_cell(const struct smc_pnet_port *p, char *buf, size_t len)
+{
+	if (!p->pnetid[0])
+		return "-";
+	snprintf(buf, len, "%s%s", p->user_defined ? "*" : "", p->pnetid);
+	return buf;
+}
+
+static const char *smcd_cell(const struct smcd_device *d, size_t i, char *buf, size_t len)
+{
+	enum out_fmt f = smcd_cols[i].fmt;
+	bool pci = (d->seen & SMCD_SEEN_NETLINK) && d->pci_id[0];
+
+	static_assert(ELEMENTSOF(smcd_cols) == 10, "smcd_cell() knows the columns");
+	switch (i) {
+	case 0:
+		return out_fmt_str(d->name);
+	case 1:
+		return d->loopback ? "loopback" : "ism";
+	case 2:
+		return d->has_fabric_id ? out_fmt_uint(d->fabric_id, f, buf, len) : "-";
+	case 3:
+		return out_fmt_uint(d->linkgroups, f, buf, len);
+	case 4:
+		return out_fmt_uint(d->conns, f, buf, len);
+	case 5:
+		return out_fmt_str(d->gid);
+	case 6:
+		return pci ? out_fmt_str(d->pci_id) : "-";
+	case 7:
+		return pci ? out_fmt_uint(d->pci_fid, f, buf, len) : "-";
+	case 8:
+		return pci ? out_fmt_uint(d->pci_chid, f, buf, len) : "-";
+	default:
+		return pnetid_cell(&d->port, buf, len);
+	}
+}
+
+static const char *smcr_cell(const struct smcr_device *d, unsigned port, size_t i, char *buf,
+			     size_t len)
+{
+	const struct smcr_port *p = &d->ports[port];
+	enum out_fmt f = smcr_cols[i].fmt;
+
+	static_assert(ELEMENTSOF(smcr_cols) == 10, "smcr_cell() knows the columns");
+	switch (i) {
+	case 0:
+		return out_fmt_str(p->netdev);
+	case 1:
+		return out_fmt_str(d->ib_name);
+	case 2:
+		return out_fmt_uint(port + 1, f, buf, len);
+	case 3:
+		return p->active ? "ACTIVE" : "INACTIVE";
+	case 4:
+		return out_fmt_uint(d->is_crit, f, buf, len);
+	case 5:
+		return out_fmt_uint(p->link_cnt, f, buf, len);
+	case 6:
+		return d->has_pci ? out_fmt_str(d->pci_id) : "-";
+	case 7:
+		return d->has_pci ? out_fmt_uint(d->pci_fid, f, buf, len) : "-";
+	case 8:
+		return d->has_pci ? out_fmt_uint(d->pci_chid, f, buf, len) : "-";
+	default:
+		return pnetid_cell(&p->pnet, buf, len);
+	}
+}
+
+static int rows_table(struct smcctl *c, const char *title, const struct out_column *cols,
+		      size_t n_cols, const struct out_cells *t, size_t n_rows)
+{
+	if (n_rows == 0) {
+		fprintf(c->out, "%s: none\n", title);
+		return 0;
+	}
+	fprintf(c->out, "%s:\n", title);
+	return out_table_cells(c->out, cols, n_cols, t, c->detail, 2);
+}
+
+int device_rows_text(struct smcctl *c, const struct smcd_device *smcd, size_t n_smcd,
+		     const struct smcr_device *smcr, size_t n_smcr, bool want_smcd, bool want_smcr)
+{
+	_cleanup_(out_cells_done) struct out_cells d = {}, r = {};
+	size_t n_ports = 0;
+	char buf[256];
+
+	for (size_t k = 0; want_smcd && k < n_smcd; k++)
+		for (size_t i = 0; i < ELEMENTSOF(smcd_cols); i++)
+			if (smcd_cols[i].detail <= c->detail &&
+			    out_cells_add(&d, smcd_cell(&smcd[k], i, buf, sizeof(buf))) < 0)
+				return -ENOMEM;
+	for (size_t k = 0; want_smcr && k < n_smcr; k++)
+		for (unsigned p = 0; p < ELEMENTSOF(smcr[k].ports); p++) {
+			if (!smcr[k].ports[p].valid)
+				continue;
+			n_ports++;
+			for (size_t i = 0; i < ELEMENTSOF(smcr_cols); i++)
+				if (smcr_cols[i].detail <= c->detail &&
+				    out_cells_add(&r, smcr_cell(&smcr[k], p, i, buf, sizeof(buf))) < 0)
+					return -ENOMEM;
+		}
+	if (want_smcd &&
+	    rows_table(c, "SMC-D devices", smcd_cols, ELEMENTSOF(smcd_cols), &d, n_smcd) < 0)
+		return -ENOMEM;
+	if (!want_smcr)
+		return 0;
+	if (want_smcd)
+		fputc('\n', c->out);
+	if (n_smcr && !n_ports) {
+		fputs("SMC-R devices: present, but no port is usable\n", c->out);
+		return 0;
+	}
+	return rows_table(c, "SMC-R devices", smcr_cols, ELEMENTSOF(smcr_cols), &r, n_ports);
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* Handlers                                                                            */
 
@@ -349,6 +474,12 @@ int device_list(struct smcctl *c, const struct verb_args *a)
 		return smcctl_usage(c, "--smcd and --smcr exclude each other");
 	if ((s = fetch(c, !only_r, !only_d, &d)))
 		return s;
+	/* smc_lo's state amends the rows (loopback_amend_devices()): that takes the document. */
+	if (!c->json && (only_r || !smclo_module_loaded(c->nl))) {
+		if (device_rows_text(c, d.smcd, d.n_smcd, d.smcr, d.n_smcr, !only_r, !only_d) < 0)
+			return smcctl_oom(c);
+		return smcctl_emit(c, NULL, NULL);
+	}
 	doc = devices_json(&d, !only_r, !only_d, NULL, &n);
 	if (!doc || loopback_amend_devices(c, out_get(doc, "smcd"), NULL, &n) < 0)
 		return smcctl_oom(c);

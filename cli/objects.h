@@ -62,6 +62,9 @@ json_object *smcd_device_json(const struct smcd_device *d);
 json_object *smcr_device_json(const struct smcr_device *d);
 void device_list_text(struct smcctl *c, json_object *doc);
 void device_show_text(struct smcctl *c, json_object *doc);
+/* device_list_text() of the devices' document when smc_lo does not amend it, from the structs. */
+int device_rows_text(struct smcctl *c, const struct smcd_device *smcd, size_t n_smcd,
+		     const struct smcr_device *smcr, size_t n_smcr, bool want_smcd, bool want_smcr);
 
 /* linkgroup */
 int linkgroup_list(struct smcctl *c, const struct verb_args *a);

@@ -10,7 +10,10 @@
  * stats_tree_from_kernel() (less the other technology for --smcd and --smcr), in every view
  * and at both detail levels, for every statistics dump recorded and for synthetic numbers
  * (all counters set, gauges sent and not, numbers past 2^32, reasons known and unknown,
- * more fallbacks than the reasons count).
+ * more fallbacks than the reasons count).  device_rows_text() against device_list_text() of
+ * smcd_device_json()/smcr_device_json() (smc_lo not loaded), with --smcd, --smcr and both
+ * and at both detail levels, for every device dump recorded and for synthetic devices (ISM
+ * with PCI data, user PNET IDs, RDMA ports down, without PCI ids, no usable port).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -269,13 +272,160 @@ static void test_stats_recorded(void **state)
 	assert_true(golden_each_fixture_step("smc-genl-get-stats.bin", stats_step) >= 10);
 }
 
+/* ---- device --------------------------------------------------------------------------- */
+
+static char *dev_doc(const struct smcd_device *d, size_t n_d, const struct smcr_device *r,
+		     size_t n_r, bool want_d, bool want_r, unsigned detail)
+{
+	json_object *doc = json_object_new_object(), *arr;
+	struct smcctl c = { .detail = detail };
+	struct capture cap;
+
+	/* As device_list() builds it when smc_lo is not loaded (every "smc_lo" null). */
+	assert_non_null(doc);
+	if (want_d) {
+		assert_int_equal(json_add(doc, "smcd", arr = json_object_new_array()), 0);
+		for (size_t i = 0; i < n_d; i++) {
+			json_object *e = smcd_device_json(&d[i]);
+
+			assert_non_null(e);
+			assert_int_equal(json_add_null(e, "smc_lo"), 0);
+			assert_int_equal(json_append(arr, e), 0);
+		}
+	}
+	if (want_r) {
+		assert_int_equal(json_add(doc, "smcr", arr = json_object_new_array()), 0);
+		for (size_t i = 0; i < n_r; i++)
+			assert_int_equal(json_append(arr, smcr_device_json(&r[i])), 0);
+	}
+	capture_begin(&cap);
+	c.out = cap.f;
+	device_list_text(&c, doc);
+	capture_end(&cap);
+	json_object_put(doc);
+	return cap.buf;
+}
+
+static char *dev_rows(const struct smcd_device *d, size_t n_d, const struct smcr_device *r,
+		      size_t n_r, bool want_d, bool want_r, unsigned detail)
+{
+	struct smcctl c = { .detail = detail };
+	struct capture cap;
+
+	capture_begin(&cap);
+	c.out = cap.f;
+	assert_int_equal(device_rows_text(&c, d, n_d, r, n_r, want_d, want_r), 0);
+	capture_end(&cap);
+	return cap.buf;
+}
+
+static void dev_same(const char *what, const struct smcd_device *d, size_t n_d,
+		     const struct smcr_device *r, size_t n_r)
+{
+	static const bool wants[][2] = { { true, true }, { true, false }, { false, true } };
+
+	for (size_t w = 0; w < ELEMENTSOF(wants); w++)
+		for (unsigned detail = 0; detail <= 1; detail++) {
+			char *a = dev_doc(d, n_d, r, n_r, wants[w][0], wants[w][1], detail);
+			char *b = dev_rows(d, n_d, r, n_r, wants[w][0], wants[w][1], detail);
+
+			assert_non_null(strstr(a, "devices"));
+			if (strcmp(a, b) != 0)
+				fail_msg("%s (smcd %d, smcr %d, detail %u): the text differs\n--- from "
+					 "the document:\n%s\n--- from the structs:\n%s",
+					 what, wants[w][0], wants[w][1], detail, a, b);
+			free(a);
+			free(b);
+		}
+}
+
+static void test_dev_synthetic(void **state)
+{
+	struct smcd_device d[4] = {};
+	struct smcr_device r[4] = {};
+
+	/* DIBS loopback seen in sysfs only; an ISM device with PCI data and a user PNET ID;
+	 * one seen over netlink without a PCI id; a nameless one. */
+	d[0] = (struct smcd_device){ .seen = SMCD_SEEN_DIBS,
+				     .loopback = true,
+				     .has_fabric_id = true,
+				     .fabric_id = 0xffff,
+				     .linkgroups = 3,
+				     .conns = 4000000000u };
+	snprintf(d[0].name, sizeof(d[0].name), "lo");
+	snprintf(d[0].gid, sizeof(d[0].gid), "ada890f1-b5ce-48ad-8644-7829c0b30bad");
+	d[1] = (struct smcd_device){ .seen = SMCD_SEEN_NETLINK | SMCD_SEEN_DIBS,
+				     .has_fabric_id = true,
+				     .fabric_id = 0x0123,
+				     .is_crit = true,
+				     .pci_fid = 0xdeadbeef,
+				     .pci_chid = 0x42,
+				     .pci_vendor = 0x1014,
+				     .pci_device = 0x04ed };
+	snprintf(d[1].name, sizeof(d[1].name), "ism0123456789abcdef");
+	snprintf(d[1].pci_id, sizeof(d[1].pci_id), "0000:00:00.0");
+	snprintf(d[1].port.pnetid, sizeof(d[1].port.pnetid), "NET1");
+	d[1].port.user_defined = true;
+	d[2] = (struct smcd_device){ .seen = SMCD_SEEN_NETLINK, .pci_fid = 7 };
+	snprintf(d[2].name, sizeof(d[2].name), "ism1");
+	snprintf(d[2].port.pnetid, sizeof(d[2].port.pnetid), "NET2");
+	/* d[3]: all zero */
+
+	/* RoCE with two ports (one down, one with links and a user PNET ID), one without PCI
+	 * and one valid port, one whose ports are both invalid. */
+	snprintf(r[0].ib_name, sizeof(r[0].ib_name), "mlx5_0");
+	r[0].is_crit = true;
+	r[0].has_pci = true;
+	r[0].pci_fid = 0x1234;
+	r[0].pci_chid = 0xabc;
+	snprintf(r[0].pci_id, sizeof(r[0].pci_id), "0001:00:00.0");
+	r[0].ports[0] = (struct smcr_port){ .valid = true, .active = true, .link_cnt = 17 };
+	snprintf(r[0].ports[0].netdev, sizeof(r[0].ports[0].netdev), "eth0");
+	snprintf(r[0].ports[0].pnet.pnetid, sizeof(r[0].ports[0].pnet.pnetid), "PNETA");
+	r[0].ports[0].pnet.user_defined = true;
+	r[0].ports[1] = (struct smcr_port){ .valid = true };
+	snprintf(r[1].ib_name, sizeof(r[1].ib_name), "rxe0");
+	r[1].has_pci = true; /* a PCI function without an id */
+	r[1].ports[1] = (struct smcr_port){ .valid = true, .active = true };
+	snprintf(r[1].ports[1].pnet.pnetid, sizeof(r[1].ports[1].pnet.pnetid), "NET2");
+	snprintf(r[2].ib_name, sizeof(r[2].ib_name), "siw0");
+
+	dev_same("synthetic", d, ELEMENTSOF(d), r, 3);
+	dev_same("synthetic, no usable port", d, 2, &r[2], 1);
+	dev_same("synthetic SMC-R only", NULL, 0, r, 2);
+	dev_same("no devices", NULL, 0, NULL, 0);
+}
+
+static void dev_step(const char *dir)
+{
+	char sysroot[2048];
+	struct smcnl_options opts = { .replay_dir = dir, .sysroot = sysroot };
+	struct smcd_device *d = NULL;
+	struct smcr_device *r = NULL;
+	size_t n_d = 0, n_r = 0;
+	struct smcnl *nl = NULL;
+
+	assert_true(strlen(dir) < 1800);
+	snprintf(sysroot, sizeof(sysroot), "%s/sysroot", dir);
+	assert_int_equal(smcnl_open(&opts, &nl), 0);
+	if (smcd_device_list(nl, &d, &n_d) == 0 && smcr_device_list(nl, &r, &n_r) == 0)
+		dev_same(dir, d, n_d, r, n_r);
+	free(d);
+	free(r);
+	smcnl_close(nl);
+}
+
+static void test_dev_recorded(void **state)
+{
+	assert_true(golden_each_fixture_step("smc-genl-get-dev-smcd.bin", dev_step) >= 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_lgr_synthetic),
-		cmocka_unit_test(test_lgr_recorded),
-		cmocka_unit_test(test_stats_synthetic),
-		cmocka_unit_test(test_stats_recorded),
+		cmocka_unit_test(test_lgr_synthetic),	cmocka_unit_test(test_lgr_recorded),
+		cmocka_unit_test(test_stats_synthetic), cmocka_unit_test(test_stats_recorded),
+		cmocka_unit_test(test_dev_synthetic),	cmocka_unit_test(test_dev_recorded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
