@@ -341,17 +341,6 @@ static const char *smcr_cell(const struct smcr_device *d, unsigned port, size_t 
 	}
 }
 
-static int rows_table(struct smcctl *c, const char *title, const struct out_column *cols,
-		      size_t n_cols, const struct out_cells *t, size_t n_rows)
-{
-	if (n_rows == 0) {
-		fprintf(c->out, "%s: none\n", title);
-		return 0;
-	}
-	fprintf(c->out, "%s:\n", title);
-	return out_table_cells(c->out, cols, n_cols, t, c->detail, 2);
-}
-
 int device_rows_text(struct smcctl *c, const struct smcd_device *smcd, size_t n_smcd,
 		     const struct smcr_device *smcr, size_t n_smcr, bool want_smcd, bool want_smcr)
 {
@@ -374,8 +363,8 @@ int device_rows_text(struct smcctl *c, const struct smcd_device *smcd, size_t n_
 				    out_cells_add(&r, smcr_cell(&smcr[k], p, i, buf, sizeof(buf))) < 0)
 					return -ENOMEM;
 		}
-	if (want_smcd &&
-	    rows_table(c, "SMC-D devices", smcd_cols, ELEMENTSOF(smcd_cols), &d, n_smcd) < 0)
+	if (want_smcd && out_section_cells(c->out, "SMC-D devices", smcd_cols,
+					   ELEMENTSOF(smcd_cols), &d, n_smcd, c->detail) < 0)
 		return -ENOMEM;
 	if (!want_smcr)
 		return 0;
@@ -385,7 +374,8 @@ int device_rows_text(struct smcctl *c, const struct smcd_device *smcd, size_t n_
 		fputs("SMC-R devices: present, but no port is usable\n", c->out);
 		return 0;
 	}
-	return rows_table(c, "SMC-R devices", smcr_cols, ELEMENTSOF(smcr_cols), &r, n_ports);
+	return out_section_cells(c->out, "SMC-R devices", smcr_cols, ELEMENTSOF(smcr_cols), &r,
+				 n_ports, c->detail);
 }
 
 /* ---------------------------------------------------------------------------------- */

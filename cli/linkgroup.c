@@ -383,17 +383,6 @@ static const char *smcr_cell(const struct smcr_linkgroup *g, size_t i, char *buf
 	}
 }
 
-static int print_rows(struct smcctl *c, const char *title, const struct out_column *cols,
-		      size_t n_cols, const struct out_cells *t, size_t n)
-{
-	if (n == 0) {
-		fprintf(c->out, "%s: none\n", title);
-		return 0;
-	}
-	fprintf(c->out, "%s:\n", title);
-	return out_table_cells(c->out, cols, n_cols, t, 0, 2);
-}
-
 int linkgroup_rows_text(struct smcctl *c, const struct smcd_linkgroup *smcd, size_t n_smcd,
 			const struct smcr_linkgroup *smcr, size_t n_smcr, bool want_smcd,
 			bool want_smcr)
@@ -411,11 +400,13 @@ int linkgroup_rows_text(struct smcctl *c, const struct smcd_linkgroup *smcd, siz
 		for (size_t i = 0; i < n_r; i++)
 			if (out_cells_add(&r, smcr_cell(&smcr[g], i, buf, sizeof(buf))) < 0)
 				return -ENOMEM;
-	if (want_smcd && print_rows(c, "SMC-D link groups", smcd_cols, n_d, &d, n_smcd) < 0)
+	if (want_smcd &&
+	    out_section_cells(c->out, "SMC-D link groups", smcd_cols, n_d, &d, n_smcd, 0) < 0)
 		return -ENOMEM;
 	if (want_smcd && want_smcr)
 		fputc('\n', c->out);
-	if (want_smcr && print_rows(c, "SMC-R link groups", smcr_cols, n_r, &r, n_smcr) < 0)
+	if (want_smcr &&
+	    out_section_cells(c->out, "SMC-R link groups", smcr_cols, n_r, &r, n_smcr, 0) < 0)
 		return -ENOMEM;
 	return 0;
 }

@@ -123,6 +123,9 @@ int out_cells_add(struct out_cells *t, const char *s);
 void out_cells_done(struct out_cells *t);
 int out_table_cells(FILE *f, const struct out_column *cols, size_t n_cols,
 		    const struct out_cells *t, unsigned detail, unsigned indent);
+/* "TITLE: none" without rows, else "TITLE:" and the table of t indented by two blanks. */
+int out_section_cells(FILE *f, const char *title, const struct out_column *cols, size_t n_cols,
+		      const struct out_cells *t, size_t n_rows, unsigned detail);
 
 /* Key/value lines "Label:  value" for one object, labels aligned. */
 int out_kv(FILE *f, const struct out_column *fields, size_t n_fields, json_object *obj,
