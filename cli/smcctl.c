@@ -19,6 +19,8 @@
 #include "common/output.h"
 
 #define GLOBAL_SHORTOPTS "jpdn:hV"
+/* getopt codes of global long options whose letter a verb option took (parse_verb_args) */
+#define GLOBAL_LONG 512
 #define OBJECTS_MAX 32
 #define VERBS_MAX 16
 
@@ -423,7 +425,16 @@ static int parse_verb_args(struct smcctl *c, const struct verb *v, int argc, cha
 		}
 	}
 	shortopts[s] = '\0';
+	/*
+	 * After the verb its own letter wins over a global one (socket -p is --processes, as
+	 * in ss -p; --pretty still works anywhere): a global long option whose letter a verb
+	 * option takes gets a code of its own, GLOBAL_LONG + its index.
+	 */
 	memcpy(&longopts[n], smcctl_global_options, sizeof(smcctl_global_options));
+	for (size_t g = 0; smcctl_global_options[g].name; g++)
+		for (const struct verb_opt *p = v->opts; p && p->name; p++)
+			if (p->short_name && p->short_name == smcctl_global_options[g].val)
+				longopts[n + g].val = GLOBAL_LONG + (int)g;
 
 	optind = 0;
 	opterr = 0;
@@ -438,11 +449,17 @@ static int parse_verb_args(struct smcctl *c, const struct verb *v, int argc, cha
 		}
 		if (ch == 'V')
 			return smcctl_usage(c, "--version is an option of smcctl, not of a verb");
-		if (global_option(c, ch, optarg))
+		if (ch >= GLOBAL_LONG) {
+			global_option(c, smcctl_global_options[ch - GLOBAL_LONG].val, optarg);
 			continue;
+		}
 		for (const struct verb_opt *p = v->opts; p && p->name; p++, k++)
-			if (ch == (p->short_name ? p->short_name : 256 + (int)k))
+			if (ch == (p->short_name ? p->short_name : 256 + (int)k)) {
 				a->opt[k] = p->arg ? optarg : "";
+				break;
+			}
+		if (!v->opts || !v->opts[k].name)
+			global_option(c, ch, optarg);
 	}
 	a->n_pos = argc - optind;
 	a->pos = argv + optind;

@@ -7,17 +7,23 @@
  * for which the kernel reports no addresses, show "*:PORT" rather than 0.0.0.0; addresses
  * are never truncated; an ambiguous family is not guessed from the address bits (the
  * library reports the family the kernel gave).
+ *
+ * -p adds the processes holding each socket (common/owner.c walks /proc as `ss -p` does)
+ * with their cgroup and systemd unit; that view is drawn from the document, as -j is.
  */
 #include <arpa/inet.h>
 #include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
 #include "cli/objects.h"
 #include "common/output.h"
+#include "common/owner.h"
 
 #ifndef AF_SMC
 #define AF_SMC 43
@@ -279,6 +285,53 @@ static const char *fmt_link(json_object *row, const struct out_column *col, char
 	return buf;
 }
 
+/* The first holder as "command/pid", "+N" for N more (a listener shared by workers). */
+static const char *fmt_process(json_object *row, const struct out_column *col, char *buf, size_t len)
+{
+	json_object *procs = out_get(row, "processes"), *p;
+	size_t n = procs ? json_object_array_length(procs) : 0;
+
+	(void)col;
+	if (n == 0)
+		return NULL;
+	p = json_object_array_get_idx(procs, 0);
+	if (n > 1)
+		snprintf(buf, len, "%s/%" PRIu64 "+%zu", out_get_str(p, "command", "?"),
+			 out_get_u64(p, "pid", 0), n - 1);
+	else
+		snprintf(buf, len, "%s/%" PRIu64, out_get_str(p, "command", "?"),
+			 out_get_u64(p, "pid", 0));
+	return buf;
+}
+
+/* The first holder's unit: the user unit under a user manager, else the system unit, else
+ * its cgroup path (a cgroup outside systemd's units, a container of the cgroupfs driver). */
+static const char *fmt_unit(json_object *row, const struct out_column *col, char *buf, size_t len)
+{
+	json_object *procs = out_get(row, "processes");
+	json_object *p = procs && json_object_array_length(procs)
+				 ? json_object_array_get_idx(procs, 0)
+				 : NULL;
+	const char *u;
+
+	(void)col;
+	if (!p)
+		return NULL;
+	u = out_get_str(p, "user_unit", NULL);
+	if (!u)
+		u = out_get_str(p, "unit", NULL);
+	if (!u)
+		u = out_get_str(p, "cgroup", NULL);
+	if (!u)
+		return NULL;
+	snprintf(buf, len, "%s", u);
+	return buf;
+}
+
+/*
+ * The smcss columns, then the two of -p (SOCKET_COLS_P): every table but -p's shows the
+ * first SOCKET_COLS.
+ */
 static const struct out_column cols[] = {
 	OUT_COL("state", "State", OUT_STR),
 	OUT_COL("uid", "UID", OUT_U64),
@@ -299,7 +352,12 @@ static const struct out_column cols[] = {
 	OUT_COL(NULL, "TX-Cons", OUT_CUSTOM, .detail = 2, .flags = OUT_RIGHT, .format = fmt_tx_cons),
 	OUT_COL("mode", "Mode", OUT_STR),
 	OUT_COL(NULL, "Fallback", OUT_CUSTOM, .format = fmt_fallback),
+	/* -p */
+	OUT_COL(NULL, "Process", OUT_CUSTOM, .format = fmt_process),
+	OUT_COL(NULL, "Unit", OUT_CUSTOM, .format = fmt_unit),
 };
+#define SOCKET_COLS_P ELEMENTSOF(cols)
+#define SOCKET_COLS (SOCKET_COLS_P - 2)
 
 /* Every distinct reason of the table, explained once: "NOUEID  the peer sent ... ". */
 static void print_legend(struct smcctl *c, json_object *socks)
@@ -338,11 +396,17 @@ static void print_legend(struct smcctl *c, json_object *socks)
 
 void socket_list_text(struct smcctl *c, json_object *doc)
 {
-	json_object *socks = out_get(doc, "sockets");
+	json_object *socks = out_get(doc, "sockets"), *scan = out_get(doc, "process_scan");
+	uint64_t unreadable = out_get_u64(scan, "unreadable", 0);
 
-	out_table(c->out, cols, ELEMENTSOF(cols), socks, c->detail, 0);
+	out_table(c->out, cols, scan ? SOCKET_COLS_P : SOCKET_COLS, socks, c->detail, 0);
 	if (socks)
 		print_legend(c, socks);
+	if (unreadable)
+		fprintf(c->out,
+			"\n%" PRIu64 " process%s of other users could not be inspected: run as root to "
+			"see every socket's process.\n",
+			unreadable, unreadable == 1 ? "" : "es");
 }
 
 /*
@@ -491,9 +555,9 @@ int socket_rows_text(struct smcctl *c, const struct smc_socket *const *rows, siz
 	uint32_t seen[64];
 	size_t n_seen = 0;
 
-	static_assert(ELEMENTSOF(cols) == 19, "socket_cell() knows the columns by position");
+	static_assert(SOCKET_COLS == 19, "socket_cell() knows the columns by position");
 	for (size_t r = 0; r < n; r++)
-		for (size_t i = 0; i < ELEMENTSOF(cols); i++) {
+		for (size_t i = 0; i < SOCKET_COLS; i++) {
 			char buf[256];
 
 			if (cols[i].detail > c->detail)
@@ -501,7 +565,7 @@ int socket_rows_text(struct smcctl *c, const struct smc_socket *const *rows, siz
 			if (out_cells_add(&t, socket_cell(rows[r], i, buf, sizeof(buf))) < 0)
 				return -ENOMEM;
 		}
-	if (out_table_cells(c->out, cols, ELEMENTSOF(cols), &t, c->detail, 0) < 0)
+	if (out_table_cells(c->out, cols, SOCKET_COLS, &t, c->detail, 0) < 0)
 		return -ENOMEM;
 	for (size_t r = 0; r < n; r++) {
 		if (!shows_fallback(rows[r]))
@@ -519,6 +583,43 @@ int socket_rows_text(struct smcctl *c, const struct smc_socket *const *rows, siz
 struct filter {
 	bool all, listening, smcd, smcr;
 };
+
+static json_object *process_json(const struct sock_proc *p)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	char unit[256], user_unit[256];
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	cgroup_units(p->cgroup, unit, sizeof(unit), user_unit, sizeof(user_unit));
+	r |= json_add_u64(o, "pid", (uint64_t)p->pid);
+	r |= json_add_str(o, "command", p->comm[0] ? p->comm : NULL);
+	r |= json_add_u64(o, "fd", (uint64_t)p->fd);
+	r |= json_add_str(o, "cgroup", p->cgroup);
+	r |= json_add_str(o, "unit", unit[0] ? unit : NULL);
+	r |= json_add_str(o, "user_unit", user_unit[0] ? user_unit : NULL);
+	return r < 0 ? NULL : TAKE_PTR(o);
+}
+
+/* socket_json() and, with -p, "processes": every holder found (none: an empty list). */
+static json_object *socket_row_json(const struct smc_socket *s, const struct sock_owners *o)
+{
+	_cleanup_(json_object_putp) json_object *row = socket_json(s);
+	const struct sock_proc *p;
+	json_object *arr;
+	size_t n;
+
+	if (!row || !o)
+		return TAKE_PTR(row);
+	if (json_add(row, "processes", arr = json_object_new_array()) < 0)
+		return NULL;
+	n = sock_owners_of(o, s->inode, &p);
+	for (size_t i = 0; i < n; i++)
+		if (json_append(arr, process_json(&p[i])) < 0)
+			return NULL;
+	return TAKE_PTR(row);
+}
 
 /* smcss semantics: by default connected and closing sockets; -a adds LISTEN and INIT. */
 static bool wanted(const struct filter *f, const struct smc_socket *s)
@@ -544,6 +645,8 @@ int socket_list(struct smcctl *c, const struct verb_args *a)
 		.smcd = a->opt[SOCKET_OPT_SMCD],
 		.smcr = a->opt[SOCKET_OPT_SMCR],
 	};
+	bool processes = a->opt[SOCKET_OPT_PROCESSES];
+	_cleanup_(sock_owners_done) struct sock_owners owners = {};
 	_cleanup_(freep) struct smc_socket *socks = NULL;
 	_cleanup_(json_object_putp) json_object *doc = NULL;
 	json_object *arr;
@@ -571,7 +674,29 @@ int socket_list(struct smcctl *c, const struct verb_args *a)
 	r = smc_socket_list(nl, want, &socks, &n);
 	if (r < 0)
 		return smcctl_fail(c, SMC_OP_SOCKET_DIAG, r, "cannot list the SMC sockets");
-	if (!c->json) {
+	if (processes) {
+		_cleanup_(freep) uint64_t *inodes = calloc(n ? n : 1, sizeof(*inodes));
+		const char *sysroot = c->nl_opts.sysroot ? c->nl_opts.sysroot : "";
+		char proc[PATH_MAX];
+		size_t k = 0;
+
+		if (!inodes)
+			return smcctl_oom(c);
+		for (size_t i = 0; i < n; i++)
+			if (wanted(&f, &socks[i]))
+				inodes[k++] = socks[i].inode;
+		/* the tests' sysroot holds a procfs tree of their own */
+		snprintf(proc, sizeof(proc), "%s/proc", sysroot);
+		r = sock_owners_scan(proc, inodes, k, &owners);
+		if (r == -ENOMEM)
+			return smcctl_oom(c);
+		if (r < 0)
+			return smcctl_error(c, SMCCTL_EXIT_FAILURE,
+					    "cannot read %s to find the sockets' processes: %s "
+					    "(is procfs mounted?)",
+					    proc, strerror(-r));
+	}
+	if (!c->json && !processes) {
 		_cleanup_(freep) const struct smc_socket **rows = calloc(n ? n : 1, sizeof(*rows));
 		size_t k = 0;
 
@@ -589,7 +714,15 @@ int socket_list(struct smcctl *c, const struct verb_args *a)
 	if (!doc || json_add(doc, "sockets", arr = json_object_new_array()) < 0)
 		return smcctl_oom(c);
 	for (size_t i = 0; i < n; i++)
-		if (wanted(&f, &socks[i]) && json_append(arr, socket_json(&socks[i])) < 0)
+		if (wanted(&f, &socks[i]) &&
+		    json_append(arr, socket_row_json(&socks[i], processes ? &owners : NULL)) < 0)
 			return smcctl_oom(c);
+	if (processes) {
+		json_object *scan;
+
+		if (json_add(doc, "process_scan", scan = json_object_new_object()) < 0 ||
+		    json_add_u64(scan, "unreadable", owners.unreadable) < 0)
+			return smcctl_oom(c);
+	}
 	return smcctl_emit(c, doc, socket_list_text);
 }

@@ -58,6 +58,9 @@ static const struct verb_opt socket_opts[] = {
 	[SOCKET_OPT_LISTENING] = { "listening", 'l', NULL, "listening sockets only" },
 	[SOCKET_OPT_SMCD] = { "smcd", 'D', NULL, "SMC-D sockets only" },
 	[SOCKET_OPT_SMCR] = { "smcr", 'R', NULL, "SMC-R sockets only" },
+	/* 'p' as in `ss -p`: after the verb it is this option, not the global --pretty. */
+	[SOCKET_OPT_PROCESSES] = { "processes", 'p', NULL,
+				   "the processes holding each socket, with their unit" },
 	{}
 };
 
@@ -138,7 +141,7 @@ static const struct verb linkgroup_verbs[] = {
 };
 
 static const struct verb socket_verbs[] = {
-	{ .name = "list", .synopsis = "[-a|-l] [--smcd|--smcr]", .opts = socket_opts,
+	{ .name = "list", .synopsis = "[-a|-l] [--smcd|--smcr] [-p]", .opts = socket_opts,
 	  .flags = VERB_DEFAULT, .run = socket_list,
 	  .help = "SMC sockets, mode and fallback reason" },
 	{}

@@ -192,11 +192,166 @@ static void test_recorded(void **state)
 	assert_true(golden_each_fixture_step("sock-diag-00.bin", replay_dir) >= 10);
 }
 
+/* ---- socket -p: the holders found in a procfs tree (here under the sysroot) ---- */
+
+static char proc_root[] = "/tmp/test-socket-p-XXXXXX";
+
+static void mk(const char *rel)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/%s", proc_root, rel);
+	assert_int_equal(mkdir(p, 0755), 0);
+}
+
+static void fd_link(const char *rel, const char *target)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/%s", proc_root, rel);
+	assert_int_equal(symlink(target, p), 0);
+}
+
+/* smcctl ARGS replayed from the 7x loopback recording, with proc_root as the sysroot. */
+static char *run_p(const char *sysroot, int want_status, const char *const *args)
+{
+	_cleanup_(freep) char *dir = NULL;
+	struct smcnl_options opts = { .sysroot = sysroot };
+	struct capture out, err;
+	char *argv[16];
+	int argc = 0, status;
+
+	assert_true(asprintf(&dir, "%s/tests/fixtures/7x/loopback", golden_top_srcdir()) > 0);
+	opts.replay_dir = dir;
+	argv[argc++] = (char *)"smcctl";
+	for (size_t i = 0; args[i]; i++)
+		argv[argc++] = (char *)args[i];
+	argv[argc] = NULL;
+	capture_begin(&out);
+	capture_begin(&err);
+	status = smcctl_run(argc, argv, &opts, out.f, err.f);
+	capture_end(&out);
+	capture_end(&err);
+	if (status != want_status)
+		fail_msg("smcctl %s: exit %d, not %d: %s", args[0], status, want_status, err.buf);
+	free(err.buf);
+	return out.buf;
+}
+
+#define RUN_P(status, ...) run_p(proc_root, status, (const char *const[]){ __VA_ARGS__, NULL })
+
+static void rm_tree(const char *dir)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/*
+ * The recording's sockets: 1168 and 1169 (a loopback pair) and others.  smc-conn holds
+ * the pair, a worker shares 1168, nobody holds the others.
+ */
+static void test_processes(void **state)
+{
+	json_object *doc, *socks, *procs, *p;
+	unsigned held = 0;
+	char *t;
+
+	(void)state;
+	assert_non_null(mkdtemp(proc_root));
+	mk("proc");
+	mk("proc/500");
+	mk("proc/500/fd");
+	fd_link("proc/500/fd/7", "socket:[1168]");
+	fd_link("proc/500/fd/8", "socket:[1169]");
+	test_write_file(proc_root, "proc/500/comm", "smc-conn\n");
+	test_write_file(proc_root, "proc/500/cgroup", "0::/smcd-test.slice/conn-app.service\n");
+	mk("proc/600");
+	mk("proc/600/fd");
+	fd_link("proc/600/fd/3", "socket:[1168]");
+	test_write_file(proc_root, "proc/600/comm", "worker\n");
+	test_write_file(proc_root, "proc/600/cgroup",
+			"0::/user.slice/user-1000.slice/user@1000.service/app.slice/w.scope\n");
+
+	/* text: the two columns, "+1" for the second holder, nothing for an orphan */
+	t = RUN_P(0, "socket", "-p");
+	assert_non_null(strstr(t, "Process"));
+	assert_non_null(strstr(t, "Unit"));
+	assert_non_null(strstr(t, "smc-conn/500+1  conn-app.service"));
+	assert_non_null(strstr(t, "smc-conn/500    conn-app.service"));
+	assert_null(strstr(t, "could not be inspected"));
+	free(t);
+
+	/* -j: every holder, its unit and user unit; an orphan has an empty list */
+	t = RUN_P(0, "-j", "socket", "--processes");
+	assert_non_null(doc = json_tokener_parse(t));
+	socks = out_get(doc, "sockets");
+	for (size_t i = 0; i < json_object_array_length(socks); i++) {
+		json_object *s = json_object_array_get_idx(socks, i);
+		uint64_t inode = out_get_u64(s, "inode", 0);
+
+		procs = out_get(s, "processes");
+		assert_non_null(procs);
+		if (inode != 1168 && inode != 1169) {
+			assert_int_equal(json_object_array_length(procs), 0);
+			continue;
+		}
+		held++;
+		assert_int_equal(json_object_array_length(procs), inode == 1168 ? 2 : 1);
+		p = json_object_array_get_idx(procs, 0);
+		assert_int_equal(out_get_u64(p, "pid", 0), 500);
+		assert_string_equal(out_get_str(p, "command", ""), "smc-conn");
+		assert_int_equal(out_get_u64(p, "fd", 0), inode == 1168 ? 7 : 8);
+		assert_string_equal(out_get_str(p, "unit", ""), "conn-app.service");
+		assert_null(out_get_str(p, "user_unit", NULL));
+		if (inode == 1168) {
+			p = json_object_array_get_idx(procs, 1);
+			assert_int_equal(out_get_u64(p, "pid", 0), 600);
+			assert_string_equal(out_get_str(p, "unit", ""), "user@1000.service");
+			assert_string_equal(out_get_str(p, "user_unit", ""), "w.scope");
+		}
+	}
+	assert_int_equal(held, 2);
+	assert_int_equal(out_get_u64(out_get(doc, "process_scan"), "unreadable", 1), 0);
+	json_object_put(doc);
+	free(t);
+
+	/* the letter's two meanings: before the verb -p is --pretty, after it --processes */
+	t = RUN_P(0, "-p", "socket");
+	assert_non_null(strstr(t, "{\n"));
+	assert_null(strstr(t, "\"processes\""));
+	free(t);
+	t = RUN_P(0, "socket", "--pretty", "-p");
+	assert_non_null(strstr(t, "{\n"));
+	assert_non_null(strstr(t, "\"processes\""));
+	free(t);
+	t = RUN_P(0, "socket");
+	assert_null(strstr(t, "Process"));
+	free(t);
+	rm_tree(proc_root);
+}
+
+/* A procfs that cannot be read is an error that says so, never "no processes". */
+static void test_processes_no_proc(void **state)
+{
+	char empty[] = "/tmp/test-socket-p-XXXXXX", *t;
+
+	(void)state;
+	assert_non_null(mkdtemp(empty)); /* a sysroot without proc/ */
+	t = run_p(empty, 1, (const char *const[]){ "socket", "-p", NULL });
+	assert_string_equal(t, "");
+	free(t);
+	rm_tree(empty);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_synthetic),
 		cmocka_unit_test(test_recorded),
+		cmocka_unit_test(test_processes),
+		cmocka_unit_test(test_processes_no_proc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
