@@ -36,6 +36,7 @@
 #include <json-c/json.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
+#include <systemd/sd-journal.h>
 #include <yaml.h>
 
 #include "cli/smcctl.h"
@@ -166,7 +167,21 @@ static int lib_load(struct lib *l, const char *const *names, void **ret, size_t 
 	   void *userdata),                                                                        \
 	  (e, s, sig, callback, userdata), -ELIBACC)                                               \
 	X(int, sd_event_exit, (sd_event *e, int code), (e, code), -ELIBACC)                        \
-	X(int, sd_event_loop, (sd_event *e), (e), -ELIBACC)
+	X(int, sd_event_loop, (sd_event *e), (e), -ELIBACC)                                        \
+	V(sd_journal_close, (sd_journal *j), (j))                                                  \
+	X(int, sd_journal_open, (sd_journal **ret, int flags), (ret, flags), -ELIBACC)             \
+	X(int, sd_journal_add_match, (sd_journal *j, const void *data, size_t size),               \
+	  (j, data, size), -ELIBACC)                                                               \
+	X(int, sd_journal_add_disjunction, (sd_journal *j), (j), -ELIBACC)                         \
+	X(int, sd_journal_seek_tail, (sd_journal *j), (j), -ELIBACC)                               \
+	X(int, sd_journal_previous_skip, (sd_journal *j, uint64_t skip), (j, skip), -ELIBACC)      \
+	X(int, sd_journal_next, (sd_journal *j), (j), -ELIBACC)                                    \
+	X(int, sd_journal_get_data,                                                                \
+	  (sd_journal *j, const char *field, const void **data, size_t *length),                   \
+	  (j, field, data, length), -ELIBACC)                                                      \
+	X(int, sd_journal_get_realtime_usec, (sd_journal *j, uint64_t *ret), (j, ret), -ELIBACC)   \
+	X(int, sd_journal_has_runtime_files, (sd_journal *j), (j), -ELIBACC)                       \
+	X(int, sd_journal_has_persistent_files, (sd_journal *j), (j), -ELIBACC)
 /* clang-format on */
 
 #define NAME(type, name, params, args, fail) #name,
