@@ -708,12 +708,14 @@ static void collect_modules(struct bundle *b)
 /* A kernel message about SMC, its DIBS devices or our smc_lo ("smc" covers "smc_lo"). */
 static bool kmsg_wanted(const char *msg)
 {
-	return strcasestr(msg, "smc") || strcasestr(msg, "dibs");
+	/* The boot's banner too: which kernel, built when, since when the log runs. */
+	return startswith(msg, "Linux version ") || strcasestr(msg, "smc") || strcasestr(msg, "dibs");
 }
 
 static void collect_kmsg(struct bundle *b)
 {
-	static const char source[] = "/dev/kmsg, lines about smc, dibs and smc_lo";
+	static const char source[] =
+		"/dev/kmsg, the boot banner and the lines about smc, dibs and smc_lo";
 	_cleanup_(closep) int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	_cleanup_(freep) char *text = NULL;
 	char rec[16384], why[256];
