@@ -6,6 +6,7 @@
  * libcap, libelf, zlib) before main(): 1.66 M of the 1.66 M instructions of `smcctl
  * --version` were spent there and only 0.2 M in smcctl itself, for every verb, although
  * only those that talk to the agent use sd-bus and only `run` and `policy flush` use libbpf.
+ * (sd-journal, from the same library, is support-bundle's: the agent's last journal lines.)
  * This file is linked into the smcctl program only (the tests link the libraries): it
  * defines each function smcctl calls under its own name, with the prototype of the
  * library's header (so the compiler checks it), and forwards to the library's, which it
@@ -67,7 +68,7 @@ DLOPEN_NOTE(json, "[{\"feature\":\"json\",\"description\":\"JSON output and docu
 		  "\"priority\":\"required\",\"soname\":[\"libjson-c.so.5\"]}]");
 DLOPEN_NOTE(yaml, "[{\"feature\":\"yaml\",\"description\":\"reading smc.yaml\","
 		  "\"priority\":\"required\",\"soname\":[\"libyaml-0.so.2\"]}]");
-DLOPEN_NOTE(sd, "[{\"feature\":\"sd-bus\",\"description\":\"talking to smcd-agent\","
+DLOPEN_NOTE(sd, "[{\"feature\":\"sd-bus\",\"description\":\"talking to smcd-agent, its journal\","
 		"\"priority\":\"required\",\"soname\":[\"libsystemd.so.0\"]}]");
 
 struct lib {
