@@ -1234,7 +1234,8 @@ int bundle_create(struct smcctl *c, const struct verb_args *a)
 	if (r == 0)
 		r = write_manifest(&b, u.release, u.nodename);
 	if (r < 0)
-		snprintf(why, sizeof(why), "%s", strerror(-r));
+		snprintf(why, sizeof(why), "cannot stage its files in %s: %s",
+			 b.dir[0] ? b.dir : "TMPDIR", strerror(-r));
 	else
 		r = write_archive(&b, fd, why, sizeof(why));
 	if (fd != STDOUT_FILENO) {
