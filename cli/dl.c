@@ -6,6 +6,7 @@
  * libcap, libelf, zlib) before main(): 1.66 M of the 1.66 M instructions of `smcctl
  * --version` were spent there and only 0.2 M in smcctl itself, for every verb, although
  * only those that talk to the agent use sd-bus and only `run` and `policy flush` use libbpf.
+ * (sd-journal, from the same library, is support-bundle's: the agent's last journal lines.)
  * This file is linked into the smcctl program only (the tests link the libraries): it
  * defines each function smcctl calls under its own name, with the prototype of the
  * library's header (so the compiler checks it), and forwards to the library's, which it
@@ -36,6 +37,7 @@
 #include <json-c/json.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
+#include <systemd/sd-journal.h>
 #include <yaml.h>
 
 #include "cli/smcctl.h"
@@ -66,7 +68,7 @@ DLOPEN_NOTE(json, "[{\"feature\":\"json\",\"description\":\"JSON output and docu
 		  "\"priority\":\"required\",\"soname\":[\"libjson-c.so.5\"]}]");
 DLOPEN_NOTE(yaml, "[{\"feature\":\"yaml\",\"description\":\"reading smc.yaml\","
 		  "\"priority\":\"required\",\"soname\":[\"libyaml-0.so.2\"]}]");
-DLOPEN_NOTE(sd, "[{\"feature\":\"sd-bus\",\"description\":\"talking to smcd-agent\","
+DLOPEN_NOTE(sd, "[{\"feature\":\"sd-bus\",\"description\":\"talking to smcd-agent, its journal\","
 		"\"priority\":\"required\",\"soname\":[\"libsystemd.so.0\"]}]");
 
 struct lib {
@@ -166,7 +168,21 @@ static int lib_load(struct lib *l, const char *const *names, void **ret, size_t 
 	   void *userdata),                                                                        \
 	  (e, s, sig, callback, userdata), -ELIBACC)                                               \
 	X(int, sd_event_exit, (sd_event *e, int code), (e, code), -ELIBACC)                        \
-	X(int, sd_event_loop, (sd_event *e), (e), -ELIBACC)
+	X(int, sd_event_loop, (sd_event *e), (e), -ELIBACC)                                        \
+	V(sd_journal_close, (sd_journal *j), (j))                                                  \
+	X(int, sd_journal_open, (sd_journal **ret, int flags), (ret, flags), -ELIBACC)             \
+	X(int, sd_journal_add_match, (sd_journal *j, const void *data, size_t size),               \
+	  (j, data, size), -ELIBACC)                                                               \
+	X(int, sd_journal_add_disjunction, (sd_journal *j), (j), -ELIBACC)                         \
+	X(int, sd_journal_seek_tail, (sd_journal *j), (j), -ELIBACC)                               \
+	X(int, sd_journal_previous_skip, (sd_journal *j, uint64_t skip), (j, skip), -ELIBACC)      \
+	X(int, sd_journal_next, (sd_journal *j), (j), -ELIBACC)                                    \
+	X(int, sd_journal_get_data,                                                                \
+	  (sd_journal *j, const char *field, const void **data, size_t *length),                   \
+	  (j, field, data, length), -ELIBACC)                                                      \
+	X(int, sd_journal_get_realtime_usec, (sd_journal *j, uint64_t *ret), (j, ret), -ELIBACC)   \
+	X(int, sd_journal_has_runtime_files, (sd_journal *j), (j), -ELIBACC)                       \
+	X(int, sd_journal_has_persistent_files, (sd_journal *j), (j), -ELIBACC)
 /* clang-format on */
 
 #define NAME(type, name, params, args, fail) #name,

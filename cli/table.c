@@ -16,6 +16,7 @@
 #include <limits.h>
 
 #include "cli/agent.h"
+#include "cli/bundle.h"
 #include "cli/loopback.h"
 #include "cli/objects.h"
 #include "cli/run.h"
@@ -221,6 +222,19 @@ static const struct verb policy_verbs[] = {
 	{}
 };
 
+static const struct verb_opt bundle_opts[] = {
+	[BUNDLE_OPT_OUTPUT] = { "output", 'o', "FILE",
+				"write to FILE (- for stdout); default smc-bundle-HOST-DATE.tar.gz" },
+	{}
+};
+
+static const struct verb bundle_verbs[] = {
+	{ .name = "create", .synopsis = "[-o FILE]", .opts = bundle_opts,
+	  .flags = VERB_DEFAULT, .run = bundle_create,
+	  .help = "one tar.gz for a bug report, no machine ID" },
+	{}
+};
+
 const struct object smcctl_objects[] = {
 	{ .name = "info", .verbs = info_verbs,
 	  .help = "what this kernel offers for SMC and what is missing" },
@@ -252,6 +266,8 @@ const struct object smcctl_objects[] = {
 	  .help = "SMC statistics and TCP fallback reasons" },
 	{ .name = "monitor", .verbs = monitor_verbs,
 	  .help = "follow smcd-agent's events until Ctrl-C" },
+	{ .name = "support-bundle", .verbs = bundle_verbs,
+	  .help = "collect everything a bug report needs into one tar.gz" },
 	{}
 };
 

@@ -78,15 +78,13 @@ void ueid_derive(const char *machine_id, char ret_ueid[UEID_DERIVED_LEN + 1])
 	ret_ueid[UEID_DERIVED_LEN] = '\0';
 }
 
-int ueid_derive_from_file(const char *path, char ret_ueid[UEID_DERIVED_LEN + 1],
-			  const char **ret_reason)
+int machine_id_read(const char *path, char ret_id[MACHINE_ID_LEN + 1], const char **ret_reason)
 {
 	/* A little more than a valid file so "too long" is recognised without reading it all. */
-	char buf[MACHINE_ID_LEN + 8], id[MACHINE_ID_LEN + 1];
+	char buf[MACHINE_ID_LEN + 8];
 	_cleanup_(closep) int fd = -1;
 	size_t len = 0;
 	struct stat st;
-	int r;
 
 	*ret_reason = NULL;
 	/* O_NONBLOCK: a FIFO planted at the path must not hang us; regular files ignore it. */
@@ -113,7 +111,15 @@ int ueid_derive_from_file(const char *path, char ret_ueid[UEID_DERIVED_LEN + 1],
 			break;
 		len += (size_t)k;
 	}
-	r = machine_id_parse(buf, len, id, ret_reason);
+	return machine_id_parse(buf, len, ret_id, ret_reason);
+}
+
+int ueid_derive_from_file(const char *path, char ret_ueid[UEID_DERIVED_LEN + 1],
+			  const char **ret_reason)
+{
+	char id[MACHINE_ID_LEN + 1];
+	int r = machine_id_read(path, id, ret_reason);
+
 	if (r < 0)
 		return r;
 	ueid_derive(id, ret_ueid);

@@ -34,6 +34,13 @@ int machine_id_parse(const char *buf, size_t len, char ret_id[MACHINE_ID_LEN + 1
 void ueid_derive(const char *machine_id, char ret_ueid[UEID_DERIVED_LEN + 1]);
 
 /*
+ * Read and check a machine-id file (NULL: /etc/machine-id): returns 0 and the 32 digits in
+ * ret_id, or what ueid_derive_from_file() returns on failure.  (smcctl support-bundle reads
+ * the ID itself, to replace it by the UEID everywhere it collects.)
+ */
+int machine_id_read(const char *path, char ret_id[MACHINE_ID_LEN + 1], const char **ret_reason);
+
+/*
  * Read a machine-id file (NULL: /etc/machine-id) and derive the UEID.  Returns 0; -errno
  * when the file cannot be read (*ret_reason NULL: use strerror); or -EINVAL with
  * *ret_reason set when its contents are not a valid machine ID.
