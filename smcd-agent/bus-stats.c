@@ -20,6 +20,7 @@
 #include "common/macro.h"
 #include "common/output.h"
 #include "smcd-agent/collector.h"
+#include "smcd-agent/fallback.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/manager.h"
 
@@ -195,6 +196,47 @@ static int prop_gauges(sd_bus *bus, const char *path, const char *iface, const c
 	return r;
 }
 
+/*
+ * FallbackAttribution a(ussst): (reason code, reason name, side-independent unit, count)
+ * per reason, its units largest first, then unit "other" when some were summed; a last
+ * row (0xffffffff, "other", "other", n) for records beyond FBATTR_MAX_REASONS reasons.
+ * Not signalled (it changes with every fallback): read it, or follow FallbackAttributed.
+ */
+static int prop_attribution(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			    sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	const struct fbattr *a = fallback_table(userdata);
+	int r = sd_bus_message_open_container(reply, 'a', "(usst)");
+
+	for (size_t i = 0; r >= 0 && i < a->n_reasons; i++) {
+		const struct fbattr_reason *rs = &a->reasons[i];
+		const char *name = smc_decline_name(rs->code);
+		struct fbattr_unit u[FBATTR_TOP_UNITS];
+		size_t n = fbattr_units_sorted(rs, u);
+
+		for (size_t k = 0; r >= 0 && k < n; k++)
+			r = sd_bus_message_append(reply, "(usst)", rs->code, name ? name : "",
+						  u[k].unit, u[k].count);
+		if (r >= 0 && rs->other)
+			r = sd_bus_message_append(reply, "(usst)", rs->code, name ? name : "",
+						  FBATTR_OTHER, rs->other);
+	}
+	if (r >= 0 && a->other_reasons)
+		r = sd_bus_message_append(reply, "(usst)", UINT32_MAX, FBATTR_OTHER, FBATTR_OTHER,
+					  a->other_reasons);
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	return r;
+}
+
+static int prop_attribution_error(sd_bus *bus, const char *path, const char *iface, const char *prop,
+				  sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	const char *why = fallback_error(userdata);
+
+	return sd_bus_message_append(reply, "s", why ? why : "");
+}
+
 /* ------------------------------------------------------------------------------------- */
 /* Methods                                                                                */
 
@@ -283,6 +325,17 @@ static const sd_bus_vtable stats_vtable[] = {
 	SD_BUS_PROPERTY(SMCD_BUS_STATS_GAUGES, "a{st}", prop_gauges, 0, RO),
 	SD_BUS_PROPERTY(SMCD_BUS_STATS_PROMETHEUS_PATH, "s", prop_prom_path, 0, RO),
 	SD_BUS_PROPERTY(SMCD_BUS_STATS_PROMETHEUS_ERROR, "s", prop_prom_error, 0, RO),
+	SD_BUS_PROPERTY(SMCD_BUS_STATS_FALLBACK_ATTRIBUTION, "a(usst)", prop_attribution, 0, 0),
+	SD_BUS_PROPERTY(SMCD_BUS_STATS_FALLBACK_ATTRIBUTION_ERROR, "s", prop_attribution_error, 0, RO),
+	/* One switch to TCP (fallback.c): time, reason code and name, server side, pid (0:
+	 * unknown), pid found as the socket's holder, command, unit, cgroup, netns cookie,
+	 * cgroup id, local and peer port, peer address. */
+	SD_BUS_SIGNAL_WITH_ARGS(SMCD_BUS_STATS_FALLBACK_ATTRIBUTED,
+				SD_BUS_ARGS("t", time_usec, "u", reason, "s", reason_name, "b",
+					    server, "u", pid, "b", pid_from_socket, "s", comm, "s",
+					    unit, "s", cgroup, "t", netns_cookie, "t", cgroup_id,
+					    "q", local_port, "q", peer_port, "s", peer_address),
+				0),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_STATS_GET_STATISTICS, SD_BUS_ARGS("b", refresh),
 				SD_BUS_RESULT("s", json), method_get, ANYONE),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_STATS_RESET_STATISTICS, SD_BUS_NO_ARGS,
