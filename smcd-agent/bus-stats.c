@@ -240,14 +240,34 @@ static int prop_attribution_error(sd_bus *bus, const char *path, const char *ifa
 /* ------------------------------------------------------------------------------------- */
 /* Methods                                                                                */
 
+/*
+ * The engine's document plus what only the agent knows: where the fallbacks came from
+ * (fallback.attribution, fallback.h).
+ */
+static json_object *document(struct manager *m)
+{
+	json_object *doc, *f;
+
+	doc = stats_engine_json(m->collector->engine, m->objects.devices, m->objects.n_devices,
+				m->objects.linkgroups, m->objects.n_linkgroups,
+				m->config->stats.interval_usec);
+	if (!doc)
+		return NULL;
+	if (!json_object_object_get_ex(doc, "fallback", &f) ||
+	    !json_object_is_type(f, json_type_object) ||
+	    json_add(f, "attribution", fallback_json(m)) < 0) {
+		json_object_put(doc);
+		return NULL;
+	}
+	return doc;
+}
+
 static int reply_document(sd_bus_message *msg, struct manager *m)
 {
 	_cleanup_(json_object_putp) json_object *doc = NULL;
 	const char *text;
 
-	doc = stats_engine_json(m->collector->engine, m->objects.devices, m->objects.n_devices,
-				m->objects.linkgroups, m->objects.n_linkgroups,
-				m->config->stats.interval_usec);
+	doc = document(m);
 	if (!doc)
 		return -ENOMEM;
 	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
@@ -292,9 +312,7 @@ static int method_reset(sd_bus_message *msg, void *userdata, sd_bus_error *error
 		return sd_bus_error_set(error, SMCD_BUS_ERROR_UNAVAILABLE,
 					"Statistics are not set up");
 	manager_sample_on_demand(m);
-	doc = stats_engine_json(m->collector->engine, m->objects.devices, m->objects.n_devices,
-				m->objects.linkgroups, m->objects.n_linkgroups,
-				m->config->stats.interval_usec);
+	doc = document(m);
 	if (!doc)
 		return -ENOMEM;
 	bus_stats_emit_changed(m, collector_reset(m->collector));

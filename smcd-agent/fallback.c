@@ -36,6 +36,7 @@
 
 #include "common/bus-api.h"
 #include "common/macro.h"
+#include "common/output.h"
 #include "common/owner.h"
 #include "netlink/smcnl.h"
 #include "smcd-agent/fallback.h"
@@ -125,6 +126,66 @@ void fallback_losses(const struct manager *m, uint64_t *ret_lost, uint64_t *ret_
 	(void)seen;
 	*ret_lost = lost;
 	*ret_unsignalled = m->fallback ? m->fallback->unsignalled : 0;
+}
+
+static json_object *unit_json(const char *unit, uint64_t count)
+{
+	json_object *o = json_object_new_object();
+
+	if (o && (json_add_str(o, "unit", unit) < 0 || json_add_u64(o, "count", count) < 0)) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+json_object *fallback_json(const struct manager *m)
+{
+	const struct fbattr *a = fallback_table(m);
+	const char *why = fallback_error(m);
+	json_object *o = json_object_new_object(), *reasons = json_object_new_array();
+	uint64_t lost, unsignalled;
+
+	if (!o || !reasons)
+		goto oom;
+	fallback_losses(m, &lost, &unsignalled);
+	if (json_add_bool(o, "available", !why) < 0 ||
+	    (why ? json_add_str(o, "error", why) : json_add_null(o, "error")) < 0 ||
+	    json_add_u64(o, "events", a->events) < 0 || json_add_u64(o, "lost", lost) < 0 ||
+	    json_add_u64(o, "other_reasons", a->other_reasons) < 0 ||
+	    json_add_u64(o, "units_per_reason", FBATTR_TOP_UNITS) < 0)
+		goto oom;
+	for (size_t i = 0; i < a->n_reasons; i++) {
+		const struct fbattr_reason *r = &a->reasons[i];
+		json_object *ro = json_object_new_object(), *units = json_object_new_array();
+		struct fbattr_unit u[FBATTR_TOP_UNITS];
+		size_t n = fbattr_units_sorted(r, u);
+
+		if (!ro || !units || json_object_array_add(reasons, ro) < 0) {
+			json_object_put(ro);
+			json_object_put(units);
+			goto oom;
+		}
+		if (json_add(ro, "units", units) < 0 || json_add_u64(ro, "code", r->code) < 0 ||
+		    (smc_decline_name(r->code) ? json_add_str(ro, "name", smc_decline_name(r->code))
+					       : json_add_null(ro, "name")) < 0 ||
+		    json_add_u64(ro, "total", r->total) < 0)
+			goto oom;
+		for (size_t k = 0; k < n; k++)
+			if (json_object_array_add(units, unit_json(u[k].unit, u[k].count)) < 0)
+				goto oom;
+		if (r->other && json_object_array_add(units, unit_json(FBATTR_OTHER, r->other)) < 0)
+			goto oom;
+	}
+	if (json_add(o, "reasons", reasons) < 0) {
+		reasons = NULL;
+		goto oom;
+	}
+	return o;
+oom:
+	json_object_put(reasons);
+	json_object_put(o);
+	return NULL;
 }
 
 #ifdef HAVE_BPF

@@ -92,5 +92,12 @@ void fallback_stop(struct manager *m);
 const char *fallback_error(const struct manager *m);
 /* The table (never NULL once started). */
 const struct fbattr *fallback_table(const struct manager *m);
+/*
+ * The table as JSON, the "fallback.attribution" of GetStatistics() and smcctl -j stats:
+ * {"available", "error" (null while available), "events", "lost", "other_reasons",
+ *  "units_per_reason", "reasons": [{"code", "name", "total", "units": [{"unit", "count"}]
+ *  (largest first, then "other" when some were summed)}]}.  NULL: out of memory.
+ */
+struct json_object *fallback_json(const struct manager *m);
 /* Records the program lost to a full ring buffer, and signals not sent (rate limit). */
 void fallback_losses(const struct manager *m, uint64_t *ret_lost, uint64_t *ret_unsignalled);
