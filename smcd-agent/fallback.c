@@ -404,6 +404,12 @@ void fallback_start(struct manager *m)
 	}
 	f->m = m;
 	m->fallback = f;
+	if (m->fallback_no_kernel) {
+		f->err = -ENOTSUP;
+		snprintf(f->why, sizeof(f->why), "%s", m->fallback_no_kernel);
+		log_info("Fallback attribution is unavailable: %s", f->why);
+		return;
+	}
 #ifdef HAVE_BPF
 	if (smcbpf_cgroup2_root(f->cgroot, sizeof(f->cgroot)) < 0)
 		f->cgroot[0] = '\0';

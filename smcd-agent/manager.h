@@ -72,6 +72,7 @@ struct manager {
 	struct loopback *loopback;
 
 	struct fallback *fallback;
+	const char *fallback_no_kernel; /* set: attribution stays off, this says why */
 
 	/* Methods anyone may call (Refresh, EnrollProcess), per caller uid (bus-manager.c). */
 	struct caller_rate {
