@@ -32,6 +32,8 @@ run busctl get-property $S FallbackAttributionError
 assert_eq 's ""' "$out" "attribution works on this kernel"
 assert_ok smcctl stats
 assert_not_contains "$out" "attribution is unavailable"
+assert_ok smcctl status
+assert_contains "$out" "Attribution:    every fallback to TCP, with its unit and process"
 
 assert_ok smcctl ueid flush
 mkdir -p $CG/smcd-test.slice/fb-app.service
@@ -70,6 +72,11 @@ wait_prom $PROM 60 "the unit's counter in the textfile" \
 	grep -q '^smc_fallback_attributed_total{reason="NOUEID",unit="fb-app.service"} [1-9]'
 grep '^smc_fallback_attribut' $prom_snap | sed 's/^/# prom: /'
 assert_contains "$(cat $prom_snap)" "smc_fallback_attribution_available 1"
+# promtool when the run brings it (--host-bin promtool; too big for every lane boot).
+if command -v promtool >/dev/null 2>&1; then
+	assert_ok sh -c "promtool check metrics <$prom_snap"
+	info "promtool check metrics: ok"
+fi
 
 # smcctl stats through the agent: where fallbacks come from.
 assert_ok smcctl stats
