@@ -59,13 +59,19 @@ SEC("tp_btf/smc_switch_to_fallback")
 int BPF_PROG(smcd_fallback, struct smc_sock *smc, int reason)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct smc_sock *owner = smc->listen_smc;
 	struct smcbpf_fallback_event *ev;
-	struct socket *clc = smc->clcsock;
-	struct sock *tcp = clc ? clc->sk : NULL;
+	struct smc_sock *owner;
+	struct socket *clc;
+	struct sock *tcp;
 	struct cgroup *cg;
 	struct net *net;
 
+	/* 6.12's verifier types the argument as maybe NULL (7.3's does not): check first. */
+	if (!smc)
+		return 0;
+	owner = smc->listen_smc;
+	clc = smc->clcsock;
+	tcp = clc ? clc->sk : NULL;
 	__sync_fetch_and_add(&seen, 1);
 	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 	if (!ev) {

@@ -1705,7 +1705,8 @@ int smcbpf_fallback_open(smcbpf_fallback_fn fn, void *arg, struct smcbpf_fallbac
 	r = smc_fallback__load(f->skel);
 	if (r < 0) {
 		smcbpf_fallback_free(f);
-		if (r == -EPERM || r == -EACCES)
+		/* EACCES is also the verifier's "no": only EPERM is about rights. */
+		if (r == -EPERM)
 			return why_set(why, len, r,
 				       "loading BPF programs needs root (CAP_BPF and CAP_PERFMON)");
 		return why_set(why, len, r, "the kernel refused the fallback program (load: %s)%s%s",
