@@ -384,6 +384,9 @@ static void meta(struct out *o, const struct stats_engine *e, const struct objec
 	fprintf(o->f, "smc_stats_timestamp_seconds %.3f\n", (double)e->sample_real_usec / 1e6);
 }
 
+/* The HELP text above, smcd-agent(8), smcctl(8) and the README say 8 and 64. */
+_Static_assert(FBATTR_TOP_UNITS == 8 && FBATTR_MAX_REASONS == 64, "update the texts");
+
 static void attribution(struct out *o, const struct prom_fallback *fb)
 {
 	const struct fbattr *a = fb->table;

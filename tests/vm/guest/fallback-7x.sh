@@ -38,6 +38,11 @@ assert_contains "$out" "Attribution:    every fallback to TCP, with its unit and
 assert_ok smcctl ueid flush
 mkdir -p $CG/smcd-test.slice/fb-app.service
 start_monitor /tmp/mon.json
+# The text form too (start_monitor is for -j).
+smcctl monitor >/tmp/mon.txt 2>/tmp/mon.txt.err &
+tmon=$!
+following() { grep -q "following smcd-agent" /tmp/mon.txt.err; }
+wait_until 60 "the text monitor subscribed" following
 
 # The program: smc-conn over IPPROTO_SMC, moved into the unit's cgroup before it starts
 # (sh writes its own pid, then execs: $! is smc-conn's pid).
@@ -63,8 +68,11 @@ if [ -n "$srv" ]; then
 	assert_json "$srv" .pid "$app" "server side: the listener's holder"
 	assert_json "$srv" .pid_from_socket true "server side: found through the socket"
 fi
-kill $mon 2>/dev/null
-wait $mon 2>/dev/null
+text_seen() { grep -q "fallback to TCP: fb-app.service pid $app (smc-conn) server side NOUEID (the peer sent no UEID), netns [1-9]" /tmp/mon.txt; }
+wait_until 60 "the fallback in the text monitor" text_seen
+grep "fallback to TCP" /tmp/mon.txt | sed 's/^/# text: /'
+kill $mon $tmon 2>/dev/null
+wait $mon $tmon 2>/dev/null
 assert_ok smcctl monitor --help
 
 # Prometheus: under its own unit, bounded labels.
