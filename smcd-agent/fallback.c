@@ -6,7 +6,10 @@
  *
  * cgroup id to path: a cgroup v2 id is the kernfs id of its directory (the file handle
  * name_to_handle_at() gives, smcbpf_cgroup_id()).  Resolved by a walk of the cgroup2 mount
- * that caches every id it passes, repeated on a miss at most once a second; not by
+ * that caches every id it passes, repeated on a miss (at most every 100 ms: a storm of
+ * unknown ids costs ten walks a second, not one per record); an id that a walk started
+ * after its record arrived did not find is gone for good (ids are never reused) and is
+ * remembered as such (the last NEGATIVE_CACHE of them), so it costs no further walk; not by
  * open_by_handle_at(), which needs CAP_DAC_READ_SEARCH (not in smcd-agent.service's
  * bounding set) and would cost a syscall pair per record.  A cgroup removed before the
  * walk saw it is "unknown".
@@ -49,6 +52,8 @@
 #define FALLBACK_SIGNALS_PER_SEC 100
 #define CGROUP_WALK_MAX 65536
 #define CGROUP_WALK_DEPTH 32
+#define CGROUP_WALK_MIN_USEC 100000ULL
+#define NEGATIVE_CACHE 64
 #define OWNER_CACHE 16
 #define OWNER_TTL_USEC (10ULL * 1000000ULL)
 #define RETRY_USEC (5ULL * 1000000ULL)
@@ -79,6 +84,8 @@ struct fallback {
 	struct cg_entry *cgs;
 	size_t n_cgs;
 	uint64_t walk_mono_usec;
+	uint64_t gone[NEGATIVE_CACHE]; /* ids a walk after their record did not find */
+	size_t n_gone;
 	struct owner_entry owners[OWNER_CACHE];
 	uint64_t window_mono_usec;
 	unsigned window_signals;
@@ -247,19 +254,28 @@ static const char *cg_find(const struct fallback *f, uint64_t id)
 	return NULL;
 }
 
-static const char *cgroup_path(struct fallback *f, uint64_t id)
+/* arrived: CLOCK_MONOTONIC when the record was read. */
+static const char *cgroup_path(struct fallback *f, uint64_t id, uint64_t arrived)
 {
 	const char *p = cg_find(f, id);
+	uint64_t start;
 	size_t cap = 0;
 
 	if (p || !id || !f->cgroot[0])
 		return p;
-	if (f->walk_mono_usec && mono_usec() - f->walk_mono_usec < 1000000ULL)
+	for (size_t i = 0; i < f->n_gone && i < NEGATIVE_CACHE; i++)
+		if (f->gone[i] == id)
+			return NULL;
+	start = mono_usec();
+	if (f->walk_mono_usec && start - f->walk_mono_usec < CGROUP_WALK_MIN_USEC)
 		return NULL;
 	cgs_clear(f);
 	walk(f, &cap, "", 0);
-	f->walk_mono_usec = mono_usec();
-	return cg_find(f, id);
+	f->walk_mono_usec = start;
+	p = cg_find(f, id);
+	if (!p && start >= arrived)
+		f->gone[f->n_gone++ % NEGATIVE_CACHE] = id;
+	return p;
 }
 
 /* ---- socket holders ------------------------------------------------------------------------ */
@@ -347,7 +363,7 @@ static void on_record(const struct smcbpf_fallback_event *rec, void *arg)
 		snprintf(ev.comm, sizeof(ev.comm), "%.*s", SMCBPF_COMM_LEN, rec->comm);
 	else if (rec->sock_ino)
 		socket_holder(f, rec->sock_ino, &ev);
-	cg = cgroup_path(f, rec->cgroup_id);
+	cg = cgroup_path(f, rec->cgroup_id, mono_usec());
 	snprintf(ev.cgroup, sizeof(ev.cgroup), "%s", cg ? cg : "");
 	fbattr_label(cg, ev.unit, sizeof(ev.unit));
 	if (rec->family == SMCBPF_AF_INET || rec->family == SMCBPF_AF_INET6)
