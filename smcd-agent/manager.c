@@ -466,7 +466,6 @@ static void poll_stats(struct manager *m)
 
 	if (changed < 0)
 		return;
-	fallback_retry(m);
 	fb->table = fallback_table(m);
 	fb->available = !fallback_error(m);
 	fallback_losses(m, &fb->lost, &fb->unsignalled);
@@ -481,6 +480,8 @@ int manager_poll(struct manager *m, unsigned what, int *ret_emit_error)
 
 	if (ret_emit_error)
 		*ret_emit_error = 0;
+	/* SMC as a module, loaded after the start (modules: of smc.yaml): attach now. */
+	fallback_retry(m);
 	/* A sample takes the devices and link groups of the same moment: each dump is made once
 	 * per interval when the intervals are equal, and for the sample alone otherwise. */
 	if ((what & MANAGER_POLL_OBJECTS) || (stats && !objects_fresh(m)))
