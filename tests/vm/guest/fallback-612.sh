@@ -36,9 +36,11 @@ assert_contains "$out" "Attribution:    every fallback to TCP, with its unit and
 mkdir -p $CG/smcd-test.slice/fb-app.service
 start_monitor /tmp/mon.json
 sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' $CG/smcd-test.slice/fb-app.service \
-	smc-conn pair --proto smc --conns 1 --bytes 64K >/tmp/fb.out 2>&1 &
+	smc-conn pair --proto smc --conns 1 --bytes 64K --hold 120 >/tmp/fb.out 2>&1 &
 app=$!
-wait $app || fail "smc-conn failed: $(cat /tmp/fb.out)"
+# Held open until the events are checked: the server side's pid is found through the
+# listening socket in /proc, which a program that already exited no longer holds.
+wait_conns /tmp/fb.out 1
 both() { [ "$(jq -c 'select(.event == "fallback-attributed" and .unit == "fb-app.service")' /tmp/mon.json | wc -l)" -ge 2 ]; }
 wait_until 60 "both sides' fallbacks in smcctl monitor" both
 cli=$(jq -c 'select(.event == "fallback-attributed" and .side == "client")' /tmp/mon.json | head -n 1)
@@ -52,8 +54,8 @@ assert_json "$srv" .reason PEERDECL "server: the client declined"
 assert_json "$srv" .pid "$app" "server: the listener's holder"
 assert_json "$srv" .pid_from_socket true "server: found through the socket (listen worker)"
 assert_json "$srv" .command smc-conn "server: its command"
-kill $mon 2>/dev/null
-wait $mon 2>/dev/null
+kill $mon $app 2>/dev/null
+wait $mon $app 2>/dev/null
 wait_prom $PROM 60 "the unit's counter in the textfile" \
 	grep -q '^smc_fallback_attributed_total{reason="NOSMCDEV",unit="fb-app.service"} [1-9]'
 kill $agent

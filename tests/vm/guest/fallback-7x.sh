@@ -47,10 +47,12 @@ wait_until 60 "the text monitor subscribed" following
 # The program: smc-conn over IPPROTO_SMC, moved into the unit's cgroup before it starts
 # (sh writes its own pid, then execs: $! is smc-conn's pid).
 sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' $CG/smcd-test.slice/fb-app.service \
-	smc-conn pair --proto smc --conns 1 --bytes 64K >/tmp/fb.out 2>&1 &
+	smc-conn pair --proto smc --conns 1 --bytes 64K --hold 120 >/tmp/fb.out 2>&1 &
 app=$!
-wait $app || fail "smc-conn failed: $(cat /tmp/fb.out)"
-info "smc-conn ($app) done: $(tail -n 1 /tmp/fb.out)"
+# Held open until the events are checked: the server side's pid is found through the
+# listening socket in /proc, which a program that already exited no longer holds.
+wait_conns /tmp/fb.out 1
+info "smc-conn ($app): $(grep '"conn":' /tmp/fb.out)"
 
 SEL='select(.event == "fallback-attributed" and .unit == "fb-app.service" and .reason == "NOUEID")'
 mine() { jq -c "$SEL" /tmp/mon.json; }
@@ -63,16 +65,13 @@ assert_json "$ev" .command smc-conn "and its command"
 assert_json "$ev" .cgroup /smcd-test.slice/fb-app.service "and its cgroup"
 json_true "$ev" '.netns_cookie > 0' "and its network namespace"
 # The server side's switch ran in a kworker: its pid is the listening socket's holder.
-srv=$(jq -c 'select(.event == "fallback-attributed" and .unit == "fb-app.service" and .side == "server")' /tmp/mon.json | head -n 1)
-if [ -n "$srv" ]; then
-	assert_json "$srv" .pid "$app" "server side: the listener's holder"
-	assert_json "$srv" .pid_from_socket true "server side: found through the socket"
-fi
+assert_json "$ev" .side server "NOUEID is the server's: the client sent no UEID"
+assert_json "$ev" .pid_from_socket true "server side: found through the listening socket"
 text_seen() { grep -q "fallback to TCP: fb-app.service pid $app (smc-conn) server side NOUEID (the peer sent no UEID), netns [1-9]" /tmp/mon.txt; }
 wait_until 60 "the fallback in the text monitor" text_seen
 grep "fallback to TCP" /tmp/mon.txt | sed 's/^/# text: /'
-kill $mon $tmon 2>/dev/null
-wait $mon $tmon 2>/dev/null
+kill $mon $tmon $app 2>/dev/null
+wait $mon $tmon $app 2>/dev/null
 assert_ok smcctl monitor --help
 
 # Prometheus: under its own unit, bounded labels.
