@@ -40,8 +40,12 @@ struct nsproxy {
 } __core;
 
 struct task_struct {
+	unsigned int flags;
 	struct nsproxy *nsproxy;
 } __core;
+
+/* task_struct.flags: a kernel thread (a kworker running SMC's listen or connect work). */
+#define PF_KTHREAD 0x00200000
 
 struct kernfs_node {
 	u64 id;
@@ -55,6 +59,27 @@ struct cgroup {
 	struct kernfs_node *kn;
 	struct cgroup_root *root;
 } __core;
+
+struct sock_cgroup_data {
+	struct cgroup *cgroup; /* v2 */
+} __core;
+
+struct inode {
+	unsigned long i_ino;
+} __core;
+
+struct file {
+	struct inode *f_inode;
+} __core;
+
+struct socket {
+	struct file *file;
+	struct sock *sk;
+} __core;
+
+typedef struct {
+	struct net *net;
+} possible_net_t;
 
 struct in6_addr {
 	union {
@@ -71,10 +96,13 @@ struct sock_common {
 	unsigned short skc_family;
 	struct in6_addr skc_v6_daddr;
 	struct in6_addr skc_v6_rcv_saddr;
+	possible_net_t skc_net;
 } __core;
 
 struct sock {
 	struct sock_common __sk_common;
+	struct sock_cgroup_data sk_cgrp_data;
+	struct socket *sk_socket;
 } __core;
 
 struct inet_sock {
@@ -95,6 +123,16 @@ struct request_sock {
 
 struct inet_request_sock {
 	struct request_sock req;
+} __core;
+
+/*
+ * SMC's socket (net/smc/smc.h; in the smc module's BTF when SMC is a module): the sock, the
+ * internal TCP socket, and on a server's new socket the listening socket it came from.
+ */
+struct smc_sock {
+	struct sock sk;
+	struct socket *clcsock;
+	struct smc_sock *listen_smc;
 } __core;
 
 /*

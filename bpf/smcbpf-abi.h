@@ -70,3 +70,29 @@ struct smcbpf_excl_rule {
 	__u32 addr[4];
 	__u32 mask[4];
 };
+
+/*
+ * One switch to TCP (smc_fallback.bpf.c's ring buffer, read by the agent).  pid and comm
+ * are the current task's when it is no kernel thread (0 and "" when SMC's listen or
+ * connect work ran it in a kworker); cgroup_id is the cgroup v2 id (kernfs id) of the
+ * socket's creator, on the server side the listening socket's; sock_ino is the inode of
+ * the socket a process holds: the SMC socket on the client side, the listening socket on
+ * the server side (the new socket has no file yet), 0 when it has none.
+ */
+#define SMCBPF_FALLBACK_RING_BYTES (256 * 1024)
+#define SMCBPF_COMM_LEN 16
+struct smcbpf_fallback_event {
+	__u64 netns_cookie;
+	__u64 cgroup_id;
+	__u64 sock_ino;
+	__u32 pid;    /* tgid */
+	__s32 reason; /* SMC_CLC_DECL_* */
+	__u8 server;  /* 1: the accepting side */
+	__u8 pad;
+	__u16 family; /* of the internal TCP socket */
+	__u16 lport;  /* host byte order */
+	__u16 rport;
+	__u32 laddr[4]; /* network byte order, IPv4 in word 0 */
+	__u32 raddr[4];
+	char comm[SMCBPF_COMM_LEN];
+};

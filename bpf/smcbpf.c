@@ -31,6 +31,7 @@
 #include "bpf/smc_select.skel.h"
 #include "bpf/smc_bufs.skel.h"
 #include "bpf/smc_excl.skel.h"
+#include "bpf/smc_fallback.skel.h"
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71
@@ -1630,4 +1631,126 @@ int smcbpf_netns_each(int (*fn)(const char *path, void *arg), void *arg)
 		closedir(dir);
 	}
 	return 0;
+}
+
+/* ---- fallback attribution ----------------------------------------------------------------- */
+
+#define FALLBACK_TP "btf_trace_smc_switch_to_fallback"
+
+int smcbpf_probe_fallback(char *why, size_t len)
+{
+	int r;
+
+	log_init();
+	r = need_btf(why, len);
+	if (r < 0)
+		return r;
+	r = btf_has(FALLBACK_TP, BTF_KIND_TYPEDEF);
+	if (r < 0)
+		return why_set(why, len, r, "cannot read the kernel's BTF: %s", strerror(-r));
+	if (r > 0)
+		return 0;
+	if (access("/sys/kernel/btf/smc", R_OK) == 0) {
+		if (module_btf_has("smc", FALLBACK_TP, BTF_KIND_TYPEDEF) > 0)
+			return 0;
+		return why_set(why, len, -ENOTSUP,
+			       "the smc module's BTF has no smc:smc_switch_to_fallback tracepoint "
+			       "(Linux 5.17 or later)");
+	}
+	if (access("/sys/module/smc", F_OK) == 0)
+		return why_set(why, len, -ENOTSUP,
+			       "the smc module carries no BTF (/sys/kernel/btf/smc; "
+			       "CONFIG_DEBUG_INFO_BTF_MODULES), which the fallback tracepoint needs");
+	return why_set(why, len, -ENOENT,
+		       "SMC is not loaded (the smc:smc_switch_to_fallback tracepoint comes with "
+		       "the smc module)");
+}
+
+struct smcbpf_fallback {
+	struct smc_fallback *skel;
+	struct ring_buffer *ring;
+	smcbpf_fallback_fn fn;
+	void *arg;
+};
+
+static int ring_cb(void *ctx, void *data, size_t size)
+{
+	struct smcbpf_fallback *f = ctx;
+
+	if (size >= sizeof(struct smcbpf_fallback_event))
+		f->fn(data, f->arg);
+	return 0;
+}
+
+int smcbpf_fallback_open(smcbpf_fallback_fn fn, void *arg, struct smcbpf_fallback **ret, char *why,
+			 size_t len)
+{
+	struct smcbpf_fallback *f;
+	int r;
+
+	r = smcbpf_probe_fallback(why, len);
+	if (r < 0)
+		return r;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return why_set(why, len, -ENOMEM, "out of memory");
+	f->fn = fn;
+	f->arg = arg;
+	f->skel = smc_fallback__open();
+	if (!f->skel) {
+		r = negative_errno();
+		smcbpf_fallback_free(f);
+		return why_set(why, len, r, "cannot open the fallback program: %s", strerror(-r));
+	}
+	r = smc_fallback__load(f->skel);
+	if (r < 0) {
+		smcbpf_fallback_free(f);
+		/* EACCES is also the verifier's "no": only EPERM is about rights. */
+		if (r == -EPERM)
+			return why_set(why, len, r,
+				       "loading BPF programs needs root (CAP_BPF and CAP_PERFMON)");
+		return why_set(why, len, r, "the kernel refused the fallback program (load: %s)%s%s",
+			       strerror(-r), failure_detail()[0] ? ": " : "", failure_detail());
+	}
+	r = smc_fallback__attach(f->skel);
+	if (r < 0) {
+		smcbpf_fallback_free(f);
+		return why_set(why, len, r,
+			       "the kernel refused to attach to smc:smc_switch_to_fallback (%s)%s%s",
+			       strerror(-r), failure_detail()[0] ? ": " : "", failure_detail());
+	}
+	f->ring = ring_buffer__new(bpf_map__fd(f->skel->maps.events), ring_cb, f, NULL);
+	if (!f->ring) {
+		r = negative_errno();
+		smcbpf_fallback_free(f);
+		return why_set(why, len, r, "cannot read the fallback ring buffer: %s", strerror(-r));
+	}
+	*ret = f;
+	return 0;
+}
+
+int smcbpf_fallback_fd(const struct smcbpf_fallback *f)
+{
+	return ring_buffer__epoll_fd(f->ring);
+}
+
+int smcbpf_fallback_consume(struct smcbpf_fallback *f)
+{
+	return ring_buffer__consume(f->ring);
+}
+
+void smcbpf_fallback_counts(const struct smcbpf_fallback *f, uint64_t *ret_seen, uint64_t *ret_dropped)
+{
+	*ret_seen = f->skel->bss->seen;
+	*ret_dropped = f->skel->bss->dropped;
+}
+
+struct smcbpf_fallback *smcbpf_fallback_free(struct smcbpf_fallback *f)
+{
+	if (!f)
+		return NULL;
+	ring_buffer__free(f->ring);
+	smc_fallback__destroy(f->skel);
+	free(f);
+	return NULL;
 }

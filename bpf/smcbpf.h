@@ -186,3 +186,29 @@ int smcbpf_hs_ctrl_set(const char *netns_path, const char *name);
  * /proc/PID/ns/net or /run/netns/NAME), once each; stops at fn's first error.
  */
 int smcbpf_netns_each(int (*fn)(const char *path, void *arg), void *arg);
+
+/* ---- fallback attribution (smc_fallback.bpf.c, tp_btf/smc_switch_to_fallback) ----------- */
+
+struct smcbpf_fallback;
+typedef void (*smcbpf_fallback_fn)(const struct smcbpf_fallback_event *ev, void *arg);
+
+/*
+ * Does this kernel have the smc:smc_switch_to_fallback tracepoint in a BTF (vmlinux's, or
+ * the smc module's when SMC is a module and loaded)?  0 or -errno with why.
+ */
+int smcbpf_probe_fallback(char *why, size_t len);
+/*
+ * Load and attach the program; fn is called for each record from
+ * smcbpf_fallback_consume().  Never pinned: attribution lives as long as its holder (the
+ * kernel's counters count fallbacks regardless).
+ */
+int smcbpf_fallback_open(smcbpf_fallback_fn fn, void *arg, struct smcbpf_fallback **ret, char *why,
+			 size_t len);
+/* An fd that is readable (epoll) when records wait. */
+int smcbpf_fallback_fd(const struct smcbpf_fallback *f);
+/* Hand every waiting record to fn: how many, or -errno. */
+int smcbpf_fallback_consume(struct smcbpf_fallback *f);
+/* Switches seen by the program, and records lost to a full ring buffer. */
+void smcbpf_fallback_counts(const struct smcbpf_fallback *f, uint64_t *ret_seen,
+			    uint64_t *ret_dropped);
+struct smcbpf_fallback *smcbpf_fallback_free(struct smcbpf_fallback *f);

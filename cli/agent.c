@@ -156,12 +156,45 @@ void agent_status_text(struct smcctl *c, json_object *doc)
 	fprintf(c->out, "Last reconcile: %s (checked %s)\n",
 		agent_fmt_time(out_get_u64(doc, "last_reconcile.time_usec", 0), t1, sizeof(t1)),
 		agent_fmt_time(out_get_u64(doc, "last_check_usec", 0), t2, sizeof(t2)));
+	if (out_get(doc, "fallback_attribution")) {
+		if (out_get_bool(doc, "fallback_attribution.available", false))
+			fputs("Attribution:    every fallback to TCP, with its unit and process "
+			      "(smc:smc_switch_to_fallback)\n",
+			      c->out);
+		else
+			fprintf(c->out, "Attribution:    unavailable: %s\n",
+				out_get_str(doc, "fallback_attribution.error", "-"));
+	}
 	if (items && json_object_array_length(items))
 		out_table(c->out, item_cols, ELEMENTSOF(item_cols), items, c->detail, 2);
 	if (drift && json_object_array_length(drift)) {
 		fprintf(c->out, "Drifted (not repaired, drift action is report):\n");
 		out_table(c->out, item_cols, ELEMENTSOF(item_cols), drift, c->detail, 2);
 	}
+}
+
+/*
+ * Whether the agent attributes fallbacks (Statistics.FallbackAttributionError: "" when it
+ * does): "fallback_attribution": {"available", "error"}.  Left out when the agent does not
+ * say (an older one).
+ */
+static void add_attribution(sd_bus *bus, json_object *doc)
+{
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	json_object *o;
+	const char *why;
+
+	if (sd_bus_get_property(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS,
+				SMCD_BUS_STATS_FALLBACK_ATTRIBUTION_ERROR, &e, &reply, "s") < 0 ||
+	    sd_bus_message_read(reply, "s", &why) < 0 || !(o = json_object_new_object()))
+		return;
+	json_add_bool(o, "available", !*why);
+	if (*why)
+		json_add_str(o, "error", why);
+	else
+		json_add_null(o, "error");
+	json_add(doc, "fallback_attribution", o);
 }
 
 int agent_status(struct smcctl *c, const struct verb_args *a)
@@ -176,6 +209,7 @@ int agent_status(struct smcctl *c, const struct verb_args *a)
 	doc = agent_status_json(props);
 	if (!doc)
 		return smcctl_oom(c);
+	add_attribution(bus, doc);
 	return smcctl_emit(c, doc, agent_status_text);
 }
 

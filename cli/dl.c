@@ -311,7 +311,16 @@ int sd_bus_error_has_names_sentinel(const sd_bus_error *e, ...)
 	  (bpf_fd, info, info_len), (errno = ELIBACC, -ELIBACC))                                   \
 	X(int, bpf_obj_pin, (int fd, const char *pathname), (fd, pathname),                        \
 	  (errno = ELIBACC, -ELIBACC))                                                             \
-	X(int, bpf_obj_get, (const char *pathname), (pathname), (errno = ELIBACC, -ELIBACC))
+	X(int, bpf_obj_get, (const char *pathname), (pathname), (errno = ELIBACC, -ELIBACC))        \
+	V(ring_buffer__free, (struct ring_buffer *rb), (rb))                                       \
+	X(struct ring_buffer *, ring_buffer__new,                                                  \
+	  (int map_fd, ring_buffer_sample_fn sample_cb, void *ctx,                                 \
+	   const struct ring_buffer_opts *opts),                                                   \
+	  (map_fd, sample_cb, ctx, opts), (errno = ELIBACC, NULL))                                 \
+	X(int, ring_buffer__epoll_fd, (const struct ring_buffer *rb), (rb), -ELIBACC)              \
+	X(int, ring_buffer__consume, (struct ring_buffer *rb), (rb), -ELIBACC)                     \
+	X(int, bpf_object__attach_skeleton, (struct bpf_object_skeleton *s), (s),                  \
+	  (errno = ELIBACC, -ELIBACC))
 /* clang-format on */
 
 #define STR_(x) #x

@@ -4,9 +4,10 @@
  * or one JSON object per line (-j), flushed at once so a pipe sees them as they happen.
  *
  *   linkgroup-added, linkgroup-removed, linkgroup-changed (connections), device-added,
- *   device-removed, fallback, handshake-error, drift, drift-resolved, reconcile (an item
- *   applied or failed), state, smc-available, smc-unavailable, kernel-epoch, stats-reset,
- *   agent-gone
+ *   device-removed, fallback, fallback-attributed (one switch to TCP with its process and
+ *   unit, as it happens: the agent's FallbackAttributed signal), handshake-error, drift,
+ * drift-resolved, reconcile (an item applied or failed), state, smc-available, smc-unavailable,
+ * kernel-epoch, stats-reset, agent-gone
  *
  * The agent polls the kernel (the SMC netlink family announces nothing), so events arrive
  * at its interval: monitor.interval for link groups, stats.interval for fallbacks.  A link
@@ -115,6 +116,17 @@ void monitor_event_text(FILE *f, json_object *ev)
 			out_get_str(ev, "text", "unknown reason"));
 		if (out_get_str(ev, "advice", NULL))
 			fprintf(f, " -> %s", out_get_str(ev, "advice", NULL));
+	} else if (streq(e, "fallback-attributed")) {
+		fprintf(f, "fallback to TCP: %s", out_get_str(ev, "unit", "?"));
+		if (out_get_u64(ev, "pid", 0))
+			fprintf(f, " pid %" PRIu64 " (%s)", out_get_u64(ev, "pid", 0),
+				out_get_str(ev, "command", "?"));
+		fprintf(f, " %s side %s (%s), netns %" PRIu64, out_get_str(ev, "side", "?"),
+			out_get_str(ev, "reason", "?"), out_get_str(ev, "text", "unknown reason"),
+			out_get_u64(ev, "netns_cookie", 0));
+		if (out_get_str(ev, "peer_address", NULL) && *out_get_str(ev, "peer_address", ""))
+			fprintf(f, ", peer %s port %" PRIu64, out_get_str(ev, "peer_address", ""),
+				out_get_u64(ev, "peer_port", 0));
 	} else if (streq(e, "handshake-error")) {
 		fprintf(f, "handshake errors: %" PRIu64 " more (%s side)",
 			out_get_u64(ev, "count", 0), out_get_str(ev, "side", "?"));
@@ -351,6 +363,44 @@ static void stats_changed(struct monitor *m, json_object *changed, bool announce
 	}
 }
 
+/* FallbackAttributed (tusbubsssttqqs): one switch to TCP, as it happened. */
+static int on_attributed(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct monitor *m = userdata;
+	const char *name, *comm, *unit, *cgroup, *peer;
+	uint64_t t, netns, cgid;
+	uint32_t code, pid;
+	int server, from_socket;
+	uint16_t lport, rport;
+	json_object *ev;
+
+	if (sd_bus_message_read(msg, "tusbubsssttqqs", &t, &code, &name, &server, &pid, &from_socket,
+				&comm, &unit, &cgroup, &netns, &cgid, &lport, &rport, &peer) < 0 ||
+	    !(ev = event_new("fallback-attributed")))
+		return 0;
+	json_add_u64(ev, "time_usec", t);
+	json_add_str(ev, "side", server ? "server" : "client");
+	json_add_u64(ev, "code", code);
+	json_add_str(ev, "reason", name);
+	json_add_str(ev, "text", smc_decline_text(code));
+	json_add_str(ev, "unit", unit);
+	json_add_str(ev, "cgroup", cgroup);
+	if (pid) {
+		json_add_u64(ev, "pid", pid);
+		json_add_str(ev, "command", comm);
+		/* The holder of the (listening) socket: the switch ran in a kworker. */
+		json_add_bool(ev, "pid_from_socket", from_socket);
+	}
+	json_add_u64(ev, "netns_cookie", netns);
+	json_add_u64(ev, "cgroup_id", cgid);
+	json_add_u64(ev, "local_port", lport);
+	json_add_u64(ev, "peer_port", rport);
+	json_add_str(ev, "peer_address", peer);
+	json_add_str(ev, "advice", smc_decline_advice(code));
+	emit(m, ev);
+	return 0;
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* Manager                                                                             */
 
@@ -540,6 +590,9 @@ static int subscribe(struct monitor *m, sd_bus *bus)
 				     "member='" DBUS_PROPERTIES_CHANGED
 				     "',path_namespace='" SMCD_BUS_PATH "'",
 				     on_properties, m);
+	if (r >= 0)
+		r = sd_bus_match_signal(bus, NULL, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS,
+					SMCD_BUS_STATS_FALLBACK_ATTRIBUTED, on_attributed, m);
 	if (r >= 0)
 		r = sd_bus_add_match(bus, NULL,
 				     "type='signal',sender='" DBUS_SERVICE "',"

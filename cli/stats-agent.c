@@ -25,17 +25,43 @@
 #include "common/bus-api.h"
 #include "common/output.h"
 
-/* Replace the top-level counters (since reset) with the totals. */
+/*
+ * Replace the top-level counters (since reset) with the totals.  fallback.attribution
+ * (since the agent started, in no view) stays: the totals' fallback object is copied with
+ * it, so that total.fallback does not get it too.
+ */
 static int use_totals(json_object *doc)
 {
-	json_object *total = out_get(doc, "total");
+	json_object *total = out_get(doc, "total"), *attr = out_get(doc, "fallback.attribution");
+	json_object *f, *copy;
 
 	if (!total)
 		return 0;
+	attr = json_object_get(attr);
 	json_object_object_foreach(total, key, val)
-		if (json_add(doc, key, json_object_get(val)) < 0)
+		if (json_add(doc, key, json_object_get(val)) < 0) {
+			json_object_put(attr);
 			return -ENOMEM;
-	return 0;
+		}
+	if (!attr)
+		return 0;
+	f = out_get(doc, "fallback");
+	if (!json_object_is_type(f, json_type_object) || !(copy = json_object_new_object())) {
+		json_object_put(attr);
+		return f ? -ENOMEM : 0;
+	}
+	json_object_object_foreach(f, k, v)
+		if (json_add(copy, k, json_object_get(v)) < 0)
+			goto oom;
+	if (json_add(copy, "attribution", attr) < 0) {
+		attr = NULL;
+		goto oom;
+	}
+	return json_add(doc, "fallback", copy);
+oom:
+	json_object_put(attr);
+	json_object_put(copy);
+	return -ENOMEM;
 }
 
 static void drop_technology(json_object *doc, const char *tech)

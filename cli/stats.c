@@ -377,6 +377,52 @@ static void reasons(struct smcctl *c, const struct sv *f)
 
 /* ---- served by the agent ----------------------------------------------------------- */
 
+/*
+ * Where the fallbacks came from (the agent's fallback.attribution): per reason its units,
+ * largest first, "other" for those beyond the agent's bound.  Since the agent started,
+ * whatever the view: the kernel's counters above are the exact totals.
+ */
+static void attribution(struct smcctl *c, json_object *doc)
+{
+	json_object *a = out_get(doc, "fallback.attribution"), *reasons;
+	size_t n;
+
+	if (!a)
+		return;
+	if (!out_get_bool(a, "available", false)) {
+		fprintf(c->out, "\nFallback attribution is unavailable: %s\n",
+			out_get_str(a, "error", "unknown reason"));
+		return;
+	}
+	reasons = out_get(a, "reasons");
+	n = json_object_is_type(reasons, json_type_array) ? json_object_array_length(reasons) : 0;
+	if (n == 0)
+		return;
+	fputs("\nFallbacks by unit (seen by smcd-agent since it started)\n", c->out);
+	for (size_t i = 0; i < n; i++) {
+		json_object *r = json_object_array_get_idx(reasons, i), *units = out_get(r, "units");
+		size_t k = json_object_is_type(units, json_type_array)
+				   ? json_object_array_length(units)
+				   : 0;
+		char name[16];
+
+		if (out_get_str(r, "name", NULL))
+			snprintf(name, sizeof(name), "%s", out_get_str(r, "name", NULL));
+		else
+			snprintf(name, sizeof(name), "0x%08" PRIx64, out_get_u64(r, "code", 0));
+		for (size_t j = 0; j < k; j++) {
+			json_object *u = json_object_array_get_idx(units, j);
+
+			fprintf(c->out, "  %-12s %-40s %10" PRIu64 "\n", name,
+				out_get_str(u, "unit", "?"), out_get_u64(u, "count", 0));
+		}
+	}
+	if (out_get_u64(a, "lost", 0))
+		fprintf(c->out,
+			"  (%" PRIu64 " fallbacks not attributed: the ring buffer was full)\n",
+			out_get_u64(a, "lost", 0));
+}
+
 static void agent_header(struct smcctl *c, json_object *doc)
 {
 	char t1[64], t2[64];
@@ -469,8 +515,10 @@ static void render(struct smcctl *c, const struct sv *top, json_object *agent_do
 	reasons(c, &f);
 	tech(c, "SMC-D", &smcd, all || (c->view & STATS_VIEW_SMCD));
 	tech(c, "SMC-R", &smcr, all || (c->view & STATS_VIEW_SMCR));
-	if (agent_doc)
+	if (agent_doc) {
+		attribution(c, agent_doc);
 		agent_now(c, agent_doc);
+	}
 }
 
 void stats_text(struct smcctl *c, json_object *doc)

@@ -90,21 +90,24 @@
 #define SMCD_BUS_MANAGER_FLUSH_PNET "FlushPnet"				   /* method */
 
 /* SMCD_BUS_IFACE_STATS */
-#define SMCD_BUS_STATS_AVAILABLE "Available"			 /* property */
-#define SMCD_BUS_STATS_TIMESTAMP_USEC "TimestampUSec"		 /* property */
-#define SMCD_BUS_STATS_COLLECTION_USEC "CollectionUSec"		 /* property */
-#define SMCD_BUS_STATS_INTERVAL_USEC "IntervalUSec"		 /* property */
-#define SMCD_BUS_STATS_RESET_USEC "ResetUSec"			 /* property */
-#define SMCD_BUS_STATS_KERNEL_EPOCHS "KernelEpochs"		 /* property */
-#define SMCD_BUS_STATS_COUNTERS "Counters"			 /* property */
-#define SMCD_BUS_STATS_COUNTERS_SINCE_RESET "CountersSinceReset" /* property */
-#define SMCD_BUS_STATS_RATES "Rates"				 /* property */
-#define SMCD_BUS_STATS_FALLBACK_REASONS "FallbackReasons"	 /* property */
-#define SMCD_BUS_STATS_GAUGES "Gauges"				 /* property */
-#define SMCD_BUS_STATS_PROMETHEUS_PATH "PrometheusPath"		 /* property */
-#define SMCD_BUS_STATS_PROMETHEUS_ERROR "PrometheusError"	 /* property */
-#define SMCD_BUS_STATS_GET_STATISTICS "GetStatistics"		 /* method */
-#define SMCD_BUS_STATS_RESET_STATISTICS "ResetStatistics"	 /* method */
+#define SMCD_BUS_STATS_AVAILABLE "Available"				     /* property */
+#define SMCD_BUS_STATS_TIMESTAMP_USEC "TimestampUSec"			     /* property */
+#define SMCD_BUS_STATS_COLLECTION_USEC "CollectionUSec"			     /* property */
+#define SMCD_BUS_STATS_INTERVAL_USEC "IntervalUSec"			     /* property */
+#define SMCD_BUS_STATS_RESET_USEC "ResetUSec"				     /* property */
+#define SMCD_BUS_STATS_KERNEL_EPOCHS "KernelEpochs"			     /* property */
+#define SMCD_BUS_STATS_COUNTERS "Counters"				     /* property */
+#define SMCD_BUS_STATS_COUNTERS_SINCE_RESET "CountersSinceReset"	     /* property */
+#define SMCD_BUS_STATS_RATES "Rates"					     /* property */
+#define SMCD_BUS_STATS_FALLBACK_REASONS "FallbackReasons"		     /* property */
+#define SMCD_BUS_STATS_GAUGES "Gauges"					     /* property */
+#define SMCD_BUS_STATS_PROMETHEUS_PATH "PrometheusPath"			     /* property */
+#define SMCD_BUS_STATS_PROMETHEUS_ERROR "PrometheusError"		     /* property */
+#define SMCD_BUS_STATS_FALLBACK_ATTRIBUTION "FallbackAttribution"	     /* property */
+#define SMCD_BUS_STATS_FALLBACK_ATTRIBUTION_ERROR "FallbackAttributionError" /* property */
+#define SMCD_BUS_STATS_FALLBACK_ATTRIBUTED "FallbackAttributed"		     /* signal */
+#define SMCD_BUS_STATS_GET_STATISTICS "GetStatistics"			     /* method */
+#define SMCD_BUS_STATS_RESET_STATISTICS "ResetStatistics"		     /* method */
 
 /* SMCD_BUS_IFACE_POLICY */
 #define SMCD_BUS_POLICY_POLICIES "Policies"	       /* property */

@@ -20,6 +20,7 @@
 #include "common/macro.h"
 #include "common/output.h"
 #include "smcd-agent/collector.h"
+#include "smcd-agent/fallback.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/manager.h"
 
@@ -195,17 +196,78 @@ static int prop_gauges(sd_bus *bus, const char *path, const char *iface, const c
 	return r;
 }
 
+/*
+ * FallbackAttribution a(ussst): (reason code, reason name, side-independent unit, count)
+ * per reason, its units largest first, then unit "other" when some were summed; a last
+ * row (0xffffffff, "other", "other", n) for records beyond FBATTR_MAX_REASONS reasons.
+ * Not signalled (it changes with every fallback): read it, or follow FallbackAttributed.
+ */
+static int prop_attribution(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			    sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	const struct fbattr *a = fallback_table(userdata);
+	int r = sd_bus_message_open_container(reply, 'a', "(usst)");
+
+	for (size_t i = 0; r >= 0 && i < a->n_reasons; i++) {
+		const struct fbattr_reason *rs = &a->reasons[i];
+		const char *name = smc_decline_name(rs->code);
+		struct fbattr_unit u[FBATTR_TOP_UNITS];
+		size_t n = fbattr_units_sorted(rs, u);
+
+		for (size_t k = 0; r >= 0 && k < n; k++)
+			r = sd_bus_message_append(reply, "(usst)", rs->code, name ? name : "",
+						  u[k].unit, u[k].count);
+		if (r >= 0 && rs->other)
+			r = sd_bus_message_append(reply, "(usst)", rs->code, name ? name : "",
+						  FBATTR_OTHER, rs->other);
+	}
+	if (r >= 0 && a->other_reasons)
+		r = sd_bus_message_append(reply, "(usst)", UINT32_MAX, FBATTR_OTHER, FBATTR_OTHER,
+					  a->other_reasons);
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	return r;
+}
+
+static int prop_attribution_error(sd_bus *bus, const char *path, const char *iface, const char *prop,
+				  sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	const char *why = fallback_error(userdata);
+
+	return sd_bus_message_append(reply, "s", why ? why : "");
+}
+
 /* ------------------------------------------------------------------------------------- */
 /* Methods                                                                                */
+
+/*
+ * The engine's document plus what only the agent knows: where the fallbacks came from
+ * (fallback.attribution, fallback.h).
+ */
+static json_object *document(struct manager *m)
+{
+	json_object *doc, *f;
+
+	doc = stats_engine_json(m->collector->engine, m->objects.devices, m->objects.n_devices,
+				m->objects.linkgroups, m->objects.n_linkgroups,
+				m->config->stats.interval_usec);
+	if (!doc)
+		return NULL;
+	if (!json_object_object_get_ex(doc, "fallback", &f) ||
+	    !json_object_is_type(f, json_type_object) ||
+	    json_add(f, "attribution", fallback_json(m)) < 0) {
+		json_object_put(doc);
+		return NULL;
+	}
+	return doc;
+}
 
 static int reply_document(sd_bus_message *msg, struct manager *m)
 {
 	_cleanup_(json_object_putp) json_object *doc = NULL;
 	const char *text;
 
-	doc = stats_engine_json(m->collector->engine, m->objects.devices, m->objects.n_devices,
-				m->objects.linkgroups, m->objects.n_linkgroups,
-				m->config->stats.interval_usec);
+	doc = document(m);
 	if (!doc)
 		return -ENOMEM;
 	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
@@ -250,9 +312,7 @@ static int method_reset(sd_bus_message *msg, void *userdata, sd_bus_error *error
 		return sd_bus_error_set(error, SMCD_BUS_ERROR_UNAVAILABLE,
 					"Statistics are not set up");
 	manager_sample_on_demand(m);
-	doc = stats_engine_json(m->collector->engine, m->objects.devices, m->objects.n_devices,
-				m->objects.linkgroups, m->objects.n_linkgroups,
-				m->config->stats.interval_usec);
+	doc = document(m);
 	if (!doc)
 		return -ENOMEM;
 	bus_stats_emit_changed(m, collector_reset(m->collector));
@@ -283,6 +343,17 @@ static const sd_bus_vtable stats_vtable[] = {
 	SD_BUS_PROPERTY(SMCD_BUS_STATS_GAUGES, "a{st}", prop_gauges, 0, RO),
 	SD_BUS_PROPERTY(SMCD_BUS_STATS_PROMETHEUS_PATH, "s", prop_prom_path, 0, RO),
 	SD_BUS_PROPERTY(SMCD_BUS_STATS_PROMETHEUS_ERROR, "s", prop_prom_error, 0, RO),
+	SD_BUS_PROPERTY(SMCD_BUS_STATS_FALLBACK_ATTRIBUTION, "a(usst)", prop_attribution, 0, 0),
+	SD_BUS_PROPERTY(SMCD_BUS_STATS_FALLBACK_ATTRIBUTION_ERROR, "s", prop_attribution_error, 0, RO),
+	/* One switch to TCP (fallback.c): time, reason code and name, server side, pid (0:
+	 * unknown), pid found as the socket's holder, command, unit, cgroup, netns cookie,
+	 * cgroup id, local and peer port, peer address. */
+	SD_BUS_SIGNAL_WITH_ARGS(SMCD_BUS_STATS_FALLBACK_ATTRIBUTED,
+				SD_BUS_ARGS("t", time_usec, "u", reason, "s", reason_name, "b",
+					    server, "u", pid, "b", pid_from_socket, "s", comm, "s",
+					    unit, "s", cgroup, "t", netns_cookie, "t", cgroup_id,
+					    "q", local_port, "q", peer_port, "s", peer_address),
+				0),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_STATS_GET_STATISTICS, SD_BUS_ARGS("b", refresh),
 				SD_BUS_RESULT("s", json), method_get, ANYONE),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_STATS_RESET_STATISTICS, SD_BUS_NO_ARGS,

@@ -34,7 +34,8 @@ struct collector {
 	char *prom_path;   /* NULL: not writing */
 	bool prom_written; /* this process wrote prom_path */
 	int prom_error;
-	char *prom_error_text; /* PrometheusError; NULL when writing works */
+	char *prom_error_text;	       /* PrometheusError; NULL when writing works */
+	struct prom_fallback fallback; /* the manager's attribution table, for the textfile */
 };
 
 /* A collector continuing from the state file of $STATE_DIRECTORY (logged, never fatal). */

@@ -162,6 +162,7 @@ int main(int argc, char *argv[])
 	}
 #ifdef SMCD_FAKE_KERNEL
 	policy_engine_no_kernel(m->policy, "the fake-kernel test agent never loads BPF programs");
+	m->fallback_no_kernel = "the fake-kernel test agent never loads BPF programs";
 #endif
 	r = manager_load_config(m);
 	if (r < 0) {

@@ -12,6 +12,7 @@
 #include "common/bus-api.h"
 #include "common/macro.h"
 #include "smcd-agent/collector.h"
+#include "smcd-agent/fallback.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/loopback.h"
 #include "smcd-agent/manager.h"
@@ -461,9 +462,13 @@ static bool objects_fresh(const struct manager *m)
 static void poll_stats(struct manager *m)
 {
 	int changed = collector_sample(m->collector, m->kernel);
+	struct prom_fallback *fb = &m->collector->fallback;
 
 	if (changed < 0)
 		return;
+	fb->table = fallback_table(m);
+	fb->available = !fallback_error(m);
+	fallback_losses(m, &fb->lost, &fb->unsignalled);
 	bus_stats_emit_changed(m, changed);
 	bus_stats_emit_changed(m, collector_export(m->collector, &m->objects));
 }
@@ -475,6 +480,8 @@ int manager_poll(struct manager *m, unsigned what, int *ret_emit_error)
 
 	if (ret_emit_error)
 		*ret_emit_error = 0;
+	/* SMC as a module, loaded after the start (modules: of smc.yaml): attach now. */
+	fallback_retry(m);
 	/* A sample takes the devices and link groups of the same moment: each dump is made once
 	 * per interval when the intervals are equal, and for the sample alone otherwise. */
 	if ((what & MANAGER_POLL_OBJECTS) || (stats && !objects_fresh(m)))
@@ -687,6 +694,7 @@ struct manager *manager_free(struct manager *m)
 	log_ratelimit_set_wakeup(NULL, NULL);
 	log_ratelimit_flush(true);
 	sd_event_source_disable_unref(m->log_timer);
+	fallback_stop(m);
 	policy_engine_free(m->policy);
 	sd_event_source_disable_unref(m->drift_timer);
 	sd_event_source_disable_unref(m->monitor_timer);
@@ -719,6 +727,8 @@ int manager_start(struct manager *m)
 	r = bus_setup(m);
 	if (r < 0)
 		return r;
+	/* Before the first reconcile: fallbacks of the first connections are attributed. */
+	fallback_start(m);
 	(void)manager_reconcile(m, RECONCILE_START);
 	update_caps(m);
 	(void)manager_poll(

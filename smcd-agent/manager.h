@@ -17,6 +17,7 @@
 
 struct policy_engine; /* policy.h: smc.yaml policies and smcctl run (BPF) */
 struct loopback;      /* loopback.c: smc.yaml's loopback: section and the smc_lo device object */
+struct fallback;      /* fallback.c: fallback attribution (BPF) */
 
 enum manager_state {
 	MANAGER_STARTING,
@@ -69,6 +70,9 @@ struct manager {
 	struct policy_engine *policy;
 
 	struct loopback *loopback;
+
+	struct fallback *fallback;
+	const char *fallback_no_kernel; /* set: attribution stays off, this says why */
 
 	/* Methods anyone may call (Refresh, EnrollProcess), per caller uid (bus-manager.c). */
 	struct caller_rate {

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "common/macro.h"
+#include "smcd-agent/fallback.h"
 #include "smcd-agent/objects.h"
 #include "smcd-agent/stats.h"
 
@@ -49,6 +50,9 @@ static const struct family families[] = {
 	{ "smc_socket_calls_total", "counter", "Special socket calls on SMC sockets: cork, nodelay, sendpage, splice, urgent_data." },
 	{ "smc_sockets", "gauge", "SMC sockets by mode: smcd, smcr, fallback (to TCP), listen, init (handshake not finished)." },
 	{ "smc_fallback_sockets", "gauge", "Open sockets that fell back to TCP, by reason." },
+	{ "smc_fallback_attributed_total", "counter", "Fallbacks to TCP seen by smcd-agent (smc:smc_switch_to_fallback), by reason and systemd unit (or cgroup): per reason the first 8 units, the others summed into unit=\"other\"." },
+	{ "smc_fallback_attribution_available", "gauge", "1 when smcd-agent follows the kernel's fallbacks (BPF on smc:smc_switch_to_fallback); smcctl status says why not." },
+	{ "smc_fallback_attribution_lost_total", "counter", "Fallbacks the attribution missed: its ring buffer was full." },
 	{ "smc_linkgroups", "gauge", "Link groups, by technology." },
 	{ "smc_linkgroups_seen_total", "counter", "Link groups the agent has seen appear (including those there at its first look)." },
 	{ "smc_linkgroups_removed_total", "counter", "Link groups the agent has seen disappear." },
@@ -380,7 +384,45 @@ static void meta(struct out *o, const struct stats_engine *e, const struct objec
 	fprintf(o->f, "smc_stats_timestamp_seconds %.3f\n", (double)e->sample_real_usec / 1e6);
 }
 
+/* The HELP text above, smcd-agent(8), smcctl(8) and the README say 8 and 64. */
+_Static_assert(FBATTR_TOP_UNITS == 8 && FBATTR_MAX_REASONS == 64, "update the texts");
+
+static void attribution(struct out *o, const struct prom_fallback *fb)
+{
+	const struct fbattr *a = fb->table;
+	char buf[16];
+
+	sample(o, "smc_fallback_attribution_available", NULL, fb->available);
+	if (!fb->available && (!a || !a->events))
+		return;
+	for (size_t i = 0; a && i < a->n_reasons; i++) {
+		const struct fbattr_reason *r = &a->reasons[i];
+		const char *reason = reason_name(r->code, buf);
+
+		for (size_t u = 0; u < r->n_units; u++)
+			sample(o, "smc_fallback_attributed_total",
+			       (const char *const[]){ "reason", reason, "unit", r->units[u].unit,
+						      NULL },
+			       r->units[u].count);
+		if (r->other)
+			sample(o, "smc_fallback_attributed_total",
+			       (const char *const[]){ "reason", reason, "unit", FBATTR_OTHER, NULL },
+			       r->other);
+	}
+	if (a && a->other_reasons)
+		sample(o, "smc_fallback_attributed_total",
+		       (const char *const[]){ "reason", FBATTR_OTHER, "unit", FBATTR_OTHER, NULL },
+		       a->other_reasons);
+	sample(o, "smc_fallback_attribution_lost_total", NULL, fb->lost);
+}
+
 char *prometheus_render(const struct stats_engine *e, const struct objects *obj)
+{
+	return prometheus_render_fallback(e, obj, NULL);
+}
+
+char *prometheus_render_fallback(const struct stats_engine *e, const struct objects *obj,
+				 const struct prom_fallback *fb)
 {
 	static const char *const kernel_families[] = {
 		"smc_handshakes_total",
@@ -406,6 +448,8 @@ char *prometheus_render(const struct stats_engine *e, const struct objects *obj)
 			kernel_family(&o, e, kernel_families2[i]);
 		sockets(&o, e);
 	}
+	if (fb)
+		attribution(&o, fb);
 	linkgroups(&o, e, obj->linkgroups, obj->n_linkgroups);
 	devices(&o, obj->devices, obj->n_devices, obj->linkgroups, obj->n_linkgroups);
 	meta(&o, e, obj);

@@ -235,6 +235,16 @@ void stats_boot_id(char ret[40]);
 /* The textfile (exposition format 0.0.4), every metric of smcd-agent(8), from the engine
  * and the model of the devices and link groups (objects.h).  Caller frees. */
 char *prometheus_render(const struct stats_engine *e, const struct objects *objects);
+/* Fallback attribution (fallback.h), for the textfile: table NULL when there is none. */
+struct fbattr;
+struct prom_fallback {
+	const struct fbattr *table;
+	bool available;
+	uint64_t lost, unsignalled;
+};
+/* The same with the attribution's families. */
+char *prometheus_render_fallback(const struct stats_engine *e, const struct objects *objects,
+				 const struct prom_fallback *fb);
 /*
  * Replace path with data so that a reader sees the old file or the new one, never a part:
  * a temporary ".NAME.XXXXXX" in the same directory, fsync, fchmod(mode), rename, fsync of

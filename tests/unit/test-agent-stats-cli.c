@@ -350,6 +350,75 @@ static void test_agent_text(void **state)
 	render("agent/stats-reset.txt", STATS_VIEW_RESET, false);
 }
 
+/* The agent's document with fallback.attribution as bus-stats.c adds it (fallback.h). */
+static char *attributed_doc_text(bool available)
+{
+	_cleanup_(freep) char *json = agent_doc_text();
+	_cleanup_(json_object_putp) json_object *doc = json_tokener_parse(json);
+	json_object *f = out_get(doc, "fallback"), *a;
+	char *text;
+
+	a = json_tokener_parse(
+		available ? "{\"available\":true,\"error\":null,\"events\":12,\"lost\":3,"
+			    "\"other_reasons\":0,\"units_per_reason\":8,\"reasons\":["
+			    "{\"units\":[{\"unit\":\"nginx.service\",\"count\":7},"
+			    "{\"unit\":\"other\",\"count\":2}],\"code\":50528264,"
+			    "\"name\":\"NOUEID\",\"total\":9},"
+			    "{\"units\":[{\"unit\":\"/smc-on\",\"count\":3}],\"code\":"
+			    "50593792,\"name\":null,\"total\":3}]}"
+			  : "{\"available\":false,\"error\":\"this kernel has no BTF\",\"events\":0,"
+			    "\"lost\":0,\"other_reasons\":0,\"units_per_reason\":8,\"reasons\":[]}");
+	assert_non_null(a);
+	assert_int_equal(json_add(f, "attribution", a), 0);
+	text = strdup(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN));
+	return text;
+}
+
+static char *render_text(const char *json, bool absolute)
+{
+	_cleanup_(json_object_putp) json_object *doc = agent_stats_doc(json, absolute, false, false);
+	struct capture out;
+	struct smcctl c = { .err = stderr, .view = absolute ? STATS_VIEW_ABSOLUTE : 0 };
+
+	assert_non_null(doc);
+	capture_begin(&out);
+	c.out = out.f;
+	stats_text(&c, doc);
+	capture_end(&out);
+	return out.buf;
+}
+
+/* smcctl stats through the agent: where the fallbacks came from, in every view. */
+static void test_agent_attribution(void **state)
+{
+	_cleanup_(freep) char *json = attributed_doc_text(true);
+	_cleanup_(freep) char *off = attributed_doc_text(false);
+	_cleanup_(json_object_putp) json_object *abs = agent_stats_doc(json, true, false, false);
+	char *text;
+
+	for (int absolute = 0; absolute < 2; absolute++) {
+		text = render_text(json, absolute);
+		assert_non_null(strstr(text, "\nFallbacks by unit (seen by smcd-agent since it "
+					     "started)\n"));
+		assert_non_null(strstr(text, "\n  NOUEID       nginx.service"));
+		assert_non_null(strstr(text, "\n  NOUEID       other "));
+		/* A reason without a name: its code. */
+		assert_non_null(strstr(text, "\n  0x03040000   /smc-on "));
+		assert_non_null(
+			strstr(text, "(3 fallbacks not attributed: the ring buffer was full)"));
+		assert_null(strstr(text, "unavailable"));
+		free(text);
+	}
+	/* --absolute keeps it, and the totals' own tree does not get it. */
+	assert_int_equal(out_get_u64(abs, "fallback.attribution.events", 0), 12);
+	assert_null(out_get(abs, "total.fallback.attribution"));
+	text = render_text(off, false);
+	assert_non_null(
+		strstr(text, "\nFallback attribution is unavailable: this kernel has no BTF\n"));
+	assert_null(strstr(text, "Fallbacks by unit"));
+	free(text);
+}
+
 static void test_agent_doc(void **state)
 {
 	_cleanup_(freep) char *json = agent_doc_text();
@@ -379,7 +448,7 @@ int main(void)
 		cmocka_unit_test(test_parity_7x),	  cmocka_unit_test(test_parity_612),
 		cmocka_unit_test(test_parity_7x_smcr),	  cmocka_unit_test(test_table_drives_trees),
 		cmocka_unit_test(test_replay_prometheus), cmocka_unit_test(test_agent_text),
-		cmocka_unit_test(test_agent_doc),
+		cmocka_unit_test(test_agent_doc),	  cmocka_unit_test(test_agent_attribution),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

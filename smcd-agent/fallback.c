@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Fallback attribution, the agent's side: see fallback.h.  The program's records arrive in
+ * a ring buffer whose epoll fd is one more source of the manager's sd-event loop; each
+ * record is resolved here, announced, and counted.
+ *
+ * cgroup id to path: a cgroup v2 id is the kernfs id of its directory (the file handle
+ * name_to_handle_at() gives, smcbpf_cgroup_id()).  Resolved by a walk of the cgroup2 mount
+ * that caches every id it passes, repeated on a miss (at most every 100 ms: a storm of
+ * unknown ids costs ten walks a second, not one per record); an id that a walk started
+ * after its record arrived did not find is gone for good (ids are never reused) and is
+ * remembered as such (the last NEGATIVE_CACHE of them), so it costs no further walk; not by
+ * open_by_handle_at(), which needs CAP_DAC_READ_SEARCH (not in smcd-agent.service's
+ * bounding set) and would cost a syscall pair per record.  A cgroup removed before the
+ * walk saw it is "unknown".
+ *
+ * Process: the record's pid and command when the switch ran in a process; when it ran in a
+ * kworker (always on the server side), the holder of the socket inode the record names
+ * (the listening socket there) from /proc (common/owner.c), cached for 10 s per inode so
+ * that a storm of server-side fallbacks on one listener costs one /proc walk, not one per
+ * connection.
+ *
+ * Signals: at most FALLBACK_SIGNALS_PER_SEC FallbackAttributed signals a second; the
+ * others are counted (Prometheus smc_fallback_attribution_unsignalled_total), never lost
+ * from the table.
+ */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/bus-api.h"
+#include "common/macro.h"
+#include "common/output.h"
+#include "common/owner.h"
+#include "netlink/smcnl.h"
+#include "smcd-agent/fallback.h"
+#include "smcd-agent/log.h"
+#include "smcd-agent/manager.h"
+#ifdef HAVE_BPF
+#include "bpf/smcbpf.h"
+#endif
+
+#define FALLBACK_SIGNALS_PER_SEC 100
+#define CGROUP_WALK_MAX 65536
+#define CGROUP_WALK_DEPTH 32
+#define CGROUP_WALK_MIN_USEC 100000ULL
+#define NEGATIVE_CACHE 64
+#define OWNER_CACHE 16
+#define OWNER_TTL_USEC (10ULL * 1000000ULL)
+#define RETRY_USEC (5ULL * 1000000ULL)
+
+struct cg_entry {
+	uint64_t id;
+	char *path; /* relative to the mount, "/system.slice/x.service" */
+};
+
+struct owner_entry {
+	uint64_t ino;
+	uint64_t mono_usec; /* 0: unused */
+	uint32_t pid;
+	char comm[17];
+};
+
+struct fallback {
+	struct fbattr table;
+	char why[FBATTR_WHY_LEN]; /* "" while working */
+	int err;
+	uint64_t retry_mono_usec;
+#ifdef HAVE_BPF
+	struct smcbpf_fallback *bpf;
+#endif
+	sd_event_source *src;
+	struct manager *m;
+	char cgroot[PATH_MAX];
+	struct cg_entry *cgs;
+	size_t n_cgs;
+	uint64_t walk_mono_usec;
+	uint64_t gone[NEGATIVE_CACHE]; /* ids a walk after their record did not find */
+	size_t n_gone;
+	struct owner_entry owners[OWNER_CACHE];
+	uint64_t window_mono_usec;
+	unsigned window_signals;
+	uint64_t unsignalled;
+};
+
+static uint64_t mono_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static uint64_t real_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
+
+const char *fallback_error(const struct manager *m)
+{
+	if (!m->fallback)
+		return "fallback attribution is not set up";
+	return m->fallback->why[0] ? m->fallback->why : NULL;
+}
+
+const struct fbattr *fallback_table(const struct manager *m)
+{
+	static const struct fbattr empty;
+
+	return m->fallback ? &m->fallback->table : &empty;
+}
+
+void fallback_losses(const struct manager *m, uint64_t *ret_lost, uint64_t *ret_unsignalled)
+{
+	uint64_t seen = 0, lost = 0;
+
+#ifdef HAVE_BPF
+	if (m->fallback && m->fallback->bpf)
+		smcbpf_fallback_counts(m->fallback->bpf, &seen, &lost);
+#endif
+	(void)seen;
+	*ret_lost = lost;
+	*ret_unsignalled = m->fallback ? m->fallback->unsignalled : 0;
+}
+
+static json_object *unit_json(const char *unit, uint64_t count)
+{
+	json_object *o = json_object_new_object();
+
+	if (o && (json_add_str(o, "unit", unit) < 0 || json_add_u64(o, "count", count) < 0)) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+json_object *fallback_json(const struct manager *m)
+{
+	const struct fbattr *a = fallback_table(m);
+	const char *why = fallback_error(m);
+	json_object *o = json_object_new_object(), *reasons = json_object_new_array();
+	uint64_t lost, unsignalled;
+
+	if (!o || !reasons)
+		goto oom;
+	fallback_losses(m, &lost, &unsignalled);
+	if (json_add_bool(o, "available", !why) < 0 ||
+	    (why ? json_add_str(o, "error", why) : json_add_null(o, "error")) < 0 ||
+	    json_add_u64(o, "events", a->events) < 0 || json_add_u64(o, "lost", lost) < 0 ||
+	    json_add_u64(o, "other_reasons", a->other_reasons) < 0 ||
+	    json_add_u64(o, "units_per_reason", FBATTR_TOP_UNITS) < 0)
+		goto oom;
+	for (size_t i = 0; i < a->n_reasons; i++) {
+		const struct fbattr_reason *r = &a->reasons[i];
+		json_object *ro = json_object_new_object(), *units = json_object_new_array();
+		struct fbattr_unit u[FBATTR_TOP_UNITS];
+		size_t n = fbattr_units_sorted(r, u);
+
+		if (!ro || !units || json_object_array_add(reasons, ro) < 0) {
+			json_object_put(ro);
+			json_object_put(units);
+			goto oom;
+		}
+		if (json_add(ro, "units", units) < 0 || json_add_u64(ro, "code", r->code) < 0 ||
+		    (smc_decline_name(r->code) ? json_add_str(ro, "name", smc_decline_name(r->code))
+					       : json_add_null(ro, "name")) < 0 ||
+		    json_add_u64(ro, "total", r->total) < 0)
+			goto oom;
+		for (size_t k = 0; k < n; k++)
+			if (json_object_array_add(units, unit_json(u[k].unit, u[k].count)) < 0)
+				goto oom;
+		if (r->other && json_object_array_add(units, unit_json(FBATTR_OTHER, r->other)) < 0)
+			goto oom;
+	}
+	if (json_add(o, "reasons", reasons) < 0) {
+		reasons = NULL;
+		goto oom;
+	}
+	return o;
+oom:
+	json_object_put(reasons);
+	json_object_put(o);
+	return NULL;
+}
+
+#ifdef HAVE_BPF
+/* ---- cgroup ids --------------------------------------------------------------------------- */
+
+static void cgs_clear(struct fallback *f)
+{
+	for (size_t i = 0; i < f->n_cgs; i++)
+		free(f->cgs[i].path);
+	free(f->cgs);
+	f->cgs = NULL;
+	f->n_cgs = 0;
+}
+
+static void walk(struct fallback *f, size_t *cap, const char *rel, unsigned depth)
+{
+	char full[PATH_MAX];
+	struct dirent *d;
+	uint64_t id;
+	DIR *dir;
+
+	if (f->n_cgs >= CGROUP_WALK_MAX)
+		return;
+	snprintf(full, sizeof(full), "%s%s", f->cgroot, rel);
+	if (smcbpf_cgroup_id(full, &id) == 0) {
+		if (f->n_cgs == *cap) {
+			size_t n = *cap ? *cap * 2 : 256;
+			struct cg_entry *v = realloc(f->cgs, n * sizeof(*v));
+
+			if (!v)
+				return;
+			f->cgs = v;
+			*cap = n;
+		}
+		f->cgs[f->n_cgs].id = id;
+		f->cgs[f->n_cgs].path = strdup(rel[0] ? rel : "/");
+		if (f->cgs[f->n_cgs].path)
+			f->n_cgs++;
+	}
+	if (depth >= CGROUP_WALK_DEPTH || !(dir = opendir(full)))
+		return;
+	while ((d = readdir(dir))) {
+		char sub[PATH_MAX];
+
+		if (d->d_type != DT_DIR || d->d_name[0] == '.')
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s", rel, d->d_name) >= (int)sizeof(sub))
+			continue;
+		walk(f, cap, sub, depth + 1);
+	}
+	closedir(dir);
+}
+
+static const char *cg_find(const struct fallback *f, uint64_t id)
+{
+	for (size_t i = 0; i < f->n_cgs; i++)
+		if (f->cgs[i].id == id)
+			return f->cgs[i].path;
+	return NULL;
+}
+
+/* arrived: CLOCK_MONOTONIC when the record was read. */
+static const char *cgroup_path(struct fallback *f, uint64_t id, uint64_t arrived)
+{
+	const char *p = cg_find(f, id);
+	uint64_t start;
+	size_t cap = 0;
+
+	if (p || !id || !f->cgroot[0])
+		return p;
+	for (size_t i = 0; i < f->n_gone && i < NEGATIVE_CACHE; i++)
+		if (f->gone[i] == id)
+			return NULL;
+	start = mono_usec();
+	if (f->walk_mono_usec && start - f->walk_mono_usec < CGROUP_WALK_MIN_USEC)
+		return NULL;
+	cgs_clear(f);
+	walk(f, &cap, "", 0);
+	f->walk_mono_usec = start;
+	p = cg_find(f, id);
+	if (!p && start >= arrived)
+		f->gone[f->n_gone++ % NEGATIVE_CACHE] = id;
+	return p;
+}
+
+/* ---- socket holders ------------------------------------------------------------------------ */
+
+static void socket_holder(struct fallback *f, uint64_t ino, struct fbattr_event *ev)
+{
+	struct owner_entry *slot = &f->owners[0];
+	uint64_t now = mono_usec();
+	struct sock_owners o = {};
+	const struct sock_proc *p;
+
+	for (size_t i = 0; i < OWNER_CACHE; i++) {
+		struct owner_entry *e = &f->owners[i];
+
+		if (e->mono_usec && e->ino == ino && now - e->mono_usec < OWNER_TTL_USEC) {
+			ev->pid = e->pid;
+			snprintf(ev->comm, sizeof(ev->comm), "%s", e->comm);
+			ev->pid_from_socket = e->pid != 0;
+			return;
+		}
+		if (e->mono_usec < slot->mono_usec)
+			slot = e;
+	}
+	*slot = (struct owner_entry){ .ino = ino, .mono_usec = now };
+	if (sock_owners_scan("/proc", &ino, 1, &o) == 0 && sock_owners_of(&o, ino, &p) > 0) {
+		slot->pid = (uint32_t)p->pid;
+		snprintf(slot->comm, sizeof(slot->comm), "%s", p->comm);
+	}
+	sock_owners_done(&o);
+	ev->pid = slot->pid;
+	snprintf(ev->comm, sizeof(ev->comm), "%s", slot->comm);
+	ev->pid_from_socket = slot->pid != 0;
+}
+
+/* ---- records ---------------------------------------------------------------------------- */
+
+static void emit(struct fallback *f, const struct fbattr_event *ev)
+{
+	struct manager *m = f->m;
+	const char *name = smc_decline_name(ev->reason);
+	char hex[16];
+	uint64_t now = mono_usec();
+	int r;
+
+	if (!m->bus)
+		return;
+	if (now - f->window_mono_usec >= 1000000ULL) {
+		f->window_mono_usec = now;
+		f->window_signals = 0;
+	}
+	if (f->window_signals >= FALLBACK_SIGNALS_PER_SEC) {
+		f->unsignalled++;
+		return;
+	}
+	f->window_signals++;
+	if (!name) {
+		snprintf(hex, sizeof(hex), "0x%08" PRIx32, ev->reason);
+		name = hex;
+	}
+	r = sd_bus_emit_signal(m->bus, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS,
+			       SMCD_BUS_STATS_FALLBACK_ATTRIBUTED, "tusbubsssttqqs", ev->time_usec,
+			       ev->reason, name, ev->server, ev->pid, ev->pid_from_socket, ev->comm,
+			       ev->unit, ev->cgroup, ev->netns_cookie, ev->cgroup_id, ev->lport,
+			       ev->rport, ev->raddr);
+	if (r < 0)
+		log_debug("Cannot send FallbackAttributed: %s", strerror(-r));
+}
+
+static void on_record(const struct smcbpf_fallback_event *rec, void *arg)
+{
+	struct fallback *f = arg;
+	struct fbattr_event ev = {
+		.time_usec = real_usec(),
+		.netns_cookie = rec->netns_cookie,
+		.cgroup_id = rec->cgroup_id,
+		.reason = (uint32_t)rec->reason,
+		.server = rec->server,
+		.pid = rec->pid,
+		.lport = rec->lport,
+		.rport = rec->rport,
+	};
+	const char *cg;
+
+	if (rec->pid)
+		snprintf(ev.comm, sizeof(ev.comm), "%.*s", SMCBPF_COMM_LEN, rec->comm);
+	else if (rec->sock_ino)
+		socket_holder(f, rec->sock_ino, &ev);
+	cg = cgroup_path(f, rec->cgroup_id, mono_usec());
+	snprintf(ev.cgroup, sizeof(ev.cgroup), "%s", cg ? cg : "");
+	fbattr_label(cg, ev.unit, sizeof(ev.unit));
+	if (rec->family == SMCBPF_AF_INET || rec->family == SMCBPF_AF_INET6)
+		(void)inet_ntop(rec->family == SMCBPF_AF_INET ? AF_INET : AF_INET6, rec->raddr,
+				ev.raddr, sizeof(ev.raddr));
+	fbattr_add(&f->table, ev.reason, ev.unit);
+	log_debug("Fallback to TCP (%s side, reason 0x%08" PRIx32 "): unit %s, pid %" PRIu32
+		  " (%s), netns %" PRIu64,
+		  ev.server ? "server" : "client", ev.reason, ev.unit, ev.pid, ev.comm,
+		  ev.netns_cookie);
+	emit(f, &ev);
+}
+
+static int on_ring(sd_event_source *s, int fd, uint32_t revents, void *userdata)
+{
+	struct fallback *f = userdata;
+
+	(void)smcbpf_fallback_consume(f->bpf);
+	return 0;
+}
+
+static void try_open(struct fallback *f)
+{
+	int r;
+
+	r = smcbpf_fallback_open(on_record, f, &f->bpf, f->why, sizeof(f->why));
+	f->err = r < 0 ? r : 0;
+	f->retry_mono_usec = mono_usec();
+	if (r < 0) {
+		log_warning("Fallback attribution is unavailable: %s", f->why);
+		return;
+	}
+	r = sd_event_add_io(f->m->event, &f->src, smcbpf_fallback_fd(f->bpf), EPOLLIN, on_ring, f);
+	if (r < 0) {
+		snprintf(f->why, sizeof(f->why), "cannot watch the fallback ring buffer: %s",
+			 strerror(-r));
+		f->err = r;
+		f->bpf = smcbpf_fallback_free(f->bpf);
+		log_warning("Fallback attribution is unavailable: %s", f->why);
+		return;
+	}
+	f->why[0] = '\0';
+	log_info("Fallback attribution: following smc:smc_switch_to_fallback");
+}
+#endif
+
+void fallback_start(struct manager *m)
+{
+	struct fallback *f = calloc(1, sizeof(*f));
+
+	if (!f) {
+		log_warning("Fallback attribution is unavailable: out of memory");
+		return;
+	}
+	f->m = m;
+	m->fallback = f;
+	if (m->fallback_no_kernel) {
+		f->err = -ENOTSUP;
+		snprintf(f->why, sizeof(f->why), "%s", m->fallback_no_kernel);
+		log_info("Fallback attribution is unavailable: %s", f->why);
+		return;
+	}
+#ifdef HAVE_BPF
+	if (smcbpf_cgroup2_root(f->cgroot, sizeof(f->cgroot)) < 0)
+		f->cgroot[0] = '\0';
+	try_open(f);
+#else
+	f->err = -ENOTSUP;
+	snprintf(f->why, sizeof(f->why),
+		 "smcd-agent was built without BPF support (configure --disable-bpf)");
+	log_info("Fallback attribution is unavailable: %s", f->why);
+#endif
+}
+
+void fallback_retry(struct manager *m)
+{
+#ifdef HAVE_BPF
+	struct fallback *f = m->fallback;
+
+	/* Only "SMC is not loaded" can change by itself, and only when smc appears. */
+	if (!f || f->bpf || f->err != -ENOENT || access("/sys/module/smc", F_OK) < 0 ||
+	    mono_usec() - f->retry_mono_usec < RETRY_USEC)
+		return;
+	try_open(f);
+#endif
+}
+
+void fallback_stop(struct manager *m)
+{
+	struct fallback *f = m->fallback;
+
+	if (!f)
+		return;
+	sd_event_source_disable_unref(f->src);
+#ifdef HAVE_BPF
+	smcbpf_fallback_free(f->bpf);
+	cgs_clear(f);
+#endif
+	free(f);
+	m->fallback = NULL;
+}
