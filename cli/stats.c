@@ -536,8 +536,10 @@ void stats_advice_env(struct smcctl *c, struct advice_env *env)
 	bool on;
 
 	*env = (struct advice_env){ .hs_limit = -1 };
-	if (smcctl_nl(c, &nl))
+	/* Not smcctl_nl(): the agent's answer is printed even when this handle fails. */
+	if (!c->nl && smcnl_open(&c->nl_opts, &c->nl) < 0)
 		return;
+	nl = c->nl;
 	env->has_wmem = smc_sysctl_get_int(nl, "wmem", &env->wmem) >= 0;
 	env->has_rmem = smc_sysctl_get_int(nl, "rmem", &env->rmem) >= 0;
 	if (smc_hs_limitation_get(nl, &on) >= 0)

@@ -155,8 +155,8 @@ static void buffer_full(const struct stats_num *rows, const struct advice_env *e
 		return;
 	a->id = tx ? "smc-tx-buffer-full" : "smc-rx-buffer-full";
 	a->severity = ADVICE_WARNING;
-	a->count_what = tx ? "tx.buffer.full" : "rx.buffer.full";
-	a->total_what = tx ? "tx.requests" : "rx.requests";
+	a->count_what = tx ? "tx_buffer_full" : "rx_buffer_full";
+	a->total_what = tx ? "tx_requests" : "rx_requests";
 	a->count = full;
 	a->total = reqs;
 	if (tx)
@@ -181,8 +181,8 @@ static void peer_full(const struct stats_num *rows, struct advice out[], size_t 
 		return;
 	a->id = "smc-peer-buffer-full";
 	a->severity = ADVICE_WARNING;
-	a->count_what = "tx.buffer.full_peer";
-	a->total_what = "tx.requests";
+	a->count_what = "tx_buffer_full_peer";
+	a->total_what = "tx_requests";
 	a->count = full;
 	a->total = reqs;
 	snprintf(a->text, sizeof(a->text),
@@ -210,8 +210,8 @@ static void too_small(const struct stats_num *rows, const struct advice_env *env
 		return;
 	a->id = "smc-tx-buffer-too-small";
 	a->severity = ADVICE_INFO;
-	a->count_what = "tx.buffer.too_small";
-	a->total_what = "tx.requests";
+	a->count_what = "tx_buffer_too_small";
+	a->total_what = "tx_requests";
 	a->count = small;
 	a->total = reqs;
 	set_sysctl(a, "wmem", env->has_wmem, env->wmem);
@@ -234,8 +234,8 @@ static void downgrade(const struct stats_num *rows, struct advice out[], size_t 
 	a->id = "smc-buffer-downgrade";
 	a->severity =
 		above(down, alloc, DOWNGRADE_WARN_PERCENT) || !alloc ? ADVICE_WARNING : ADVICE_INFO;
-	a->count_what = "buffer.downgrade";
-	a->total_what = "buffer.alloc";
+	a->count_what = "buffer_downgrade";
+	a->total_what = "buffer_alloc";
 	a->count = down;
 	a->total = alloc;
 	snprintf(a->text, sizeof(a->text),
@@ -293,7 +293,7 @@ static void hs_limited(const struct stats_num *rows, const struct stats_tree_rea
 		return;
 	a->id = "smc-handshake-limited";
 	a->severity = ADVICE_INFO;
-	a->count_what = "fallback.server.PEERNOSMC";
+	a->count_what = "server_fallbacks_peernosmc";
 	a->total_what = "connections";
 	a->count = nosmc;
 	a->total = smc + nosmc;

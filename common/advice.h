@@ -34,7 +34,7 @@ struct advice {
 	const char *id; /* stable, kebab case: "smc-tx-buffer-full" */
 	enum advice_severity severity;
 	/* The numbers it is based on: count of total (e.g. buffer full of send requests). */
-	const char *count_what, *total_what; /* "tx.buffer.full", "tx.requests" */
+	const char *count_what, *total_what; /* "tx_buffer_full", "tx_requests" */
 	uint64_t count, total;
 	const char *sysctl; /* "wmem", "rmem" or NULL */
 	int64_t current;    /* the sysctl's value, -1 when unknown */

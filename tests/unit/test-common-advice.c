@@ -230,8 +230,8 @@ static void test_tree(void **state)
 	assert_string_equal(
 		json_object_to_json_string_ext(json_object_array_get_idx(j, 0),
 					       JSON_C_TO_STRING_PLAIN),
-		"{\"id\":\"smc-tx-buffer-full\",\"severity\":\"warning\",\"based_on\":{\"tx.buffer."
-		"full\":2051,\"tx.requests\":4101},\"sysctl\":{\"name\":\"net.smc.wmem\",\"current\":"
+		"{\"id\":\"smc-tx-buffer-full\",\"severity\":\"warning\",\"based_on\":{\"tx_buffer_"
+		"full\":2051,\"tx_requests\":4101},\"sysctl\":{\"name\":\"net.smc.wmem\",\"current\":"
 		"65536,\"suggested\":262144,\"smc_yaml\":\"sysctl: {wmem: 256KiB}\"},\"text\":\"the "
 		"send buffer was full on 50.0% of sends (2051 of 4101): SMC's buffers do not grow "
 		"like TCP's, raise net.smc.wmem (now 64KiB) to 256KiB: 'smcctl sysctl set wmem "

@@ -54,7 +54,7 @@ assert_json "$j" '.advice[] | select(.id == "smc-tx-buffer-full") | .sysctl.curr
 assert_json "$j" '.advice[] | select(.id == "smc-tx-buffer-full") | .sysctl.suggested' 262144
 assert_json "$j" '.advice[] | select(.id == "smc-tx-buffer-full") | .sysctl.smc_yaml' 'sysctl: {wmem: 256KiB}'
 assert_json "$j" '.advice[] | select(.id == "smc-tx-buffer-full") | .severity' warning
-assert_json "$j" '.advice[] | select(.id == "smc-tx-buffer-full") | .based_on."tx.buffer.full"' "$full"
+assert_json "$j" '.advice[] | select(.id == "smc-tx-buffer-full") | .based_on.tx_buffer_full' "$full"
 info "advice at 64 KiB: $(advice_ids "$j")"
 assert_ok smcctl -n adv64k stats
 assert_contains "$out" "Advice"
