@@ -16,6 +16,7 @@
 
 #include "cli/objects.h"
 #include "common/output.h"
+#include "common/stats-table.h"
 
 struct capability {
 	const char *key;     /* JSON key under "capabilities" */
@@ -120,6 +121,31 @@ static void probe_devices(struct smcctl *c, struct info_facts *i)
 	}
 }
 
+/* What the counters advise, as in smcctl stats (the kernel's counters since smc loaded). */
+static void probe_advice(struct smcctl *c, struct info_facts *i)
+{
+	_cleanup_(freep) struct smc_fback_stats *f = calloc(1, sizeof(*f));
+	_cleanup_(freep) struct stats_num *rows = NULL;
+	_cleanup_(freep) struct stats_tree_reason *reasons = NULL;
+	struct smc_stats s = {};
+	struct advice_env env;
+	size_t n;
+	int e;
+
+	stats_table(&n);
+	rows = calloc(n, sizeof(*rows));
+	reasons = calloc(2 * SMC_FBACK_SLOTS, sizeof(*reasons));
+	if (!f || !rows || !reasons)
+		return probe_failed(c, i, "statistics", -ENOMEM);
+	if ((e = smc_stats_get(c->nl, &s)) < 0)
+		return probe_failed(c, i, "statistics", e);
+	if ((e = smc_fback_stats_get(c->nl, f)) < 0)
+		return probe_failed(c, i, "fallback statistics", e);
+	n = stats_rows_from_kernel(&s, f, rows, reasons);
+	stats_advice_env(c, &env);
+	i->n_advice = advice_compute(rows, reasons, n, &env, i->advice, ADVICE_MAX);
+}
+
 static int gather(struct smcctl *c, struct info_facts *i)
 {
 	char ueids[SMC_UEID_MAX][SMC_EID_LEN + 1];
@@ -148,6 +174,7 @@ static int gather(struct smcctl *c, struct info_facts *i)
 		probe_failed(c, i, "SEID", e);
 	i->has_seid = e >= 0;
 	probe_devices(c, i);
+	probe_advice(c, i);
 sysctls:
 	if ((e = smc_sysctl_list_present(c->nl, &i->sysctls, &i->n_sysctls)) < 0 && e != -ENOENT)
 		probe_failed(c, i, "net.smc sysctls", e);
@@ -344,6 +371,7 @@ json_object *info_json(const struct info_facts *i)
 	r |= json_append(v, loopback_verdict(i));
 	r |= json_append(v, smcr_verdict(i));
 	r |= json_add(o, "errors", json_object_get(i->errors));
+	r |= json_add(o, "advice", advice_json(i->advice, i->n_advice));
 	return r < 0 ? NULL : TAKE_PTR(o);
 }
 
@@ -435,6 +463,7 @@ void info_text(struct smcctl *c, json_object *doc)
 			fprintf(c->out, " (%s)", advice);
 		fputc('\n', c->out);
 	}
+	advice_print_json(c->out, out_get(doc, "advice"));
 }
 
 int info_show(struct smcctl *c, const struct verb_args *a)

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "cli/smcctl.h"
+#include "common/advice.h"
 
 /* Option indexes, shared by cli/table.c (the declarations) and the handlers. */
 enum { UEID_DERIVE_OPT_FILE, UEID_DERIVE_OPT_APPLY };
@@ -37,7 +38,9 @@ struct info_facts {
 	char loopback_pnetid[SMC_PNETID_LEN + 1]; /* of the first loopback with a PNET ID */
 	char **sysctls;				  /* present in /proc/sys/net/smc */
 	size_t n_sysctls;
-	json_object *errors; /* array of "what: why" strings */
+	json_object *errors;		  /* array of "what: why" strings */
+	struct advice advice[ADVICE_MAX]; /* from this netns' counters (common/advice.c) */
+	size_t n_advice;
 };
 
 int info_show(struct smcctl *c, const struct verb_args *a);
@@ -130,8 +133,14 @@ enum {
 int stats_show(struct smcctl *c, const struct verb_args *a);
 void stats_text(struct smcctl *c, json_object *doc);
 /* stats_text() of stats_tree_from_kernel() (less the other technology), from the numbers. */
+struct advice;
+struct advice_env;
 int stats_rows_text(struct smcctl *c, const struct smc_stats *s, const struct smc_fback_stats *f,
-		    bool only_smcd, bool only_smcr);
+		    bool only_smcd, bool only_smcr, const struct advice *advice, size_t n_advice);
+/* The advice's settings (net.smc.wmem/rmem, handshake limitation) in smcctl's netns. */
+void stats_advice_env(struct smcctl *c, struct advice_env *env);
+/* The advice of a counter tree (the agent's since-reset view) into out[ADVICE_MAX]. */
+size_t stats_tree_advice(struct smcctl *c, json_object *tree, struct advice *out);
 
 /*
  * Write verbs print nothing in text mode and this document with -j.  changed: 1 the kernel

@@ -22,6 +22,7 @@
 #include "cli/agent.h"
 #include "cli/bus.h"
 #include "cli/objects.h"
+#include "common/advice.h"
 #include "common/bus-api.h"
 #include "common/output.h"
 
@@ -159,6 +160,19 @@ int agent_stats_show(struct smcctl *c, const struct verb_args *a)
 	doc = agent_stats_doc(json, a->opt[STATS_OPT_ABSOLUTE], only_d, only_r);
 	if (!doc)
 		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "smcd-agent's statistics did not parse");
+	/*
+	 * The advice of the counters at the top: since the reset (or the totals with
+	 * --absolute), which is what an operator wants after changing a sysctl.  Computed here
+	 * by the same common/advice.c as without the agent, against smcctl's sysctls (the
+	 * agent's netns is smcctl's: --netns never asks the agent).
+	 */
+	{
+		struct advice advice[ADVICE_MAX];
+		size_t n = stats_tree_advice(c, doc, advice);
+
+		if (json_add(doc, "advice", advice_json(advice, n)) < 0)
+			return smcctl_oom(c);
+	}
 	c->view = view_flags(a);
 	return smcctl_emit(c, doc, stats_text);
 }

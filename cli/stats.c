@@ -24,6 +24,7 @@
 
 #include "cli/agent.h"
 #include "cli/objects.h"
+#include "common/advice.h"
 #include "common/output.h"
 #include "common/stats-table.h"
 
@@ -57,7 +58,9 @@ struct rows_src {
 	const struct stats_tree_reason *reasons;
 	size_t n_reasons;
 	struct stats_num not_itemised[2];
-	bool no_smcd, no_smcr; /* --smcr, --smcd */
+	bool no_smcd, no_smcr;	     /* --smcr, --smcd */
+	const struct advice *advice; /* what stats_show() computed, shown last */
+	size_t n_advice;
 };
 
 struct sv {
@@ -519,6 +522,11 @@ static void render(struct smcctl *c, const struct sv *top, json_object *agent_do
 		attribution(c, agent_doc);
 		agent_now(c, agent_doc);
 	}
+	/* Last, and only when there is some: what the numbers above mean. */
+	if (top->r)
+		advice_print(c->out, top->r->advice, top->r->n_advice);
+	else
+		advice_print_json(c->out, out_get(top->o, "advice"));
 }
 
 void stats_text(struct smcctl *c, json_object *doc)
@@ -530,7 +538,7 @@ void stats_text(struct smcctl *c, json_object *doc)
 }
 
 int stats_rows_text(struct smcctl *c, const struct smc_stats *s, const struct smc_fback_stats *f,
-		    bool only_smcd, bool only_smcr)
+		    bool only_smcd, bool only_smcr, const struct advice *advice, size_t n_advice)
 {
 	_cleanup_(freep) struct rows_src *r = calloc(1, sizeof(*r));
 	_cleanup_(freep) struct stats_num *rows = NULL;
@@ -554,9 +562,65 @@ int stats_rows_text(struct smcctl *c, const struct smc_stats *s, const struct sm
 	/* --smcd / --smcr: the document loses the other technology, so does this. */
 	r->no_smcd = only_smcr;
 	r->no_smcr = only_smcd;
+	r->advice = advice;
+	r->n_advice = n_advice;
 	top = (struct sv){ .r = r };
 	render(c, &top, NULL);
 	return 0;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Advice                                                                              */
+
+/*
+ * What the advice is judged against, in smcctl's network namespace (the one whose counters
+ * these are; the agent's are those of the agent's, which is smcctl's when it asks the
+ * agent).  A value that cannot be read is unknown, not a failure of the verb: the advice
+ * then says "now unknown" (JSON null) and the counters are still shown.
+ */
+void stats_advice_env(struct smcctl *c, struct advice_env *env)
+{
+	struct smcnl *nl;
+	bool on;
+
+	*env = (struct advice_env){ .hs_limit = -1 };
+	/* Not smcctl_nl(): the agent's answer is printed even when this handle fails. */
+	if (!c->nl && smcnl_open(&c->nl_opts, &c->nl) < 0)
+		return;
+	nl = c->nl;
+	env->has_wmem = smc_sysctl_get_int(nl, "wmem", &env->wmem) >= 0;
+	env->has_rmem = smc_sysctl_get_int(nl, "rmem", &env->rmem) >= 0;
+	if (smc_hs_limitation_get(nl, &on) >= 0)
+		env->hs_limit = on;
+}
+
+/* The rows of the other technology zeroed (--smcd, --smcr: advice about what is shown). */
+static void rows_only(struct stats_num *rows, bool only_smcd, bool only_smcr)
+{
+	size_t n;
+	const struct stats_desc *t = stats_table(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if ((only_smcd && !strncmp(t[i].key, "smcr.", 5)) ||
+		    (only_smcr && !strncmp(t[i].key, "smcd.", 5)))
+			rows[i] = (struct stats_num){};
+}
+
+size_t stats_tree_advice(struct smcctl *c, json_object *tree, struct advice *out)
+{
+	_cleanup_(freep) struct stats_num *rows = NULL;
+	struct stats_tree_reason reasons[2 * SMC_FBACK_SLOTS];
+	struct advice_env env;
+	size_t n, n_reasons;
+
+	stats_table(&n);
+	rows = calloc(n, sizeof(*rows));
+	if (!rows)
+		return 0;
+	advice_rows_from_tree(tree, rows);
+	n_reasons = advice_reasons_from_tree(tree, reasons, ELEMENTSOF(reasons));
+	stats_advice_env(c, &env);
+	return advice_compute(rows, reasons, n_reasons, &env, out, ADVICE_MAX);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -567,11 +631,19 @@ int stats_show(struct smcctl *c, const struct verb_args *a)
 	bool only_d = a->opt[STATS_OPT_SMCD], only_r = a->opt[STATS_OPT_SMCR];
 	_cleanup_(json_object_putp) json_object *doc = NULL;
 	_cleanup_(freep) struct smc_fback_stats *f = calloc(1, sizeof(*f));
+	_cleanup_(freep) struct stats_num *rows = NULL;
+	_cleanup_(freep) struct stats_tree_reason *reasons = NULL;
+	struct advice advice[ADVICE_MAX];
+	struct advice_env env;
 	struct smc_stats s = {};
 	struct smcnl *nl;
+	size_t n_rows, n_reasons, n_advice;
 	int r, st;
 
-	if (!f)
+	stats_table(&n_rows);
+	rows = calloc(n_rows, sizeof(*rows));
+	reasons = calloc(ELEMENTSOF(f->entries), sizeof(*reasons));
+	if (!f || !rows || !reasons)
 		return smcctl_oom(c);
 	if (only_d && only_r)
 		return smcctl_usage(c, "--smcd and --smcr exclude each other");
@@ -583,16 +655,21 @@ int stats_show(struct smcctl *c, const struct verb_args *a)
 	r = smc_fback_stats_get(nl, f);
 	if (r < 0)
 		return smcctl_fail(c, SMC_OP_QUERY, r, "cannot read the fallback statistics");
+	n_reasons = stats_rows_from_kernel(&s, f, rows, reasons);
+	rows_only(rows, only_d, only_r);
+	stats_advice_env(c, &env);
+	n_advice = advice_compute(rows, reasons, n_reasons, &env, advice, ADVICE_MAX);
 	c->view = (a->opt[STATS_OPT_ALL] ? STATS_VIEW_ALL : 0) | (only_d ? STATS_VIEW_SMCD : 0) |
 		  (only_r ? STATS_VIEW_SMCR : 0);
 	if (!c->json) {
 		/* No tree: the text needs no json-c (loaded on first use, cli/dl.c). */
-		if (stats_rows_text(c, &s, f, only_d, only_r) < 0)
+		if (stats_rows_text(c, &s, f, only_d, only_r, advice, n_advice) < 0)
 			return smcctl_oom(c);
 		return smcctl_emit(c, NULL, NULL);
 	}
 	doc = stats_tree_from_kernel(&s, f);
-	if (!doc || json_add_str(doc, "source", "kernel") < 0)
+	if (!doc || json_add_str(doc, "source", "kernel") < 0 ||
+	    json_add(doc, "advice", advice_json(advice, n_advice)) < 0)
 		return smcctl_oom(c);
 	/* A filter removes the other technology from the document, not only from the text. */
 	if (only_d)

@@ -21,6 +21,7 @@
 
 #include "cli/agent.h"
 #include "cli/objects.h"
+#include "common/advice.h"
 #include "common/output.h"
 #include "common/stats-table.h"
 #include "smcd-agent/manager.h"
@@ -442,6 +443,64 @@ static void test_agent_doc(void **state)
 	assert_null(agent_stats_doc("not json", false, false, false));
 }
 
+/* The advice of the agent's view: ids of the tree's rows judged as smcctl stats does. */
+static size_t tree_advice(json_object *tree, struct advice *out)
+{
+	static const struct advice_env env = { true, true, 65536, 65536, 0 };
+	struct stats_num rows[512];
+	size_t n;
+
+	stats_table(&n);
+	assert_true(n <= ELEMENTSOF(rows));
+	advice_rows_from_tree(tree, rows);
+	return advice_compute(rows, NULL, 0, &env, out, ADVICE_MAX);
+}
+
+/*
+ * Seed 001's 50% buffer full before a reset, then a healthy interval: the since-reset view
+ * (what an operator reads after raising wmem and resetting) no longer advises, the totals
+ * still do.  And the agent's tree of a recorded dump advises what the kernel's rows do.
+ */
+static void test_agent_advice(void **state)
+{
+	struct stats_engine *e = NULL;
+	struct stats_sample s = { .ok = true };
+	struct advice a[ADVICE_MAX];
+	json_object *since, *total;
+
+	(void)state;
+	assert_int_equal(stats_engine_new(10, &e), 0);
+	set(&s, "smcd.client_v2", 1);
+	set(&s, "smcd.server_v2", 1);
+	set(&s, "smcd.tx.requests", 4000);
+	set(&s, "smcd.tx.buffer.full", 2000);
+	assert_true(stats_engine_update(e, &s, SEC, T0) >= 0);
+	since = stats_engine_tree(e, STATS_VIEW_SINCE_RESET);
+	assert_non_null(since);
+	assert_int_equal(tree_advice(since, a), 1);
+	assert_string_equal(a[0].id, "smc-tx-buffer-full");
+	json_object_put(since);
+
+	stats_engine_reset(e, T0 + 5 * SEC);
+	set(&s, "smcd.client_v2", 2);
+	set(&s, "smcd.server_v2", 2);
+	set(&s, "smcd.tx.requests", 6000); /* 2000 more sends, 50 of them full: 2.5% */
+	set(&s, "smcd.tx.buffer.full", 2050);
+	assert_true(stats_engine_update(e, &s, 10 * SEC, T0 + 10 * SEC) >= 0);
+	since = stats_engine_tree(e, STATS_VIEW_SINCE_RESET);
+	total = stats_engine_tree(e, STATS_VIEW_TOTAL);
+	assert_non_null(since);
+	assert_non_null(total);
+	assert_int_equal(out_get_u64(since, "smcd.tx.requests", 0), 2000);
+	assert_int_equal(tree_advice(since, a), 0);
+	assert_int_equal(tree_advice(total, a), 1);
+	assert_string_equal(a[0].id, "smc-tx-buffer-full");
+	assert_int_equal(a[0].count, 2050);
+	json_object_put(since);
+	json_object_put(total);
+	stats_engine_free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -449,6 +508,7 @@ int main(void)
 		cmocka_unit_test(test_parity_7x_smcr),	  cmocka_unit_test(test_table_drives_trees),
 		cmocka_unit_test(test_replay_prometheus), cmocka_unit_test(test_agent_text),
 		cmocka_unit_test(test_agent_doc),	  cmocka_unit_test(test_agent_attribution),
+		cmocka_unit_test(test_agent_advice),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -183,8 +183,9 @@ static char *stats_rows(const struct smc_stats *s, const struct smc_fback_stats 
 
 	capture_begin(&cap);
 	c.out = cap.f;
-	assert_int_equal(stats_rows_text(&c, s, f, view & STATS_VIEW_SMCD, view & STATS_VIEW_SMCR),
-			 0);
+	assert_int_equal(
+		stats_rows_text(&c, s, f, view & STATS_VIEW_SMCD, view & STATS_VIEW_SMCR, NULL, 0),
+		0);
 	capture_end(&cap);
 	return cap.buf;
 }
