@@ -18,6 +18,7 @@ enum {
 	SOCKET_OPT_SMCR,
 	SOCKET_OPT_PROCESSES
 };
+enum { CHECK_OPT_LISTEN, CHECK_OPT_COUNT, CHECK_OPT_TIMEOUT };
 enum { PNET_ADD_OPT_ETH, PNET_ADD_OPT_IB, PNET_ADD_OPT_PORT };
 enum { STATS_OPT_ALL, STATS_OPT_SMCD, STATS_OPT_SMCR, STATS_OPT_KERNEL, STATS_OPT_ABSOLUTE };
 
@@ -96,6 +97,7 @@ int linkgroup_show_with(struct smcctl *c, const struct verb_args *a, json_object
 int linkgroup_parse_id(const char *s, uint32_t *ret);
 
 /* socket */
+int check_run(struct smcctl *c, const struct verb_args *a);
 int socket_list(struct smcctl *c, const struct verb_args *a);
 json_object *socket_json(const struct smc_socket *s);
 void socket_list_text(struct smcctl *c, json_object *doc);

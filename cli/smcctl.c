@@ -559,10 +559,11 @@ static int run(struct smcctl *c, int argc, char **argv)
 		return status;
 
 	/* The verb: the next word, unless there is none or it is an option, or the default
-	 * verb takes a command line and the word is not a verb (VERB_COMMAND). */
+	 * verb takes a command line or arguments and the word is not a verb (VERB_COMMAND,
+	 * VERB_ARGS). */
 	v = object_default_verb(c->object);
 	/* "help" stays the help word, as for every object ("smcctl run -- help" runs help). */
-	if (argc > 1 && argv[1][0] != '-' && v && (v->flags & VERB_COMMAND) &&
+	if (argc > 1 && argv[1][0] != '-' && v && (v->flags & (VERB_COMMAND | VERB_ARGS)) &&
 	    !verb_find(c->object, argv[1]) && !streq(argv[1], HELP_WORD)) {
 		/* argv[1] starts the command: getopt starts there and stops at once. */
 	} else if (argc > 1 && argv[1][0] != '-') {

@@ -54,6 +54,11 @@ enum {
 	 * starts the command ("smcctl run sockperf sr" as well as "smcctl run exec -- ...").
 	 */
 	VERB_COMMAND = 1 << 2,
+	/*
+	 * When this verb is the default, a first word that is no verb name is its first
+	 * argument ("smcctl check HOST PORT"); options may still come anywhere.
+	 */
+	VERB_ARGS = 1 << 3,
 };
 
 struct verb {

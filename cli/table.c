@@ -206,6 +206,20 @@ static const struct verb_opt run_opts[] = {
 	{}
 };
 
+static const struct verb_opt check_opts[] = {
+	[CHECK_OPT_LISTEN] = { "listen", 'L', "PORT", "answer checks from other hosts on PORT" },
+	[CHECK_OPT_COUNT] = { "count", 'c', "N", "with --listen: stop after N checks" },
+	[CHECK_OPT_TIMEOUT] = { "timeout", 't', "SECS", "give up a wait after SECS (default 10)" },
+	{}
+};
+
+static const struct verb check_verbs[] = {
+	{ .name = "connection", .synopsis = "[HOST PORT | --listen PORT [--count N]] [--timeout SECS]",
+	  .max_args = 2, .opts = check_opts, .flags = VERB_DEFAULT | VERB_ARGS, .run = check_run,
+	  .help = "test one SMC connection, say what it used" },
+	{}
+};
+
 static const struct verb run_verbs[] = {
 	{ .name = "exec", .synopsis = "[-m METHOD] [--sndbuf SIZE] [--rcvbuf SIZE] [-q] [--] COMMAND...",
 	  .min_args = 1, .max_args = UINT_MAX, .opts = run_opts,
@@ -254,6 +268,8 @@ const struct object smcctl_objects[] = {
 	  .help = "net.smc.* sysctls" },
 	{ .name = "hs-limit", .verbs = hslimit_verbs,
 	  .help = "SMC handshake limitation (net.smc.limit_smc_hs)" },
+	{ .name = "check", .verbs = check_verbs,
+	  .help = "a live SMC connection: SMC-D, SMC-R or why TCP" },
 	{ .name = "run", .verbs = run_verbs,
 	  .help = "run a program with its TCP sockets switched to SMC" },
 	{ .name = "policy", .verbs = policy_verbs,

@@ -301,6 +301,17 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("device", "loopback-ism", "set", "max-dmbs", "--", "-1"),
 		     "invalid max-dmbs");
 	expect_usage(RUN("device", "l"), "ambiguous verb 'l' for 'device'");
+	/* check (cli/check.c): refused before any socket is made */
+	expect_usage(RUN("check", "somehost"), "'check' needs HOST PORT");
+	expect_usage(RUN("check", "somehost", "0"), "invalid port '0'");
+	expect_usage(RUN("check", "somehost", "http"), "invalid port 'http'");
+	expect_usage(RUN("check", "a", "1", "b"), "unexpected argument 'b'");
+	expect_usage(RUN("check", "--count", "2"), "--count belongs to --listen");
+	expect_usage(RUN("check", "--listen", "65536"), "invalid --listen port '65536'");
+	expect_usage(RUN("check", "--listen", "5000", "--count", "0"), "invalid --count '0'");
+	expect_usage(RUN("check", "--listen", "5000", "h", "1"), "--listen takes no HOST PORT");
+	expect_usage(RUN("check", "--timeout", "0"), "invalid --timeout '0'");
+	expect_usage(RUN("check", "-t", "3601"), "invalid --timeout '3601'");
 }
 
 /* A library failure is one line "smcctl: what: why", exit 1 or 3, nothing on stdout. */

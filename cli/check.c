@@ -1,0 +1,629 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * smcctl check: a live test of one SMC connection, as smc-tools' smc_chk does, answered
+ * from the kernel's own view of the connection rather than guessed from outside.
+ *
+ *   smcctl check                 a server and a client inside smcctl, over loopback
+ *   smcctl check HOST PORT       a client of `smcctl check --listen PORT` on HOST
+ *   smcctl check --listen PORT   a server answering such checks, one report per check
+ *
+ * The sockets are IPPROTO_SMC on AF_INET/AF_INET6 (6.11+), AF_SMC where the kernel does not
+ * have it.  Each check moves CHECK_BYTES both ways (the client sends, the server echoes,
+ * the client verifies), then, while both ends are still open, reads the sockets from
+ * smc_diag by inode: the mode, the fallback reasons of both ends (loopback) or of ours with
+ * the peer's diagnosis (remote), the link group's device, SMC version and negotiated EID.
+ * The one thing to change is the reason's advice from netlink/names.c, the same text
+ * smcctl socket and smcctl stats give.
+ *
+ * Exit status: 0 when the connection used SMC, 1 when it fell back to TCP (or failed);
+ * --listen exits 0 when interrupted or after --count checks.  Every wait (connect, accept,
+ * read, write) ends after --timeout seconds with a message saying which one.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/objects.h"
+#include "common/output.h"
+
+#ifndef AF_SMC
+#define AF_SMC 43
+#endif
+#ifndef IPPROTO_SMC
+#define IPPROTO_SMC 256
+#endif
+#define SMCPROTO_SMC 0
+#define SMCPROTO_SMC6 1
+
+#define CHECK_BYTES 4096
+#define CHECK_TIMEOUT_DEFAULT 10
+#define CHECK_TIMEOUT_MAX 3600
+
+struct check {
+	struct smcctl *c;
+	int timeout_ms;
+	bool ipproto; /* IPPROTO_SMC, else AF_SMC */
+};
+
+/* ---- arguments --------------------------------------------------------------------- */
+
+static int parse_uint(const char *s, unsigned long min, unsigned long max, unsigned long *ret)
+{
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+/* ---- sockets ------------------------------------------------------------------------ */
+
+/* poll one fd for events within the check's timeout: 0, -ETIMEDOUT or -errno. */
+static int wait_fd(const struct check *k, int fd, short events)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	int r;
+
+	do
+		r = poll(&p, 1, k->timeout_ms);
+	while (r < 0 && errno == EINTR);
+	if (r < 0)
+		return -errno;
+	return r == 0 ? -ETIMEDOUT : 0;
+}
+
+/*
+ * An SMC stream socket of family (AF_INET or AF_INET6), non-blocking: IPPROTO_SMC where the
+ * kernel has it, else AF_SMC (whose sockets take the same sockaddr_in/in6).
+ */
+static int smc_socket(struct check *k, int family)
+{
+	int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_SMC);
+
+	if (fd >= 0) {
+		k->ipproto = true;
+		return fd;
+	}
+	if (errno != EPROTONOSUPPORT && errno != EINVAL && errno != ESOCKTNOSUPPORT)
+		return -errno;
+	fd = socket(AF_SMC, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		    family == AF_INET6 ? SMCPROTO_SMC6 : SMCPROTO_SMC);
+	if (fd < 0)
+		return -errno;
+	k->ipproto = false;
+	return fd;
+}
+
+static int socket_failure(struct check *k, int err)
+{
+	if (err == -EAFNOSUPPORT || err == -EPROTONOSUPPORT)
+		return smcctl_error(k->c, SMCCTL_EXIT_UNAVAILABLE,
+				    "cannot create an SMC socket: SMC is not in this kernel (modprobe "
+				    "smc, or see smcctl info)");
+	return smcctl_error(k->c, SMCCTL_EXIT_FAILURE, "cannot create an SMC socket: %s",
+			    strerror(-err));
+}
+
+/* Write all of buf, then read exactly len bytes back into rbuf (either may be NULL). */
+static int send_all(const struct check *k, int fd, const unsigned char *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = send(fd, buf + done, len - done, MSG_NOSIGNAL);
+
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			int r = wait_fd(k, fd, POLLOUT);
+
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (n < 0)
+			return -errno;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+static int recv_all(const struct check *k, int fd, unsigned char *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = recv(fd, buf + done, len - done, 0);
+
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			int r = wait_fd(k, fd, POLLIN);
+
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ECONNRESET;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* Connect the non-blocking fd and wait for the handshake (SMC's CLC included). */
+static int connect_fd(const struct check *k, int fd, const struct sockaddr *sa, socklen_t len)
+{
+	int err = 0;
+	socklen_t elen = sizeof(err);
+
+	if (connect(fd, sa, len) == 0)
+		return 0;
+	if (errno != EINPROGRESS)
+		return -errno;
+	err = wait_fd(k, fd, POLLOUT);
+	if (err < 0)
+		return err;
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0)
+		return -errno;
+	return -err;
+}
+
+static uint32_t fd_inode(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 ? (uint32_t)st.st_ino : 0;
+}
+
+static void pattern(unsigned char *buf, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (unsigned char)(i * 7 + 3);
+}
+
+static void addr_json(json_object *o, const char *key, const struct sockaddr_storage *ss)
+{
+	char host[INET6_ADDRSTRLEN] = "";
+	json_object *a = json_object_new_object();
+	uint16_t port = 0;
+
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)ss;
+
+		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
+		port = ntohs(in->sin_port);
+	} else if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)ss;
+
+		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
+		port = ntohs(in6->sin6_port);
+	}
+	json_add_str(a, "address", host[0] ? host : NULL);
+	json_add_u64(a, "port", port);
+	json_add(o, key, a);
+}
+
+/* ---- the kernel's view -------------------------------------------------------------- */
+
+static const struct smc_socket *find_inode(const struct smc_socket *s, size_t n, uint32_t ino)
+{
+	for (size_t i = 0; ino && i < n; i++)
+		if (s[i].inode == ino)
+			return &s[i];
+	return NULL;
+}
+
+static json_object *reason_json(uint32_t code)
+{
+	json_object *o = json_object_new_object();
+	char hex[16];
+
+	snprintf(hex, sizeof(hex), "0x%08" PRIx32, code);
+	json_add_str(o, "code", hex);
+	json_add_str(o, "name", smc_decline_name(code));
+	json_add_str(o, "text", smc_decline_text(code));
+	return o;
+}
+
+#define DECL_PEER 0x05000000u /* SMC_CLC_DECL_PEERDECL: the peer declined */
+
+/*
+ * The mode, device, version and EID of the connection seen from socket s, and the
+ * reasons: what the report says, into doc.  The advice: the reason that names the cause
+ * (the peer's diagnosis of a decline, else our own).
+ */
+static void describe(struct smcnl *nl, json_object *doc, const struct smc_socket *s,
+		     const struct smc_socket *srv)
+{
+	const char *mode = s->mode == 2 ? "SMCD" : s->mode == 0 ? "SMCR" : "TCP";
+	uint32_t cause = 0;
+
+	json_add_str(doc, "mode", mode);
+	json_add_bool(doc, "smc", s->mode != 1);
+	if (s->mode == 2 && s->has_dmbinfo) {
+		_cleanup_(freep) struct smcd_linkgroup *l = NULL;
+		size_t n = 0;
+
+		if (smcd_linkgroup_list(nl, &l, &n) == 0)
+			for (size_t i = 0; i < n; i++)
+				if (l[i].id == s->dmb.linkid) {
+					json_add_str(doc, "device",
+						     l[i].device[0] ? l[i].device : NULL);
+					json_add_u64(doc, "linkgroup", l[i].id);
+					if (l[i].v2.present) {
+						json_add_u64(doc, "version", l[i].v2.ver);
+						json_add_str(doc, "eid", l[i].v2.neg_eid);
+					} else {
+						json_add_u64(doc, "version", 1);
+					}
+					break;
+				}
+	} else if (s->mode == 0 && s->has_lgrinfo) {
+		struct smcr_linkgroup *l = NULL;
+		size_t n = 0;
+
+		json_add_str(doc, "device", s->lgr.ibname);
+		json_add_u64(doc, "port", s->lgr.ibport);
+		if (smcr_linkgroup_list(nl, true, &l, &n) == 0) {
+			for (size_t i = 0; i < n; i++)
+				for (size_t j = 0; j < l[i].n_links; j++)
+					if (streq(l[i].links[j].gid, s->lgr.gid) &&
+					    streq(l[i].links[j].peer_gid, s->lgr.peer_gid)) {
+						json_add_u64(doc, "linkgroup", l[i].id);
+						json_add_u64(doc, "version",
+							     l[i].v2.present ? l[i].v2.ver : 1);
+						if (l[i].v2.present)
+							json_add_str(doc, "eid", l[i].v2.neg_eid);
+						goto found;
+					}
+		found:
+			smcr_linkgroup_list_free(l, n);
+		}
+	}
+	if (s->mode == 1) {
+		json_object *fb = json_object_new_object();
+
+		json_add(fb, "client", reason_json(s->fallback_reason));
+		if (s->fallback_reason == DECL_PEER && s->peer_diagnosis) {
+			json_add(fb, "peer_diagnosis", reason_json(s->peer_diagnosis));
+			cause = s->peer_diagnosis;
+		} else {
+			cause = s->fallback_reason;
+		}
+		if (srv && srv->mode == 1) {
+			json_add(fb, "server", reason_json(srv->fallback_reason));
+			if (srv->fallback_reason != DECL_PEER)
+				cause = srv->fallback_reason;
+		}
+		json_add(doc, "fallback", fb);
+		json_add_str(doc, "cause", smc_decline_name(cause));
+		json_add_str(doc, "advice", smc_decline_advice(cause));
+	}
+}
+
+/* ---- text --------------------------------------------------------------------------- */
+
+static void reason_text(FILE *f, json_object *r)
+{
+	fprintf(f, "%s (%s)", out_get_str(r, "name", "?"), out_get_str(r, "text", "?"));
+}
+
+static void check_text(struct smcctl *c, json_object *doc)
+{
+	json_object *fb = out_get(doc, "fallback"), *l = out_get(doc, "local"),
+		    *p = out_get(doc, "peer");
+	const char *mode = out_get_str(doc, "mode", "TCP");
+
+	fprintf(c->out, "SMC check (%s): %s port %" PRIu64 " -> %s port %" PRIu64 " over %s\n",
+		out_get_str(doc, "check", "?"), out_get_str(l, "address", "*"),
+		out_get_u64(l, "port", 0), out_get_str(p, "address", "*"),
+		out_get_u64(p, "port", 0), out_get_str(doc, "protocol", "?"));
+	if (!streq(mode, "TCP")) {
+		fprintf(c->out, "  Result:  %s through %s", streq(mode, "SMCD") ? "SMC-D" : "SMC-R",
+			out_get_str(doc, "device", "an unknown device"));
+		if (out_get(doc, "port"))
+			fprintf(c->out, " port %" PRIu64, out_get_u64(doc, "port", 0));
+		fputc('\n', c->out);
+		if (out_get(doc, "version"))
+			fprintf(c->out, "  Version: SMC v%" PRIu64 "%s%s\n",
+				out_get_u64(doc, "version", 0),
+				out_get_str(doc, "eid", NULL) ? ", EID " : "",
+				out_get_str(doc, "eid", ""));
+	} else {
+		fputs("  Result:  TCP fallback\n", c->out);
+		if (out_get(fb, "client")) {
+			fputs("  Client:  ", c->out);
+			reason_text(c->out, out_get(fb, "client"));
+			if (out_get(fb, "peer_diagnosis")) {
+				fputs(", the peer's diagnosis: ", c->out);
+				reason_text(c->out, out_get(fb, "peer_diagnosis"));
+			}
+			fputc('\n', c->out);
+		}
+		if (out_get(fb, "server")) {
+			fputs("  Server:  ", c->out);
+			reason_text(c->out, out_get(fb, "server"));
+			fputc('\n', c->out);
+		}
+		if (out_get_str(doc, "advice", NULL))
+			fprintf(c->out, "  Fix:     %s\n", out_get_str(doc, "advice", NULL));
+	}
+	fprintf(c->out, "  Data:    %" PRIu64 " bytes each way, verified\n",
+		out_get_u64(doc, "bytes", 0));
+}
+
+/* ---- the checks --------------------------------------------------------------------- */
+
+static json_object *report(const struct check *k, const char *kind, int fd)
+{
+	json_object *doc = json_object_new_object();
+	struct sockaddr_storage la = {}, pa = {};
+	socklen_t ll = sizeof(la), pl = sizeof(pa);
+
+	getsockname(fd, (struct sockaddr *)&la, &ll);
+	getpeername(fd, (struct sockaddr *)&pa, &pl);
+	json_add_str(doc, "check", kind);
+	json_add_str(doc, "protocol", k->ipproto ? "IPPROTO_SMC" : "AF_SMC");
+	addr_json(doc, "local", &la);
+	addr_json(doc, "peer", &pa);
+	json_add_u64(doc, "bytes", CHECK_BYTES);
+	return doc;
+}
+
+/* Our socket (and the server's, on loopback) from smc_diag into doc; status or -1. */
+static int kernel_view(const struct check *k, json_object *doc, int fd, int srv_fd)
+{
+	_cleanup_(freep) struct smc_socket *s = NULL;
+	const struct smc_socket *me, *srv = NULL;
+	struct smcnl *nl;
+	size_t n = 0;
+	int r;
+
+	if (smcctl_nl(k->c, &nl) < 0)
+		return SMCCTL_EXIT_FAILURE;
+	r = smc_socket_list(
+		nl, SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO | SMC_DIAG_WANT_DMBINFO, &s, &n);
+	if (r < 0)
+		return smcctl_fail(k->c, SMC_OP_SOCKET_DIAG, r,
+				   "cannot read the check's connection from the kernel");
+	me = find_inode(s, n, fd_inode(fd));
+	if (srv_fd >= 0)
+		srv = find_inode(s, n, fd_inode(srv_fd));
+	if (!me)
+		return smcctl_error(k->c, SMCCTL_EXIT_FAILURE,
+				    "the kernel does not list the check's socket (inode %" PRIu32
+				    "): is smc_diag loaded? (modprobe smc_diag)",
+				    fd_inode(fd));
+	describe(nl, doc, me, srv);
+	if (srv)
+		json_add(doc, "server_socket", socket_json(srv));
+	json_add(doc, "socket", socket_json(me));
+	return -1;
+}
+
+static int io_failure(struct check *k, const char *what, int err)
+{
+	return smcctl_error(k->c, SMCCTL_EXIT_FAILURE, "check failed: %s: %s%s", what, strerror(-err),
+			    err == -ETIMEDOUT ? " (raise --timeout, or check the peer)" : "");
+}
+
+static int finish(struct check *k, json_object *doc)
+{
+	bool smc = out_get(doc, "smc") && json_object_get_boolean(out_get(doc, "smc"));
+	int s = smcctl_emit(k->c, doc, check_text);
+
+	if (s != SMCCTL_EXIT_OK)
+		return s;
+	return smc ? SMCCTL_EXIT_OK : SMCCTL_EXIT_FAILURE;
+}
+
+static int check_loopback(struct check *k)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	_cleanup_(closep) int lfd = -1, cfd = -1, afd = -1;
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	unsigned char out[CHECK_BYTES], in[CHECK_BYTES];
+	socklen_t len = sizeof(sa);
+	int r;
+
+	lfd = smc_socket(k, AF_INET);
+	if (lfd < 0)
+		return socket_failure(k, lfd);
+	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(lfd, 1) < 0 ||
+	    getsockname(lfd, (struct sockaddr *)&sa, &len) < 0)
+		return smcctl_error(k->c, SMCCTL_EXIT_FAILURE,
+				    "cannot listen on 127.0.0.1 for the check: %s (is lo up?)",
+				    strerror(errno));
+	cfd = smc_socket(k, AF_INET);
+	if (cfd < 0)
+		return socket_failure(k, cfd);
+	r = connect_fd(k, cfd, (struct sockaddr *)&sa, sizeof(sa));
+	if (r < 0)
+		return io_failure(k, "connecting to 127.0.0.1", r);
+	r = wait_fd(k, lfd, POLLIN);
+	if (r == 0) {
+		afd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (afd < 0)
+			r = -errno;
+	}
+	if (r < 0)
+		return io_failure(k, "accepting the connection", r);
+	pattern(out, sizeof(out));
+	if ((r = send_all(k, cfd, out, sizeof(out))) < 0 ||
+	    (r = recv_all(k, afd, in, sizeof(in))) < 0 ||
+	    (r = send_all(k, afd, in, sizeof(in))) < 0 || (r = recv_all(k, cfd, in, sizeof(in))) < 0)
+		return io_failure(k, "moving the data", r);
+	if (memcmp(in, out, sizeof(in)) != 0)
+		return smcctl_error(k->c, SMCCTL_EXIT_FAILURE,
+				    "check failed: the data came back changed");
+	doc = report(k, "loopback", cfd);
+	if (!doc)
+		return smcctl_oom(k->c);
+	r = kernel_view(k, doc, cfd, afd);
+	if (r >= 0)
+		return r;
+	return finish(k, doc);
+}
+
+static int check_client(struct check *k, const char *host, const char *port)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_ADDRCONFIG }, *ai = NULL;
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	unsigned char out[CHECK_BYTES], in[CHECK_BYTES];
+	_cleanup_(closep) int fd = -1;
+	int r;
+
+	r = getaddrinfo(host, port, &hints, &ai);
+	if (r != 0)
+		return smcctl_usage(k->c, "cannot resolve '%s': %s", host, gai_strerror(r));
+	fd = smc_socket(k, ai->ai_family);
+	if (fd < 0) {
+		freeaddrinfo(ai);
+		return socket_failure(k, fd);
+	}
+	r = connect_fd(k, fd, ai->ai_addr, ai->ai_addrlen);
+	freeaddrinfo(ai);
+	if (r < 0)
+		return smcctl_error(k->c, SMCCTL_EXIT_FAILURE, "cannot connect to %s port %s: %s%s",
+				    host, port, strerror(-r),
+				    r == -ECONNREFUSED ? " (is smcctl check --listen running there?)"
+						       : "");
+	pattern(out, sizeof(out));
+	if ((r = send_all(k, fd, out, sizeof(out))) < 0 || (r = recv_all(k, fd, in, sizeof(in))) < 0)
+		return io_failure(k, "moving the data (is the server smcctl check --listen?)", r);
+	if (memcmp(in, out, sizeof(in)) != 0)
+		return smcctl_error(k->c, SMCCTL_EXIT_FAILURE,
+				    "check failed: the data came back changed (is the server "
+				    "smcctl check --listen?)");
+	doc = report(k, "client", fd);
+	if (!doc)
+		return smcctl_oom(k->c);
+	r = kernel_view(k, doc, fd, -1);
+	if (r >= 0)
+		return r;
+	return finish(k, doc);
+}
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* One check served: echo, then the report of the accepted socket (one line in -j). */
+static int serve_one(struct check *k, int afd)
+{
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	unsigned char buf[CHECK_BYTES];
+	int r;
+
+	if ((r = recv_all(k, afd, buf, sizeof(buf))) < 0 ||
+	    (r = send_all(k, afd, buf, sizeof(buf))) < 0) {
+		fprintf(k->c->err, "smcctl: a check was not completed: %s\n", strerror(-r));
+		return 0;
+	}
+	doc = report(k, "server", afd);
+	if (!doc)
+		return smcctl_oom(k->c);
+	/* wait for the client to read the echo and close: the kernel's view is then final */
+	wait_fd(k, afd, POLLIN);
+	r = kernel_view(k, doc, afd, -1);
+	if (r >= 0)
+		return r;
+	r = smcctl_emit(k->c, doc, check_text);
+	return r == SMCCTL_EXIT_OK ? 0 : r;
+}
+
+static int check_listen(struct check *k, const char *port_s, unsigned long count)
+{
+	/* IPv4 only: SMC-Rv2 runs over IPv4 only, and a dual-stack socket's IPv4-mapped
+	 * connections would not be what a native IPv4 server sees. */
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY) };
+	struct sigaction act = { .sa_handler = on_signal };
+	_cleanup_(closep) int lfd = -1;
+	unsigned long port, served = 0;
+	int one = 1, r;
+
+	if (parse_uint(port_s, 1, 65535, &port) < 0)
+		return smcctl_usage(k->c, "invalid --listen port '%s' (1 to 65535)", port_s);
+	lfd = smc_socket(k, AF_INET);
+	if (lfd < 0)
+		return socket_failure(k, lfd);
+	sa.sin_port = htons((uint16_t)port);
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(lfd, 16) < 0)
+		return smcctl_error(k->c,
+				    errno == EACCES ? SMCCTL_EXIT_PERMISSION : SMCCTL_EXIT_FAILURE,
+				    "cannot listen on port %lu: %s", port, strerror(errno));
+	sigaction(SIGINT, &act, NULL);
+	sigaction(SIGTERM, &act, NULL);
+	fprintf(k->c->err, "smcctl: answering SMC checks on port %lu over %s%s\n", port,
+		k->ipproto ? "IPPROTO_SMC" : "AF_SMC", count ? "" : " (Ctrl-C ends)");
+	fflush(k->c->err);
+	while (!stop && (!count || served < count)) {
+		struct pollfd p = { .fd = lfd, .events = POLLIN };
+		_cleanup_(closep) int afd = -1;
+
+		r = poll(&p, 1, -1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return smcctl_error(k->c, SMCCTL_EXIT_FAILURE, "cannot wait for checks: %s",
+					    strerror(errno));
+		afd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (afd < 0)
+			continue;
+		r = serve_one(k, afd);
+		if (r != 0)
+			return r;
+		served++;
+	}
+	return SMCCTL_EXIT_OK;
+}
+
+int check_run(struct smcctl *c, const struct verb_args *a)
+{
+	struct check k = { .c = c, .timeout_ms = CHECK_TIMEOUT_DEFAULT * 1000 };
+	const char *listen_port = a->opt[CHECK_OPT_LISTEN], *count_s = a->opt[CHECK_OPT_COUNT];
+	const char *timeout_s = a->opt[CHECK_OPT_TIMEOUT];
+	unsigned long count = 0, timeout, port;
+
+	if (timeout_s) {
+		if (parse_uint(timeout_s, 1, CHECK_TIMEOUT_MAX, &timeout) < 0)
+			return smcctl_usage(c, "invalid --timeout '%s' (1 to %d seconds)",
+					    timeout_s, CHECK_TIMEOUT_MAX);
+		k.timeout_ms = (int)timeout * 1000;
+	}
+	if (count_s && !listen_port)
+		return smcctl_usage(c, "--count belongs to --listen");
+	if (count_s && parse_uint(count_s, 1, 1000000, &count) < 0)
+		return smcctl_usage(c, "invalid --count '%s'", count_s);
+	if (listen_port && a->n_pos)
+		return smcctl_usage(c, "--listen takes no HOST PORT: it answers checks");
+	if (a->n_pos == 1)
+		return smcctl_usage(c, "'check' needs HOST PORT, or nothing for a loopback check");
+	if (a->n_pos == 2 && parse_uint(a->pos[1], 1, 65535, &port) < 0)
+		return smcctl_usage(c, "invalid port '%s' (1 to 65535)", a->pos[1]);
+	if (listen_port)
+		return check_listen(&k, listen_port, count);
+	if (a->n_pos == 2)
+		return check_client(&k, a->pos[0], a->pos[1]);
+	return check_loopback(&k);
+}

@@ -1,0 +1,98 @@
+#!/bin/sh
+# lanes: 7x
+# timeout: 420
+#
+# smcctl check on the real kernel, seed 001's first situation: without a UEID the loopback
+# check reports the TCP fallback with reason NOUEID and the command that fixes it (exit 1);
+# after that command it reports SMC-D through the DIBS loopback device lo (exit 0), with
+# the link group's version and EID.  Then `smcctl check --listen` in one network namespace
+# answers `smcctl check HOST PORT` from another over veth, as SMC-R over soft-RoCE
+# (lib-smcr.sh), both ends saying so.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib-smcr.sh"
+require_cmd smcctl jq
+
+info "kernel $(uname -r)"
+
+# --- no UEID: TCP fallback, NOUEID, the fix ---------------------------------------------
+assert_ok smcctl ueid flush
+run smcctl check
+assert_eq 1 "$rc" "smcctl check without a UEID exits 1"
+assert_contains "$out" "Result:  TCP fallback"
+assert_contains "$out" "NOUEID (the peer sent no UEID)"
+assert_contains "$out" "smcctl ueid derive --apply"
+run smcctl -j check
+assert_eq 1 "$rc" "smcctl -j check without a UEID exits 1"
+doc=$out
+assert_json "$doc" .smc false "not SMC"
+assert_json "$doc" .mode TCP "mode"
+assert_json "$doc" .check loopback "kind"
+assert_json "$doc" .protocol IPPROTO_SMC "7.3 has IPPROTO_SMC"
+assert_json "$doc" .cause NOUEID "the cause"
+assert_json "$doc" .fallback.server.name NOUEID "the server's reason"
+assert_json "$doc" .fallback.client.name PEERDECL "the client's reason: the peer declined"
+assert_json "$doc" .fallback.peer_diagnosis.name NOUEID "the peer's diagnosis"
+assert_json "$doc" '.advice | contains("smcctl ueid derive --apply")' true "the fix"
+assert_json "$doc" .socket.mode TCP "the client socket as smcctl socket shows it"
+assert_json "$doc" .bytes 4096 "data moved"
+
+# --- the fix: SMC-D through lo -------------------------------------------------------------
+assert_ok smcctl ueid derive --apply
+ueid=$(smcctl -j ueid | jq -r '.ueids[0]')
+assert_ok smcctl check
+assert_contains "$out" "Result:  SMC-D through lo"
+assert_contains "$out" "Version: SMC v2, EID $ueid"
+assert_ok smcctl -j check
+doc=$out
+assert_json "$doc" .smc true "SMC"
+assert_json "$doc" .mode SMCD "mode"
+assert_json "$doc" .device lo "the DIBS loopback device"
+assert_json "$doc" .version 2 "SMC-Dv2"
+assert_json "$doc" .eid "$ueid" "negotiated EID"
+assert_json "$doc" 'has("fallback")' false "no fallback"
+assert_json "$doc" .server_socket.mode SMCD "the server's end"
+
+# --- bad input: usage errors, nothing half done ----------------------------------------------
+run smcctl check 198.18.0.1
+assert_eq 2 "$rc" "HOST without PORT"
+run smcctl check 127.0.0.1 1 --timeout 5
+assert_eq 1 "$rc" "nothing listens on port 1"
+assert_contains "$out" "cannot connect to 127.0.0.1 port 1"
+
+# --- across network namespaces: SMC-R over soft-RoCE ------------------------------------
+smcr_topology
+assert_ok smcctl pnet add $SMCR_LO_PNETID --ib lo  # lo out of SMC-Dv2 (lib-smcr.sh says why)
+smcctl -n $SMCR_NS_A -j check --listen 6000 --count 1 >/tmp/srv.json 2>/tmp/srv.err &
+srv=$!
+wait_until 30 "the check server listens" grep -q "answering SMC checks on port 6000" /tmp/srv.err
+run smcctl -n $SMCR_NS_B check $SMCR_ADDR_A 6000
+assert_eq 0 "$rc" "the remote check used SMC"
+assert_match "$out" "Result:  SMC-R through rxe[01] port 1"
+run smcctl -n $SMCR_NS_B -j check --timeout 30 $SMCR_ADDR_A 6000
+# the server answered one check (--count 1) and ended: this one is refused
+assert_eq 1 "$rc" "a second check after --count 1"
+assert_contains "$out" "cannot connect to $SMCR_ADDR_A port 6000"
+wait $srv || fail "the check server exited with $?: $(cat /tmp/srv.err)"
+line=$(head -n 1 /tmp/srv.json)
+assert_json "$line" .check server "the server's report"
+assert_json "$line" .mode SMCR "the server saw SMC-R"
+assert_json "$line" '.device | test("^rxe[01]$")' true "the server's RDMA device"
+assert_json "$line" .version 2 "SMC-Rv2"
+assert_json "$line" .peer.address $SMCR_ADDR_B "the client's address"
+assert_eq 1 "$(wc -l </tmp/srv.json)" "one report per check"
+
+# A fallback across namespaces: without a UEID the client has nothing to propose (lo has
+# a PNET ID, SMC-Rv2 needs a UEID) and says so itself, before any CLC message.
+assert_ok smcctl ueid flush
+smcctl -n $SMCR_NS_A -j check --listen 6001 --count 1 >/tmp/srv2.json 2>/tmp/srv2.err &
+srv=$!
+wait_until 30 "the check server listens" grep -q "answering SMC checks on port 6001" /tmp/srv2.err
+run smcctl -n $SMCR_NS_B -j check $SMCR_ADDR_A 6001
+assert_eq 1 "$rc" "the remote check fell back"
+assert_json "$out" .fallback.client.name NOSMCDEV "the client found no SMC device"
+assert_json "$out" '.fallback | has("server")' false "a remote check has no server socket"
+assert_json "$out" .cause NOSMCDEV "the cause"
+assert_json "$out" '.advice | contains("UEID")' true "the advice names the UEID"
+wait $srv || fail "the second check server exited with $?"
+assert_json "$(head -n 1 /tmp/srv2.json)" .mode TCP "the server saw the fallback"
+exit 0
