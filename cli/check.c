@@ -491,13 +491,25 @@ static int check_client(struct check *k, const char *host, const char *port)
 	r = getaddrinfo(host, port, &hints, &ai);
 	if (r != 0)
 		return smcctl_usage(k->c, "cannot resolve '%s': %s", host, gai_strerror(r));
-	fd = smc_socket(k, ai->ai_family);
-	if (fd < 0) {
-		freeaddrinfo(ai);
-		return socket_failure(k, fd);
+	/* every address in turn, as a TCP client does (the name may resolve to IPv6 first,
+	 * while --listen answers on IPv4) */
+	r = -EADDRNOTAVAIL;
+	for (struct addrinfo *p = ai; p; p = p->ai_next) {
+		fd = safe_close(fd);
+		fd = smc_socket(k, p->ai_family);
+		if (fd < 0) {
+			r = fd;
+			if (r == -EAFNOSUPPORT || r == -EPROTONOSUPPORT)
+				continue;
+			break;
+		}
+		r = connect_fd(k, fd, p->ai_addr, p->ai_addrlen);
+		if (r == 0)
+			break;
 	}
-	r = connect_fd(k, fd, ai->ai_addr, ai->ai_addrlen);
 	freeaddrinfo(ai);
+	if (fd < 0)
+		return socket_failure(k, fd);
 	if (r < 0)
 		return smcctl_error(k->c, SMCCTL_EXIT_FAILURE, "cannot connect to %s port %s: %s%s",
 				    host, port, strerror(-r),
@@ -588,8 +600,12 @@ static int check_listen(struct check *k, const char *port_s, unsigned long count
 			return smcctl_error(k->c, SMCCTL_EXIT_FAILURE, "cannot wait for checks: %s",
 					    strerror(errno));
 		afd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (afd < 0 &&
+		    (errno == EMFILE || errno == ENFILE || errno == ENOMEM || errno == ENOBUFS))
+			return smcctl_error(k->c, SMCCTL_EXIT_FAILURE, "cannot accept a check: %s",
+					    strerror(errno));
 		if (afd < 0)
-			continue;
+			continue; /* the client gave up (ECONNABORTED), or a signal */
 		r = serve_one(k, afd);
 		if (r != 0)
 			return r;

@@ -74,6 +74,19 @@ size_t fbattr_units_sorted(const struct fbattr_reason *r, struct fbattr_unit *re
 	return r->n_units;
 }
 
+/*
+ * Printable ASCII only, anything else as '_': labels and commands come from names a user
+ * chooses (a delegated cgroup's directory, prctl(PR_SET_NAME)), and invalid UTF-8 would
+ * make sd-bus refuse every reply and signal carrying them, and the Prometheus file
+ * invalid, for the agent's lifetime.  systemd's unit names are ASCII already (\x escapes).
+ */
+void fbattr_sanitize(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e || *s == '"' || *s == '\\')
+			*s = '_';
+}
+
 void fbattr_label(const char *cgroup, char *buf, size_t len)
 {
 	char unit[FBATTR_UNIT_LEN], user_unit[FBATTR_UNIT_LEN];
@@ -89,4 +102,5 @@ void fbattr_label(const char *cgroup, char *buf, size_t len)
 		snprintf(buf, len, "%s", unit);
 	else
 		snprintf(buf, len, "%s", cgroup[0] ? cgroup : "/");
+	fbattr_sanitize(buf);
 }

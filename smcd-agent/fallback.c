@@ -363,6 +363,7 @@ static void on_record(const struct smcbpf_fallback_event *rec, void *arg)
 		snprintf(ev.comm, sizeof(ev.comm), "%.*s", SMCBPF_COMM_LEN, rec->comm);
 	else if (rec->sock_ino)
 		socket_holder(f, rec->sock_ino, &ev);
+	fbattr_sanitize(ev.comm);
 	cg = cgroup_path(f, rec->cgroup_id, mono_usec());
 	snprintf(ev.cgroup, sizeof(ev.cgroup), "%s", cg ? cg : "");
 	fbattr_label(cg, ev.unit, sizeof(ev.unit));

@@ -59,6 +59,8 @@ size_t fbattr_units_sorted(const struct fbattr_reason *r, struct fbattr_unit *re
  * (the cgroup was not found) is FBATTR_UNKNOWN.
  */
 void fbattr_label(const char *cgroup, char *buf, size_t len);
+/* Replace every byte but printable ASCII (and '"', '\\') with '_', in place. */
+void fbattr_sanitize(char *s);
 
 /* ---- the agent's side (fallback.c) ------------------------------------------------------ */
 

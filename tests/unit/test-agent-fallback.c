@@ -126,6 +126,12 @@ static void test_label(void **state)
 	assert_string_equal(b, "nginx.service");
 	fbattr_label("/smcd-test.slice/fb-app.service", b, sizeof(b));
 	assert_string_equal(b, "fb-app.service");
+	/* a user's delegated cgroup may be named anything: never invalid UTF-8 in a label */
+	fbattr_label("/user.slice/user-1000.slice/user@1000.service/app.slice/\xff\"x.service", b,
+		     sizeof(b));
+	assert_string_equal(b, "user@1000.service/__x.service");
+	fbattr_label("/odd\n\xc3\xa9", b, sizeof(b));
+	assert_string_equal(b, "/odd___");
 	/* A service's own sub-cgroups belong to it. */
 	fbattr_label("/system.slice/nginx.service/workers", b, sizeof(b));
 	assert_string_equal(b, "nginx.service");

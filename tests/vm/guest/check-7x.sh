@@ -68,11 +68,11 @@ wait_until 30 "the check server listens" grep -q "answering SMC checks on port 6
 run smcctl -n $SMCR_NS_B check $SMCR_ADDR_A 6000
 assert_eq 0 "$rc" "the remote check used SMC"
 assert_match "$out" "Result:  SMC-R through rxe[01] port 1"
+# the server answered one check (--count 1) and ended: a second one is refused
+wait $srv || fail "the check server exited with $?: $(cat /tmp/srv.err)"
 run smcctl -n $SMCR_NS_B -j check --timeout 30 $SMCR_ADDR_A 6000
-# the server answered one check (--count 1) and ended: this one is refused
 assert_eq 1 "$rc" "a second check after --count 1"
 assert_contains "$out" "cannot connect to $SMCR_ADDR_A port 6000"
-wait $srv || fail "the check server exited with $?: $(cat /tmp/srv.err)"
 line=$(head -n 1 /tmp/srv.json)
 assert_json "$line" .check server "the server's report"
 assert_json "$line" .mode SMCR "the server saw SMC-R"
