@@ -251,7 +251,8 @@ void stats_rows_reasons(const struct stats_num *rows, struct stats_tree_reason *
 {
 	struct stats_num sum[2] = {};
 
-	qsort_r(reasons, n, sizeof(*reasons), cmp_reason, &rate);
+	if (n > 1) /* qsort_r(NULL, 0, ...) is undefined, and UBSan says so */
+		qsort_r(reasons, n, sizeof(*reasons), cmp_reason, &rate);
 	for (size_t i = 0; i < n; i++)
 		num_add(&sum[reasons[i].server], reasons[i].n);
 	ret_not_itemised[0] = minus(row(rows, "fallback.client"), sum[0]);
