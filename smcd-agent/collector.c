@@ -172,7 +172,7 @@ int collector_export(struct collector *c, const struct objects *o)
 
 	if (!c->prom_path)
 		return 0;
-	text = prometheus_render_fallback(c->engine, o, &c->fallback);
+	text = prometheus_render_agent(c->engine, o, &c->fallback, &c->agent);
 	if (!text)
 		return set_prom_error(c, -ENOMEM);
 	/* 0644: node_exporter runs as its own user (prometheus on Debian). */

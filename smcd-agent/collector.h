@@ -36,6 +36,7 @@ struct collector {
 	int prom_error;
 	char *prom_error_text;	       /* PrometheusError; NULL when writing works */
 	struct prom_fallback fallback; /* the manager's attribution table, for the textfile */
+	struct prom_agent agent;       /* the manager's own state, for the textfile */
 };
 
 /* A collector continuing from the state file of $STATE_DIRECTORY (logged, never fatal). */

@@ -126,6 +126,17 @@ static void monitor_open(struct manager *m, struct loopback *lb)
 		monitor_close(lb);
 }
 
+bool loopback_state(struct manager *m, const char **ret_name, const char **ret_state)
+{
+	const struct loopback *lb = m->loopback;
+
+	if (!lb || !lb->present)
+		return false;
+	*ret_name = lb->snap.name;
+	*ret_state = lb->snap.state;
+	return true;
+}
+
 int loopback_refresh(struct manager *m)
 {
 	struct loopback *lb = loopback_of(m);

@@ -42,6 +42,9 @@ int loopback_reconcile(struct kernel *k, const struct config_loopback *c,
 /* loopback-device.c: read the module's device (if smc_lo is loaded) and publish, update or
  * remove its object. */
 int loopback_refresh(struct manager *m);
+/* smc_lo's device name and state ("inactive", "active", "draining") when it is there:
+ * false without smc_lo.  The strings live until the next refresh. */
+bool loopback_state(struct manager *m, const char **ret_name, const char **ret_state);
 void loopback_free(struct manager *m);
 /* bus-loopback.c */
 int bus_loopback_register(struct manager *m);

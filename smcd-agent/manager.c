@@ -458,6 +458,20 @@ static bool objects_fresh(const struct manager *m)
 	       now_mono_usec() - m->objects.read_mono_usec <= OBJECTS_FRESH_USEC;
 }
 
+/* What the textfile says of the agent itself (prometheus.c's smc_agent_* families). */
+static void agent_facts(struct manager *m, struct prom_agent *a)
+{
+	*a = (struct prom_agent){
+		.version = PACKAGE_VERSION,
+		.kernel = m->caps.kernel_release,
+		.state = manager_state_to_string(m->state),
+		.drift_repairs = m->drift_repairs,
+		.drifted = m->drift.n,
+	};
+	if (!loopback_state(m, &a->loopback, &a->loopback_state))
+		a->loopback = a->loopback_state = NULL;
+}
+
 /* Sample and export with the objects of this poll (the last good ones when it failed). */
 static void poll_stats(struct manager *m)
 {
@@ -469,6 +483,7 @@ static void poll_stats(struct manager *m)
 	fb->table = fallback_table(m);
 	fb->available = !fallback_error(m);
 	fallback_losses(m, &fb->lost, &fb->unsignalled);
+	agent_facts(m, &m->collector->agent);
 	bus_stats_emit_changed(m, changed);
 	bus_stats_emit_changed(m, collector_export(m->collector, &m->objects));
 }

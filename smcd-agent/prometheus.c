@@ -68,6 +68,11 @@ static const struct family families[] = {
 	{ "smc_device_linkgroups_seen_total", "counter", "Link groups the agent has seen appear on an SMC device." },
 	{ "smc_agent_objects_stale", "gauge", "1 when the last read of the SMC devices and link groups failed: their series are those of the last good read." },
 	{ "smc_agent_objects_timestamp_seconds", "gauge", "When the SMC devices and link groups were last read successfully (Unix time; 0: never)." },
+	{ "smc_agent_info", "gauge", "Always 1: smcd-agent's version and the kernel release it runs on, as labels." },
+	{ "smc_agent_state", "gauge", "1 for smcd-agent's current state (starting, running, degraded, unavailable, stopping), 0 for the others." },
+	{ "smc_agent_drift_repairs_total", "counter", "Settings of smc.yaml the drift check found changed in the kernel and set again (drift.action: repair)." },
+	{ "smc_agent_drifted_items", "gauge", "Settings that differ from smc.yaml now and are left alone (drift.action: report)." },
+	{ "smc_loopback_state", "gauge", "1 for the state of smc_lo's loopback device (inactive, active, draining), 0 for the others; absent when smc_lo is not loaded." },
 	{ "smc_kernel_epochs_total", "counter", "Times the kernel's SMC counters restarted (smc reloaded); the counters here continue across." },
 	{ "smc_up", "gauge", "1 when the last sample of the kernel's SMC statistics succeeded." },
 	{ "smc_stats_collection_duration_seconds", "gauge", "How long the last sample took." },
@@ -370,6 +375,33 @@ static void objects_meta(struct out *o, const struct objects *obj)
 		(double)obj->read_real_usec / 1e6);
 }
 
+/*
+ * The agent's state.  States as a set of 0/1 series (the "StateSet" of OpenMetrics): an
+ * alert matches state="degraded" == 1 and sees the change as a value, not as a series that
+ * disappears.  The state names are fixed, so the label is bounded.
+ */
+static void agent_meta(struct out *o, const struct prom_agent *a)
+{
+	static const char *const states[] = { "starting", "running", "degraded", "unavailable",
+					      "stopping" };
+	static const char *const lo_states[] = { "inactive", "active", "draining" };
+
+	sample(o, "smc_agent_info",
+	       (const char *const[]){ "version", a->version ?: "", "kernel", a->kernel ?: "", NULL },
+	       1);
+	for (size_t i = 0; i < ELEMENTSOF(states); i++)
+		sample(o, "smc_agent_state", (const char *const[]){ "state", states[i], NULL },
+		       streq_ptr(a->state, states[i]));
+	sample(o, "smc_agent_drift_repairs_total", NULL, a->drift_repairs);
+	sample(o, "smc_agent_drifted_items", NULL, a->drifted);
+	if (!a->loopback)
+		return;
+	for (size_t i = 0; i < ELEMENTSOF(lo_states); i++)
+		sample(o, "smc_loopback_state",
+		       (const char *const[]){ "device", a->loopback, "state", lo_states[i], NULL },
+		       streq_ptr(a->loopback_state, lo_states[i]));
+}
+
 /* smc_stats_timestamp_seconds last: a reader checks that a file is whole by its last line
  * (tests/tools/prom-reader.c). */
 static void meta(struct out *o, const struct stats_engine *e, const struct objects *obj)
@@ -424,6 +456,12 @@ char *prometheus_render(const struct stats_engine *e, const struct objects *obj)
 char *prometheus_render_fallback(const struct stats_engine *e, const struct objects *obj,
 				 const struct prom_fallback *fb)
 {
+	return prometheus_render_agent(e, obj, fb, NULL);
+}
+
+char *prometheus_render_agent(const struct stats_engine *e, const struct objects *obj,
+			      const struct prom_fallback *fb, const struct prom_agent *a)
+{
 	static const char *const kernel_families[] = {
 		"smc_handshakes_total",
 		"smc_handshake_errors_total",
@@ -452,6 +490,8 @@ char *prometheus_render_fallback(const struct stats_engine *e, const struct obje
 		attribution(&o, fb);
 	linkgroups(&o, e, obj->linkgroups, obj->n_linkgroups);
 	devices(&o, obj->devices, obj->n_devices, obj->linkgroups, obj->n_linkgroups);
+	if (a)
+		agent_meta(&o, a);
 	meta(&o, e, obj);
 	if (fclose(o.f) != 0) {
 		free(buf);

@@ -246,6 +246,22 @@ struct prom_fallback {
 char *prometheus_render_fallback(const struct stats_engine *e, const struct objects *objects,
 				 const struct prom_fallback *fb);
 /*
+ * The agent's own state, for the smc_agent_* and smc_loopback_state families (manager.c
+ * fills it at each poll; every field a plain value, so the writer stays below the manager).
+ */
+struct prom_agent {
+	const char *version;	    /* PACKAGE_VERSION */
+	const char *kernel;	    /* uname release; "" unknown */
+	const char *state;	    /* manager_state_to_string() */
+	uint64_t drift_repairs;	    /* items repaired by the drift check since the start */
+	uint64_t drifted;	    /* items drifted now and left alone (drift.action: report) */
+	const char *loopback;	    /* smc_lo's device when loaded, else NULL */
+	const char *loopback_state; /* its state: inactive, active, draining */
+};
+/* The same with the agent's own families (a or fb may be NULL). */
+char *prometheus_render_agent(const struct stats_engine *e, const struct objects *objects,
+			      const struct prom_fallback *fb, const struct prom_agent *a);
+/*
  * Replace path with data so that a reader sees the old file or the new one, never a part:
  * a temporary ".NAME.XXXXXX" in the same directory, fsync, fchmod(mode), rename, fsync of
  * the directory.  Negative errno on failure (the temporary file is removed).

@@ -477,6 +477,45 @@ static void test_prometheus_unavailable(void **state)
 	stats_engine_free(e);
 }
 
+/* The agent's own families: info, the state as a set, drift, smc_lo's state. */
+static void test_prometheus_agent(void **state)
+{
+	struct stats_engine *e = engine(10);
+	struct prom_agent a = { .version = "1.2.3",
+				.kernel = "7.3.4",
+				.state = "degraded",
+				.drift_repairs = 5,
+				.drifted = 2 };
+	_cleanup_(freep) char *text = NULL;
+	_cleanup_(freep) char *text2 = NULL;
+
+	text = prometheus_render_agent(e, &(struct objects){}, NULL, &a);
+	assert_non_null(text);
+	check_label_consistency(text);
+	assert_non_null(strstr(text, "\nsmc_agent_info{version=\"1.2.3\",kernel=\"7.3.4\"} 1\n"));
+	assert_non_null(strstr(text, "\nsmc_agent_state{state=\"degraded\"} 1\n"));
+	assert_non_null(strstr(text, "\nsmc_agent_state{state=\"running\"} 0\n"));
+	assert_non_null(strstr(text, "\nsmc_agent_drift_repairs_total 5\n"));
+	assert_non_null(strstr(text, "\nsmc_agent_drifted_items 2\n"));
+	assert_null(strstr(text, "smc_loopback_state")); /* no smc_lo: no series */
+	/* smc_stats_timestamp_seconds stays the last family (readers check for it). */
+	assert_non_null(strstr(
+		text, "# TYPE smc_stats_timestamp_seconds gauge\nsmc_stats_timestamp_seconds"));
+	assert_null(strstr(strstr(text, "\nsmc_stats_timestamp_seconds "), "\n# "));
+
+	a.loopback = "smclo";
+	a.loopback_state = "draining";
+	text2 = prometheus_render_agent(e, &(struct objects){}, NULL, &a);
+	assert_non_null(text2);
+	check_label_consistency(text2);
+	assert_non_null(
+		strstr(text2, "\nsmc_loopback_state{device=\"smclo\",state=\"draining\"} 1\n"));
+	assert_non_null(strstr(text2, "\nsmc_loopback_state{device=\"smclo\",state=\"active\"} 0\n"));
+	assert_non_null(
+		strstr(text2, "\nsmc_loopback_state{device=\"smclo\",state=\"inactive\"} 0\n"));
+	stats_engine_free(e);
+}
+
 /* ------------------------------------------------------------------------------------- */
 /* State file and textfile                                                                */
 
@@ -844,6 +883,7 @@ int main(void)
 		cmocka_unit_test(test_series_cap),
 		cmocka_unit_test(test_prometheus_golden),
 		cmocka_unit_test(test_prometheus_unavailable),
+		cmocka_unit_test(test_prometheus_agent),
 		cmocka_unit_test(test_state_round_trip),
 		cmocka_unit_test(test_state_ignores_unknown_lines),
 		cmocka_unit_test(test_state_damaged),
