@@ -277,10 +277,76 @@ static int reply_document(sd_bus_message *msg, struct manager *m)
 	return sd_bus_reply_method_return(msg, "s", text);
 }
 
-/* Anyone may read; refresh=true samples now (at most every 250 ms, see collector.c). */
+/*
+ * GetStatistics(true) answers with a sample taken after the call arrived: what a caller
+ * that just ran a workload asks for.  Anyone may call it, so samples on demand are at most
+ * one per 250 ms (collector.c): a call within that time of the last sample waits for the
+ * next one, which answers every call waiting for it.  Answering with the last sample
+ * instead gave a caller numbers from before its own traffic.
+ */
+#define STATS_WAITING_MAX 256
+
+void bus_stats_drop_waiting(struct manager *m)
+{
+	for (size_t i = 0; i < m->n_stats_waiting; i++)
+		sd_bus_message_unref(m->stats_waiting[i]);
+	free(m->stats_waiting);
+	m->stats_waiting = NULL;
+	m->n_stats_waiting = 0;
+	m->stats_wait_timer = sd_event_source_disable_unref(m->stats_wait_timer);
+}
+
+static int on_stats_wait(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct manager *m = userdata;
+	sd_bus_message **waiting = TAKE_PTR(m->stats_waiting);
+	size_t n = m->n_stats_waiting;
+
+	m->n_stats_waiting = 0;
+	m->stats_wait_timer = sd_event_source_disable_unref(m->stats_wait_timer);
+	manager_sample_now(m);
+	for (size_t i = 0; i < n; i++) {
+		int r = m->collector
+				? reply_document(waiting[i], m)
+				: sd_bus_reply_method_errorf(waiting[i], SMCD_BUS_ERROR_UNAVAILABLE,
+							     "Statistics are not set up");
+
+		if (r < 0)
+			log_fields(LOG_DEBUG, r, NULL, "Cannot answer GetStatistics(): %m");
+		sd_bus_message_unref(waiting[i]);
+	}
+	free(waiting);
+	return 0;
+}
+
+static int wait_for_sample(sd_bus_message *msg, struct manager *m, uint64_t due_usec,
+			   sd_bus_error *error)
+{
+	sd_bus_message **v;
+	int r;
+
+	if (m->n_stats_waiting >= STATS_WAITING_MAX)
+		return sd_bus_error_set(error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+					"Too many GetStatistics(true) calls waiting; try again");
+	v = reallocarray(m->stats_waiting, m->n_stats_waiting + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	m->stats_waiting = v;
+	if (!m->stats_wait_timer) {
+		r = sd_event_add_time(m->event, &m->stats_wait_timer, CLOCK_MONOTONIC, due_usec, 0,
+				      on_stats_wait, m);
+		if (r < 0)
+			return r;
+	}
+	v[m->n_stats_waiting++] = sd_bus_message_ref(msg);
+	return 1;
+}
+
+/* Anyone may read; refresh=true: a sample taken after the call (see above). */
 static int method_get(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
+	uint64_t due;
 	int refresh, r;
 
 	r = sd_bus_message_read(msg, "b", &refresh);
@@ -289,8 +355,12 @@ static int method_get(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 	if (!m->collector)
 		return sd_bus_error_set(error, SMCD_BUS_ERROR_UNAVAILABLE,
 					"Statistics are not set up");
-	if (refresh)
-		manager_sample_on_demand(m);
+	if (refresh) {
+		due = collector_sample_due_usec(m->collector);
+		if (due)
+			return wait_for_sample(msg, m, due, error);
+		manager_sample_now(m);
+	}
 	return reply_document(msg, m);
 }
 
@@ -311,7 +381,8 @@ static int method_reset(sd_bus_message *msg, void *userdata, sd_bus_error *error
 	if (!m->collector)
 		return sd_bus_error_set(error, SMCD_BUS_ERROR_UNAVAILABLE,
 					"Statistics are not set up");
-	manager_sample_on_demand(m);
+	/* Admin only, so not rate-limited: the period closes with what counted until now. */
+	manager_sample_now(m);
 	doc = document(m);
 	if (!doc)
 		return -ENOMEM;

@@ -272,8 +272,16 @@ int collector_sample(struct collector *c, struct kernel *k)
 
 bool collector_sample_due(const struct collector *c)
 {
-	return !c->last_sample_mono_usec ||
-	       now_usec(CLOCK_MONOTONIC) - c->last_sample_mono_usec >= ON_DEMAND_MIN_USEC;
+	return collector_sample_due_usec(c) == 0;
+}
+
+uint64_t collector_sample_due_usec(const struct collector *c)
+{
+	uint64_t now = now_usec(CLOCK_MONOTONIC);
+
+	if (!c->last_sample_mono_usec || now - c->last_sample_mono_usec >= ON_DEMAND_MIN_USEC)
+		return 0;
+	return c->last_sample_mono_usec + ON_DEMAND_MIN_USEC;
 }
 
 int collector_reset(struct collector *c)

@@ -63,6 +63,8 @@ int collector_export(struct collector *c, const struct objects *o);
 /* On-demand samples (GetStatistics(true), ResetStatistics()): false within 250 ms of the
  * last one, so that a caller in a loop cannot make the agent dump the kernel continuously. */
 bool collector_sample_due(const struct collector *c);
+/* CLOCK_MONOTONIC time when it is (0: now). */
+uint64_t collector_sample_due_usec(const struct collector *c);
 
 /* ResetStatistics(): the baseline, saved at once.  What changed (STATS_/COLLECTOR_CHANGED_*). */
 int collector_reset(struct collector *c);

@@ -506,9 +506,9 @@ int manager_poll(struct manager *m, unsigned what, int *ret_emit_error)
 	return r;
 }
 
-void manager_sample_on_demand(struct manager *m)
+void manager_sample_now(struct manager *m)
 {
-	if (m->collector && collector_sample_due(m->collector))
+	if (m->collector)
 		(void)manager_poll(m, MANAGER_POLL_STATS, NULL);
 }
 
@@ -714,6 +714,7 @@ struct manager *manager_free(struct manager *m)
 	sd_event_source_disable_unref(m->drift_timer);
 	sd_event_source_disable_unref(m->monitor_timer);
 	sd_event_source_disable_unref(m->stats_timer);
+	bus_stats_drop_waiting(m);
 	m->collector = collector_free(m->collector);
 	sd_bus_flush_close_unref(m->bus);
 	sd_event_unref(m->event);

@@ -66,6 +66,10 @@ struct manager {
 	bool dump_error_logged; /* the last read failed, and it was logged */
 
 	struct collector *collector; /* statistics: collector.c */
+	/* GetStatistics(true) calls waiting for the next on-demand sample (bus-stats.c). */
+	sd_bus_message **stats_waiting;
+	size_t n_stats_waiting;
+	sd_event_source *stats_wait_timer;
 
 	struct policy_engine *policy;
 
@@ -113,8 +117,8 @@ enum {
  * Prometheus).  Returns the object read's result as manager_refresh_objects_only().
  */
 int manager_poll(struct manager *m, unsigned what, int *ret_emit_error);
-/* GetStatistics(true), ResetStatistics(): a statistics poll unless one ran 250 ms ago. */
-void manager_sample_on_demand(struct manager *m);
+/* ResetStatistics() and the on-demand samples of GetStatistics(true): a statistics poll. */
+void manager_sample_now(struct manager *m);
 int manager_start(struct manager *m);
 int manager_run(struct manager *m);
 
@@ -150,6 +154,8 @@ int bus_sender_credentials(sd_bus_message *msg, uid_t *ret_uid, uint32_t **ret_g
 /* bus-stats.c: org.smcd.Agent1.Statistics on /org/smcd/Agent1 */
 int bus_stats_register(struct manager *m);
 int bus_stats_emit_changed(struct manager *m, int changed);
+/* Unanswered GetStatistics(true) calls dropped (at the stop: the bus closes after). */
+void bus_stats_drop_waiting(struct manager *m);
 int bus_append_capabilities(sd_bus_message *reply, const struct smc_caps *c);
 
 static inline void manager_freep(struct manager **m)
