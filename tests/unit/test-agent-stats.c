@@ -451,9 +451,18 @@ static void test_prometheus_golden(void **state)
 	struct obj_device d[2];
 	struct obj_linkgroup l[4];
 	struct stats_engine *e = golden_engine(d, l);
-	_cleanup_(freep) char *text = prometheus_render(
-		e, &(struct objects){
-			   .devices = d, .n_devices = 2, .linkgroups = l, .n_linkgroups = 4 });
+	/* With the agent's own families (and smc_lo's), so that the file shows every family a
+	 * running agent writes (grafana-dashboard.test evaluates the panels over it). */
+	struct prom_agent a = { .version = "0.1.0",
+				.kernel = "7.3.4",
+				.state = "running",
+				.drift_repairs = 1,
+				.loopback = "smclo",
+				.loopback_state = "active" };
+	_cleanup_(freep) char *text = prometheus_render_agent(
+		e,
+		&(struct objects){ .devices = d, .n_devices = 2, .linkgroups = l, .n_linkgroups = 4 },
+		NULL, &a);
 
 	assert_non_null(text);
 	golden_check("agent/smc.prom", text);
