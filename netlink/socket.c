@@ -482,8 +482,19 @@ static int sock_get(struct smcnl *nl, enum smcnl_proto proto, struct smcnl_sock 
 		return -ENOMEM;
 	/* Acks are requested explicitly per message (do-commands only; dumps end in DONE). */
 	nl_socket_disable_auto_ack(s->sk);
-	/* Dumps come in batches of up to 32 KiB (smc_diag): let nl_recv size its buffer. */
-	nl_socket_enable_msg_peek(s->sk);
+	/*
+	 * One recvmsg per batch into a buffer that holds any: the kernel's dump batches are at
+	 * most 32 KiB (netlink_dump() caps them there whatever the reader offers), and no reply
+	 * of ours comes near 64 KiB.  MSG_PEEK (libnl's way of sizing its buffer) read every
+	 * batch twice.  Should a message ever not fit, libnl says NLE_MSG_TRUNC (EBADMSG here):
+	 * an error, never a silently shortened answer.
+	 */
+	nl_socket_disable_msg_peek(s->sk);
+	r = nl_socket_set_msg_buf_size(s->sk, 64 * 1024);
+	if (r < 0) {
+		r = smcnl_errno_from_nle(r);
+		goto fail;
+	}
 	r = sock_setup_cb(s);
 	if (r < 0)
 		goto fail;
