@@ -700,6 +700,7 @@ struct manager *manager_free(struct manager *m)
 	sd_event_source_disable_unref(m->monitor_timer);
 	sd_event_source_disable_unref(m->stats_timer);
 	m->collector = collector_free(m->collector);
+	bus_auth_free_all(m);
 	sd_bus_flush_close_unref(m->bus);
 	sd_event_unref(m->event);
 	kernel_free(m->kernel);
