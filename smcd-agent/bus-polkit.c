@@ -101,13 +101,6 @@ static const struct bus_action *action_find(const char *interface, const char *m
 	return NULL;
 }
 
-const char *bus_action_of(const char *interface, const char *member)
-{
-	const struct bus_action *a = action_find(interface, member);
-
-	return a ? a->action : NULL;
-}
-
 void bus_actions_print(FILE *f)
 {
 	for (size_t i = 0; i < ELEMENTSOF(bus_actions); i++)
@@ -187,11 +180,15 @@ static void bus_auth_decide(struct bus_auth *a, sd_bus_message *reply)
 
 		log_debug("polkit is not on the bus (%s): the agent's own check decides %s",
 			  e->name, a->action->action);
-		if (a->action->root_only)
+		/* Synchronous, as before polkit: GetConnectionCredentials of the bus itself. */
+		a->allowed = !a->action->root_only && group && bus_sender_in_group(a->call, group);
+		if (a->allowed)
+			return;
+		if (a->action->root_only || !group)
 			set_why(a, "needs root (polkit is not installed)");
-		else if (!(a->allowed = bus_sender_in_group(a->call, group)))
+		else
 			set_why(a, "needs root or membership in group '%s' (polkit is not installed)",
-				group ? group : "(none)");
+				group);
 		return;
 	}
 	if (e) {
@@ -275,8 +272,8 @@ static int bus_auth_ask(struct manager *m, sd_bus_message *call, const struct bu
 	if (!a)
 		return -ENOMEM;
 	*a = (struct bus_auth){ .m = m, .call = sd_bus_message_ref(call), .action = action };
-	/* No timeout of our own: polkit may be waiting for a password (the bus's default
-	 * applies; a caller that gives up sooner just gets no answer to read). */
+	/* polkit may wait for a password when it may ask: 5 minutes then, else sd-bus's
+	 * default (25 s).  A caller that gives up sooner just has no answer to read. */
 	r = sd_bus_call_async(bus, &a->slot, q, bus_auth_answered, a,
 			      flags ? 5 * 60 * 1000000ULL : 0);
 	if (r < 0) {

@@ -147,8 +147,7 @@ int bus_append_report(sd_bus_message *reply, const struct report *r);
 int bus_authorize(sd_bus_message *msg, struct manager *m, sd_bus_error *error);
 /* Whether polkit's answer for this call waits for its handler (its second run). */
 bool bus_authorize_answered(struct manager *m, sd_bus_message *msg);
-/* The polkit action of a method, or NULL (bus-polkit.c's table); the table, one line each. */
-const char *bus_action_of(const char *interface, const char *member);
+/* bus-polkit.c's table, one "INTERFACE MEMBER ACTION" line per row (tests/tools). */
 void bus_actions_print(FILE *f);
 /* Drop every pending question to polkit (manager_free()). */
 void bus_auth_free_all(struct manager *m);
