@@ -35,10 +35,18 @@ bool bus_agent_absent(const sd_bus_error *e)
 
 int bus_open_quiet(sd_bus **ret)
 {
+	int r;
+
 	if (!secure_getenv("DBUS_SYSTEM_BUS_ADDRESS") && access(SYSTEM_BUS_SOCKET, F_OK) < 0 &&
 	    errno == ENOENT)
 		return -ENOENT;
-	return sd_bus_open_system(ret);
+	r = sd_bus_open_system(ret);
+	/* At a terminal, polkit may ask for a password (through the session's authentication
+	 * agent) before the agent makes a change; in a script it may not, as with busctl's
+	 * --allow-interactive-authorization=no. */
+	if (r >= 0 && isatty(STDIN_FILENO))
+		(void)sd_bus_set_allow_interactive_authorization(*ret, true);
+	return r;
 }
 
 int bus_open(struct smcctl *c, sd_bus **ret)

@@ -28,6 +28,23 @@
 #define DBUS_NAME_OWNER_CHANGED "NameOwnerChanged"
 #define DBUS_GET_CONNECTION_CREDENTIALS "GetConnectionCredentials"
 
+/* polkit's authority, which the agent asks (smcd-agent/bus-polkit.c), and the agent's
+ * actions, one per kind of change (etc/polkit-1/org.smcd.agent1.policy). */
+#define POLKIT_SERVICE "org.freedesktop.PolicyKit1"
+#define POLKIT_PATH "/org/freedesktop/PolicyKit1/Authority"
+#define POLKIT_IFACE_AUTHORITY "org.freedesktop.PolicyKit1.Authority"
+#define POLKIT_CHECK_AUTHORIZATION "CheckAuthorization"
+#define SMCD_POLKIT_SET_SYSCTL "org.smcd.agent1.set-sysctl"
+#define SMCD_POLKIT_MANAGE_UEID "org.smcd.agent1.manage-ueid"
+#define SMCD_POLKIT_MANAGE_PNET "org.smcd.agent1.manage-pnet"
+#define SMCD_POLKIT_MANAGE_LOOPBACK "org.smcd.agent1.manage-loopback"
+#define SMCD_POLKIT_ENROLL_PROCESS "org.smcd.agent1.enroll-process"
+#define SMCD_POLKIT_RELOAD "org.smcd.agent1.reload"
+#define SMCD_POLKIT_RESET_STATISTICS "org.smcd.agent1.reset-statistics"
+/* The detail CheckAuthorization carries: smc.yaml's admin-group, which the shipped rule
+ * (etc/polkit-1/org.smcd.agent1.rules) grants every action to. */
+#define SMCD_POLKIT_DETAIL_ADMIN_GROUP "org.smcd.agent1.admin-group"
+
 /* Objects: the agent itself, one per device and per link group (ids escaped as by
  * sd_bus_path_encode()). */
 #define SMCD_BUS_PATH "/org/smcd/Agent1"

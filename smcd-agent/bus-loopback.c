@@ -183,8 +183,8 @@ static int method_activate(sd_bus_message *msg, void *userdata, sd_bus_error *er
 	bool changed = false;
 	int r;
 
-	r = bus_check_admin(msg, m, error);
-	if (r < 0)
+	r = bus_authorize(msg, m, error);
+	if (r != 0)
 		return r;
 	if (m->config->loopback.has_active)
 		return owned(m, error, m->config->loopback.active_mark,
@@ -216,8 +216,8 @@ static int method_deactivate(sd_bus_message *msg, void *userdata, sd_bus_error *
 					 "the drain bound is 1 to %d seconds through smcd-agent "
 					 "(it waits in its event loop), got %" PRIu32,
 					 BUS_WAIT_MAX_S, secs);
-	r = bus_check_admin(msg, m, error);
-	if (r < 0)
+	r = bus_authorize(msg, m, error);
+	if (r != 0)
 		return r;
 	if (m->config->loopback.has_active)
 		return owned(m, error, m->config->loopback.active_mark,
@@ -279,8 +279,8 @@ static int method_set(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 					 "nocopy on|off, max-dmbs N)",
 					 key, value);
 	}
-	r = bus_check_admin(msg, m, error);
-	if (r < 0)
+	r = bus_authorize(msg, m, error);
+	if (r != 0)
 		return r;
 	if (q.set_dmb_type && c->has_dmb_type)
 		return owned(m, error, c->dmb_type_mark, "loopback.dmb-type");
@@ -300,17 +300,15 @@ static int method_set(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 	return sd_bus_reply_method_return(msg, NULL);
 }
 
-#define ANYONE SD_BUS_VTABLE_UNPRIVILEGED
-
 static const sd_bus_vtable loopback_vtable[] = {
 	SD_BUS_VTABLE_START(0),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_LOOPBACK_ACTIVATE, SD_BUS_NO_ARGS,
-				SD_BUS_RESULT("b", changed), method_activate, ANYONE),
+				SD_BUS_RESULT("b", changed), method_activate, POLKIT),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_LOOPBACK_DEACTIVATE, SD_BUS_ARGS("u", seconds),
 				SD_BUS_RESULT("b", changed, "u", waited_msec), method_deactivate,
-				ANYONE),
+				POLKIT),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_LOOPBACK_SET, SD_BUS_ARGS("s", setting, "s", value),
-				SD_BUS_NO_RESULT, method_set, ANYONE),
+				SD_BUS_NO_RESULT, method_set, POLKIT),
 	SD_BUS_VTABLE_END,
 };
 

@@ -2,10 +2,12 @@
 /*
  * org.smcd.Agent1.Manager on /org/smcd/Agent1.
  *
- * Who may change things: root, or a member of admin-group (smc.yaml; "smcd" by default).
- * The D-Bus policy says the same, but the daemon checks again itself, because a policy file
- * can be edited or missing.  Every method is flagged UNPRIVILEGED for sd-bus so that this one
- * check (bus_check_admin) decides, and the group can be honoured.
+ * Who may change things: polkit, through bus_authorize() (bus-polkit.c: one action per kind
+ * of change), or where polkit is not installed root or a member of admin-group (smc.yaml;
+ * "smcd" by default).  Every method is flagged UNPRIVILEGED for sd-bus so that the agent's
+ * own check decides: POLKIT marks those that ask polkit, ANYONE those that do not.
+ * Reading the configuration's text (DescribeConfig, ConfigError) is no change: root or
+ * admin-group only (sender_is_admin()), with or without polkit.
  *
  * Runtime changes and the config: a mutating call is refused when it touches something
  * smc.yaml owns (a sysctl it sets, a UEID it lists or derives, the UEID/PNET table when
@@ -134,7 +136,7 @@ int bus_sender_credentials(sd_bus_message *msg, uid_t *ret_uid, uint32_t **ret_g
 	return 0;
 }
 
-static bool sender_in_group(sd_bus_message *msg, const char *group)
+bool bus_sender_in_group(sd_bus_message *msg, const char *group)
 {
 	_cleanup_(freep) uint32_t *gids = NULL;
 	size_t n = 0;
@@ -229,7 +231,7 @@ int bus_rate_limit_uid(sd_bus_message *msg, struct manager *m, uid_t uid, sd_bus
 static bool sender_is_admin(sd_bus_message *msg, struct manager *m)
 {
 	return sd_bus_query_sender_privilege(msg, CAP_NET_ADMIN) > 0 ||
-	       sender_in_group(msg, m->config->admin_group);
+	       bus_sender_in_group(msg, m->config->admin_group);
 }
 
 /* what: the refused action, for the caller ("Changing SMC settings"). */
@@ -245,11 +247,6 @@ static int check_admin(sd_bus_message *msg, struct manager *m, const char *what,
 				 m->config->admin_group ? " or membership in group '" : "",
 				 m->config->admin_group ? m->config->admin_group : "",
 				 m->config->admin_group ? "'" : "");
-}
-
-int bus_check_admin(sd_bus_message *msg, struct manager *m, sd_bus_error *error)
-{
-	return check_admin(msg, m, "Changing SMC settings", error);
 }
 
 /*
@@ -551,8 +548,8 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 	_cleanup_(freep) char *why = NULL;
 	int r;
 
-	r = bus_check_admin(msg, m, error);
-	if (r < 0)
+	r = bus_authorize(msg, m, error);
+	if (r != 0)
 		return r;
 	r = manager_reload(m, &why);
 	if (r == -EINVAL)
@@ -570,8 +567,8 @@ static int method_reconcile(sd_bus_message *msg, void *userdata, sd_bus_error *e
 	struct manager *m = userdata;
 	int r;
 
-	r = bus_check_admin(msg, m, error);
-	if (r < 0)
+	r = bus_authorize(msg, m, error);
+	if (r != 0)
 		return r;
 	r = manager_reconcile(m, RECONCILE_REQUEST);
 	if (r < 0)
@@ -667,8 +664,8 @@ static int method_add_ueid(sd_bus_message *msg, void *userdata, sd_bus_error *er
 	r = ueid_argument(msg, ueid, error);
 	if (r < 0)
 		return r;
-	r = bus_check_admin(msg, m, error);
-	if (r < 0)
+	r = bus_authorize(msg, m, error);
+	if (r != 0)
 		return r;
 	if (m->config->ueid.exclusive)
 		return owned_error(m, error, m->config->ueid.mark,
@@ -690,8 +687,8 @@ static int method_remove_ueid(sd_bus_message *msg, void *userdata, sd_bus_error 
 	r = ueid_argument(msg, ueid, error);
 	if (r < 0)
 		return r;
-	r = bus_check_admin(msg, m, error);
-	if (r < 0)
+	r = bus_authorize(msg, m, error);
+	if (r != 0)
 		return r;
 	if (ueid_owned(m, ueid, &mark))
 		return owned_error(m, error, mark, "This UEID");
@@ -707,8 +704,8 @@ static int method_flush_ueid(sd_bus_message *msg, void *userdata, sd_bus_error *
 	struct manager *m = userdata;
 	int r;
 
-	r = bus_check_admin(msg, m, error);
-	if (r < 0)
+	r = bus_authorize(msg, m, error);
+	if (r != 0)
 		return r;
 	if (m->config->ueid.exclusive || m->config->ueid.auto_derive || m->config->ueid.n_entries)
 		return owned_error(m, error, m->config->ueid.mark,
@@ -744,8 +741,8 @@ static int method_set_sysctl(sd_bus_message *msg, void *userdata, sd_bus_error *
 		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
 					 "Invalid value '%s' for %s (expected %s)", value, name,
 					 expected);
-	r = bus_check_admin(msg, m, error);
-	if (r < 0)
+	r = bus_authorize(msg, m, error);
+	if (r != 0)
 		return r;
 	owned = config_find_sysctl(m->config, name);
 	if (owned) {
@@ -774,8 +771,8 @@ static int set_switch(sd_bus_message *msg, struct manager *m, sd_bus_error *erro
 	r = sd_bus_message_read(msg, "b", &enable);
 	if (r < 0)
 		return r;
-	r = bus_check_admin(msg, m, error);
-	if (r < 0)
+	r = bus_authorize(msg, m, error);
+	if (r != 0)
 		return r;
 	if (owned != CONFIG_LEAVE)
 		return owned_error(m, error, mark, what);
@@ -848,8 +845,8 @@ static int method_add_pnet(sd_bus_message *msg, void *userdata, sd_bus_error *er
 	snprintf(e.eth_name, sizeof(e.eth_name), "%s", eth);
 	snprintf(e.ib_name, sizeof(e.ib_name), "%s", ib);
 	e.ib_port = ib[0] ? (port ? port : 1) : 0;
-	r = bus_check_admin(msg, m, error);
-	if (r < 0)
+	r = bus_authorize(msg, m, error);
+	if (r != 0)
 		return r;
 	if (m->config->pnet.exclusive)
 		return owned_error(m, error, m->config->pnet.mark,
@@ -877,8 +874,8 @@ static int method_remove_pnet(sd_bus_message *msg, void *userdata, sd_bus_error 
 	r = pnetid_argument(pnetid, id, error);
 	if (r < 0)
 		return r;
-	r = bus_check_admin(msg, m, error);
-	if (r < 0)
+	r = bus_authorize(msg, m, error);
+	if (r != 0)
 		return r;
 	if (pnetid_owned(m, id, &mark))
 		return owned_error(m, error, mark, "This PNET ID");
@@ -894,8 +891,8 @@ static int method_flush_pnet(sd_bus_message *msg, void *userdata, sd_bus_error *
 	struct manager *m = userdata;
 	int r;
 
-	r = bus_check_admin(msg, m, error);
-	if (r < 0)
+	r = bus_authorize(msg, m, error);
+	if (r != 0)
 		return r;
 	if (m->config->pnet.exclusive || m->config->pnet.n_entries)
 		return owned_error(m, error, m->config->pnet.mark,
@@ -908,7 +905,6 @@ static int method_flush_pnet(sd_bus_message *msg, void *userdata, sd_bus_error *
 }
 
 #define RO SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
-#define ANYONE SD_BUS_VTABLE_UNPRIVILEGED
 
 static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_VTABLE_START(0),
@@ -930,29 +926,29 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_PROPERTY(SMCD_BUS_MANAGER_OBJECTS_STALE, "b", prop_objects_stale, 0, RO),
 	/* Every poll moves it: no signal each interval (as LastCheckUSec). */
 	SD_BUS_PROPERTY(SMCD_BUS_MANAGER_OBJECTS_READ_USEC, "t", prop_objects_read, 0, 0),
-	SD_BUS_METHOD(SMCD_BUS_MANAGER_RELOAD, NULL, NULL, method_reload, ANYONE),
+	SD_BUS_METHOD(SMCD_BUS_MANAGER_RELOAD, NULL, NULL, method_reload, POLKIT),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_MANAGER_RECONCILE, SD_BUS_NO_ARGS,
-				SD_BUS_RESULT("a(sss)", results), method_reconcile, ANYONE),
+				SD_BUS_RESULT("a(sss)", results), method_reconcile, POLKIT),
 	SD_BUS_METHOD(SMCD_BUS_MANAGER_REFRESH, NULL, NULL, method_refresh, ANYONE),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_MANAGER_DESCRIBE_CONFIG, SD_BUS_NO_ARGS,
 				SD_BUS_RESULT("s", yaml), method_describe_config, ANYONE),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_MANAGER_ADD_UEID, SD_BUS_ARGS("s", ueid), SD_BUS_NO_RESULT,
-				method_add_ueid, ANYONE),
+				method_add_ueid, POLKIT),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_MANAGER_REMOVE_UEID, SD_BUS_ARGS("s", ueid),
-				SD_BUS_NO_RESULT, method_remove_ueid, ANYONE),
-	SD_BUS_METHOD(SMCD_BUS_MANAGER_FLUSH_UEID, NULL, NULL, method_flush_ueid, ANYONE),
+				SD_BUS_NO_RESULT, method_remove_ueid, POLKIT),
+	SD_BUS_METHOD(SMCD_BUS_MANAGER_FLUSH_UEID, NULL, NULL, method_flush_ueid, POLKIT),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_MANAGER_SET_SYSCTL, SD_BUS_ARGS("s", name, "s", value),
-				SD_BUS_NO_RESULT, method_set_sysctl, ANYONE),
+				SD_BUS_NO_RESULT, method_set_sysctl, POLKIT),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_MANAGER_SET_HANDSHAKE_LIMITATION, SD_BUS_ARGS("b", enable),
-				SD_BUS_NO_RESULT, method_set_hs, ANYONE),
+				SD_BUS_NO_RESULT, method_set_hs, POLKIT),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_MANAGER_SET_SEID, SD_BUS_ARGS("b", enable),
-				SD_BUS_NO_RESULT, method_set_seid, ANYONE),
+				SD_BUS_NO_RESULT, method_set_seid, POLKIT),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_MANAGER_ADD_PNET,
 				SD_BUS_ARGS("s", pnetid, "s", ethernet, "s", device, "y", port),
-				SD_BUS_NO_RESULT, method_add_pnet, ANYONE),
+				SD_BUS_NO_RESULT, method_add_pnet, POLKIT),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_MANAGER_REMOVE_PNET, SD_BUS_ARGS("s", pnetid),
-				SD_BUS_NO_RESULT, method_remove_pnet, ANYONE),
-	SD_BUS_METHOD(SMCD_BUS_MANAGER_FLUSH_PNET, NULL, NULL, method_flush_pnet, ANYONE),
+				SD_BUS_NO_RESULT, method_remove_pnet, POLKIT),
+	SD_BUS_METHOD(SMCD_BUS_MANAGER_FLUSH_PNET, NULL, NULL, method_flush_pnet, POLKIT),
 	SD_BUS_VTABLE_END,
 };
 

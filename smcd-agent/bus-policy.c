@@ -260,7 +260,8 @@ static int method_enroll(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 	 * for not_callers_own(): the call is synchronous, and anyone may make this one. */
 	if (bus_sender_credentials(msg, &caller, &gids, &n_gids) < 0)
 		caller = (uid_t)-1;
-	r = bus_rate_limit_uid(msg, m, caller, error);
+	/* Not counted twice: the second run after polkit's answer is the same call. */
+	r = bus_authorize_answered(m, msg) ? 0 : bus_rate_limit_uid(msg, m, caller, error);
 	if (r < 0)
 		return r;
 	r = sd_bus_message_read(msg, "huu", &fd, &sndbuf, &rcvbuf);
@@ -277,10 +278,20 @@ static int method_enroll(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 	if (caller == (uid_t)-1)
 		return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
 					 "The bus does not say who is calling; EnrollProcess refused");
-	if (caller != 0 && (wrong = not_callers_own(&t, caller, gids, n_gids)))
-		return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
-					 "Pid %d is not the caller's own (%s): only root may enroll it",
-					 (int)pid, wrong);
+	/* Another's process: polkit's enroll-process (root only without polkit). */
+	if (caller != 0 && (wrong = not_callers_own(&t, caller, gids, n_gids))) {
+		_cleanup_(sd_bus_error_free) sd_bus_error denied = SD_BUS_ERROR_NULL;
+
+		r = bus_authorize(msg, m, &denied);
+		if (r > 0)
+			return r;
+		if (r < 0 && !sd_bus_error_is_set(&denied))
+			return r;
+		if (r < 0)
+			return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+						 "Pid %d is not the caller's own (%s): %s",
+						 (int)pid, wrong, denied.message);
+	}
 	r = policy_enroll(m->policy, fd, sndbuf, rcvbuf, why, sizeof(why));
 	if (r < 0) {
 		log_notice("EnrollProcess for pid %d refused: %s", (int)pid, why);
@@ -299,7 +310,7 @@ static const sd_bus_vtable policy_vtable[] = {
 	SD_BUS_PROPERTY(SMCD_BUS_POLICY_HOOKS, "a{sv}", prop_hooks, 0, 0),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_POLICY_ENROLL_PROCESS,
 				SD_BUS_ARGS("h", pidfd, "u", sndbuf, "u", rcvbuf),
-				SD_BUS_RESULT("s", note), method_enroll, SD_BUS_VTABLE_UNPRIVILEGED),
+				SD_BUS_RESULT("s", note), method_enroll, POLKIT),
 	SD_BUS_VTABLE_END,
 };
 

@@ -375,8 +375,8 @@ static int method_reset(sd_bus_message *msg, void *userdata, sd_bus_error *error
 	const char *text;
 	int r;
 
-	r = bus_check_admin(msg, m, error);
-	if (r < 0)
+	r = bus_authorize(msg, m, error);
+	if (r != 0)
 		return r;
 	if (!m->collector)
 		return sd_bus_error_set(error, SMCD_BUS_ERROR_UNAVAILABLE,
@@ -397,7 +397,6 @@ static int method_reset(sd_bus_message *msg, void *userdata, sd_bus_error *error
 }
 
 #define RO SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
-#define ANYONE SD_BUS_VTABLE_UNPRIVILEGED
 
 static const sd_bus_vtable stats_vtable[] = {
 	SD_BUS_VTABLE_START(0),
@@ -428,7 +427,7 @@ static const sd_bus_vtable stats_vtable[] = {
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_STATS_GET_STATISTICS, SD_BUS_ARGS("b", refresh),
 				SD_BUS_RESULT("s", json), method_get, ANYONE),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_STATS_RESET_STATISTICS, SD_BUS_NO_ARGS,
-				SD_BUS_RESULT("s", json), method_reset, ANYONE),
+				SD_BUS_RESULT("s", json), method_reset, POLKIT),
 	SD_BUS_VTABLE_END,
 };
 

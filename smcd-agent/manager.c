@@ -716,6 +716,7 @@ struct manager *manager_free(struct manager *m)
 	sd_event_source_disable_unref(m->stats_timer);
 	bus_stats_drop_waiting(m);
 	m->collector = collector_free(m->collector);
+	bus_auth_free_all(m);
 	sd_bus_flush_close_unref(m->bus);
 	sd_event_unref(m->event);
 	kernel_free(m->kernel);

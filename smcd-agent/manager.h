@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
@@ -85,6 +86,10 @@ struct manager {
 		uint64_t window_usec; /* CLOCK_MONOTONIC start; 0: slot unused */
 		bool logged;	      /* "rate-limited" logged in this window */
 	} rate[32];
+
+	/* Method calls waiting for polkit's answer, or whose answer waits for them. */
+	struct bus_auth *auths;
+	unsigned n_auths;
 };
 
 int manager_new(const char *config_path, struct kernel *kernel, struct manager **ret);
@@ -134,8 +139,30 @@ int bus_emit_manager_changed(struct manager *m, const char *first, ...);
 int bus_objects_update(struct manager *m, struct obj_device *devices, size_t n_devices,
 		       struct obj_linkgroup *linkgroups, size_t n_linkgroups);
 int bus_append_report(sd_bus_message *reply, const struct report *r);
-/* Root, CAP_NET_ADMIN or admin-group; else sets an AccessDenied error and returns it. */
-int bus_check_admin(sd_bus_message *msg, struct manager *m, sd_bus_error *error);
+/*
+ * bus-polkit.c: may the caller make this change?  The action is the one bus-polkit.c's
+ * table names for the call's interface and member.  Root and CAP_NET_ADMIN are not asked
+ * about; for anyone else polkit decides, or, where polkit is not installed, membership in
+ * admin-group (root only for EnrollProcess, as before polkit).  0: go on; 1: the call waits for
+ * polkit, return 1 from the handler (it runs again from the start when polkit answered,
+ * so read and check the arguments before, change nothing before); < 0: refused (an
+ * AccessDenied error saying why) or failed.
+ */
+int bus_authorize(sd_bus_message *msg, struct manager *m, sd_bus_error *error);
+/* Whether polkit's answer for this call waits for its handler (its second run). */
+bool bus_authorize_answered(struct manager *m, sd_bus_message *msg);
+/* bus-polkit.c's table, one "INTERFACE MEMBER ACTION" line per row (tests/tools). */
+void bus_actions_print(FILE *f);
+/* Drop every pending question to polkit (manager_free()). */
+void bus_auth_free_all(struct manager *m);
+/* Whether the bus's groups of the caller hold GROUP (bus-manager.c). */
+bool bus_sender_in_group(sd_bus_message *msg, const char *group);
+
+/* vtable flags of methods.  sd-bus lets anyone call every method, so that the agent's own
+ * check decides: POLKIT, the method asks bus_authorize() (for its row of bus-polkit.c's
+ * table: agent-polkit-actions.test holds them together); ANYONE, it asks nobody. */
+#define ANYONE SD_BUS_VTABLE_UNPRIVILEGED
+#define POLKIT SD_BUS_VTABLE_UNPRIVILEGED
 /*
  * Methods anyone may call that cost the agent work: at most smc.yaml's rate-limit calls per
  * caller uid in BUS_RATE_WINDOW_USEC (root is not limited); beyond, a RateLimited error and one

@@ -80,6 +80,7 @@ trap cleanup EXIT
 
 # start_bus strict|open: strict is Debian's system bus default policy plus ours; open lets
 # anyone call anything, so that only the agent's own check stands between a caller and a change.
+# BUS_EXTRA_POLICY: more of the configuration (another service's policy, say).
 start_bus() {
 	local policy
 	if [ "$1" = strict ]; then
@@ -120,6 +121,7 @@ start_bus() {
   <listen>unix:path=$T/bus</listen>
   <auth>EXTERNAL</auth>
   $policy
+  ${BUS_EXTRA_POLICY:-}
 </busconfig>
 EOF2
 	dbus-daemon --config-file="$T/bus.conf" --nofork --nopidfile 2>"$T/bus.log" &

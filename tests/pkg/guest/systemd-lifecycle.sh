@@ -90,11 +90,11 @@ assert_not_exists /etc/systemd/system/multi-user.target.wants/$U.service "purged
 assert_not_exists /var/lib/smcd-agent "purged: the state directory"
 
 # --- fresh install on a system that never had the group --------------------------------------
-# dpkg unpacks the D-Bus policy, which names the group smcd, before the postinst creates the
-# group, and dbus-daemon, reloading on the new file, drops the rule for the unknown group.
-# dbus's own dpkg trigger reloads it again, but only once triggers run: at the end of the
-# dpkg run, and under apt at the end of the whole transaction.  --no-triggers keeps the
-# trigger from hiding a postinst that does not reload the bus itself.
+# The D-Bus policy names no group (anyone may call the agent, which decides: polkit, or
+# without it root and admin-group), so a member of the group the postinst creates may change
+# settings at once, with no reload of the bus.  --no-triggers keeps dbus's own trigger (run
+# at the end of the dpkg run, under apt of the whole transaction) from hiding a policy that
+# would need one.
 assert_ok groupdel smcd
 since=$(date +@%s)
 assert_ok dpkg --no-triggers -i "$deb"

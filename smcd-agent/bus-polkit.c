@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Who may change things: polkit decides, as for systemd's own daemons.
+ *
+ * Every method that changes something names one polkit action (bus_actions[] below; the
+ * actions are defined in etc/polkit-1/org.smcd.agent1.policy, and
+ * tests/integration/agent-polkit-actions.test holds the vtables, this table and that file
+ * to each other).  Root (or CAP_NET_ADMIN) is not asked about; anyone else is the subject
+ * of an asynchronous CheckAuthorization, with the caller's unique bus name as subject.
+ *
+ * The event loop never waits for polkit (which may be asking the user for a password): the
+ * method call is kept (a reference), the handler returns without a reply, and when polkit
+ * answers the call is put back on the bus's read queue, so that the same handler runs
+ * again from the start and finds the answer waiting for it (the pattern of systemd's
+ * bus-polkit.c).  A handler therefore reads and checks its arguments before it asks: they
+ * are read twice, and nothing is done before the answer.
+ *
+ * Without polkit (nobody owns org.freedesktop.PolicyKit1 and the bus cannot start it) the
+ * agent's own check decides, as before polkit: root or smc.yaml's admin-group.  Any other
+ * failure of polkit is a refusal that says so.
+ */
+#include <errno.h>
+#include <linux/capability.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/bus-api.h"
+#include "common/macro.h"
+#include "common/util.h"
+#include "smcd-agent/log.h"
+#include "smcd-agent/manager.h"
+
+/* polkit's CheckAuthorization flags: may ask the user (an authentication agent). */
+#define POLKIT_ALLOW_USER_INTERACTION 1u
+/* At most this many calls wait for polkit at once; more are refused (try again). */
+#define BUS_AUTH_MAX_PENDING 64
+/* An answer that no handler took within this time is dropped (its call went away). */
+#define BUS_AUTH_ANSWER_TTL_USEC (30ULL * 1000000ULL)
+
+#define ACTION(i, mb, a)                                        \
+	{                                                       \
+		.interface = (i), .member = (mb), .action = (a) \
+	}
+#define ROOT_ACTION(i, mb, a, w)                                                                \
+	{                                                                                       \
+		.interface = (i), .member = (mb), .action = (a), .root_only = true, .what = (w) \
+	}
+
+static const struct bus_action {
+	const char *interface, *member, *action;
+	/* Who decides without polkit: admin-group, or only root where only root could
+	 * before polkit (then what the refusal calls it). */
+	bool root_only;
+	const char *what;
+} bus_actions[] = {
+	ACTION(SMCD_BUS_IFACE_MANAGER, SMCD_BUS_MANAGER_RELOAD, SMCD_POLKIT_RELOAD),
+	/* Reconcile applies the running file, as Reload does: the same kind of change. */
+	ACTION(SMCD_BUS_IFACE_MANAGER, SMCD_BUS_MANAGER_RECONCILE, SMCD_POLKIT_RELOAD),
+	ACTION(SMCD_BUS_IFACE_MANAGER, SMCD_BUS_MANAGER_ADD_UEID, SMCD_POLKIT_MANAGE_UEID),
+	ACTION(SMCD_BUS_IFACE_MANAGER, SMCD_BUS_MANAGER_REMOVE_UEID, SMCD_POLKIT_MANAGE_UEID),
+	ACTION(SMCD_BUS_IFACE_MANAGER, SMCD_BUS_MANAGER_FLUSH_UEID, SMCD_POLKIT_MANAGE_UEID),
+	/* The SEID is the other EID of SMC-Dv2's negotiation, beside the UEID table. */
+	ACTION(SMCD_BUS_IFACE_MANAGER, SMCD_BUS_MANAGER_SET_SEID, SMCD_POLKIT_MANAGE_UEID),
+	ACTION(SMCD_BUS_IFACE_MANAGER, SMCD_BUS_MANAGER_SET_SYSCTL, SMCD_POLKIT_SET_SYSCTL),
+	/* net.smc.limit_smc_hs, set through its own method. */
+	ACTION(SMCD_BUS_IFACE_MANAGER, SMCD_BUS_MANAGER_SET_HANDSHAKE_LIMITATION,
+	       SMCD_POLKIT_SET_SYSCTL),
+	ACTION(SMCD_BUS_IFACE_MANAGER, SMCD_BUS_MANAGER_ADD_PNET, SMCD_POLKIT_MANAGE_PNET),
+	ACTION(SMCD_BUS_IFACE_MANAGER, SMCD_BUS_MANAGER_REMOVE_PNET, SMCD_POLKIT_MANAGE_PNET),
+	ACTION(SMCD_BUS_IFACE_MANAGER, SMCD_BUS_MANAGER_FLUSH_PNET, SMCD_POLKIT_MANAGE_PNET),
+	ACTION(SMCD_BUS_IFACE_LOOPBACK, SMCD_BUS_LOOPBACK_ACTIVATE, SMCD_POLKIT_MANAGE_LOOPBACK),
+	ACTION(SMCD_BUS_IFACE_LOOPBACK, SMCD_BUS_LOOPBACK_DEACTIVATE, SMCD_POLKIT_MANAGE_LOOPBACK),
+	ACTION(SMCD_BUS_IFACE_LOOPBACK, SMCD_BUS_LOOPBACK_SET, SMCD_POLKIT_MANAGE_LOOPBACK),
+	/* Only for a process that is not the caller's own: its own needs no one's leave. */
+	ROOT_ACTION(SMCD_BUS_IFACE_POLICY, SMCD_BUS_POLICY_ENROLL_PROCESS,
+		    SMCD_POLKIT_ENROLL_PROCESS, "Enrolling another user's process"),
+	ACTION(SMCD_BUS_IFACE_STATS, SMCD_BUS_STATS_RESET_STATISTICS, SMCD_POLKIT_RESET_STATISTICS),
+};
+
+/* One method call's question to polkit, from the ask to the handler's second run. */
+struct bus_auth {
+	struct bus_auth *next;
+	struct manager *m;
+	sd_bus_message *call; /* referenced until the answer is taken */
+	sd_bus_slot *slot;    /* the CheckAuthorization in flight; NULL once answered */
+	const struct bus_action *action;
+	bool answered;
+	bool allowed;
+	char *why;		/* refused: what to tell the caller */
+	uint64_t answered_usec; /* CLOCK_MONOTONIC */
+};
+
+static const struct bus_action *action_find(const char *interface, const char *member)
+{
+	for (size_t i = 0; i < ELEMENTSOF(bus_actions); i++)
+		if (streq_ptr(bus_actions[i].interface, interface) &&
+		    streq_ptr(bus_actions[i].member, member))
+			return &bus_actions[i];
+	return NULL;
+}
+
+void bus_actions_print(FILE *f)
+{
+	for (size_t i = 0; i < ELEMENTSOF(bus_actions); i++)
+		fprintf(f, "%s %s %s\n", bus_actions[i].interface, bus_actions[i].member,
+			bus_actions[i].action);
+}
+
+static uint64_t now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+}
+
+static struct bus_auth *bus_auth_free(struct bus_auth *a)
+{
+	struct bus_auth *next = a->next;
+
+	sd_bus_slot_unref(a->slot);
+	sd_bus_message_unref(a->call);
+	free(a->why);
+	free(a);
+	return next;
+}
+
+void bus_auth_free_all(struct manager *m)
+{
+	while (m->auths)
+		m->auths = bus_auth_free(m->auths);
+	m->n_auths = 0;
+}
+
+/* The question about this call, unlinked (the caller owns it), or NULL.  Answers no
+ * handler took in time are dropped on the way (their call failed before it asked again). */
+static struct bus_auth *bus_auth_take(struct manager *m, sd_bus_message *call)
+{
+	uint64_t now = now_usec();
+	struct bus_auth *found = NULL;
+
+	for (struct bus_auth **p = &m->auths; *p;) {
+		struct bus_auth *a = *p;
+
+		if (a->call == call && !found) {
+			*p = a->next;
+			a->next = NULL;
+			m->n_auths--;
+			found = a;
+		} else if (a->answered && now - a->answered_usec >= BUS_AUTH_ANSWER_TTL_USEC) {
+			*p = bus_auth_free(a);
+			m->n_auths--;
+		} else {
+			p = &a->next;
+		}
+	}
+	return found;
+}
+
+/* What a refusal tells the caller (allocation failures leave the generic text). */
+#define set_why(a, ...)                                   \
+	do {                                              \
+		free((a)->why);                           \
+		if (asprintf(&(a)->why, __VA_ARGS__) < 0) \
+			(a)->why = NULL;                  \
+	} while (0)
+
+/* polkit's answer (or the bus's error) to a->action: what the handler will find. */
+static void bus_auth_decide(struct bus_auth *a, sd_bus_message *reply)
+{
+	const sd_bus_error *e = sd_bus_message_get_error(reply);
+	int authorized = 0, challenge = 0, r;
+
+	if (e && (sd_bus_error_has_name(e, SD_BUS_ERROR_SERVICE_UNKNOWN) ||
+		  sd_bus_error_has_name(e, SD_BUS_ERROR_NAME_HAS_NO_OWNER))) {
+		/* No polkit on this system: the agent's own check, as before polkit. */
+		const char *group = a->m->config->admin_group;
+
+		log_debug("polkit is not on the bus (%s): the agent's own check decides %s",
+			  e->name, a->action->action);
+		/* Synchronous, as before polkit: GetConnectionCredentials of the bus itself. */
+		a->allowed = !a->action->root_only && group && bus_sender_in_group(a->call, group);
+		if (a->allowed)
+			return;
+		if (a->action->root_only || !group)
+			set_why(a, "needs root (polkit is not installed)");
+		else
+			set_why(a, "needs root or membership in group '%s' (polkit is not installed)",
+				group);
+		return;
+	}
+	if (e) {
+		log_warning("polkit failed to decide %s for %s: %s", a->action->action,
+			    sd_bus_message_get_sender(a->call) ?: "?", e->message ?: e->name);
+		set_why(a, "is refused: polkit could not decide (%s)", e->message ?: e->name);
+		return;
+	}
+	r = sd_bus_message_enter_container(reply, 'r', "bba{ss}");
+	if (r >= 0)
+		r = sd_bus_message_read(reply, "bb", &authorized, &challenge);
+	if (r < 0) {
+		set_why(a, "is refused: polkit's answer could not be read (%s)", strerror(-r));
+		return;
+	}
+	a->allowed = authorized;
+	if (!authorized)
+		set_why(a,
+			challenge ? "needs authentication as an administrator for polkit action %s "
+				    "(run it where an authentication agent can ask, e.g. pkttyagent)"
+				  : "is not authorized by polkit (action %s)",
+			a->action->action);
+}
+
+static int bus_auth_answered(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error)
+{
+	struct bus_auth *a = userdata;
+	sd_bus *bus = sd_bus_message_get_bus(a->call);
+	int r;
+
+	a->slot = sd_bus_slot_unref(a->slot);
+	bus_auth_decide(a, reply);
+	a->answered = true;
+	a->answered_usec = now_usec();
+	/* The same call again, read from its start: its handler takes the answer. */
+	r = sd_bus_message_rewind(a->call, true);
+	if (r >= 0)
+		r = sd_bus_enqueue_for_read(bus, a->call);
+	if (r < 0) {
+		log_warning_errno(r, "Cannot resume %s() after polkit answered: %m",
+				  sd_bus_message_get_member(a->call));
+		(void)sd_bus_reply_method_errorf(a->call, SD_BUS_ERROR_FAILED,
+						 "Cannot resume the call after polkit answered: %s",
+						 strerror(-r));
+	}
+	return 1;
+}
+
+static int bus_auth_ask(struct manager *m, sd_bus_message *call, const struct bus_action *action,
+			sd_bus_error *error)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *q = NULL;
+	sd_bus *bus = sd_bus_message_get_bus(call);
+	uint32_t flags = 0;
+	struct bus_auth *a;
+	int r;
+
+	if (m->n_auths >= BUS_AUTH_MAX_PENDING)
+		return sd_bus_error_setf(
+			error, SMCD_BUS_ERROR_RATE_LIMITED,
+			"Too many calls wait for polkit (%d); try again in a few seconds",
+			BUS_AUTH_MAX_PENDING);
+	if (sd_bus_message_get_allow_interactive_authorization(call) > 0)
+		flags |= POLKIT_ALLOW_USER_INTERACTION;
+	r = sd_bus_message_new_method_call(bus, &q, POLKIT_SERVICE, POLKIT_PATH,
+					   POLKIT_IFACE_AUTHORITY, POLKIT_CHECK_AUTHORIZATION);
+	if (r >= 0)
+		r = sd_bus_message_append(q, "(sa{sv})s", "system-bus-name", 1, "name", "s",
+					  sd_bus_message_get_sender(call), action->action);
+	/* smc.yaml's admin-group, for the shipped rule (etc/polkit-1/org.smcd.agent1.rules). */
+	if (r >= 0 && m->config->admin_group)
+		r = sd_bus_message_append(q, "a{ss}", 1, SMCD_POLKIT_DETAIL_ADMIN_GROUP,
+					  m->config->admin_group);
+	else if (r >= 0)
+		r = sd_bus_message_append(q, "a{ss}", 0);
+	if (r >= 0)
+		r = sd_bus_message_append(q, "us", flags, "");
+	if (r < 0)
+		return r;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	*a = (struct bus_auth){ .m = m, .call = sd_bus_message_ref(call), .action = action };
+	/* polkit may wait for a password when it may ask: 5 minutes then, else sd-bus's
+	 * default (25 s).  A caller that gives up sooner just has no answer to read. */
+	r = sd_bus_call_async(bus, &a->slot, q, bus_auth_answered, a,
+			      flags ? 5 * 60 * 1000000ULL : 0);
+	if (r < 0) {
+		bus_auth_free(a);
+		return r;
+	}
+	a->next = m->auths;
+	m->auths = a;
+	m->n_auths++;
+	return 1;
+}
+
+static int refused(sd_bus_message *msg, const struct bus_action *action, const char *why,
+		   sd_bus_error *error)
+{
+	log_notice("Refused %s() from %s: %s", sd_bus_message_get_member(msg),
+		   sd_bus_message_get_sender(msg) ?: "?", why ? why : "not authorized");
+	return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "%s %s",
+				 action->what ?: "Changing SMC settings",
+				 why ? why : "is not authorized");
+}
+
+bool bus_authorize_answered(struct manager *m, sd_bus_message *msg)
+{
+	for (struct bus_auth *a = m->auths; a; a = a->next)
+		if (a->call == msg)
+			return a->answered;
+	return false;
+}
+
+int bus_authorize(sd_bus_message *msg, struct manager *m, sd_bus_error *error)
+{
+	const struct bus_action *action =
+		action_find(sd_bus_message_get_interface(msg), sd_bus_message_get_member(msg));
+	struct bus_auth *a;
+	int r;
+
+	if (!action) {
+		/* A method that checks but has no row above: a bug, refused rather than open. */
+		log_error("%s.%s() has no polkit action: refused",
+			  sd_bus_message_get_interface(msg), sd_bus_message_get_member(msg));
+		return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+					 "%s() has no polkit action in this build (a bug): refused",
+					 sd_bus_message_get_member(msg));
+	}
+	a = bus_auth_take(m, msg);
+	if (a && !a->answered) { /* only an answer re-runs a handler: not reached */
+		a->next = m->auths;
+		m->auths = a;
+		m->n_auths++;
+		return 1;
+	}
+	if (a) {
+		r = a->allowed ? 0 : refused(msg, action, a->why, error);
+		bus_auth_free(a);
+		return r;
+	}
+	if (sd_bus_query_sender_privilege(msg, CAP_NET_ADMIN) > 0)
+		return 0;
+	if (!sd_bus_message_get_sender(msg))
+		return refused(msg, action, "needs a caller the bus names", error);
+	return bus_auth_ask(m, msg, action, error);
+}
