@@ -151,6 +151,10 @@ int agent_config_diff(struct smcctl *c, const struct verb_args *a)
 	struct config_errors errors = {};
 	int r, s;
 
+	/* The agent keeps the namespace it runs in: a plan for another one would be made up. */
+	if (c->netns)
+		return smcctl_usage(c, "config diff plans for smcd-agent's network namespace: "
+				       "--netns does not apply");
 	/* The file is read with the caller's rights; the agent gets its text, not a path. */
 	r = config_load(path, &cfg, &errors);
 	if (r == -ENOMEM) {
