@@ -16,6 +16,8 @@ int agent_status(struct smcctl *c, const struct verb_args *a);
 int agent_config_check(struct smcctl *c, const struct verb_args *a);
 int agent_config_show(struct smcctl *c, const struct verb_args *a);
 int agent_config_reload(struct smcctl *c, const struct verb_args *a);
+/* cli/diff.c: the dry run of a file (PlanConfig, or smcd-agent --plan). */
+int agent_config_diff(struct smcctl *c, const struct verb_args *a);
 
 /* props: the Manager's properties as a JSON object keyed by property name. */
 json_object *agent_status_json(json_object *props);

@@ -37,6 +37,8 @@ static const struct verb config_verbs[] = {
 	  .help = "validate smc.yaml without applying it" },
 	{ .name = "reload", .flags = VERB_ADMIN, .run = agent_config_reload,
 	  .help = "make smcd-agent apply its file again" },
+	{ .name = "diff", .synopsis = "[FILE]", .max_args = 1, .run = agent_config_diff,
+	  .help = "what applying FILE would change, dry run" },
 	{}
 };
 

@@ -626,13 +626,14 @@ static int read_file(const char *path, char **ret, size_t *ret_len, const char *
 	return 0;
 }
 
-int config_load(const char *path, struct config **ret, struct config_errors *errors)
+static int load(const char *path, const char *text, size_t text_len, struct config **ret,
+		struct config_errors *errors)
 {
 	_cleanup_(config_freep) struct config *c = calloc(1, sizeof(*c));
 	_cleanup_(ynode_freep) struct ynode *root = NULL;
 	struct ctx ctx = { .path = path, .errors = errors };
 	const char *kind = NULL;
-	size_t len;
+	size_t len = text_len;
 	int r;
 
 	if (!c)
@@ -644,7 +645,13 @@ int config_load(const char *path, struct config **ret, struct config_errors *err
 	c->path = strdup(path);
 	if (!c->path)
 		return -ENOMEM;
-	r = read_file(path, &c->text, &len, &kind);
+	if (text) {
+		c->text = strndup(text, text_len);
+		r = !c->text ? -ENOMEM : strlen(c->text) != text_len ? -EBADMSG : 0;
+	} else
+		r = read_file(path, &c->text, &len, &kind);
+	if (r == -ENOMEM)
+		return r;
 	if (r < 0) {
 		char *line = NULL;
 		int k;
@@ -684,6 +691,17 @@ int config_load(const char *path, struct config **ret, struct config_errors *err
 		return -EINVAL;
 	*ret = TAKE_PTR(c);
 	return 0;
+}
+
+int config_load(const char *path, struct config **ret, struct config_errors *errors)
+{
+	return load(path, NULL, 0, ret, errors);
+}
+
+int config_load_text(const char *path, const char *text, size_t len, struct config **ret,
+		     struct config_errors *errors)
+{
+	return load(path, text, len, ret, errors);
 }
 
 /* ------------------------------------------------------------------------------------- */

@@ -117,11 +117,17 @@ struct config {
 #define STATS_LINKGROUP_SERIES_MAX 10000
 
 /*
- * Load and validate path (text: its contents if already read, else NULL).  Returns 0 and a
+ * Load and validate path.  Returns 0 and a
  * config, or -EINVAL with the errors in *errors, or another negative errno when the file
  * cannot be read (also described in *errors).
  */
 int config_load(const char *path, struct config **ret, struct config_errors *errors);
+/*
+ * The same for a file's text read by someone else (PlanConfig: smcctl reads the file with
+ * its caller's rights and sends the text); path only names it in the errors.
+ */
+int config_load_text(const char *path, const char *text, size_t len, struct config **ret,
+		     struct config_errors *errors);
 /* The built-in defaults, as used when no file exists. */
 int config_new_default(const char *path, struct config **ret);
 struct config *config_free(struct config *c);

@@ -31,10 +31,12 @@
 
 #include "common/bus-api.h"
 #include "common/macro.h"
+#include "common/output.h"
 #include "common/util.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/loopback.h"
 #include "smcd-agent/manager.h"
+#include "smcd-agent/plan.h"
 
 /* ------------------------------------------------------------------------------------- */
 /* Access                                                                                 */
@@ -622,6 +624,51 @@ static int method_describe_config(sd_bus_message *msg, void *userdata, sd_bus_er
 	return sd_bus_reply_method_return(msg, "s", text);
 }
 
+/*
+ * The dry run of a file's text (smcctl config diff): the caller reads the file with its own
+ * rights and sends the text, so the agent opens no config path on anyone's behalf.  Read
+ * only, but admins only all the same (check_admin(), like DescribeConfig): the text names
+ * files the agent, as root, would read (ueid.machine-id-file) and namespaces it would
+ * open, which made it a way to probe any file for anyone.  An invalid text is an answer,
+ * not an error: the document says so with the errors, as smcd-agent --plan does.
+ */
+static int method_plan_config(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	_cleanup_(config_freep) struct config *c = NULL;
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	struct config_errors errors = {};
+	const char *path, *text;
+	int r;
+
+	r = check_admin(msg, m, "Planning a configuration", error);
+	if (r < 0)
+		return r;
+	r = sd_bus_message_read(msg, "ss", &path, &text);
+	if (r < 0)
+		return r;
+	if (!path[0])
+		path = m->config_path;
+	r = config_load_text(path, text, strlen(text), &c, &errors);
+	if (r == -ENOMEM) {
+		config_errors_clear(&errors);
+		return r;
+	}
+	if (r < 0)
+		doc = config_plan_invalid_json(path, &errors, PLAN_PLANNER_AGENT);
+	config_errors_clear(&errors);
+	if (r >= 0) {
+		r = config_plan_json(m->kernel, m->policy, c, PLAN_PLANNER_AGENT, &doc);
+		if (r < 0 && r != -ENOMEM)
+			return sd_bus_error_setf(error, SMCD_BUS_ERROR_KERNEL, "Cannot plan %s: %s",
+						 path, strerror(-r));
+	}
+	if (!doc)
+		return -ENOMEM;
+	return sd_bus_reply_method_return(
+		msg, "s", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN));
+}
+
 static bool ueid_owned(struct manager *m, const char *ueid, struct config_mark *ret)
 {
 	char derived[SMC_EID_LEN + 1], err[160];
@@ -932,6 +979,8 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_METHOD(SMCD_BUS_MANAGER_REFRESH, NULL, NULL, method_refresh, ANYONE),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_MANAGER_DESCRIBE_CONFIG, SD_BUS_NO_ARGS,
 				SD_BUS_RESULT("s", yaml), method_describe_config, ANYONE),
+	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_MANAGER_PLAN_CONFIG, SD_BUS_ARGS("s", file, "s", yaml),
+				SD_BUS_RESULT("s", plan), method_plan_config, ANYONE),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_MANAGER_ADD_UEID, SD_BUS_ARGS("s", ueid), SD_BUS_NO_RESULT,
 				method_add_ueid, POLKIT),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_MANAGER_REMOVE_UEID, SD_BUS_ARGS("s", ueid),

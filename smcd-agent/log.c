@@ -206,6 +206,14 @@ static bool ratelimit_pass(const char *file, int line, int level, const char *co
 	return false;
 }
 
+int log_set_max_level(int level)
+{
+	int old = log_max_level;
+
+	log_max_level = level;
+	return old;
+}
+
 int log_fields_at(const char *file, int line, int level, int err, const char *const *fields,
 		  const char *fmt, ...)
 {

@@ -33,6 +33,10 @@
 #define LOG_RATELIMIT_INTERVAL_USEC (30ULL * 1000000ULL)
 
 void log_setup(void);
+/* Messages above level are dropped; returns the previous level.  The dry run (plan.c)
+ * lowers it so that the loopback reconciler's lines about what it did are not logged for
+ * what it only planned. */
+int log_set_max_level(int level);
 
 /*
  * fields: NULL or a NULL-terminated list of "KEY=value" journal fields.  Formats with errno

@@ -15,13 +15,18 @@
 #include <systemd/sd-daemon.h>
 
 #include "common/macro.h"
+#include "common/output.h"
+#include "common/plan-text.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/manager.h"
+#include "smcd-agent/plan.h"
 #include "smcd-agent/policy.h"
 
 static const char *arg_config = CONFIG_DEFAULT_PATH;
 static bool arg_check_config;
 static bool arg_dump_config;
+static bool arg_plan;
+static bool arg_json;
 #ifdef SMCD_FAKE_KERNEL
 static const char *arg_fake_kernel;
 #endif
@@ -29,11 +34,15 @@ static const char *arg_fake_kernel;
 static void help(void)
 {
 	printf("Usage: smcd-agent [OPTIONS]\n"
-	       "       smcd-agent --check-config [FILE]\n\n"
+	       "       smcd-agent --check-config [FILE]\n"
+	       "       smcd-agent --plan [FILE] [--json]\n\n"
 	       "Keep the kernel's SMC configuration as FILE says and serve it on D-Bus.\n\n"
 	       "  -c, --config=FILE     configuration file (default %s)\n"
 	       "      --check-config    validate the configuration and exit (0 valid, 1 not)\n"
 	       "      --dump-config     print the effective configuration, defaults included\n"
+	       "      --plan            print what applying FILE would change, change nothing\n"
+	       "                        (exit 0 nothing, 1 something, 2 invalid, 3 cannot plan)\n"
+	       "  -j, --json            --plan: the plan as JSON\n"
 	       "  -h, --help            show this help\n"
 	       "      --version         show the version\n",
 	       CONFIG_DEFAULT_PATH);
@@ -44,6 +53,7 @@ enum {
 	ARG_CHECK_CONFIG,
 	ARG_DUMP_CONFIG,
 	ARG_FAKE_KERNEL,
+	ARG_PLAN,
 };
 
 static int parse_argv(int argc, char *argv[])
@@ -52,6 +62,8 @@ static int parse_argv(int argc, char *argv[])
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, ARG_CHECK_CONFIG },
 		{ "dump-config", no_argument, NULL, ARG_DUMP_CONFIG },
+		{ "plan", no_argument, NULL, ARG_PLAN },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, ARG_VERSION },
 #ifdef SMCD_FAKE_KERNEL
@@ -61,7 +73,7 @@ static int parse_argv(int argc, char *argv[])
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "c:h", options, NULL)) >= 0) {
+	while ((c = getopt_long(argc, argv, "c:hj", options, NULL)) >= 0) {
 		switch (c) {
 		case 'c':
 			arg_config = optarg;
@@ -71,6 +83,12 @@ static int parse_argv(int argc, char *argv[])
 			break;
 		case ARG_DUMP_CONFIG:
 			arg_dump_config = true;
+			break;
+		case ARG_PLAN:
+			arg_plan = true;
+			break;
+		case 'j':
+			arg_json = true;
 			break;
 		case 'h':
 			help();
@@ -88,10 +106,14 @@ static int parse_argv(int argc, char *argv[])
 		}
 	}
 	/* "--check-config FILE" reads naturally; FILE is the one positional argument. */
-	if (optind < argc && (arg_check_config || arg_dump_config))
+	if (optind < argc && (arg_check_config || arg_dump_config || arg_plan))
 		arg_config = argv[optind++];
 	if (optind < argc) {
 		fprintf(stderr, "smcd-agent: unexpected argument '%s' (see --help)\n", argv[optind]);
+		return -EINVAL;
+	}
+	if (arg_json && !arg_plan) {
+		fprintf(stderr, "smcd-agent: --json goes with --plan (see --help)\n");
 		return -EINVAL;
 	}
 	return 1;
@@ -136,6 +158,49 @@ static int open_kernel(struct kernel **ret)
 #endif
 }
 
+/*
+ * --plan: the dry run without a daemon (smcctl config diff runs it when no agent is on the
+ * bus).  No manager, no bus, no policy engine: the planners of plan.c on the kernel, read
+ * only.  A missing file is invalid, as a reload refuses it (manager.c's load()).
+ */
+static int plan(void)
+{
+	_cleanup_(config_freep) struct config *c = NULL;
+	_cleanup_(kernel_freep) struct kernel *k = NULL;
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	struct config_errors errors = {};
+	int r;
+
+	r = config_load(arg_config, &c, &errors);
+	if (r == -ENOMEM)
+		return PLAN_EXIT_UNPLANNED;
+	if (r < 0)
+		doc = config_plan_invalid_json(arg_config, &errors, PLAN_PLANNER_STANDALONE);
+	config_errors_clear(&errors);
+	if (r >= 0) {
+		r = open_kernel(&k);
+		if (r < 0) {
+			fprintf(stderr, "smcd-agent: cannot open the kernel interface: %s\n",
+				strerror(-r));
+			return PLAN_EXIT_UNPLANNED;
+		}
+		r = config_plan_json(k, NULL, c, PLAN_PLANNER_STANDALONE, &doc);
+		if (r < 0) {
+			fprintf(stderr, "smcd-agent: cannot plan %s: %s\n", arg_config, strerror(-r));
+			return PLAN_EXIT_UNPLANNED;
+		}
+	}
+	if (!doc)
+		return PLAN_EXIT_UNPLANNED;
+	if (arg_json)
+		out_json(stdout, doc, false);
+	else
+		plan_text(stdout, doc, true);
+	if (fflush(stdout) != 0)
+		return PLAN_EXIT_UNPLANNED;
+	return plan_exit_status(doc);
+}
+
 int main(int argc, char *argv[])
 {
 	_cleanup_(manager_freep) struct manager *m = NULL;
@@ -148,6 +213,8 @@ int main(int argc, char *argv[])
 		return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
 	if (arg_check_config || arg_dump_config)
 		return check_config();
+	if (arg_plan)
+		return plan();
 
 	r = open_kernel(&k);
 	if (r < 0) {

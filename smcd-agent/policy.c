@@ -635,6 +635,30 @@ int policy_reconcile(struct policy_engine *e, const struct config *c, struct rep
 	return r;
 }
 
+/*
+ * The dry run (plan.c): what policy_reconcile() would plan now, applying nothing.  No
+ * adopt(): taking over pins is a change, and the running engine has done it at its first
+ * reconcile.  The probe is the reconcile's (loading a test program changes nothing that
+ * stays); the walk of every netns is looked at, not remembered (walked_once belongs to the
+ * reconciliation's clean-up of a crash's leftovers).
+ */
+int policy_plan_dry(struct policy_engine *e, const struct config *c, struct policy_plan *ret)
+{
+	const struct config_policies *cp = &c->policies;
+	struct policy_observed o = {};
+	bool walked = e->walked_once;
+	int r;
+
+	if (cp->n_cgroups + cp->n_netns > 0 || e->keep_select || cp->n_exclude > 0)
+		probe(e, cp->n_cgroups + cp->n_netns > 0 || e->keep_select, cp->n_exclude > 0);
+	r = observe(e, cp, &o);
+	e->walked_once = walked;
+	if (r >= 0)
+		r = policy_plan(cp, &e->caps, &o, ret);
+	policy_observed_clear(&o);
+	return r;
+}
+
 /* ---- enroll (smcctl run through the agent) ------------------------------------------------ */
 
 int policy_enroll(struct policy_engine *e, int pidfd, uint32_t sndbuf, uint32_t rcvbuf, char *why,

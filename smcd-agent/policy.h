@@ -177,6 +177,9 @@ struct policy_engine *policy_engine_free(struct policy_engine *e);
 /* Observe, plan, apply; appends one item_report per item to ret. */
 int policy_reconcile(struct policy_engine *e, const struct config *c, struct report *ret);
 
+/* The same observe and plan without apply, for the dry run (plan.c); ret: policy_plan()'s. */
+int policy_plan_dry(struct policy_engine *e, const struct config *c, struct policy_plan *ret);
+
 /*
  * smcctl run through the agent: enroll the process behind pidfd.  On failure why says
  * why (for the caller); on success note is empty or says what was not applied.

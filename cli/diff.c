@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * smcctl config diff [FILE]: what applying FILE would change in the running kernel.
+ *
+ * The planners are the agent's (smcd-agent/plan.c runs reconcile.c's, policy-plan.c's and
+ * the loopback reconciler), and the layering keeps smcd-agent/ out of cli/ (ARCHITECTURE.md):
+ * a copy here would drift from what the agent really does.  So smcctl validates FILE with
+ * the config library (that much is below both), then asks the running agent (PlanConfig,
+ * which also plans the policies from the agent's BPF maps), or, with no agent on the bus,
+ * runs "smcd-agent --plan FILE --json" (installed beside smcctl; SMCD_AGENT_BIN overrides),
+ * and renders the one document either answers (common/plan-text.c).
+ *
+ * Exit status: 0 nothing would change, 1 something would, 2 FILE is invalid; 3 when no plan
+ * could be made (no agent and no smcd-agent to run, or the agent failed), 4 when the agent
+ * refused the caller (PlanConfig is for root and admin-group).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/agent.h"
+#include "cli/bus.h"
+#include "common/bus-api.h"
+#include "common/output.h"
+#include "common/plan-text.h"
+
+#ifndef SMCD_AGENT_BIN
+#define SMCD_AGENT_BIN "/usr/local/sbin/smcd-agent"
+#endif
+
+extern char **environ;
+
+static const char *agent_bin(void)
+{
+	const char *p = secure_getenv("SMCD_AGENT_BIN");
+
+	return p && *p ? p : SMCD_AGENT_BIN;
+}
+
+/* Everything fd gives until EOF, NUL-terminated; NULL without memory. */
+static char *read_all(int fd)
+{
+	_cleanup_(freep) char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	for (;;) {
+		ssize_t n;
+
+		if (len + 4096 + 1 > cap) {
+			char *b = realloc(buf, cap = cap ? cap * 2 : 16384);
+
+			if (!b)
+				return NULL;
+			buf = b;
+		}
+		n = read(fd, buf + len, cap - len - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	return TAKE_PTR(buf);
+}
+
+/* smcd-agent --plan PATH --json; its document, or NULL with the reason said. */
+static json_object *plan_standalone(struct smcctl *c, const char *path, int *ret_status)
+{
+	char *argv[] = { (char *)agent_bin(), (char *)"--plan", (char *)path, (char *)"--json", NULL };
+	posix_spawn_file_actions_t fa;
+	_cleanup_(freep) char *out = NULL;
+	json_object *doc = NULL;
+	int fds[2], r, st;
+	pid_t pid;
+
+	*ret_status = SMCCTL_EXIT_UNAVAILABLE;
+	if (access(argv[0], X_OK) < 0) {
+		smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
+			     "smcd-agent is not running and %s cannot be run (%s): the plan is the "
+			     "agent's; install smcd-agent or start it",
+			     argv[0], strerror(errno));
+		return NULL;
+	}
+	if (pipe2(fds, O_CLOEXEC) < 0 || posix_spawn_file_actions_init(&fa) != 0) {
+		smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE, "cannot run %s: %s", argv[0],
+			     strerror(errno));
+		return NULL;
+	}
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	r = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	if (r != 0) {
+		close(fds[0]);
+		smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE, "cannot run %s: %s", argv[0], strerror(r));
+		return NULL;
+	}
+	out = read_all(fds[0]);
+	close(fds[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	/* 0, 1 and 2 are plans; anything else said why on our stderr (which it shares). */
+	if (!WIFEXITED(st) || WEXITSTATUS(st) > PLAN_EXIT_INVALID || !out ||
+	    !(doc = json_tokener_parse(out))) {
+		smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE, "%s --plan %s made no plan", argv[0], path);
+		return NULL;
+	}
+	return doc;
+}
+
+/* PlanConfig; -ESRCH when no agent is on the bus (then plan_standalone()). */
+static int plan_agent(struct smcctl *c, const char *path, const char *text, json_object **ret)
+{
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	const char *json;
+	int r, s;
+
+	if (bus_open_quiet(&bus) < 0)
+		return -ESRCH;
+	r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER,
+			       SMCD_BUS_MANAGER_PLAN_CONFIG, &e, &reply, "ss", path, text);
+	if (r < 0 && bus_agent_absent(&e))
+		return -ESRCH;
+	if (r < 0) {
+		s = bus_failed(c, "cannot plan through smcd-agent", &e, r);
+		return s == SMCCTL_EXIT_PERMISSION ? s : SMCCTL_EXIT_UNAVAILABLE;
+	}
+	if (sd_bus_message_read(reply, "s", &json) < 0 || !(*ret = json_tokener_parse(json)))
+		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE, "smcd-agent's plan did not parse");
+	return SMCCTL_EXIT_OK;
+}
+
+static void diff_text(struct smcctl *c, json_object *doc)
+{
+	plan_text(c->out, doc, c->detail > 0);
+}
+
+int agent_config_diff(struct smcctl *c, const struct verb_args *a)
+{
+	const char *path = a->n_pos > 0 ? a->pos[0] : CONFIG_DEFAULT_PATH;
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	_cleanup_(config_freep) struct config *cfg = NULL;
+	struct config_errors errors = {};
+	int r, s;
+
+	/* The agent keeps the namespace it runs in: a plan for another one would be made up. */
+	if (c->netns)
+		return smcctl_usage(c, "config diff plans for smcd-agent's network namespace: "
+				       "--netns does not apply");
+	/* The file is read with the caller's rights; the agent gets its text, not a path. */
+	r = config_load(path, &cfg, &errors);
+	if (r == -ENOMEM) {
+		config_errors_clear(&errors);
+		return smcctl_oom(c);
+	}
+	if (r < 0)
+		doc = plan_invalid_json(path, (const char *const *)errors.lines, errors.n,
+					errors.truncated, "smcctl");
+	config_errors_clear(&errors);
+	if (r < 0 && !doc)
+		return smcctl_oom(c);
+	if (!doc) {
+		s = plan_agent(c, path, cfg->text, &doc);
+		if (s == -ESRCH)
+			doc = plan_standalone(c, path, &s);
+		if (!doc)
+			return s;
+	}
+	s = smcctl_emit(c, doc, diff_text);
+	return s ? s : plan_exit_status(doc);
+}
