@@ -32,27 +32,27 @@ assert_ok smcd-agent --check-config /etc/smc/smc.yaml
 ueids_before=$(smcctl -j ueid list)
 
 # Without an agent: smcd-agent --plan on the real kernel, through smcctl.
-run smcctl -j config diff
+run smcctl -j config diff /etc/smc/smc.yaml
 assert_eq 1 "$rc" "config diff before the agent: something would change"
 assert_json "$out" '.planner' "smcd-agent --plan" "planned by smcd-agent --plan (no agent)"
 assert_json "$out" '.items[] | select(.item == "sysctl:wmem") | "\(.state) \(.current) \(.desired)"' \
 	"change 65536 1048576" "wmem shows as a diff"
 assert_eq 65536 "$(cat /proc/sys/net/smc/wmem)" "the plan wrote no sysctl"
 assert_eq "$ueids_before" "$(smcctl -j ueid list)" "the plan added no UEID"
-run smcctl config diff
+run smcctl config diff /etc/smc/smc.yaml
 assert_match "$out" '^~ sysctl:wmem +set: 65536 -> 1048576$' "the text line of the diff"
 
 # The agent applies the file: nothing left to change.
 start_agent
 wait_until 30 "the agent applied wmem" sh -c 'grep -qx 1048576 /proc/sys/net/smc/wmem'
-run smcctl -j config diff
+run smcctl -j config diff /etc/smc/smc.yaml
 assert_eq 0 "$rc" "config diff of the applied file: exit 0"
 assert_json "$out" '.planner' "agent" "planned by the running agent (PlanConfig)"
 assert_json "$out" '.changes' "0" "no changes"
 
 # Changed by hand (drift checks are off): a diff again, planned by the agent, not applied.
 echo 65536 >/proc/sys/net/smc/wmem
-run smcctl -j config diff
+run smcctl -j config diff /etc/smc/smc.yaml
 assert_eq 1 "$rc" "config diff after a change by hand: exit 1"
 assert_json "$out" '[.items[] | select(.state == "change") | "\(.item) \(.current) \(.desired)"] | join(",")' \
 	"sysctl:wmem 65536 1048576" "only wmem differs"
@@ -61,7 +61,7 @@ assert_eq 65536 "$(cat /proc/sys/net/smc/wmem)" "PlanConfig wrote nothing"
 # Applied through the agent: the diff is empty.
 assert_ok busctl call $M Reconcile
 assert_eq 1048576 "$(cat /proc/sys/net/smc/wmem)" "Reconcile applied wmem"
-run smcctl config diff
+run smcctl config diff /etc/smc/smc.yaml
 assert_eq 0 "$rc" "config diff after the agent applied it: exit 0"
 assert_contains "$out" "nothing would change" "the text says so"
 
