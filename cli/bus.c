@@ -44,8 +44,12 @@ int bus_open_quiet(sd_bus **ret)
 	/* At a terminal, polkit may ask for a password (through the session's authentication
 	 * agent) before the agent makes a change; in a script it may not, as with busctl's
 	 * --allow-interactive-authorization=no. */
-	if (r >= 0 && isatty(STDIN_FILENO))
+	if (r >= 0 && isatty(STDIN_FILENO)) {
 		(void)sd_bus_set_allow_interactive_authorization(*ret, true);
+		/* The agent waits up to 5 minutes for a password typed there: a call that gave
+		 * up after sd-bus' 25 s would say "failed" of a change made after all. */
+		(void)sd_bus_set_method_call_timeout(*ret, 6 * 60 * 1000000ULL);
+	}
 	return r;
 }
 

@@ -129,6 +129,8 @@ static int lib_load(struct lib *l, const char *const *names, void **ret, size_t 
 	X(int, sd_bus_set_exit_on_disconnect, (sd_bus *bus, int b), (bus, b), -ELIBACC)            \
 	X(int, sd_bus_set_allow_interactive_authorization, (sd_bus *bus, int b), (bus, b),         \
 	  -ELIBACC)                                                                                \
+	X(int, sd_bus_set_method_call_timeout, (sd_bus *bus, uint64_t usec), (bus, usec),          \
+	  -ELIBACC)                                                                                \
 	X(int, sd_bus_call,                                                                        \
 	  (sd_bus *bus, sd_bus_message *m, uint64_t usec, sd_bus_error *ret_error,                 \
 	   sd_bus_message **reply),                                                                \

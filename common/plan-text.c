@@ -6,10 +6,28 @@
 #include "common/output.h"
 #include "common/plan-text.h"
 
+/* Items whose kernel state could not be read: what they would do is unknown. */
+static size_t failed_items(json_object *doc)
+{
+	json_object *items = out_get(doc, "items");
+	size_t n = items ? json_object_array_length(items) : 0, failed = 0;
+
+	for (size_t i = 0; i < n; i++)
+		failed += streq(out_get_str(json_object_array_get_idx(items, i), "state", ""),
+				"failed");
+	return failed;
+}
+
+/*
+ * A read that failed is no "nothing would change": the plan is incomplete (exit 3), and
+ * the headline says how many items it could not plan, whatever else would change.
+ */
 int plan_exit_status(json_object *doc)
 {
 	if (!out_get_bool(doc, "valid", false))
 		return PLAN_EXIT_INVALID;
+	if (failed_items(doc))
+		return PLAN_EXIT_UNPLANNED;
 	return out_get_u64(doc, "changes", 0) > 0 ? PLAN_EXIT_CHANGES : PLAN_EXIT_NONE;
 }
 
@@ -67,7 +85,12 @@ void plan_text(FILE *f, json_object *doc, bool all)
 	}
 	fprintf(f, "%s (revision %s), planned by %s: ", out_get_str(doc, "file", "-"),
 		out_get_str(doc, "revision", "-"), out_get_str(doc, "planner", "-"));
-	if (changes)
+	size_t failed = failed_items(doc);
+
+	if (failed)
+		fprintf(f, "%" PRIu64 " change%s, %zu item%s could not be planned (see below)\n",
+			changes, changes == 1 ? "" : "s", failed, failed == 1 ? "" : "s");
+	else if (changes)
 		fprintf(f, "%" PRIu64 " change%s\n", changes, changes == 1 ? "" : "s");
 	else
 		fprintf(f, "nothing would change\n");

@@ -331,7 +331,13 @@ int bus_authorize(sd_bus_message *msg, struct manager *m, sd_bus_error *error)
 		bus_auth_free(a);
 		return r;
 	}
-	if (sd_bus_query_sender_privilege(msg, CAP_NET_ADMIN) > 0)
+	/*
+	 * Root skips polkit, and so does CAP_NET_ADMIN, which could make these changes through
+	 * netlink itself; not for a root-only action (another user's process: enrolling it
+	 * lets the agent, as root, take that user's sockets, which CAP_NET_ADMIN does not
+	 * give): -1 is "the bus owner's uid", root on the system bus.
+	 */
+	if (sd_bus_query_sender_privilege(msg, action->root_only ? -1 : CAP_NET_ADMIN) > 0)
 		return 0;
 	if (!sd_bus_message_get_sender(msg))
 		return refused(msg, action, "needs a caller the bus names", error);

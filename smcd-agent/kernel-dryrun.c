@@ -20,6 +20,7 @@ struct kernel_dryrun {
 	struct kernel base;
 	struct kernel *inner; /* not owned */
 	unsigned writes;
+	const char *why; /* the last refused read's reason (extack), else NULL */
 };
 
 static struct kernel *inner(struct kernel *k)
@@ -40,11 +41,12 @@ unsigned kernel_dryrun_writes(struct kernel *k)
 
 /* ---- reads: the kernel below ------------------------------------------------------------ */
 
-#define READ_OP(name, params, args)          \
-	static int dr_##name params          \
-	{                                    \
-		struct kernel *i = inner(k); \
-		return i->ops->name args;    \
+#define READ_OP(name, params, args)                      \
+	static int dr_##name params                      \
+	{                                                \
+		struct kernel *i = inner(k);             \
+		((struct kernel_dryrun *)k)->why = NULL; \
+		return i->ops->name args;                \
 	}
 
 READ_OP(caps, (struct kernel * k, struct smc_caps *ret), (i, ret))
@@ -64,11 +66,38 @@ READ_OP(smcr_linkgroups, (struct kernel * k, struct smcr_linkgroup **ret, size_t
 READ_OP(stats, (struct kernel * k, struct smc_stats *ret), (i, ret))
 READ_OP(fback_stats, (struct kernel * k, struct smc_fback_stats *ret), (i, ret))
 READ_OP(sockets, (struct kernel * k, struct smc_socket **ret, size_t *ret_n), (i, ret, ret_n))
-READ_OP(smclo_get, (struct kernel * k, struct smclo_device *ret), (i, ret))
+
+/*
+ * smc_lo's device, read only where smc_lo is loaded: resolving its netlink family loads the
+ * module where it is installed (MODULE_ALIAS_GENL_FAMILY), and a plan loads nothing.  So a
+ * plan that "loads" smc_lo cannot see its device: the loopback items then say so (failed,
+ * exit status 3: plan again once it is loaded).
+ */
+static int smclo_read(struct kernel *k, struct smclo_device *ret)
+{
+	struct kernel_dryrun *d = (struct kernel_dryrun *)k;
+	int r = d->inner->ops->module_loaded(d->inner, "smc_lo");
+
+	d->why = NULL;
+	if (r < 0)
+		return r;
+	if (r == 0) {
+		d->why = "smc_lo is not loaded, and a plan loads nothing: its device is planned once it is loaded";
+		return -ENOPKG;
+	}
+	return d->inner->ops->smclo_get(d->inner, ret);
+}
+
+static int dr_smclo_get(struct kernel *k, struct smclo_device *ret)
+{
+	return smclo_read(k, ret);
+}
 
 static const char *dr_extack(struct kernel *k)
 {
-	return NULL; /* nothing was sent that could have failed */
+	struct kernel_dryrun *d = (struct kernel_dryrun *)k;
+
+	return d->why ? d->why : d->inner->ops->extack(d->inner);
 }
 
 /* ---- writes: counted, never sent --------------------------------------------------------- */
@@ -111,7 +140,7 @@ static int dr_pnet_del(struct kernel *k, const char *pnetid)
 /* The device as it is, then as the write would leave it. */
 static int dr_smclo_activate(struct kernel *k, struct smclo_device *ret, bool *ret_changed)
 {
-	int r = inner(k)->ops->smclo_get(inner(k), ret);
+	int r = smclo_read(k, ret);
 
 	if (r < 0)
 		return r;
@@ -131,7 +160,7 @@ static int dr_smclo_shutdown(struct kernel *k, uint32_t drain_ms, uint32_t remov
 	int r;
 
 	memset(res, 0, sizeof(*res));
-	r = inner(k)->ops->smclo_get(inner(k), &res->last);
+	r = smclo_read(k, &res->last);
 	if (r < 0)
 		return r;
 	res->was_active = res->last.state != SMCLO_STATE_INACTIVE;
@@ -143,7 +172,7 @@ static int dr_smclo_shutdown(struct kernel *k, uint32_t drain_ms, uint32_t remov
 
 static int dr_smclo_set(struct kernel *k, const struct smclo_set_request *q, struct smclo_device *ret)
 {
-	int r = inner(k)->ops->smclo_get(inner(k), ret);
+	int r = smclo_read(k, ret);
 
 	if (r < 0)
 		return r;

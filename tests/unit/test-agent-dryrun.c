@@ -5,6 +5,7 @@
  * statuses, and the dry-run kernel, which answers writes without passing them on: the
  * fake kernel's files stay as they were while the loopback reconciler "activates" smclo.
  */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <cmocka.h>
 
@@ -188,6 +190,35 @@ static void test_dryrun_kernel_writes_nothing(void **state)
 	report_clear(&rep);
 }
 
+/* smc_lo not loaded: the plan loads nothing (resolving its family would load it), and its
+ * device cannot be planned: said so, exit status 3. */
+static void test_plan_smclo_not_loaded(void **state)
+{
+	char path[300];
+	_cleanup_(freep) char *before = NULL, *after = NULL;
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	json_object *items, *dev = NULL;
+
+	snprintf(path, sizeof(path), "%s/kernel/modules/smc_lo", dir);
+	assert_int_equal(unlink(path), 0);
+	before = kernel_state();
+	doc = plan_of("ueid: {auto: false}\nmodules: [smc]\nloopback: {active: true}\n");
+	assert_non_null(doc);
+	items = out_get(doc, "items");
+	for (size_t i = 0; items && i < json_object_array_length(items); i++)
+		if (streq(out_get_str(json_object_array_get_idx(items, i), "item", ""),
+			  "loopback:device"))
+			dev = json_object_array_get_idx(items, i);
+	assert_non_null(dev);
+	assert_string_equal(out_get_str(dev, "state", ""), "failed");
+	assert_non_null(strstr(out_get_str(dev, "message", ""), "a plan loads nothing"));
+	assert_int_equal(plan_exit_status(doc), PLAN_EXIT_UNPLANNED);
+	after = kernel_state();
+	assert_string_equal(before, after);
+	assert_int_equal(access(path, F_OK), -1); /* still not loaded */
+	assert_int_equal(close(open(path, O_CREAT | O_WRONLY, 0644)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -195,6 +226,7 @@ int main(void)
 		cmocka_unit_test(test_plan_nothing_to_change),
 		cmocka_unit_test(test_plan_invalid),
 		cmocka_unit_test(test_dryrun_kernel_writes_nothing),
+		cmocka_unit_test(test_plan_smclo_not_loaded),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
