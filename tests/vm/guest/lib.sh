@@ -233,11 +233,20 @@ wait_until() {
 # and have moved their data, before its --hold, so they stay open for that long from now.
 wait_conns() {
 	_wc_i=0
-	while [ "$(grep -c '"conn":' "$1" 2>/dev/null)" -lt "$2" ]; do
+	# conn_lines counts 0 while the file does not exist yet: the background job opens it
+	# after the fork, and an empty count made "[ '' -lt N ]" an error that ended the wait
+	# at once (seen on a loaded machine: cli-7x listed no socket).
+	while [ "$(conn_lines "$1")" -lt "$2" ]; do
 		_wc_i=$((_wc_i + 1))
 		[ $_wc_i -le 1200 ] || fail "timeout waiting for $2 connections in $1: $(cat "$1")"
 		sleep 0.05
 	done
+}
+
+# conn_lines FILE: how many connection lines smc-conn wrote to FILE (0 when it has none yet).
+conn_lines() {
+	_cl_n=$(grep -c '"conn":' "$1" 2>/dev/null) || true
+	echo "${_cl_n:-0}"
 }
 
 # start_bus_monitor FILE MATCH: busctl monitor --match MATCH into FILE in the background, $bmon

@@ -53,7 +53,7 @@ after=$(json_get "$out" .smcd.tx.bytes)
 smc-conn pair --proto smc --conns 2 --bytes 64K --hold 20 >/tmp/hold.out 2>&1 &
 hold=$!
 i=0
-while [ "$(grep -c '"conn":' /tmp/hold.out 2>/dev/null)" -lt 2 ]; do
+while [ "$(conn_lines /tmp/hold.out)" -lt 2 ]; do
 	i=$((i + 1)); [ $i -gt 600 ] && fail "smc-conn did not connect: $(cat /tmp/hold.out)"
 	sleep 0.1
 done
