@@ -415,8 +415,12 @@ static void collect_net_sysctls(struct bundle *b, const char *dir)
 	FILE *f = open_memstream(&text, &len);
 	char name[PATH_MAX];
 
-	if (!f)
+	if (!f) {
+		snprintf(name, sizeof(name), "%s/sysctl-net.txt", dir);
+		record_text(b, name, "/proc/sys/net/{core,ipv4} buffer sysctls", NULL, 0,
+			    "out of memory");
 		return;
+	}
 	for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
 		char path[128], value[256] = "", key[64];
 		FILE *in;
@@ -693,8 +697,10 @@ static void collect_modules(struct bundle *b)
 		return;
 	}
 	f = open_memstream(&text, &len);
-	if (!f)
+	if (!f) {
+		record_text(b, "kernel/modules.txt", "/proc/modules", NULL, 0, "out of memory");
 		return;
+	}
 	while (getline(&line, &cap, in) > 0)
 		for (size_t i = 0; i < ELEMENTSOF(prefixes); i++)
 			if (startswith(line, prefixes[i])) {
@@ -731,8 +737,10 @@ static void collect_kmsg(struct bundle *b)
 		return;
 	}
 	f = open_memstream(&text, &len);
-	if (!f)
+	if (!f) {
+		record_text(b, "kernel/dmesg.txt", source, NULL, 0, "out of memory");
 		return;
+	}
 	for (;;) {
 		/* One record per read: "PRI,SEQ,USEC,FLAGS;MESSAGE\n" and " KEY=VALUE" lines. */
 		ssize_t k = read(fd, rec, sizeof(rec) - 1);
@@ -894,8 +902,10 @@ static void collect_config(struct bundle *b)
 		return;
 	}
 	f = open_memstream(&text, &len);
-	if (!f)
+	if (!f) {
+		record_text(b, "etc/smc.yaml", source, NULL, 0, "out of memory");
 		return;
+	}
 	for (;;) {
 		char buf[8192];
 		ssize_t k = read(fd, buf, sizeof(buf));

@@ -35,15 +35,7 @@
 
 #include "cli/objects.h"
 #include "common/output.h"
-
-#ifndef AF_SMC
-#define AF_SMC 43
-#endif
-#ifndef IPPROTO_SMC
-#define IPPROTO_SMC 256
-#endif
-#define SMCPROTO_SMC 0
-#define SMCPROTO_SMC6 1
+#include "common/smc-socket.h"
 
 #define CHECK_BYTES 4096
 #define CHECK_TIMEOUT_DEFAULT 10
@@ -52,7 +44,8 @@
 struct check {
 	struct smcctl *c;
 	int timeout_ms;
-	bool ipproto; /* IPPROTO_SMC, else AF_SMC */
+	bool ipproto;	    /* IPPROTO_SMC, else AF_SMC */
+	const char *waited; /* what the last timed-out wait waited for */
 };
 
 /* ---- arguments --------------------------------------------------------------------- */
@@ -74,8 +67,11 @@ static int parse_uint(const char *s, unsigned long min, unsigned long max, unsig
 
 /* ---- sockets ------------------------------------------------------------------------ */
 
-/* poll one fd for events within the check's timeout: 0, -ETIMEDOUT or -errno. */
-static int wait_fd(const struct check *k, int fd, short events)
+/*
+ * poll one fd for events within the check's timeout: 0, -ETIMEDOUT or -errno.  what: what
+ * is waited for, for the timeout's message.
+ */
+static int wait_fd(struct check *k, int fd, short events, const char *what)
 {
 	struct pollfd p = { .fd = fd, .events = events };
 	int r;
@@ -85,7 +81,11 @@ static int wait_fd(const struct check *k, int fd, short events)
 	while (r < 0 && errno == EINTR);
 	if (r < 0)
 		return -errno;
-	return r == 0 ? -ETIMEDOUT : 0;
+	if (r == 0) {
+		k->waited = what;
+		return -ETIMEDOUT;
+	}
+	return 0;
 }
 
 /*
@@ -121,7 +121,7 @@ static int socket_failure(struct check *k, int err)
 }
 
 /* Write all of buf, then read exactly len bytes back into rbuf (either may be NULL). */
-static int send_all(const struct check *k, int fd, const unsigned char *buf, size_t len)
+static int send_all(struct check *k, int fd, const unsigned char *buf, size_t len)
 {
 	size_t done = 0;
 
@@ -129,7 +129,7 @@ static int send_all(const struct check *k, int fd, const unsigned char *buf, siz
 		ssize_t n = send(fd, buf + done, len - done, MSG_NOSIGNAL);
 
 		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-			int r = wait_fd(k, fd, POLLOUT);
+			int r = wait_fd(k, fd, POLLOUT, "room to send (the peer reads nothing)");
 
 			if (r < 0)
 				return r;
@@ -142,7 +142,7 @@ static int send_all(const struct check *k, int fd, const unsigned char *buf, siz
 	return 0;
 }
 
-static int recv_all(const struct check *k, int fd, unsigned char *buf, size_t len)
+static int recv_all(struct check *k, int fd, unsigned char *buf, size_t len)
 {
 	size_t done = 0;
 
@@ -150,7 +150,7 @@ static int recv_all(const struct check *k, int fd, unsigned char *buf, size_t le
 		ssize_t n = recv(fd, buf + done, len - done, 0);
 
 		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
-			int r = wait_fd(k, fd, POLLIN);
+			int r = wait_fd(k, fd, POLLIN, "data from the peer");
 
 			if (r < 0)
 				return r;
@@ -166,7 +166,7 @@ static int recv_all(const struct check *k, int fd, unsigned char *buf, size_t le
 }
 
 /* Connect the non-blocking fd and wait for the handshake (SMC's CLC included). */
-static int connect_fd(const struct check *k, int fd, const struct sockaddr *sa, socklen_t len)
+static int connect_fd(struct check *k, int fd, const struct sockaddr *sa, socklen_t len)
 {
 	int err = 0;
 	socklen_t elen = sizeof(err);
@@ -175,7 +175,7 @@ static int connect_fd(const struct check *k, int fd, const struct sockaddr *sa, 
 		return 0;
 	if (errno != EINPROGRESS)
 		return -errno;
-	err = wait_fd(k, fd, POLLOUT);
+	err = wait_fd(k, fd, POLLOUT, "the handshake to finish");
 	if (err < 0)
 		return err;
 	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0)
@@ -245,13 +245,15 @@ static json_object *reason_json(uint32_t code)
 /*
  * The mode, device, version and EID of the connection seen from socket s, and the
  * reasons: what the report says, into doc.  The advice: the reason that names the cause
- * (the peer's diagnosis of a decline, else our own).
+ * (the peer's diagnosis of a decline, else our own).  0, or the link group dump's error
+ * (never read as "no device": the caller fails).
  */
-static void describe(struct smcnl *nl, json_object *doc, const struct smc_socket *s,
-		     const struct smc_socket *srv)
+static int describe(struct smcnl *nl, json_object *doc, const struct smc_socket *s,
+		    const struct smc_socket *srv)
 {
 	const char *mode = s->mode == 2 ? "SMCD" : s->mode == 0 ? "SMCR" : "TCP";
 	uint32_t cause = 0;
+	int r = 0;
 
 	json_add_str(doc, "mode", mode);
 	json_add_bool(doc, "smc", s->mode != 1);
@@ -259,7 +261,8 @@ static void describe(struct smcnl *nl, json_object *doc, const struct smc_socket
 		_cleanup_(freep) struct smcd_linkgroup *l = NULL;
 		size_t n = 0;
 
-		if (smcd_linkgroup_list(nl, &l, &n) == 0)
+		r = smcd_linkgroup_list(nl, &l, &n);
+		if (r == 0)
 			for (size_t i = 0; i < n; i++)
 				if (l[i].id == s->dmb.linkid) {
 					json_add_str(doc, "device",
@@ -279,7 +282,8 @@ static void describe(struct smcnl *nl, json_object *doc, const struct smc_socket
 
 		json_add_str(doc, "device", s->lgr.ibname);
 		json_add_u64(doc, "port", s->lgr.ibport);
-		if (smcr_linkgroup_list(nl, true, &l, &n) == 0) {
+		r = smcr_linkgroup_list(nl, true, &l, &n);
+		if (r == 0) {
 			for (size_t i = 0; i < n; i++)
 				for (size_t j = 0; j < l[i].n_links; j++)
 					if (streq(l[i].links[j].gid, s->lgr.gid) &&
@@ -314,6 +318,7 @@ static void describe(struct smcnl *nl, json_object *doc, const struct smc_socket
 		json_add_str(doc, "cause", smc_decline_name(cause));
 		json_add_str(doc, "advice", smc_decline_advice(cause));
 	}
+	return r;
 }
 
 /* ---- text --------------------------------------------------------------------------- */
@@ -409,7 +414,10 @@ static int kernel_view(const struct check *k, json_object *doc, int fd, int srv_
 				    "the kernel does not list the check's socket (inode %" PRIu32
 				    "): is smc_diag loaded? (modprobe smc_diag)",
 				    fd_inode(fd));
-	describe(nl, doc, me, srv);
+	r = describe(nl, doc, me, srv);
+	if (r < 0)
+		return smcctl_fail(k->c, SMC_OP_QUERY, r,
+				   "cannot read the link group of the check's connection");
 	if (srv)
 		json_add(doc, "server_socket", socket_json(srv));
 	json_add(doc, "socket", socket_json(me));
@@ -418,8 +426,12 @@ static int kernel_view(const struct check *k, json_object *doc, int fd, int srv_
 
 static int io_failure(struct check *k, const char *what, int err)
 {
-	return smcctl_error(k->c, SMCCTL_EXIT_FAILURE, "check failed: %s: %s%s", what, strerror(-err),
-			    err == -ETIMEDOUT ? " (raise --timeout, or check the peer)" : "");
+	if (err == -ETIMEDOUT)
+		return smcctl_error(k->c, SMCCTL_EXIT_FAILURE,
+				    "check failed: %s: no %s within %d s (raise --timeout, or check "
+				    "the peer)",
+				    what, k->waited ? k->waited : "answer", k->timeout_ms / 1000);
+	return smcctl_error(k->c, SMCCTL_EXIT_FAILURE, "check failed: %s: %s", what, strerror(-err));
 }
 
 static int finish(struct check *k, json_object *doc)
@@ -455,7 +467,7 @@ static int check_loopback(struct check *k)
 	r = connect_fd(k, cfd, (struct sockaddr *)&sa, sizeof(sa));
 	if (r < 0)
 		return io_failure(k, "connecting to 127.0.0.1", r);
-	r = wait_fd(k, lfd, POLLIN);
+	r = wait_fd(k, lfd, POLLIN, "the connection to arrive");
 	if (r == 0) {
 		afd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (afd < 0)
@@ -555,7 +567,7 @@ static int serve_one(struct check *k, int afd)
 	if (!doc)
 		return smcctl_oom(k->c);
 	/* wait for the client to read the echo and close: the kernel's view is then final */
-	wait_fd(k, afd, POLLIN);
+	wait_fd(k, afd, POLLIN, "the client to close");
 	r = kernel_view(k, doc, afd, -1);
 	if (r >= 0)
 		return r;

@@ -24,10 +24,7 @@
 #include "cli/objects.h"
 #include "common/output.h"
 #include "common/owner.h"
-
-#ifndef AF_SMC
-#define AF_SMC 43
-#endif
+#include "common/smc-socket.h"
 
 /* smc_diag states (kernel net/smc/smc.h), for the smcss default filter. */
 #define SMC_STATE_INIT 2

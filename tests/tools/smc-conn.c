@@ -43,14 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef AF_SMC
-#define AF_SMC 43
-#endif
-#ifndef IPPROTO_SMC
-#define IPPROTO_SMC 256
-#endif
-#define SMCPROTO_SMC 0
-#define SMCPROTO_SMC6 1
+#include "common/smc-socket.h"
 
 #define HDR_MAGIC 0x534d43434f4e4e31ULL /* "SMCCONN1" */
 #define CHUNK (64 * 1024)

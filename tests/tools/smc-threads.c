@@ -29,9 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef AF_SMC
-#define AF_SMC 43
-#endif
+#include "common/smc-socket.h"
 
 static pthread_barrier_t barrier;
 

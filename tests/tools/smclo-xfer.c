@@ -44,9 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef IPPROTO_SMC
-#define IPPROTO_SMC 256
-#endif
+#include "common/smc-socket.h"
 
 static struct {
 	int proto;

@@ -11,19 +11,13 @@ require_cmd smcctl smc-conn jq
 CG=/sys/fs/cgroup
 APP=/smcd-test.slice/conn-app.service
 
-in_cgroup() { # in_cgroup CGROUP CMD... &: run CMD as a process of CGROUP ($! is its pid)
-	_ic=$1
-	shift
-	exec sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG$_ic" "$@"
-}
-
 info "kernel $(uname -r)"
 assert_ok smcctl ueid derive --apply
 mkdir -p "$CG$APP"
 
 # Two SMC-D connections of one program (both ends in one process: smc-conn pair), held
 # open while we look; the unit is a cgroup named as systemd names a service's.
-in_cgroup $APP smc-conn pair --proto smc --conns 2 --bytes 64K --hold 60 >/tmp/pair.out 2>&1 &
+(exec_in_cgroup $APP smc-conn pair --proto smc --conns 2 --bytes 64K --hold 60) >/tmp/pair.out 2>&1 &
 app=$!
 wait_conns /tmp/pair.out 2
 assert_eq 2 "$(grep -c '"mode":"smcd"' /tmp/pair.out)" "both connections are SMC-D"

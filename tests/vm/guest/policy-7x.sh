@@ -20,11 +20,6 @@ M="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager"
 last() { printf '%s\n' "$out" | grep '^{' | tail -n 1; }
 policy_json() { smcctl -j policy; }
 policy_field() { policy_json | jq -r ".policies[] | select(.target == \"$1\") | .$2"; }
-in_cgroup() { # in_cgroup CGROUP CMD...: run CMD as a process of CGROUP (from its first socket)
-	_ic=$1
-	shift
-	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG$_ic" "$@"
-}
 stat_of() { smcctl -j stats | jq -r "$1"; }
 reason_count() { smcctl -j stats | jq -r "[.fallback.reasons[] | select(.name == \"$1\") | .count] | add // 0"; }
 

@@ -29,11 +29,6 @@ stop_loops() {
 trap stop_loops EXIT
 
 last() { printf '%s\n' "$out" | grep '^{' | tail -n 1; }
-in_cgroup() {
-	_ic=$1
-	shift
-	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG$_ic" "$@"
-}
 write_config() {
 	cat >/etc/smc/smc.yaml <<EOF
 ueid: {auto: true}
