@@ -4,21 +4,28 @@
  * a ring buffer whose epoll fd is one more source of the manager's sd-event loop; each
  * record is resolved here, announced, and counted.
  *
+ * Records are resolved in batches: every record one wake-up of the ring buffer brings (up
+ * to BATCH_MAX) is resolved with at most one walk of the cgroup2 mount and one walk of
+ * /proc, and each kind of walk runs at most every WALK_MIN_USEC (100 ms).  A batch that
+ * needs a walk sooner waits for it (at most 100 ms, on a timer) instead of being
+ * attributed "unknown": a fallback storm costs ten walks of each kind a second, never one
+ * per record, and a cgroup created just after the last walk is still found.  A full batch
+ * is resolved at once.
+ *
  * cgroup id to path: a cgroup v2 id is the kernfs id of its directory (the file handle
  * name_to_handle_at() gives, smcbpf_cgroup_id()).  Resolved by a walk of the cgroup2 mount
- * that caches every id it passes, repeated on a miss (at most every 100 ms: a storm of
- * unknown ids costs ten walks a second, not one per record); an id that a walk started
- * after its record arrived did not find is gone for good (ids are never reused) and is
- * remembered as such (the last NEGATIVE_CACHE of them), so it costs no further walk; not by
- * open_by_handle_at(), which needs CAP_DAC_READ_SEARCH (not in smcd-agent.service's
- * bounding set) and would cost a syscall pair per record.  A cgroup removed before the
- * walk saw it is "unknown".
+ * that caches every id it passes, repeated when a batch has an id it does not know; an id
+ * that a walk started after its record arrived did not find is gone for good (ids are
+ * never reused) and is remembered as such (the last NEGATIVE_CACHE of them), so it costs
+ * no further walk; not by open_by_handle_at(), which needs CAP_DAC_READ_SEARCH (not in
+ * smcd-agent.service's bounding set) and would cost a syscall pair per record.  A cgroup
+ * removed before the walk saw it is "unknown".
  *
  * Process: the record's pid and command when the switch ran in a process; when it ran in a
  * kworker (always on the server side), the holder of the socket inode the record names
- * (the listening socket there) from /proc (common/owner.c), cached for 10 s per inode so
- * that a storm of server-side fallbacks on one listener costs one /proc walk, not one per
- * connection.
+ * (the listening socket there) from /proc (common/owner.c): one walk for every inode of
+ * the batch, the answers cached for 10 s per inode (OWNER_CACHE of them), so that a storm
+ * of server-side fallbacks on a few listeners costs no walk at all.
  *
  * Signals: at most FALLBACK_SIGNALS_PER_SEC FallbackAttributed signals a second; the
  * others are counted (Prometheus smc_fallback_attribution_unsignalled_total), never lost
@@ -52,9 +59,10 @@
 #define FALLBACK_SIGNALS_PER_SEC 100
 #define CGROUP_WALK_MAX 65536
 #define CGROUP_WALK_DEPTH 32
-#define CGROUP_WALK_MIN_USEC 100000ULL
+#define WALK_MIN_USEC 100000ULL
 #define NEGATIVE_CACHE 64
-#define OWNER_CACHE 16
+#define OWNER_CACHE 64
+#define BATCH_MAX 1024
 #define OWNER_TTL_USEC (10ULL * 1000000ULL)
 #define RETRY_USEC (5ULL * 1000000ULL)
 
@@ -69,6 +77,14 @@ struct owner_entry {
 	uint32_t pid;
 	char comm[17];
 };
+
+#ifdef HAVE_BPF
+struct pending {
+	struct smcbpf_fallback_event rec;
+	uint64_t arrived; /* CLOCK_MONOTONIC when the record was read */
+	uint64_t real;	  /* CLOCK_REALTIME, the time the signal carries */
+};
+#endif
 
 struct fallback {
 	struct fbattr table;
@@ -87,6 +103,12 @@ struct fallback {
 	uint64_t gone[NEGATIVE_CACHE]; /* ids a walk after their record did not find */
 	size_t n_gone;
 	struct owner_entry owners[OWNER_CACHE];
+	uint64_t proc_walk_mono_usec;
+#ifdef HAVE_BPF
+	struct pending batch[BATCH_MAX];
+	size_t n_batch;
+#endif
+	sd_event_source *defer; /* armed while a batch waits for a walk */
 	uint64_t window_mono_usec;
 	unsigned window_signals;
 	uint64_t unsignalled;
@@ -254,60 +276,98 @@ static const char *cg_find(const struct fallback *f, uint64_t id)
 	return NULL;
 }
 
-/* arrived: CLOCK_MONOTONIC when the record was read. */
-static const char *cgroup_path(struct fallback *f, uint64_t id, uint64_t arrived)
+static bool cg_gone(const struct fallback *f, uint64_t id)
 {
-	const char *p = cg_find(f, id);
-	uint64_t start;
-	size_t cap = 0;
-
-	if (p || !id || !f->cgroot[0])
-		return p;
 	for (size_t i = 0; i < f->n_gone && i < NEGATIVE_CACHE; i++)
 		if (f->gone[i] == id)
-			return NULL;
-	start = mono_usec();
-	if (f->walk_mono_usec && start - f->walk_mono_usec < CGROUP_WALK_MIN_USEC)
-		return NULL;
+			return true;
+	return false;
+}
+
+/* Would this cgroup id take a walk: not known, not known to be gone? */
+static bool cg_wants_walk(const struct fallback *f, uint64_t id)
+{
+	return id && f->cgroot[0] && !cg_find(f, id) && !cg_gone(f, id);
+}
+
+/* Walk the cgroup2 mount once; ids of the batch it did not find are gone for good. */
+static void cg_walk(struct fallback *f, uint64_t start)
+{
+	size_t cap = 0;
+
 	cgs_clear(f);
 	walk(f, &cap, "", 0);
 	f->walk_mono_usec = start;
-	p = cg_find(f, id);
-	if (!p && start >= arrived)
-		f->gone[f->n_gone++ % NEGATIVE_CACHE] = id;
-	return p;
+	for (size_t i = 0; i < f->n_batch; i++) {
+		const struct pending *p = &f->batch[i];
+
+		if (cg_wants_walk(f, p->rec.cgroup_id) && start >= p->arrived)
+			f->gone[f->n_gone++ % NEGATIVE_CACHE] = p->rec.cgroup_id;
+	}
 }
 
 /* ---- socket holders ------------------------------------------------------------------------ */
 
-static void socket_holder(struct fallback *f, uint64_t ino, struct fbattr_event *ev)
+static struct owner_entry *owner_cached(struct fallback *f, uint64_t ino, uint64_t now)
 {
-	struct owner_entry *slot = &f->owners[0];
-	uint64_t now = mono_usec();
-	struct sock_owners o = {};
-	const struct sock_proc *p;
-
 	for (size_t i = 0; i < OWNER_CACHE; i++) {
 		struct owner_entry *e = &f->owners[i];
 
-		if (e->mono_usec && e->ino == ino && now - e->mono_usec < OWNER_TTL_USEC) {
-			ev->pid = e->pid;
-			snprintf(ev->comm, sizeof(ev->comm), "%s", e->comm);
-			ev->pid_from_socket = e->pid != 0;
-			return;
-		}
-		if (e->mono_usec < slot->mono_usec)
-			slot = e;
+		if (e->mono_usec && e->ino == ino && now - e->mono_usec < OWNER_TTL_USEC)
+			return e;
 	}
-	*slot = (struct owner_entry){ .ino = ino, .mono_usec = now };
-	if (sock_owners_scan("/proc", &ino, 1, &o) == 0 && sock_owners_of(&o, ino, &p) > 0) {
-		slot->pid = (uint32_t)p->pid;
-		snprintf(slot->comm, sizeof(slot->comm), "%s", p->comm);
+	return NULL;
+}
+
+static bool owner_wanted(struct fallback *f, const struct smcbpf_fallback_event *rec, uint64_t now)
+{
+	return !rec->pid && rec->sock_ino && !owner_cached(f, rec->sock_ino, now);
+}
+
+/*
+ * One /proc walk for every inode of the batch without a cached holder; each answer (a
+ * holder, or none) goes into the cache, the oldest entry making room.
+ */
+static void owners_walk(struct fallback *f, uint64_t now)
+{
+	_cleanup_(freep) uint64_t *inos = calloc(f->n_batch, sizeof(*inos));
+	struct sock_owners o = {};
+	size_t n = 0;
+	int r;
+
+	f->proc_walk_mono_usec = now;
+	if (!inos)
+		return;
+	for (size_t i = 0; i < f->n_batch; i++) {
+		const struct smcbpf_fallback_event *rec = &f->batch[i].rec;
+		bool dup = false;
+
+		if (!owner_wanted(f, rec, now))
+			continue;
+		for (size_t k = 0; k < n && !dup; k++)
+			dup = inos[k] == rec->sock_ino;
+		if (!dup)
+			inos[n++] = rec->sock_ino;
+	}
+	if (!n)
+		return;
+	r = sock_owners_scan("/proc", inos, n, &o);
+	if (r < 0)
+		log_debug("Cannot read the holders of %zu sockets from /proc: %s", n, strerror(-r));
+	for (size_t k = 0; k < n; k++) {
+		struct owner_entry *slot = &f->owners[0];
+		const struct sock_proc *p;
+
+		for (size_t i = 1; i < OWNER_CACHE; i++)
+			if (f->owners[i].mono_usec < slot->mono_usec)
+				slot = &f->owners[i];
+		*slot = (struct owner_entry){ .ino = inos[k], .mono_usec = now };
+		if (r == 0 && sock_owners_of(&o, inos[k], &p) > 0) {
+			slot->pid = (uint32_t)p->pid;
+			snprintf(slot->comm, sizeof(slot->comm), "%s", p->comm);
+		}
 	}
 	sock_owners_done(&o);
-	ev->pid = slot->pid;
-	snprintf(ev->comm, sizeof(ev->comm), "%s", slot->comm);
-	ev->pid_from_socket = slot->pid != 0;
 }
 
 /* ---- records ---------------------------------------------------------------------------- */
@@ -344,11 +404,11 @@ static void emit(struct fallback *f, const struct fbattr_event *ev)
 		log_debug("Cannot send FallbackAttributed: %s", strerror(-r));
 }
 
-static void on_record(const struct smcbpf_fallback_event *rec, void *arg)
+static void resolve(struct fallback *f, const struct pending *p, uint64_t now)
 {
-	struct fallback *f = arg;
+	const struct smcbpf_fallback_event *rec = &p->rec;
 	struct fbattr_event ev = {
-		.time_usec = real_usec(),
+		.time_usec = p->real,
 		.netns_cookie = rec->netns_cookie,
 		.cgroup_id = rec->cgroup_id,
 		.reason = (uint32_t)rec->reason,
@@ -359,12 +419,19 @@ static void on_record(const struct smcbpf_fallback_event *rec, void *arg)
 	};
 	const char *cg;
 
-	if (rec->pid)
+	if (rec->pid) {
 		snprintf(ev.comm, sizeof(ev.comm), "%.*s", SMCBPF_COMM_LEN, rec->comm);
-	else if (rec->sock_ino)
-		socket_holder(f, rec->sock_ino, &ev);
+	} else if (rec->sock_ino) {
+		const struct owner_entry *e = owner_cached(f, rec->sock_ino, now);
+
+		if (e) {
+			ev.pid = e->pid;
+			snprintf(ev.comm, sizeof(ev.comm), "%s", e->comm);
+			ev.pid_from_socket = e->pid != 0;
+		}
+	}
 	fbattr_sanitize(ev.comm);
-	cg = cgroup_path(f, rec->cgroup_id, mono_usec());
+	cg = rec->cgroup_id && f->cgroot[0] ? cg_find(f, rec->cgroup_id) : NULL;
 	snprintf(ev.cgroup, sizeof(ev.cgroup), "%s", cg ? cg : "");
 	fbattr_label(cg, ev.unit, sizeof(ev.unit));
 	if (rec->family == SMCBPF_AF_INET || rec->family == SMCBPF_AF_INET6)
@@ -378,11 +445,78 @@ static void on_record(const struct smcbpf_fallback_event *rec, void *arg)
 	emit(f, &ev);
 }
 
+static int on_defer(sd_event_source *s, uint64_t usec, void *userdata);
+
+/*
+ * Resolve and count the batch: with the walks it needs, unless one ran less than
+ * WALK_MIN_USEC ago; then (unless force) wait on a timer for the moment it may run.
+ */
+static void flush_batch(struct fallback *f, bool force)
+{
+	uint64_t now = mono_usec(), due = 0;
+	bool want_cg = false, want_proc = false;
+	int r;
+
+	if (!f->n_batch)
+		return;
+	for (size_t i = 0; i < f->n_batch; i++) {
+		want_cg = want_cg || cg_wants_walk(f, f->batch[i].rec.cgroup_id);
+		want_proc = want_proc || owner_wanted(f, &f->batch[i].rec, now);
+	}
+	if (want_cg && f->walk_mono_usec && now - f->walk_mono_usec < WALK_MIN_USEC)
+		due = f->walk_mono_usec + WALK_MIN_USEC;
+	if (want_proc && f->proc_walk_mono_usec && now - f->proc_walk_mono_usec < WALK_MIN_USEC &&
+	    f->proc_walk_mono_usec + WALK_MIN_USEC > due)
+		due = f->proc_walk_mono_usec + WALK_MIN_USEC;
+	if (due && !force) {
+		if (f->defer) {
+			r = sd_event_source_set_time(f->defer, due);
+			if (r >= 0)
+				r = sd_event_source_set_enabled(f->defer, SD_EVENT_ONESHOT);
+		} else {
+			r = sd_event_add_time(f->m->event, &f->defer, CLOCK_MONOTONIC, due, 1000,
+					      on_defer, f);
+		}
+		if (r >= 0)
+			return;
+		log_debug("Cannot wait for the next walk: %s", strerror(-r));
+	}
+	if (want_cg)
+		cg_walk(f, now);
+	if (want_proc)
+		owners_walk(f, now);
+	for (size_t i = 0; i < f->n_batch; i++)
+		resolve(f, &f->batch[i], now);
+	f->n_batch = 0;
+	if (f->defer)
+		(void)sd_event_source_set_enabled(f->defer, SD_EVENT_OFF);
+}
+
+static int on_defer(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	flush_batch(userdata, false);
+	return 0;
+}
+
+static void on_record(const struct smcbpf_fallback_event *rec, void *arg)
+{
+	struct fallback *f = arg;
+
+	if (f->n_batch == BATCH_MAX)
+		flush_batch(f, true);
+	f->batch[f->n_batch++] = (struct pending){
+		.rec = *rec,
+		.arrived = mono_usec(),
+		.real = real_usec(),
+	};
+}
+
 static int on_ring(sd_event_source *s, int fd, uint32_t revents, void *userdata)
 {
 	struct fallback *f = userdata;
 
 	(void)smcbpf_fallback_consume(f->bpf);
+	flush_batch(f, false);
 	return 0;
 }
 
@@ -459,6 +593,7 @@ void fallback_stop(struct manager *m)
 	if (!f)
 		return;
 	sd_event_source_disable_unref(f->src);
+	sd_event_source_disable_unref(f->defer);
 #ifdef HAVE_BPF
 	smcbpf_fallback_free(f->bpf);
 	cgs_clear(f);
