@@ -138,6 +138,24 @@ static int plan_agent(struct smcctl *c, const char *path, const char *text, json
 	return SMCCTL_EXIT_OK;
 }
 
+/*
+ * The file a running agent applies (its ConfigPath: it may run with --config), else the
+ * default path.  A plan without FILE is the plan of what a Reload would apply.
+ */
+static char *applied_path(void)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	const char *p = NULL;
+
+	if (bus_open_quiet(&bus) >= 0 &&
+	    sd_bus_get_property(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER,
+				SMCD_BUS_MANAGER_CONFIG_PATH, NULL, &reply, "s") >= 0 &&
+	    sd_bus_message_read(reply, "s", &p) >= 0 && p && *p)
+		return strdup(p);
+	return strdup(CONFIG_DEFAULT_PATH);
+}
+
 static void diff_text(struct smcctl *c, json_object *doc)
 {
 	plan_text(c->out, doc, c->detail > 0);
@@ -145,7 +163,7 @@ static void diff_text(struct smcctl *c, json_object *doc)
 
 int agent_config_diff(struct smcctl *c, const struct verb_args *a)
 {
-	const char *path = a->n_pos > 0 ? a->pos[0] : CONFIG_DEFAULT_PATH;
+	_cleanup_(freep) char *path = a->n_pos > 0 ? strdup(a->pos[0]) : applied_path();
 	_cleanup_(json_object_putp) json_object *doc = NULL;
 	_cleanup_(config_freep) struct config *cfg = NULL;
 	struct config_errors errors = {};
@@ -155,6 +173,8 @@ int agent_config_diff(struct smcctl *c, const struct verb_args *a)
 	if (c->netns)
 		return smcctl_usage(c, "config diff plans for smcd-agent's network namespace: "
 				       "--netns does not apply");
+	if (!path)
+		return smcctl_oom(c);
 	/* The file is read with the caller's rights; the agent gets its text, not a path. */
 	r = config_load(path, &cfg, &errors);
 	if (r == -ENOMEM) {
