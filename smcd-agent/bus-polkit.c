@@ -35,7 +35,10 @@
 /* polkit's CheckAuthorization flags: may ask the user (an authentication agent). */
 #define POLKIT_ALLOW_USER_INTERACTION 1u
 /* At most this many calls wait for polkit at once; more are refused (try again). */
-#define BUS_AUTH_MAX_PENDING 64
+#define BUS_AUTH_MAX_PENDING 256
+/* One user's share: a user in an active session cannot fill the queue with password
+ * dialogs and lock every other caller out. */
+#define BUS_AUTH_MAX_PER_UID 8
 /* An answer that no handler took within this time is dropped (its call went away). */
 #define BUS_AUTH_ANSWER_TTL_USEC (30ULL * 1000000ULL)
 
@@ -86,6 +89,7 @@ struct bus_auth {
 	sd_bus_message *call; /* referenced until the answer is taken */
 	sd_bus_slot *slot;    /* the CheckAuthorization in flight; NULL once answered */
 	const struct bus_action *action;
+	uid_t uid; /* the caller's, as the bus recorded it */
 	bool answered;
 	bool allowed;
 	char *why;		/* refused: what to tell the caller */
@@ -173,9 +177,13 @@ static void bus_auth_decide(struct bus_auth *a, sd_bus_message *reply)
 	const sd_bus_error *e = sd_bus_message_get_error(reply);
 	int authorized = 0, challenge = 0, r;
 
-	if (e && (sd_bus_error_has_name(e, SD_BUS_ERROR_SERVICE_UNKNOWN) ||
-		  sd_bus_error_has_name(e, SD_BUS_ERROR_NAME_HAS_NO_OWNER))) {
-		/* No polkit on this system: the agent's own check, as before polkit. */
+	/*
+	 * No polkit on this system: nobody owns the name and nothing can start it, which both
+	 * dbus-daemon and dbus-broker answer with ServiceUnknown ("not activatable").  Not
+	 * NameHasNoOwner: dbus-broker answers that when an installed polkitd failed to start,
+	 * and a broken polkit must refuse, not open the group check.
+	 */
+	if (e && sd_bus_error_has_name(e, SD_BUS_ERROR_SERVICE_UNKNOWN)) {
 		const char *group = a->m->config->admin_group;
 
 		log_debug("polkit is not on the bus (%s): the agent's own check decides %s",
@@ -246,11 +254,26 @@ static int bus_auth_ask(struct manager *m, sd_bus_message *call, const struct bu
 	struct bus_auth *a;
 	int r;
 
+	uid_t uid = (uid_t)-1;
+	unsigned mine = 0;
+
 	if (m->n_auths >= BUS_AUTH_MAX_PENDING)
 		return sd_bus_error_setf(
 			error, SMCD_BUS_ERROR_RATE_LIMITED,
 			"Too many calls wait for polkit (%d); try again in a few seconds",
 			BUS_AUTH_MAX_PENDING);
+	r = bus_sender_credentials(call, &uid, NULL, NULL);
+	if (r < 0)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED,
+					 "Cannot tell who is calling (%s): refused", strerror(-r));
+	for (struct bus_auth *p = m->auths; p; p = p->next)
+		mine += p->uid == uid;
+	if (mine >= BUS_AUTH_MAX_PER_UID)
+		return sd_bus_error_setf(
+			error, SMCD_BUS_ERROR_RATE_LIMITED,
+			"%u of your calls already wait for polkit (at most %d per user); answer or "
+			"cancel them first",
+			mine, BUS_AUTH_MAX_PER_UID);
 	if (sd_bus_message_get_allow_interactive_authorization(call) > 0)
 		flags |= POLKIT_ALLOW_USER_INTERACTION;
 	r = sd_bus_message_new_method_call(bus, &q, POLKIT_SERVICE, POLKIT_PATH,
@@ -271,7 +294,7 @@ static int bus_auth_ask(struct manager *m, sd_bus_message *call, const struct bu
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
-	*a = (struct bus_auth){ .m = m, .call = sd_bus_message_ref(call), .action = action };
+	*a = (struct bus_auth){ .m = m, .call = sd_bus_message_ref(call), .action = action, .uid = uid };
 	/* polkit may wait for a password when it may ask: 5 minutes then, else sd-bus's
 	 * default (25 s).  A caller that gives up sooner just has no answer to read. */
 	r = sd_bus_call_async(bus, &a->slot, q, bus_auth_answered, a,
