@@ -2,8 +2,8 @@
 /*
  * Every read function of libsmcnl fed with replies recorded from real kernels
  * (tests/fixtures/7x: SMC+DIBS loopback 7.3; 612: Debian 6.12; 61: Debian 12's 6.1;
- * nosmc: a kernel without SMC), through the public API in replay mode.  The assertions hold for any re-recording
- * (tests/fixtures/record): they check structure and the facts the scenario guarantees,
+ * nosmc: a kernel without SMC), through the public API in replay mode.  The assertions hold for any
+ * re-recording (tests/fixtures/record): they check structure and the facts the scenario guarantees,
  * not ports or inode numbers.
  */
 #include <arpa/inet.h>
@@ -476,7 +476,7 @@ static void test_612(void **state)
 static void test_61(void **state)
 {
 	static const char *const present[] = { "autocorking_size", "rmem", "smcr_buf_type",
-						"smcr_testlink_time", "wmem" };
+					       "smcr_testlink_time", "wmem" };
 	struct smcnl *nl = replay_open("61/idle");
 	struct smc_sysinfo info;
 	struct smc_caps caps;
