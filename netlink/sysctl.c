@@ -64,7 +64,7 @@ static const struct smc_sysctl_desc table[] = {
 		.def = 65536,
 		.since = "6.1",
 		.help = "initial send buffer of SMC sockets (the buffer is this, rounded up to a "
-			"power of two; 6.1 defaulted to 16384)",
+			"power of two; early 6.1 releases defaulted to 16384)",
 	},
 	{
 		.name = "rmem",
@@ -73,7 +73,7 @@ static const struct smc_sysctl_desc table[] = {
 		.max = INT_MAX / 2,
 		.def = 65536,
 		.since = "6.1",
-		.help = "initial receive buffer (RMB/DMB) of SMC sockets (6.1 defaulted to 131072)",
+		.help = "initial receive buffer (RMB/DMB) of SMC sockets (early 6.1 releases defaulted to 131072)",
 	},
 	{
 		.name = "smcr_max_links_per_lgr",

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Every read function of libsmcnl fed with replies recorded from real kernels
- * (tests/fixtures/7x: SMC+DIBS loopback 7.3; 612: Debian 6.12; nosmc: a kernel without
- * SMC), through the public API in replay mode.  The assertions hold for any re-recording
- * (tests/fixtures/record): they check structure and the facts the scenario guarantees,
+ * (tests/fixtures/7x: SMC+DIBS loopback 7.3; 612: Debian 6.12; 61: Debian 12's 6.1;
+ * nosmc: a kernel without SMC), through the public API in replay mode.  The assertions hold for any
+ * re-recording (tests/fixtures/record): they check structure and the facts the scenario guarantees,
  * not ports or inode numbers.
  */
 #include <arpa/inet.h>
@@ -471,6 +471,79 @@ static void test_612(void **state)
 	smcnl_close(nl);
 }
 
+/* ---- Debian 12's 6.1: no IPPROTO_SMC, SMC release 0, five sysctls ----------------------- */
+
+static void test_61(void **state)
+{
+	static const char *const present[] = { "autocorking_size", "rmem", "smcr_buf_type",
+					       "smcr_testlink_time", "wmem" };
+	struct smcnl *nl = replay_open("61/idle");
+	struct smc_sysinfo info;
+	struct smc_caps caps;
+	struct smc_stats stats;
+	struct smc_fback_stats fb;
+	struct smc_socket *s;
+	char **names;
+	size_t n, clnt = 0, srv = 0;
+	bool hs = true;
+
+	assert_int_equal(smc_caps_probe(nl, &caps), 0);
+	assert_true(caps.smc_genl && caps.pnet_genl && caps.smc_diag && caps.af_smc);
+	assert_true(caps.smc_module && caps.smcr_v2);
+	assert_false(caps.ipproto_smc); /* 6.11 */
+	assert_false(caps.dibs || caps.loopback || caps.smcd_v2 || caps.seid_supported);
+	assert_int_equal(caps.smc_ver, 2);
+	assert_int_equal(caps.smc_rel, 0); /* SMC_RELEASE 1 (v2.1) came with 6.6 */
+	assert_int_equal(smc_sysinfo_get(nl, &info), 0);
+	assert_int_equal(info.rel, 0);
+	assert_false(info.has_seid || info.ism_v2);
+	assert_string_equal(info.hostname, "smcd-vm");
+	assert_int_equal(smc_stats_get(nl, &stats), 0);
+	/* no *_RMB_USAGE before 6.12 */
+	assert_false(stats.smcd.has_rmb_usage || stats.smcr.has_rmb_usage);
+	assert_int_equal(smc_hs_limitation_get(nl, &hs), 0); /* netlink only: no sysctl */
+	assert_false(hs);
+	assert_int_equal(smc_sysctl_list_present(nl, &names, &n), 0);
+	assert_int_equal(n, ELEMENTSOF(present));
+	for (size_t i = 0; i < n; i++) {
+		assert_string_equal(names[i], present[i]);
+		free(names[i]);
+	}
+	free(names);
+	smcnl_close(nl);
+
+	/* AF_SMC connections (no IPPROTO_SMC) without a device: both ends fell back */
+	nl = replay_open("61/fallback");
+	assert_int_equal(smc_fback_stats_get(nl, &fb), 0);
+	assert_int_equal(fb.n, 2);
+	for (size_t i = 0; i < fb.n; i++)
+		assert_string_equal(smc_decline_name(fb.entries[i].code),
+				    fb.entries[i].server ? "PEERDECL" : "NOSMCDEV");
+	assert_int_equal(smc_socket_list(nl, 0, &s, &n), 0);
+	assert_int_equal(n, 5); /* 2 connections x 2 ends + the listener */
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(s[i].diag_family, AF_SMC);
+		assert_int_equal(s[i].addr_family, AF_INET); /* AF_SMC sockets carry addresses */
+		assert_true(s[i].has_fallback);
+		if (s[i].state == 10)
+			continue;
+		assert_string_equal(smc_sock_mode_name(s[i].mode), "TCP");
+		if (s[i].fallback_reason == 0x03030000)
+			clnt++;
+		if (s[i].fallback_reason == 0x05000000 && s[i].peer_diagnosis == 0x03030000)
+			srv++;
+	}
+	assert_int_equal(clnt, 2);
+	assert_int_equal(srv, 2);
+	free(s);
+	smcnl_close(nl);
+
+	nl = replay_open("61/hs-enabled");
+	assert_int_equal(smc_hs_limitation_get(nl, &hs), 0);
+	assert_true(hs);
+	smcnl_close(nl);
+}
+
 /* ---- privileges and network namespaces ------------------------------------------------- */
 
 static void test_612_userns(void **state)
@@ -563,6 +636,7 @@ int main(void)
 		cmocka_unit_test(test_7x_seid_hs),
 		cmocka_unit_test(test_7x_pnet),
 		cmocka_unit_test(test_612),
+		cmocka_unit_test(test_61),
 		cmocka_unit_test(test_612_userns),
 		cmocka_unit_test(test_7x_netns),
 		cmocka_unit_test(test_nosmc),

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Host-side helpers shared by the tests/vm scripts (sourced, never executed).
 #
-# Everything that must agree between build-kernel, fetch-kernel-612, mkinitramfs and vm-run
+# Everything that must agree between build-kernel, fetch-kernel, mkinitramfs and vm-run
 # lives here: the cache location, messages, and the private apt state used to fetch Debian
 # packages from other suites without touching the system's apt configuration.
 

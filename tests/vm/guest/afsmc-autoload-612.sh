@@ -1,5 +1,5 @@
 #!/bin/sh
-# lanes: 612
+# lanes: 612 61
 #
 # socket(AF_SMC) on a fresh boot must autoload smc via its net-pf-43 alias (a separate boot
 # from smoke-612.sh, which loads smc through IPPROTO_SMC first).
