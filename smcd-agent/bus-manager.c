@@ -638,6 +638,7 @@ static int method_plan_config(sd_bus_message *msg, void *userdata, sd_bus_error 
 	_cleanup_(config_freep) struct config *c = NULL;
 	_cleanup_(json_object_putp) json_object *doc = NULL;
 	struct config_errors errors = {};
+	_cleanup_(freep) char *dropins = NULL;
 	const char *path, *text;
 	int r;
 
@@ -649,7 +650,12 @@ static int method_plan_config(sd_bus_message *msg, void *userdata, sd_bus_error 
 		return r;
 	if (!path[0])
 		path = m->config_path;
-	r = config_load_text(path, text, strlen(text), &c, &errors);
+	/* The text stands for the agent's smc.yaml, which is always read with its drop-ins:
+	 * the agent's own (it opens no directory the caller names). */
+	dropins = config_dropin_dir(m->config_path);
+	if (!dropins)
+		return -ENOMEM;
+	r = config_load_text(path, text, strlen(text), dropins, &c, &errors);
 	if (r == -ENOMEM) {
 		config_errors_clear(&errors);
 		return r;
