@@ -41,6 +41,7 @@
 #define SMCD_POLKIT_ENROLL_PROCESS "org.smcd.agent1.enroll-process"
 #define SMCD_POLKIT_RELOAD "org.smcd.agent1.reload"
 #define SMCD_POLKIT_RESET_STATISTICS "org.smcd.agent1.reset-statistics"
+#define SMCD_POLKIT_MANAGE_POLICY "org.smcd.agent1.manage-policy"
 /* The detail CheckAuthorization carries: smc.yaml's admin-group, which the shipped rule
  * (etc/polkit-1/org.smcd.agent1.rules) grants every action to. */
 #define SMCD_POLKIT_DETAIL_ADMIN_GROUP "org.smcd.agent1.admin-group"
@@ -106,6 +107,8 @@
 #define SMCD_BUS_MANAGER_ADD_PNET "AddPnet"				   /* method */
 #define SMCD_BUS_MANAGER_REMOVE_PNET "RemovePnet"			   /* method */
 #define SMCD_BUS_MANAGER_FLUSH_PNET "FlushPnet"				   /* method */
+#define SMCD_BUS_MANAGER_ENABLE_UNIT "EnableUnit"			   /* method */
+#define SMCD_BUS_MANAGER_DISABLE_UNIT "DisableUnit"			   /* method */
 
 /* SMCD_BUS_IFACE_STATS */
 #define SMCD_BUS_STATS_AVAILABLE "Available"				     /* property */
