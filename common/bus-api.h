@@ -28,6 +28,19 @@
 #define DBUS_NAME_OWNER_CHANGED "NameOwnerChanged"
 #define DBUS_GET_CONNECTION_CREDENTIALS "GetConnectionCredentials"
 
+/* systemd's manager, which smcctl enable asks for a unit's cgroup (cli/unit.c): a unit's
+ * ControlGroup and Slice are properties of its type's interface, SYSTEMD_IFACE_PREFIX and
+ * the type capitalised (Service, Scope, Slice, Socket, Mount, Swap). */
+#define SYSTEMD_SERVICE "org.freedesktop.systemd1"
+#define SYSTEMD_PATH "/org/freedesktop/systemd1"
+#define SYSTEMD_IFACE_MANAGER SYSTEMD_SERVICE ".Manager"
+#define SYSTEMD_IFACE_UNIT SYSTEMD_SERVICE ".Unit"
+#define SYSTEMD_IFACE_PREFIX SYSTEMD_SERVICE "."
+#define SYSTEMD_LOAD_UNIT "LoadUnit"
+#define SYSTEMD_UNIT_LOAD_STATE "LoadState"
+#define SYSTEMD_UNIT_CONTROL_GROUP "ControlGroup"
+#define SYSTEMD_UNIT_SLICE "Slice"
+
 /* polkit's authority, which the agent asks (smcd-agent/bus-polkit.c), and the agent's
  * actions, one per kind of change (etc/polkit-1/org.smcd.agent1.policy). */
 #define POLKIT_SERVICE "org.freedesktop.PolicyKit1"
