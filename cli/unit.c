@@ -130,9 +130,10 @@ static int resolve_unit(struct smcctl *c, const char *unit, char *ret, size_t le
 			r = -ENAMETOOLONG;
 	}
 	if (r < 0)
-		return smcctl_error(c, SMCCTL_EXIT_FAILURE,
-				    "cannot read the cgroup of %s from systemd: %s (give --cgroup PATH)",
-				    unit, e.message ? e.message : strerror(-r));
+		return smcctl_error(
+			c, SMCCTL_EXIT_FAILURE,
+			"cannot read the cgroup of %s from systemd: %s (give --cgroup PATH)", unit,
+			e.message ? e.message : strerror(-r));
 	return 0;
 }
 
@@ -238,8 +239,7 @@ static int bus_forward(struct smcctl *c, const char *what, const char *iface, co
 }
 
 /* -ESRCH: no agent, go direct; else an exit status (the answer printed). */
-static int through_agent(struct smcctl *c, const char *action, const char *unit,
-			 const char *cgroup)
+static int through_agent(struct smcctl *c, const char *action, const char *unit, const char *cgroup)
 {
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	char what[CONFIG_UNIT_NAME_MAX + 32];
@@ -248,8 +248,8 @@ static int through_agent(struct smcctl *c, const char *action, const char *unit,
 
 	snprintf(what, sizeof(what), "cannot %s %s", action, unit);
 	if (cgroup)
-		s = bus_forward(c, what, SMCD_BUS_IFACE_MANAGER, SMCD_BUS_MANAGER_ENABLE_UNIT, &reply,
-				"ss", unit, cgroup);
+		s = bus_forward(c, what, SMCD_BUS_IFACE_MANAGER, SMCD_BUS_MANAGER_ENABLE_UNIT,
+				&reply, "ss", unit, cgroup);
 	else
 		s = bus_forward(c, what, SMCD_BUS_IFACE_MANAGER, SMCD_BUS_MANAGER_DISABLE_UNIT,
 				&reply, "s", unit);
@@ -260,7 +260,9 @@ static int through_agent(struct smcctl *c, const char *action, const char *unit,
 			return smcctl_error(
 				c, SMCCTL_EXIT_UNAVAILABLE,
 				"%s: the running smcd-agent is older than this smcctl (no %s): restart it",
-				what, cgroup ? SMCD_BUS_MANAGER_ENABLE_UNIT : SMCD_BUS_MANAGER_DISABLE_UNIT);
+				what,
+				cgroup ? SMCD_BUS_MANAGER_ENABLE_UNIT
+				       : SMCD_BUS_MANAGER_DISABLE_UNIT);
 		return -ESRCH;
 	}
 	if (s != SMCCTL_EXIT_OK)
@@ -303,9 +305,10 @@ static struct config *load_config(struct smcctl *c, const char *path)
 static int write_error(struct smcctl *c, const char *what, const char *path, int r)
 {
 	if (r == -EACCES || r == -EPERM || r == -EROFS)
-		return smcctl_error(c, SMCCTL_EXIT_PERMISSION,
-				    "cannot %s %s: %s (smcd-agent is not running, so smcctl writes the drop-in itself: run it as root)",
-				    what, path, strerror(-r));
+		return smcctl_error(
+			c, SMCCTL_EXIT_PERMISSION,
+			"cannot %s %s: %s (smcd-agent is not running, so smcctl writes the drop-in itself: run it as root)",
+			what, path, strerror(-r));
 	return smcctl_error(c, SMCCTL_EXIT_FAILURE, "cannot %s %s: %s", what, path, strerror(-r));
 }
 
@@ -361,7 +364,8 @@ static int disable_direct(struct smcctl *c, const struct verb_args *a, const cha
 		return write_error(c, "remove", path, -errno);
 	cfg = load_config(c, main_path);
 	if (!cfg)
-		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "%s is not valid: fix it first", main_path);
+		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "%s is not valid: fix it first",
+				    main_path);
 	t = config_unit_cgroup_find(cfg, unit, NULL);
 	if (t)
 		return smcctl_error(
@@ -395,8 +399,8 @@ int unit_enable(struct smcctl *c, const struct verb_args *a)
 	if (given) {
 		why = config_cgroup_path_problem(given);
 		if (why)
-			return smcctl_usage(c, "--cgroup '%s' is not a valid cgroup path: %s", given,
-					    why);
+			return smcctl_usage(c, "--cgroup '%s' is not a valid cgroup path: %s",
+					    given, why);
 		snprintf(cgroup, sizeof(cgroup), "%s", given);
 	} else if ((s = resolve_unit(c, unit, cgroup, sizeof(cgroup))))
 		return s;

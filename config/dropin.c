@@ -128,8 +128,7 @@ int config_dropins_load(struct ctx *ctx, const char *dir)
 
 static const char *const cgroup_unit_types[] = { "service", "scope", "slice",
 						 "socket",  "mount", "swap" };
-static const char *const other_unit_types[] = { "target", "timer", "path", "device",
-						"automount" };
+static const char *const other_unit_types[] = { "target", "timer", "path", "device", "automount" };
 
 static bool in_list(const char *s, const char *const *v, size_t n)
 {
@@ -150,7 +149,8 @@ int config_unit_name(const char *name, char ret[CONFIG_UNIT_NAME_MAX + 1], const
 	    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:-_.\\@") != n)
 		*ret_why = "a unit name has only letters, digits and \":-_.\\@\", and no leading '.'";
 	else if (dot && in_list(dot + 1, other_unit_types, ELEMENTSOF(other_unit_types)))
-		*ret_why = "this kind of unit runs no processes (expected a service, scope, slice, socket, mount or swap unit)";
+		*ret_why =
+			"this kind of unit runs no processes (expected a service, scope, slice, socket, mount or swap unit)";
 	else if (n + (typed ? 0 : strlen(".service")) > CONFIG_UNIT_NAME_MAX)
 		*ret_why = "it is longer than 255 characters";
 	else {
@@ -165,8 +165,8 @@ char *config_unit_dropin_path(const char *config_path, const char *unit)
 {
 	char *s = NULL;
 
-	return asprintf(&s, "%s.d/" CONFIG_UNIT_DROPIN_PREFIX "%s" CONFIG_DROPIN_SUFFIX, config_path,
-			unit) < 0
+	return asprintf(&s, "%s.d/" CONFIG_UNIT_DROPIN_PREFIX "%s" CONFIG_DROPIN_SUFFIX,
+			config_path, unit) < 0
 		       ? NULL
 		       : s;
 }
@@ -193,8 +193,8 @@ char *config_unit_dropin_text(const char *unit, const char *cgroup)
 	return buf;
 }
 
-const struct config_policy_target *config_unit_cgroup_find(const struct config *c,
-							   const char *unit, const char *skip)
+const struct config_policy_target *config_unit_cgroup_find(const struct config *c, const char *unit,
+							   const char *skip)
 {
 	for (size_t i = 0; i < c->policies.n_cgroups; i++) {
 		const struct config_policy_target *t = &c->policies.cgroups[i];

@@ -50,5 +50,5 @@ const char *config_cgroup_path_problem(const char *s);
  * from the file skip (NULL: skip none), or NULL: what "smcctl disable" tells the operator
  * to edit by hand.
  */
-const struct config_policy_target *config_unit_cgroup_find(const struct config *c,
-							   const char *unit, const char *skip);
+const struct config_policy_target *config_unit_cgroup_find(const struct config *c, const char *unit,
+							   const char *skip);

@@ -94,8 +94,9 @@ static int target_dup(struct ctx *ctx, const struct config_policy_target *v, siz
 			continue;
 		if (v[i].file != ctx->source)
 			return 1;
-		error_at(ctx, node->mark, "%s: duplicate entry '%s' (first given at line %u, column %u)",
-			 key, path, v[i].line, v[i].column);
+		error_at(ctx, node->mark,
+			 "%s: duplicate entry '%s' (first given at line %u, column %u)", key, path,
+			 v[i].line, v[i].column);
 		return -EINVAL;
 	}
 	return 0;

@@ -700,12 +700,12 @@ static int unit_reply(sd_bus_message *msg, struct manager *m, int r, const char 
 		return sd_bus_error_setf(error, SMCD_BUS_ERROR_OWNED, "%s", why ? why : "");
 	case -EBADMSG:
 		return sd_bus_error_setf(error, SMCD_BUS_ERROR_CONFIG_INVALID,
-					 "Configuration refused, nothing changed:\n%s", why ? why : "");
+					 "Configuration refused, nothing changed:\n%s",
+					 why ? why : "");
 	case -ENOMEM:
 		return r;
 	default:
-		return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "%s",
-					 why ? why : strerror(-r));
+		return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "%s", why ? why : strerror(-r));
 	}
 	r = sd_bus_message_new_method_return(msg, &reply);
 	if (r >= 0)

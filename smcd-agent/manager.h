@@ -106,8 +106,8 @@ int manager_reload(struct manager *m, char **ret_error);
  * smc.yaml itself (or another drop-in) lists, -EBADMSG: the configuration was refused and
  * the drop-in put back; other -errno.  *ret_why says what went wrong.
  */
-int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup,
-			char **ret_path, char **ret_why);
+int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup, char **ret_path,
+			char **ret_why);
 int manager_disable_unit(struct manager *m, const char *unit, char **ret_path, char **ret_why);
 int manager_reconcile(struct manager *m, enum reconcile_reason reason);
 /*

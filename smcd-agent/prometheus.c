@@ -529,4 +529,3 @@ int textfile_remove_stale(const char *path)
 	closedir(d);
 	return n;
 }
-

@@ -111,8 +111,8 @@ static int reload_or_put_back(struct manager *m, const char *path, const char *o
 	return -EBADMSG;
 }
 
-int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup,
-			char **ret_path, char **ret_why)
+int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup, char **ret_path,
+			char **ret_why)
 {
 	_cleanup_(freep) char *path = NULL, *text = NULL, *old = NULL;
 	const struct config_policy_target *have;

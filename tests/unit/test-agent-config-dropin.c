@@ -163,8 +163,9 @@ static void test_duplicates_across_files_merged(void **state)
 static void test_duplicate_in_one_dropin_is_error(void **state)
 {
 	write_dropin("60-y.yaml", "policies:\n  cgroups: [/x.slice, /x.slice]\n");
-	expect_error("60-y.yaml",
-		     "2:23: policies.cgroups: duplicate entry '/x.slice' (first given at line 2, column 13)");
+	expect_error(
+		"60-y.yaml",
+		"2:23: policies.cgroups: duplicate entry '/x.slice' (first given at line 2, column 13)");
 }
 
 static void test_only_policies(void **state)
@@ -181,8 +182,9 @@ static void test_only_policies(void **state)
 static void test_errors_name_the_dropin(void **state)
 {
 	write_dropin("70-bad.yaml", "# a comment\npolicies:\n  cgroups: [relative/path]\n");
-	expect_error("70-bad.yaml",
-		     "3:13: policies.cgroups: 'relative/path' is not a valid cgroup path: it is not absolute (expected a path below the cgroup2 root such as /system.slice/nginx.service or /machine.slice)");
+	expect_error(
+		"70-bad.yaml",
+		"3:13: policies.cgroups: 'relative/path' is not a valid cgroup path: it is not absolute (expected a path below the cgroup2 root such as /system.slice/nginx.service or /machine.slice)");
 	write_dropin("70-bad.yaml", "- a list\n");
 	expect_error("70-bad.yaml", "1:1: the drop-in is a list (expected a mapping with policies:)");
 	write_dropin("70-bad.yaml", "policies:\n  cgroups: [/x.slice]\npolicies: {}\n");
@@ -264,7 +266,8 @@ static void test_dump(void **state)
 	assert_non_null(c);
 	text = config_dump(c);
 	assert_non_null(text);
-	snprintf(want, sizeof(want), "# with the drop-in \"%s/50-unit-b.service.yaml\"\n", dropin_dir);
+	snprintf(want, sizeof(want), "# with the drop-in \"%s/50-unit-b.service.yaml\"\n",
+		 dropin_dir);
 	assert_non_null(strstr(text, want));
 	snprintf(want, sizeof(want),
 		 "policies:\n  cgroups:\n    - \"/system.slice/a.service\"  # %s:2\n"
