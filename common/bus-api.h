@@ -146,6 +146,7 @@
 /* SMCD_BUS_IFACE_POLICY */
 #define SMCD_BUS_POLICY_POLICIES "Policies"	       /* property */
 #define SMCD_BUS_POLICY_HOOKS "Hooks"		       /* property */
+#define SMCD_BUS_POLICY_SOURCES "Sources"	       /* property */
 #define SMCD_BUS_POLICY_ENROLL_PROCESS "EnrollProcess" /* method */
 
 /* SMCD_BUS_IFACE_LOOPBACK */
