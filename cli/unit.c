@@ -181,7 +181,9 @@ static int emit(struct smcctl *c, const char *action, const char *unit, const ch
 	_cleanup_(json_object_putp) json_object *doc = json_object_new_object();
 	json_object *results = json_object_new_array();
 	const char *item, *result, *message;
-	int r;
+	char mine[4200];
+	bool failed = false;
+	int r, s;
 
 	if (!doc || !results || json_add(doc, "results", results) < 0 ||
 	    json_add_str(doc, "action", action) < 0 || json_add_str(doc, "unit", unit) < 0 ||
@@ -197,11 +199,17 @@ static int emit(struct smcctl *c, const char *action, const char *unit, const ch
 		if (!o || json_append(results, o) < 0 || json_add_str(o, "item", item) < 0 ||
 		    json_add_str(o, "result", result) < 0 || json_add_str(o, "message", message) < 0)
 			return smcctl_oom(c);
+		/* The unit's own policy could not be applied: the change is made, but it does
+		 * not work (the item says why). */
+		snprintf(mine, sizeof(mine), "policy:cgroup:%s", cgroup ? cgroup : "");
+		if (cgroup && streq(item, mine) && streq(result, "failed"))
+			failed = true;
 	}
 	if (r < 0)
 		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "cannot read smcd-agent's answer: %s",
 				    strerror(-r));
-	return smcctl_emit(c, doc, unit_text);
+	s = smcctl_emit(c, doc, unit_text);
+	return s ? s : failed ? SMCCTL_EXIT_FAILURE : SMCCTL_EXIT_OK;
 }
 
 /* ---- through the agent ------------------------------------------------------------------ */
