@@ -52,7 +52,10 @@ kill $agent
 wait $agent
 assert_eq 0 "$?" "the agent stops cleanly"
 start_agent
-assert_eq active "$(policy_field $UNIT_CG state)" "a restarted agent keeps the enabled unit"
+# The agent owns its bus name before its first reconcile has loaded the programs: wait for
+# the policy's state, not for the name.
+is_active() { [ "$(policy_field $UNIT_CG state)" = active ]; }
+wait_until 30 "a restarted agent keeps the enabled unit (its policy active)" is_active
 assert_ok in_cgroup $UNIT_CG smc-conn pair --proto tcp --conns 1 --bytes 64K
 assert_json "$(last)" .smcd 1 "after the restart: SMC-D"
 
@@ -70,6 +73,7 @@ wait $agent
 assert_ok smcctl enable smc-demo --cgroup $UNIT_CG --config /etc/smc/smc.yaml
 assert_contains "$out" "smcd-agent is not running: wrote $D/50-unit-smc-demo.service.yaml; it takes effect when smcd-agent starts."
 start_agent
+wait_until 30 "the agent started with the drop-in applies its policy" is_active
 assert_ok in_cgroup $UNIT_CG smc-conn pair --proto tcp --conns 1 --bytes 64K
 assert_json "$(last)" .smcd 1 "enabled while the agent was stopped: SMC-D once it started"
 assert_ok smcctl disable smc-demo
