@@ -52,8 +52,8 @@ kill $agent
 wait $agent
 assert_eq 0 "$?" "the agent stops cleanly"
 start_agent
-# The agent owns its bus name before its first reconcile has loaded the programs: wait for
-# the policy's state, not for the name.
+# The agent takes its bus name before its start reconcile (manager_start()): wait for the
+# policy's state, not only for the name.
 is_active() { [ "$(policy_field $UNIT_CG state)" = active ]; }
 wait_until 30 "a restarted agent keeps the enabled unit (its policy active)" is_active
 assert_ok in_cgroup $UNIT_CG smc-conn pair --proto tcp --conns 1 --bytes 64K
