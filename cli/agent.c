@@ -308,8 +308,14 @@ int agent_config_show(struct smcctl *c, const struct verb_args *a)
 		struct config *cfg = NULL;
 
 		r = config_load(CONFIG_DEFAULT_PATH, &cfg, &errors);
-		if (r == -ENOENT)
-			r = config_new_default(CONFIG_DEFAULT_PATH, &cfg);
+		if (r == -ENOENT) {
+			_cleanup_(freep) char *dir = config_dropin_dir(CONFIG_DEFAULT_PATH);
+
+			/* As the agent starts without the file: defaults and drop-ins. */
+			config_errors_clear(&errors);
+			r = dir ? config_load_text(CONFIG_DEFAULT_PATH, "", 0, dir, &cfg, &errors)
+				: -ENOMEM;
+		}
 		for (size_t i = 0; r < 0 && i < errors.n; i++)
 			fprintf(c->err, "%s\n", errors.lines[i]);
 		config_errors_clear(&errors);

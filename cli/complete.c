@@ -256,6 +256,10 @@ static void offer_metavar(FILE *out, const char *cur, const char *obj, const cha
 				offer(out, cur, t[i].name);
 		} else if (streq(alt, "NAME") && obj && streq(obj, "device")) {
 			directive = "@devices";
+		} else if (streq(alt, "UNIT") && obj && streq(obj, "disable")) {
+			directive = "@enabled-units"; /* the drop-ins of enable */
+		} else if (streq(alt, "UNIT")) {
+			directive = "@units";
 		} else if (streq(alt, "ARG") || streq(alt, "ARGS")) {
 			directive = "@default";
 		}
@@ -301,8 +305,10 @@ int smcctl_complete(struct smcctl *c, int argc, char **argv)
 				st.verb = find_verb(st.object, w);
 				if (st.verb)
 					continue;
-				/* a command verb's command may come without the verb */
-				if (!d || !(d->flags & VERB_COMMAND) || streq(w, "help"))
+				/* a command verb's command, or a default verb's arguments
+				 * (VERB_ARGS: "enable nginx"), may come without the verb */
+				if (!d || !(d->flags & (VERB_COMMAND | VERB_ARGS)) ||
+				    streq(w, "help"))
 					return 0; /* "help", or unknown or ambiguous */
 			}
 			st.verb = d;
@@ -349,6 +355,9 @@ int smcctl_complete(struct smcctl *c, int argc, char **argv)
 			offer(out, cur, "help");
 			if (d && (d->flags & VERB_COMMAND))
 				fprintf(out, "@commands\n");
+			else if (d && (d->flags & VERB_ARGS) &&
+				 synopsis_positional(d, 0, meta, sizeof(meta)))
+				offer_metavar(out, cur, st.object->name, meta);
 		}
 	} else if (cur[0] == '-' && !st.dashdash) {
 		offer_verb_options(out, cur, st.verb);

@@ -21,6 +21,8 @@ enum {
 enum { CHECK_OPT_LISTEN, CHECK_OPT_COUNT, CHECK_OPT_TIMEOUT };
 enum { PNET_ADD_OPT_ETH, PNET_ADD_OPT_IB, PNET_ADD_OPT_PORT };
 enum { STATS_OPT_ALL, STATS_OPT_SMCD, STATS_OPT_SMCR, STATS_OPT_KERNEL, STATS_OPT_ABSOLUTE };
+enum { UNIT_OPT_CGROUP, UNIT_OPT_CONFIG };
+enum { DISABLE_OPT_CONFIG };
 
 /* info: everything it shows, gathered best-effort (one failed probe is reported, not fatal) */
 struct info_facts {
@@ -149,5 +151,9 @@ size_t stats_tree_advice(struct smcctl *c, json_object *tree, struct advice *out
  * state changed, 0 it already was so, -1 unknown (the kernel does not say; JSON null).
  */
 enum { CHANGED_UNKNOWN = -1 };
+/* enable, disable (unit.c) */
+int unit_enable(struct smcctl *c, const struct verb_args *a);
+int unit_disable(struct smcctl *c, const struct verb_args *a);
+
 json_object *action_json(const char *action, const char *key, const char *value, int changed);
 void action_text(struct smcctl *c, json_object *doc);

@@ -5,7 +5,7 @@
  * the kernel has no view of them (they live in the agent's BPF maps).
  *
  * JSON:
- *   {"policies": [{"item", "kind", "target", "state", "message", "sockets"}, ...],
+ *   {"policies": [{"item", "kind", "target", "state", "message", "sockets", "source"}, ...],
  *    "kernel": {"select", "select_reason", "buffers", "buffers_reason", "exclude",
  *               "exclude_reason", "select_loaded", "exclude_loaded", "enrolled",
  *               "pinned", "pin_reason", "adopted", "run_sockets", "inherit_failures"}}
@@ -32,7 +32,7 @@
 static const struct out_column policy_cols[] = {
 	OUT_COL("kind", "KIND", OUT_STR),      OUT_COL("target", "TARGET", OUT_STR),
 	OUT_COL("state", "STATE", OUT_STR),    OUT_COL("sockets", "SOCKETS", OUT_U64),
-	OUT_COL("message", "DETAIL", OUT_STR),
+	OUT_COL("message", "DETAIL", OUT_STR), OUT_COL("source", "SOURCE", OUT_STR, .detail = 1),
 };
 
 static void kernel_line(struct smcctl *c, json_object *k, const char *key, const char *what)
@@ -135,6 +135,29 @@ static int read_hooks(sd_bus_message *m, json_object *obj)
 	return sd_bus_message_exit_container(m);
 }
 
+/*
+ * Sources (item -> FILE:LINE: smc.yaml or the drop-in of smcctl enable) into each row's
+ * "source"; an agent from before the property gives none, which is no error.
+ */
+static void add_sources(sd_bus *bus, json_object *rows)
+{
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+	const char *item, *where;
+
+	if (sd_bus_get_property(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_POLICY,
+				SMCD_BUS_POLICY_SOURCES, &e, &m, "a{ss}") < 0 ||
+	    sd_bus_message_enter_container(m, 'a', "{ss}") < 0)
+		return;
+	while (sd_bus_message_read(m, "{ss}", &item, &where) > 0)
+		for (size_t i = 0; i < json_object_array_length(rows); i++) {
+			json_object *o = json_object_array_get_idx(rows, i);
+
+			if (streq(out_get_str(o, "item", ""), item))
+				(void)json_add_str(o, "source", where);
+		}
+}
+
 static int get_property(struct smcctl *c, sd_bus *bus, const char *prop, sd_bus_message **ret)
 {
 	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
@@ -168,6 +191,8 @@ int policy_list(struct smcctl *c, const struct verb_args *a)
 	r = read_policies(pol, rows);
 	if (r >= 0)
 		r = read_hooks(hooks, kernel);
+	if (r >= 0)
+		add_sources(bus, rows);
 	if (r < 0)
 		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "cannot read smcd-agent's answer: %s",
 				    strerror(-r));

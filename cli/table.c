@@ -238,6 +238,35 @@ static const struct verb policy_verbs[] = {
 	{}
 };
 
+static const struct verb_opt enable_opts[] = {
+	[UNIT_OPT_CGROUP] = { "cgroup", 'c', "PATH",
+			      "this cgroup, without asking systemd (e.g. /system.slice/x.service)" },
+	[UNIT_OPT_CONFIG] = { "config", 0, "FILE",
+			      "without smcd-agent: the drop-ins of FILE (default /etc/smc/smc.yaml)" },
+	{}
+};
+
+static const struct verb_opt disable_opts[] = {
+	[DISABLE_OPT_CONFIG] = { "config", 0, "FILE",
+			      "without smcd-agent: the drop-ins of FILE (default /etc/smc/smc.yaml)" },
+	{}
+};
+
+/* "unit" is the only verb: "smcctl enable nginx" is "smcctl enable unit nginx". */
+static const struct verb enable_verbs[] = {
+	{ .name = "unit", .synopsis = "UNIT [--cgroup PATH] [--config FILE]", .min_args = 1,
+	  .max_args = 1, .opts = enable_opts, .flags = VERB_DEFAULT | VERB_ARGS | VERB_ADMIN,
+	  .run = unit_enable, .help = "switch UNIT's sockets to SMC (a drop-in)" },
+	{}
+};
+
+static const struct verb disable_verbs[] = {
+	{ .name = "unit", .synopsis = "UNIT [--config FILE]", .min_args = 1, .max_args = 1,
+	  .opts = disable_opts, .flags = VERB_DEFAULT | VERB_ARGS | VERB_ADMIN,
+	  .run = unit_disable, .help = "remove UNIT's drop-in: TCP again" },
+	{}
+};
+
 static const struct verb_opt bundle_opts[] = {
 	[BUNDLE_OPT_OUTPUT] = { "output", 'o', "FILE",
 				"write to FILE (- for stdout); default smc-bundle-HOST-DATE.tar.gz" },
@@ -276,6 +305,10 @@ const struct object smcctl_objects[] = {
 	  .help = "run a program with its TCP sockets switched to SMC" },
 	{ .name = "policy", .verbs = policy_verbs,
 	  .help = "smcd-agent's policies: cgroups and netns on SMC, exclusions" },
+	{ .name = "enable", .verbs = enable_verbs,
+	  .help = "switch a systemd unit's sockets to SMC, kept in smc.yaml.d" },
+	{ .name = "disable", .verbs = disable_verbs,
+	  .help = "undo enable: the unit's sockets are TCP again" },
 	{ .name = "status", .verbs = status_verbs,
 	  .help = "smcd-agent: the daemon keeping smc.yaml" },
 	{ .name = "config", .verbs = config_verbs,

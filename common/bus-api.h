@@ -28,6 +28,19 @@
 #define DBUS_NAME_OWNER_CHANGED "NameOwnerChanged"
 #define DBUS_GET_CONNECTION_CREDENTIALS "GetConnectionCredentials"
 
+/* systemd's manager, which smcctl enable asks for a unit's cgroup (cli/unit.c): a unit's
+ * ControlGroup and Slice are properties of its type's interface, SYSTEMD_IFACE_PREFIX and
+ * the type capitalised (Service, Scope, Slice, Socket, Mount, Swap). */
+#define SYSTEMD_SERVICE "org.freedesktop.systemd1"
+#define SYSTEMD_PATH "/org/freedesktop/systemd1"
+#define SYSTEMD_IFACE_MANAGER SYSTEMD_SERVICE ".Manager"
+#define SYSTEMD_IFACE_UNIT SYSTEMD_SERVICE ".Unit"
+#define SYSTEMD_IFACE_PREFIX SYSTEMD_SERVICE "."
+#define SYSTEMD_LOAD_UNIT "LoadUnit"
+#define SYSTEMD_UNIT_LOAD_STATE "LoadState"
+#define SYSTEMD_UNIT_CONTROL_GROUP "ControlGroup"
+#define SYSTEMD_UNIT_SLICE "Slice"
+
 /* polkit's authority, which the agent asks (smcd-agent/bus-polkit.c), and the agent's
  * actions, one per kind of change (etc/polkit-1/org.smcd.agent1.policy). */
 #define POLKIT_SERVICE "org.freedesktop.PolicyKit1"
@@ -41,6 +54,7 @@
 #define SMCD_POLKIT_ENROLL_PROCESS "org.smcd.agent1.enroll-process"
 #define SMCD_POLKIT_RELOAD "org.smcd.agent1.reload"
 #define SMCD_POLKIT_RESET_STATISTICS "org.smcd.agent1.reset-statistics"
+#define SMCD_POLKIT_MANAGE_POLICY "org.smcd.agent1.manage-policy"
 /* The detail CheckAuthorization carries: smc.yaml's admin-group, which the shipped rule
  * (etc/polkit-1/org.smcd.agent1.rules) grants every action to. */
 #define SMCD_POLKIT_DETAIL_ADMIN_GROUP "org.smcd.agent1.admin-group"
@@ -106,6 +120,8 @@
 #define SMCD_BUS_MANAGER_ADD_PNET "AddPnet"				   /* method */
 #define SMCD_BUS_MANAGER_REMOVE_PNET "RemovePnet"			   /* method */
 #define SMCD_BUS_MANAGER_FLUSH_PNET "FlushPnet"				   /* method */
+#define SMCD_BUS_MANAGER_ENABLE_UNIT "EnableUnit"			   /* method */
+#define SMCD_BUS_MANAGER_DISABLE_UNIT "DisableUnit"			   /* method */
 
 /* SMCD_BUS_IFACE_STATS */
 #define SMCD_BUS_STATS_AVAILABLE "Available"				     /* property */
@@ -130,6 +146,7 @@
 /* SMCD_BUS_IFACE_POLICY */
 #define SMCD_BUS_POLICY_POLICIES "Policies"	       /* property */
 #define SMCD_BUS_POLICY_HOOKS "Hooks"		       /* property */
+#define SMCD_BUS_POLICY_SOURCES "Sources"	       /* property */
 #define SMCD_BUS_POLICY_ENROLL_PROCESS "EnrollProcess" /* method */
 
 /* SMCD_BUS_IFACE_LOOPBACK */

@@ -1,6 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/macro.h"
 
 #include "common/util.h"
 
@@ -11,4 +19,58 @@ char *strstrip_trailing(char *s)
 	while (n > 0 && isspace((unsigned char)s[n - 1]))
 		s[--n] = '\0';
 	return s;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return negative_errno();
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int fsync_dir(const char *dir)
+{
+	_cleanup_(closep) int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0 || fsync(fd) < 0)
+		return negative_errno();
+	return 0;
+}
+
+int textfile_write_atomic(const char *path, const char *data, size_t len, unsigned mode)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096], tmp[4200];
+	_cleanup_(closep) int fd = -1;
+	int r;
+
+	if (!slash || (size_t)(slash - path) >= sizeof(dir) - 1)
+		return -EINVAL;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash == path ? 1 : slash - path), path);
+	/* ".smc.prom.XXXXXX": hidden, and not *.prom, so node_exporter never reads it. */
+	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, slash + 1);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	r = write_all(fd, data, len);
+	if (r >= 0 && fchmod(fd, mode) < 0)
+		r = negative_errno();
+	if (r >= 0 && fsync(fd) < 0)
+		r = negative_errno();
+	if (r >= 0 && rename(tmp, path) < 0)
+		r = negative_errno();
+	if (r < 0) {
+		(void)unlink(tmp);
+		return r;
+	}
+	return fsync_dir(dir);
 }

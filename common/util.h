@@ -6,3 +6,12 @@
 
 /* Remove trailing whitespace in place; returns s. */
 char *strstrip_trailing(char *s);
+
+/*
+ * Replace path with data so that a reader sees the old file or the new one, never a part:
+ * a temporary ".NAME.XXXXXX" in the same directory, fsync, fchmod(mode), rename, fsync of
+ * the directory.  The agent (textfile, state
+ * file, drop-ins) and smcctl (drop-ins) write through it.  Negative errno on failure (the temporary
+ * file is removed).
+ */
+int textfile_write_atomic(const char *path, const char *data, size_t len, unsigned mode);

@@ -481,10 +481,8 @@ int section_modules(struct ctx *ctx, const struct ynode *k, const struct ynode *
 /* ------------------------------------------------------------------------------------- */
 /* Load                                                                                   */
 
-static uint64_t fnv1a64(const char *s, size_t n)
+uint64_t config_fnv1a64(uint64_t h, const char *s, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
 	for (size_t i = 0; i < n; i++) {
 		h ^= (unsigned char)s[i];
 		h *= 0x100000001b3ULL;
@@ -530,6 +528,9 @@ struct config *config_free(struct config *c)
 	free(c->ueid.machine_id_file);
 	sysctls_clear(c);
 	free(c->pnet.entries);
+	for (size_t i = 0; i < c->n_dropins; i++)
+		free(c->dropins[i]);
+	free(c->dropins);
 	modules_clear(c);
 	free(c->admin_group);
 	free(c->stats.prometheus_path);
@@ -552,7 +553,7 @@ int config_new_default(const char *path, struct config **ret)
 	c->text = strdup("");
 	if (!c->path || !c->text)
 		return -ENOMEM;
-	c->hash = fnv1a64("", 0);
+	c->hash = config_fnv1a64(CONFIG_FNV_OFFSET, "", 0);
 	*ret = TAKE_PTR(c);
 	return 0;
 }
@@ -562,7 +563,7 @@ int config_new_default(const char *path, struct config **ret)
  * the config path would block the agent until a writer came, a directory or a device is a
  * mistake to say so about.  -EBADFD for such a file, whose kind *ret_kind names.
  */
-static int read_file(const char *path, char **ret, size_t *ret_len, const char **ret_kind)
+int config_read_file(const char *path, char **ret, size_t *ret_len, const char **ret_kind)
 {
 	_cleanup_(fclosep) FILE *f = NULL;
 	_cleanup_(freep) char *buf = NULL;
@@ -626,8 +627,22 @@ static int read_file(const char *path, char **ret, size_t *ret_len, const char *
 	return 0;
 }
 
-static int load(const char *path, const char *text, size_t text_len, struct config **ret,
-		struct config_errors *errors)
+void config_read_error(struct config_errors *errors, const char *path, int r, const char *kind)
+{
+	char *line = NULL;
+	int k;
+
+	if (r == -EBADFD)
+		k = asprintf(&line, "%s: is %s (expected a regular YAML file)", path, kind);
+	else
+		k = asprintf(&line, "%s: cannot read: %s (expected a readable YAML file)", path,
+			     r == -EBADMSG ? "the file contains a NUL byte" : strerror(-r));
+	if (k >= 0)
+		config_errors_add(errors, (struct config_mark){}, line);
+}
+
+static int load(const char *path, const char *text, size_t text_len, const char *dropin_dir,
+		struct config **ret, struct config_errors *errors)
 {
 	_cleanup_(config_freep) struct config *c = calloc(1, sizeof(*c));
 	_cleanup_(ynode_freep) struct ynode *root = NULL;
@@ -649,24 +664,14 @@ static int load(const char *path, const char *text, size_t text_len, struct conf
 		c->text = strndup(text, text_len);
 		r = !c->text ? -ENOMEM : strlen(c->text) != text_len ? -EBADMSG : 0;
 	} else
-		r = read_file(path, &c->text, &len, &kind);
+		r = config_read_file(path, &c->text, &len, &kind);
 	if (r == -ENOMEM)
 		return r;
 	if (r < 0) {
-		char *line = NULL;
-		int k;
-
-		if (r == -EBADFD)
-			k = asprintf(&line, "%s: is %s (expected a regular YAML file)", path, kind);
-		else
-			k = asprintf(&line, "%s: cannot read: %s (expected a readable YAML file)",
-				     path,
-				     r == -EBADMSG ? "the file contains a NUL byte" : strerror(-r));
-		if (k >= 0)
-			config_errors_add(errors, (struct config_mark){}, line);
+		config_read_error(errors, path, r, kind);
 		return r;
 	}
-	c->hash = fnv1a64(c->text, len);
+	c->hash = config_fnv1a64(CONFIG_FNV_OFFSET, c->text, len);
 
 	r = ytree_parse(&ctx, c->text, len, &root);
 	if (r < 0)
@@ -680,8 +685,14 @@ static int load(const char *path, const char *text, size_t text_len, struct conf
 				 node_type_name(root));
 		else
 			r = config_keys_parse(&ctx, root, "");
-		if (r == 0)
-			r = config_policies_check(&ctx);
+		if (r == -ENOMEM)
+			return r;
+	}
+	/* Drop-ins after the file, so that their entries follow its own (policies.c). */
+	if (dropin_dir && config_dropins_load(&ctx, dropin_dir) == -ENOMEM)
+		return -ENOMEM;
+	if (errors->n == 0) {
+		r = config_policies_check(&ctx);
 		if (r == 0)
 			r = config_loopback_check(&ctx);
 		if (r == -ENOMEM)
@@ -695,13 +706,17 @@ static int load(const char *path, const char *text, size_t text_len, struct conf
 
 int config_load(const char *path, struct config **ret, struct config_errors *errors)
 {
-	return load(path, NULL, 0, ret, errors);
+	_cleanup_(freep) char *dir = config_dropin_dir(path);
+
+	if (!dir)
+		return -ENOMEM;
+	return load(path, NULL, 0, dir, ret, errors);
 }
 
-int config_load_text(const char *path, const char *text, size_t len, struct config **ret,
-		     struct config_errors *errors)
+int config_load_text(const char *path, const char *text, size_t len, const char *dropin_dir,
+		     struct config **ret, struct config_errors *errors)
 {
-	return load(path, text, len, ret, errors);
+	return load(path, text, len, dropin_dir, ret, errors);
 }
 
 /* ------------------------------------------------------------------------------------- */
@@ -776,7 +791,7 @@ void modules_dump(FILE *f, const struct config *c)
 
 void policies_dump(FILE *f, const struct config *c)
 {
-	config_policies_dump(f, &c->policies);
+	config_policies_dump(f, &c->policies, c->path);
 }
 
 char *config_dump(const struct config *c)
@@ -791,6 +806,8 @@ char *config_dump(const struct config *c)
 	 * newline in it must read back as itself (smcctl config show, --dump-config). */
 	dump_kv(f, "# effective configuration of ", c->path, "");
 	fprintf(f, " (revision %016" PRIx64 ")\n", c->hash);
+	for (size_t i = 0; i < c->n_dropins; i++)
+		dump_kv(f, "# with the drop-in ", c->dropins[i], "\n");
 	config_keys_dump(f, c, NULL);
 	if (fclose(f) != 0) {
 		free(buf);

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config/dropin.h"
 #include "config/loopback.h"
 #include "config/policy.h"
 #include "config/units.h"
@@ -109,6 +110,9 @@ struct config {
 		char *prometheus_path;	   /* absolute, ends in .prom */
 	} stats;
 	struct config_policies policies; /* policy.h */
+	/* The drop-ins read after the file, in their order (policies: entries point here). */
+	char **dropins;
+	size_t n_dropins;
 	struct config_loopback loopback; /* loopback.h */
 };
 
@@ -117,17 +121,20 @@ struct config {
 #define STATS_LINKGROUP_SERIES_MAX 10000
 
 /*
- * Load and validate path.  Returns 0 and a
- * config, or -EINVAL with the errors in *errors, or another negative errno when the file
- * cannot be read (also described in *errors).
+ * Load and validate path, and after it the drop-ins of path.d/ (config_dropin_dir(); see
+ * dropin.h).  Returns 0 and a config, or -EINVAL with the errors in *errors, or another
+ * negative errno when the file cannot be read (also described in *errors; -ENOENT: path
+ * does not exist).
  */
 int config_load(const char *path, struct config **ret, struct config_errors *errors);
 /*
  * The same for a file's text read by someone else (PlanConfig: smcctl reads the file with
- * its caller's rights and sends the text); path only names it in the errors.
+ * its caller's rights and sends the text), or "" where no file exists (the built-in
+ * defaults with the drop-ins); path only names it in the errors.  The drop-ins of
+ * dropin_dir (NULL: none) are read from disk.
  */
-int config_load_text(const char *path, const char *text, size_t len, struct config **ret,
-		     struct config_errors *errors);
+int config_load_text(const char *path, const char *text, size_t len, const char *dropin_dir,
+		     struct config **ret, struct config_errors *errors);
 /* The built-in defaults, as used when no file exists. */
 int config_new_default(const char *path, struct config **ret);
 struct config *config_free(struct config *c);

@@ -40,8 +40,8 @@ static struct config_policies *pol(struct ctx *ctx)
 
 /* ---- cgroups: ------------------------------------------------------------------------- */
 
-/* NULL when valid, else what is wrong. */
-static const char *cgroup_path_problem(const char *s)
+/* dropin.h */
+const char *config_cgroup_path_problem(const char *s)
 {
 	size_t n = strlen(s);
 
@@ -72,24 +72,34 @@ static int add_target(struct ctx *ctx, struct config_policy_target **v, size_t *
 	*v = a;
 	a[*n] = (struct config_policy_target){ .path = strdup(path),
 					       .line = node->mark.line,
-					       .column = node->mark.column };
+					       .column = node->mark.column,
+					       .file = ctx->source };
 	if (!a[*n].path)
 		return -ENOMEM;
 	(*n)++;
 	return 0;
 }
 
-static bool target_dup(struct ctx *ctx, const struct config_policy_target *v, size_t n,
-		       const char *path, const struct ynode *node, const char *key)
+/*
+ * An entry given twice: in the same file a mistake (an error), in two files (smc.yaml and a
+ * drop-in, or two drop-ins) one entry, the first kept: "smcctl enable" of a unit smc.yaml
+ * already lists, or a drop-in shipped by a package beside the operator's line, asks for
+ * the same thing twice and gets it once.  1 when merged, -EINVAL for the error, 0 when new.
+ */
+static int target_dup(struct ctx *ctx, const struct config_policy_target *v, size_t n,
+		      const char *path, const struct ynode *node, const char *key)
 {
-	for (size_t i = 0; i < n; i++)
-		if (streq(v[i].path, path)) {
-			error_at(ctx, node->mark,
-				 "%s: duplicate entry '%s' (first given at line %u, column %u)",
-				 key, path, v[i].line, v[i].column);
-			return true;
-		}
-	return false;
+	for (size_t i = 0; i < n; i++) {
+		if (!streq(v[i].path, path))
+			continue;
+		if (v[i].file != ctx->source)
+			return 1;
+		error_at(ctx, node->mark,
+			 "%s: duplicate entry '%s' (first given at line %u, column %u)", key, path,
+			 v[i].line, v[i].column);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 static bool rules_full(struct ctx *ctx, const struct ynode *node, const char *key)
@@ -106,7 +116,7 @@ static int policy_cgroups(struct ctx *ctx, const struct ynode *k, const struct y
 {
 	const struct ynode *seq = get_seq(ctx, v, "policies.cgroups", "cgroup paths");
 	struct config_policies *p = pol(ctx);
-	int ret = 0;
+	int ret = 0, dup;
 
 	if (!seq)
 		return -EINVAL;
@@ -120,7 +130,7 @@ static int policy_cgroups(struct ctx *ctx, const struct ynode *k, const struct y
 			ret = -EINVAL;
 			continue;
 		}
-		problem = cgroup_path_problem(s);
+		problem = config_cgroup_path_problem(s);
 		if (problem) {
 			error_at(ctx, e->mark,
 				 "policies.cgroups: '%s' is not a valid cgroup path: %s (expected a path below the cgroup2 root such as /system.slice/nginx.service or /machine.slice)",
@@ -128,8 +138,10 @@ static int policy_cgroups(struct ctx *ctx, const struct ynode *k, const struct y
 			ret = -EINVAL;
 			continue;
 		}
-		if (target_dup(ctx, p->cgroups, p->n_cgroups, s, e, "policies.cgroups") ||
-		    rules_full(ctx, e, "policies.cgroups")) {
+		dup = target_dup(ctx, p->cgroups, p->n_cgroups, s, e, "policies.cgroups");
+		if (dup > 0)
+			continue;
+		if (dup < 0 || rules_full(ctx, e, "policies.cgroups")) {
 			ret = -EINVAL;
 			continue;
 		}
@@ -145,7 +157,7 @@ static int policy_netns(struct ctx *ctx, const struct ynode *k, const struct yno
 {
 	const struct ynode *seq = get_seq(ctx, v, "policies.netns", "network namespaces");
 	struct config_policies *p = pol(ctx);
-	int ret = 0;
+	int ret = 0, dup;
 
 	if (!seq)
 		return -EINVAL;
@@ -171,8 +183,10 @@ static int policy_netns(struct ctx *ctx, const struct ynode *k, const struct yno
 			ret = -EINVAL;
 			continue;
 		}
-		if (target_dup(ctx, p->netns, p->n_netns, path, e, "policies.netns") ||
-		    rules_full(ctx, e, "policies.netns")) {
+		dup = target_dup(ctx, p->netns, p->n_netns, path, e, "policies.netns");
+		if (dup > 0)
+			continue;
+		if (dup < 0 || rules_full(ctx, e, "policies.netns")) {
 			ret = -EINVAL;
 			continue;
 		}
@@ -323,7 +337,9 @@ static int exclude_entry(struct ctx *ctx, const struct ynode *e)
 		return -ENOMEM;
 	p->exclude = x;
 	x = &p->exclude[p->n_exclude++];
-	*x = (struct config_policy_exclude){ .line = e->mark.line, .column = e->mark.column };
+	*x = (struct config_policy_exclude){ .line = e->mark.line,
+					     .column = e->mark.column,
+					     .file = ctx->source };
 	if (e->type == YNODE_MAP) {
 		r = parse_map(ctx, e, "policies.exclude", exclude_keys, ELEMENTSOF(exclude_keys));
 		if (r == 0 && !x->family && !x->port) {
@@ -336,6 +352,11 @@ static int exclude_entry(struct ctx *ctx, const struct ynode *e)
 	if (r == 0)
 		for (size_t i = 0; i + 1 < p->n_exclude; i++)
 			if (exclude_same(&p->exclude[i], x)) {
+				/* In another file: one entry (target_dup()). */
+				if (p->exclude[i].file != ctx->source) {
+					p->n_exclude--;
+					return 0;
+				}
 				policy_exclude_text(x);
 				error_at(ctx, e->mark,
 					 "policies.exclude: duplicate entry %s (first given at line %u, column %u)",
@@ -378,7 +399,8 @@ static const struct key_handler policies_keys[] = {
 
 int section_policies(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
 {
-	pol(ctx)->line = k->mark.line;
+	if (!ctx->source)
+		pol(ctx)->line = k->mark.line;
 	return parse_map(ctx, v, "policies", policies_keys, ELEMENTSOF(policies_keys));
 }
 
@@ -395,7 +417,8 @@ int config_policies_check(struct ctx *ctx)
 	if (!hs || !p->n_exclude)
 		return 0;
 	error_at(ctx, hs->mark,
-		 "sysctl.hs_ctrl: net.smc.hs_ctrl is set by policies.exclude (line %u) to the agent's own smc_hs_ctrl (expected no sysctl.hs_ctrl while policies.exclude has entries)",
+		 "sysctl.hs_ctrl: net.smc.hs_ctrl is set by policies.exclude (%s%sline %u) to the agent's own smc_hs_ctrl (expected no sysctl.hs_ctrl while policies.exclude has entries)",
+		 p->exclude[0].file ? p->exclude[0].file : "", p->exclude[0].file ? ", " : "",
 		 p->exclude[0].line);
 	return -EINVAL;
 }
@@ -413,15 +436,51 @@ static void dump_targets(FILE *f, const char *key, const struct config_policy_ta
 	fputs("]\n", f);
 }
 
-void config_policies_dump(FILE *f, const struct config_policies *p)
+/*
+ * With entries of drop-ins, one per line with where it came from as a comment (the YAML
+ * reads back the same); without, the compact form of before.
+ */
+static void dump_targets_sourced(FILE *f, const char *key, const struct config_policy_target *v,
+				 size_t n, const char *main_path)
 {
+	fprintf(f, "  %s:%s\n", key, n ? "" : " []");
+	for (size_t i = 0; i < n; i++) {
+		fputs("    - ", f);
+		config_dump_string(f, v[i].path);
+		fprintf(f, "  # %s:%u\n", v[i].file ? v[i].file : main_path, v[i].line);
+	}
+}
+
+static bool has_dropin_entries(const struct config_policies *p)
+{
+	for (size_t i = 0; i < p->n_cgroups; i++)
+		if (p->cgroups[i].file)
+			return true;
+	for (size_t i = 0; i < p->n_netns; i++)
+		if (p->netns[i].file)
+			return true;
+	for (size_t i = 0; i < p->n_exclude; i++)
+		if (p->exclude[i].file)
+			return true;
+	return false;
+}
+
+void config_policies_dump(FILE *f, const struct config_policies *p, const char *main_path)
+{
+	bool sourced = has_dropin_entries(p);
+
 	if (!config_policies_count(p)) {
 		fputs("policies: {}\n", f);
 		return;
 	}
 	fputs("policies:\n", f);
-	dump_targets(f, "cgroups", p->cgroups, p->n_cgroups);
-	dump_targets(f, "netns", p->netns, p->n_netns);
+	if (sourced) {
+		dump_targets_sourced(f, "cgroups", p->cgroups, p->n_cgroups, main_path);
+		dump_targets_sourced(f, "netns", p->netns, p->n_netns, main_path);
+	} else {
+		dump_targets(f, "cgroups", p->cgroups, p->n_cgroups);
+		dump_targets(f, "netns", p->netns, p->n_netns);
+	}
 	fprintf(f, "  exclude:%s\n", p->n_exclude ? "" : " []");
 	for (size_t i = 0; i < p->n_exclude; i++) {
 		const struct config_policy_exclude *e = &p->exclude[i];
@@ -434,6 +493,9 @@ void config_policies_dump(FILE *f, const struct config_policies *p)
 		}
 		if (e->port)
 			fprintf(f, "port: %u", e->port);
-		fputs("}\n", f);
+		fputs("}", f);
+		if (sourced)
+			fprintf(f, "  # %s:%u", e->file ? e->file : main_path, e->line);
+		fputs("\n", f);
 	}
 }

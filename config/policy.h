@@ -28,6 +28,7 @@ struct config_policy_target {
 	char *path;    /* cgroups: relative to the cgroup2 root ("/a/b"); netns: absolute */
 	unsigned line; /* where it was written */
 	unsigned column;
+	const char *file; /* the drop-in it came from (the config's dropins[]), NULL: smc.yaml */
 };
 
 struct config_policy_exclude {
@@ -38,6 +39,7 @@ struct config_policy_exclude {
 	char text[80];	   /* "192.0.2.0/24", "*:5432", "[2001:db8::]/32:443", "10.0.0.1:80" */
 	unsigned line;
 	unsigned column;
+	const char *file; /* as for targets */
 };
 
 struct config_policies {
@@ -51,8 +53,9 @@ struct config_policies {
 };
 
 void config_policies_clear(struct config_policies *p);
-/* The section as YAML (nothing when empty). */
-void config_policies_dump(FILE *f, const struct config_policies *p);
+/* The section as YAML; with entries of drop-ins each with its FILE:LINE (main_path names
+ * smc.yaml's). */
+void config_policies_dump(FILE *f, const struct config_policies *p, const char *main_path);
 size_t config_policies_count(const struct config_policies *p);
 
 /* Exported for tests: parse an exclude address ("192.0.2.0/24", "::1"); 0 or -EINVAL with a

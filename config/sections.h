@@ -34,6 +34,14 @@ void policies_dump(FILE *f, const struct config *c);
 int section_policies(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
 /* After all sections: what policies: needs from the others. */
 int config_policies_check(struct ctx *ctx);
+/* The drop-ins of dir (dropin.c), after the main file: only their policies:. */
+int config_dropins_load(struct ctx *ctx, const char *dir);
+/* config.c, for dropin.c: a file read as the main one is (-EBADFD: not a regular file, of
+ * the kind *ret_kind names), that failure as an error line, and the revision's hash. */
+int config_read_file(const char *path, char **ret, size_t *ret_len, const char **ret_kind);
+void config_read_error(struct config_errors *errors, const char *path, int r, const char *kind);
+#define CONFIG_FNV_OFFSET 0xcbf29ce484222325ULL
+uint64_t config_fnv1a64(uint64_t h, const char *s, size_t n);
 /* loopback: (loopback.c) */
 int section_loopback(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
 /* After all sections: what loopback: needs from the others (reserved PNET IDs). */

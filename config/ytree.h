@@ -59,6 +59,8 @@ struct ctx {
 	struct yaml_parser_s *parser;
 	size_t n_nodes;	  /* built so far, against CONFIG_MAX_NODES */
 	const char *text; /* the file, for positions of encoding errors */
+	/* The drop-in being read (a string of config->dropins), NULL: the main file. */
+	const char *source;
 	size_t len;
 };
 

@@ -638,6 +638,7 @@ static int method_plan_config(sd_bus_message *msg, void *userdata, sd_bus_error 
 	_cleanup_(config_freep) struct config *c = NULL;
 	_cleanup_(json_object_putp) json_object *doc = NULL;
 	struct config_errors errors = {};
+	_cleanup_(freep) char *dropins = NULL;
 	const char *path, *text;
 	int r;
 
@@ -649,7 +650,12 @@ static int method_plan_config(sd_bus_message *msg, void *userdata, sd_bus_error 
 		return r;
 	if (!path[0])
 		path = m->config_path;
-	r = config_load_text(path, text, strlen(text), &c, &errors);
+	/* The text stands for the agent's smc.yaml, which is always read with its drop-ins:
+	 * the agent's own (it opens no directory the caller names). */
+	dropins = config_dropin_dir(m->config_path);
+	if (!dropins)
+		return -ENOMEM;
+	r = config_load_text(path, text, strlen(text), dropins, &c, &errors);
 	if (r == -ENOMEM) {
 		config_errors_clear(&errors);
 		return r;
@@ -667,6 +673,104 @@ static int method_plan_config(sd_bus_message *msg, void *userdata, sd_bus_error 
 		return -ENOMEM;
 	return sd_bus_reply_method_return(
 		msg, "s", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN));
+}
+
+/*
+ * EnableUnit(s unit, s cgroup) -> (s file, b changed, a(sss) results) and DisableUnit(s unit)
+ * -> (s file, b changed, a(sss) results): smcctl enable/disable (unit-dropin.c).  The caller
+ * resolves the unit to its cgroup (systemd's ControlGroup, or its slice): the agent has no
+ * business with systemd's bus and the cgroup is all a policy needs.  file is the drop-in
+ * written or removed or, when nothing changed, the file that lists the cgroup (enable) or
+ * "" (disable of a unit not enabled); results are the reconciliation's, as Reconcile's.
+ */
+static int unit_reply(sd_bus_message *msg, struct manager *m, int r, const char *path,
+		      const char *why, sd_bus_error *error)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	struct report none = {};
+	bool changed = r == 0;
+
+	switch (r) {
+	case 0:
+	case 1:
+		break;
+	case -EINVAL:
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "%s", why ? why : "");
+	case -EEXIST:
+		return sd_bus_error_setf(error, SMCD_BUS_ERROR_OWNED, "%s", why ? why : "");
+	case -EBADMSG:
+		return sd_bus_error_setf(error, SMCD_BUS_ERROR_CONFIG_INVALID,
+					 "Configuration refused, nothing changed:\n%s",
+					 why ? why : "");
+	case -ENOMEM:
+		return r;
+	default:
+		return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "%s", why ? why : strerror(-r));
+	}
+	r = sd_bus_message_new_method_return(msg, &reply);
+	if (r >= 0)
+		r = sd_bus_message_append(reply, "sb", path ? path : "", changed);
+	if (r >= 0)
+		r = bus_append_report(reply, changed ? &m->report : &none);
+	if (r < 0)
+		return r;
+	return sd_bus_send(NULL, reply, NULL);
+}
+
+/* Checked before polkit is asked (bus-polkit.c: nothing is done before the answer). */
+static int unit_argument(const char *unit, const char *cgroup, sd_bus_error *error)
+{
+	char name[CONFIG_UNIT_NAME_MAX + 1];
+	const char *why = NULL;
+
+	if (config_unit_name(unit, name, &why) < 0)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "'%s' is not a unit name: %s", unit, why);
+	why = cgroup ? config_cgroup_path_problem(cgroup) : NULL;
+	if (why)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "'%s' is not a valid cgroup path: %s", cgroup, why);
+	return 0;
+}
+
+static int method_enable_unit(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	_cleanup_(freep) char *path = NULL, *why = NULL;
+	const char *unit, *cgroup;
+	int r;
+
+	r = sd_bus_message_read(msg, "ss", &unit, &cgroup);
+	if (r < 0)
+		return r;
+	r = unit_argument(unit, cgroup, error);
+	if (r < 0)
+		return r;
+	r = bus_authorize(msg, m, error);
+	if (r != 0)
+		return r;
+	r = manager_enable_unit(m, unit, cgroup, &path, &why);
+	return unit_reply(msg, m, r, path, why, error);
+}
+
+static int method_disable_unit(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	_cleanup_(freep) char *path = NULL, *why = NULL;
+	const char *unit;
+	int r;
+
+	r = sd_bus_message_read(msg, "s", &unit);
+	if (r < 0)
+		return r;
+	r = unit_argument(unit, NULL, error);
+	if (r < 0)
+		return r;
+	r = bus_authorize(msg, m, error);
+	if (r != 0)
+		return r;
+	r = manager_disable_unit(m, unit, &path, &why);
+	return unit_reply(msg, m, r, path, why, error);
 }
 
 static bool ueid_owned(struct manager *m, const char *ueid, struct config_mark *ret)
@@ -998,6 +1102,12 @@ static const sd_bus_vtable manager_vtable[] = {
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_MANAGER_REMOVE_PNET, SD_BUS_ARGS("s", pnetid),
 				SD_BUS_NO_RESULT, method_remove_pnet, POLKIT),
 	SD_BUS_METHOD(SMCD_BUS_MANAGER_FLUSH_PNET, NULL, NULL, method_flush_pnet, POLKIT),
+	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_MANAGER_ENABLE_UNIT, SD_BUS_ARGS("s", unit, "s", cgroup),
+				SD_BUS_RESULT("s", file, "b", changed, "a(sss)", results),
+				method_enable_unit, POLKIT),
+	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_MANAGER_DISABLE_UNIT, SD_BUS_ARGS("s", unit),
+				SD_BUS_RESULT("s", file, "b", changed, "a(sss)", results),
+				method_disable_unit, POLKIT),
 	SD_BUS_VTABLE_END,
 };
 

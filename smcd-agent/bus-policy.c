@@ -80,6 +80,45 @@ static int prop_policies(sd_bus *bus, const char *path, const char *iface, const
 	return r;
 }
 
+/*
+ * Where each policy entry was written, item name -> "FILE:LINE": smc.yaml or one of its
+ * drop-ins (smcctl enable), from the running configuration, for smcctl policy.
+ */
+static int append_source(sd_bus_message *reply, const char *kind, const char *target,
+			 const char *file, unsigned line)
+{
+	char name[512], where[4200];
+
+	snprintf(name, sizeof(name), "policy:%s:%s", kind, target);
+	snprintf(where, sizeof(where), "%s:%u", file, line);
+	return sd_bus_message_append(reply, "{ss}", name, where);
+}
+
+static int prop_sources(sd_bus *bus, const char *path, const char *iface, const char *prop,
+			sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	const struct config_policies *p = &m->config->policies;
+	const char *main_path = m->config->path;
+	int r;
+
+	r = sd_bus_message_open_container(reply, 'a', "{ss}");
+	for (size_t i = 0; r >= 0 && i < p->n_cgroups; i++)
+		r = append_source(reply, "cgroup", p->cgroups[i].path,
+				  p->cgroups[i].file ? p->cgroups[i].file : main_path,
+				  p->cgroups[i].line);
+	for (size_t i = 0; r >= 0 && i < p->n_netns; i++)
+		r = append_source(reply, "netns", p->netns[i].path,
+				  p->netns[i].file ? p->netns[i].file : main_path, p->netns[i].line);
+	for (size_t i = 0; r >= 0 && i < p->n_exclude; i++)
+		r = append_source(reply, "exclude", p->exclude[i].text,
+				  p->exclude[i].file ? p->exclude[i].file : main_path,
+				  p->exclude[i].line);
+	if (r >= 0)
+		r = sd_bus_message_close_container(reply);
+	return r;
+}
+
 static int append_b(sd_bus_message *reply, const char *key, bool v)
 {
 	return sd_bus_message_append(reply, "{sv}", key, "b", (int)v);
@@ -308,6 +347,7 @@ static const sd_bus_vtable policy_vtable[] = {
 	SD_BUS_VTABLE_START(0),
 	SD_BUS_PROPERTY(SMCD_BUS_POLICY_POLICIES, "a(ssssst)", prop_policies, 0, 0),
 	SD_BUS_PROPERTY(SMCD_BUS_POLICY_HOOKS, "a{sv}", prop_hooks, 0, 0),
+	SD_BUS_PROPERTY(SMCD_BUS_POLICY_SOURCES, "a{ss}", prop_sources, 0, 0),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_POLICY_ENROLL_PROCESS,
 				SD_BUS_ARGS("h", pidfd, "u", sndbuf, "u", rcvbuf),
 				SD_BUS_RESULT("s", note), method_enroll, POLKIT),

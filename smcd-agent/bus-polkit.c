@@ -80,6 +80,9 @@ static const struct bus_action {
 	ROOT_ACTION(SMCD_BUS_IFACE_POLICY, SMCD_BUS_POLICY_ENROLL_PROCESS,
 		    SMCD_POLKIT_ENROLL_PROCESS, "Enrolling another user's process"),
 	ACTION(SMCD_BUS_IFACE_STATS, SMCD_BUS_STATS_RESET_STATISTICS, SMCD_POLKIT_RESET_STATISTICS),
+	/* smcctl enable/disable: a policies: drop-in written or removed, then a reload. */
+	ACTION(SMCD_BUS_IFACE_MANAGER, SMCD_BUS_MANAGER_ENABLE_UNIT, SMCD_POLKIT_MANAGE_POLICY),
+	ACTION(SMCD_BUS_IFACE_MANAGER, SMCD_BUS_MANAGER_DISABLE_UNIT, SMCD_POLKIT_MANAGE_POLICY),
 };
 
 /* One method call's question to polkit, from the ask to the handler's second run. */

@@ -85,9 +85,15 @@ static int load(const char *path, bool reload, struct config **ret, char **ret_e
 		return r;
 	}
 	if (r == -ENOENT) {
+		_cleanup_(freep) char *dir = config_dropin_dir(path);
+
+		/* The defaults with the drop-ins: a unit enabled by "smcctl enable" stays
+		 * enabled on a host that has no smc.yaml. */
 		config_errors_clear(&errors);
 		log_notice("%s does not exist: using the built-in defaults", path);
-		return config_new_default(path, ret);
+		if (!dir)
+			return -ENOMEM;
+		r = config_load_text(path, "", 0, dir, ret, &errors);
 	}
 	if (r < 0) {
 		log_config_errors(path, &errors, "configuration");

@@ -99,6 +99,16 @@ struct manager *manager_free(struct manager *m);
 int manager_load_config(struct manager *m);
 /* Reload: on failure the running config stays and config_error says why; -EINVAL. */
 int manager_reload(struct manager *m, char **ret_error);
+/*
+ * EnableUnit, DisableUnit (unit-dropin.c): write or remove UNIT's drop-in of smc.yaml and
+ * reload.  0: done (*ret_path the drop-in), 1: nothing to do (enable: *ret_path the file
+ * that already lists the cgroup), -EINVAL: a bad argument, -EEXIST: disable of a unit that
+ * smc.yaml itself (or another drop-in) lists, -EBADMSG: the configuration was refused and
+ * the drop-in put back; other -errno.  *ret_why says what went wrong.
+ */
+int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup, char **ret_path,
+			char **ret_why);
+int manager_disable_unit(struct manager *m, const char *unit, char **ret_path, char **ret_why);
 int manager_reconcile(struct manager *m, enum reconcile_reason reason);
 /*
  * Re-read devices, link groups and capabilities; update D-Bus objects.  0, or the failed

@@ -37,6 +37,7 @@
 #include <json-c/json.h>
 
 #include "common/stats-table.h"
+#include "common/util.h"
 #include "netlink/smcnl.h"
 
 struct obj_device;
@@ -261,12 +262,6 @@ struct prom_agent {
 /* The same with the agent's own families (a or fb may be NULL). */
 char *prometheus_render_agent(const struct stats_engine *e, const struct objects *objects,
 			      const struct prom_fallback *fb, const struct prom_agent *a);
-/*
- * Replace path with data so that a reader sees the old file or the new one, never a part:
- * a temporary ".NAME.XXXXXX" in the same directory, fsync, fchmod(mode), rename, fsync of
- * the directory.  Negative errno on failure (the temporary file is removed).
- */
-int textfile_write_atomic(const char *path, const char *data, size_t len, unsigned mode);
 /*
  * Remove the temporaries of path that a killed writer left (".NAME.XXXXXX": only ours, one
  * writer per path).  Returns how many were removed.

@@ -103,7 +103,7 @@ static json_object *plan_of(const char *yaml)
 
 	snprintf(kdir, sizeof(kdir), "%s/kernel", dir);
 	assert_int_equal(kernel_fake_new(kdir, &k), 0);
-	if (config_load_text("/etc/smc/smc.yaml", yaml, strlen(yaml), &c, &errors) < 0) {
+	if (config_load_text("/etc/smc/smc.yaml", yaml, strlen(yaml), NULL, &c, &errors) < 0) {
 		doc = config_plan_invalid_json("/etc/smc/smc.yaml", &errors, PLAN_PLANNER_STANDALONE);
 		config_errors_clear(&errors);
 		return doc;

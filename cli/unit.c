@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * smcctl enable UNIT / smcctl disable UNIT: one systemd unit's cgroup into smc.yaml's
+ * policies: or out of it, so that switching one service to SMC is one command.
+ *
+ * The choice is kept in the unit's drop-in of smc.yaml (config/dropin.h: why drop-ins),
+ * written by the agent (EnableUnit, DisableUnit: it applies the change as Reload does, or
+ * refuses it and puts the directory back) or, with no agent on the bus, by smcctl itself,
+ * which then says that the agent applies it when it starts.
+ *
+ * UNIT to cgroup: systemd's ControlGroup of the unit (LoadUnit: a unit not running is
+ * loaded, not started); a unit that is not running has none, and then its place follows
+ * from its Slice as systemd names cgroups (a-b.slice is /a.slice/a-b.slice, so a unit of
+ * it is /a.slice/a-b.slice/UNIT).  A unit systemd does not know is an error, and so is a
+ * host without systemd on the bus: --cgroup PATH names the cgroup instead (then systemd is
+ * not asked at all, and the name only names the drop-in).
+ *
+ * JSON: {"action": "enable"|"disable", "unit", "cgroup" (enable), "file", "changed",
+ *        "agent" (applied by smcd-agent), "results": [{"item", "result", "message"}]}
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <systemd/sd-bus.h>
+
+#include "cli/bus.h"
+#include "cli/objects.h"
+#include "common/bus-api.h"
+#include "common/output.h"
+#include "common/util.h"
+#include "config/config.h"
+
+/* ---- systemd ---------------------------------------------------------------------------- */
+
+/* a-b.slice: /a.slice/a-b.slice as systemd nests slices ("-.slice", the root: ""). */
+static int slice_path(const char *slice, char *buf, size_t len)
+{
+	size_t n = strlen(slice), base = n - strlen(".slice"), at = 0;
+
+	buf[0] = '\0';
+	if (streq(slice, "-.slice"))
+		return 0;
+	if (n <= strlen(".slice") || !streq(slice + base, ".slice") || slice[0] == '-' ||
+	    slice[base - 1] == '-' || strstr(slice, "--"))
+		return -EINVAL; /* systemd refuses such slice names */
+	for (size_t i = 1; i <= base; i++) {
+		int k;
+
+		if (i < base && slice[i] != '-')
+			continue;
+		k = snprintf(buf + at, len - at, "/%.*s.slice", (int)i, slice);
+		if (k < 0 || (size_t)k >= len - at)
+			return -ENAMETOOLONG;
+		at += (size_t)k;
+	}
+	return 0;
+}
+
+static int get_string(sd_bus *bus, const char *path, const char *iface, const char *prop,
+		      sd_bus_error *e, char *buf, size_t len)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	const char *s;
+	int r;
+
+	r = sd_bus_get_property(bus, SYSTEMD_SERVICE, path, iface, prop, e, &reply, "s");
+	if (r < 0)
+		return r;
+	r = sd_bus_message_read(reply, "s", &s);
+	if (r < 0)
+		return r;
+	if (strlen(s) >= len)
+		return -ENAMETOOLONG;
+	snprintf(buf, len, "%s", s);
+	return 0;
+}
+
+/* systemd1.Service for a.service, and so on. */
+static void type_interface(const char *unit, char *buf, size_t len)
+{
+	const char *type = strrchr(unit, '.') + 1;
+
+	snprintf(buf, len, SYSTEMD_IFACE_PREFIX "%c%s", toupper((unsigned char)type[0]), type + 1);
+}
+
+static int resolve_unit(struct smcctl *c, const char *unit, char *ret, size_t len)
+{
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	char iface[64], state[64], slice[CONFIG_UNIT_NAME_MAX + 1], parent[4096];
+	const char *path;
+	bool is_slice = strlen(unit) > 6 && streq(unit + strlen(unit) - 6, ".slice");
+	int r;
+
+	r = bus_open_quiet(&bus);
+	if (r >= 0)
+		r = sd_bus_call_method(bus, SYSTEMD_SERVICE, SYSTEMD_PATH, SYSTEMD_IFACE_MANAGER,
+				       SYSTEMD_LOAD_UNIT, &e, &reply, "s", unit);
+	if (r >= 0)
+		r = sd_bus_message_read(reply, "o", &path);
+	if (r < 0)
+		return smcctl_error(
+			c, SMCCTL_EXIT_FAILURE,
+			"cannot ask systemd for the cgroup of %s: %s (is systemd running? give the cgroup with --cgroup PATH)",
+			unit, e.message ? e.message : strerror(-r));
+	type_interface(unit, iface, sizeof(iface));
+	r = get_string(bus, path, SYSTEMD_IFACE_UNIT, SYSTEMD_UNIT_LOAD_STATE, &e, state,
+		       sizeof(state));
+	if (r >= 0 && streq(state, "not-found"))
+		return smcctl_error(
+			c, SMCCTL_EXIT_FAILURE,
+			"no such unit: systemd knows no %s (systemctl list-unit-files; for a cgroup systemd does not manage, give --cgroup PATH)",
+			unit);
+	if (r >= 0)
+		r = get_string(bus, path, iface, SYSTEMD_UNIT_CONTROL_GROUP, &e, ret, len);
+	if (r >= 0 && !ret[0]) {
+		/* Not running: where systemd will put it. */
+		if (is_slice)
+			r = slice_path(unit, ret, len);
+		else if ((r = get_string(bus, path, iface, SYSTEMD_UNIT_SLICE, &e, slice,
+					 sizeof(slice))) >= 0 &&
+			 (r = slice_path(slice[0] ? slice : "-.slice", parent, sizeof(parent))) >= 0 &&
+			 (size_t)snprintf(ret, len, "%s/%s", parent, unit) >= len)
+			r = -ENAMETOOLONG;
+	}
+	if (r < 0)
+		return smcctl_error(
+			c, SMCCTL_EXIT_FAILURE,
+			"cannot read the cgroup of %s from systemd: %s (give --cgroup PATH)", unit,
+			e.message ? e.message : strerror(-r));
+	return 0;
+}
+
+/* ---- output ----------------------------------------------------------------------------- */
+
+static void unit_text(struct smcctl *c, json_object *doc)
+{
+	bool enable = streq(out_get_str(doc, "action", ""), "enable");
+	bool changed = out_get_bool(doc, "changed", false), agent = out_get_bool(doc, "agent", false);
+	const char *unit = out_get_str(doc, "unit", ""), *file = out_get_str(doc, "file", "");
+	json_object *results = out_get(doc, "results");
+
+	if (!changed && enable)
+		fprintf(c->out, "%s is already enabled: %s lists its cgroup %s.\n", unit, file,
+			out_get_str(doc, "cgroup", ""));
+	else if (!changed)
+		fprintf(c->out, "%s is not enabled: nothing to remove.\n", unit);
+	else if (agent)
+		fprintf(c->out, "%s %s: %s %s; smcd-agent applied it.\n",
+			enable ? "Enabled" : "Disabled", unit, enable ? "wrote" : "removed", file);
+	else
+		fprintf(c->out,
+			"smcd-agent is not running: %s %s; it takes effect when smcd-agent starts.\n",
+			enable ? "wrote" : "removed", file);
+	if (changed && enable)
+		fprintf(c->out, "New sockets of cgroup %s %s switched to SMC.\n",
+			out_get_str(doc, "cgroup", ""), agent ? "are" : "will be");
+	for (size_t i = 0; results && i < json_object_array_length(results); i++) {
+		json_object *o = json_object_array_get_idx(results, i);
+		const char *item = out_get_str(o, "item", ""), *result = out_get_str(o, "result", "");
+
+		/* The policies, and whatever did not work. */
+		if (strncmp(item, "policy:", 7) != 0 && streq(result, "unchanged"))
+			continue;
+		if (strncmp(item, "policy:", 7) != 0 && !streq(result, "failed"))
+			continue;
+		fprintf(c->out, "  %-40s %s%s%s\n", item, result,
+			out_get_str(o, "message", "")[0] ? ": " : "", out_get_str(o, "message", ""));
+	}
+}
+
+static int emit(struct smcctl *c, const char *action, const char *unit, const char *cgroup,
+		const char *file, bool changed, bool agent, sd_bus_message *reply)
+{
+	_cleanup_(json_object_putp) json_object *doc = json_object_new_object();
+	json_object *results = json_object_new_array();
+	const char *item, *result, *message;
+	char mine[4200];
+	bool failed = false;
+	int r, s;
+
+	if (!doc || !results || json_add(doc, "results", results) < 0 ||
+	    json_add_str(doc, "action", action) < 0 || json_add_str(doc, "unit", unit) < 0 ||
+	    (cgroup && json_add_str(doc, "cgroup", cgroup) < 0) ||
+	    json_add_str(doc, "file", file) < 0 || json_add_bool(doc, "changed", changed) < 0 ||
+	    json_add_bool(doc, "agent", agent) < 0)
+		return smcctl_oom(c);
+	r = reply ? sd_bus_message_enter_container(reply, 'a', "(sss)") : 0;
+	while (reply && r >= 0 &&
+	       (r = sd_bus_message_read(reply, "(sss)", &item, &result, &message)) > 0) {
+		json_object *o = json_object_new_object();
+
+		if (!o || json_append(results, o) < 0 || json_add_str(o, "item", item) < 0 ||
+		    json_add_str(o, "result", result) < 0 || json_add_str(o, "message", message) < 0)
+			return smcctl_oom(c);
+		/* The unit's own policy could not be applied: the change is made, but it does
+		 * not work (the item says why). */
+		snprintf(mine, sizeof(mine), "policy:cgroup:%s", cgroup ? cgroup : "");
+		if (cgroup && streq(item, mine) && streq(result, "failed"))
+			failed = true;
+	}
+	if (r < 0)
+		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "cannot read smcd-agent's answer: %s",
+				    strerror(-r));
+	s = smcctl_emit(c, doc, unit_text);
+	return s ? s : failed ? SMCCTL_EXIT_FAILURE : SMCCTL_EXIT_OK;
+}
+
+/* ---- through the agent ------------------------------------------------------------------ */
+
+/* 1 when smcd-agent owns its name (then it must do the change), 0 when not, -errno. */
+static int agent_on_bus(void)
+{
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	int has = 0, r;
+
+	r = bus_open_quiet(&bus);
+	if (r == -ENOENT || r == -ECONNREFUSED)
+		return 0;
+	if (r < 0)
+		return r;
+	r = sd_bus_call_method(bus, DBUS_SERVICE, DBUS_PATH, DBUS_IFACE, DBUS_NAME_HAS_OWNER, &e,
+			       &reply, "s", SMCD_BUS_NAME);
+	if (r >= 0)
+		r = sd_bus_message_read(reply, "b", &has);
+	return r < 0 ? r : has;
+}
+
+static int bus_forward(struct smcctl *c, const char *what, const char *iface, const char *method,
+		       sd_bus_message **ret_reply, const char *types, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, types);
+	r = bus_forwardv(c, what, iface, method, 0, ret_reply, types, ap);
+	va_end(ap);
+	return r;
+}
+
+/* -ESRCH: no agent, go direct; else an exit status (the answer printed). */
+static int through_agent(struct smcctl *c, const char *action, const char *unit, const char *cgroup)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	char what[CONFIG_UNIT_NAME_MAX + 32];
+	const char *file;
+	int changed = 0, s, r;
+
+	snprintf(what, sizeof(what), "cannot %s %s", action, unit);
+	if (cgroup)
+		s = bus_forward(c, what, SMCD_BUS_IFACE_MANAGER, SMCD_BUS_MANAGER_ENABLE_UNIT,
+				&reply, "ss", unit, cgroup);
+	else
+		s = bus_forward(c, what, SMCD_BUS_IFACE_MANAGER, SMCD_BUS_MANAGER_DISABLE_UNIT,
+				&reply, "s", unit);
+	if (s == -ESRCH) {
+		/* No agent, or one from before EnableUnit: that one would not see the file. */
+		r = agent_on_bus();
+		if (r > 0)
+			return smcctl_error(
+				c, SMCCTL_EXIT_UNAVAILABLE,
+				"%s: the running smcd-agent is older than this smcctl (no %s): restart it",
+				what,
+				cgroup ? SMCD_BUS_MANAGER_ENABLE_UNIT
+				       : SMCD_BUS_MANAGER_DISABLE_UNIT);
+		return -ESRCH;
+	}
+	if (s != SMCCTL_EXIT_OK)
+		return s;
+	r = sd_bus_message_read(reply, "sb", &file, &changed);
+	if (r < 0)
+		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "cannot read smcd-agent's answer: %s",
+				    strerror(-r));
+	return emit(c, action, unit, cgroup, file, changed, true, reply);
+}
+
+/* ---- without an agent ------------------------------------------------------------------- */
+
+static const char *config_path(const char *given)
+{
+	return given ? given : CONFIG_DEFAULT_PATH;
+}
+
+/* The configuration as the agent would load it, or NULL with its errors printed. */
+static struct config *load_config(struct smcctl *c, const char *path)
+{
+	_cleanup_(freep) char *dir = config_dropin_dir(path);
+	struct config_errors errors = {};
+	struct config *cfg = NULL;
+	int r;
+
+	if (!dir)
+		return NULL;
+	r = config_load(path, &cfg, &errors);
+	if (r == -ENOENT) {
+		config_errors_clear(&errors);
+		r = config_load_text(path, "", 0, dir, &cfg, &errors);
+	}
+	for (size_t i = 0; r < 0 && i < errors.n; i++)
+		fprintf(c->err, "%s\n", errors.lines[i]);
+	config_errors_clear(&errors);
+	return r < 0 ? NULL : cfg;
+}
+
+static int write_error(struct smcctl *c, const char *what, const char *path, int r)
+{
+	if (r == -EACCES || r == -EPERM || r == -EROFS)
+		return smcctl_error(
+			c, SMCCTL_EXIT_PERMISSION,
+			"cannot %s %s: %s (smcd-agent is not running, so smcctl writes the drop-in itself: run it as root)",
+			what, path, strerror(-r));
+	return smcctl_error(c, SMCCTL_EXIT_FAILURE, "cannot %s %s: %s", what, path, strerror(-r));
+}
+
+static int enable_direct(struct smcctl *c, const struct verb_args *a, const char *unit,
+			 const char *cgroup)
+{
+	const char *main_path = config_path(a->opt[UNIT_OPT_CONFIG]);
+	_cleanup_(freep) char *path = config_unit_dropin_path(main_path, unit);
+	_cleanup_(freep) char *text = config_unit_dropin_text(unit, cgroup);
+	_cleanup_(freep) char *dir = config_dropin_dir(main_path);
+	_cleanup_(config_freep) struct config *cfg = NULL;
+	int r;
+
+	if (!path || !text || !dir)
+		return smcctl_oom(c);
+	cfg = load_config(c, main_path);
+	if (!cfg)
+		return smcctl_error(c, SMCCTL_EXIT_FAILURE,
+				    "%s is not valid: fix it first (smcctl config check)", main_path);
+	for (size_t i = 0; i < cfg->policies.n_cgroups; i++)
+		if (streq(cfg->policies.cgroups[i].path, cgroup))
+			return emit(c, "enable", unit, cgroup,
+				    cfg->policies.cgroups[i].file ? cfg->policies.cgroups[i].file
+								  : main_path,
+				    false, false, NULL);
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return write_error(c, "create", dir, -errno);
+	r = textfile_write_atomic(path, text, strlen(text), 0644);
+	if (r < 0)
+		return write_error(c, "write", path, r);
+	config_free(TAKE_PTR(cfg));
+	cfg = load_config(c, main_path);
+	if (!cfg) {
+		(void)unlink(path);
+		return smcctl_error(c, SMCCTL_EXIT_FAILURE,
+				    "the configuration with %s is not valid: removed it again", path);
+	}
+	return emit(c, "enable", unit, cgroup, path, true, false, NULL);
+}
+
+static int disable_direct(struct smcctl *c, const struct verb_args *a, const char *unit)
+{
+	const char *main_path = config_path(a->opt[DISABLE_OPT_CONFIG]);
+	_cleanup_(freep) char *path = config_unit_dropin_path(main_path, unit);
+	_cleanup_(config_freep) struct config *cfg = NULL;
+	const struct config_policy_target *t;
+
+	if (!path)
+		return smcctl_oom(c);
+	if (unlink(path) == 0)
+		return emit(c, "disable", unit, NULL, path, true, false, NULL);
+	if (errno != ENOENT)
+		return write_error(c, "remove", path, -errno);
+	cfg = load_config(c, main_path);
+	if (!cfg)
+		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "%s is not valid: fix it first",
+				    main_path);
+	t = config_unit_cgroup_find(cfg, unit, NULL);
+	if (t)
+		return smcctl_error(
+			c, SMCCTL_EXIT_FAILURE,
+			"cannot disable %s: it is not enabled by a drop-in of smcctl enable: its cgroup %s is listed in %s, line %u; remove it there",
+			unit, t->path, t->file ? t->file : main_path, t->line);
+	return emit(c, "disable", unit, NULL, "", false, false, NULL);
+}
+
+/* ---- the verbs -------------------------------------------------------------------------- */
+
+static int unit_argument(struct smcctl *c, const char *arg, char unit[CONFIG_UNIT_NAME_MAX + 1])
+{
+	const char *why = NULL;
+
+	if (c->netns)
+		return smcctl_usage(c, "a unit's policy is not per network namespace: no --netns");
+	if (config_unit_name(arg, unit, &why) < 0)
+		return smcctl_usage(c, "'%s' is not a unit name: %s", arg, why);
+	return 0;
+}
+
+int unit_enable(struct smcctl *c, const struct verb_args *a)
+{
+	char unit[CONFIG_UNIT_NAME_MAX + 1], cgroup[4096];
+	const char *given = a->opt[UNIT_OPT_CGROUP], *why;
+	int s;
+
+	if ((s = unit_argument(c, a->pos[0], unit)))
+		return s;
+	if (given) {
+		why = config_cgroup_path_problem(given);
+		if (why)
+			return smcctl_usage(c, "--cgroup '%s' is not a valid cgroup path: %s",
+					    given, why);
+		snprintf(cgroup, sizeof(cgroup), "%s", given);
+	} else if ((s = resolve_unit(c, unit, cgroup, sizeof(cgroup))))
+		return s;
+	s = through_agent(c, "enable", unit, cgroup);
+	return s == -ESRCH ? enable_direct(c, a, unit, cgroup) : s;
+}
+
+int unit_disable(struct smcctl *c, const struct verb_args *a)
+{
+	char unit[CONFIG_UNIT_NAME_MAX + 1];
+	int s;
+
+	if ((s = unit_argument(c, a->pos[0], unit)))
+		return s;
+	s = through_agent(c, "disable", unit, NULL);
+	return s == -ESRCH ? disable_direct(c, a, unit) : s;
+}

@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * EnableUnit and DisableUnit (smcctl enable/disable): a unit's cgroup into policies: or out
+ * of it, persisted as the unit's drop-in of smc.yaml (config/dropin.h says why drop-ins),
+ * then applied exactly as Reload applies an edited smc.yaml.
+ *
+ * Nothing is applied in part: when the configuration with the new drop-in (or without the
+ * removed one) is refused, the drop-in directory is put back as it was, the running
+ * configuration stays, and ConfigError is what it was before (the refusal was about a
+ * state that no longer exists on disk); the caller gets the errors.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/bus-api.h"
+#include "common/macro.h"
+#include "common/util.h"
+#include "config/config.h"
+#include "smcd-agent/log.h"
+#include "smcd-agent/manager.h"
+
+#define DROPIN_MAX_BYTES (64 * 1024)
+
+/* The file's text (NULL with 0 when it does not exist), at most DROPIN_MAX_BYTES. */
+static int read_small(const char *path, char **ret)
+{
+	_cleanup_(closep) int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	_cleanup_(freep) char *buf = NULL;
+	size_t len = 0;
+
+	*ret = NULL;
+	if (fd < 0)
+		return errno == ENOENT ? 0 : negative_errno();
+	buf = malloc(DROPIN_MAX_BYTES + 1);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n = read(fd, buf + len, DROPIN_MAX_BYTES - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return negative_errno();
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len == DROPIN_MAX_BYTES)
+			return -EFBIG;
+	}
+	buf[len] = '\0';
+	*ret = TAKE_PTR(buf);
+	return 0;
+}
+
+/* The drop-in as it was: old's text, or no file. */
+static int put_back(const char *path, const char *old)
+{
+	if (old)
+		return textfile_write_atomic(path, old, strlen(old), 0644);
+	if (unlink(path) < 0 && errno != ENOENT)
+		return negative_errno();
+	return 0;
+}
+
+static int why_set(char **ret_why, const char *fmt, ...) _printf_(2, 3);
+static int why_set(char **ret_why, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(ret_why, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		*ret_why = NULL;
+	return 0;
+}
+
+/*
+ * Reload with the drop-in directory changed; on refusal put old back and keep ConfigError
+ * as it was.  -EBADMSG (refused, *ret_why the errors), or what manager_reload() returns.
+ */
+static int reload_or_put_back(struct manager *m, const char *path, const char *old, char **ret_why)
+{
+	_cleanup_(freep) char *prev_error = NULL, *why = NULL;
+	int r, k;
+
+	if (m->config_error) {
+		prev_error = strdup(m->config_error);
+		if (!prev_error)
+			return -ENOMEM;
+	}
+	r = manager_reload(m, &why);
+	if (r != -EINVAL)
+		return r;
+	k = put_back(path, old);
+	free(m->config_error);
+	m->config_error = TAKE_PTR(prev_error);
+	bus_emit_manager_changed(m, SMCD_BUS_MANAGER_CONFIG_ERROR, NULL);
+	if (k < 0) {
+		log_error("Cannot put %s back as it was: %s", path, strerror(-k));
+		why_set(ret_why, "%s\n(and %s could not be put back as it was: %s)", why ? why : "",
+			path, strerror(-k));
+	} else
+		*ret_why = TAKE_PTR(why);
+	return -EBADMSG;
+}
+
+int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup, char **ret_path,
+			char **ret_why)
+{
+	_cleanup_(freep) char *path = NULL, *text = NULL, *old = NULL;
+	const struct config_policy_target *have;
+	char name[CONFIG_UNIT_NAME_MAX + 1];
+	const char *why = NULL;
+	int r;
+
+	*ret_path = *ret_why = NULL;
+	if (config_unit_name(unit, name, &why) < 0)
+		return why_set(ret_why, "'%s' is not a unit name: %s", unit, why), -EINVAL;
+	why = config_cgroup_path_problem(cgroup);
+	if (why)
+		return why_set(ret_why, "'%s' is not a valid cgroup path: %s", cgroup, why), -EINVAL;
+	path = config_unit_dropin_path(m->config_path, name);
+	text = config_unit_dropin_text(name, cgroup);
+	if (!path || !text)
+		return -ENOMEM;
+	r = read_small(path, &old);
+	if (r < 0)
+		return why_set(ret_why, "cannot read %s: %s", path, strerror(-r)), r;
+	/* Already in force: the same drop-in, or the cgroup from smc.yaml or another file. */
+	for (size_t i = 0; i < m->config->policies.n_cgroups; i++) {
+		have = &m->config->policies.cgroups[i];
+		/* Ours, but the file was removed by hand since: write it again. */
+		if (!streq(have->path, cgroup) || (!old && have->file && streq(have->file, path)))
+			continue;
+		*ret_path = strdup(have->file ? have->file : m->config->path);
+		return *ret_path ? 1 : -ENOMEM;
+	}
+	r = textfile_write_atomic(path, text, strlen(text), 0644);
+	if (r < 0)
+		return why_set(ret_why,
+			       "cannot write %s: %s (the directory must exist and be writable for smcd-agent: its unit has ReadWritePaths=-%s.d)",
+			       path, strerror(-r), m->config_path),
+		       r;
+	log_info("Wrote %s: %s (cgroup %s) gets SMC", path, name, cgroup);
+	r = reload_or_put_back(m, path, old, ret_why);
+	if (r < 0 && r != -EBADMSG)
+		why_set(ret_why, "wrote %s, but applying it failed: %s", path, strerror(-r));
+	if (r >= 0)
+		*ret_path = TAKE_PTR(path);
+	return r < 0 ? r : 0;
+}
+
+int manager_disable_unit(struct manager *m, const char *unit, char **ret_path, char **ret_why)
+{
+	_cleanup_(freep) char *path = NULL, *old = NULL;
+	const struct config_policy_target *t;
+	char name[CONFIG_UNIT_NAME_MAX + 1];
+	const char *why = NULL;
+	int r;
+
+	*ret_path = *ret_why = NULL;
+	if (config_unit_name(unit, name, &why) < 0)
+		return why_set(ret_why, "'%s' is not a unit name: %s", unit, why), -EINVAL;
+	path = config_unit_dropin_path(m->config_path, name);
+	if (!path)
+		return -ENOMEM;
+	r = read_small(path, &old);
+	if (r < 0)
+		return why_set(ret_why, "cannot read %s: %s", path, strerror(-r)), r;
+	if (!old) {
+		/* Not ours to remove: a line of smc.yaml or of another drop-in. */
+		t = config_unit_cgroup_find(m->config, name, NULL);
+		if (!t)
+			return 1;
+		return why_set(ret_why,
+			       "%s is not enabled by a drop-in of smcctl enable: its cgroup %s is listed in %s, line %u; remove it there (then reload)",
+			       name, t->path, t->file ? t->file : m->config->path, t->line),
+		       -EEXIST;
+	}
+	if (unlink(path) < 0) {
+		r = negative_errno();
+		return why_set(ret_why, "cannot remove %s: %s", path, strerror(-r)), r;
+	}
+	log_info("Removed %s: %s no longer gets SMC from it", path, name);
+	r = reload_or_put_back(m, path, old, ret_why);
+	if (r < 0 && r != -EBADMSG)
+		why_set(ret_why, "removed %s, but applying that failed: %s", path, strerror(-r));
+	if (r >= 0)
+		*ret_path = TAKE_PTR(path);
+	return r < 0 ? r : 0;
+}
