@@ -610,20 +610,21 @@ static void assess_done(struct assess *k)
 	free(k->v);
 }
 
-static int unavailable(struct smcctl *c, const char *why)
+static int unavailable(struct smcctl *c, int err, const char *why)
 {
 	_cleanup_(json_object_putp) json_object *doc = NULL;
+	int status = err == -EPERM ? SMCCTL_EXIT_PERMISSION : SMCCTL_EXIT_UNAVAILABLE;
 
 	if (!c->json)
-		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
-				    "assess: cannot observe TCP connections: %s", why);
+		return smcctl_error(c, status, "assess: cannot observe TCP connections: %s", why);
 	doc = json_object_new_object();
 	if (!doc)
 		return smcctl_oom(c);
 	json_object_object_add(doc, "method", NULL);
 	json_object_object_add(doc, "method_reason", json_object_new_string(why));
+	fprintf(c->err, "smcctl: assess: cannot observe TCP connections: %s\n", why);
 	smcctl_emit(c, doc, NULL);
-	return SMCCTL_EXIT_UNAVAILABLE;
+	return status;
 }
 
 int assess_run(struct smcctl *c, const struct verb_args *a)
@@ -658,7 +659,7 @@ int assess_run(struct smcctl *c, const struct verb_args *a)
 		if (!k->only_cookie) {
 			assess_done(k);
 			free(k);
-			return unavailable(c, "this kernel cannot name network namespaces "
+			return unavailable(c, -ENOTSUP, "this kernel cannot name network namespaces "
 					      "(SO_NETNS_COOKIE, Linux 5.14 or later)");
 		}
 	}
@@ -674,7 +675,7 @@ int assess_run(struct smcctl *c, const struct verb_args *a)
 		free(k);
 		if (r >= 0)
 			return smcctl_oom(c);
-		return unavailable(c, why);
+		return unavailable(c, r, why);
 	}
 	m.method = "bpf";
 	m.duration_s = (double)(k->end_ns - t0) / 1e9;
