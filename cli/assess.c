@@ -659,8 +659,9 @@ int assess_run(struct smcctl *c, const struct verb_args *a)
 		if (!k->only_cookie) {
 			assess_done(k);
 			free(k);
-			return unavailable(c, -ENOTSUP, "this kernel cannot name network namespaces "
-					      "(SO_NETNS_COOKIE, Linux 5.14 or later)");
+			return unavailable(c, -ENOTSUP,
+					   "this kernel cannot name network namespaces "
+					   "(SO_NETNS_COOKIE, Linux 5.14 or later)");
 		}
 	}
 	t0 = mono_ns();
