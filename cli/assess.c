@@ -13,8 +13,10 @@
  * the cgroup path of each cgroup id (a walk of the cgroup2 mount).
  *
  * Where the programs cannot be loaded (no BTF, no CAP_BPF, an old kernel, a build without
- * BPF) there is no observation: the verb says why and exits 3, with "method": null in
- * JSON.  (A sock_diag sampler is the planned fallback; see smcctl(8).)
+ * BPF), --method auto samples inet_diag instead (netlink/tcpdiag.c, every
+ * ASSESS_SAMPLE_MS, this netns only) and says so ("method": "sock_diag" with the reason):
+ * connections that live between two samples are not seen, lifetimes are rounded to the
+ * samples, "sends" are data segments and there are no send sizes.
  */
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -37,6 +39,7 @@
 #include "cli/objects.h"
 #include "common/assess.h"
 #include "common/output.h"
+#include "common/owner.h"
 
 #ifdef HAVE_BPF
 #include "bpf/smcbpf.h"
@@ -50,6 +53,7 @@
 #define ASSESS_DURATION_MAX 86400
 #define ASSESS_MAX_NETNS 256
 #define CGROUP_ROOT "/sys/fs/cgroup"
+#define ASSESS_SAMPLE_MS 500
 
 struct netns {
 	uint64_t cookie;
@@ -59,9 +63,17 @@ struct netns {
 	struct ifaddrs *ifa;
 };
 
+/* What the sampler keeps per record beside it (same index). */
+struct seen {
+	uint64_t first_ns, last_ns;
+	uint32_t inode;
+	bool present; /* in the latest sample */
+};
+
 struct assess {
 	struct smcctl *c;
 	struct assess_conn *v;
+	struct seen *seen; /* sock_diag only */
 	size_t n, cap;
 	bool oom;
 	uint64_t start_ns; /* CLOCK_MONOTONIC now */
@@ -469,24 +481,184 @@ static void records_filter(struct assess *k)
 	k->n = o;
 }
 
+static void progress(struct assess *k, unsigned long left, bool tty)
+{
+	if (!tty)
+		return;
+	fprintf(k->c->err, "\rsmcctl: observing, %lu s left, %zu connections so far   ", left, k->n);
+	fflush(k->c->err);
+}
+
+/* ---- without BPF: inet_diag samples -------------------------------------------------------- */
+
+static void start_lines(struct assess *k, unsigned long duration, const char *method)
+{
+	/* Also with -j and without a tty: from this line on connections are seen, which is
+	 * what a script starting workloads waits for (as for smcctl monitor). */
+	fprintf(k->c->err, "smcctl: observing TCP connections for %lu s (%s); Ctrl-C ends early\n",
+		duration, method);
+	fflush(k->c->err);
+}
+
+static struct assess_conn *rec_slot(struct assess *k)
+{
+	if (k->n == k->cap) {
+		size_t cap = k->cap ? k->cap * 2 : 256;
+		struct assess_conn *nv = realloc(k->v, cap * sizeof(*nv));
+		struct seen *ns;
+
+		if (!nv) {
+			k->oom = true;
+			return NULL;
+		}
+		k->v = nv;
+		ns = realloc(k->seen, cap * sizeof(*ns));
+		if (!ns) {
+			k->oom = true;
+			return NULL;
+		}
+		k->seen = ns;
+		k->cap = cap;
+	}
+	return &k->v[k->n++];
+}
+
+/* Name the holders of the sockets first seen in this sample. */
+static void sample_owners(struct assess *k, size_t from)
+{
+	struct sock_owners o = {};
+	uint64_t *inodes;
+	size_t n = k->n - from;
+
+	if (!n || !(inodes = calloc(n, sizeof(*inodes))))
+		return;
+	for (size_t i = 0; i < n; i++)
+		inodes[i] = k->seen[from + i].inode;
+	if (sock_owners_scan("/proc", inodes, n, &o) == 0) {
+		for (size_t i = from; i < k->n; i++) {
+			const struct sock_proc *p;
+
+			if (!sock_owners_of(&o, k->seen[i].inode, &p))
+				continue;
+			k->v[i].pid = (uint32_t)p->pid;
+			snprintf(k->v[i].comm, sizeof(k->v[i].comm), "%.15s", p->comm);
+		}
+		sock_owners_done(&o);
+	}
+	free(inodes);
+}
+
+static int sample(struct assess *k, struct smcnl *nl, uint64_t now, bool first)
+{
+	struct tcp_conn *t = NULL;
+	size_t n_t = 0, from = k->n;
+	int r = tcp_conn_list(nl, &t, &n_t);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < k->n; i++)
+		k->seen[i].present = false;
+	for (size_t j = 0; j < n_t; j++) {
+		struct assess_conn *c = NULL;
+		bool passive = false;
+		size_t i;
+
+		if (t[j].state == 10) /* LISTEN: no connection, but its port tells accepted ends */
+			continue;
+		for (size_t l = 0; l < n_t && !passive; l++)
+			passive = t[l].state == 10 && t[l].sport == t[j].sport &&
+				  t[l].family == t[j].family;
+
+		for (i = 0; i < from && !c; i++)
+			if (k->v[i].id == t[j].cookie && k->seen[i].present == false && k->v[i].open)
+				c = &k->v[i];
+		if (!c) {
+			if (!(c = rec_slot(k)))
+				break;
+			i = k->n;
+			*c = (struct assess_conn){ .id = t[j].cookie,
+						   .family = t[j].family,
+						   .laddr = t[j].src,
+						   .raddr = t[j].dst,
+						   .lport = t[j].sport,
+						   .rport = t[j].dport,
+						   .cgroup_id = t[j].cgroup_id,
+						   .before = first,
+						   .passive = passive,
+						   .open = true,
+						   .netns_cookie = k->only_cookie };
+			k->seen[i - 1] = (struct seen){ .first_ns = now, .inode = t[j].inode };
+		}
+		i--;
+		k->seen[i].present = true;
+		k->seen[i].last_ns = now;
+		/* SYN_SENT (2), SYN_RECV (3): not (yet) established */
+		if (t[j].state != 2 && t[j].state != 3)
+			c->established = true;
+		c->bytes_sent = t[j].bytes_acked;
+		c->bytes_received = t[j].bytes_received;
+		c->sends = t[j].data_segs_out;
+	}
+	/* gone since the last sample: closed in between */
+	for (size_t i = 0; i < from; i++)
+		if (!k->seen[i].present)
+			k->v[i].open = false;
+	free(t);
+	sample_owners(k, from);
+	return 0;
+}
+
+static int observe_diag(struct assess *k, unsigned long duration, char *why, size_t len)
+{
+	struct sigaction act = { .sa_handler = on_signal }, old_int, old_term;
+	bool tty = isatty(fileno(k->c->err));
+	uint64_t deadline;
+	struct smcnl *nl;
+	int r;
+
+	if (smcctl_nl(k->c, &nl) != SMCCTL_EXIT_OK) {
+		snprintf(why, len, "cannot open the netlink sockets");
+		return -EIO;
+	}
+	sigaction(SIGINT, &act, &old_int);
+	sigaction(SIGTERM, &act, &old_term);
+	k->start_ns = mono_ns();
+	deadline = k->start_ns + duration * 1000000000ULL;
+	start_lines(k, duration, "sock_diag");
+	for (bool first = true; !stop; first = false) {
+		uint64_t now = mono_ns();
+
+		r = sample(k, nl, now, first);
+		if (r < 0) {
+			snprintf(why, len, "cannot list TCP sockets (inet_diag): %s", strerror(-r));
+			break;
+		}
+		if (now >= deadline)
+			break;
+		progress(k, (unsigned long)((deadline - now + 999999999ULL) / 1000000000ULL), tty);
+		poll(NULL, 0, ASSESS_SAMPLE_MS);
+	}
+	k->end_ns = mono_ns();
+	for (size_t i = 0; i < k->n; i++) {
+		uint64_t last = k->v[i].open ? k->end_ns : k->seen[i].last_ns;
+
+		k->v[i].lifetime_ns = last - (k->v[i].before ? k->start_ns : k->seen[i].first_ns);
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (tty)
+		fprintf(k->c->err, "\r%70s\r", "");
+	return r < 0 ? r : 0;
+}
+
 #ifdef HAVE_BPF
 static void rec_add(const struct smcbpf_assess_rec *r, void *arg)
 {
 	struct assess *k = arg;
-	struct assess_conn *c;
+	struct assess_conn *c = rec_slot(k);
 
-	if (k->n == k->cap) {
-		size_t cap = k->cap ? k->cap * 2 : 256;
-		struct assess_conn *nv = realloc(k->v, cap * sizeof(*nv));
-
-		if (!nv) {
-			k->oom = true;
-			return;
-		}
-		k->v = nv;
-		k->cap = cap;
-	}
-	c = &k->v[k->n++];
+	if (!c)
+		return;
 	*c = (struct assess_conn){
 		.id = r->sk,
 		.netns_cookie = r->netns_cookie,
@@ -514,15 +686,6 @@ static void rec_add(const struct smcbpf_assess_rec *r, void *arg)
 		(r->end_ns ? r->end_ns : k->end_ns) - (r->start_ns ? r->start_ns : k->start_ns);
 }
 
-static void progress(struct assess *k, unsigned long left, bool tty)
-{
-	if (!tty)
-		return;
-	fprintf(k->c->err, "\rsmcctl: observing, %lu s left, %zu connections closed so far   ",
-		left, k->n);
-	fflush(k->c->err);
-}
-
 static int observe_bpf(struct assess *k, unsigned long duration, char *why, size_t len,
 		       uint64_t *ret_dropped)
 {
@@ -540,11 +703,7 @@ static int observe_bpf(struct assess *k, unsigned long duration, char *why, size
 	start = mono_ns();
 	k->start_ns = start;
 	deadline = start + duration * 1000000000ULL;
-	/* Also with -j and without a tty: from this line on connections are seen, which is
-	 * what a script starting workloads waits for (as for smcctl monitor). */
-	fprintf(k->c->err, "smcctl: observing TCP connections for %lu s (bpf); Ctrl-C ends early\n",
-		duration);
-	fflush(k->c->err);
+	start_lines(k, duration, "bpf");
 	while (!stop) {
 		uint64_t now = mono_ns();
 		struct pollfd p = { .fd = smcbpf_assess_fd(b), .events = POLLIN };
@@ -608,6 +767,7 @@ static void assess_done(struct assess *k)
 		free(k->rdma_ifs[i]);
 	free(k->rdma_ifs);
 	free(k->v);
+	free(k->seen);
 }
 
 static int unavailable(struct smcctl *c, int err, const char *why)
@@ -637,13 +797,17 @@ int assess_run(struct smcctl *c, const struct verb_args *a)
 	};
 	_cleanup_(json_object_putp) json_object *doc = NULL;
 	unsigned long duration = ASSESS_DURATION_DEFAULT;
+	const char *method = a->opt[ASSESS_OPT_METHOD] ? a->opt[ASSESS_OPT_METHOD] : "auto";
 	uint64_t t0, dropped = 0;
-	char why[320] = "";
+	char why[320] = "", diag_reason[320];
+	bool diag = false;
 	int r, status;
 
 	if (a->opt[ASSESS_OPT_DURATION] && parse_duration(a->opt[ASSESS_OPT_DURATION], &duration) < 0)
 		return smcctl_usage(c, "invalid --duration '%s' (1 to %d seconds)",
 				    a->opt[ASSESS_OPT_DURATION], ASSESS_DURATION_MAX);
+	if (!streq(method, "auto") && !streq(method, "bpf") && !streq(method, "sock_diag"))
+		return smcctl_usage(c, "invalid --method '%s' (auto, bpf or sock_diag)", method);
 	if (a->opt[ASSESS_OPT_ALL_NETNS] && c->netns)
 		return smcctl_usage(c, "--all-netns and --netns exclude each other");
 	if (a->opt[ASSESS_OPT_CGROUP] && a->opt[ASSESS_OPT_CGROUP][0] != '/')
@@ -665,12 +829,25 @@ int assess_run(struct smcctl *c, const struct verb_args *a)
 		}
 	}
 	t0 = mono_ns();
-#ifdef HAVE_BPF
-	r = observe_bpf(k, duration, why, sizeof(why), &dropped);
-#else
 	r = -ENOTSUP;
 	snprintf(why, sizeof(why), "smcctl was built without BPF support");
+#ifdef HAVE_BPF
+	if (!streq(method, "sock_diag"))
+		r = observe_bpf(k, duration, why, sizeof(why), &dropped);
+	else
+		snprintf(why, sizeof(why), "--method sock_diag");
 #endif
+	if (r < 0 && !k->oom && !stop && !streq(method, "bpf")) {
+		/* without BPF: samples of this netns, saying why and what that misses */
+		snprintf(diag_reason, sizeof(diag_reason), "%s", why);
+		k->only_cookie = current_netns_cookie();
+		m.method_reason = diag_reason;
+		m.coverage = "connections alive at one of the samples (every 500 ms) of this "
+			     "network namespace: shorter ones are missed, lifetimes are rounded to "
+			     "the samples, sends are data segments, and send sizes are unknown";
+		r = observe_diag(k, duration, why, sizeof(why));
+		diag = true;
+	}
 	if (r < 0 || k->oom) {
 		assess_done(k);
 		free(k);
@@ -678,12 +855,13 @@ int assess_run(struct smcctl *c, const struct verb_args *a)
 			return smcctl_oom(c);
 		return unavailable(c, r, why);
 	}
-	m.method = "bpf";
+	m.method = diag ? "sock_diag" : "bpf";
 	m.duration_s = (double)(k->end_ns - t0) / 1e9;
 	m.dropped = dropped;
-	m.scope = a->opt[ASSESS_OPT_ALL_NETNS] ? "all network namespaces"
-		  : c->netns		       ? "network namespace of --netns"
-					       : "this network namespace";
+	m.scope = diag				 ? "this network namespace"
+		  : a->opt[ASSESS_OPT_ALL_NETNS] ? "all network namespaces"
+		  : c->netns			 ? "network namespace of --netns"
+						 : "this network namespace";
 	cgroup_walk(k, "", 0);
 	records_filter(k);
 	netns_scan(k);

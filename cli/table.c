@@ -226,11 +226,14 @@ static const struct verb_opt assess_opts[] = {
 	[ASSESS_OPT_DURATION] = { "duration", 't', "SECONDS", "observe for SECONDS (default 30)" },
 	[ASSESS_OPT_ALL_NETNS] = { "all-netns", 'a', NULL, "every network namespace, not only this one" },
 	[ASSESS_OPT_CGROUP] = { "cgroup", 'c', "PATH", "only processes of cgroup PATH and below" },
+	[ASSESS_OPT_METHOD] = { "method", 'm', "auto|bpf|sock_diag",
+				"BPF tracing, or inet_diag samples; default auto" },
 	{}
 };
 
 static const struct verb assess_verbs[] = {
-	{ .name = "observe", .synopsis = "[--duration SECONDS] [--all-netns] [--cgroup PATH]",
+	{ .name = "observe",
+	  .synopsis = "[-t SECONDS] [--all-netns] [--cgroup PATH] [-m METHOD]",
 	  .opts = assess_opts, .flags = VERB_DEFAULT, .run = assess_run,
 	  .help = "watch TCP, say where SMC would pay off" },
 	{}

@@ -346,7 +346,7 @@ static const char *typical_send(const uint64_t hist[ASSESS_BUCKETS], char *buf, 
 		if (hist[i] > hist[best])
 			best = i;
 	if (!hist[best])
-		snprintf(buf, len, "no sends");
+		snprintf(buf, len, "send sizes unknown");
 	else if (best == 0)
 		snprintf(buf, len, "sends of up to 8 KiB");
 	else if (best == ASSESS_BUCKETS - 1)
