@@ -122,6 +122,22 @@ assert_not_contains "$frag" "- /assess-far"
 assert_contains "$frag" "{address: 127.0.0.1, port: 7103}"
 assert_contains "$frag" "wmem: 128KiB"
 
+# --- without BPF: inet_diag samples, and it says so ------------------------------------------------
+in_cgroup /assess-bulk smc-conn pair --proto tcp --port 7105 --bytes 8M --hold 4 >/tmp/bulk2.out 2>&1 &
+bulk=$!
+wait_conns /tmp/bulk2.out 1
+smcctl -j assess --method sock_diag --duration 2 >/tmp/diag.json 2>/tmp/diag.err ||
+	fail "assess --method sock_diag: $(cat /tmp/diag.err)"
+wait $bulk || fail "the second bulk transfer failed: $(cat /tmp/bulk2.out)"
+out=$(cat /tmp/diag.json)
+assert_json "$out" .method sock_diag "sampled"
+assert_json "$out" .method_reason "--method sock_diag" "and why"
+assert_contains "$(json_get "$out" .coverage)" "shorter ones are missed" "what samples miss"
+assert_json "$(jq -c '.applications[] | select(.cgroup == "/assess-bulk")' /tmp/diag.json)" .verdict \
+	likely-faster "sampled: the bulk transfer is likely faster"
+assert_json "$out" '[.connections[] | select(.cgroup == "/assess-bulk")] | map(.both_ends_seen) | all' true \
+	"sampled: both ends of the connection paired (the listener tells the server's end)"
+
 # --- apply the fragment through the agent --------------------------------------------------------
 start_system_bus
 mkdir -p /etc/smc
