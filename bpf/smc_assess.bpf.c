@@ -68,17 +68,12 @@ static __always_inline void fill_task(struct smcbpf_assess_rec *r)
 	bpf_get_current_comm(r->comm, sizeof(r->comm));
 }
 
-static __always_inline void fill_sock(struct smcbpf_assess_rec *r, const struct sock *sk)
+/*
+ * Addresses and ports: final only from ESTABLISHED on (a connecting socket gets its port
+ * after SYN_SENT, an accepted one its peer's address after SYN_RECV), so read again then.
+ */
+static __always_inline void fill_addrs(struct smcbpf_assess_rec *r, const struct sock *sk)
 {
-	struct cgroup *cg = sk->sk_cgrp_data.cgroup;
-	struct net *net = sk->__sk_common.skc_net.net;
-
-	r->sk = (__u64)sk;
-	if (cg && cg->kn)
-		r->cgroup_id = cg->kn->id;
-	if (net)
-		r->netns_cookie = net->net_cookie;
-	r->family = sk->__sk_common.skc_family;
 	r->lport = sk->__sk_common.skc_num;
 	r->rport = __builtin_bswap16(sk->__sk_common.skc_dport);
 	if (r->family == SMCBPF_AF_INET) {
@@ -90,6 +85,20 @@ static __always_inline void fill_sock(struct smcbpf_assess_rec *r, const struct 
 			r->raddr[i] = sk->__sk_common.skc_v6_daddr.in6_u.u6_addr32[i];
 		}
 	}
+}
+
+static __always_inline void fill_sock(struct smcbpf_assess_rec *r, const struct sock *sk)
+{
+	struct cgroup *cg = sk->sk_cgrp_data.cgroup;
+	struct net *net = sk->__sk_common.skc_net.net;
+
+	r->sk = (__u64)sk;
+	if (cg && cg->kn)
+		r->cgroup_id = cg->kn->id;
+	if (net)
+		r->netns_cookie = net->net_cookie;
+	r->family = sk->__sk_common.skc_family;
+	fill_addrs(r, sk);
 }
 
 static __always_inline void read_bytes(struct smcbpf_assess_rec *r, const struct sock *sk)
@@ -141,15 +150,14 @@ int BPF_PROG(assess_state, const struct sock *sk, int oldstate, int newstate)
 	if (newstate == SMCBPF_TCP_ESTABLISHED) {
 		r->established = 1;
 		r->established_ns = bpf_ktime_get_ns();
-		/* the addresses are final now (a SYN_RECV child's are already) */
-		r->lport = sk->__sk_common.skc_num;
-		if (r->family == SMCBPF_AF_INET)
-			r->laddr[0] = sk->__sk_common.skc_rcv_saddr;
+		fill_addrs(r, sk);
 		return 0;
 	}
 	if (newstate != SMCBPF_TCP_CLOSE)
 		return 0;
 	r->end_ns = bpf_ktime_get_ns();
+	if (r->established)
+		fill_addrs(r, sk);
 	read_bytes(r, sk);
 	out = bpf_ringbuf_reserve(&closed, sizeof(*out), 0);
 	if (out) {
