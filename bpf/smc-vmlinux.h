@@ -109,6 +109,7 @@ struct sock {
 
 struct inet_sock {
 	struct sock sk;
+	__be16 inet_sport;
 } __core;
 
 struct inet_connection_sock {

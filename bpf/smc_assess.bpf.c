@@ -74,7 +74,8 @@ static __always_inline void fill_task(struct smcbpf_assess_rec *r)
  */
 static __always_inline void fill_addrs(struct smcbpf_assess_rec *r, const struct sock *sk)
 {
-	r->lport = sk->__sk_common.skc_num;
+	/* inet_sport (probe-read: the tracepoint's argument is typed struct sock) */
+	r->lport = __builtin_bswap16(BPF_CORE_READ((const struct inet_sock *)sk, inet_sport));
 	r->rport = __builtin_bswap16(sk->__sk_common.skc_dport);
 	if (r->family == SMCBPF_AF_INET) {
 		r->laddr[0] = sk->__sk_common.skc_rcv_saddr;

@@ -630,7 +630,13 @@ static int observe_diag(struct assess *k, unsigned long duration, char *why, siz
 
 		r = sample(k, nl, now, first);
 		if (r < 0) {
-			snprintf(why, len, "cannot list TCP sockets (inet_diag): %s", strerror(-r));
+			if (r == -EPROTONOSUPPORT)
+				snprintf(why, len,
+					 "this kernel has no inet_diag for TCP "
+					 "(CONFIG_INET_TCP_DIAG: modprobe tcp_diag)");
+			else
+				snprintf(why, len, "cannot list TCP sockets (inet_diag): %s",
+					 strerror(-r));
 			break;
 		}
 		if (now >= deadline)

@@ -712,6 +712,8 @@ static size_t servers_build(const struct assess_conn *v, size_t n,
 		if (c->reach == ASSESS_REACH_NONE || c->cls == ASSESS_FAILED)
 			continue;
 		server_of(c, &s);
+		if (!s.port)
+			continue; /* not known (never established): no entry to write */
 		for (size_t j = 0; j < n_out && !p; j++)
 			if (out[j].family == s.family && out[j].port == s.port &&
 			    !memcmp(&out[j].addr, &s.addr, sizeof(s.addr)))

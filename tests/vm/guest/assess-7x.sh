@@ -28,6 +28,11 @@ in_cgroup() { # in_cgroup CGROUP CMD...: run CMD as a process of CGROUP (from it
 	shift
 	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG$_ic" "$@"
 }
+bg_in_cgroup() { # bg_in_cgroup CGROUP CMD... &: the same, as $! itself (for a job: exec)
+	_ic=$1
+	shift
+	exec sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$CG$_ic" "$@"
+}
 ns_listens() { # ns_listens PORT: a socket of $NS listens on PORT
 	$IP netns exec $NS cat /proc/net/tcp | grep -q ":$(printf %04X "$1") 00000000:0000 0A"
 }
@@ -47,6 +52,7 @@ $IP -n $NS link set lo up
 $IP route add 198.51.100.0/24 via 10.77.0.2 dev va
 
 modprobe smc 2>/dev/null || true
+modprobe tcp_diag 2>/dev/null || true # the sock_diag method (built in on 7x)
 before=$(bpf_objects)
 
 # --- observe ---------------------------------------------------------------------------------
@@ -64,7 +70,7 @@ ssrv=$!
 wait_until 30 "the server in $NS listens" ns_listens 7102
 wait_listen 7103
 
-in_cgroup /assess-bulk smc-conn pair --proto tcp --port 7101 --bytes 16M --hold 1 >/tmp/bulk.out 2>&1 &
+bg_in_cgroup /assess-bulk smc-conn pair --proto tcp --port 7101 --bytes 16M --hold 1 >/tmp/bulk.out 2>&1 &
 bulk=$!
 assert_ok in_cgroup /assess-xns smc-conn connect --proto tcp --addr 10.77.0.2 --port 7102 --bytes 8M --hold 1
 assert_json "$(printf '%s\n' "$out" | grep '"summary"')" .ok 1 "the cross-netns transfer was verified"
