@@ -232,7 +232,10 @@ int smcbpf_assess_open(smcbpf_assess_fn fn, void *arg, struct smcbpf_assess **re
 /* The ring buffer's epoll fd (readable when closed connections wait). */
 int smcbpf_assess_fd(const struct smcbpf_assess *a);
 int smcbpf_assess_consume(struct smcbpf_assess *a);
-/* The connections still open: fn for each (after a last consume); count or -errno. */
+/*
+ * Stop observing (the programs are detached) and call fn for each connection still open;
+ * consume once more afterwards for those that closed meanwhile.  Count or -errno.
+ */
 int smcbpf_assess_open_conns(struct smcbpf_assess *a, smcbpf_assess_fn fn, void *arg);
 uint64_t smcbpf_assess_dropped(const struct smcbpf_assess *a);
 struct smcbpf_assess *smcbpf_assess_free(struct smcbpf_assess *a);

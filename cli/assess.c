@@ -724,9 +724,10 @@ static int observe_bpf(struct assess *k, unsigned long duration, char *why, size
 			break;
 		smcbpf_assess_consume(b);
 	}
-	smcbpf_assess_consume(b);
 	k->end_ns = mono_ns();
 	r = smcbpf_assess_open_conns(b, rec_add, k);
+	/* closed before the detach, not yet read: they are closed, not open */
+	smcbpf_assess_consume(b);
 	*ret_dropped = smcbpf_assess_dropped(b);
 	/* Everything the kernel holds for us ends here: programs detach, maps go. */
 	smcbpf_assess_free(b);
