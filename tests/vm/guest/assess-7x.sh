@@ -162,7 +162,9 @@ mkdir -p /etc/smc
 } >/etc/smc/smc.yaml
 assert_ok smcctl config check /etc/smc/smc.yaml
 start_agent
-assert_eq 131072 "$(cat /proc/sys/net/smc/wmem)" "net.smc.wmem from the fragment"
+# The agent owns its bus name before its first reconciliation has written the sysctls.
+wmem_set() { [ "$(cat /proc/sys/net/smc/wmem)" = 131072 ]; }
+wait_until 30 "net.smc.wmem from the fragment (131072; is $(cat /proc/sys/net/smc/wmem))" wmem_set
 wait_until 30 "the policies are active" sh -c \
 	"smcctl -j policy | jq -e '[.policies[] | select(.state == \"active\")] | length == 3'"
 info "agent applied the fragment after $(($(date +%s) - t0)) s"
