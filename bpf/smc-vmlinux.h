@@ -94,6 +94,7 @@ struct sock_common {
 	__be16 skc_dport;
 	__u16 skc_num;
 	unsigned short skc_family;
+	volatile unsigned char skc_state;
 	struct in6_addr skc_v6_daddr;
 	struct in6_addr skc_v6_rcv_saddr;
 	possible_net_t skc_net;
@@ -103,19 +104,33 @@ struct sock {
 	struct sock_common __sk_common;
 	struct sock_cgroup_data sk_cgrp_data;
 	struct socket *sk_socket;
+	u16 sk_protocol;
 } __core;
 
 struct inet_sock {
 	struct sock sk;
+	__be16 inet_sport;
 } __core;
 
 struct inet_connection_sock {
 	struct inet_sock icsk_inet;
 } __core;
 
+/* bytes_acked and bytes_received: RFC 4898 tcpEStatsAppHCThruOctetsAcked/Received. */
 struct tcp_sock {
 	struct inet_connection_sock inet_conn;
+	u64 bytes_acked;
+	u64 bytes_received;
 } __core;
+
+/* include/net/tcp_states.h (stable: the uapi's TCP_* states of tcp_info). */
+enum {
+	SMCBPF_TCP_ESTABLISHED = 1,
+	SMCBPF_TCP_SYN_SENT = 2,
+	SMCBPF_TCP_SYN_RECV = 3,
+	SMCBPF_TCP_CLOSE = 7,
+	SMCBPF_TCP_CLOSE_WAIT = 8,
+};
 
 struct request_sock {
 	struct sock_common __req_common;

@@ -96,3 +96,37 @@ struct smcbpf_fallback_event {
 	__u32 raddr[4];
 	char comm[SMCBPF_COMM_LEN];
 };
+
+/*
+ * One TCP connection end as smc_assess.bpf.c saw it (smcctl assess): kept in a hash map
+ * keyed by the socket's address while it is open, sent through the ring buffer when it
+ * closes.  Times are CLOCK_MONOTONIC ns; start_ns 0: open before the program was loaded
+ * (first seen sending or receiving).  bytes_acked/bytes_received are tcp_sock's, read at
+ * the last send, receive or the close; hist counts sendmsg sizes in the kernel's SMC
+ * statistics buckets (fls((len-1) >> 13), capped at 8).  pid/comm: the connecting task,
+ * or the first to send or receive on an accepted socket; 0 and "" until then.
+ */
+#define SMCBPF_ASSESS_BUCKETS 9
+#define SMCBPF_ASSESS_MAX_OPEN 16384
+#define SMCBPF_ASSESS_RING_BYTES (4 * 1024 * 1024)
+struct smcbpf_assess_rec {
+	__u64 sk;
+	__u64 start_ns;
+	__u64 established_ns;
+	__u64 end_ns; /* 0: still open */
+	__u64 netns_cookie;
+	__u64 cgroup_id;
+	__u64 bytes_acked;
+	__u64 bytes_received;
+	__u64 sends;
+	__u32 hist[SMCBPF_ASSESS_BUCKETS];
+	__u32 pid;
+	__u32 laddr[4]; /* network byte order, IPv4 in word 0 */
+	__u32 raddr[4];
+	__u16 family;
+	__u16 lport; /* host byte order */
+	__u16 rport;
+	__u8 passive;
+	__u8 established;
+	char comm[SMCBPF_COMM_LEN];
+};

@@ -32,6 +32,7 @@
 #include "bpf/smc_bufs.skel.h"
 #include "bpf/smc_excl.skel.h"
 #include "bpf/smc_fallback.skel.h"
+#include "bpf/smc_assess.skel.h"
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71
@@ -1759,5 +1760,149 @@ struct smcbpf_fallback *smcbpf_fallback_free(struct smcbpf_fallback *f)
 	ring_buffer__free(f->ring);
 	smc_fallback__destroy(f->skel);
 	free(f);
+	return NULL;
+}
+
+/* ---- assessment ---------------------------------------------------------------------------- */
+
+int smcbpf_probe_assess(char *why, size_t len)
+{
+	int r;
+
+	log_init();
+	r = need_btf(why, len);
+	if (r < 0)
+		return r;
+	r = btf_has("btf_trace_inet_sock_set_state", BTF_KIND_TYPEDEF);
+	if (r < 0)
+		return why_set(why, len, r, "cannot read the kernel's BTF: %s", strerror(-r));
+	if (r == 0)
+		return why_set(why, len, -ENOTSUP,
+			       "this kernel's BTF has no sock:inet_sock_set_state tracepoint "
+			       "(Linux 4.16 or later)");
+	r = btf_has("tcp_sendmsg", BTF_KIND_FUNC);
+	if (r <= 0)
+		return why_set(why, len, r < 0 ? r : -ENOTSUP,
+			       "this kernel's BTF has no tcp_sendmsg to attach to");
+	return 0;
+}
+
+struct smcbpf_assess {
+	struct smc_assess *skel;
+	struct ring_buffer *ring;
+	smcbpf_assess_fn fn;
+	void *arg;
+};
+
+static int assess_ring_cb(void *ctx, void *data, size_t size)
+{
+	struct smcbpf_assess *a = ctx;
+
+	if (size >= sizeof(struct smcbpf_assess_rec))
+		a->fn(data, a->arg);
+	return 0;
+}
+
+int smcbpf_assess_open(smcbpf_assess_fn fn, void *arg, struct smcbpf_assess **ret, char *why,
+		       size_t len)
+{
+	struct smcbpf_assess *a;
+	int r;
+
+	r = smcbpf_probe_assess(why, len);
+	if (r < 0)
+		return r;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return why_set(why, len, -ENOMEM, "out of memory");
+	a->fn = fn;
+	a->arg = arg;
+	a->skel = smc_assess__open();
+	if (!a->skel) {
+		r = negative_errno();
+		smcbpf_assess_free(a);
+		return why_set(why, len, r, "cannot open the assessment programs: %s", strerror(-r));
+	}
+	r = smc_assess__load(a->skel);
+	if (r < 0) {
+		smcbpf_assess_free(a);
+		if (r == -EPERM)
+			return why_set(why, len, r,
+				       "loading BPF programs needs root (CAP_BPF and CAP_PERFMON)");
+		return why_set(why, len, r,
+			       "the kernel refused the assessment programs (load: %s)%s%s",
+			       strerror(-r), failure_detail()[0] ? ": " : "", failure_detail());
+	}
+	r = smc_assess__attach(a->skel);
+	if (r < 0) {
+		smcbpf_assess_free(a);
+		return why_set(why, len, r,
+			       "the kernel refused to attach to inet_sock_set_state or tcp_sendmsg "
+			       "(%s)%s%s",
+			       strerror(-r), failure_detail()[0] ? ": " : "", failure_detail());
+	}
+	a->ring = ring_buffer__new(bpf_map__fd(a->skel->maps.closed), assess_ring_cb, a, NULL);
+	if (!a->ring) {
+		r = negative_errno();
+		smcbpf_assess_free(a);
+		return why_set(why, len, r, "cannot read the assessment ring buffer: %s",
+			       strerror(-r));
+	}
+	*ret = a;
+	return 0;
+}
+
+int smcbpf_assess_fd(const struct smcbpf_assess *a)
+{
+	return ring_buffer__epoll_fd(a->ring);
+}
+
+int smcbpf_assess_consume(struct smcbpf_assess *a)
+{
+	return ring_buffer__consume(a->ring);
+}
+
+int smcbpf_assess_open_conns(struct smcbpf_assess *a, smcbpf_assess_fn fn, void *arg)
+{
+	int fd = bpf_map__fd(a->skel->maps.open_conns), n = 0;
+	struct smcbpf_assess_rec rec;
+	uint64_t key, next;
+	void *prev = NULL;
+
+	/*
+	 * Detached first: no record comes or goes while the map is walked (a key deleted under
+	 * the walk would restart it from the first key), and what closed until now is in the
+	 * ring buffer for the caller's last consume.  Bounded all the same.
+	 */
+	smc_assess__detach(a->skel);
+	errno = 0;
+	for (unsigned steps = 0;
+	     steps < 2 * SMCBPF_ASSESS_MAX_OPEN && bpf_map_get_next_key(fd, prev, &next) == 0;
+	     steps++) {
+		key = next;
+		prev = &key;
+		/* gone in between (closed: it came through the ring buffer) */
+		if (bpf_map_lookup_elem(fd, &key, &rec) < 0)
+			continue;
+		fn(&rec, arg);
+		n++;
+	}
+	if (errno != ENOENT && errno != 0)
+		return -errno;
+	return n;
+}
+
+uint64_t smcbpf_assess_dropped(const struct smcbpf_assess *a)
+{
+	return a->skel->bss->dropped;
+}
+
+struct smcbpf_assess *smcbpf_assess_free(struct smcbpf_assess *a)
+{
+	if (!a)
+		return NULL;
+	ring_buffer__free(a->ring);
+	smc_assess__destroy(a->skel);
+	free(a);
 	return NULL;
 }

@@ -212,3 +212,30 @@ int smcbpf_fallback_consume(struct smcbpf_fallback *f);
 void smcbpf_fallback_counts(const struct smcbpf_fallback *f, uint64_t *ret_seen,
 			    uint64_t *ret_dropped);
 struct smcbpf_fallback *smcbpf_fallback_free(struct smcbpf_fallback *f);
+
+/* ---- assessment (smc_assess.bpf.c: smcctl assess, read-only) ------------------------------ */
+
+struct smcbpf_assess;
+typedef void (*smcbpf_assess_fn)(const struct smcbpf_assess_rec *rec, void *arg);
+
+/*
+ * Can this kernel run the assessment programs (BTF with inet_sock_set_state, trampolines
+ * for tcp_sendmsg)?  0 or -errno with why.
+ */
+int smcbpf_probe_assess(char *why, size_t len);
+/*
+ * Load and attach; fn gets each closed connection from smcbpf_assess_consume().  Never
+ * pinned: everything ends with smcbpf_assess_free() or the holder's exit.
+ */
+int smcbpf_assess_open(smcbpf_assess_fn fn, void *arg, struct smcbpf_assess **ret, char *why,
+		       size_t len);
+/* The ring buffer's epoll fd (readable when closed connections wait). */
+int smcbpf_assess_fd(const struct smcbpf_assess *a);
+int smcbpf_assess_consume(struct smcbpf_assess *a);
+/*
+ * Stop observing (the programs are detached) and call fn for each connection still open;
+ * consume once more afterwards for those that closed meanwhile.  Count or -errno.
+ */
+int smcbpf_assess_open_conns(struct smcbpf_assess *a, smcbpf_assess_fn fn, void *arg);
+uint64_t smcbpf_assess_dropped(const struct smcbpf_assess *a);
+struct smcbpf_assess *smcbpf_assess_free(struct smcbpf_assess *a);

@@ -254,6 +254,8 @@ static void offer_metavar(FILE *out, const char *cur, const char *obj, const cha
 
 			for (size_t i = 0; i < n; i++)
 				offer(out, cur, t[i].name);
+		} else if (streq(alt, "PATH") && obj && streq(obj, "assess")) {
+			directive = "@cgroups";
 		} else if (streq(alt, "NAME") && obj && streq(obj, "device")) {
 			directive = "@devices";
 		} else if (streq(alt, "UNIT") && obj && streq(obj, "disable")) {

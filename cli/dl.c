@@ -270,6 +270,7 @@ int sd_bus_error_has_names_sentinel(const sd_bus_error *e, ...)
 /* clang-format off */
 #define BPF_FUNCS(X, V)                                                                            \
 	V(bpf_object__destroy_skeleton, (struct bpf_object_skeleton *s), (s))                      \
+	V(bpf_object__detach_skeleton, (struct bpf_object_skeleton *s), (s))                       \
 	V(bpf_link__disconnect, (struct bpf_link *link), (link))                                   \
 	V(btf__free, (struct btf *btf), (btf))                                                     \
 	X(libbpf_print_fn_t, libbpf_set_print, (libbpf_print_fn_t fn), (fn), NULL)                 \
@@ -332,7 +333,7 @@ int sd_bus_error_has_names_sentinel(const sd_bus_error *e, ...)
 /* The soname of the libbpf this was built against (0.x: libbpf.so.0). */
 static struct lib bpf_lib = { .soname = "libbpf.so." STR(LIBBPF_MAJOR_VERSION) };
 DLOPEN_NOTE(bpf,
-	    "[{\"feature\":\"bpf\",\"description\":\"smcctl run and policy flush\","
+	    "[{\"feature\":\"bpf\",\"description\":\"smcctl run, policy flush and assess\","
 	    "\"priority\":\"required\",\"soname\":[\"libbpf.so." STR(LIBBPF_MAJOR_VERSION) "\"]}]");
 static const char *const bpf_names[] = { BPF_FUNCS(NAME, VNAME) };
 static struct {

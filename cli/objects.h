@@ -19,6 +19,7 @@ enum {
 	SOCKET_OPT_PROCESSES
 };
 enum { CHECK_OPT_LISTEN, CHECK_OPT_COUNT, CHECK_OPT_TIMEOUT };
+enum { ASSESS_OPT_DURATION, ASSESS_OPT_ALL_NETNS, ASSESS_OPT_CGROUP, ASSESS_OPT_METHOD };
 enum { PNET_ADD_OPT_ETH, PNET_ADD_OPT_IB, PNET_ADD_OPT_PORT };
 enum { STATS_OPT_ALL, STATS_OPT_SMCD, STATS_OPT_SMCR, STATS_OPT_KERNEL, STATS_OPT_ABSOLUTE };
 enum { UNIT_OPT_CGROUP, UNIT_OPT_CONFIG };
@@ -105,6 +106,9 @@ json_object *socket_json(const struct smc_socket *s);
 void socket_list_text(struct smcctl *c, json_object *doc);
 /* The same text as socket_list_text() of those sockets' document, without building it. */
 int socket_rows_text(struct smcctl *c, const struct smc_socket *const *rows, size_t n);
+
+/* assess: observe TCP connections, say where SMC would pay off (cli/assess.c) */
+int assess_run(struct smcctl *c, const struct verb_args *a);
 
 /* pnet */
 int pnet_list(struct smcctl *c, const struct verb_args *a);

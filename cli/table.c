@@ -222,6 +222,23 @@ static const struct verb check_verbs[] = {
 	{}
 };
 
+static const struct verb_opt assess_opts[] = {
+	[ASSESS_OPT_DURATION] = { "duration", 't', "SECONDS", "observe for SECONDS (default 30)" },
+	[ASSESS_OPT_ALL_NETNS] = { "all-netns", 'a', NULL, "every network namespace, not only this one" },
+	[ASSESS_OPT_CGROUP] = { "cgroup", 'c', "PATH", "only processes of cgroup PATH and below" },
+	[ASSESS_OPT_METHOD] = { "method", 'm', "auto|bpf|sock_diag",
+				"BPF tracing, or inet_diag samples; default auto" },
+	{}
+};
+
+static const struct verb assess_verbs[] = {
+	{ .name = "observe",
+	  .synopsis = "[-t SECONDS] [--all-netns] [--cgroup PATH] [-m METHOD]",
+	  .opts = assess_opts, .flags = VERB_DEFAULT, .run = assess_run,
+	  .help = "watch TCP, say where SMC would pay off" },
+	{}
+};
+
 static const struct verb run_verbs[] = {
 	{ .name = "exec", .synopsis = "[-m METHOD] [--sndbuf SIZE] [--rcvbuf SIZE] [-q] [--] COMMAND...",
 	  .min_args = 1, .max_args = UINT_MAX, .opts = run_opts,
@@ -301,6 +318,8 @@ const struct object smcctl_objects[] = {
 	  .help = "SMC handshake limitation (net.smc.limit_smc_hs)" },
 	{ .name = "check", .verbs = check_verbs,
 	  .help = "a live SMC connection: SMC-D, SMC-R or why TCP" },
+	{ .name = "assess", .verbs = assess_verbs,
+	  .help = "will SMC pay off here? observe TCP, changing nothing" },
 	{ .name = "run", .verbs = run_verbs,
 	  .help = "run a program with its TCP sockets switched to SMC" },
 	{ .name = "policy", .verbs = policy_verbs,

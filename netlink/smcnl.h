@@ -458,6 +458,25 @@ struct smc_socket {
 
 int smc_socket_list(struct smcnl *nl, unsigned want, struct smc_socket **ret, size_t *ret_n);
 
+/*
+ * TCP connections of this netns from inet_diag (netlink/tcpdiag.c), for smcctl assess's
+ * sampling without BPF: every state but TIME_WAIT (LISTEN included).  Addresses as in smc_socket
+ * (IPv4 in s6_addr32[0]); bytes and segments from tcp_info (0 where the kernel's tcp_info
+ * is too short to have them).
+ */
+struct tcp_conn {
+	int family;
+	uint8_t state; /* TCP_* of tcp_states.h */
+	struct in6_addr src, dst;
+	uint16_t sport, dport;
+	uint32_t inode;
+	uint64_t cookie;
+	uint64_t cgroup_id; /* 0: the kernel did not say */
+	uint64_t bytes_acked, bytes_received;
+	uint32_t data_segs_out;
+};
+int tcp_conn_list(struct smcnl *nl, struct tcp_conn **ret, size_t *ret_n);
+
 /* ---------------------------------------------------------------------------------- */
 /* net.smc.* sysctls (per network namespace)                                            */
 

@@ -5,6 +5,7 @@
  *
  *   bpf-progs          one line per loaded program: "prog NAME"
  *   bpf-progs links    one line per link: "link PROG-NAME"
+ *   bpf-progs maps     one line per map: "map NAME" (smcctl assess must leave none)
  *
  * Exit status 0, 1 when the kernel refused to list them, 2 on usage errors.
  */
@@ -34,14 +35,37 @@ static int prog_name(uint32_t id, char *buf, size_t len)
 	return 0;
 }
 
+static int list_maps(void)
+{
+	uint32_t id = 0;
+
+	while (bpf_map_get_next_id(id, &id) == 0) {
+		struct bpf_map_info info = {};
+		uint32_t info_len = sizeof(info);
+		int fd = bpf_map_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue; /* gone meanwhile */
+		if (bpf_obj_get_info_by_fd(fd, &info, &info_len) == 0)
+			printf("map %s\n", info.name);
+		close(fd);
+	}
+	if (errno == ENOENT)
+		return 0;
+	fprintf(stderr, "bpf-progs: cannot list maps: %s\n", strerror(errno));
+	return 1;
+}
+
 int main(int argc, char **argv)
 {
 	bool links = argc == 2 && strcmp(argv[1], "links") == 0;
 	uint32_t id = 0;
 	char name[64];
 
+	if (argc == 2 && strcmp(argv[1], "maps") == 0)
+		return list_maps();
 	if (argc > 2 || (argc == 2 && !links)) {
-		fprintf(stderr, "usage: bpf-progs [links]\n");
+		fprintf(stderr, "usage: bpf-progs [links|maps]\n");
 		return 2;
 	}
 	for (;;) {

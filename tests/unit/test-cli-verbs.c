@@ -248,6 +248,12 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("ueid", "derive", "--machine-id-file="), "needs a file name");
 	expect_usage(RUN("ueid", "derive", "--bogus"), "unknown or ambiguous option '--bogus'");
 	expect_usage(RUN("ueid", "flush", "now"), "unexpected argument 'now'");
+	/* assess refuses what it cannot observe before it loads anything */
+	expect_usage(RUN("assess", "--duration", "0"), "invalid --duration '0' (1 to 86400 seconds)");
+	expect_usage(RUN("assess", "-t", "1h"), "invalid --duration '1h'");
+	expect_usage(RUN("assess", "-m", "ebpf"), "invalid --method 'ebpf' (auto, bpf or sock_diag)");
+	expect_usage(RUN("assess", "--cgroup", "system.slice"), "--cgroup takes a path below");
+	expect_usage(RUN("assess", "observe", "extra"), "unexpected argument 'extra'");
 	expect_usage(RUN("stats", "reset", "now"), "unexpected argument 'now'");
 	expect_usage(RUN("monitor", "events", "now"), "unexpected argument 'now'");
 	expect_usage(RUN("stats", "--absolute", "--kernel", "-D", "-R"), "exclude each other");

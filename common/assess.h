@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+/*
+ * Will SMC pay off here?  The pure half of `smcctl assess` (cli/assess.c collects): TCP
+ * connection records in, per connection a class with its reason, per application and in
+ * total the share of connections and bytes in each class with the expected direction of
+ * the effect, and an smc.yaml fragment out.  No kernel, no /proc: the collector fills in
+ * what it found about the host (is the peer a local address, which interface the route
+ * leaves through, does it have an RDMA device), so the unit test can feed synthetic
+ * records (tests/unit/test-common-assess.c) and the agent can run the same rules later.
+ *
+ * The thresholds and why they are where they are: smcctl(8), ASSESS.
+ */
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+/* The kernel's SMC statistics buckets: <=8K 16K 32K 64K 128K 256K 512K 1024K >1024K. */
+#define ASSESS_BUCKETS 9
+#define ASSESS_COMM_LEN 16
+#define ASSESS_CGROUP_LEN 256
+#define ASSESS_WHY_LEN 160
+#define ASSESS_IFNAME_LEN 16
+#define ASSESS_NETNS_LEN 64
+
+/* Index of a send of len bytes: fls((len - 1) >> 13) capped at 8, as net/smc/smc_stats.h. */
+unsigned assess_bucket(uint64_t len);
+/* Upper bound of a bucket in bytes (the last one: 2 MiB, "more than 1 MiB"). */
+uint64_t assess_bucket_size(unsigned bucket);
+
+/* Can SMC carry the connection at all? */
+enum assess_reach {
+	ASSESS_REACH_SMCD, /* both ends on this host: SMC-D (loopback), across netns too */
+	ASSESS_REACH_SMCR, /* the route leaves through an interface with an RDMA device */
+	ASSESS_REACH_NONE, /* neither: SMC falls back to TCP */
+	_ASSESS_REACH_MAX,
+};
+
+enum assess_class {
+	ASSESS_WELL_SUITED,  /* SMC can carry it and its shape pays for the handshake */
+	ASSESS_NOT_SUITED,   /* SMC can carry it, but it is short-lived or tiny */
+	ASSESS_NOT_SERVABLE, /* SMC cannot carry it (reach none) */
+	ASSESS_FAILED,	     /* never established (refused, timed out), peer on SMC's reach */
+	_ASSESS_CLASS_MAX,
+};
+
+/* Stable names (JSON, text): "smcd", "smcr", "none"; "well-suited", ... */
+const char *assess_reach_name(enum assess_reach r);
+const char *assess_class_name(enum assess_class c);
+
+/* One end of a TCP connection as the collector saw it. */
+struct assess_conn {
+	uint64_t id; /* the collector's key (socket address or cookie): unique per record */
+	uint64_t netns_cookie;
+	uint32_t netns_inum;
+	int family;		      /* AF_INET or AF_INET6 */
+	struct in6_addr laddr, raddr; /* AF_INET: the address in s6_addr32[0] */
+	uint16_t lport, rport;
+	bool passive;	      /* the accepted end (the server's) */
+	bool established;     /* reached ESTABLISHED */
+	bool open;	      /* still open when the observation ended */
+	bool before;	      /* open already when it started (first seen sending/receiving) */
+	uint64_t lifetime_ns; /* from SYN to CLOSE; open: until the end (a lower bound) */
+	uint64_t bytes_sent, bytes_received;
+	uint64_t sends;		       /* sendmsg calls */
+	uint64_t hist[ASSESS_BUCKETS]; /* sendmsg sizes */
+	uint32_t pid;		       /* 0: unknown */
+	char comm[ASSESS_COMM_LEN];
+	uint64_t cgroup_id;
+	char cgroup[ASSESS_CGROUP_LEN]; /* cgroup v2 path, "" unknown */
+	/* What the collector found out about the host (assess_host_fill() in cli/assess.c). */
+	bool peer_local;		   /* raddr is an address of this host (any netns) */
+	char peer_netns[ASSESS_NETNS_LEN]; /* where, "" this one or unknown */
+	char egress[ASSESS_IFNAME_LEN];	   /* interface of the route to the peer, "" unknown */
+	bool egress_rdma;		   /* that interface has an RDMA device */
+	/* Set by assess_classify(). */
+	enum assess_reach reach;
+	enum assess_class cls;
+	char why[ASSESS_WHY_LEN];
+	int pair; /* index of the other end's record when both were seen, else -1 */
+};
+
+struct assess_thresholds {
+	uint64_t short_ns;   /* closed connections living less are "short-lived" */
+	uint64_t tiny_bytes; /* moving less (both directions) ... */
+	uint64_t tiny_sends; /* ... in fewer sends than this is "tiny" */
+	unsigned major_pct;  /* an application's verdict needs this share of connections */
+};
+/* 100 ms, 64 KiB, 16 sends, 50 %. */
+void assess_thresholds_default(struct assess_thresholds *t);
+
+/* Reach, class and reason of one record. */
+void assess_classify(struct assess_conn *c, const struct assess_thresholds *t);
+
+/* Mark the two ends of connections both seen on this host (pair fields), then classify all. */
+void assess_classify_all(struct assess_conn *v, size_t n, const struct assess_thresholds *t);
+
+struct assess_meta {
+	const char *method;	   /* "bpf" or "sock_diag" */
+	const char *method_reason; /* why not bpf, or NULL */
+	const char *coverage;	   /* what was observed, one sentence */
+	double duration_s;
+	const char *scope; /* "this network namespace", "all network namespaces", ... */
+	uint64_t dropped;  /* records lost (ring buffer full, table full) */
+};
+
+/*
+ * The whole answer: {method, method_reason, coverage, duration_s, scope, dropped,
+ * thresholds, total, applications[], connections[], fragment}.  The records must have
+ * been classified.  NULL: out of memory.
+ */
+json_object *assess_report_json(const struct assess_conn *v, size_t n,
+				const struct assess_thresholds *t, const struct assess_meta *m);
+
+/*
+ * The smc.yaml fragment alone (malloc'd text, NULL: out of memory): policies.cgroups for
+ * the applications likely faster, policies.exclude for servers whose connections are mostly
+ * not suited, sysctl wmem/rmem from the send sizes of the well-suited connections.  Comment
+ * lines say what was left out and why.
+ */
+char *assess_fragment(const struct assess_conn *v, size_t n, const struct assess_thresholds *t);
+
+/* Buffer size for sends of these sizes: 2 x the 90th percentile, power of 2, 64 KiB..1 MiB. */
+uint64_t assess_buffer_size(const uint64_t hist[ASSESS_BUCKETS]);
+
+/* Text of a report document (smcctl's renderer; shared so the agent's later view agrees). */
+void assess_report_text(FILE *f, json_object *doc, unsigned detail);

@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * common/assess.c over synthetic connection records: reach, class and reason of each
+ * shape, both ends of one connection counted once, the verdict per application, the
+ * buffer sizing, and the smc.yaml fragment, which the real loader (config/) must accept
+ * with the cgroups, exclusions and sizes the records call for.  The real kernel's records
+ * are the VM test's (tests/vm/guest/assess-7x.sh).
+ */
+#include <arpa/inet.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <cmocka.h>
+
+#include "common/assess.h"
+#include "common/output.h"
+#include "config/config.h"
+#include "config/policy.h"
+
+#define MS 1000000ULL
+#define SEC (1000 * MS)
+
+static struct assess_thresholds th;
+
+static void v4(struct in6_addr *a, const char *s)
+{
+	memset(a, 0, sizeof(*a));
+	assert_int_equal(inet_pton(AF_INET, s, a), 1);
+}
+
+/* An established client end: laddr:lport -> raddr:rport. */
+static struct assess_conn conn(const char *comm, const char *cgroup, const char *l, uint16_t lport,
+			       const char *r, uint16_t rport)
+{
+	struct assess_conn c = {
+		.family = AF_INET, .lport = lport, .rport = rport, .established = true, .pid = 100
+	};
+
+	v4(&c.laddr, l);
+	v4(&c.raddr, r);
+	snprintf(c.comm, sizeof(c.comm), "%s", comm);
+	snprintf(c.cgroup, sizeof(c.cgroup), "%s", cgroup);
+	return c;
+}
+
+static void bulk(struct assess_conn *c, uint64_t bytes, uint64_t sends, unsigned bucket)
+{
+	c->lifetime_ns = 5 * SEC;
+	c->bytes_sent = bytes;
+	c->sends = sends;
+	c->hist[bucket] = sends;
+}
+
+/* The server's end of the same connection. */
+static struct assess_conn mirror(const struct assess_conn *c, const char *comm, const char *cgroup)
+{
+	struct assess_conn m = *c;
+
+	m.laddr = c->raddr, m.raddr = c->laddr;
+	m.lport = c->rport, m.rport = c->lport;
+	m.passive = true;
+	m.bytes_sent = c->bytes_received, m.bytes_received = c->bytes_sent;
+	m.sends = 0;
+	memset(m.hist, 0, sizeof(m.hist));
+	m.pid = 200;
+	m.peer_local = false; /* the pairing must find it */
+	snprintf(m.comm, sizeof(m.comm), "%s", comm);
+	snprintf(m.cgroup, sizeof(m.cgroup), "%s", cgroup);
+	return m;
+}
+
+static void test_buckets(void **state)
+{
+	(void)state;
+	assert_int_equal(assess_bucket(1), 0);
+	assert_int_equal(assess_bucket(8192), 0);
+	assert_int_equal(assess_bucket(8193), 1);
+	assert_int_equal(assess_bucket(65536), 3);
+	assert_int_equal(assess_bucket(65537), 4);
+	assert_int_equal(assess_bucket(1024 * 1024), 7);
+	assert_int_equal(assess_bucket(1024 * 1024 + 1), 8);
+	assert_int_equal(assess_bucket(1ULL << 40), 8);
+	assert_int_equal(assess_bucket_size(3), 65536);
+	assert_string_equal(assess_class_name(ASSESS_NOT_SERVABLE), "not-servable");
+	assert_string_equal(assess_reach_name(ASSESS_REACH_SMCR), "smcr");
+	assert_null(assess_class_name(_ASSESS_CLASS_MAX));
+}
+
+static void test_classes(void **state)
+{
+	struct assess_conn c;
+
+	(void)state;
+	/* long-lived bulk to a local peer: SMC-D, well suited */
+	c = conn("bulk", "/a", "127.0.0.1", 40000, "127.0.0.1", 7000);
+	c.peer_local = true;
+	bulk(&c, 64 << 20, 1024, 3);
+	assess_classify(&c, &th);
+	assert_int_equal(c.reach, ASSESS_REACH_SMCD);
+	assert_int_equal(c.cls, ASSESS_WELL_SUITED);
+	assert_non_null(strstr(c.why, "on this host"));
+
+	/* short-lived: closed after 2 ms, however many bytes */
+	c.lifetime_ns = 2 * MS;
+	assess_classify(&c, &th);
+	assert_int_equal(c.cls, ASSESS_NOT_SUITED);
+	assert_non_null(strstr(c.why, "short-lived"));
+	/* the same, still open at the end: its life is a lower bound, not short */
+	c.open = true;
+	assess_classify(&c, &th);
+	assert_int_equal(c.cls, ASSESS_WELL_SUITED);
+
+	/* long but tiny: 200 bytes in 2 sends */
+	c = conn("ssh", "/b", "10.0.0.1", 40001, "10.0.0.2", 22);
+	c.peer_local = true;
+	c.lifetime_ns = 10 * SEC, c.bytes_sent = 200, c.sends = 2;
+	assess_classify(&c, &th);
+	assert_int_equal(c.cls, ASSESS_NOT_SUITED);
+	assert_non_null(strstr(c.why, "tiny"));
+	/* many small sends are no longer tiny (request/response) */
+	c.sends = 500;
+	assess_classify(&c, &th);
+	assert_int_equal(c.cls, ASSESS_WELL_SUITED);
+
+	/* a remote peer over an RDMA interface: SMC-R */
+	c = conn("db", "/c", "192.0.2.1", 40002, "192.0.2.9", 5432);
+	snprintf(c.egress, sizeof(c.egress), "ens1");
+	c.egress_rdma = true;
+	bulk(&c, 1 << 20, 100, 2);
+	assess_classify(&c, &th);
+	assert_int_equal(c.reach, ASSESS_REACH_SMCR);
+	assert_int_equal(c.cls, ASSESS_WELL_SUITED);
+	assert_non_null(strstr(c.why, "ens1"));
+
+	/* without RDMA: not servable, with the reason */
+	c.egress_rdma = false;
+	assess_classify(&c, &th);
+	assert_int_equal(c.cls, ASSESS_NOT_SERVABLE);
+	assert_string_equal(c.why, "peer 192.0.2.9 is not on this host and ens1 has no RDMA device");
+	/* and without a route */
+	c.egress[0] = '\0';
+	assess_classify(&c, &th);
+	assert_non_null(strstr(c.why, "no route"));
+
+	/* a refused local connection */
+	c = conn("x", "/d", "127.0.0.1", 40003, "127.0.0.1", 1);
+	c.peer_local = true;
+	c.established = false;
+	assess_classify(&c, &th);
+	assert_int_equal(c.cls, ASSESS_FAILED);
+}
+
+static void test_pairs(void **state)
+{
+	struct assess_conn v[3];
+
+	(void)state;
+	/* a sink: the client sends 64 MiB, the server only receives */
+	v[0] = conn("client", "/bulk-c", "10.9.0.1", 40000, "10.9.0.2", 7000);
+	bulk(&v[0], 64 << 20, 1024, 3);
+	v[1] = mirror(&v[0], "server", "/bulk-s");
+	/* another connection with the same ports but other addresses: no pair */
+	v[2] = conn("other", "/o", "10.9.0.3", 40000, "10.9.0.4", 7000);
+	bulk(&v[2], 64 << 20, 1024, 3);
+	assess_classify_all(v, 3, &th);
+	assert_int_equal(v[0].pair, 1);
+	assert_int_equal(v[1].pair, 0);
+	assert_int_equal(v[2].pair, -1);
+	/* both ends seen: on this host even though no address table said so */
+	assert_int_equal(v[0].reach, ASSESS_REACH_SMCD);
+	assert_int_equal(v[1].reach, ASSESS_REACH_SMCD);
+	assert_int_equal(v[1].cls, ASSESS_WELL_SUITED);
+	assert_int_equal(v[2].cls, ASSESS_NOT_SERVABLE);
+	/* the sink's own sends stay its own */
+	assert_int_equal(v[1].sends, 0);
+
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	struct assess_meta m = { .method = "bpf", .coverage = "x", .scope = "y", .duration_s = 1 };
+
+	assert_non_null(doc = assess_report_json(v, 3, &th, &m));
+	/* two connections, not three ends */
+	assert_int_equal(out_get_u64(doc, "total.connections", 0), 2);
+	assert_int_equal(out_get_u64(doc, "total.classes.well-suited.connections", 0), 1);
+	assert_int_equal(out_get_u64(doc, "total.classes.well-suited.share_connections", 0), 50);
+	assert_int_equal(out_get_u64(doc, "total.classes.not-servable.share_bytes", 0), 50);
+	assert_int_equal(json_object_array_length(out_get(doc, "applications")), 3);
+	assert_int_equal(json_object_array_length(out_get(doc, "connections")), 3);
+	assert_string_equal(out_get_str(doc, "method", ""), "bpf");
+	assert_null(out_get(doc, "method_reason"));
+}
+
+static json_object *app_named(json_object *doc, const char *name)
+{
+	json_object *apps = out_get(doc, "applications");
+
+	for (size_t i = 0; i < json_object_array_length(apps); i++)
+		if (strcmp(out_get_str(json_object_array_get_idx(apps, i), "name", ""), name) == 0)
+			return json_object_array_get_idx(apps, i);
+	fail_msg("no application %s", name);
+	return NULL;
+}
+
+/* The VM test's mix: bulk (same host), bulk across netns, short ones, one unreachable. */
+static size_t mix(struct assess_conn *v)
+{
+	size_t n = 0;
+
+	v[n] = conn("smc-conn", "/system.slice/bulk.service", "127.0.0.1", 40000, "127.0.0.1", 7000);
+	bulk(&v[n], 64 << 20, 1024, 3);
+	v[n + 1] = mirror(&v[n], "smc-conn", "/system.slice/bulk.service");
+	n += 2;
+	v[n] = conn("smc-conn", "/assess-ns", "10.77.0.1", 40001, "10.77.0.2", 7001);
+	bulk(&v[n], 16 << 20, 256, 3);
+	v[n + 1] = mirror(&v[n], "smc-conn", "/assess-ns");
+	n += 2;
+	for (unsigned i = 0; i < 30; i++, n += 2) {
+		v[n] = conn("smc-conn", "/assess-short", "127.0.0.1", (uint16_t)(41000 + i),
+			    "127.0.0.1", 7002);
+		v[n].lifetime_ns = 3 * MS, v[n].bytes_sent = 116, v[n].sends = 2;
+		v[n].hist[0] = 2;
+		v[n + 1] = mirror(&v[n], "smc-conn", "/assess-short");
+	}
+	v[n] = conn("smc-conn", "/assess-far", "10.78.0.1", 42000, "198.51.100.7", 7003);
+	v[n].established = false, v[n].open = true, v[n].lifetime_ns = 20 * SEC;
+	snprintf(v[n].egress, sizeof(v[n].egress), "vfar");
+	return n + 1;
+}
+
+static void test_verdicts(void **state)
+{
+	struct assess_conn v[80];
+	size_t n = mix(v);
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	struct assess_meta m = { .method = "bpf", .coverage = "x", .scope = "y", .duration_s = 10 };
+	json_object *a;
+
+	(void)state;
+	assess_classify_all(v, n, &th);
+	assert_non_null(doc = assess_report_json(v, n, &th, &m));
+	a = app_named(doc, "bulk.service");
+	assert_string_equal(out_get_str(a, "verdict", ""), "likely-faster");
+	assert_string_equal(out_get_str(a, "unit", ""), "bulk.service");
+	assert_int_equal(json_object_array_length(out_get(a, "processes")), 2);
+	/* both ends of the one connection are the application's */
+	assert_int_equal(out_get_u64(a, "connections", 0), 2);
+	a = app_named(doc, "/assess-ns");
+	assert_string_equal(out_get_str(a, "verdict", ""), "likely-faster");
+	a = app_named(doc, "/assess-short");
+	assert_string_equal(out_get_str(a, "verdict", ""), "likely-slower");
+	assert_string_equal(out_get_str(a, "why", ""), "100% of connections live < 100 ms");
+	a = app_named(doc, "/assess-far");
+	assert_string_equal(out_get_str(a, "verdict", ""), "no-change");
+	assert_int_equal(out_get_u64(doc, "total.connections", 0), 33);
+	assert_int_equal(out_get_u64(doc, "total.classes.not-suited.connections", 0), 30);
+	assert_int_equal(out_get_u64(doc, "total.classes.not-servable.connections", 0), 1);
+}
+
+static void test_buffers(void **state)
+{
+	uint64_t h[ASSESS_BUCKETS] = {};
+
+	(void)state;
+	assert_int_equal(assess_buffer_size(h), 0);
+	h[0] = 100; /* small messages: the kernel's default */
+	assert_int_equal(assess_buffer_size(h), 64 * 1024);
+	h[3] = 1000; /* mostly 64 KiB sends: 128 KiB */
+	assert_int_equal(assess_buffer_size(h), 128 * 1024);
+	h[8] = 10000; /* more than 1 MiB: the largest SMC-D buffer */
+	assert_int_equal(assess_buffer_size(h), 1024 * 1024);
+}
+
+static void test_fragment(void **state)
+{
+	struct assess_conn v[80];
+	size_t n = mix(v);
+	_cleanup_(freep) char *frag = NULL;
+	struct config_errors errors = {};
+	struct config *cfg = NULL;
+	const struct config_policies *p;
+	int r;
+
+	(void)state;
+	assess_classify_all(v, n, &th);
+	assert_non_null(frag = assess_fragment(v, n, &th));
+	r = config_load_text("fragment.yaml", frag, strlen(frag), &cfg, &errors);
+	if (r < 0) {
+		_cleanup_(freep) char *e = config_errors_join(&errors);
+
+		fail_msg("the fragment does not load:\n%s\n%s", frag, e ? e : "?");
+	}
+	p = &cfg->policies;
+	assert_int_equal(p->n_cgroups, 2);
+	assert_non_null(strstr(frag, "- /system.slice/bulk.service"));
+	assert_non_null(strstr(frag, "- /assess-ns"));
+	assert_null(strstr(frag, "- /assess-short"));
+	assert_null(strstr(frag, "- /assess-far"));
+	assert_int_equal(p->n_exclude, 1);
+	assert_non_null(strstr(frag, "{address: 127.0.0.1, port: 7002}"));
+	assert_non_null(strstr(frag, "wmem: 128KiB"));
+	config_free(cfg);
+	config_errors_clear(&errors);
+
+	/* nothing well suited: an empty list, no sizes, still a valid file */
+	free(frag);
+	n = 1;
+	v[0] = conn("x", "/x", "127.0.0.1", 1000, "127.0.0.1", 2000);
+	v[0].peer_local = true, v[0].lifetime_ns = MS;
+	assess_classify_all(v, n, &th);
+	assert_non_null(frag = assess_fragment(v, n, &th));
+	assert_non_null(strstr(frag, "cgroups: []"));
+	assert_int_equal(config_load_text("f.yaml", frag, strlen(frag), &cfg, &errors), 0);
+	assert_int_equal(cfg->policies.n_cgroups, 0);
+	config_free(cfg);
+	config_errors_clear(&errors);
+}
+
+static void test_text(void **state)
+{
+	struct assess_conn v[80];
+	size_t n = mix(v);
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	struct assess_meta m = { .method = "sock_diag",
+				 .method_reason = "no BTF",
+				 .coverage = "connections seen",
+				 .scope = "this netns",
+				 .duration_s = 10 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assess_classify_all(v, n, &th);
+	assert_non_null(doc = assess_report_json(v, n, &th, &m));
+	assert_non_null(f = open_memstream(&buf, &len));
+	assess_report_text(f, doc, 1);
+	fclose(f);
+	assert_non_null(strstr(buf, "(sock_diag: no BTF)"));
+	assert_non_null(
+		strstr(buf, "bulk.service (cgroup /system.slice/bulk.service): likely-faster"));
+	assert_non_null(strstr(buf, "/assess-short (cgroup /assess-short): likely-slower"));
+	assert_non_null(strstr(buf, "smc-conn[100]"));
+	assert_non_null(strstr(buf, "Suggested smc.yaml fragment:"));
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_buckets), cmocka_unit_test(test_classes),
+		cmocka_unit_test(test_pairs),	cmocka_unit_test(test_verdicts),
+		cmocka_unit_test(test_buffers), cmocka_unit_test(test_fragment),
+		cmocka_unit_test(test_text),
+	};
+
+	assess_thresholds_default(&th);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
