@@ -101,8 +101,11 @@ assert_ok $IP netns exec lo-b smc-conn connect --port 7070 --addr 198.18.7.1 --b
 assert_json "$(printf '%s\n' "$out" | head -n 1)" '.mode + " " + (.verified | tostring)' "smcd true" \
 	"netns lo-b -> lo-a over loopback-ism"
 wait $srv 2>/dev/null
+# The statistics are per network namespace: lo-b saw one SMC-Dv2 client, lo-a one server.
 assert_ok $IP netns exec lo-b smcctl -j stats
-assert_json "$out" '.smcd.client_v2 // .smcd.connections.client // 1 | . >= 1' true "lo-b's own SMC-D statistics"
+assert_json "$out" '[.smcd.client_v2, .smcd.server_v2] | map(tostring) | join(",")' "1,0" "lo-b's SMC-D statistics"
+assert_ok $IP netns exec lo-a smcctl -j stats
+assert_json "$out" '[.smcd.client_v2, .smcd.server_v2] | map(tostring) | join(",")' "0,1" "lo-a's SMC-D statistics"
 
 # --- the agent's loopback: section -------------------------------------------------------
 start_system_bus
