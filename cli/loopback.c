@@ -759,8 +759,10 @@ static int do_deactivate(struct smcctl *c, struct smcnl *nl, unsigned wait_s)
 		res.was_active = b;
 		if ((s = agent_device(c, &res.last, &found)))
 			return s;
-		if (!found)
-			return not_loaded(c);
+		if (!found) {
+			s = builtin_loopback(c, nl, ACT_DEACTIVATE);
+			return s != -ENOENT ? s : not_loaded(c);
+		}
 	} else if (s != -ESRCH) {
 		return s;
 	} else {

@@ -132,4 +132,19 @@ assert_not_contains "$(cat /proc/modules)" "smc_lo " "nothing tried to load smc_
 assert_ok smc-conn pair --proto smc --conns 1 --bytes 256K
 assert_json "$(printf '%s\n' "$out" | head -n 1)" .mode smcd "SMC-D with the agent running"
 kill $agent
+wait $agent 2>/dev/null
+
+# Without a loopback: section smcctl's changes go through the agent: the same answers.
+cat >/etc/smc/smc.yaml <<'EOF2'
+ueid: {auto: false, entries: [SMCD-AGENT-612LO]}
+modules: [smc, smc_diag]
+EOF2
+start_agent
+run smcctl device loopback-ism activate
+assert_eq 3 "$rc" "activate through the agent: unavailable"
+assert_contains "$out" "loopback-ism, built into smc.ko (Linux 6.10-6.17)"
+run smcctl device loopback-ism deactivate
+assert_eq 3 "$rc" "deactivate through the agent: unavailable"
+assert_contains "$out" "loopback-ism cannot be deactivated"
+kill $agent
 exit 0
