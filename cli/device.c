@@ -48,6 +48,8 @@ json_object *smcd_device_json(const struct smcd_device *d)
 		r |= json_append_str(src, "netlink");
 	if (d->seen & SMCD_SEEN_DIBS)
 		r |= json_append_str(src, "sysfs");
+	if (d->seen & SMCD_SEEN_BUILTIN)
+		r |= json_append_str(src, "inferred");
 	r |= json_add_str(o, "type", d->loopback ? "loopback" : "ism");
 	r |= d->has_fabric_id ? json_add_u64(o, "chid", d->fabric_id) : json_add_null(o, "chid");
 	r |= json_add_str(o, "gid", d->gid[0] ? d->gid : NULL);

@@ -389,25 +389,120 @@ static void show_text(struct smcctl *c, json_object *doc)
 	loopback_show_text(c, doc);
 }
 
-static int do_get(struct smcctl *c, struct smcnl *nl, struct smclo_device *d)
-{
-	int r = smclo_get(nl, d);
+/* ---------------------------------------------------------------------------------- */
+/* 6.10-6.17: smc.ko's own loopback-ism                                                 */
 
-	if (r < 0)
-		return smcctl_fail(c, SMC_OP_LOOPBACK_QUERY, r, "cannot read the smc_lo device");
-	return SMCCTL_EXIT_OK;
+#define BUILTIN_WHAT "built into smc.ko (Linux 6.10-6.17, CONFIG_SMC_LO)"
+#define BUILTIN_NO_SWITCH                                                                     \
+	"it is there while smc is loaded and goes only with it; this kernel has no DIBS and " \
+	"no SMC_LO family (smc_lo, smc-lo-dkms, needs Linux 6.18 or later)"
+#define BUILTIN_FIXED                                                                    \
+	"its settings are fixed in smc.ko: DMBs of physically contiguous pages, nocopy " \
+	"always, at most 5000 DMBs"
+
+static void builtin_text(struct smcctl *c, json_object *doc)
+{
+	json_object *d = out_get(doc, "loopback_ism");
+	const char *gid = out_get_str(d, "gid", NULL);
+
+	fprintf(c->out, "%s: SMC-D loopback device %s\n", out_get_str(doc, "device", "-"),
+		BUILTIN_WHAT);
+	fprintf(c->out, "  State:        active (while smc is loaded)\n");
+	fprintf(c->out, "  GID:          %s\n", gid ? gid : "- (known once it has a link group)");
+	fprintf(c->out, "  PNET ID:      %s\n", out_get_str(d, "pnetid", "-"));
+	fprintf(c->out, "  Link groups:  %" PRIu64 " (%" PRIu64 " connections)\n",
+		out_get_u64(d, "linkgroups", 0), out_get_u64(d, "connections", 0));
+	fputs("  Controls on this kernel:\n"
+	      "    activate, deactivate        no: " BUILTIN_NO_SWITCH "\n"
+	      "    dmb-type, nocopy, max-dmbs  no: " BUILTIN_FIXED "\n"
+	      "    PNET ID                     yes: smcctl pnet add PNETID ib loopback-ism\n",
+	      c->out);
+}
+
+static json_object *builtin_controls_json(void)
+{
+	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
+	int r = 0;
+
+	if (!o)
+		return NULL;
+	r |= json_add_bool(o, "activate", false);
+	r |= json_add_bool(o, "deactivate", false);
+	r |= json_add_bool(o, "settings", false);
+	r |= json_add_bool(o, "pnetid", true);
+	r |= json_add_str(o, "reason", BUILTIN_NO_SWITCH "; " BUILTIN_FIXED);
+	return r < 0 ? NULL : TAKE_PTR(o);
+}
+
+/*
+ * Called when smc_lo's family is missing (or, to deactivate, smc_lo is not loaded): on a
+ * kernel whose loopback device is smc.ko's loopback-ism (6.10-6.17, no DIBS), show it with
+ * what can and cannot be controlled, refuse what cannot.  -ENOENT: not such a kernel, or
+ * its devices could not be listed; the smc_lo answer stands then (smc_lo missing), as it
+ * did before this kernel was known.
+ */
+static int builtin_loopback(struct smcctl *c, struct smcnl *nl, int act)
+{
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	_cleanup_(freep) struct smcd_device *v = NULL;
+	const struct smcd_device *d = NULL;
+	size_t n = 0;
+
+	if (smcd_device_list(nl, &v, &n) < 0)
+		return -ENOENT;
+	for (size_t i = 0; i < n && !d; i++)
+		if (v[i].seen & SMCD_SEEN_BUILTIN)
+			d = &v[i];
+	if (!d)
+		return -ENOENT;
+	switch (act) {
+	case ACT_DEACTIVATE:
+		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
+				    "%s cannot be deactivated: it is " BUILTIN_WHAT
+				    ", and " BUILTIN_NO_SWITCH
+				    " (a PNET ID on it keeps it to peers with "
+				    "the same PNET ID: smcctl pnet add PNETID ib %s)",
+				    d->name, d->name);
+	case ACT_SET:
+		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
+				    "%s cannot be configured: it is " BUILTIN_WHAT
+				    ", and " BUILTIN_FIXED,
+				    d->name);
+	default:
+		break;
+	}
+	doc = json_object_new_object();
+	if (!doc || json_add_str(doc, "device", d->name) < 0 ||
+	    json_add_bool(doc, "builtin", true) < 0 ||
+	    json_add(doc, "loopback_ism", smcd_device_json(d)) < 0 ||
+	    json_add(doc, "controls", builtin_controls_json()) < 0 ||
+	    json_add_null(doc, "smc_lo") < 0)
+		return smcctl_oom(c);
+	if (act == ACT_ACTIVATE) {
+		if (json_add_str(doc, "action", "activate") < 0 ||
+		    json_add_bool(doc, "changed", false) < 0)
+			return smcctl_oom(c);
+		if (!c->json)
+			smcctl_note(c, "%s is always active while smc is loaded: nothing to activate",
+				    d->name);
+	}
+	return smcctl_emit(c, doc, builtin_text);
 }
 
 static int do_show(struct smcctl *c, struct smcnl *nl)
 {
 	_cleanup_(json_object_putp) json_object *doc = json_object_new_object();
 	struct smclo_device d;
-	int s;
+	int r, s;
 
 	if (!doc)
 		return smcctl_oom(c);
-	if ((s = do_get(c, nl, &d)))
+	r = smclo_get(nl, &d);
+	/* No SMC_LO family: on 6.10-6.17 the loopback device may be smc.ko's own. */
+	if (r == -EPROTONOSUPPORT && (s = builtin_loopback(c, nl, ACT_SHOW)) != -ENOENT)
 		return s;
+	if (r < 0)
+		return smcctl_fail(c, SMC_OP_LOOPBACK_QUERY, r, "cannot read the smc_lo device");
 	if (json_add_str(doc, "device", d.name) < 0 ||
 	    json_add(doc, "smc_lo", smclo_device_json(&d)) < 0)
 		return smcctl_oom(c);
@@ -633,6 +728,8 @@ static int do_activate(struct smcctl *c, struct smcnl *nl)
 		return s;
 	} else {
 		r = smclo_activate_clean(nl, &d, &changed);
+		if (r == -EPROTONOSUPPORT && (s = builtin_loopback(c, nl, ACT_ACTIVATE)) != -ENOENT)
+			return s;
 		if (r < 0)
 			return smcctl_fail(c, SMC_OP_LOOPBACK_ACTIVATE, r,
 					   "cannot activate the loopback device");
@@ -662,14 +759,18 @@ static int do_deactivate(struct smcctl *c, struct smcnl *nl, unsigned wait_s)
 		res.was_active = b;
 		if ((s = agent_device(c, &res.last, &found)))
 			return s;
-		if (!found)
-			return not_loaded(c);
+		if (!found) {
+			s = builtin_loopback(c, nl, ACT_DEACTIVATE);
+			return s != -ENOENT ? s : not_loaded(c);
+		}
 	} else if (s != -ESRCH) {
 		return s;
 	} else {
 		/* Never load the module to deactivate it (the family lookup would). */
-		if (!smclo_module_loaded(nl))
-			return not_loaded(c);
+		if (!smclo_module_loaded(nl)) {
+			s = builtin_loopback(c, nl, ACT_DEACTIVATE);
+			return s != -ENOENT ? s : not_loaded(c);
+		}
 		r = smclo_shutdown(nl, wait_s * 1000, LOOPBACK_REMOVAL_MS, &res);
 		if (r == -ETIMEDOUT) {
 			const struct smclo_counters *k = &res.last.counters;
@@ -755,6 +856,8 @@ static int do_set(struct smcctl *c, struct smcnl *nl, const char *key, const cha
 		return s;
 	} else {
 		r = smclo_set(nl, q, &d);
+		if (r == -EPROTONOSUPPORT && (s = builtin_loopback(c, nl, ACT_SET)) != -ENOENT)
+			return s;
 		if (r < 0)
 			return smcctl_fail(c, SMC_OP_LOOPBACK_SET, r, "cannot set %s %s", name,
 					   value);

@@ -10,8 +10,11 @@
  *   3. the SMC-D link group dump, to count link groups and connections per device by GID
  *      (7.3 mapping: "%016llx%016llx" of GID, EXT_GID == sysfs gid without dashes).
  * On 6.10-6.17 the loopback device ("loopback-ism", CONFIG_SMC_LO) lived inside smc.ko:
- * skipped by the netlink dump and never added to sysfs, there is no way to list it (its
- * link groups still show up, with CHID 0xFFFF; linkgroup.c names them "loopback-ism").
+ * skipped by the netlink dump and never added to sysfs.  Off s390 nothing else makes the
+ * kernel ISMv2 capable (SMC_NLA_SYS_IS_ISM_V2), so without DIBS that flag means it exists
+ * (smc_caps.loopback's rule): it is listed as "loopback-ism", fabric id 0xFFFF, its GID
+ * taken from its link groups (CHID 0xFFFF; linkgroup.c names them "loopback-ism"), unknown
+ * while it has none.
  * The PNET ID of such a device comes from the PNET table (smcd_pnet_from_table()).
  * Devices seen only through netlink (ISM before 6.18) have no GID to match: their link
  * group count is the kernel's own (SMC_NLA_DEV_USE_CNT), their connections are counted by
@@ -163,6 +166,40 @@ static int smcd_merge_dibs(struct smcnl *nl, struct smcd_ctx *c)
 	return 0;
 }
 
+#if defined(__s390__) || defined(__s390x__)
+#define ARCH_HAS_ISM true
+#else
+#define ARCH_HAS_ISM false
+#endif
+
+/* 6.10-6.17: smc.ko's loopback-ism, inferred (see the top of this file). */
+static int smcd_builtin_loopback(struct smcnl *nl, struct smcd_ctx *c)
+{
+	struct smc_sysinfo info;
+	struct smcd_device *d;
+	int r;
+
+	if (ARCH_HAS_ISM || smcnl_dibs_class_exists(nl))
+		return 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].loopback)
+			return 0;
+	r = smc_sysinfo_get(nl, &info);
+	if (r < 0)
+		return r;
+	if (!info.ism_v2)
+		return 0;
+	r = smcd_dev_add(c, &d);
+	if (r < 0)
+		return r;
+	d->seen = SMCD_SEEN_BUILTIN;
+	snprintf(d->name, sizeof(d->name), "%s", SMC_BUILTIN_LOOPBACK_NAME);
+	d->loopback = true;
+	d->has_fabric_id = true;
+	d->fabric_id = SMC_LOOPBACK_FABRIC;
+	return 0;
+}
+
 static bool chid_unique(const struct smcd_ctx *c, uint16_t chid)
 {
 	size_t n = 0;
@@ -185,7 +222,13 @@ static int smcd_count_lgrs(struct smcnl *nl, struct smcd_ctx *c)
 	for (size_t i = 0; i < c->n; i++) {
 		struct smcd_device *d = &c->v[i];
 		char hex[33];
-		bool by_gid = d->gid[0] != '\0';
+		bool by_gid;
+
+		/* loopback-ism's GID is that of its link groups (it has no other source). */
+		for (size_t j = 0; (d->seen & SMCD_SEEN_BUILTIN) && !d->gid[0] && j < n_lgrs; j++)
+			if (lgrs[j].chid == SMC_LOOPBACK_FABRIC)
+				smcd_gid_format(lgrs[j].gid, lgrs[j].ext_gid, d->gid);
+		by_gid = d->gid[0] != '\0';
 
 		if (!by_gid)
 			d->linkgroups = d->use_cnt;
@@ -250,6 +293,7 @@ int smcd_device_list(struct smcnl *nl, struct smcd_device **ret, size_t *ret_n)
 
 	r = smcnl_genl_dump(nl, SMCNL_FAM_SMC, SMC_NETLINK_GET_DEV_SMCD, smcd_dev_msg, &c);
 	r = r ?: smcd_merge_dibs(nl, &c);
+	r = r ?: smcd_builtin_loopback(nl, &c);
 	r = r ?: smcd_count_lgrs(nl, &c);
 	if (r == 0)
 		smcd_pnet_from_table(nl, &c);

@@ -137,7 +137,7 @@ void smcnl_lgr_device_name(const struct smcd_linkgroup *lg, const struct smcnl_d
 	 * in sysfs (no /sys/class/dibs at all); fabric id 0xFFFF was used by nothing else.
 	 */
 	if (!dibs_class && lg->chid == SMC_LOOPBACK_FABRIC)
-		snprintf(buf, len, "loopback-ism");
+		snprintf(buf, len, "%s", SMC_BUILTIN_LOOPBACK_NAME);
 }
 
 int smcnl_lgr_d_dump(struct smcnl *nl, struct smcd_linkgroup **ret, size_t *ret_n)

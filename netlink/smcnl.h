@@ -137,10 +137,16 @@ struct smc_pnet_port {
 	char pnetid[SMC_PNETID_LEN + 1];
 };
 
+/* The loopback device of 6.10-6.17 (CONFIG_SMC_LO), inside smc.ko. */
+#define SMC_BUILTIN_LOOPBACK_NAME "loopback-ism"
+
 /* Where an SMC-D device was seen. */
 enum {
 	SMCD_SEEN_NETLINK = 1 << 0, /* SMC_NETLINK_GET_DEV_SMCD (never lists loopback) */
 	SMCD_SEEN_DIBS = 1 << 1,    /* /sys/class/dibs/<name> (6.18+) */
+	/* Inferred (6.10-6.17): smc.ko's own "loopback-ism", which nothing lists; there when
+	 * the kernel is ISMv2 capable off s390 and has no DIBS (smc_caps.loopback's rule). */
+	SMCD_SEEN_BUILTIN = 1 << 2,
 };
 
 struct smcd_device {

@@ -152,12 +152,21 @@ static int kernel_error(struct manager *m, sd_bus_error *error, enum smc_op op, 
 static int need_module(struct manager *m, sd_bus_error *error)
 {
 	struct kernel *k = m->kernel;
+	struct smc_caps caps;
 	char msg[200] = "";
 	int r;
 
 	if (k->ops->module_loaded(k, LOOPBACK_MODULE) > 0)
 		return 0;
 	r = k->ops->module_load(k, LOOPBACK_MODULE, msg, sizeof(msg));
+	if (r == -ENOENT && k->ops->caps(k, &caps) == 0 && caps.smc_genl && !caps.dibs)
+		return sd_bus_error_setf(
+			error, SMCD_BUS_ERROR_NO_MODULE,
+			"smc_lo needs Linux 6.18 or later with DIBS; %s",
+			caps.loopback ? "the SMC-D loopback device of this kernel is loopback-ism, "
+					"built into smc.ko (Linux 6.10-6.17): active while smc is "
+					"loaded, without controls (smcctl device loopback-ism)"
+				      : "this kernel has no SMC-D loopback device");
 	if (r == -ENOENT)
 		return sd_bus_error_set(
 			error, SMCD_BUS_ERROR_NO_MODULE,

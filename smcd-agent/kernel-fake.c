@@ -10,6 +10,8 @@
  *   sysctl/NAME          value of net.smc.NAME (absent: this kernel lacks it)
  *   pnet                 "PNETID eth NETDEV" or "PNETID ib DEVICE PORT" per line
  *   modules/NAME         exists: loaded;  modules-available/NAME: loadable
+ *   no-dibs              exists: a kernel before 6.18 (no DIBS; with smcd-devices: 6.10-6.17
+ *                        with loopback-ism); absent: DIBS (6.18+)
  *   smcd-devices         "NAME" per line (loopback if NAME is "lo")
  *   smcd-linkgroups      "ID CONNS DEVICE" per line (hex ID)
  *   stats                "KEY VALUE" per line, KEY as in stats.c's table ("smcd.client_v2",
@@ -126,6 +128,9 @@ static int fake_caps(struct kernel *k, struct smc_caps *ret)
 	snprintf(ret->kernel_release, sizeof(ret->kernel_release), "fake");
 	ret->smc_genl = ret->pnet_genl = ret->smc_diag = ret->af_smc = smc;
 	ret->smc_module = smc;
+	/* A DIBS kernel (6.18+) unless the file "no-dibs" says 6.10-6.17 (loopback-ism, when
+	 * "smcd-devices" exists too) or older. */
+	ret->dibs = smc && !fake_exists(k, "no-dibs");
 	ret->loopback = smc && fake_exists(k, "smcd-devices");
 	ret->smcd_v2 = ret->smcr_v2 = smc;
 	ret->smc_ver = smc ? 2 : 0;

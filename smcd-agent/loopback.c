@@ -375,6 +375,49 @@ static int load_module(struct kernel *k, const struct report *prev, bool report_
 	return item(ret, name, ITEM_APPLIED, "loaded");
 }
 
+/*
+ * A kernel without DIBS (before 6.18): smc_lo cannot exist there, and what the section asks
+ * for is either impossible or already the kernel's fixed behaviour.  On 6.10-6.17 with
+ * CONFIG_SMC_LO the loopback device is smc.ko's own "loopback-ism": there while smc is
+ * loaded, without any control (no SMC_LO family, no DIBS "lo" to give a PNET ID to, DMBs
+ * of physically contiguous pages, nocopy always, at most 5000 of them).  Every key the file
+ * has gets an "unsupported" item saying so; nothing is tried and nothing fails.
+ */
+static int no_dibs_items(const struct config_loopback *c, const struct smc_caps *caps,
+			 struct report *ret)
+{
+	char why[200];
+	int r = 0;
+
+	if (caps->loopback)
+		snprintf(why, sizeof(why),
+			 "the SMC-D loopback device of this kernel is loopback-ism, built into smc.ko "
+			 "(Linux 6.10-6.17, CONFIG_SMC_LO)");
+	else
+		snprintf(why, sizeof(why),
+			 "this kernel has no DIBS (Linux 6.18 or later) and no loopback-ism "
+			 "(CONFIG_SMC_LO, 6.10-6.17)");
+	if (c->has_active && c->active)
+		r = item(ret, "loopback:module", ITEM_UNSUPPORTED,
+			 "smc_lo needs Linux 6.18 or later with DIBS: %s", why);
+	if (r >= 0 && c->has_active)
+		r = item(ret, "loopback:state", ITEM_UNSUPPORTED,
+			 caps->loopback ? "%s: it is active while smc is loaded and cannot be "
+					  "activated or deactivated"
+					: "%s: there is no loopback device to %s",
+			 why, c->active ? "activate" : "deactivate");
+	if (r >= 0 && (c->has_dmb_type || c->has_nocopy || c->has_max_dmbs))
+		r = item(ret, "loopback:settings", ITEM_UNSUPPORTED,
+			 caps->loopback ? "%s: its settings are fixed (DMBs of physically "
+					  "contiguous pages, nocopy always, at most 5000 DMBs)"
+					: "%s: nothing to configure",
+			 why);
+	if (r >= 0 && (c->has_take_over_lo || (c->has_active && c->active)))
+		r = item(ret, "loopback:take-over-lo", ITEM_UNSUPPORTED,
+			 "%s: there is no DIBS device lo to take SMC-D loopback from", why);
+	return r < 0 ? r : 0;
+}
+
 int loopback_reconcile(struct kernel *k, const struct config_loopback *c, const struct report *prev,
 		       bool report_only, struct report *ret)
 {
@@ -382,6 +425,7 @@ int loopback_reconcile(struct kernel *k, const struct config_loopback *c, const 
 	bool any_setting = c->has_dmb_type || c->has_nocopy || c->has_max_dmbs;
 	bool loaded, settings_failed = false;
 	struct smclo_device d;
+	struct smc_caps caps;
 	char buf[256];
 	int r;
 
@@ -402,6 +446,8 @@ int loopback_reconcile(struct kernel *k, const struct config_loopback *c, const 
 			return 0;
 		return release_lo(k, c, "smclo is not active", prev, report_only, ret);
 	}
+	if (k->ops->caps(k, &caps) == 0 && caps.smc_genl && !caps.dibs)
+		return no_dibs_items(c, &caps, ret);
 	if (want_active && (r = load_module(k, prev, report_only, &loaded, ret)) < 0)
 		return r;
 	if (!loaded) {

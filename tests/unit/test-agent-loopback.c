@@ -63,7 +63,7 @@ static int teardown(void **state)
 /* A fake kernel with SMC and nothing else; smc_lo loadable unless told otherwise. */
 static void fake_reset(bool module_available)
 {
-	sh("rm -rf modules modules-available smclo pnet sysctl && mkdir -p modules "
+	sh("rm -rf modules modules-available smclo pnet sysctl no-dibs smcd-devices && mkdir -p modules "
 	   "modules-available sysctl && touch modules/smc");
 	if (module_available)
 		sh("touch modules-available/smc_lo");
@@ -261,6 +261,51 @@ static void test_no_module(void **state)
 	m = agent("loopback: {active: false}\n");
 	assert_int_equal(manager_reconcile(m, RECONCILE_START), 0);
 	expect(m, "loopback:device", ITEM_UNCHANGED, "not loaded");
+	manager_free(m);
+}
+
+/*
+ * 6.10-6.17 with CONFIG_SMC_LO (the 612lo lane): no DIBS, loopback-ism inside smc.ko.  Every
+ * key of the section is unsupported with the reason; nothing is loaded or tried, no fault.
+ * Without loopback-ism either (6.1, or 6.12 as Debian ships it) the reason says that.
+ */
+static void test_no_dibs(void **state)
+{
+	struct manager *m;
+	char p[1024];
+
+	fake_reset(true);
+	sh("touch no-dibs && echo loopback-ism >smcd-devices");
+	m = agent("loopback: {active: true, nocopy: false, max-dmbs: 64}\n");
+	assert_int_equal(manager_reconcile(m, RECONCILE_START), 0);
+	expect(m, "loopback:module", ITEM_UNSUPPORTED, "needs Linux 6.18 or later with DIBS");
+	expect(m, "loopback:state", ITEM_UNSUPPORTED,
+	       "loopback-ism, built into smc.ko (Linux 6.10-6.17, CONFIG_SMC_LO): it is active "
+	       "while smc is loaded and cannot be activated or deactivated");
+	expect(m, "loopback:settings", ITEM_UNSUPPORTED, "at most 5000 DMBs");
+	expect(m, "loopback:take-over-lo", ITEM_UNSUPPORTED, "no DIBS device lo");
+	assert_int_equal(m->state, MANAGER_RUNNING);
+	snprintf(p, sizeof(p), "%s/modules/smc_lo", dir);
+	assert_int_equal(access(p, F_OK), -1);
+	manager_free(m);
+
+	/* active: false alone: one item, the device cannot be deactivated. */
+	m = agent("loopback: {active: false}\n");
+	assert_int_equal(manager_reconcile(m, RECONCILE_START), 0);
+	expect(m, "loopback:state", ITEM_UNSUPPORTED, "cannot be activated or deactivated");
+	assert_null(report_find(&m->report, "loopback:module"));
+	assert_null(report_find(&m->report, "loopback:settings"));
+	assert_null(report_find(&m->report, "loopback:take-over-lo"));
+	assert_int_equal(m->state, MANAGER_RUNNING);
+	manager_free(m);
+
+	/* No loopback device at all (no DIBS, no CONFIG_SMC_LO). */
+	sh("rm smcd-devices");
+	m = agent("loopback: {active: true, dmb-type: physical}\n");
+	assert_int_equal(manager_reconcile(m, RECONCILE_START), 0);
+	expect(m, "loopback:state", ITEM_UNSUPPORTED, "no loopback device to activate");
+	expect(m, "loopback:settings", ITEM_UNSUPPORTED, "no loopback-ism (CONFIG_SMC_LO");
+	assert_int_equal(m->state, MANAGER_RUNNING);
 	manager_free(m);
 }
 
@@ -476,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_absent),
 		cmocka_unit_test(test_no_module),
+		cmocka_unit_test(test_no_dibs),
 		cmocka_unit_test(test_activate_and_keep),
 		cmocka_unit_test(test_section_removed),
 		cmocka_unit_test(test_unowned_setting),

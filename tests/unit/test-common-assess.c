@@ -288,7 +288,7 @@ static void test_fragment(void **state)
 	(void)state;
 	assess_classify_all(v, n, &th);
 	assert_non_null(frag = assess_fragment(v, n, &th));
-	r = config_load_text("fragment.yaml", frag, strlen(frag), &cfg, &errors);
+	r = config_load_text("fragment.yaml", frag, strlen(frag), NULL, &cfg, &errors);
 	if (r < 0) {
 		_cleanup_(freep) char *e = config_errors_join(&errors);
 
@@ -314,7 +314,7 @@ static void test_fragment(void **state)
 	assess_classify_all(v, n, &th);
 	assert_non_null(frag = assess_fragment(v, n, &th));
 	assert_non_null(strstr(frag, "cgroups: []"));
-	assert_int_equal(config_load_text("f.yaml", frag, strlen(frag), &cfg, &errors), 0);
+	assert_int_equal(config_load_text("f.yaml", frag, strlen(frag), NULL, &cfg, &errors), 0);
 	assert_int_equal(cfg->policies.n_cgroups, 0);
 	config_free(cfg);
 	config_errors_clear(&errors);

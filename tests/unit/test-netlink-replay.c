@@ -542,6 +542,74 @@ static void test_61(void **state)
 	assert_int_equal(smc_hs_limitation_get(nl, &hs), 0);
 	assert_true(hs);
 	smcnl_close(nl);
+/*
+ * 6.12 with CONFIG_SMC_LO (the 612lo lane): loopback-ism lives in smc.ko, no DIBS, no sysfs.
+ * The device is inferred (ISMv2 off s390), its GID is that of its link groups.
+ */
+static void test_612lo(void **state)
+{
+	struct smcnl *nl = replay_open("612lo/idle");
+	struct smcd_linkgroup *lgr;
+	struct smcd_device *dev;
+	struct smc_caps caps;
+	struct smc_stats st;
+	struct smc_socket *s;
+	char gid[33];
+	uint32_t conns = 0;
+	size_t n, n_lgr, smcd = 0;
+
+	assert_int_equal(smc_caps_probe(nl, &caps), 0);
+	assert_false(caps.dibs);
+	assert_true(caps.loopback && caps.smcd_v2);
+	assert_int_equal(smcd_device_list(nl, &dev, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(dev[0].name, "loopback-ism");
+	assert_int_equal(dev[0].seen, SMCD_SEEN_BUILTIN);
+	assert_true(dev[0].loopback && dev[0].has_fabric_id);
+	assert_int_equal(dev[0].fabric_id, 0xffff);
+	assert_string_equal(dev[0].gid, ""); /* no link group yet: unknown */
+	assert_int_equal(dev[0].linkgroups, 0);
+	free(dev);
+	smcnl_close(nl);
+
+	nl = replay_open("612lo/loopback");
+	assert_int_equal(smcd_linkgroup_list(nl, &lgr, &n_lgr), 0);
+	assert_true(n_lgr >= 1);
+	for (size_t i = 0; i < n_lgr; i++) {
+		assert_int_equal(lgr[i].chid, 0xffff);
+		assert_string_equal(lgr[i].device, "loopback-ism");
+		assert_int_equal(lgr[i].peer_gid, lgr[i].gid);
+		assert_true(lgr[i].has_alloc && lgr[i].dmb_alloc > 0);
+		assert_true(lgr[i].v2.present);
+		assert_string_equal(lgr[i].v2.neg_eid, "SMCD-AGENT-TEST");
+		conns += lgr[i].conns;
+	}
+	assert_int_equal(conns, 8); /* 4 connections, both ends */
+	smcd_gid_format(lgr[0].gid, lgr[0].ext_gid, gid);
+	free(lgr);
+	assert_int_equal(smcd_device_list(nl, &dev, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(dev[0].gid, gid);
+	assert_int_equal(dev[0].linkgroups, n_lgr);
+	assert_int_equal(dev[0].conns, 8);
+	free(dev);
+	assert_int_equal(smc_stats_get(nl, &st), 0);
+	assert_int_equal(st.smcd.clnt_v2_succ, 4);
+	assert_int_equal(st.smcd.srv_v2_succ, 4);
+	assert_int_equal(smc_socket_list(nl,
+					 SMC_DIAG_WANT_CONNINFO | SMC_DIAG_WANT_LGRINFO |
+						 SMC_DIAG_WANT_DMBINFO,
+					 &s, &n),
+			 0);
+	for (size_t i = 0; i < n; i++)
+		if (s[i].mode == 2) {
+			smcd++;
+			assert_true(s[i].has_dmbinfo);
+			assert_int_equal(s[i].dmb.my_gid, s[i].dmb.peer_gid);
+		}
+	assert_int_equal(smcd, 8);
+	free(s);
+	smcnl_close(nl);
 }
 
 /* ---- privileges and network namespaces ------------------------------------------------- */
@@ -637,6 +705,7 @@ int main(void)
 		cmocka_unit_test(test_7x_pnet),
 		cmocka_unit_test(test_612),
 		cmocka_unit_test(test_61),
+		cmocka_unit_test(test_612lo),
 		cmocka_unit_test(test_612_userns),
 		cmocka_unit_test(test_7x_netns),
 		cmocka_unit_test(test_nosmc),
