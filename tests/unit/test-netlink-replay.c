@@ -542,6 +542,8 @@ static void test_61(void **state)
 	assert_int_equal(smc_hs_limitation_get(nl, &hs), 0);
 	assert_true(hs);
 	smcnl_close(nl);
+}
+
 /*
  * 6.12 with CONFIG_SMC_LO (the 612lo lane): loopback-ism lives in smc.ko, no DIBS, no sysfs.
  * The device is inferred (ISMv2 off s390), its GID is that of its link groups.
