@@ -320,8 +320,8 @@ static int on_stats_wait(sd_event_source *s, uint64_t usec, void *userdata)
 	return 0;
 }
 
-static int wait_for_sample(sd_bus_message *msg, struct manager *m, uint64_t due_usec,
-			   sd_bus_error *error)
+int bus_stats_wait_for_sample(sd_bus_message *msg, struct manager *m, uint64_t due_usec,
+			      sd_bus_error *error)
 {
 	sd_bus_message **v;
 	int r;
@@ -361,7 +361,7 @@ static int method_get(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 	if (refresh) {
 		due = collector_sample_due_usec(m->collector);
 		if (due)
-			return wait_for_sample(msg, m, due, error);
+			return bus_stats_wait_for_sample(msg, m, due, error);
 		manager_sample_now(m);
 	}
 	return reply_document(msg, m);
