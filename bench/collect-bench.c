@@ -43,7 +43,7 @@
 #include "smcd-agent/manager.h"
 
 enum { RAW, COLLECT, TICK, PROM, PROBE, SMCTOOLS, _MODES };
-static const char *const mode_names[_MODES] = { "raw",	   "collect",	      "tick",
+static const char *const mode_names[_MODES] = { "raw",	      "collect",	 "tick",
 						"prom_write", "tick_with_probe", "smctools" };
 
 extern char **environ;
