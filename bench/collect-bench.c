@@ -16,6 +16,8 @@
  *   tick     all the agent does per interval when stats.interval equals monitor.interval
  *            (the default): its monitor timer's manager_poll(MANAGER_POLL_OBJECTS |
  *            MANAGER_POLL_STATS), one read of the objects for both
+ *   prom     the Prometheus write alone (collector_export(): the text rendered from the
+ *            engine and the objects, its atomic write), part of collect and tick
  *   probe    for comparison, the same tick with the capability probe the monitor timer made
  *            before (manager_refresh_objects(), then a statistics poll that reuses the fresh
  *            objects): it dumps every socket a second time
@@ -40,9 +42,9 @@
 #include "smcd-agent/collector.h"
 #include "smcd-agent/manager.h"
 
-enum { RAW, COLLECT, TICK, PROBE, SMCTOOLS, _MODES };
-static const char *const mode_names[_MODES] = { "raw", "collect", "tick", "tick_with_probe",
-						"smctools" };
+enum { RAW, COLLECT, TICK, PROM, PROBE, SMCTOOLS, _MODES };
+static const char *const mode_names[_MODES] = { "raw",	      "collect",	 "tick",
+						"prom_write", "tick_with_probe", "smctools" };
 
 extern char **environ;
 
@@ -219,6 +221,9 @@ int main(int argc, char **argv)
 		t0 = now_ms();
 		(void)manager_poll(m, MANAGER_POLL_OBJECTS | MANAGER_POLL_STATS, NULL);
 		t[TICK][i] = now_ms() - t0;
+		t0 = now_ms();
+		(void)collector_export(m->collector, &m->objects);
+		t[PROM][i] = now_ms() - t0;
 		t0 = now_ms();
 		(void)manager_refresh_objects(m, NULL);
 		(void)manager_poll(m, MANAGER_POLL_STATS, NULL);

@@ -193,6 +193,10 @@ int bus_stats_register(struct manager *m);
 int bus_stats_emit_changed(struct manager *m, int changed);
 /* Unanswered GetStatistics(true) calls dropped (at the stop: the bus closes after). */
 void bus_stats_drop_waiting(struct manager *m);
+/* GetStatistics(true) within the rate limit: msg waits for the sample due at due_usec
+ * (CLOCK_MONOTONIC, timer accuracy 1 ms); 1, or -errno with error set. */
+int bus_stats_wait_for_sample(sd_bus_message *msg, struct manager *m, uint64_t due_usec,
+			      sd_bus_error *error);
 int bus_append_capabilities(sd_bus_message *reply, const struct smc_caps *c);
 
 static inline void manager_freep(struct manager **m)
