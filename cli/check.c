@@ -428,9 +428,9 @@ static int io_failure(struct check *k, const char *what, int err)
 {
 	if (err == -ETIMEDOUT)
 		return smcctl_error(k->c, SMCCTL_EXIT_FAILURE,
-				    "check failed: %s: no %s within %d s (raise --timeout, or check "
-				    "the peer)",
-				    what, k->waited ? k->waited : "answer", k->timeout_ms / 1000);
+				    "check failed: %s: timed out after %d s waiting for %s (raise "
+				    "--timeout, or check the peer)",
+				    what, k->timeout_ms / 1000, k->waited ? k->waited : "an answer");
 	return smcctl_error(k->c, SMCCTL_EXIT_FAILURE, "check failed: %s: %s", what, strerror(-err));
 }
 

@@ -326,7 +326,7 @@ static int enable_direct(struct smcctl *c, const struct verb_args *a, const char
 	const char *main_path = config_path(a->opt[UNIT_OPT_CONFIG]);
 	_cleanup_(freep) char *path = config_unit_dropin_path(main_path, unit);
 	_cleanup_(freep) char *text = config_unit_dropin_text(unit, cgroup);
-	_cleanup_(freep) char *dir = config_dropin_dir(main_path);
+	_cleanup_(freep) char *dir = config_dropin_dir(main_path), *old = NULL;
 	_cleanup_(config_freep) struct config *cfg = NULL;
 	int r;
 
@@ -344,15 +344,23 @@ static int enable_direct(struct smcctl *c, const struct verb_args *a, const char
 				    false, false, NULL);
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return write_error(c, "create", dir, -errno);
+	/* The unit's drop-in as it was (another cgroup, say), to put back if refused. */
+	r = textfile_read_small(path, 64 * 1024, &old);
+	if (r < 0)
+		return write_error(c, "read", path, r);
 	r = textfile_write_atomic(path, text, strlen(text), 0644);
 	if (r < 0)
 		return write_error(c, "write", path, r);
 	config_free(TAKE_PTR(cfg));
 	cfg = load_config(c, main_path);
 	if (!cfg) {
-		(void)unlink(path);
+		if (old)
+			(void)textfile_write_atomic(path, old, strlen(old), 0644);
+		else
+			(void)unlink(path);
 		return smcctl_error(c, SMCCTL_EXIT_FAILURE,
-				    "the configuration with %s is not valid: removed it again", path);
+				    "the configuration with %s is not valid: %s", path,
+				    old ? "put its old text back" : "removed it again");
 	}
 	return emit(c, "enable", unit, cgroup, path, true, false, NULL);
 }

@@ -734,31 +734,86 @@ static size_t servers_build(const struct assess_conn *v, size_t n,
 	return n_out;
 }
 
+/* text with every byte but printable ASCII replaced by '?': safe after a YAML '#'. */
+static void comment_safe(const char *text, char *buf, size_t len)
+{
+	size_t i = 0;
+
+	for (; text[i] && i + 1 < len; i++)
+		buf[i] = text[i] >= 0x20 && text[i] < 0x7f ? text[i] : '?';
+	buf[i] = '\0';
+}
+
+/*
+ * A cgroup path as a YAML scalar: plain when it is only path characters, else
+ * double-quoted with '"', '\\' and the control bytes escaped (a delegated cgroup's name is
+ * its owner's choice: it must not end the scalar or start a line of its own).
+ */
+static void sb_path(struct sbuf *b, const char *path)
+{
+	bool plain = path[0] == '/';
+
+	for (const char *q = path; *q && plain; q++)
+		plain = (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
+			(*q >= '0' && *q <= '9') || strchr("/._@:+-", *q);
+	if (plain) {
+		sb_printf(b, "%s", path);
+		return;
+	}
+	sb_printf(b, "\"");
+	for (const unsigned char *q = (const unsigned char *)path; *q; q++)
+		if (*q == '"' || *q == '\\')
+			sb_printf(b, "\\%c", *q);
+		else if (*q < 0x20 || *q == 0x7f)
+			sb_printf(b, "\\x%02x", *q);
+		else
+			sb_printf(b, "%c", *q);
+	sb_printf(b, "\"");
+}
+
+/* A cgroup smc.yaml can name: not the root, not unknown, no control byte (config/policy.c). */
+static bool cgroup_nameable(const char *cg)
+{
+	if (!cg[0] || streq(cg, "/"))
+		return false;
+	for (const unsigned char *q = (const unsigned char *)cg; *q; q++)
+		if (*q < 0x20 || *q == 0x7f)
+			return false;
+	return true;
+}
+
 static void fragment_cgroups(struct sbuf *b, const struct app *apps, size_t n_apps)
 {
 	size_t listed = 0;
+	char comm[ASSESS_COMM_LEN * 2], why[ASSESS_WHY_LEN * 2];
 
+	/* The list first, the applications it cannot name after it, each line on its own. */
 	sb_printf(b, "policies:\n  cgroups:");
-	for (size_t j = 0; j < n_apps; j++) {
+	for (size_t j = 0; j < n_apps && listed < ASSESS_MAX_CGROUPS; j++) {
 		const struct app *a = &apps[j];
 
-		if (a->verdict != V_FASTER)
+		if (a->verdict != V_FASTER || !cgroup_nameable(a->first->cgroup))
 			continue;
-		if (!a->first->cgroup[0] || streq(a->first->cgroup, "/")) {
-			sb_printf(b,
-				  "%s\n    # %s: likely faster, but its cgroup is %s: use smcctl run",
-				  listed ? "" : " []", a->first->comm,
-				  a->first->cgroup[0] ? "the root" : "unknown");
-			continue;
-		}
-		if (listed == ASSESS_MAX_CGROUPS)
-			break;
-		sb_printf(b, "\n    - %s  # likely faster: %s", a->first->cgroup, a->why);
+		comment_safe(a->why, why, sizeof(why));
+		sb_printf(b, "\n    - ");
+		sb_path(b, a->first->cgroup);
+		sb_printf(b, "  # likely faster: %s", why);
 		listed++;
 	}
 	if (!listed)
 		sb_printf(b, " []  # no application is likely faster");
 	sb_printf(b, "\n");
+	for (size_t j = 0; j < n_apps; j++) {
+		const struct app *a = &apps[j];
+
+		if (a->verdict != V_FASTER || cgroup_nameable(a->first->cgroup))
+			continue;
+		comment_safe(a->first->comm, comm, sizeof(comm));
+		sb_printf(b, "  # %s: likely faster, but its cgroup is %s: use smcctl run\n", comm,
+			  !a->first->cgroup[0]		 ? "unknown"
+			  : streq(a->first->cgroup, "/") ? "the root"
+							 : "a name smc.yaml cannot hold");
+	}
 }
 
 static void fragment_exclude(struct sbuf *b, const struct assess_conn *v, size_t n,

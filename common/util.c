@@ -74,3 +74,33 @@ int textfile_write_atomic(const char *path, const char *data, size_t len, unsign
 	}
 	return fsync_dir(dir);
 }
+
+int textfile_read_small(const char *path, size_t max, char **ret)
+{
+	_cleanup_(closep) int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	_cleanup_(freep) char *buf = NULL;
+	size_t len = 0;
+
+	*ret = NULL;
+	if (fd < 0)
+		return errno == ENOENT ? 0 : negative_errno();
+	buf = malloc(max + 1);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t n = read(fd, buf + len, max - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return negative_errno();
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len == max)
+			return -EFBIG;
+	}
+	buf[len] = '\0';
+	*ret = TAKE_PTR(buf);
+	return 0;
+}

@@ -15,3 +15,10 @@ char *strstrip_trailing(char *s);
  * file is removed).
  */
 int textfile_write_atomic(const char *path, const char *data, size_t len, unsigned mode);
+
+/*
+ * The whole text of a small file, NUL-terminated: 0 with *ret NULL when it does not exist,
+ * -EFBIG when it has max bytes or more, else negative errno.  For drop-ins, whose old text
+ * is put back when a change is refused.
+ */
+int textfile_read_small(const char *path, size_t max, char **ret);

@@ -325,13 +325,13 @@ static bool owner_wanted(struct fallback *f, const struct smcbpf_fallback_event 
 }
 
 /*
- * One /proc walk for every inode of the batch without a cached holder; each answer (a
- * holder, or none) goes into the cache, the oldest entry making room.
+ * One /proc walk for every inode of the batch without a cached holder, into *o (the
+ * batch's answers, for resolve(): more inodes than the cache holds are still resolved);
+ * each answer (a holder, or none) also goes into the cache, the oldest entry making room.
  */
-static void owners_walk(struct fallback *f, uint64_t now)
+static void owners_walk(struct fallback *f, uint64_t now, struct sock_owners *o)
 {
 	_cleanup_(freep) uint64_t *inos = calloc(f->n_batch, sizeof(*inos));
-	struct sock_owners o = {};
 	size_t n = 0;
 	int r;
 
@@ -351,9 +351,12 @@ static void owners_walk(struct fallback *f, uint64_t now)
 	}
 	if (!n)
 		return;
-	r = sock_owners_scan("/proc", inos, n, &o);
-	if (r < 0)
+	r = sock_owners_scan("/proc", inos, n, o);
+	if (r < 0) {
 		log_debug("Cannot read the holders of %zu sockets from /proc: %s", n, strerror(-r));
+		sock_owners_done(o);
+		*o = (struct sock_owners){};
+	}
 	for (size_t k = 0; k < n; k++) {
 		struct owner_entry *slot = &f->owners[0];
 		const struct sock_proc *p;
@@ -362,12 +365,11 @@ static void owners_walk(struct fallback *f, uint64_t now)
 			if (f->owners[i].mono_usec < slot->mono_usec)
 				slot = &f->owners[i];
 		*slot = (struct owner_entry){ .ino = inos[k], .mono_usec = now };
-		if (r == 0 && sock_owners_of(&o, inos[k], &p) > 0) {
+		if (r == 0 && sock_owners_of(o, inos[k], &p) > 0) {
 			slot->pid = (uint32_t)p->pid;
 			snprintf(slot->comm, sizeof(slot->comm), "%s", p->comm);
 		}
 	}
-	sock_owners_done(&o);
 }
 
 /* ---- records ---------------------------------------------------------------------------- */
@@ -404,7 +406,9 @@ static void emit(struct fallback *f, const struct fbattr_event *ev)
 		log_debug("Cannot send FallbackAttributed: %s", strerror(-r));
 }
 
-static void resolve(struct fallback *f, const struct pending *p, uint64_t now)
+/* o: this batch's /proc answers (may be empty). */
+static void resolve(struct fallback *f, const struct pending *p, uint64_t now,
+		    const struct sock_owners *o)
 {
 	const struct smcbpf_fallback_event *rec = &p->rec;
 	struct fbattr_event ev = {
@@ -423,11 +427,16 @@ static void resolve(struct fallback *f, const struct pending *p, uint64_t now)
 		snprintf(ev.comm, sizeof(ev.comm), "%.*s", SMCBPF_COMM_LEN, rec->comm);
 	} else if (rec->sock_ino) {
 		const struct owner_entry *e = owner_cached(f, rec->sock_ino, now);
+		const struct sock_proc *h;
 
 		if (e) {
 			ev.pid = e->pid;
 			snprintf(ev.comm, sizeof(ev.comm), "%s", e->comm);
 			ev.pid_from_socket = e->pid != 0;
+		} else if (sock_owners_of(o, rec->sock_ino, &h) > 0) {
+			ev.pid = (uint32_t)h->pid;
+			snprintf(ev.comm, sizeof(ev.comm), "%s", h->comm);
+			ev.pid_from_socket = true;
 		}
 	}
 	fbattr_sanitize(ev.comm);
@@ -455,6 +464,7 @@ static void flush_batch(struct fallback *f, bool force)
 {
 	uint64_t now = mono_usec(), due = 0;
 	bool want_cg = false, want_proc = false;
+	struct sock_owners o = {};
 	int r;
 
 	if (!f->n_batch)
@@ -484,9 +494,10 @@ static void flush_batch(struct fallback *f, bool force)
 	if (want_cg)
 		cg_walk(f, now);
 	if (want_proc)
-		owners_walk(f, now);
+		owners_walk(f, now, &o);
 	for (size_t i = 0; i < f->n_batch; i++)
-		resolve(f, &f->batch[i], now);
+		resolve(f, &f->batch[i], now, &o);
+	sock_owners_done(&o);
 	f->n_batch = 0;
 	if (f->defer)
 		(void)sd_event_source_set_enabled(f->defer, SD_EVENT_OFF);
@@ -594,6 +605,10 @@ void fallback_stop(struct manager *m)
 		return;
 	sd_event_source_disable_unref(f->src);
 	sd_event_source_disable_unref(f->defer);
+	f->defer = NULL;
+#ifdef HAVE_BPF
+	flush_batch(f, true); /* what waited for a walk is counted, not dropped */
+#endif
 #ifdef HAVE_BPF
 	smcbpf_fallback_free(f->bpf);
 	cgs_clear(f);

@@ -26,37 +26,6 @@
 
 #define DROPIN_MAX_BYTES (64 * 1024)
 
-/* The file's text (NULL with 0 when it does not exist), at most DROPIN_MAX_BYTES. */
-static int read_small(const char *path, char **ret)
-{
-	_cleanup_(closep) int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	_cleanup_(freep) char *buf = NULL;
-	size_t len = 0;
-
-	*ret = NULL;
-	if (fd < 0)
-		return errno == ENOENT ? 0 : negative_errno();
-	buf = malloc(DROPIN_MAX_BYTES + 1);
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t n = read(fd, buf + len, DROPIN_MAX_BYTES - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return negative_errno();
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len == DROPIN_MAX_BYTES)
-			return -EFBIG;
-	}
-	buf[len] = '\0';
-	*ret = TAKE_PTR(buf);
-	return 0;
-}
-
 /* The drop-in as it was: old's text, or no file. */
 static int put_back(const char *path, const char *old)
 {
@@ -130,7 +99,7 @@ int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup,
 	text = config_unit_dropin_text(name, cgroup);
 	if (!path || !text)
 		return -ENOMEM;
-	r = read_small(path, &old);
+	r = textfile_read_small(path, DROPIN_MAX_BYTES, &old);
 	if (r < 0)
 		return why_set(ret_why, "cannot read %s: %s", path, strerror(-r)), r;
 	/* Already in force: the same drop-in, or the cgroup from smc.yaml or another file. */
@@ -171,7 +140,7 @@ int manager_disable_unit(struct manager *m, const char *unit, char **ret_path, c
 	path = config_unit_dropin_path(m->config_path, name);
 	if (!path)
 		return -ENOMEM;
-	r = read_small(path, &old);
+	r = textfile_read_small(path, DROPIN_MAX_BYTES, &old);
 	if (r < 0)
 		return why_set(ret_why, "cannot read %s: %s", path, strerror(-r)), r;
 	if (!old) {

@@ -203,8 +203,8 @@ static void test_table_drives_trees(void **state)
  */
 static void replay_prometheus(const char *fixture, const char *golden)
 {
-	char dir[4096];
-	struct smcnl_options opts = { .replay_dir = dir, .sysroot = dir };
+	char dir[4096], sysroot[4200];
+	struct smcnl_options opts = { .replay_dir = dir, .sysroot = sysroot };
 	struct smcnl *nl = NULL;
 	struct smcd_device *dd = NULL;
 	struct smcr_device *rd = NULL;
@@ -220,6 +220,8 @@ static void replay_prometheus(const char *fixture, const char *golden)
 	_cleanup_(freep) char *text = NULL;
 
 	snprintf(dir, sizeof(dir), "%s/tests/fixtures/%s", golden_top_srcdir(), fixture);
+	/* The recorded /sys of the step (the DIBS devices among it), as the other replays. */
+	snprintf(sysroot, sizeof(sysroot), "%s/sysroot", dir);
 	assert_int_equal(smcnl_open(&opts, &nl), 0);
 	assert_int_equal(smcd_device_list(nl, &dd, &nd), 0);
 	assert_int_equal(smcr_device_list(nl, &rd, &nr), 0);

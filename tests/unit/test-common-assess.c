@@ -318,6 +318,35 @@ static void test_fragment(void **state)
 	assert_int_equal(cfg->policies.n_cgroups, 0);
 	config_free(cfg);
 	config_errors_clear(&errors);
+
+	/*
+	 * A likely-faster application in the root cgroup before one whose cgroup name (its
+	 * owner's choice) has a quote and a line break, and a command name with one: still one
+	 * valid file, listing exactly the second, the first named in a comment line.
+	 */
+	free(frag);
+	v[0] = conn("root\napp", "/", "127.0.0.1", 1000, "127.0.0.1", 2000);
+	v[1] = conn("odd", "/odd\"name", "127.0.0.1", 1001, "127.0.0.1", 2001);
+	v[2] = conn("evil", "/x\n- /evil", "127.0.0.1", 1002, "127.0.0.1", 2002);
+	for (size_t i = 0; i < 3; i++) {
+		v[i].peer_local = true;
+		bulk(&v[i], 64 << 20, 1024, 3);
+	}
+	assess_classify_all(v, 3, &th);
+	assert_non_null(frag = assess_fragment(v, 3, &th));
+	r = config_load_text("f.yaml", frag, strlen(frag), NULL, &cfg, &errors);
+	if (r < 0) {
+		_cleanup_(freep) char *e = config_errors_join(&errors);
+
+		fail_msg("the fragment does not load:\n%s\n%s", frag, e ? e : "?");
+	}
+	assert_int_equal(cfg->policies.n_cgroups, 1);
+	assert_string_equal(cfg->policies.cgroups[0].path, "/odd\"name");
+	assert_null(strstr(frag, "\n- /evil"));
+	assert_non_null(strstr(frag, "# evil: likely faster, but its cgroup is a name smc.yaml"));
+	assert_non_null(strstr(frag, "# root?app: likely faster, but its cgroup is the root"));
+	config_free(cfg);
+	config_errors_clear(&errors);
 }
 
 static void test_text(void **state)

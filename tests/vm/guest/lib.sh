@@ -215,9 +215,6 @@ start_agent() {
 	done
 }
 
-# wait_until SECONDS WHAT CMD...: until CMD succeeds (tried every 0.1 s, its output hidden);
-# fails saying that WHAT did not happen within SECONDS.  For a state the test brought about,
-# instead of a guessed delay.
 # in_cgroup CGROUP CMD...: run CMD as a process of the cgroup2 directory CGROUP (a path below
 # /sys/fs/cgroup, which must exist), from its first socket on.  In the foreground it
 # returns CMD's status.  Started with &, $! is a shell that waits for CMD; for $! to be
@@ -233,6 +230,9 @@ exec_in_cgroup() {
 	exec sh -c 'echo $$ >"/sys/fs/cgroup$0/cgroup.procs" && exec "$@"' "$_ic" "$@"
 }
 
+# wait_until SECONDS WHAT CMD...: until CMD succeeds (tried every 0.1 s, its output hidden);
+# fails saying that WHAT did not happen within SECONDS.  For a state the test brought about,
+# instead of a guessed delay.
 wait_until() {
 	_wu_secs=$1 _wu_what=$2
 	shift 2
