@@ -215,26 +215,6 @@ static void flush_text(struct smcctl *c, json_object *doc)
 			n, n == 1 ? "" : "s", out_get_str(doc, "pin_dir", ""));
 }
 
-/* 1 when smcd-agent owns its name on the system bus, 0 when not or no bus, -errno. */
-static int agent_running(void)
-{
-	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	int has = 0, r;
-
-	r = bus_open_quiet(&bus);
-	if (r == -ENOENT || r == -ECONNREFUSED)
-		return 0; /* no bus, so no agent on it (the pin lock still tells) */
-	if (r < 0)
-		return r;
-	r = sd_bus_call_method(bus, DBUS_SERVICE, DBUS_PATH, DBUS_IFACE, DBUS_NAME_HAS_OWNER, &e,
-			       &reply, "s", SMCD_BUS_NAME);
-	if (r < 0)
-		return r;
-	r = sd_bus_message_read(reply, "b", &has);
-	return r < 0 ? r : has;
-}
 #endif
 
 int policy_flush(struct smcctl *c, const struct verb_args *a)
@@ -248,7 +228,7 @@ int policy_flush(struct smcctl *c, const struct verb_args *a)
 	(void)a;
 	if (!doc)
 		return smcctl_oom(c);
-	r = agent_running();
+	r = bus_agent_running();
 	if (r > 0)
 		return smcctl_error(
 			c, SMCCTL_EXIT_FAILURE,

@@ -214,26 +214,6 @@ static int emit(struct smcctl *c, const char *action, const char *unit, const ch
 
 /* ---- through the agent ------------------------------------------------------------------ */
 
-/* 1 when smcd-agent owns its name (then it must do the change), 0 when not, -errno. */
-static int agent_on_bus(void)
-{
-	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	int has = 0, r;
-
-	r = bus_open_quiet(&bus);
-	if (r == -ENOENT || r == -ECONNREFUSED)
-		return 0;
-	if (r < 0)
-		return r;
-	r = sd_bus_call_method(bus, DBUS_SERVICE, DBUS_PATH, DBUS_IFACE, DBUS_NAME_HAS_OWNER, &e,
-			       &reply, "s", SMCD_BUS_NAME);
-	if (r >= 0)
-		r = sd_bus_message_read(reply, "b", &has);
-	return r < 0 ? r : has;
-}
-
 static int bus_forward(struct smcctl *c, const char *what, const char *iface, const char *method,
 		       sd_bus_message **ret_reply, const char *types, ...)
 {
@@ -263,7 +243,7 @@ static int through_agent(struct smcctl *c, const char *action, const char *unit,
 				&reply, "s", unit);
 	if (s == -ESRCH) {
 		/* No agent, or one from before EnableUnit: that one would not see the file. */
-		r = agent_on_bus();
+		r = bus_agent_running();
 		if (r > 0)
 			return smcctl_error(
 				c, SMCCTL_EXIT_UNAVAILABLE,
