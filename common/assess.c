@@ -16,6 +16,7 @@
  * net.smc.wmem/rmem from the observed sends.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -204,12 +205,21 @@ static int end_cmp(const void *x, const void *y)
 /* The connection's tuple in a canonical order: (smaller end, larger end). */
 static void end_key_of(const struct assess_conn *c, size_t i, struct end_key *k)
 {
-	int r = memcmp(&c->laddr, &c->raddr, 16);
-	bool swap = r > 0 || (r == 0 && c->lport > c->rport);
+	struct in6_addr l = c->laddr, rr = c->raddr;
+	int family = c->family, r;
+	bool swap;
 
-	*k = (struct end_key){ .family = c->family, .idx = i, .passive = c->passive };
-	memcpy(k->a, swap ? &c->raddr : &c->laddr, 16);
-	memcpy(k->b, swap ? &c->laddr : &c->raddr, 16);
+	/* A dual-stack socket's end of an IPv4 connection (::ffff:a.b.c.d) is the IPv4 end. */
+	if (family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&l) && IN6_IS_ADDR_V4MAPPED(&rr)) {
+		family = AF_INET;
+		l = (struct in6_addr){ .s6_addr32 = { c->laddr.s6_addr32[3] } };
+		rr = (struct in6_addr){ .s6_addr32 = { c->raddr.s6_addr32[3] } };
+	}
+	r = memcmp(&l, &rr, 16);
+	swap = r > 0 || (r == 0 && c->lport > c->rport);
+	*k = (struct end_key){ .family = family, .idx = i, .passive = c->passive };
+	memcpy(k->a, swap ? &rr : &l, 16);
+	memcpy(k->b, swap ? &l : &rr, 16);
 	k->pa = swap ? c->rport : c->lport;
 	k->pb = swap ? c->lport : c->rport;
 }
@@ -357,13 +367,15 @@ static const char *typical_send(const uint64_t hist[ASSESS_BUCKETS], char *buf, 
 	return buf;
 }
 
-enum verdict { V_FASTER, V_SLOWER, V_NOCHANGE, V_MIXED };
-static const char *const verdict_names[] = {
+enum verdict { V_FASTER, V_SLOWER, V_NOCHANGE, V_MIXED, _V_MAX };
+const char *const assess_verdict_names[] = {
 	[V_FASTER] = "likely-faster",
 	[V_SLOWER] = "likely-slower",
 	[V_NOCHANGE] = "no-change",
 	[V_MIXED] = "mixed",
 };
+const size_t assess_n_verdicts = _V_MAX;
+#define verdict_names assess_verdict_names
 
 /* The expected direction of the effect, from the shape, with the why. */
 static enum verdict verdict_of(const struct tally *t, const struct assess_thresholds *th, char *why,
@@ -406,7 +418,8 @@ static enum verdict verdict_of(const struct tally *t, const struct assess_thresh
 /* An application: the cgroup when known (its unit names it), else the command. */
 struct app {
 	char key[ASSESS_CGROUP_LEN + ASSESS_COMM_LEN + 2];
-	const struct assess_conn *first;
+	char cgroup[ASSESS_CGROUP_LEN]; /* of its first record: names it */
+	char comm[ASSESS_COMM_LEN];
 	struct tally t;
 	struct {
 		uint32_t pid;
@@ -437,55 +450,175 @@ static void app_add_proc(struct app *a, const struct assess_conn *c)
 	a->n_procs++;
 }
 
-static int apps_build(const struct assess_conn *v, size_t n, const struct assess_thresholds *th,
-		      struct app **ret, size_t *ret_n)
+#define ASSESS_MAX_EXCLUDE 64
+#define ASSESS_MAX_CGROUPS 64
+#define ASSESS_MAX_SERVERS (ASSESS_MAX_EXCLUDE * 4)
+
+struct server {
+	int family;
+	struct in6_addr addr;
+	uint16_t port;
+	uint64_t n, not_suited, short_n;
+};
+
+/* The server end of a record: its own address if it accepted, else its peer's. */
+static void server_of(const struct assess_conn *c, struct server *s)
 {
-	struct app *apps = NULL;
-	size_t n_apps = 0;
+	*s = (struct server){ .family = c->family, .port = c->passive ? c->lport : c->rport };
+	s->addr = c->passive ? c->laddr : c->raddr;
+}
 
-	for (size_t i = 0; i < n; i++) {
-		char key[sizeof(apps[0].key)];
-		struct app *a = NULL;
+/*
+ * What the records of one observation add up to, in pieces: the agent adds a window's
+ * records a batch at a time and drops them, smcctl adds all of its at once.
+ */
+struct assess_sum {
+	struct tally all; /* connections, not ends */
+	struct app *apps;
+	size_t n_apps, cap_apps, max_apps;
+	struct app other; /* the applications beyond max_apps, summed */
+	struct server *servers;
+	size_t n_servers;
+	uint64_t hist_well[ASSESS_BUCKETS]; /* sends of the well-suited connections */
+	uint64_t ends;
+	bool oom;
+};
 
-		app_key(&v[i], key, sizeof(key));
-		for (size_t j = 0; j < n_apps && !a; j++)
-			if (streq(apps[j].key, key))
-				a = &apps[j];
-		if (!a) {
-			struct app *nv = realloc(apps, (n_apps + 1) * sizeof(*nv));
+static struct app *app_find(struct assess_sum *s, const struct assess_conn *c)
+{
+	char key[sizeof(s->apps[0].key)];
+	struct app *a;
 
-			if (!nv) {
-				free(apps);
-				return -1;
-			}
-			apps = nv;
-			a = &apps[n_apps++];
-			*a = (struct app){ .first = &v[i] };
-			snprintf(a->key, sizeof(a->key), "%s", key);
-		}
-		tally_add(&a->t, &v[i], th);
-		app_add_proc(a, &v[i]);
+	app_key(c, key, sizeof(key));
+	for (size_t j = 0; j < s->n_apps; j++)
+		if (streq(s->apps[j].key, key))
+			return &s->apps[j];
+	if (s->max_apps && s->n_apps == s->max_apps)
+		return &s->other;
+	if (s->n_apps == s->cap_apps) {
+		size_t cap = s->cap_apps ? s->cap_apps * 2 : 16;
+		struct app *nv = realloc(s->apps, cap * sizeof(*nv));
+
+		if (!nv)
+			return NULL;
+		s->apps = nv;
+		s->cap_apps = cap;
 	}
-	for (size_t j = 0; j < n_apps; j++)
-		apps[j].verdict = verdict_of(&apps[j].t, th, apps[j].why, sizeof(apps[j].why));
-	*ret = apps;
-	*ret_n = n_apps;
+	a = &s->apps[s->n_apps++];
+	*a = (struct app){};
+	snprintf(a->key, sizeof(a->key), "%s", key);
+	snprintf(a->cgroup, sizeof(a->cgroup), "%s", c->cgroup);
+	snprintf(a->comm, sizeof(a->comm), "%s", c->comm);
+	return a;
+}
+
+/* The record's server, counted once per connection (at its client end when both were seen). */
+static void server_add(struct assess_sum *s, const struct assess_conn *c,
+		       const struct assess_thresholds *t)
+{
+	struct server srv, *p = NULL;
+
+	if (c->pair >= 0 && c->passive)
+		return; /* counted at its client end */
+	if (c->reach == ASSESS_REACH_NONE || c->cls == ASSESS_FAILED)
+		return;
+	server_of(c, &srv);
+	if (!srv.port)
+		return; /* not known (never established): no entry to write */
+	for (size_t j = 0; j < s->n_servers && !p; j++)
+		if (s->servers[j].family == srv.family && s->servers[j].port == srv.port &&
+		    !memcmp(&s->servers[j].addr, &srv.addr, sizeof(srv.addr)))
+			p = &s->servers[j];
+	if (!p) {
+		if (s->n_servers == ASSESS_MAX_SERVERS)
+			return;
+		p = &s->servers[s->n_servers++];
+		*p = srv;
+	}
+	p->n++;
+	if (c->cls == ASSESS_NOT_SUITED) {
+		p->not_suited++;
+		if (!c->open && c->lifetime_ns < t->short_ns)
+			p->short_n++;
+	}
+}
+
+struct assess_sum *assess_sum_new(size_t max_apps)
+{
+	struct assess_sum *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->servers = calloc(ASSESS_MAX_SERVERS, sizeof(*s->servers));
+	if (!s->servers) {
+		free(s);
+		return NULL;
+	}
+	s->max_apps = max_apps;
+	snprintf(s->other.key, sizeof(s->other.key), "other");
+	snprintf(s->other.comm, sizeof(s->other.comm), ASSESS_OTHER);
+	return s;
+}
+
+struct assess_sum *assess_sum_free(struct assess_sum *s)
+{
+	if (s) {
+		free(s->apps);
+		free(s->servers);
+		free(s);
+	}
+	return NULL;
+}
+
+int assess_sum_add(struct assess_sum *s, const struct assess_conn *v, size_t n,
+		   const struct assess_thresholds *t)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct assess_conn *c = &v[i];
+		struct app *a = app_find(s, c);
+
+		if (!a) {
+			s->oom = true;
+			return -ENOMEM;
+		}
+		s->ends++;
+		tally_add(&a->t, c, t);
+		app_add_proc(a, c);
+		/* Connections, not ends: one seen at both ends counts once (its client's). */
+		if (!(c->pair >= 0 && c->passive))
+			tally_add(&s->all, c, t);
+		server_add(s, c, t);
+		if (c->cls == ASSESS_WELL_SUITED)
+			for (unsigned k = 0; k < ASSESS_BUCKETS; k++)
+				s->hist_well[k] += c->hist[k];
+	}
+	for (size_t j = 0; j < s->n_apps; j++)
+		s->apps[j].verdict =
+			verdict_of(&s->apps[j].t, t, s->apps[j].why, sizeof(s->apps[j].why));
+	if (s->other.t.n)
+		s->other.verdict = verdict_of(&s->other.t, t, s->other.why, sizeof(s->other.why));
 	return 0;
 }
 
-static void app_label(const struct assess_conn *c, char *buf, size_t len, char *unit, size_t ulen)
+uint64_t assess_sum_ends(const struct assess_sum *s)
+{
+	return s->ends;
+}
+
+
+static void app_label(const struct app *a, char *buf, size_t len, char *unit, size_t ulen)
 {
 	char user_unit[ASSESS_CGROUP_LEN];
 
-	cgroup_units(c->cgroup, unit, ulen, user_unit, sizeof(user_unit));
+	cgroup_units(a->cgroup, unit, ulen, user_unit, sizeof(user_unit));
 	if (user_unit[0])
 		snprintf(buf, len, "%s", user_unit);
 	else if (unit[0])
 		snprintf(buf, len, "%s", unit);
-	else if (c->cgroup[0])
-		snprintf(buf, len, "%s", c->cgroup);
+	else if (a->cgroup[0])
+		snprintf(buf, len, "%s", a->cgroup);
 	else
-		snprintf(buf, len, "%s", c->comm[0] ? c->comm : "?");
+		snprintf(buf, len, "%s", a->comm[0] ? a->comm : "?");
 }
 
 static json_object *app_json(const struct app *a)
@@ -498,11 +631,11 @@ static json_object *app_json(const struct app *a)
 		json_object_put(procs);
 		return NULL;
 	}
-	app_label(a->first, label, sizeof(label), unit, sizeof(unit));
+	app_label(a, label, sizeof(label), unit, sizeof(unit));
 	json_object_object_add(o, "name", json_object_new_string(label));
 	json_object_object_add(o, "unit", unit[0] ? json_object_new_string(unit) : NULL);
-	json_object_object_add(
-		o, "cgroup", a->first->cgroup[0] ? json_object_new_string(a->first->cgroup) : NULL);
+	json_object_object_add(o, "cgroup",
+			       a->cgroup[0] ? json_object_new_string(a->cgroup) : NULL);
 	for (size_t i = 0; i < a->n_procs; i++) {
 		json_object *p = json_object_new_object();
 
@@ -521,6 +654,70 @@ static json_object *app_json(const struct app *a)
 	json_object_object_add(o, "verdict", json_object_new_string(verdict_names[a->verdict]));
 	json_object_object_add(o, "why", json_object_new_string(a->why));
 	return o;
+}
+
+static void gauge_add(struct assess_app_gauge *g, const struct tally *t)
+{
+	for (unsigned k = 0; k < _ASSESS_CLASS_MAX; k++) {
+		g->conns[k] += t->conns[k];
+		g->bytes[k] += t->bytes[k];
+	}
+}
+
+static int by_bytes(const void *x, const void *y)
+{
+	const struct app *const *p = x, *const *q = y;
+
+	if ((*p)->t.total_bytes != (*q)->t.total_bytes)
+		return (*p)->t.total_bytes > (*q)->t.total_bytes ? -1 : 1;
+	return strcmp((*p)->key, (*q)->key);
+}
+
+int assess_sum_gauges(const struct assess_sum *s, size_t top, struct assess_gauges *ret)
+{
+	_cleanup_(freep) const struct app **order = NULL;
+	struct assess_gauges g = {};
+	size_t n = s->n_apps < top ? s->n_apps : top;
+	bool other = s->n_apps > top || s->other.t.n;
+	char unit[ASSESS_CGROUP_LEN];
+
+	*ret = g;
+	for (unsigned k = 0; k < _ASSESS_CLASS_MAX; k++) {
+		g.conns[k] = s->all.conns[k];
+		g.bytes[k] = s->all.bytes[k];
+	}
+	memcpy(g.reach, s->all.reach, sizeof(g.reach));
+	if (s->n_apps && !(order = calloc(s->n_apps, sizeof(*order))))
+		return -ENOMEM;
+	for (size_t j = 0; j < s->n_apps; j++)
+		order[j] = &s->apps[j];
+	if (s->n_apps)
+		qsort(order, s->n_apps, sizeof(*order), by_bytes);
+	g.apps = calloc(n + 1, sizeof(*g.apps));
+	if (!g.apps)
+		return -ENOMEM;
+	for (size_t j = 0; j < n; j++) {
+		app_label(order[j], g.apps[j].name, sizeof(g.apps[j].name), unit, sizeof(unit));
+		gauge_add(&g.apps[j], &order[j]->t);
+		g.apps[j].verdict = verdict_names[order[j]->verdict];
+	}
+	g.n_apps = n;
+	if (other) {
+		struct assess_app_gauge *o = &g.apps[g.n_apps++];
+
+		snprintf(o->name, sizeof(o->name), ASSESS_OTHER);
+		for (size_t j = n; j < s->n_apps; j++)
+			gauge_add(o, &order[j]->t);
+		gauge_add(o, &s->other.t);
+	}
+	*ret = g;
+	return 0;
+}
+
+void assess_gauges_done(struct assess_gauges *g)
+{
+	free(g->apps);
+	*g = (struct assess_gauges){};
 }
 
 static json_object *conn_json(const struct assess_conn *c)
@@ -571,18 +768,20 @@ static json_object *thresholds_json(const struct assess_thresholds *t)
 	return o;
 }
 
-json_object *assess_report_json(const struct assess_conn *v, size_t n,
-				const struct assess_thresholds *t, const struct assess_meta *m)
+static char *fragment(const struct assess_sum *s, const struct assess_thresholds *t,
+		      const char *source);
+
+/* The document; connections[] from v when given (smcctl), else none (the agent's window). */
+static json_object *report(const struct assess_sum *s, const struct assess_thresholds *t,
+			   const struct assess_meta *m, const struct assess_conn *v, size_t n,
+			   const char *source)
 {
 	_cleanup_(json_object_putp) json_object *doc = json_object_new_object();
-	json_object *apps_a = json_object_new_array(), *conns_a = json_object_new_array();
-	json_object *total = json_object_new_object();
-	struct tally all = {};
-	struct app *apps = NULL;
-	size_t n_apps = 0;
+	json_object *apps_a = json_object_new_array(), *total = json_object_new_object();
+	json_object *conns_a = v ? json_object_new_array() : NULL;
 	char *frag;
 
-	if (!doc || !apps_a || !conns_a || !total || apps_build(v, n, t, &apps, &n_apps) < 0) {
+	if (!doc || !apps_a || !total || (v && !conns_a) || s->oom) {
 		json_object_put(apps_a);
 		json_object_put(conns_a);
 		json_object_put(total);
@@ -596,27 +795,44 @@ json_object *assess_report_json(const struct assess_conn *v, size_t n,
 	json_object_object_add(doc, "duration_s", json_object_new_double(m->duration_s));
 	json_object_object_add(doc, "dropped", json_object_new_uint64(m->dropped));
 	json_object_object_add(doc, "thresholds", thresholds_json(t));
-	/* Connections, not ends: a connection seen at both ends counts once (its client's). */
-	for (size_t i = 0; i < n; i++)
-		if (!(v[i].pair >= 0 && v[i].passive))
-			tally_add(&all, &v[i], t);
-	json_object_object_add(total, "connections", json_object_new_uint64(all.n));
-	json_object_object_add(total, "bytes", json_object_new_uint64(all.total_bytes));
-	json_object_object_add(total, "classes", classes_json(&all));
+	json_object_object_add(total, "connections", json_object_new_uint64(s->all.n));
+	json_object_object_add(total, "bytes", json_object_new_uint64(s->all.total_bytes));
+	json_object_object_add(total, "classes", classes_json(&s->all));
 	json_object_object_add(doc, "total", total);
-	for (size_t j = 0; j < n_apps; j++)
-		json_object_array_add(apps_a, app_json(&apps[j]));
-	free(apps);
+	for (size_t j = 0; j < s->n_apps; j++)
+		json_object_array_add(apps_a, app_json(&s->apps[j]));
+	if (s->other.t.n)
+		json_object_array_add(apps_a, app_json(&s->other));
 	json_object_object_add(doc, "applications", apps_a);
-	for (size_t i = 0; i < n; i++)
-		json_object_array_add(conns_a, conn_json(&v[i]));
-	json_object_object_add(doc, "connections", conns_a);
-	frag = assess_fragment(v, n, t);
+	if (v) {
+		for (size_t i = 0; i < n; i++)
+			json_object_array_add(conns_a, conn_json(&v[i]));
+		json_object_object_add(doc, "connections", conns_a);
+	}
+	frag = fragment(s, t, source);
 	if (!frag)
 		return NULL;
 	json_object_object_add(doc, "fragment", json_object_new_string(frag));
 	free(frag);
 	return TAKE_PTR(doc);
+}
+
+json_object *assess_report_json(const struct assess_conn *v, size_t n,
+				const struct assess_thresholds *t, const struct assess_meta *m)
+{
+	struct assess_sum *s = assess_sum_new(0);
+	json_object *doc = NULL;
+
+	if (s && assess_sum_add(s, v, n, t) == 0)
+		doc = report(s, t, m, v, n, "smcctl assess");
+	assess_sum_free(s);
+	return doc;
+}
+
+json_object *assess_sum_json(const struct assess_sum *s, const struct assess_thresholds *t,
+			     const struct assess_meta *m)
+{
+	return report(s, t, m, NULL, 0, "smcd-agent's assessment");
 }
 
 /* ---- the fragment -------------------------------------------------------------------- */
@@ -681,59 +897,6 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
 	}
 }
 
-#define ASSESS_MAX_EXCLUDE 64
-#define ASSESS_MAX_CGROUPS 64
-
-struct server {
-	int family;
-	struct in6_addr addr;
-	uint16_t port;
-	uint64_t n, not_suited, short_n;
-};
-
-/* The server end of a record: its own address if it accepted, else its peer's. */
-static void server_of(const struct assess_conn *c, struct server *s)
-{
-	*s = (struct server){ .family = c->family, .port = c->passive ? c->lport : c->rport };
-	s->addr = c->passive ? c->laddr : c->raddr;
-}
-
-static size_t servers_build(const struct assess_conn *v, size_t n,
-			    const struct assess_thresholds *t, struct server *out, size_t max)
-{
-	size_t n_out = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		const struct assess_conn *c = &v[i];
-		struct server s, *p = NULL;
-
-		if (c->pair >= 0 && c->passive)
-			continue; /* counted at its client end */
-		if (c->reach == ASSESS_REACH_NONE || c->cls == ASSESS_FAILED)
-			continue;
-		server_of(c, &s);
-		if (!s.port)
-			continue; /* not known (never established): no entry to write */
-		for (size_t j = 0; j < n_out && !p; j++)
-			if (out[j].family == s.family && out[j].port == s.port &&
-			    !memcmp(&out[j].addr, &s.addr, sizeof(s.addr)))
-				p = &out[j];
-		if (!p) {
-			if (n_out == max)
-				continue;
-			p = &out[n_out++];
-			*p = s;
-		}
-		p->n++;
-		if (c->cls == ASSESS_NOT_SUITED) {
-			p->not_suited++;
-			if (!c->open && c->lifetime_ns < t->short_ns)
-				p->short_n++;
-		}
-	}
-	return n_out;
-}
-
 /* text with every byte but printable ASCII replaced by '?': safe after a YAML '#'. */
 static void comment_safe(const char *text, char *buf, size_t len)
 {
@@ -792,11 +955,11 @@ static void fragment_cgroups(struct sbuf *b, const struct app *apps, size_t n_ap
 	for (size_t j = 0; j < n_apps && listed < ASSESS_MAX_CGROUPS; j++) {
 		const struct app *a = &apps[j];
 
-		if (a->verdict != V_FASTER || !cgroup_nameable(a->first->cgroup))
+		if (a->verdict != V_FASTER || !cgroup_nameable(a->cgroup))
 			continue;
 		comment_safe(a->why, why, sizeof(why));
 		sb_printf(b, "\n    - ");
-		sb_path(b, a->first->cgroup);
+		sb_path(b, a->cgroup);
 		sb_printf(b, "  # likely faster: %s", why);
 		listed++;
 	}
@@ -806,49 +969,43 @@ static void fragment_cgroups(struct sbuf *b, const struct app *apps, size_t n_ap
 	for (size_t j = 0; j < n_apps; j++) {
 		const struct app *a = &apps[j];
 
-		if (a->verdict != V_FASTER || cgroup_nameable(a->first->cgroup))
+		if (a->verdict != V_FASTER || cgroup_nameable(a->cgroup))
 			continue;
-		comment_safe(a->first->comm, comm, sizeof(comm));
+		comment_safe(a->comm, comm, sizeof(comm));
 		sb_printf(b, "  # %s: likely faster, but its cgroup is %s: use smcctl run\n", comm,
-			  !a->first->cgroup[0]		 ? "unknown"
-			  : streq(a->first->cgroup, "/") ? "the root"
+			  !a->cgroup[0]		 ? "unknown"
+			  : streq(a->cgroup, "/") ? "the root"
 							 : "a name smc.yaml cannot hold");
 	}
 }
 
-static void fragment_exclude(struct sbuf *b, const struct assess_conn *v, size_t n,
+static void fragment_exclude(struct sbuf *b, const struct assess_sum *s,
 			     const struct assess_thresholds *t)
 {
-	struct server servers[ASSESS_MAX_EXCLUDE * 4];
-	size_t n_s = servers_build(v, n, t, servers, ELEMENTSOF(servers)), listed = 0;
+	size_t listed = 0;
 
-	for (size_t j = 0; j < n_s && listed < ASSESS_MAX_EXCLUDE; j++) {
-		const struct server *s = &servers[j];
+	for (size_t j = 0; j < s->n_servers && listed < ASSESS_MAX_EXCLUDE; j++) {
+		const struct server *srv = &s->servers[j];
 		char a[INET6_ADDRSTRLEN];
 
-		if (pct(s->not_suited, s->n) < t->major_pct)
+		if (pct(srv->not_suited, srv->n) < t->major_pct)
 			continue;
 		if (!listed)
 			sb_printf(b, "  exclude:\n");
 		sb_printf(b,
 			  "    - {address: %s, port: %u}  # %u%% of %" PRIu64
 			  " connections not suited%s\n",
-			  addr_text(s->family, &s->addr, a, sizeof(a)), s->port,
-			  pct(s->not_suited, s->n), s->n,
-			  s->short_n * 2 >= s->not_suited ? " (short-lived)" : " (tiny)");
+			  addr_text(srv->family, &srv->addr, a, sizeof(a)), srv->port,
+			  pct(srv->not_suited, srv->n), srv->n,
+			  srv->short_n * 2 >= srv->not_suited ? " (short-lived)" : " (tiny)");
 		listed++;
 	}
 }
 
-static void fragment_sysctl(struct sbuf *b, const struct assess_conn *v, size_t n)
+static void fragment_sysctl(struct sbuf *b, const struct assess_sum *s)
 {
-	uint64_t hist[ASSESS_BUCKETS] = {}, size;
+	uint64_t size = assess_buffer_size(s->hist_well);
 
-	for (size_t i = 0; i < n; i++)
-		if (v[i].cls == ASSESS_WELL_SUITED)
-			for (unsigned k = 0; k < ASSESS_BUCKETS; k++)
-				hist[k] += v[i].hist[k];
-	size = assess_buffer_size(hist);
 	if (!size) {
 		sb_printf(b,
 			  "# sysctl: no sends of well-suited connections seen; keep the buffers\n");
@@ -863,24 +1020,36 @@ static void fragment_sysctl(struct sbuf *b, const struct assess_conn *v, size_t 
 			  size >> 10);
 }
 
-char *assess_fragment(const struct assess_conn *v, size_t n, const struct assess_thresholds *t)
+static char *fragment(const struct assess_sum *s, const struct assess_thresholds *t,
+		      const char *source)
 {
 	struct sbuf b = {};
-	struct app *apps = NULL;
-	size_t n_apps = 0;
 
-	if (apps_build(v, n, t, &apps, &n_apps) < 0)
-		return NULL;
-	sb_printf(&b, "# smc.yaml fragment from smcctl assess (review before use)\n");
-	fragment_cgroups(&b, apps, n_apps);
-	free(apps);
-	fragment_exclude(&b, v, n, t);
-	fragment_sysctl(&b, v, n);
+	sb_printf(&b, "# smc.yaml fragment from %s (review before use)\n", source);
+	fragment_cgroups(&b, s->apps, s->n_apps);
+	fragment_exclude(&b, s, t);
+	fragment_sysctl(&b, s);
 	if (b.oom) {
 		free(b.s);
 		return NULL;
 	}
 	return b.s;
+}
+
+char *assess_fragment(const struct assess_conn *v, size_t n, const struct assess_thresholds *t)
+{
+	struct assess_sum *s = assess_sum_new(0);
+	char *frag = NULL;
+
+	if (s && assess_sum_add(s, v, n, t) == 0)
+		frag = fragment(s, t, "smcctl assess");
+	assess_sum_free(s);
+	return frag;
+}
+
+char *assess_sum_fragment(const struct assess_sum *s, const struct assess_thresholds *t)
+{
+	return fragment(s, t, "smcd-agent's assessment");
 }
 
 /* ---- text ------------------------------------------------------------------------------ */
@@ -936,7 +1105,7 @@ void assess_report_text(FILE *f, json_object *doc, unsigned detail)
 		fprintf(f, "%s\n", json_object_array_length(procs) ? "" : " -");
 		text_classes(f, out_get(a, "classes"), "  ");
 	}
-	if (detail) {
+	if (detail && conns) {
 		fprintf(f, "\nConnections:\n");
 		for (size_t i = 0; i < json_object_array_length(conns); i++) {
 			json_object *c = json_object_array_get_idx(conns, i);

@@ -128,5 +128,50 @@ char *assess_fragment(const struct assess_conn *v, size_t n, const struct assess
 /* Buffer size for sends of these sizes: 2 x the 90th percentile, power of 2, 64 KiB..1 MiB. */
 uint64_t assess_buffer_size(const uint64_t hist[ASSESS_BUCKETS]);
 
+/*
+ * The same in pieces, for an observation that does not keep every record: the agent's
+ * continuous assessment (smcd-agent/assess.c) adds a window's records a batch at a time,
+ * classified (assess_classify_all() over the batch), and frees them.  Two ends of one
+ * connection that fall into two batches are not paired: they count as two connections.
+ * max_apps bounds the applications (0: no bound); those beyond are summed into one named
+ * ASSESS_OTHER.  NULL: out of memory.
+ */
+#define ASSESS_OTHER "other"
+struct assess_sum;
+struct assess_sum *assess_sum_new(size_t max_apps);
+/* -ENOMEM: the sum is unusable (its documents are NULL). */
+int assess_sum_add(struct assess_sum *s, const struct assess_conn *v, size_t n,
+		   const struct assess_thresholds *t);
+/* Records added so far. */
+uint64_t assess_sum_ends(const struct assess_sum *s);
+/* The report document as assess_report_json() makes it, without connections[]. */
+json_object *assess_sum_json(const struct assess_sum *s, const struct assess_thresholds *t,
+			     const struct assess_meta *m);
+char *assess_sum_fragment(const struct assess_sum *s, const struct assess_thresholds *t);
+struct assess_sum *assess_sum_free(struct assess_sum *s);
+
+/*
+ * For the Prometheus textfile: the totals by class and by reach, and the top applications
+ * by bytes with their verdict; the others (and the sum's own ASSESS_OTHER) are summed into
+ * one named ASSESS_OTHER, without a verdict.  At most top + 1 applications: the label
+ * values stay bounded.
+ */
+struct assess_app_gauge {
+	char name[ASSESS_CGROUP_LEN];
+	uint64_t conns[_ASSESS_CLASS_MAX], bytes[_ASSESS_CLASS_MAX];
+	const char *verdict; /* NULL: ASSESS_OTHER */
+};
+struct assess_gauges {
+	uint64_t conns[_ASSESS_CLASS_MAX], bytes[_ASSESS_CLASS_MAX];
+	uint64_t reach[_ASSESS_REACH_MAX];
+	struct assess_app_gauge *apps; /* malloc'd */
+	size_t n_apps;
+};
+int assess_sum_gauges(const struct assess_sum *s, size_t top, struct assess_gauges *ret);
+void assess_gauges_done(struct assess_gauges *g);
+/* "likely-faster", "likely-slower", "no-change", "mixed": the verdicts gauges name. */
+extern const char *const assess_verdict_names[];
+extern const size_t assess_n_verdicts;
+
 /* Text of a report document (smcctl's renderer; shared so the agent's later view agrees). */
 void assess_report_text(FILE *f, json_object *doc, unsigned detail);

@@ -378,13 +378,109 @@ static void test_text(void **state)
 	free(buf);
 }
 
+/* A dual-stack server's end of an IPv4 connection: ::ffff:a.b.c.d; it pairs with the client. */
+static void test_pairs_v4mapped(void **state)
+{
+	struct assess_conn v[2];
+
+	(void)state;
+	v[0] = conn("client", "/c", "10.9.0.1", 40000, "10.9.0.2", 7000);
+	bulk(&v[0], 64 << 20, 1024, 3);
+	v[1] = mirror(&v[0], "server", "/s");
+	v[1].family = AF_INET6;
+	for (unsigned i = 0; i < 2; i++) {
+		struct in6_addr *a = i ? &v[1].raddr : &v[1].laddr;
+		uint32_t ip = a->s6_addr32[0];
+
+		*a = (struct in6_addr){ .s6_addr32 = { 0, 0, htonl(0xffff), ip } };
+	}
+	assess_classify_all(v, 2, &th);
+	assert_int_equal(v[0].pair, 1);
+	assert_int_equal(v[1].pair, 0);
+	assert_int_equal(v[1].reach, ASSESS_REACH_SMCD);
+}
+
+/* The agent's way: the same records added in two batches give the same document. */
+static void test_sum_pieces(void **state)
+{
+	struct assess_conn v[80];
+	size_t n = mix(v), half = 34; /* cuts no pair: the mix's pairs are at even indices */
+	_cleanup_(json_object_putp) json_object *whole = NULL, *pieces = NULL;
+	struct assess_meta m = { .method = "bpf", .coverage = "x", .scope = "y", .duration_s = 10 };
+	struct assess_sum *s;
+	char *frag;
+
+	(void)state;
+	assess_classify_all(v, n, &th);
+	assert_non_null(whole = assess_report_json(v, n, &th, &m));
+	assert_non_null(s = assess_sum_new(0));
+	assess_classify_all(v, half, &th);
+	assert_int_equal(assess_sum_add(s, v, half, &th), 0);
+	assess_classify_all(v + half, n - half, &th);
+	assert_int_equal(assess_sum_add(s, v + half, n - half, &th), 0);
+	assert_int_equal(assess_sum_ends(s), n);
+	assert_non_null(pieces = assess_sum_json(s, &th, &m));
+	assert_null(out_get(pieces, "connections"));
+	json_object_object_del(whole, "connections");
+	/* the fragments differ in their first line only (who made them) */
+	frag = strchr(out_get_str(pieces, "fragment", ""), '\n');
+	assert_non_null(frag);
+	assert_string_equal(frag, strchr(out_get_str(whole, "fragment", ""), '\n'));
+	assert_non_null(strstr(out_get_str(pieces, "fragment", ""), "from smcd-agent's"));
+	json_object_object_del(whole, "fragment");
+	json_object_object_del(pieces, "fragment");
+	assert_string_equal(json_object_to_json_string(pieces), json_object_to_json_string(whole));
+	assess_sum_free(s);
+}
+
+/* Bounded: applications beyond max_apps are "other"; gauges name the top N by bytes. */
+static void test_sum_bounds(void **state)
+{
+	struct assess_conn v[80];
+	size_t n = mix(v);
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	struct assess_meta m = { .method = "bpf", .coverage = "x", .scope = "y", .duration_s = 10 };
+	struct assess_gauges g;
+	struct assess_sum *s;
+	uint64_t conns = 0;
+
+	(void)state;
+	assess_classify_all(v, n, &th);
+	/* four applications in the mix; room for two */
+	assert_non_null(s = assess_sum_new(2));
+	assert_int_equal(assess_sum_add(s, v, n, &th), 0);
+	assert_non_null(doc = assess_sum_json(s, &th, &m));
+	assert_int_equal(json_object_array_length(out_get(doc, "applications")), 3);
+	app_named(doc, "bulk.service");
+	app_named(doc, "/assess-ns");
+	assert_int_equal(out_get_u64(app_named(doc, "other"), "connections", 0), 61);
+	/* the total is not bounded */
+	assert_int_equal(out_get_u64(doc, "total.connections", 0), 33);
+
+	assert_int_equal(assess_sum_gauges(s, 1, &g), 0);
+	assert_int_equal(g.n_apps, 2);
+	assert_string_equal(g.apps[0].name, "bulk.service"); /* most bytes */
+	assert_string_equal(g.apps[0].verdict, "likely-faster");
+	assert_string_equal(g.apps[1].name, "other");
+	assert_null(g.apps[1].verdict);
+	for (unsigned k = 0; k < _ASSESS_CLASS_MAX; k++)
+		conns += g.apps[1].conns[k];
+	assert_int_equal(conns, 2 + 61);
+	assert_int_equal(g.conns[ASSESS_NOT_SUITED], 30);
+	assert_int_equal(g.conns[ASSESS_FAILED] + g.conns[ASSESS_NOT_SERVABLE], 1);
+	assert_int_equal(g.reach[ASSESS_REACH_SMCD], 32);
+	assess_gauges_done(&g);
+	assess_sum_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_buckets), cmocka_unit_test(test_classes),
 		cmocka_unit_test(test_pairs),	cmocka_unit_test(test_verdicts),
 		cmocka_unit_test(test_buffers), cmocka_unit_test(test_fragment),
-		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_text), cmocka_unit_test(test_pairs_v4mapped),
+		cmocka_unit_test(test_sum_pieces), cmocka_unit_test(test_sum_bounds),
 	};
 
 	assess_thresholds_default(&th);
