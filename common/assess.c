@@ -605,7 +605,6 @@ uint64_t assess_sum_ends(const struct assess_sum *s)
 	return s->ends;
 }
 
-
 static void app_label(const struct app *a, char *buf, size_t len, char *unit, size_t ulen)
 {
 	char user_unit[ASSESS_CGROUP_LEN];
@@ -634,8 +633,7 @@ static json_object *app_json(const struct app *a)
 	app_label(a, label, sizeof(label), unit, sizeof(unit));
 	json_object_object_add(o, "name", json_object_new_string(label));
 	json_object_object_add(o, "unit", unit[0] ? json_object_new_string(unit) : NULL);
-	json_object_object_add(o, "cgroup",
-			       a->cgroup[0] ? json_object_new_string(a->cgroup) : NULL);
+	json_object_object_add(o, "cgroup", a->cgroup[0] ? json_object_new_string(a->cgroup) : NULL);
 	for (size_t i = 0; i < a->n_procs; i++) {
 		json_object *p = json_object_new_object();
 
@@ -973,9 +971,9 @@ static void fragment_cgroups(struct sbuf *b, const struct app *apps, size_t n_ap
 			continue;
 		comment_safe(a->comm, comm, sizeof(comm));
 		sb_printf(b, "  # %s: likely faster, but its cgroup is %s: use smcctl run\n", comm,
-			  !a->cgroup[0]		 ? "unknown"
+			  !a->cgroup[0]		  ? "unknown"
 			  : streq(a->cgroup, "/") ? "the root"
-							 : "a name smc.yaml cannot hold");
+						  : "a name smc.yaml cannot hold");
 	}
 }
 

@@ -476,10 +476,10 @@ static void test_sum_bounds(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_buckets), cmocka_unit_test(test_classes),
-		cmocka_unit_test(test_pairs),	cmocka_unit_test(test_verdicts),
-		cmocka_unit_test(test_buffers), cmocka_unit_test(test_fragment),
-		cmocka_unit_test(test_text), cmocka_unit_test(test_pairs_v4mapped),
+		cmocka_unit_test(test_buckets),	   cmocka_unit_test(test_classes),
+		cmocka_unit_test(test_pairs),	   cmocka_unit_test(test_verdicts),
+		cmocka_unit_test(test_buffers),	   cmocka_unit_test(test_fragment),
+		cmocka_unit_test(test_text),	   cmocka_unit_test(test_pairs_v4mapped),
 		cmocka_unit_test(test_sum_pieces), cmocka_unit_test(test_sum_bounds),
 	};
 
