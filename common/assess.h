@@ -173,5 +173,28 @@ void assess_gauges_done(struct assess_gauges *g);
 extern const char *const assess_verdict_names[];
 extern const size_t assess_n_verdicts;
 
+/* ---- the host (assess-host.c): what the collector finds out for the rules ------------ */
+
+struct assess_host;
+/*
+ * Note every network namespace this process can enter (this one, /run/netns, those of
+ * processes: entering another's needs CAP_SYS_ADMIN and CAP_SYS_PTRACE) with its addresses,
+ * and the network interfaces with an RDMA device.  -ENOMEM, or -errno when the return to
+ * this process's own namespace failed.
+ */
+int assess_host_scan(struct assess_host **ret);
+size_t assess_host_netns(const struct assess_host *h);
+/*
+ * Fill in netns_inum, peer_local, peer_netns, egress and egress_rdma of each record (the
+ * routes in the record's own namespace).  -errno when the return to this process's own
+ * namespace failed: the caller must stop.
+ */
+int assess_host_fill(struct assess_host *h, struct assess_conn *v, size_t n);
+struct assess_host *assess_host_free(struct assess_host *h);
+/* The cgroup v2 path of each record's cgroup_id: one walk of /sys/fs/cgroup. */
+void assess_cgroup_names(struct assess_conn *v, size_t n);
+/* This process's network namespace cookie (SO_NETNS_COOKIE, Linux 5.14); 0: unknown. */
+uint64_t assess_netns_cookie(void);
+
 /* Text of a report document (smcctl's renderer; shared so the agent's later view agrees). */
 void assess_report_text(FILE *f, json_object *doc, unsigned detail);

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * What the assessment's rules need to know about the host (assess.h): the local addresses
+ * of every network namespace this process can enter (this one, those in /run/netns, those
+ * of running processes), the interface the route to a peer leaves through (a UDP socket's
+ * connect(), which sends nothing), whether that interface has an RDMA device (its
+ * /sys/class/net/IF/device/infiniband, or an RDMA port's gid_attrs/ndevs naming it), and
+ * the cgroup path of each cgroup id (a walk of the cgroup2 mount).  Shared by smcctl
+ * assess and the agent's continuous assessment.
+ *
+ * Entering a namespace is setns() of the calling thread; every entry is followed by the
+ * return to the namespace the process started in.  Should that return fail (it does not,
+ * short of the kernel running out of memory), the functions stop and say so: the caller
+ * must not go on in the wrong namespace (smcctl exits, the agent stops and is restarted).
+ */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/assess.h"
+#include "common/macro.h"
+
+#ifndef SO_NETNS_COOKIE
+#define SO_NETNS_COOKIE 71
+#endif
+
+#define ASSESS_MAX_NETNS 256
+#define CGROUP_ROOT "/sys/fs/cgroup"
+
+struct netns {
+	uint64_t cookie;
+	uint32_t inum;
+	char name[ASSESS_NETNS_LEN]; /* "" the one this process runs in */
+	char path[288];
+	struct ifaddrs *ifa;
+};
+
+struct assess_host {
+	struct netns ns[ASSESS_MAX_NETNS];
+	size_t n_ns;
+	char **rdma_ifs;
+	size_t n_rdma_ifs;
+	int lost; /* errno of a failed return to our own netns: stop everything */
+};
+
+uint64_t assess_netns_cookie(void)
+{
+	uint64_t cookie = 0;
+	socklen_t len = sizeof(cookie);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return 0;
+	if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len) < 0)
+		cookie = 0;
+	close(fd);
+	return cookie;
+}
+
+static bool netns_known(const struct assess_host *k, uint64_t cookie)
+{
+	for (size_t i = 0; i < k->n_ns; i++)
+		if (k->ns[i].cookie == cookie)
+			return true;
+	return false;
+}
+
+/* Enter the namespace at path, note it, come back to self. */
+static void netns_add(struct assess_host *k, int self, const char *path, const char *name)
+{
+	struct netns *ns;
+	struct stat st;
+	uint64_t cookie;
+	int fd;
+
+	if (k->n_ns == ASSESS_MAX_NETNS || k->lost)
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) < 0 || setns(fd, CLONE_NEWNET) < 0) {
+		close(fd);
+		return;
+	}
+	close(fd);
+	cookie = assess_netns_cookie();
+	if (cookie && !netns_known(k, cookie)) {
+		ns = &k->ns[k->n_ns++];
+		*ns = (struct netns){ .cookie = cookie, .inum = (uint32_t)st.st_ino };
+		snprintf(ns->name, sizeof(ns->name), "%s", name);
+		snprintf(ns->path, sizeof(ns->path), "%s", path);
+		if (getifaddrs(&ns->ifa) < 0)
+			ns->ifa = NULL;
+	}
+	if (setns(self, CLONE_NEWNET) < 0)
+		k->lost = errno;
+}
+
+/* This one first; then the named ones; then those of processes (entering needs root). */
+static void netns_scan(struct assess_host *k)
+{
+	char path[288], name[ASSESS_NETNS_LEN];
+	struct dirent *de;
+	DIR *d;
+	int self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+
+	if (self < 0)
+		return;
+	netns_add(k, self, "/proc/self/ns/net", "");
+	if ((d = opendir("/run/netns"))) {
+		while ((de = readdir(d)))
+			if (de->d_name[0] != '.') {
+				snprintf(path, sizeof(path), "/run/netns/%.200s", de->d_name);
+				snprintf(name, sizeof(name), "%.60s", de->d_name);
+				netns_add(k, self, path, name);
+			}
+		closedir(d);
+	}
+	if ((d = opendir("/proc"))) {
+		while ((de = readdir(d)))
+			if (de->d_name[0] >= '1' && de->d_name[0] <= '9') {
+				snprintf(path, sizeof(path), "/proc/%.16s/ns/net", de->d_name);
+				snprintf(name, sizeof(name), "pid %.16s", de->d_name);
+				netns_add(k, self, path, name);
+			}
+		closedir(d);
+	}
+	close(self);
+}
+
+static const struct netns *netns_find(const struct assess_host *k, uint64_t cookie)
+{
+	for (size_t i = 0; i < k->n_ns; i++)
+		if (k->ns[i].cookie == cookie)
+			return &k->ns[i];
+	return NULL;
+}
+
+static bool addr_eq(const struct sockaddr *sa, int family, const struct in6_addr *a)
+{
+	if (!sa || sa->sa_family != family)
+		return false;
+	if (family == AF_INET)
+		return ((const struct sockaddr_in *)sa)->sin_addr.s_addr == a->s6_addr32[0];
+	return !memcmp(&((const struct sockaddr_in6 *)sa)->sin6_addr, a, sizeof(*a));
+}
+
+/* Is the address local in some namespace?  Its name ("" this one) or NULL. */
+static const struct netns *addr_local(const struct assess_host *k, int family,
+				      const struct in6_addr *a, const char **ret_if)
+{
+	for (size_t i = 0; i < k->n_ns; i++)
+		for (struct ifaddrs *p = k->ns[i].ifa; p; p = p->ifa_next)
+			if (addr_eq(p->ifa_addr, family, a)) {
+				if (ret_if)
+					*ret_if = p->ifa_name;
+				return &k->ns[i];
+			}
+	return NULL;
+}
+
+static bool is_loopback(int family, const struct in6_addr *a)
+{
+	if (family == AF_INET)
+		return (ntohl(a->s6_addr32[0]) >> 24) == 127;
+	return IN6_IS_ADDR_LOOPBACK(a) ||
+	       (IN6_IS_ADDR_V4MAPPED(a) && (ntohl(a->s6_addr32[3]) >> 24) == 127);
+}
+
+static int str_push(char ***v, size_t *n, const char *s)
+{
+	char **nv;
+
+	for (size_t i = 0; i < *n; i++)
+		if (streq((*v)[i], s))
+			return 0;
+	nv = realloc(*v, (*n + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	if (!(nv[*n] = strdup(s)))
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+/* Netdevs with an RDMA device: RoCE GIDs name them; a netdev's device may have one. */
+static void rdma_scan(struct assess_host *k)
+{
+	char path[768], buf[64];
+	struct dirent *dev, *port, *idx;
+	DIR *d, *pd, *nd;
+
+	if ((d = opendir("/sys/class/infiniband"))) {
+		while ((dev = readdir(d))) {
+			if (dev->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports", dev->d_name);
+			if (!(pd = opendir(path)))
+				continue;
+			while ((port = readdir(pd))) {
+				if (port->d_name[0] == '.')
+					continue;
+				snprintf(path, sizeof(path),
+					 "/sys/class/infiniband/%s/ports/%s/gid_attrs/ndevs",
+					 dev->d_name, port->d_name);
+				if (!(nd = opendir(path)))
+					continue;
+				while ((idx = readdir(nd))) {
+					char f[1024];
+					FILE *fp;
+
+					if (idx->d_name[0] == '.')
+						continue;
+					snprintf(f, sizeof(f), "%s/%s", path, idx->d_name);
+					/* unused GID slots answer EINVAL */
+					if (!(fp = fopen(f, "re")))
+						continue;
+					if (fgets(buf, sizeof(buf), fp)) {
+						buf[strcspn(buf, "\n")] = '\0';
+						if (buf[0])
+							str_push(&k->rdma_ifs, &k->n_rdma_ifs, buf);
+					}
+					fclose(fp);
+				}
+				closedir(nd);
+			}
+			closedir(pd);
+		}
+		closedir(d);
+	}
+	if ((d = opendir("/sys/class/net"))) {
+		while ((dev = readdir(d))) {
+			if (dev->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path), "/sys/class/net/%s/device/infiniband",
+				 dev->d_name);
+			if (access(path, F_OK) == 0)
+				str_push(&k->rdma_ifs, &k->n_rdma_ifs, dev->d_name);
+		}
+		closedir(d);
+	}
+}
+
+static bool if_rdma(const struct assess_host *k, const char *ifname)
+{
+	for (size_t i = 0; i < k->n_rdma_ifs; i++)
+		if (streq(k->rdma_ifs[i], ifname))
+			return true;
+	return false;
+}
+
+/* The interface the route to the peer leaves through, in the current netns. */
+static void route_egress(const struct netns *ns, struct assess_conn *c)
+{
+	struct sockaddr_storage ss = {}, src = {};
+	socklen_t len = sizeof(src);
+	int fd = socket(c->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return;
+	if (c->family == AF_INET) {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(c->rport ? c->rport : 9);
+		s4->sin_addr.s_addr = c->raddr.s6_addr32[0];
+	} else {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(c->rport ? c->rport : 9);
+		s6->sin6_addr = c->raddr;
+	}
+	/* a UDP connect() only looks the route up */
+	if (connect(fd, (struct sockaddr *)&ss,
+		    c->family == AF_INET ? sizeof(struct sockaddr_in)
+					 : sizeof(struct sockaddr_in6)) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&src, &len) == 0) {
+		struct in6_addr a = {};
+
+		if (c->family == AF_INET)
+			a.s6_addr32[0] = ((struct sockaddr_in *)&src)->sin_addr.s_addr;
+		else
+			a = ((struct sockaddr_in6 *)&src)->sin6_addr;
+		for (struct ifaddrs *p = ns->ifa; p; p = p->ifa_next)
+			if (addr_eq(p->ifa_addr, c->family, &a)) {
+				snprintf(c->egress, sizeof(c->egress), "%s", p->ifa_name);
+				break;
+			}
+	}
+	close(fd);
+}
+
+int assess_host_fill(struct assess_host *k, struct assess_conn *v, size_t n)
+{
+	int self;
+
+	if (k->lost)
+		return -k->lost;
+	for (size_t i = 0; i < n; i++) {
+		struct assess_conn *c = &v[i];
+		const struct netns *at = netns_find(k, c->netns_cookie), *peer;
+
+		if (at)
+			c->netns_inum = at->inum;
+		if (is_loopback(c->family, &c->raddr)) {
+			c->peer_local = true;
+			continue;
+		}
+		peer = addr_local(k, c->family, &c->raddr, NULL);
+		if (peer) {
+			c->peer_local = true;
+			snprintf(c->peer_netns, sizeof(c->peer_netns), "%s",
+				 peer->name[0] ? peer->name : "");
+		}
+	}
+	self = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (self < 0)
+		return 0; /* no routes: the peers not on this host say "no route found" */
+	/* Routes are per netns: one visit each for the peers that are not local. */
+	for (size_t j = 0; j < k->n_ns; j++) {
+		bool entered = false;
+
+		for (size_t i = 0; i < n; i++) {
+			struct assess_conn *c = &v[i];
+			int fd;
+
+			if (c->peer_local || c->netns_cookie != k->ns[j].cookie)
+				continue;
+			if (!entered) {
+				fd = open(k->ns[j].path, O_RDONLY | O_CLOEXEC);
+				if (fd < 0 || setns(fd, CLONE_NEWNET) < 0) {
+					if (fd >= 0)
+						close(fd);
+					break;
+				}
+				close(fd);
+				entered = true;
+			}
+			route_egress(&k->ns[j], c);
+			c->egress_rdma = c->egress[0] && if_rdma(k, c->egress);
+		}
+		if (entered && setns(self, CLONE_NEWNET) < 0) {
+			k->lost = errno;
+			break;
+		}
+	}
+	close(self);
+	return k->lost ? -k->lost : 0;
+}
+
+/* cgroup ids to paths: one walk of the cgroup2 mount for all of them. */
+static int cgroup_id_of(const char *dir, uint64_t *ret)
+{
+	struct {
+		struct file_handle fh;
+		uint64_t id;
+	} h = { .fh.handle_bytes = sizeof(uint64_t) };
+	struct stat st;
+	int mnt;
+
+	if (name_to_handle_at(AT_FDCWD, dir, &h.fh, &mnt, 0) == 0 &&
+	    h.fh.handle_bytes == sizeof(uint64_t)) {
+		memcpy(ret, h.fh.f_handle, sizeof(*ret));
+		return 0;
+	}
+	if (stat(dir, &st) < 0)
+		return -errno;
+	*ret = st.st_ino;
+	return 0;
+}
+
+static void cgroup_walk(struct assess_conn *v, size_t n, const char *rel, unsigned depth)
+{
+	char full[ASSESS_CGROUP_LEN + 32], sub[ASSESS_CGROUP_LEN];
+	struct dirent *de;
+	uint64_t id = 0;
+	DIR *d;
+
+	snprintf(full, sizeof(full), CGROUP_ROOT "%s", rel);
+	if (cgroup_id_of(full, &id) == 0)
+		for (size_t i = 0; i < n; i++)
+			if (v[i].cgroup_id == id)
+				snprintf(v[i].cgroup, sizeof(v[i].cgroup), "%s", rel[0] ? rel : "/");
+	if (depth >= 32 || !(d = opendir(full)))
+		return;
+	while ((de = readdir(d)))
+		if (de->d_type == DT_DIR && de->d_name[0] != '.') {
+			if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", rel, de->d_name) >=
+			    sizeof(sub))
+				continue;
+			cgroup_walk(v, n, sub, depth + 1);
+		}
+	closedir(d);
+}
+
+void assess_cgroup_names(struct assess_conn *v, size_t n)
+{
+	if (n)
+		cgroup_walk(v, n, "", 0);
+}
+
+int assess_host_scan(struct assess_host **ret)
+{
+	struct assess_host *k = calloc(1, sizeof(*k));
+
+	*ret = NULL;
+	if (!k)
+		return -ENOMEM;
+	netns_scan(k);
+	rdma_scan(k);
+	if (k->lost) {
+		int r = -k->lost;
+
+		assess_host_free(k);
+		return r;
+	}
+	*ret = k;
+	return 0;
+}
+
+size_t assess_host_netns(const struct assess_host *k)
+{
+	return k->n_ns;
+}
+
+struct assess_host *assess_host_free(struct assess_host *k)
+{
+	if (!k)
+		return NULL;
+	for (size_t i = 0; i < k->n_ns; i++)
+		if (k->ns[i].ifa)
+			freeifaddrs(k->ns[i].ifa);
+	for (size_t i = 0; i < k->n_rdma_ifs; i++)
+		free(k->rdma_ifs[i]);
+	free(k->rdma_ifs);
+	free(k);
+	return NULL;
+}
