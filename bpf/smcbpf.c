@@ -1892,6 +1892,37 @@ int smcbpf_assess_open_conns(struct smcbpf_assess *a, smcbpf_assess_fn fn, void 
 	return n;
 }
 
+int smcbpf_assess_snapshot(struct smcbpf_assess *a, smcbpf_assess_fn fn, void *arg)
+{
+	int fd = bpf_map__fd(a->skel->maps.open_conns), n = 0, r;
+	struct smcbpf_assess_rec recs[64];
+	uint64_t keys[64], in = 0, out = 0;
+	bool first = true;
+	uint32_t count;
+
+	/*
+	 * Attached: connections come and go while the map is read.  A batch lookup walks the
+	 * hash table bucket by bucket (a deleted key does not restart the walk, as it would
+	 * with get_next_key), so each connection there for the whole walk is read once; one
+	 * opened or closed meanwhile may be missed or read (it closes in the next window).
+	 */
+	for (;;) {
+		LIBBPF_OPTS(bpf_map_batch_opts, opts);
+
+		count = ELEMENTSOF(recs);
+		r = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, recs, &count, &opts);
+		if (r < 0 && errno != ENOENT)
+			return -errno;
+		for (uint32_t i = 0; i < count; i++)
+			fn(&recs[i], arg);
+		n += (int)count;
+		if (r < 0) /* ENOENT: that was the last batch */
+			return n;
+		in = out;
+		first = false;
+	}
+}
+
 uint64_t smcbpf_assess_dropped(const struct smcbpf_assess *a)
 {
 	return a->skel->bss->dropped;

@@ -237,5 +237,10 @@ int smcbpf_assess_consume(struct smcbpf_assess *a);
  * consume once more afterwards for those that closed meanwhile.  Count or -errno.
  */
 int smcbpf_assess_open_conns(struct smcbpf_assess *a, smcbpf_assess_fn fn, void *arg);
+/*
+ * The connections open now, without stopping (the agent's continuous assessment): fn for
+ * each.  Count or -errno.
+ */
+int smcbpf_assess_snapshot(struct smcbpf_assess *a, smcbpf_assess_fn fn, void *arg);
 uint64_t smcbpf_assess_dropped(const struct smcbpf_assess *a);
 struct smcbpf_assess *smcbpf_assess_free(struct smcbpf_assess *a);

@@ -26,7 +26,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <systemd/sd-bus.h>
+
+#include "cli/bus.h"
 #include "cli/objects.h"
+#include "common/bus-api.h"
 #include "common/assess.h"
 #include "common/output.h"
 #include "common/owner.h"
@@ -286,33 +290,8 @@ static void rec_add(const struct smcbpf_assess_rec *r, void *arg)
 	struct assess *k = arg;
 	struct assess_conn *c = rec_slot(k);
 
-	if (!c)
-		return;
-	*c = (struct assess_conn){
-		.id = r->sk,
-		.netns_cookie = r->netns_cookie,
-		.family = r->family,
-		.lport = r->lport,
-		.rport = r->rport,
-		.passive = r->passive,
-		.established = r->established,
-		.open = !r->end_ns,
-		.before = !r->start_ns,
-		.bytes_sent = r->bytes_acked,
-		.bytes_received = r->bytes_received,
-		.sends = r->sends,
-		.pid = r->pid,
-		.cgroup_id = r->cgroup_id,
-	};
-	memcpy(&c->laddr, r->laddr, sizeof(c->laddr));
-	memcpy(&c->raddr, r->raddr, sizeof(c->raddr));
-	memcpy(c->comm, r->comm, sizeof(r->comm));
-	c->comm[sizeof(c->comm) - 1] = '\0';
-	for (unsigned i = 0; i < ASSESS_BUCKETS; i++)
-		c->hist[i] = r->hist[i];
-	/* open ones live until the end; those from before, since the start (a lower bound) */
-	c->lifetime_ns =
-		(r->end_ns ? r->end_ns : k->end_ns) - (r->start_ns ? r->start_ns : k->start_ns);
+	if (c)
+		assess_conn_from_bpf(c, r, k->start_ns, k->end_ns);
 }
 
 static int observe_bpf(struct assess *k, unsigned long duration, char *why, size_t len,
@@ -411,6 +390,49 @@ static int unavailable(struct smcctl *c, int err, const char *why)
 	return status;
 }
 
+/* The agent's last window (smcd-agent/assess.c), rendered as an observation of ours. */
+static void agent_text(struct smcctl *c, json_object *doc)
+{
+	json_object *w = out_get(doc, "window");
+	time_t end = (time_t)(out_get_u64(w, "end_usec", 0) / 1000000);
+	char when[64] = "?";
+	struct tm tm;
+
+	if (localtime_r(&end, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	fprintf(c->out, "smcd-agent's assessment, window %" PRIu64 ", ended %s:\n",
+		out_get_u64(w, "number", 0), when);
+	assess_report_text(c->out, doc, c->detail);
+}
+
+static int from_agent(struct smcctl *c, const struct verb_args *a)
+{
+	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	const char *json;
+	int r;
+
+	if (a->opt[ASSESS_OPT_DURATION] || a->opt[ASSESS_OPT_ALL_NETNS] ||
+	    a->opt[ASSESS_OPT_CGROUP] || a->opt[ASSESS_OPT_METHOD] || c->netns)
+		return smcctl_usage(c, "--agent shows the agent's window as it is: it takes none "
+				       "of --duration, --all-netns, --cgroup, --method, --netns");
+	r = bus_open(c, &bus);
+	if (r)
+		return r;
+	r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_ASSESSMENT,
+			       SMCD_BUS_ASSESS_GET_ASSESSMENT, &e, &reply, NULL);
+	if (r < 0 && sd_bus_error_has_name(&e, SMCD_BUS_ERROR_UNAVAILABLE))
+		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE, "assess --agent: %s", e.message);
+	if (r < 0)
+		return bus_failed(c, "assess --agent", &e, r);
+	r = sd_bus_message_read(reply, "s", &json);
+	if (r < 0 || !(doc = json_tokener_parse(json)))
+		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "smcd-agent's assessment did not parse");
+	return smcctl_emit(c, doc, agent_text);
+}
+
 int assess_run(struct smcctl *c, const struct verb_args *a)
 {
 	struct assess *k;
@@ -428,6 +450,8 @@ int assess_run(struct smcctl *c, const struct verb_args *a)
 	bool diag = false;
 	int r, status;
 
+	if (a->opt[ASSESS_OPT_AGENT])
+		return from_agent(c, a);
 	if (a->opt[ASSESS_OPT_DURATION] && parse_duration(a->opt[ASSESS_OPT_DURATION], &duration) < 0)
 		return smcctl_usage(c, "invalid --duration '%s' (1 to %d seconds)",
 				    a->opt[ASSESS_OPT_DURATION], ASSESS_DURATION_MAX);

@@ -309,6 +309,10 @@ int sd_bus_error_has_names_sentinel(const sd_bus_error *e, ...)
 	  (errno = ELIBACC, -ELIBACC))                                                             \
 	X(int, bpf_map_get_next_key, (int fd, const void *key, void *next_key),                    \
 	  (fd, key, next_key), (errno = ELIBACC, -ELIBACC))                                        \
+	X(int, bpf_map_lookup_batch,                                                               \
+	  (int fd, void *in_batch, void *out_batch, void *keys, void *values, __u32 *count,        \
+	   const struct bpf_map_batch_opts *opts),                                                 \
+	  (fd, in_batch, out_batch, keys, values, count, opts), (errno = ELIBACC, -ELIBACC))       \
 	X(int, bpf_map_get_next_id, (__u32 start_id, __u32 *next_id), (start_id, next_id),         \
 	  (errno = ELIBACC, -ELIBACC))                                                             \
 	X(int, bpf_map_get_fd_by_id, (__u32 id), (id), (errno = ELIBACC, -ELIBACC))                \

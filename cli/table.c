@@ -228,12 +228,14 @@ static const struct verb_opt assess_opts[] = {
 	[ASSESS_OPT_CGROUP] = { "cgroup", 'c', "PATH", "only processes of cgroup PATH and below" },
 	[ASSESS_OPT_METHOD] = { "method", 'm', "auto|bpf|sock_diag",
 				"BPF tracing, or inet_diag samples; default auto" },
+	[ASSESS_OPT_AGENT] = { "agent", 'A', NULL,
+			       "show smcd-agent's last window (assess.interval) instead" },
 	{}
 };
 
 static const struct verb assess_verbs[] = {
 	{ .name = "observe",
-	  .synopsis = "[-t SECONDS] [--all-netns] [--cgroup PATH] [-m METHOD]",
+	  .synopsis = "[-t SECONDS] [-a] [--cgroup PATH] [-m METHOD] | --agent",
 	  .opts = assess_opts, .flags = VERB_DEFAULT, .run = assess_run,
 	  .help = "watch TCP, say where SMC would pay off" },
 	{}

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bpf/smcbpf-abi.h"
 #include "common/assess.h"
 #include "common/macro.h"
 
@@ -447,4 +448,34 @@ struct assess_host *assess_host_free(struct assess_host *k)
 	free(k->rdma_ifs);
 	free(k);
 	return NULL;
+}
+
+void assess_conn_from_bpf(struct assess_conn *c, const struct smcbpf_assess_rec *r,
+			  uint64_t start_ns, uint64_t end_ns)
+{
+	*c = (struct assess_conn){
+		.id = r->sk,
+		.netns_cookie = r->netns_cookie,
+		.family = r->family,
+		.lport = r->lport,
+		.rport = r->rport,
+		.passive = r->passive,
+		.established = r->established,
+		.open = !r->end_ns,
+		.before = !r->start_ns,
+		.bytes_sent = r->bytes_acked,
+		.bytes_received = r->bytes_received,
+		.sends = r->sends,
+		.pid = r->pid,
+		.cgroup_id = r->cgroup_id,
+	};
+	memcpy(&c->laddr, r->laddr, sizeof(c->laddr));
+	memcpy(&c->raddr, r->raddr, sizeof(c->raddr));
+	memcpy(c->comm, r->comm,
+	       sizeof(c->comm) < sizeof(r->comm) ? sizeof(c->comm) : sizeof(r->comm));
+	c->comm[sizeof(c->comm) - 1] = '\0';
+	for (unsigned i = 0; i < ASSESS_BUCKETS; i++)
+		c->hist[i] = r->hist[i];
+	/* open ones live until the end; those from before, since the start (a lower bound) */
+	c->lifetime_ns = (r->end_ns ? r->end_ns : end_ns) - (r->start_ns ? r->start_ns : start_ns);
 }

@@ -193,6 +193,14 @@ int assess_host_fill(struct assess_host *h, struct assess_conn *v, size_t n);
 struct assess_host *assess_host_free(struct assess_host *h);
 /* The cgroup v2 path of each record's cgroup_id: one walk of /sys/fs/cgroup. */
 void assess_cgroup_names(struct assess_conn *v, size_t n);
+/*
+ * A record of bpf/smc_assess as the rules take it: lifetime from start_ns (when the
+ * observation began: for those open before it) to end_ns (its end: for those still open),
+ * CLOCK_MONOTONIC as bpf_ktime_get_ns().
+ */
+struct smcbpf_assess_rec;
+void assess_conn_from_bpf(struct assess_conn *c, const struct smcbpf_assess_rec *r,
+			  uint64_t start_ns, uint64_t end_ns);
 /* This process's network namespace cookie (SO_NETNS_COOKIE, Linux 5.14); 0: unknown. */
 uint64_t assess_netns_cookie(void);
 

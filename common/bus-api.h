@@ -71,6 +71,7 @@
 #define SMCD_BUS_IFACE_STATS SMCD_BUS_NAME ".Statistics"
 #define SMCD_BUS_IFACE_POLICY SMCD_BUS_NAME ".Policy"
 #define SMCD_BUS_IFACE_LOOPBACK SMCD_BUS_NAME ".Loopback"
+#define SMCD_BUS_IFACE_ASSESSMENT SMCD_BUS_NAME ".Assessment"
 /* Interfaces of the device and link-group objects. */
 #define SMCD_BUS_IFACE_DEVICE SMCD_BUS_NAME ".Device"
 #define SMCD_BUS_IFACE_LOOPBACK_DEVICE SMCD_BUS_NAME ".LoopbackDevice"
@@ -142,6 +143,14 @@
 #define SMCD_BUS_STATS_FALLBACK_ATTRIBUTED "FallbackAttributed"		     /* signal */
 #define SMCD_BUS_STATS_GET_STATISTICS "GetStatistics"			     /* method */
 #define SMCD_BUS_STATS_RESET_STATISTICS "ResetStatistics"		     /* method */
+
+/* SMCD_BUS_IFACE_ASSESSMENT */
+#define SMCD_BUS_ASSESS_AVAILABLE "Available"		/* property */
+#define SMCD_BUS_ASSESS_ERROR "Error"			/* property */
+#define SMCD_BUS_ASSESS_INTERVAL_USEC "IntervalUSec"	/* property */
+#define SMCD_BUS_ASSESS_WINDOWS "Windows"		/* property */
+#define SMCD_BUS_ASSESS_WINDOW_END_USEC "WindowEndUSec" /* property */
+#define SMCD_BUS_ASSESS_GET_ASSESSMENT "GetAssessment"	/* method */
 
 /* SMCD_BUS_IFACE_POLICY */
 #define SMCD_BUS_POLICY_POLICIES "Policies"	       /* property */

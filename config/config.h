@@ -109,6 +109,10 @@ struct config {
 		bool prometheus;	   /* write the textfile at every sample */
 		char *prometheus_path;	   /* absolute, ends in .prom */
 	} stats;
+	struct {
+		uint64_t interval_usec; /* a window of the continuous assessment; 0: off */
+		uint32_t applications;	/* applications with Prometheus series of their own */
+	} assess;
 	struct config_policies policies; /* policy.h */
 	/* The drop-ins read after the file, in their order (policies: entries point here). */
 	char **dropins;
@@ -119,6 +123,7 @@ struct config {
 /* node_exporter's textfile directory on Debian (prometheus-node-exporter's default). */
 #define STATS_PROMETHEUS_DEFAULT_PATH "/var/lib/prometheus/node-exporter/smc.prom"
 #define STATS_LINKGROUP_SERIES_MAX 10000
+#define ASSESS_APPLICATIONS_MAX 1000
 
 /*
  * Load and validate path, and after it the drop-ins of path.d/ (config_dropin_dir(); see

@@ -168,6 +168,23 @@ const struct config_key config_keys[] = {
 	  .invalid = "is not valid (expected an absolute path of a file NAME.prom, which "
 		     "node_exporter's textfile collector reads)" },
 
+	/* Off by default: it loads tracing programs on every TCP connection (smcd-agent(8)). */
+	{ .path = "assess.interval",
+	  .type = CONFIG_KEY_DURATION,
+	  .def = "0",
+	  .flags = CONFIG_KEY_ZERO_OFF,
+	  CONFIG_FIELD(assess.interval_usec),
+	  .min = 10 * USEC_PER_SEC,
+	  .max = DAY_USEC,
+	  .invalid = "is not valid (expected 0 for off, or a window from 10s to 1d)" },
+	{ .path = "assess.applications",
+	  .type = CONFIG_KEY_UINT,
+	  .def = "20",
+	  CONFIG_FIELD(assess.applications),
+	  .min = 1,
+	  .max = ASSESS_APPLICATIONS_MAX,
+	  .expected = "a whole number from 1 to 1000" },
+
 	{ .path = "policies",
 	  .type = CONFIG_KEY_SECTION,
 	  .parse = section_policies,

@@ -33,6 +33,7 @@
 #include "common/macro.h"
 #include "common/output.h"
 #include "common/util.h"
+#include "smcd-agent/assess.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/loopback.h"
 #include "smcd-agent/manager.h"
@@ -1144,6 +1145,8 @@ int bus_register_all(struct manager *m)
 		r = bus_policy_register(m);
 	if (r >= 0)
 		r = bus_loopback_register(m);
+	if (r >= 0)
+		r = bus_assess_register(m);
 	return r;
 }
 

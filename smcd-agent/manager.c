@@ -12,6 +12,7 @@
 #include "common/bus-api.h"
 #include "common/macro.h"
 #include "smcd-agent/collector.h"
+#include "smcd-agent/assess.h"
 #include "smcd-agent/fallback.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/loopback.h"
@@ -146,6 +147,7 @@ int manager_reload(struct manager *m, char **ret_error)
 				 SMCD_BUS_MANAGER_CONFIG_LOADED_USEC, SMCD_BUS_MANAGER_DRIFT_ACTION,
 				 SMCD_BUS_MANAGER_DRIFT_INTERVAL_USEC, NULL);
 	manager_arm_timers(m);
+	assess_configure(m);
 	r = manager_reconcile(m, RECONCILE_RELOAD);
 	(void)sd_notify(0, "READY=1");
 	return r;
@@ -476,6 +478,11 @@ static void agent_facts(struct manager *m, struct prom_agent *a)
 	};
 	if (!loopback_state(m, &a->loopback, &a->loopback_state))
 		a->loopback = a->loopback_state = NULL;
+	a->assess_enabled = assess_enabled(m);
+	a->assess_available = a->assess_enabled && !assess_error(m);
+	a->assess_windows = assess_windows(m);
+	a->assess = assess_gauges(m);
+	assess_window_facts(m, &a->assess_seconds, &a->assess_dropped);
 }
 
 /* Sample and export with the objects of this poll (the last good ones when it failed). */
@@ -716,6 +723,7 @@ struct manager *manager_free(struct manager *m)
 	log_ratelimit_flush(true);
 	sd_event_source_disable_unref(m->log_timer);
 	fallback_stop(m);
+	assess_stop(m);
 	policy_engine_free(m->policy);
 	sd_event_source_disable_unref(m->drift_timer);
 	sd_event_source_disable_unref(m->monitor_timer);
@@ -752,6 +760,7 @@ int manager_start(struct manager *m)
 		return r;
 	/* Before the first reconcile: fallbacks of the first connections are attributed. */
 	fallback_start(m);
+	assess_configure(m);
 	(void)manager_reconcile(m, RECONCILE_START);
 	update_caps(m);
 	(void)manager_poll(

@@ -19,6 +19,7 @@
 struct policy_engine; /* policy.h: smc.yaml policies and smcctl run (BPF) */
 struct loopback;      /* loopback.c: smc.yaml's loopback: section and the smc_lo device object */
 struct fallback;      /* fallback.c: fallback attribution (BPF) */
+struct assess_agent;  /* assess.c: the continuous assessment (BPF) */
 
 enum manager_state {
 	MANAGER_STARTING,
@@ -77,7 +78,9 @@ struct manager {
 	struct loopback *loopback;
 
 	struct fallback *fallback;
-	const char *fallback_no_kernel; /* set: attribution stays off, this says why */
+	const char *fallback_no_kernel; /* set: attribution and assessment stay off: why */
+
+	struct assess_agent *assess; /* assess.c; NULL: assess.interval is 0 */
 
 	/* Methods anyone may call (Refresh, EnrollProcess), per caller uid (bus-manager.c). */
 	struct caller_rate {

@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/assess.h"
 #include "common/macro.h"
 #include "smcd-agent/fallback.h"
 #include "smcd-agent/objects.h"
@@ -73,6 +74,16 @@ static const struct family families[] = {
 	{ "smc_agent_drift_repairs_total", "counter", "Settings of smc.yaml the drift check found changed in the kernel and set again (drift.action: repair)." },
 	{ "smc_agent_drifted_items", "gauge", "Settings that differ from smc.yaml now and are left alone (drift.action: report)." },
 	{ "smc_loopback_state", "gauge", "1 for the state of smc_lo's loopback device (inactive, active, draining), 0 for the others; absent when smc_lo is not loaded." },
+	{ "smc_assess_available", "gauge", "1 when smcd-agent's continuous assessment (assess.interval) observes TCP connections; smcctl assess --agent says why not." },
+	{ "smc_assess_windows_total", "counter", "Assessment windows completed; the smc_assess_ gauges are of the last one." },
+	{ "smc_assess_window_seconds", "gauge", "Length of the last assessment window." },
+	{ "smc_assess_dropped_connections", "gauge", "Connections the last assessment window lost (its ring buffer was full)." },
+	{ "smc_assess_connections", "gauge", "TCP connections of the last assessment window by class: well-suited, not-suited (short-lived or tiny), not-servable (SMC cannot reach the peer), failed (never established)." },
+	{ "smc_assess_bytes", "gauge", "Bytes moved by the connections of the last assessment window, by class." },
+	{ "smc_assess_reach_connections", "gauge", "TCP connections of the last assessment window by how SMC could carry them: smcd (peer on this host), smcr (over an RDMA interface), none." },
+	{ "smc_assess_application_connections", "gauge", "Connection ends of the last assessment window by application (systemd unit, cgroup or command; the top assess.applications by bytes, the others summed into application=\"other\") and class." },
+	{ "smc_assess_application_bytes", "gauge", "Bytes of the last assessment window by application and class." },
+	{ "smc_assess_application_verdict", "gauge", "1 for an application's expected effect of SMC (likely-faster, likely-slower, no-change, mixed) in the last assessment window, 0 for the others." },
 	{ "smc_kernel_epochs_total", "counter", "Times the kernel's SMC counters restarted (smc reloaded); the counters here continue across." },
 	{ "smc_up", "gauge", "1 when the last sample of the kernel's SMC statistics succeeded." },
 	{ "smc_stats_collection_duration_seconds", "gauge", "How long the last sample took." },
@@ -402,6 +413,53 @@ static void agent_meta(struct out *o, const struct prom_agent *a)
 		       streq_ptr(a->loopback_state, lo_states[i]));
 }
 
+/*
+ * The continuous assessment.  Gauges of the last window, not counters: a window replaces
+ * the one before (rate() of a window's connections means nothing).  The class, reach and
+ * verdict names are fixed; applications are bounded by assess.applications plus "other".
+ */
+static void assessment(struct out *o, const struct prom_agent *a)
+{
+	const struct assess_gauges *g = a->assess;
+
+	if (!a->assess_enabled)
+		return;
+	sample(o, "smc_assess_available", NULL, a->assess_available);
+	sample(o, "smc_assess_windows_total", NULL, a->assess_windows);
+	if (!g)
+		return;
+	begin(o, "smc_assess_window_seconds");
+	fprintf(o->f, "smc_assess_window_seconds %.3f\n", a->assess_seconds);
+	sample(o, "smc_assess_dropped_connections", NULL, a->assess_dropped);
+	for (unsigned k = 0; k < _ASSESS_CLASS_MAX; k++)
+		sample(o, "smc_assess_connections",
+		       (const char *const[]){ "class", assess_class_name(k), NULL }, g->conns[k]);
+	for (unsigned k = 0; k < _ASSESS_CLASS_MAX; k++)
+		sample(o, "smc_assess_bytes",
+		       (const char *const[]){ "class", assess_class_name(k), NULL }, g->bytes[k]);
+	for (unsigned k = 0; k < _ASSESS_REACH_MAX; k++)
+		sample(o, "smc_assess_reach_connections",
+		       (const char *const[]){ "reach", assess_reach_name(k), NULL }, g->reach[k]);
+	for (size_t j = 0; j < g->n_apps; j++)
+		for (unsigned k = 0; k < _ASSESS_CLASS_MAX; k++)
+			sample(o, "smc_assess_application_connections",
+			       (const char *const[]){ "application", g->apps[j].name, "class",
+						      assess_class_name(k), NULL },
+			       g->apps[j].conns[k]);
+	for (size_t j = 0; j < g->n_apps; j++)
+		for (unsigned k = 0; k < _ASSESS_CLASS_MAX; k++)
+			sample(o, "smc_assess_application_bytes",
+			       (const char *const[]){ "application", g->apps[j].name, "class",
+						      assess_class_name(k), NULL },
+			       g->apps[j].bytes[k]);
+	for (size_t j = 0; j < g->n_apps; j++)
+		for (size_t v = 0; g->apps[j].verdict && v < assess_n_verdicts; v++)
+			sample(o, "smc_assess_application_verdict",
+			       (const char *const[]){ "application", g->apps[j].name, "verdict",
+						      assess_verdict_names[v], NULL },
+			       streq(g->apps[j].verdict, assess_verdict_names[v]));
+}
+
 /* smc_stats_timestamp_seconds last: a reader checks that a file is whole by its last line
  * (tests/tools/prom-reader.c). */
 static void meta(struct out *o, const struct stats_engine *e, const struct objects *obj)
@@ -490,8 +548,10 @@ char *prometheus_render_agent(const struct stats_engine *e, const struct objects
 		attribution(&o, fb);
 	linkgroups(&o, e, obj->linkgroups, obj->n_linkgroups);
 	devices(&o, obj->devices, obj->n_devices, obj->linkgroups, obj->n_linkgroups);
-	if (a)
+	if (a) {
 		agent_meta(&o, a);
+		assessment(&o, a);
+	}
 	meta(&o, e, obj);
 	if (fclose(o.f) != 0) {
 		free(buf);

@@ -258,6 +258,11 @@ struct prom_agent {
 	uint64_t drifted;	    /* items drifted now and left alone (drift.action: report) */
 	const char *loopback;	    /* smc_lo's device when loaded, else NULL */
 	const char *loopback_state; /* its state: inactive, active, draining */
+	/* The continuous assessment (assess.h): written when it is on. */
+	bool assess_enabled, assess_available;
+	uint64_t assess_windows, assess_dropped;
+	double assess_seconds;
+	const struct assess_gauges *assess; /* the last window's; NULL: none yet */
 };
 /* The same with the agent's own families (a or fb may be NULL). */
 char *prometheus_render_agent(const struct stats_engine *e, const struct objects *objects,

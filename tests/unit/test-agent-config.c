@@ -252,7 +252,7 @@ static void test_error_unknown_top_key(void **state)
 {
 	expect_error(
 		"seid: leave\nexport:\n  prometheus: {}\n",
-		"2:1: smc.yaml: unknown key 'export' (expected one of: ueid, seid, handshake-limitation, sysctl, pnet, modules, drift, monitor, admin-group, rate-limit, stats, policies, loopback)");
+		"2:1: smc.yaml: unknown key 'export' (expected one of: ueid, seid, handshake-limitation, sysctl, pnet, modules, drift, monitor, admin-group, rate-limit, stats, assess, policies, loopback)");
 }
 
 static void test_error_unknown_nested_key(void **state)

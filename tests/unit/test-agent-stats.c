@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <cmocka.h>
 
+#include "common/assess.h"
 #include "common/macro.h"
 #include "common/output.h"
 #include "config/config.h"
@@ -453,12 +454,33 @@ static void test_prometheus_golden(void **state)
 	struct stats_engine *e = golden_engine(d, l);
 	/* With the agent's own families (and smc_lo's), so that the file shows every family a
 	 * running agent writes (grafana-dashboard.test evaluates the panels over it). */
+	struct assess_app_gauge apps[2] = {
+		{ .name = "nginx.service",
+		  .conns = { [ASSESS_WELL_SUITED] = 40, [ASSESS_NOT_SUITED] = 2 },
+		  .bytes = { [ASSESS_WELL_SUITED] = 1 << 30, [ASSESS_NOT_SUITED] = 300 },
+		  .verdict = "likely-faster" },
+		{ .name = ASSESS_OTHER,
+		  .conns = { [ASSESS_NOT_SERVABLE] = 7 },
+		  .bytes = { [ASSESS_NOT_SERVABLE] = 9000 } },
+	};
+	struct assess_gauges g = {
+		.conns = { [ASSESS_WELL_SUITED] = 20, [ASSESS_NOT_SUITED] = 1, [ASSESS_NOT_SERVABLE] = 7 },
+		.bytes = { [ASSESS_WELL_SUITED] = 1 << 30, [ASSESS_NOT_SUITED] = 300, [ASSESS_NOT_SERVABLE] = 9000 },
+		.reach = { [ASSESS_REACH_SMCD] = 21, [ASSESS_REACH_NONE] = 7 },
+		.apps = apps,
+		.n_apps = 2
+	};
 	struct prom_agent a = { .version = "0.1.0",
 				.kernel = "7.3.4",
 				.state = "running",
 				.drift_repairs = 1,
 				.loopback = "smclo",
-				.loopback_state = "active" };
+				.loopback_state = "active",
+				.assess_enabled = true,
+				.assess_available = true,
+				.assess_windows = 3,
+				.assess_seconds = 600,
+				.assess = &g };
 	_cleanup_(freep) char *text = prometheus_render_agent(
 		e,
 		&(struct objects){ .devices = d, .n_devices = 2, .linkgroups = l, .n_linkgroups = 4 },
@@ -467,6 +489,17 @@ static void test_prometheus_golden(void **state)
 	assert_non_null(text);
 	golden_check("agent/smc.prom", text);
 	check_label_consistency(text);
+	/* The assessment: classes, reach, the application's verdict as a set, "other" without. */
+	assert_non_null(strstr(text, "\nsmc_assess_connections{class=\"well-suited\"} 20\n"));
+	assert_non_null(strstr(text, "\nsmc_assess_reach_connections{reach=\"none\"} 7\n"));
+	assert_non_null(strstr(text, "\nsmc_assess_application_bytes{application=\"nginx.service\","
+				     "class=\"well-suited\"} 1073741824\n"));
+	assert_non_null(strstr(text, "\nsmc_assess_application_verdict{application=\"nginx."
+				     "service\",verdict=\"likely-faster\"} 1\n"));
+	assert_non_null(strstr(text, "\nsmc_assess_application_verdict{application=\"nginx."
+				     "service\",verdict=\"mixed\"} 0\n"));
+	assert_null(strstr(text, "smc_assess_application_verdict{application=\"other\""));
+	assert_non_null(strstr(text, "\nsmc_assess_window_seconds 600.000\n"));
 	/* The reason that wrapped: 65535 + (4464 - 65535 mod 65536) = 70000, the u64 total. */
 	assert_non_null(strstr(
 		text, "smc_fallback_reasons_total{side=\"client\",reason=\"PEERDECL\"} 70000\n"));
@@ -507,6 +540,7 @@ static void test_prometheus_agent(void **state)
 	assert_non_null(strstr(text, "\nsmc_agent_drift_repairs_total 5\n"));
 	assert_non_null(strstr(text, "\nsmc_agent_drifted_items 2\n"));
 	assert_null(strstr(text, "smc_loopback_state")); /* no smc_lo: no series */
+	assert_null(strstr(text, "smc_assess_"));	 /* assess.interval 0: no series */
 	/* smc_stats_timestamp_seconds stays the last family (readers check for it). */
 	assert_non_null(strstr(
 		text, "# TYPE smc_stats_timestamp_seconds gauge\nsmc_stats_timestamp_seconds"));
@@ -522,6 +556,16 @@ static void test_prometheus_agent(void **state)
 	assert_non_null(strstr(text2, "\nsmc_loopback_state{device=\"smclo\",state=\"active\"} 0\n"));
 	assert_non_null(
 		strstr(text2, "\nsmc_loopback_state{device=\"smclo\",state=\"inactive\"} 0\n"));
+
+	/* On, but it cannot run (or no window yet): its state, no window's gauges. */
+	_cleanup_(freep) char *text3 = NULL;
+
+	a.assess_enabled = true;
+	text3 = prometheus_render_agent(e, &(struct objects){}, NULL, &a);
+	assert_non_null(text3);
+	assert_non_null(strstr(text3, "\nsmc_assess_available 0\n"));
+	assert_non_null(strstr(text3, "\nsmc_assess_windows_total 0\n"));
+	assert_null(strstr(text3, "smc_assess_connections"));
 	stats_engine_free(e);
 }
 
