@@ -168,7 +168,8 @@ static int on_read(sd_event_source *s, uint64_t usec, void *userdata)
 	struct assess_agent *a = userdata;
 
 	(void)smcbpf_assess_consume(a->bpf);
-	return sd_event_source_set_time(s, usec + READ_USEC);
+	(void)sd_event_source_set_time(s, usec + READ_USEC);
+	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
 static const char *const coverage =
@@ -257,7 +258,9 @@ static int on_window(sd_event_source *s, uint64_t usec, void *userdata)
 	}
 	if (a->sum)
 		window_end(a);
-	return sd_event_source_set_time(s, usec + a->interval_usec);
+	/* From the scheduled end, not from now: windows stay back to back. */
+	(void)sd_event_source_set_time(s, usec + a->interval_usec);
+	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
 
 static int start_bpf(struct assess_agent *a)
