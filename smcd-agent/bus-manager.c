@@ -548,18 +548,26 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 {
 	struct manager *m = userdata;
 	_cleanup_(freep) char *why = NULL;
+	bool refused = false;
 	int r;
 
 	r = bus_authorize(msg, m, error);
 	if (r != 0)
 		return r;
-	r = manager_reload(m, &why);
-	if (r == -EINVAL)
+	r = manager_reload(m, &refused, &why);
+	if (refused)
 		return sd_bus_error_setf(error, SMCD_BUS_ERROR_CONFIG_INVALID,
 					 "Configuration refused, the running one stays:\n%s",
 					 why ? why : "");
-	if (r < 0)
+	/* Accepted, so the new configuration is the running one: only applying it failed. */
+	if (r == -ENOMEM)
 		return r;
+	if (r < 0)
+		return sd_bus_error_setf(
+			error, SD_BUS_ERROR_FAILED,
+			"Loaded %s (revision %016" PRIx64
+			"), it is the running configuration, but applying it failed: %s (see LastReconcile; Reload or Reconcile tries again)",
+			m->config_path, m->config->hash, strerror(-r));
 	return sd_bus_reply_method_return(msg, NULL);
 }
 
@@ -702,6 +710,9 @@ static int unit_reply(sd_bus_message *msg, struct manager *m, int r, const char 
 		return sd_bus_error_setf(error, SMCD_BUS_ERROR_CONFIG_INVALID,
 					 "Configuration refused, nothing changed:\n%s",
 					 why ? why : "");
+	case MANAGER_UNIT_APPLY_FAILED:
+		/* The file changed and is in force: no "nothing changed" error name. */
+		return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "%s", why ? why : "");
 	case -ENOMEM:
 		return r;
 	default:

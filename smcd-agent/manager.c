@@ -111,12 +111,14 @@ int manager_load_config(struct manager *m)
 
 static void manager_arm_timers(struct manager *m);
 
-int manager_reload(struct manager *m, char **ret_error)
+int manager_reload(struct manager *m, bool *ret_refused, char **ret_error)
 {
 	struct config *c = NULL;
 	char *error = NULL;
 	int r;
 
+	if (ret_refused)
+		*ret_refused = false;
 	(void)sd_notify(0, "RELOADING=1\nSTATUS=Reloading configuration");
 	r = load(m->config_path, true, &c, &error);
 	if (r < 0) {
@@ -132,6 +134,8 @@ int manager_reload(struct manager *m, char **ret_error)
 			m->config->hash);
 		if (ret_error)
 			*ret_error = strdup(m->config_error);
+		if (ret_refused)
+			*ret_refused = true;
 		return -EINVAL;
 	}
 	config_free(m->config);
@@ -652,7 +656,7 @@ static int on_log_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
-	(void)manager_reload(userdata, NULL);
+	(void)manager_reload(userdata, NULL, NULL); /* either failure is logged */
 	return 0;
 }
 

@@ -53,10 +53,14 @@ static int why_set(char **ret_why, const char *fmt, ...)
 /*
  * Reload with the drop-in directory changed; on refusal put old back and keep ConfigError
  * as it was.  -EBADMSG (refused, *ret_why the errors), or what manager_reload() returns.
+ * Only a refusal puts the file back: an error applying a configuration that was accepted
+ * (manager_reload()'s other failures, -EINVAL among them) leaves the new file in force as
+ * the running configuration, so putting the file back would make disk and agent disagree.
  */
 static int reload_or_put_back(struct manager *m, const char *path, const char *old, char **ret_why)
 {
 	_cleanup_(freep) char *prev_error = NULL, *why = NULL;
+	bool refused = false;
 	int r, k;
 
 	if (m->config_error) {
@@ -64,8 +68,8 @@ static int reload_or_put_back(struct manager *m, const char *path, const char *o
 		if (!prev_error)
 			return -ENOMEM;
 	}
-	r = manager_reload(m, &why);
-	if (r != -EINVAL)
+	r = manager_reload(m, &refused, &why);
+	if (!refused)
 		return r;
 	k = put_back(path, old);
 	free(m->config_error);
@@ -119,11 +123,15 @@ int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup,
 		       r;
 	log_info("Wrote %s: %s (cgroup %s) gets SMC", path, name, cgroup);
 	r = reload_or_put_back(m, path, old, ret_why);
-	if (r < 0 && r != -EBADMSG)
-		why_set(ret_why, "wrote %s, but applying it failed: %s", path, strerror(-r));
-	if (r >= 0)
-		*ret_path = TAKE_PTR(path);
-	return r < 0 ? r : 0;
+	if (r == -EBADMSG || r == -ENOMEM)
+		return r;
+	*ret_path = TAKE_PTR(path);
+	if (r < 0)
+		return why_set(ret_why,
+			       "wrote %s and it is the running configuration, but applying it failed: %s (see LastReconcile; smcctl config reload tries again)",
+			       *ret_path, strerror(-r)),
+		       MANAGER_UNIT_APPLY_FAILED;
+	return 0;
 }
 
 int manager_disable_unit(struct manager *m, const char *unit, char **ret_path, char **ret_why)
@@ -159,9 +167,13 @@ int manager_disable_unit(struct manager *m, const char *unit, char **ret_path, c
 	}
 	log_info("Removed %s: %s no longer gets SMC from it", path, name);
 	r = reload_or_put_back(m, path, old, ret_why);
-	if (r < 0 && r != -EBADMSG)
-		why_set(ret_why, "removed %s, but applying that failed: %s", path, strerror(-r));
-	if (r >= 0)
-		*ret_path = TAKE_PTR(path);
-	return r < 0 ? r : 0;
+	if (r == -EBADMSG || r == -ENOMEM)
+		return r;
+	*ret_path = TAKE_PTR(path);
+	if (r < 0)
+		return why_set(ret_why,
+			       "removed %s and the configuration without it is the running one, but applying it failed: %s (see LastReconcile; smcctl config reload tries again)",
+			       *ret_path, strerror(-r)),
+		       MANAGER_UNIT_APPLY_FAILED;
+	return 0;
 }
