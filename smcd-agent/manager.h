@@ -46,6 +46,7 @@ struct manager {
 	const char *bus_name;
 
 	struct config *config; /* the last good one */
+	bool config_builtin;   /* it is the built-in defaults: config_path did not exist */
 	char *config_error;    /* why the last load was refused; NULL if it was not */
 	uint64_t config_loaded_usec;
 

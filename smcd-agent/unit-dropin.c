@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/bus-api.h"
@@ -87,7 +88,7 @@ static int reload_or_put_back(struct manager *m, const char *path, const char *o
 int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup, char **ret_path,
 			char **ret_why)
 {
-	_cleanup_(freep) char *path = NULL, *text = NULL, *old = NULL;
+	_cleanup_(freep) char *path = NULL, *text = NULL, *old = NULL, *dir = NULL;
 	const struct config_policy_target *have;
 	char name[CONFIG_UNIT_NAME_MAX + 1];
 	const char *why = NULL;
@@ -114,6 +115,20 @@ int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup,
 			continue;
 		*ret_path = strdup(have->file ? have->file : m->config->path);
 		return *ret_path ? 1 : -ENOMEM;
+	}
+	/* FILE.d may not exist yet (a host without smc.yaml, say: the built-in defaults and
+	 * the drop-ins apply there too).  Created as smcctl does without an agent. */
+	dir = config_dropin_dir(m->config_path);
+	if (!dir)
+		return -ENOMEM;
+	if (mkdir(dir, 0755) == 0)
+		(void)chmod(dir, 0755); /* whatever the umask */
+	else if (errno != EEXIST) {
+		r = negative_errno();
+		return why_set(ret_why,
+			       "cannot create %s: %s (smcd-agent's unit has ReadWritePaths=-%s: create the directory, mode 0755, and restart smcd-agent)",
+			       dir, strerror(-r), dir),
+		       r;
 	}
 	r = textfile_write_atomic(path, text, strlen(text), 0644);
 	if (r < 0)

@@ -185,11 +185,68 @@ static void test_refusal_puts_back(void **state)
 	agent_free(m);
 }
 
+/*
+ * No smc.yaml: the agent runs on the built-in defaults, and enable works all the same: the
+ * drop-in goes into FILE.d (created, mode 0755) and its policy applies on the defaults.
+ * Once the file exists, a reload without it is refused again.
+ */
+static void test_no_main_file(void **state)
+{
+	struct manager *m = agent(false);
+	char want[700], *path = NULL, *why = NULL;
+	struct stat st;
+	bool refused = false;
+
+	assert_true(m->config_builtin);
+	snprintf(want, sizeof(want), "%s/50-unit-a.service.yaml", dropin_dir);
+	umask(0077);
+	assert_int_equal(manager_enable_unit(m, "a", "/system.slice/a.service", &path, &why), 0);
+	umask(0022);
+	assert_null(why);
+	assert_non_null(path);
+	assert_string_equal(path, want);
+	assert_int_equal(stat(dropin_dir, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0755);
+	assert_true(running_has(m, "/system.slice/a.service"));
+	assert_true(m->config_builtin);
+	{
+		/* On top of the built-in defaults, which stay as they are. */
+		struct config_errors errors = {};
+		struct config *d = NULL;
+
+		assert_int_equal(config_load_text(cfg_path, "", 0, NULL, &d, &errors), 0);
+		assert_int_equal(m->config->n_modules, d->n_modules);
+		assert_int_equal(m->config->ueid.auto_derive, d->ueid.auto_derive);
+		assert_int_equal(m->config->n_sysctls, d->n_sysctls);
+		assert_int_equal(d->policies.n_cgroups, 0);
+		assert_int_equal(m->config->policies.n_cgroups, 1);
+		config_free(d);
+	}
+	free(path);
+	path = NULL;
+	assert_int_equal(manager_disable_unit(m, "a", &path, &why), 0);
+	assert_null(why);
+	assert_false(exists(want));
+	assert_false(running_has(m, "/system.slice/a.service"));
+	free(path);
+
+	/* The file appears, is loaded, and is deleted: that reload is refused. */
+	test_write_file(dir, "smc.yaml", "modules: []\nueid: {auto: false}\nsysctl: {}\n");
+	assert_int_equal(manager_reload(m, &refused, NULL), 0);
+	assert_false(m->config_builtin);
+	sh("rm smc.yaml");
+	assert_int_equal(manager_reload(m, &refused, NULL), -EINVAL);
+	assert_true(refused);
+	assert_non_null(strstr(m->config_error, "does not exist"));
+	agent_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_apply_error_keeps_dropin),
 		cmocka_unit_test(test_refusal_puts_back),
+		cmocka_unit_test(test_no_main_file),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
