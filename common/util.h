@@ -15,6 +15,8 @@ char *strstrip_trailing(char *s);
  * file is removed).
  */
 int textfile_write_atomic(const char *path, const char *data, size_t len, unsigned mode);
+/* What the temporary's name adds to the file's: "." before, ".XXXXXX" after. */
+#define TEXTFILE_TEMP_NAME_EXTRA 8
 
 /*
  * The whole text of a small file, NUL-terminated: 0 with *ret NULL when it does not exist,
