@@ -27,11 +27,26 @@
 
 #define DROPIN_MAX_BYTES (64 * 1024)
 
+/* A drop-in replaced, but perhaps not across a crash: said, and no failure (the change is
+ * made: treating it as "not written" would put back or report what is not so). */
+static int written(const char *path, int r, int sync_error)
+{
+	if (r == TEXTFILE_NOT_DURABLE) {
+		log_warning("Wrote %s, but cannot sync its directory: %s (a crash may undo it)",
+			    path, strerror(-sync_error));
+		return 0;
+	}
+	return r;
+}
+
 /* The drop-in as it was: old's text, or no file. */
 static int put_back(const char *path, const char *old)
 {
+	int sync_error = 0;
+
 	if (old)
-		return textfile_write_atomic(path, old, strlen(old), 0644);
+		return written(path, textfile_write_atomic(path, old, strlen(old), 0644, &sync_error),
+			       sync_error);
 	if (unlink(path) < 0 && errno != ENOENT)
 		return negative_errno();
 	return 0;
@@ -92,7 +107,7 @@ int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup,
 	const struct config_policy_target *have;
 	char name[CONFIG_UNIT_NAME_MAX + 1];
 	const char *why = NULL;
-	int r;
+	int r, sync_error = 0;
 
 	*ret_path = *ret_why = NULL;
 	if (config_unit_name(unit, name, &why) < 0)
@@ -130,7 +145,8 @@ int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup,
 			       dir, strerror(-r), dir),
 		       r;
 	}
-	r = textfile_write_atomic(path, text, strlen(text), 0644);
+	r = textfile_write_atomic(path, text, strlen(text), 0644, &sync_error);
+	r = written(path, r, sync_error);
 	if (r < 0)
 		return why_set(ret_why,
 			       "cannot write %s: %s (the directory must exist and be writable for smcd-agent: its unit has ReadWritePaths=-%s.d)",

@@ -340,7 +340,7 @@ static void test_unit_name(void **state)
 		dd = config_dropin_dir(cfg);
 		assert_int_equal(mkdir(dd, 0755), 0);
 		path = config_unit_dropin_path(cfg, u);
-		assert_int_equal(textfile_write_atomic(path, "policies: {}\n", 13, 0644), 0);
+		assert_int_equal(textfile_write_atomic(path, "policies: {}\n", 13, 0644, NULL), 0);
 		assert_int_equal(unlink(path), 0);
 		assert_int_equal(rmdir(dd), 0);
 		assert_int_equal(rmdir(d), 0);
