@@ -405,6 +405,14 @@ static int fetch(struct smcctl *c, bool want_smcd, bool want_smcr, struct device
 		return s;
 	if (want_smcd && (r = smcd_device_list(nl, &d->smcd, &d->n_smcd)) < 0)
 		return smcctl_fail(c, SMC_OP_QUERY, r, "cannot list the SMC-D devices");
+	if (want_smcd && (r = smcd_builtin_loopback_error(nl)) < 0) {
+		char buf[256];
+
+		/* The devices listed stand; only the inferred one may be missing. */
+		fprintf(c->err,
+			"smcctl: cannot tell whether smc.ko's loopback-ism is there, so it is not listed: %s\n",
+			smc_strerror(SMC_OP_QUERY, r, NULL, buf, sizeof(buf)));
+	}
 	if (want_smcr && (r = smcr_device_list(nl, &d->smcr, &d->n_smcr)) < 0)
 		return smcctl_fail(c, SMC_OP_QUERY, r, "cannot list the SMC-R devices");
 	return SMCCTL_EXIT_OK;

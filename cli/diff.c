@@ -8,7 +8,8 @@
  * the config library (that much is below both), then asks the running agent (PlanConfig,
  * which also plans the policies from the agent's BPF maps), or, with no agent on the bus,
  * runs "smcd-agent --plan FILE --json" (installed beside smcctl; SMCD_AGENT_BIN overrides),
- * and renders the one document either answers (common/plan-text.c).
+ * and renders the one document either answers (common/plan-text.c).  All three read FILE's
+ * drop-ins, FILE.d (FILE made absolute), never the agent's own smc.yaml.d for another FILE.
  *
  * Exit status: 0 nothing would change, 1 something would, 2 FILE is invalid; 3 when no plan
  * could be made (no agent and no smcd-agent to run, or the agent failed), 4 when the agent
@@ -17,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -161,9 +163,27 @@ static void diff_text(struct smcctl *c, json_object *doc)
 	plan_text(c->out, doc, c->detail > 0);
 }
 
+/*
+ * FILE as the planners get it: absolute, so that its drop-ins (FILE.d) are the same ones
+ * for the agent (PlanConfig reads them from FILE's path, not from the caller's directory)
+ * and for smcd-agent --plan.
+ */
+static char *absolute(const char *path)
+{
+	_cleanup_(freep) char *cwd = NULL;
+	char *s = NULL;
+
+	if (path[0] == '/')
+		return strdup(path);
+	cwd = getcwd(NULL, 0);
+	if (!cwd)
+		return NULL;
+	return asprintf(&s, "%s/%s", cwd, path) < 0 ? NULL : s;
+}
+
 int agent_config_diff(struct smcctl *c, const struct verb_args *a)
 {
-	_cleanup_(freep) char *path = a->n_pos > 0 ? strdup(a->pos[0]) : applied_path();
+	_cleanup_(freep) char *path = a->n_pos > 0 ? absolute(a->pos[0]) : applied_path();
 	_cleanup_(json_object_putp) json_object *doc = NULL;
 	_cleanup_(config_freep) struct config *cfg = NULL;
 	struct config_errors errors = {};
@@ -175,7 +195,8 @@ int agent_config_diff(struct smcctl *c, const struct verb_args *a)
 				       "--netns does not apply");
 	if (!path)
 		return smcctl_oom(c);
-	/* The file is read with the caller's rights; the agent gets its text, not a path. */
+	/* The file is read with the caller's rights; the agent gets its text (and its path,
+	 * for its drop-ins FILE.d: the same ones this validation read). */
 	r = config_load(path, &cfg, &errors);
 	if (r == -ENOMEM) {
 		config_errors_clear(&errors);

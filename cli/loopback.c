@@ -816,12 +816,12 @@ static int parse_setting(struct smcctl *c, const char *key, const char *value,
 		break;
 	case 1:
 		q->set_nocopy = true;
-		if (streq(value, "on"))
-			q->nocopy = true;
-		else if (streq(value, "off"))
-			q->nocopy = false;
-		else
-			return smcctl_usage(c, "invalid nocopy '%s': on or off", value);
+		/* The boolean words of smc.yaml's loopback.nocopy (config/units.c), not a list
+		 * of our own. */
+		if (parse_bool(value, &q->nocopy) < 0)
+			return smcctl_usage(
+				c, "invalid nocopy '%s': on or off (or true, false, yes, no, 1, 0)",
+				value);
 		break;
 	default: {
 		int64_t v;

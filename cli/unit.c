@@ -308,7 +308,7 @@ static int enable_direct(struct smcctl *c, const struct verb_args *a, const char
 	_cleanup_(freep) char *text = config_unit_dropin_text(unit, cgroup);
 	_cleanup_(freep) char *dir = config_dropin_dir(main_path), *old = NULL;
 	_cleanup_(config_freep) struct config *cfg = NULL;
-	int r;
+	int r, sync_error = 0;
 
 	if (!path || !text || !dir)
 		return smcctl_oom(c);
@@ -328,14 +328,19 @@ static int enable_direct(struct smcctl *c, const struct verb_args *a, const char
 	r = textfile_read_small(path, 64 * 1024, &old);
 	if (r < 0)
 		return write_error(c, "read", path, r);
-	r = textfile_write_atomic(path, text, strlen(text), 0644);
+	r = textfile_write_atomic(path, text, strlen(text), 0644, &sync_error);
 	if (r < 0)
 		return write_error(c, "write", path, r);
+	/* Written (what follows reads it), only perhaps not across a crash: said, no failure. */
+	if (r == TEXTFILE_NOT_DURABLE)
+		fprintf(c->err,
+			"smcctl: wrote %s, but cannot sync its directory: %s (a crash may undo it)\n",
+			path, strerror(-sync_error));
 	config_free(TAKE_PTR(cfg));
 	cfg = load_config(c, main_path);
 	if (!cfg) {
 		if (old)
-			(void)textfile_write_atomic(path, old, strlen(old), 0644);
+			(void)textfile_write_atomic(path, old, strlen(old), 0644, NULL);
 		else
 			(void)unlink(path);
 		return smcctl_error(c, SMCCTL_EXIT_FAILURE,

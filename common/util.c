@@ -46,7 +46,8 @@ static int fsync_dir(const char *dir)
 	return 0;
 }
 
-int textfile_write_atomic(const char *path, const char *data, size_t len, unsigned mode)
+int textfile_write_atomic(const char *path, const char *data, size_t len, unsigned mode,
+			  int *ret_sync_error)
 {
 	const char *slash = strrchr(path, '/');
 	char dir[4096], tmp[4200];
@@ -72,7 +73,12 @@ int textfile_write_atomic(const char *path, const char *data, size_t len, unsign
 		(void)unlink(tmp);
 		return r;
 	}
-	return fsync_dir(dir);
+	/* Renamed: path is the new file whatever follows, so a failure now is no "not
+	 * written" (a caller putting its old text back would undo a change that was made). */
+	r = fsync_dir(dir);
+	if (ret_sync_error)
+		*ret_sync_error = r < 0 ? r : 0;
+	return r < 0 ? TEXTFILE_NOT_DURABLE : 0;
 }
 
 int textfile_read_small(const char *path, size_t max, char **ret)

@@ -10,11 +10,17 @@ char *strstrip_trailing(char *s);
 /*
  * Replace path with data so that a reader sees the old file or the new one, never a part:
  * a temporary ".NAME.XXXXXX" in the same directory, fsync, fchmod(mode), rename, fsync of
- * the directory.  The agent (textfile, state
- * file, drop-ins) and smcctl (drop-ins) write through it.  Negative errno on failure (the temporary
- * file is removed).
+ * the directory.  The agent (textfile, state file, drop-ins) and smcctl (drop-ins) write
+ * through it.  0: replaced, durably.  TEXTFILE_NOT_DURABLE: replaced (every reader sees
+ * the new data from now on), but the directory's fsync failed, so the rename may not
+ * survive a crash; *ret_sync_error (when not NULL) is that -errno.  Negative errno: path was
+ * not replaced, it is as it was (the temporary file is removed).
  */
-int textfile_write_atomic(const char *path, const char *data, size_t len, unsigned mode);
+#define TEXTFILE_NOT_DURABLE 1
+int textfile_write_atomic(const char *path, const char *data, size_t len, unsigned mode,
+			  int *ret_sync_error);
+/* What the temporary's name adds to the file's: "." before, ".XXXXXX" after. */
+#define TEXTFILE_TEMP_NAME_EXTRA 8
 
 /*
  * The whole text of a small file, NUL-terminated: 0 with *ret NULL when it does not exist,

@@ -138,6 +138,9 @@ static bool in_list(const char *s, const char *const *v, size_t n)
 	return false;
 }
 
+/* The number in config_unit_name()'s message. */
+_Static_assert(CONFIG_UNIT_DROPIN_NAME_MAX == 234, "the drop-in name limit is said as 234");
+
 int config_unit_name(const char *name, char ret[CONFIG_UNIT_NAME_MAX + 1], const char **ret_why)
 {
 	const char *dot = strrchr(name, '.');
@@ -153,6 +156,9 @@ int config_unit_name(const char *name, char ret[CONFIG_UNIT_NAME_MAX + 1], const
 			"this kind of unit runs no processes (expected a service, scope, slice, socket, mount or swap unit)";
 	else if (n + (typed ? 0 : strlen(".service")) > CONFIG_UNIT_NAME_MAX)
 		*ret_why = "it is longer than 255 characters";
+	else if (n + (typed ? 0 : strlen(".service")) > CONFIG_UNIT_DROPIN_NAME_MAX)
+		*ret_why =
+			"unit name too long for a drop-in file name: at most 234 characters (with its type suffix, such as .service)";
 	else {
 		*ret_why = NULL;
 		snprintf(ret, CONFIG_UNIT_NAME_MAX + 1, "%s%s", name, typed ? "" : ".service");

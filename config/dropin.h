@@ -22,6 +22,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "common/util.h"
+
 struct config;
 struct config_policy_target;
 
@@ -29,13 +31,22 @@ struct config_policy_target;
 #define CONFIG_UNIT_DROPIN_PREFIX "50-unit-"
 /* systemd's UNIT_NAME_MAX. */
 #define CONFIG_UNIT_NAME_MAX 255
+/*
+ * The longest unit name (with its type suffix) whose drop-in fits a file name (NAME_MAX,
+ * 255): 50-unit-UNIT.yaml, and the temporary it is written through (common/util.h), whose
+ * name is longer.  234: systemd allows longer names, which smcctl enable refuses.
+ */
+#define CONFIG_UNIT_DROPIN_NAME_MAX                           \
+	(255 - (int)(sizeof(CONFIG_UNIT_DROPIN_PREFIX) - 1) - \
+	 (int)(sizeof(CONFIG_DROPIN_SUFFIX) - 1) - TEXTFILE_TEMP_NAME_EXTRA)
 
 /* "PATH.d" (caller frees; NULL: out of memory). */
 char *config_dropin_dir(const char *config_path);
 /*
  * NAME as systemd names the unit, into ret: NAME.service when NAME has no unit type
  * suffix (as systemctl does).  -EINVAL (with *ret_why) for a name systemd would refuse or
- * a unit type without processes (target, timer, path, device, automount); units with a
+ * a unit type without processes (target, timer, path, device, automount), or one longer
+ * than CONFIG_UNIT_DROPIN_NAME_MAX (its drop-in would not fit a file name); units with a
  * cgroup are services, scopes, slices, sockets, mounts and swaps.
  */
 int config_unit_name(const char *name, char ret[CONFIG_UNIT_NAME_MAX + 1], const char **ret_why);

@@ -172,7 +172,11 @@ static int smcd_merge_dibs(struct smcnl *nl, struct smcd_ctx *c)
 #define ARCH_HAS_ISM false
 #endif
 
-/* 6.10-6.17: smc.ko's loopback-ism, inferred (see the top of this file). */
+/*
+ * 6.10-6.17: smc.ko's loopback-ism, inferred (see the top of this file).  A failed system
+ * information query skips the inference only (its error kept for
+ * smcd_builtin_loopback_error()): it says nothing about the devices the kernel did list.
+ */
 static int smcd_builtin_loopback(struct smcnl *nl, struct smcd_ctx *c)
 {
 	struct smc_sysinfo info;
@@ -185,8 +189,12 @@ static int smcd_builtin_loopback(struct smcnl *nl, struct smcd_ctx *c)
 		if (c->v[i].loopback)
 			return 0;
 	r = smc_sysinfo_get(nl, &info);
-	if (r < 0)
+	if (r == -ENOMEM)
 		return r;
+	if (r < 0) {
+		nl->builtin_loopback_error = r;
+		return 0;
+	}
 	if (!info.ism_v2)
 		return 0;
 	r = smcd_dev_add(c, &d);
@@ -286,11 +294,17 @@ static void smcd_pnet_from_table(struct smcnl *nl, struct smcd_ctx *c)
 	}
 }
 
+int smcd_builtin_loopback_error(const struct smcnl *nl)
+{
+	return nl->builtin_loopback_error;
+}
+
 int smcd_device_list(struct smcnl *nl, struct smcd_device **ret, size_t *ret_n)
 {
 	struct smcd_ctx c = {};
 	int r;
 
+	nl->builtin_loopback_error = 0;
 	r = smcnl_genl_dump(nl, SMCNL_FAM_SMC, SMC_NETLINK_GET_DEV_SMCD, smcd_dev_msg, &c);
 	r = r ?: smcd_merge_dibs(nl, &c);
 	r = r ?: smcd_builtin_loopback(nl, &c);

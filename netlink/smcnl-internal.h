@@ -89,6 +89,7 @@ struct smcnl {
 	size_t n_occ;
 	struct smcnl_mem_stream *mem;
 	size_t n_mem;
+	int builtin_loopback_error; /* smcd_device_list(): why loopback-ism was not inferred */
 };
 
 /* ---- socket.c: requests -------------------------------------------------------------- */

@@ -203,6 +203,12 @@ struct smcr_device {
 
 /* SMC-D devices: GET_DEV_SMCD merged with /sys/class/dibs (loopback included). */
 int smcd_device_list(struct smcnl *nl, struct smcd_device **ret, size_t *ret_n);
+/*
+ * 0, or why the last smcd_device_list() could not tell whether smc.ko's loopback-ism
+ * (6.10-6.17, device.c) is there: the -errno of the system information query it needs.
+ * The devices were listed all the same, without that inferred one.
+ */
+int smcd_builtin_loopback_error(const struct smcnl *nl);
 int smcr_device_list(struct smcnl *nl, struct smcr_device **ret, size_t *ret_n);
 
 /* ---------------------------------------------------------------------------------- */

@@ -549,18 +549,26 @@ static int method_reload(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 {
 	struct manager *m = userdata;
 	_cleanup_(freep) char *why = NULL;
+	bool refused = false;
 	int r;
 
 	r = bus_authorize(msg, m, error);
 	if (r != 0)
 		return r;
-	r = manager_reload(m, &why);
-	if (r == -EINVAL)
+	r = manager_reload(m, &refused, &why);
+	if (refused)
 		return sd_bus_error_setf(error, SMCD_BUS_ERROR_CONFIG_INVALID,
 					 "Configuration refused, the running one stays:\n%s",
 					 why ? why : "");
-	if (r < 0)
+	/* Accepted, so the new configuration is the running one: only applying it failed. */
+	if (r == -ENOMEM)
 		return r;
+	if (r < 0)
+		return sd_bus_error_setf(
+			error, SD_BUS_ERROR_FAILED,
+			"Loaded %s (revision %016" PRIx64
+			"), it is the running configuration, but applying it failed: %s (see LastReconcile; Reload or Reconcile tries again)",
+			m->config_path, m->config->hash, strerror(-r));
 	return sd_bus_reply_method_return(msg, NULL);
 }
 
@@ -627,7 +635,7 @@ static int method_describe_config(sd_bus_message *msg, void *userdata, sd_bus_er
 
 /*
  * The dry run of a file's text (smcctl config diff): the caller reads the file with its own
- * rights and sends the text, so the agent opens no config path on anyone's behalf.  Read
+ * rights and sends the text and the path; the agent reads path's drop-ins.  Read
  * only, but admins only all the same (check_admin(), like DescribeConfig): the text names
  * files the agent, as root, would read (ueid.machine-id-file) and namespaces it would
  * open, which made it a way to probe any file for anyone.  An invalid text is an answer,
@@ -651,9 +659,19 @@ static int method_plan_config(sd_bus_message *msg, void *userdata, sd_bus_error 
 		return r;
 	if (!path[0])
 		path = m->config_path;
-	/* The text stands for the agent's smc.yaml, which is always read with its drop-ins:
-	 * the agent's own (it opens no directory the caller names). */
-	dropins = config_dropin_dir(m->config_path);
+	/*
+	 * The text is path's, read with its drop-ins: path.d, as smcd-agent --plan path and a
+	 * reload of path read them (the agent's own path.d only when path is its own file).
+	 * Reading the caller's path.d/ *.yaml as root is within what check_admin() above
+	 * already allows an admin (the text names files the agent reads, machine-id-file);
+	 * a relative path would be the agent's working directory, not the caller's.
+	 */
+	if (path[0] != '/')
+		return sd_bus_error_setf(
+			error, SD_BUS_ERROR_INVALID_ARGS,
+			"'%s' is not an absolute path (PlanConfig reads its drop-ins, PATH.d, from the agent's working directory otherwise)",
+			path);
+	dropins = config_dropin_dir(path);
 	if (!dropins)
 		return -ENOMEM;
 	r = config_load_text(path, text, strlen(text), dropins, &c, &errors);
@@ -703,6 +721,9 @@ static int unit_reply(sd_bus_message *msg, struct manager *m, int r, const char 
 		return sd_bus_error_setf(error, SMCD_BUS_ERROR_CONFIG_INVALID,
 					 "Configuration refused, nothing changed:\n%s",
 					 why ? why : "");
+	case MANAGER_UNIT_APPLY_FAILED:
+		/* The file changed and is in force: no "nothing changed" error name. */
+		return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "%s", why ? why : "");
 	case -ENOMEM:
 		return r;
 	default:

@@ -57,11 +57,22 @@ static int state_path(char **ret)
 
 static void save_state(struct collector *c)
 {
-	int r;
+	int r, sync_error = 0;
 
 	if (!c->engine->have_raw)
 		return;
-	r = stats_state_save(c->engine, c->state_path, c->boot_id);
+	r = stats_state_save(c->engine, c->state_path, c->boot_id, &sync_error);
+	if (r == TEXTFILE_NOT_DURABLE) {
+		/* Saved (a restart reads it), only perhaps not across a crash: no failure. */
+		if (sync_error != c->state_sync_error)
+			log_warning_errno(
+				sync_error,
+				"Saved the statistics to %s, but cannot sync its directory (a crash may lose this save): %m",
+				c->state_path);
+		c->state_sync_error = sync_error;
+		r = 0;
+	} else if (r == 0)
+		c->state_sync_error = 0;
 	if (r < 0 && r != c->state_error)
 		log_warning_errno(
 			r,
@@ -176,7 +187,8 @@ int collector_export(struct collector *c, const struct objects *o)
 	if (!text)
 		return set_prom_error(c, -ENOMEM);
 	/* 0644: node_exporter runs as its own user (prometheus on Debian). */
-	r = textfile_write_atomic(c->prom_path, text, strlen(text), 0644);
+	/* Not durable is written all the same: the next export replaces it anyway. */
+	r = textfile_write_atomic(c->prom_path, text, strlen(text), 0644, NULL);
 	if (r >= 0)
 		c->prom_written = true;
 	return set_prom_error(c, r < 0 ? r : 0);

@@ -29,6 +29,7 @@ struct collector {
 	char *state_path;
 	char boot_id[40];
 	int state_error;
+	int state_sync_error; /* saved, but its directory's fsync failed so */
 	int sample_error;
 	uint64_t last_sample_mono_usec;
 	char *prom_path;   /* NULL: not writing */

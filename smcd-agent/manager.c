@@ -63,17 +63,21 @@ static void log_config_errors(const char *path, const struct config_errors *e, c
 }
 
 /*
- * At start a missing file means the built-in defaults (the same as the shipped file).  At a
- * reload it is refused like a bad file: a file deleted, renamed away or left a dangling
- * symlink by an edit must not silently replace the settings the agent keeps applied.
+ * At start a missing file means the built-in defaults (the same as the shipped file), with
+ * the drop-ins.  At a reload it is refused like a bad file, unless the running configuration
+ * is those defaults already (*builtin: the file was missing at the last load too): a file
+ * deleted, renamed away or left a dangling symlink by an edit must not silently replace the
+ * settings the agent keeps applied, but with no file there was nothing to replace, and
+ * refusing then made EnableUnit and DisableUnit (a drop-in changed, reloaded) impossible on
+ * a host that runs on the defaults.  *builtin says on return what the loaded one is.
  */
-static int load(const char *path, bool reload, struct config **ret, char **ret_error)
+static int load(const char *path, bool reload, bool *builtin, struct config **ret, char **ret_error)
 {
 	struct config_errors errors = {};
 	int r;
 
 	r = config_load(path, ret, &errors);
-	if (r == -ENOENT && reload) {
+	if (r == -ENOENT && reload && !*builtin) {
 		config_errors_clear(&errors);
 		log_fields(LOG_ERR, 0,
 			   (const char *const[]){ "MESSAGE_ID=" SMCD_MESSAGE_CONFIG_REJECTED, NULL },
@@ -95,7 +99,10 @@ static int load(const char *path, bool reload, struct config **ret, char **ret_e
 		if (!dir)
 			return -ENOMEM;
 		r = config_load_text(path, "", 0, dir, ret, &errors);
-	}
+		if (r >= 0)
+			*builtin = true;
+	} else if (r >= 0)
+		*builtin = false;
 	if (r < 0) {
 		log_config_errors(path, &errors, "configuration");
 		if (ret_error)
@@ -107,19 +114,22 @@ static int load(const char *path, bool reload, struct config **ret, char **ret_e
 
 int manager_load_config(struct manager *m)
 {
-	return load(m->config_path, false, &m->config, NULL);
+	return load(m->config_path, false, &m->config_builtin, &m->config, NULL);
 }
 
 static void manager_arm_timers(struct manager *m);
 
-int manager_reload(struct manager *m, char **ret_error)
+int manager_reload(struct manager *m, bool *ret_refused, char **ret_error)
 {
+	bool builtin = m->config_builtin;
 	struct config *c = NULL;
 	char *error = NULL;
 	int r;
 
+	if (ret_refused)
+		*ret_refused = false;
 	(void)sd_notify(0, "RELOADING=1\nSTATUS=Reloading configuration");
-	r = load(m->config_path, true, &c, &error);
+	r = load(m->config_path, true, &builtin, &c, &error);
 	if (r < 0) {
 		free(m->config_error);
 		m->config_error = error ? error : strdup("the configuration could not be read");
@@ -133,10 +143,13 @@ int manager_reload(struct manager *m, char **ret_error)
 			m->config->hash);
 		if (ret_error)
 			*ret_error = strdup(m->config_error);
+		if (ret_refused)
+			*ret_refused = true;
 		return -EINVAL;
 	}
 	config_free(m->config);
 	m->config = c;
+	m->config_builtin = builtin;
 	free(m->config_error);
 	m->config_error = NULL;
 	m->config_loaded_usec = now_realtime_usec();
@@ -659,7 +672,7 @@ static int on_log_timer(sd_event_source *s, uint64_t usec, void *userdata)
 
 static int on_sighup(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
-	(void)manager_reload(userdata, NULL);
+	(void)manager_reload(userdata, NULL, NULL); /* either failure is logged */
 	return 0;
 }
 

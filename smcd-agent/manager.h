@@ -47,6 +47,7 @@ struct manager {
 	const char *bus_name;
 
 	struct config *config; /* the last good one */
+	bool config_builtin;   /* it is the built-in defaults: config_path did not exist */
 	char *config_error;    /* why the last load was refused; NULL if it was not */
 	uint64_t config_loaded_usec;
 
@@ -100,15 +101,24 @@ struct manager *manager_free(struct manager *m);
 
 /* First load: an invalid file is fatal (there is no good config to keep). */
 int manager_load_config(struct manager *m);
-/* Reload: on failure the running config stays and config_error says why; -EINVAL. */
-int manager_reload(struct manager *m, char **ret_error);
+/*
+ * Reload: load the file (and its drop-ins) again and apply it.  *ret_refused (when not NULL)
+ * says which of two failures it was: true when the new configuration was refused (it did
+ * not load or validate: the running one stays, config_error says why, *ret_error a copy;
+ * -EINVAL), false when it was accepted, is the running one now, and applying it failed
+ * (manager_reconcile()'s -errno, whatever it is: -EINVAL too).
+ */
+int manager_reload(struct manager *m, bool *ret_refused, char **ret_error);
 /*
  * EnableUnit, DisableUnit (unit-dropin.c): write or remove UNIT's drop-in of smc.yaml and
  * reload.  0: done (*ret_path the drop-in), 1: nothing to do (enable: *ret_path the file
- * that already lists the cgroup), -EINVAL: a bad argument, -EEXIST: disable of a unit that
- * smc.yaml itself (or another drop-in) lists, -EBADMSG: the configuration was refused and
- * the drop-in put back; other -errno.  *ret_why says what went wrong.
+ * that already lists the cgroup), MANAGER_UNIT_APPLY_FAILED: done and the running
+ * configuration, but applying it failed (*ret_path the drop-in), -EINVAL: a bad argument,
+ * -EEXIST: disable of a unit that smc.yaml itself (or another drop-in) lists, -EBADMSG: the
+ * configuration was refused and the drop-in put back; other -errno.  *ret_why says what
+ * went wrong.
  */
+#define MANAGER_UNIT_APPLY_FAILED 2
 int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup, char **ret_path,
 			char **ret_why);
 int manager_disable_unit(struct manager *m, const char *unit, char **ret_path, char **ret_why);

@@ -121,13 +121,14 @@ static char *state_text(const struct stats_engine *e, const char *boot_id)
 	return text;
 }
 
-int stats_state_save(const struct stats_engine *e, const char *path, const char *boot_id)
+int stats_state_save(const struct stats_engine *e, const char *path, const char *boot_id,
+		     int *ret_sync_error)
 {
 	_cleanup_(freep) char *text = state_text(e, boot_id);
 
 	if (!text)
 		return -ENOMEM;
-	return textfile_write_atomic(path, text, strlen(text), 0600);
+	return textfile_write_atomic(path, text, strlen(text), 0600, ret_sync_error);
 }
 
 /* ------------------------------------------------------------------------------------- */

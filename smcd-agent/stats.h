@@ -220,7 +220,9 @@ json_object *stats_engine_tree(const struct stats_engine *e, enum stats_view v);
  * one "KIND KEY VALUES" line per entry, unknown lines ignored: a newer or older agent reads
  * what it knows (the smc-tools cache broke on every layout change).
  */
-int stats_state_save(const struct stats_engine *e, const char *path, const char *boot_id);
+/* textfile_write_atomic()'s results (common/util.h): TEXTFILE_NOT_DURABLE is saved. */
+int stats_state_save(const struct stats_engine *e, const char *path, const char *boot_id,
+		     int *ret_sync_error);
 /*
  * Into a new engine: 1 restored, 0 nothing to restore (no file, another boot, unknown
  * version), -EBADMSG damaged (cut short, garbage: refused whole, the engine left as new),

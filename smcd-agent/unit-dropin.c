@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/bus-api.h"
@@ -26,11 +27,26 @@
 
 #define DROPIN_MAX_BYTES (64 * 1024)
 
+/* A drop-in replaced, but perhaps not across a crash: said, and no failure (the change is
+ * made: treating it as "not written" would put back or report what is not so). */
+static int written(const char *path, int r, int sync_error)
+{
+	if (r == TEXTFILE_NOT_DURABLE) {
+		log_warning("Wrote %s, but cannot sync its directory: %s (a crash may undo it)",
+			    path, strerror(-sync_error));
+		return 0;
+	}
+	return r;
+}
+
 /* The drop-in as it was: old's text, or no file. */
 static int put_back(const char *path, const char *old)
 {
+	int sync_error = 0;
+
 	if (old)
-		return textfile_write_atomic(path, old, strlen(old), 0644);
+		return written(path, textfile_write_atomic(path, old, strlen(old), 0644, &sync_error),
+			       sync_error);
 	if (unlink(path) < 0 && errno != ENOENT)
 		return negative_errno();
 	return 0;
@@ -53,10 +69,14 @@ static int why_set(char **ret_why, const char *fmt, ...)
 /*
  * Reload with the drop-in directory changed; on refusal put old back and keep ConfigError
  * as it was.  -EBADMSG (refused, *ret_why the errors), or what manager_reload() returns.
+ * Only a refusal puts the file back: an error applying a configuration that was accepted
+ * (manager_reload()'s other failures, -EINVAL among them) leaves the new file in force as
+ * the running configuration, so putting the file back would make disk and agent disagree.
  */
 static int reload_or_put_back(struct manager *m, const char *path, const char *old, char **ret_why)
 {
 	_cleanup_(freep) char *prev_error = NULL, *why = NULL;
+	bool refused = false;
 	int r, k;
 
 	if (m->config_error) {
@@ -64,8 +84,8 @@ static int reload_or_put_back(struct manager *m, const char *path, const char *o
 		if (!prev_error)
 			return -ENOMEM;
 	}
-	r = manager_reload(m, &why);
-	if (r != -EINVAL)
+	r = manager_reload(m, &refused, &why);
+	if (!refused)
 		return r;
 	k = put_back(path, old);
 	free(m->config_error);
@@ -83,11 +103,11 @@ static int reload_or_put_back(struct manager *m, const char *path, const char *o
 int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup, char **ret_path,
 			char **ret_why)
 {
-	_cleanup_(freep) char *path = NULL, *text = NULL, *old = NULL;
+	_cleanup_(freep) char *path = NULL, *text = NULL, *old = NULL, *dir = NULL;
 	const struct config_policy_target *have;
 	char name[CONFIG_UNIT_NAME_MAX + 1];
 	const char *why = NULL;
-	int r;
+	int r, sync_error = 0;
 
 	*ret_path = *ret_why = NULL;
 	if (config_unit_name(unit, name, &why) < 0)
@@ -111,7 +131,22 @@ int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup,
 		*ret_path = strdup(have->file ? have->file : m->config->path);
 		return *ret_path ? 1 : -ENOMEM;
 	}
-	r = textfile_write_atomic(path, text, strlen(text), 0644);
+	/* FILE.d may not exist yet (a host without smc.yaml, say: the built-in defaults and
+	 * the drop-ins apply there too).  Created as smcctl does without an agent. */
+	dir = config_dropin_dir(m->config_path);
+	if (!dir)
+		return -ENOMEM;
+	if (mkdir(dir, 0755) == 0)
+		(void)chmod(dir, 0755); /* whatever the umask */
+	else if (errno != EEXIST) {
+		r = negative_errno();
+		return why_set(ret_why,
+			       "cannot create %s: %s (smcd-agent's unit has ReadWritePaths=-%s: create the directory, mode 0755, and restart smcd-agent)",
+			       dir, strerror(-r), dir),
+		       r;
+	}
+	r = textfile_write_atomic(path, text, strlen(text), 0644, &sync_error);
+	r = written(path, r, sync_error);
 	if (r < 0)
 		return why_set(ret_why,
 			       "cannot write %s: %s (the directory must exist and be writable for smcd-agent: its unit has ReadWritePaths=-%s.d)",
@@ -119,11 +154,15 @@ int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup,
 		       r;
 	log_info("Wrote %s: %s (cgroup %s) gets SMC", path, name, cgroup);
 	r = reload_or_put_back(m, path, old, ret_why);
-	if (r < 0 && r != -EBADMSG)
-		why_set(ret_why, "wrote %s, but applying it failed: %s", path, strerror(-r));
-	if (r >= 0)
-		*ret_path = TAKE_PTR(path);
-	return r < 0 ? r : 0;
+	if (r == -EBADMSG || r == -ENOMEM)
+		return r;
+	*ret_path = TAKE_PTR(path);
+	if (r < 0)
+		return why_set(ret_why,
+			       "wrote %s and it is the running configuration, but applying it failed: %s (see LastReconcile; smcctl config reload tries again)",
+			       *ret_path, strerror(-r)),
+		       MANAGER_UNIT_APPLY_FAILED;
+	return 0;
 }
 
 int manager_disable_unit(struct manager *m, const char *unit, char **ret_path, char **ret_why)
@@ -159,9 +198,13 @@ int manager_disable_unit(struct manager *m, const char *unit, char **ret_path, c
 	}
 	log_info("Removed %s: %s no longer gets SMC from it", path, name);
 	r = reload_or_put_back(m, path, old, ret_why);
-	if (r < 0 && r != -EBADMSG)
-		why_set(ret_why, "removed %s, but applying that failed: %s", path, strerror(-r));
-	if (r >= 0)
-		*ret_path = TAKE_PTR(path);
-	return r < 0 ? r : 0;
+	if (r == -EBADMSG || r == -ENOMEM)
+		return r;
+	*ret_path = TAKE_PTR(path);
+	if (r < 0)
+		return why_set(ret_why,
+			       "removed %s and the configuration without it is the running one, but applying it failed: %s (see LastReconcile; smcctl config reload tries again)",
+			       *ret_path, strerror(-r)),
+		       MANAGER_UNIT_APPLY_FAILED;
+	return 0;
 }

@@ -66,12 +66,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (r <= 0 && kept_something(e))
 		abort(); /* refused, yet something was kept */
 	if (r > 0) {
-		if (stats_state_save(e, saved, "fuzz") < 0)
+		if (stats_state_save(e, saved, "fuzz", NULL) < 0)
 			abort();
 		one = read_all(saved);
 		if (stats_state_load(e2, saved, "fuzz") <= 0)
 			abort(); /* what the agent wrote, it must read */
-		if (stats_state_save(e2, saved, "fuzz") < 0)
+		if (stats_state_save(e2, saved, "fuzz", NULL) < 0)
 			abort();
 		two = read_all(saved);
 		if (strcmp(one, two) != 0) {

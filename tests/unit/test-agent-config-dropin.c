@@ -320,6 +320,31 @@ static void test_unit_name(void **state)
 	long_name[250] = '\0';
 	assert_int_equal(config_unit_name(long_name, u, &why), -EINVAL);
 	assert_non_null(strstr(why, "longer than 255"));
+	/* Longer than a drop-in's file name allows: 50-unit-NAME.yaml and its temporary. */
+	memset(long_name, 'a', 227);
+	long_name[227] = '\0';
+	assert_int_equal(config_unit_name(long_name, u, &why), -EINVAL);
+	assert_string_equal(
+		why,
+		"unit name too long for a drop-in file name: at most 234 characters (with its type suffix, such as .service)");
+	long_name[226] = '\0';
+	assert_int_equal(config_unit_name(long_name, u, &why), 0);
+	assert_int_equal(strlen(u), CONFIG_UNIT_DROPIN_NAME_MAX);
+	{
+		/* ... and the longest one's drop-in can be written. */
+		char d[] = "/tmp/test-unit-name-XXXXXX", cfg[64];
+		_cleanup_(freep) char *path = NULL, *dd = NULL;
+
+		assert_non_null(mkdtemp(d));
+		snprintf(cfg, sizeof(cfg), "%s/smc.yaml", d);
+		dd = config_dropin_dir(cfg);
+		assert_int_equal(mkdir(dd, 0755), 0);
+		path = config_unit_dropin_path(cfg, u);
+		assert_int_equal(textfile_write_atomic(path, "policies: {}\n", 13, 0644, NULL), 0);
+		assert_int_equal(unlink(path), 0);
+		assert_int_equal(rmdir(dd), 0);
+		assert_int_equal(rmdir(d), 0);
+	}
 }
 
 /* The text enable writes is a valid drop-in of that cgroup; the path is where it is read. */

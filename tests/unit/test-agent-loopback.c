@@ -92,7 +92,7 @@ static void reload(struct manager *m, const char *loopback_yaml)
 	snprintf(text, sizeof(text), "ueid: {auto: false}\nsysctl: {}\nmodules: []\n%s",
 		 loopback_yaml);
 	write_file("smc.yaml", text);
-	assert_int_equal(manager_reload(m, NULL), 0);
+	assert_int_equal(manager_reload(m, NULL, NULL), 0);
 }
 
 static const struct item_report *expect(const struct manager *m, const char *name,

@@ -15,11 +15,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 
 #include "common/assess.h"
 #include "common/macro.h"
 #include "common/output.h"
+#include "common/util.h"
 #include "config/config.h"
 #include "smcd-agent/manager.h"
 #include "smcd-agent/stats.h"
@@ -607,7 +612,7 @@ static void test_state_round_trip(void **state)
 	set(&s, "smcd.rx.bytes", 1500);
 	reason(&s, true, 0x03030008, 100); /* wrapped */
 	update(e, &s, 2);
-	assert_int_equal(stats_state_save(e, path, "boot-a"), 0);
+	assert_int_equal(stats_state_save(e, path, "boot-a", NULL), 0);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0600);
 
@@ -724,7 +729,7 @@ static void test_state_damaged(void **state)
 	reason(&s, true, 0x03030008, 7);
 	update(e, &s, 1);
 	stats_engine_reset(e, T0 + SEC);
-	assert_int_equal(stats_state_save(e, path, "b"), 0);
+	assert_int_equal(stats_state_save(e, path, "b", NULL), 0);
 	stats_engine_free(e);
 	fp = fopen(path, "re");
 	assert_non_null(fp);
@@ -794,8 +799,8 @@ static void test_textfile_write(void **state)
 	struct dirent *de;
 
 	snprintf(path, sizeof(path), "%s/smc.prom", dir);
-	assert_int_equal(textfile_write_atomic(path, "a 1\n", 4, 0644), 0);
-	assert_int_equal(textfile_write_atomic(path, "b 2\n", 4, 0644), 0);
+	assert_int_equal(textfile_write_atomic(path, "a 1\n", 4, 0644, NULL), 0);
+	assert_int_equal(textfile_write_atomic(path, "b 2\n", 4, 0644, NULL), 0);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 07777, 0644);
 	f = fopen(path, "re");
@@ -808,7 +813,56 @@ static void test_textfile_write(void **state)
 	closedir(dp);
 	assert_int_equal(n_files, 0); /* no temporary file left */
 	snprintf(path, sizeof(path), "%s/missing/smc.prom", dir);
-	assert_int_equal(textfile_write_atomic(path, "a 1\n", 4, 0644), -ENOENT);
+	assert_int_equal(textfile_write_atomic(path, "a 1\n", 4, 0644, NULL), -ENOENT);
+}
+
+/*
+ * The rename done, the directory's fsync failing: the file is replaced, and the answer says
+ * so (TEXTFILE_NOT_DURABLE and the fsync's error), not "not written".  The failure is a real
+ * one: a directory with write and search but no read permission (0300) lets mkostemp and
+ * rename through and refuses the open(O_RDONLY) that fsync needs.  Root passes any
+ * permission, so the writer runs as nobody then.
+ */
+static void test_textfile_write_not_durable(void **state)
+{
+	char top[] = "/tmp/test-textfile-XXXXXX", sub[64], path[96], buf[64] = "";
+	int st = 0, fd;
+	pid_t pid;
+
+	assert_non_null(mkdtemp(top));
+	assert_int_equal(chmod(top, 0711), 0);
+	snprintf(sub, sizeof(sub), "%s/wx", top);
+	snprintf(path, sizeof(path), "%s/f", sub);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	test_write_file(sub, "f", "old\n");
+	if (getuid() == 0) {
+		assert_int_equal(chown(sub, 65534, 65534), 0);
+		assert_int_equal(chown(path, 65534, 65534), 0);
+	}
+	assert_int_equal(chmod(sub, 0300), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int sync_error = 0, r;
+
+		if (getuid() == 0 && (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+				      setresuid(65534, 65534, 65534) < 0))
+			_exit(90);
+		r = textfile_write_atomic(path, "new\n", 4, 0644, &sync_error);
+		_exit(r == TEXTFILE_NOT_DURABLE && sync_error == -EACCES ? 0 : 100 + (r & 0x3f));
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, buf, sizeof(buf) - 1), 4);
+	close(fd);
+	assert_string_equal(buf, "new\n"); /* replaced */
+	assert_int_equal(chmod(sub, 0700), 0);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(sub), 0);
+	assert_int_equal(rmdir(top), 0);
 }
 
 /* A writer killed between mkostemp and rename leaves ".smc.prom.XXXXXX": the next agent
@@ -941,6 +995,7 @@ int main(void)
 		cmocka_unit_test(test_state_ignores_unknown_lines),
 		cmocka_unit_test(test_state_damaged),
 		cmocka_unit_test(test_textfile_write),
+		cmocka_unit_test(test_textfile_write_not_durable),
 		cmocka_unit_test(test_textfile_remove_stale),
 		cmocka_unit_test(test_config_stats),
 		cmocka_unit_test(test_config_shipped),

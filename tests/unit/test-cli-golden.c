@@ -113,6 +113,10 @@ static const struct write_cmd write_cmds[] = {
 	  { "loopback-set-virtual", { "device", "loopback-ism", "set", "dmb-type", "virtual" } } },
 	{ "smclo-set-nocopy",
 	  { "loopback-set-nocopy.json", { "-p", "device", "loopback-ism", "set", "nocopy", "off" } } },
+	/* The boolean words of smc.yaml's nocopy: the same request as "off". */
+	{ "smclo-set-nocopy",
+	  { "loopback-set-nocopy-false.json",
+	    { "-p", "device", "loopback-ism", "set", "nocopy", "false" } } },
 	{ "smclo-set-pending",
 	  { "loopback-set-max-dmbs", { "device", "loopback-ism", "set", "max-dmbs", "64" } } },
 	{ "smclo-set-pending",

@@ -300,7 +300,8 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("device", "loopback-ism", "set", "colour", "red"), "unknown setting");
 	expect_usage(RUN("device", "loopback-ism", "set", "dmb-type", "paged"),
 		     "invalid dmb-type 'paged'");
-	expect_usage(RUN("device", "loopback-ism", "set", "nocopy", "yes"), "invalid nocopy 'yes'");
+	expect_usage(RUN("device", "loopback-ism", "set", "nocopy", "maybe"),
+		     "invalid nocopy 'maybe': on or off (or true, false, yes, no, 1, 0)");
 	expect_usage(RUN("device", "loopback-ism", "set", "max-dmbs", "0"), "invalid max-dmbs '0'");
 	expect_usage(RUN("device", "loopback-ism", "set", "max-dmbs", "8193"),
 		     "invalid max-dmbs '8193'");

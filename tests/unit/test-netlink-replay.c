@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <linux/netlink.h>
 
 #include <cmocka.h>
 
@@ -545,6 +546,41 @@ static void test_61(void **state)
 }
 
 /*
+ * The same kernel with its system information query failing (EBUSY): the inference of
+ * loopback-ism is skipped, with the reason kept, and the device list is no failure.
+ */
+static void test_612lo_sysinfo_fails(void **state)
+{
+	static const struct {
+		struct nlmsghdr h;
+		struct nlmsgerr e;
+	} busy = {
+		.h = { .nlmsg_len = sizeof(busy),
+		       .nlmsg_type = NLMSG_ERROR,
+		       .nlmsg_flags = NLM_F_CAPPED },
+		.e = { .error = -EBUSY, .msg = { .nlmsg_len = NLMSG_HDRLEN } },
+	};
+	struct smcnl *nl = replay_open("612lo/idle");
+	struct smcd_device *dev = NULL;
+	size_t n = 99;
+
+	assert_int_equal(smcnl_replay_mem(nl, "smc-genl-get-sys-info", &busy, sizeof(busy)), 0);
+	assert_int_equal(smcd_device_list(nl, &dev, &n), 0);
+	assert_int_equal(n, 0); /* the kernel lists none, and none is inferred */
+	assert_int_equal(smcd_builtin_loopback_error(nl), -EBUSY);
+	free(dev);
+	smcnl_close(nl);
+
+	/* Answered: inferred, no error kept. */
+	nl = replay_open("612lo/idle");
+	assert_int_equal(smcd_device_list(nl, &dev, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(smcd_builtin_loopback_error(nl), 0);
+	free(dev);
+	smcnl_close(nl);
+}
+
+/*
  * 6.12 with CONFIG_SMC_LO (the 612lo lane): loopback-ism lives in smc.ko, no DIBS, no sysfs.
  * The device is inferred (ISMv2 off s390), its GID is that of its link groups.
  */
@@ -708,6 +744,7 @@ int main(void)
 		cmocka_unit_test(test_612),
 		cmocka_unit_test(test_61),
 		cmocka_unit_test(test_612lo),
+		cmocka_unit_test(test_612lo_sysinfo_fails),
 		cmocka_unit_test(test_612_userns),
 		cmocka_unit_test(test_7x_netns),
 		cmocka_unit_test(test_nosmc),
