@@ -125,6 +125,11 @@ static void flush(struct assess_agent *a)
 
 	if (!a->n_batch)
 		return;
+	if (!a->sum) { /* out of memory when the window began: it is said in its document */
+		a->failed = true;
+		a->n_batch = 0;
+		return;
+	}
 	if (!a->host) {
 		r = assess_host_scan(&a->host);
 		if (r < 0 && r != -ENOMEM) {
@@ -185,6 +190,7 @@ static void window_end(struct assess_agent *a)
 				    .scope = "all network namespaces" };
 	_cleanup_(json_object_putp) json_object *doc = NULL;
 	uint64_t dropped = smcbpf_assess_dropped(a->bpf);
+	uint64_t end_usec = real_usec();
 	struct assess_gauges g;
 	json_object *w;
 	char *text;
@@ -212,7 +218,7 @@ static void window_end(struct assess_agent *a)
 		json_object_object_add(w, "number", json_object_new_uint64(a->windows + 1));
 		json_object_object_add(w, "start_usec",
 				       json_object_new_uint64(a->window_start_real_usec));
-		json_object_object_add(w, "end_usec", json_object_new_uint64(real_usec()));
+		json_object_object_add(w, "end_usec", json_object_new_uint64(end_usec));
 		json_object_object_add(w, "interval_usec", json_object_new_uint64(a->interval_usec));
 		json_object_object_add(doc, "window", w);
 		text = strdup(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN));
@@ -227,12 +233,12 @@ static void window_end(struct assess_agent *a)
 			a->gauges = g;
 			a->has_gauges = true;
 			a->windows++;
-			a->end_real_usec = real_usec();
+			a->end_real_usec = end_usec;
 			a->seconds = meta.duration_s;
 			a->dropped = meta.dropped;
 			log_fields(LOG_INFO, 0, NULL,
 				   "Assessment window %" PRIu64 ": %" PRIu64
-				   " connections (%.0f s); smcctl assess --agent shows it",
+				   " connection ends (%.0f s); smcctl assess --agent shows it",
 				   a->windows, assess_sum_ends(a->sum), meta.duration_s);
 		}
 	}
@@ -243,7 +249,7 @@ static void window_end(struct assess_agent *a)
 	if (!a->sum)
 		a->failed = true;
 	a->window_start_ns = a->window_end_ns;
-	a->window_start_real_usec = real_usec();
+	a->window_start_real_usec = end_usec;
 	a->dropped_base = dropped;
 	bus_assess_emit_changed(a->m);
 }
@@ -253,8 +259,9 @@ static int on_window(sd_event_source *s, uint64_t usec, void *userdata)
 	struct assess_agent *a = userdata;
 
 	if (!a->sum) {
+		/* The window had no sum (out of memory): what it saw is lost, and it says so. */
 		a->sum = assess_sum_new(ASSESS_APPLICATIONS_MAX);
-		a->failed = !a->sum;
+		a->failed = true;
 	}
 	if (a->sum)
 		window_end(a);
