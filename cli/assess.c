@@ -56,6 +56,7 @@ struct assess {
 	struct seen *seen; /* sock_diag only */
 	size_t n, cap;
 	bool oom;
+	bool observed; /* the programs were attached: a later error is no reason for sock_diag */
 	uint64_t start_ns; /* CLOCK_MONOTONIC now */
 	uint64_t end_ns;
 	uint64_t only_cookie; /* 0: every netns */
@@ -175,34 +176,83 @@ static void sample_owners(struct assess *k, size_t from)
 	free(inodes);
 }
 
+/* A listening port: an end on it was accepted (passive). */
+struct listen_port {
+	int family;
+	uint16_t port;
+};
+
+static int listen_cmp(const void *a, const void *b)
+{
+	const struct listen_port *x = a, *y = b;
+
+	if (x->family != y->family)
+		return x->family < y->family ? -1 : 1;
+	return x->port < y->port ? -1 : x->port > y->port;
+}
+
+/* The open records of the earlier samples, by socket cookie. */
+struct open_rec {
+	uint64_t id;
+	size_t i;
+};
+
+static int open_cmp(const void *a, const void *b)
+{
+	const struct open_rec *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * One sample: O(n log n) in sockets, so 10,000 connections cost a sort each, not 10^8
+ * comparisons (the listeners and the open records are looked up in sorted copies).
+ */
 static int sample(struct assess *k, struct smcnl *nl, uint64_t now, bool first)
 {
 	struct tcp_conn *t = NULL;
-	size_t n_t = 0, from = k->n;
+	struct listen_port *ls = NULL;
+	struct open_rec *open = NULL;
+	size_t n_t = 0, n_ls = 0, n_open = 0, from = k->n;
 	int r = tcp_conn_list(nl, &t, &n_t);
 
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < k->n; i++)
+	ls = calloc(n_t ? n_t : 1, sizeof(*ls));
+	open = calloc(from ? from : 1, sizeof(*open));
+	if (!ls || !open) {
+		free(ls);
+		free(open);
+		free(t);
+		return -ENOMEM;
+	}
+	for (size_t j = 0; j < n_t; j++)
+		if (t[j].state == 10) /* LISTEN */
+			ls[n_ls++] = (struct listen_port){ t[j].family, t[j].sport };
+	qsort(ls, n_ls, sizeof(*ls), listen_cmp);
+	for (size_t i = 0; i < from; i++) {
 		k->seen[i].present = false;
+		if (k->v[i].open)
+			open[n_open++] = (struct open_rec){ k->v[i].id, i };
+	}
+	qsort(open, n_open, sizeof(*open), open_cmp);
 	for (size_t j = 0; j < n_t; j++) {
+		struct listen_port key = { t[j].family, t[j].sport };
+		struct open_rec okey = { .id = t[j].cookie }, *o;
 		struct assess_conn *c = NULL;
-		bool passive = false;
-		size_t i;
+		size_t i = 0;
 
 		if (t[j].state == 10) /* LISTEN: no connection, but its port tells accepted ends */
 			continue;
-		for (size_t l = 0; l < n_t && !passive; l++)
-			passive = t[l].state == 10 && t[l].sport == t[j].sport &&
-				  t[l].family == t[j].family;
-
-		for (i = 0; i < from && !c; i++)
-			if (k->v[i].id == t[j].cookie && k->seen[i].present == false && k->v[i].open)
-				c = &k->v[i];
+		o = bsearch(&okey, open, n_open, sizeof(*open), open_cmp);
+		if (o && !k->seen[o->i].present) {
+			i = o->i;
+			c = &k->v[i];
+		}
 		if (!c) {
 			if (!(c = rec_slot(k)))
 				break;
-			i = k->n;
+			i = k->n - 1;
 			*c = (struct assess_conn){ .id = t[j].cookie,
 						   .family = t[j].family,
 						   .laddr = t[j].src,
@@ -211,12 +261,12 @@ static int sample(struct assess *k, struct smcnl *nl, uint64_t now, bool first)
 						   .rport = t[j].dport,
 						   .cgroup_id = t[j].cgroup_id,
 						   .before = first,
-						   .passive = passive,
+						   .passive = bsearch(&key, ls, n_ls, sizeof(*ls),
+								      listen_cmp) != NULL,
 						   .open = true,
 						   .netns_cookie = k->only_cookie };
-			k->seen[i - 1] = (struct seen){ .first_ns = now, .inode = t[j].inode };
+			k->seen[i] = (struct seen){ .first_ns = now, .inode = t[j].inode };
 		}
-		i--;
 		k->seen[i].present = true;
 		k->seen[i].last_ns = now;
 		/* SYN_SENT (2), SYN_RECV (3): not (yet) established */
@@ -230,6 +280,8 @@ static int sample(struct assess *k, struct smcnl *nl, uint64_t now, bool first)
 	for (size_t i = 0; i < from; i++)
 		if (!k->seen[i].present)
 			k->v[i].open = false;
+	free(open);
+	free(ls);
 	free(t);
 	sample_owners(k, from);
 	return 0;
@@ -301,11 +353,12 @@ static int observe_bpf(struct assess *k, unsigned long duration, char *why, size
 	struct sigaction act = { .sa_handler = on_signal }, old_int, old_term;
 	bool tty = isatty(fileno(k->c->err));
 	uint64_t start, deadline;
-	int r;
+	int r, err = 0;
 
 	r = smcbpf_assess_open(rec_add, k, &b, why, len);
 	if (r < 0)
 		return r;
+	k->observed = true;
 	sigaction(SIGINT, &act, &old_int);
 	sigaction(SIGTERM, &act, &old_term);
 	start = mono_ns();
@@ -322,14 +375,32 @@ static int observe_bpf(struct assess *k, unsigned long duration, char *why, size
 		r = poll(&p, 1,
 			 (int)((deadline - now) / 1000000 < 1000 ? (deadline - now) / 1000000 + 1
 								 : 1000));
-		if (r < 0 && errno != EINTR)
+		if (r < 0 && errno != EINTR) {
+			err = -errno;
+			snprintf(why, len, "cannot wait for the assessment ring buffer: %s",
+				 strerror(-err));
 			break;
-		smcbpf_assess_consume(b);
+		}
+		r = smcbpf_assess_consume(b);
+		if (r < 0 && r != -EINTR) {
+			err = r;
+			snprintf(why, len, "cannot read the assessment ring buffer: %s",
+				 strerror(-err));
+			break;
+		}
 	}
 	k->end_ns = mono_ns();
 	r = smcbpf_assess_open_conns(b, rec_add, k);
 	/* closed before the detach, not yet read: they are closed, not open */
-	smcbpf_assess_consume(b);
+	if (!err && r >= 0) {
+		int c = smcbpf_assess_consume(b);
+
+		if (c < 0 && c != -EINTR) {
+			err = c;
+			snprintf(why, len, "cannot read the assessment ring buffer: %s",
+				 strerror(-err));
+		}
+	}
 	*ret_dropped = smcbpf_assess_dropped(b);
 	/* Everything the kernel holds for us ends here: programs detach, maps go. */
 	smcbpf_assess_free(b);
@@ -337,6 +408,8 @@ static int observe_bpf(struct assess *k, unsigned long duration, char *why, size
 	sigaction(SIGTERM, &old_term, NULL);
 	if (tty)
 		fprintf(k->c->err, "\r%70s\r", "");
+	if (err < 0)
+		return err;
 	if (r < 0) {
 		snprintf(why, len, "cannot read the open connections: %s", strerror(-r));
 		return r;
@@ -486,7 +559,7 @@ int assess_run(struct smcctl *c, const struct verb_args *a)
 	else
 		snprintf(why, sizeof(why), "--method sock_diag");
 #endif
-	if (r < 0 && !k->oom && !stop && !streq(method, "bpf")) {
+	if (r < 0 && !k->oom && !k->observed && !stop && !streq(method, "bpf")) {
 		/* without BPF: samples of this netns, saying why and what that misses */
 		snprintf(diag_reason, sizeof(diag_reason), "%s", why);
 		k->only_cookie = assess_netns_cookie();

@@ -56,7 +56,7 @@ struct assess_agent {
 	size_t n_batch;
 	struct assess_sum *sum;
 	struct assess_host *host; /* this window's, from its first batch on */
-	bool failed;		  /* the window lost records to memory: said in its document */
+	bool failed; /* the window lost records (memory, a read): said in its document */
 	/* The last window. */
 	char *doc;
 	struct assess_gauges gauges;
@@ -168,11 +168,27 @@ static void rec_add(const struct smcbpf_assess_rec *r, void *arg)
 	assess_conn_from_bpf(&a->batch[a->n_batch++], r, a->observe_start_ns, a->window_end_ns);
 }
 
+/*
+ * Read what closed since the last read.  The ring cannot fail short of a broken map; if it
+ * does, the window says it misses connections and the journal says why, once a window.
+ */
+static void read_ring(struct assess_agent *a)
+{
+	int r = smcbpf_assess_consume(a->bpf);
+
+	if (r >= 0 || r == -EINTR)
+		return;
+	if (!a->failed)
+		log_warning_errno(r, "Assessment: cannot read the ring buffer of closed "
+				     "connections: %m; this window misses some");
+	a->failed = true;
+}
+
 static int on_read(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct assess_agent *a = userdata;
 
-	(void)smcbpf_assess_consume(a->bpf);
+	read_ring(a);
 	(void)sd_event_source_set_time(s, usec + READ_USEC);
 	return sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 }
@@ -197,7 +213,7 @@ static void window_end(struct assess_agent *a)
 	int r;
 
 	a->window_end_ns = mono_ns();
-	(void)smcbpf_assess_consume(a->bpf);
+	read_ring(a);
 	r = smcbpf_assess_snapshot(a->bpf, rec_add, a);
 	if (r < 0) {
 		log_warning_errno(r, "Assessment: cannot read the open connections: %m");
@@ -208,7 +224,8 @@ static void window_end(struct assess_agent *a)
 	meta.dropped = dropped - a->dropped_base;
 	if (a->failed)
 		meta.method_reason = "some connections of this window are missing: the agent ran "
-				     "out of memory or could not read the open connections";
+				     "out of memory or could not read the connections (see the "
+				     "journal)";
 	doc = assess_sum_json(a->sum, &a->th, &meta);
 	w = json_object_new_object();
 	if (!doc || !w || assess_sum_gauges(a->sum, a->applications, &g) < 0) {
