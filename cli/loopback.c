@@ -437,9 +437,9 @@ static json_object *builtin_controls_json(void)
 /*
  * Called when smc_lo's family is missing (or, to deactivate, smc_lo is not loaded): on a
  * kernel whose loopback device is smc.ko's loopback-ism (6.10-6.17, no DIBS), show it with
- * what can and cannot be controlled, refuse what cannot.  -ENOENT: not such a kernel, or
- * its devices could not be listed; the smc_lo answer stands then (smc_lo missing), as it
- * did before this kernel was known.
+ * what can and cannot be controlled, refuse what cannot.  -ENOENT: not such a kernel (or
+ * no SMC at all); the smc_lo answer stands then (smc_lo missing), as it did before this
+ * kernel was known.  A failed device dump is a failure, never "not such a kernel".
  */
 static int builtin_loopback(struct smcctl *c, struct smcnl *nl, int act)
 {
@@ -447,9 +447,14 @@ static int builtin_loopback(struct smcctl *c, struct smcnl *nl, int act)
 	_cleanup_(freep) struct smcd_device *v = NULL;
 	const struct smcd_device *d = NULL;
 	size_t n = 0;
+	int r;
 
-	if (smcd_device_list(nl, &v, &n) < 0)
+	/* SMC itself missing: the smc_lo answer stands; any other error is said as such. */
+	r = smcd_device_list(nl, &v, &n);
+	if (r == -ENOENT || r == -EPROTONOSUPPORT || r == -EAFNOSUPPORT)
 		return -ENOENT;
+	if (r < 0)
+		return smcctl_fail(c, SMC_OP_QUERY, r, "cannot list the SMC-D devices");
 	for (size_t i = 0; i < n && !d; i++)
 		if (v[i].seen & SMCD_SEEN_BUILTIN)
 			d = &v[i];

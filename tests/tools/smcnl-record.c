@@ -15,7 +15,9 @@
  *   pnet-add PNETID eth NETDEV | pnet-add PNETID ib DEVICE [PORT]
  *   pnet-del PNETID | pnet-flush
  *   sysctl-set NAME VALUE  smc_sysctl_set() (not netlink: only result.txt, for the record)
- *   smclo-get | smclo-activate (smclo_activate_clean(), as smcctl does)
+ *   smclo-get | smclo-activate (smclo_activate_clean(), as smcctl does; smclo-get
+ *                          without the family also lists the SMC-D devices, as smcctl
+ *                          then looks for a built-in loopback-ism)
  *   smclo-set dmb-type|nocopy|max-dmbs VALUE     (virtual and out-of-range values are sent)
  *   smclo-shutdown DRAIN_MS REMOVAL_MS            the deactivation protocol (smclo_shutdown())
  *   smclo-raw CMD [TYPE=U32]...                   any SMC_LO command, no local checks
@@ -242,10 +244,9 @@ static void read_sysinfo(struct smcnl *nl)
 		    i.ver, i.rel, i.ism_v2, i.smcr_v2, i.hostname, i.has_seid, i.seid);
 }
 
-static void read_devices(struct smcnl *nl)
+static void read_smcd_devices(struct smcnl *nl)
 {
 	_cleanup_(freep) struct smcd_device *d = NULL;
-	_cleanup_(freep) struct smcr_device *rd = NULL;
 	size_t n;
 	int r;
 
@@ -257,6 +258,15 @@ static void read_devices(struct smcnl *nl)
 		    d[i].name, d[i].seen, d[i].loopback, d[i].has_fabric_id, d[i].fabric_id,
 		    d[i].gid, d[i].use_cnt, d[i].is_crit, d[i].pci_id, d[i].pci_fid, d[i].pci_chid,
 		    d[i].port.user_defined ? "*" : "", d[i].port.pnetid, d[i].linkgroups, d[i].conns);
+}
+
+static void read_devices(struct smcnl *nl)
+{
+	_cleanup_(freep) struct smcr_device *rd = NULL;
+	size_t n;
+	int r;
+
+	read_smcd_devices(nl);
 	r = smcr_device_list(nl, &rd, &n);
 	result(nl, "smcr_device_list", SMC_OP_QUERY, r);
 	for (size_t i = 0; r == 0 && i < n; i++)
@@ -471,6 +481,9 @@ static int step_smclo(struct smcnl *nl, const char *step, int argc, char **argv)
 	if (streq(step, "smclo-get")) {
 		r = smclo_get(nl, &d);
 		result(nl, "smclo_get", SMC_OP_LOOPBACK_QUERY, r);
+		/* smcctl's loopback views then look for smc.ko's built-in loopback-ism. */
+		if (r == -EPROTONOSUPPORT)
+			read_smcd_devices(nl);
 	} else if (streq(step, "smclo-activate")) {
 		r = smclo_activate_clean(nl, &d, NULL);
 		result(nl, "smclo_activate_clean", SMC_OP_LOOPBACK_ACTIVATE, r);

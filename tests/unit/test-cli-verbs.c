@@ -31,9 +31,9 @@ struct result {
 
 static const char *sysroot = "/nonexistent/smcctl-test";
 
-static struct result run_v(const char *const *args)
+static struct result run_in(const char *replay_dir, const char *const *args)
 {
-	struct smcnl_options opts = { .replay_dir = "/nonexistent/smcctl-test", .sysroot = sysroot };
+	struct smcnl_options opts = { .replay_dir = replay_dir, .sysroot = sysroot };
 	struct capture out, err;
 	struct result r;
 	char *argv[32];
@@ -51,7 +51,7 @@ static struct result run_v(const char *const *args)
 	return r;
 }
 
-#define RUN(...) run_v((const char *const[]){ __VA_ARGS__, NULL })
+#define RUN(...) run_in("/nonexistent/smcctl-test", (const char *const[]){ __VA_ARGS__, NULL })
 
 static void result_free(struct result *r)
 {
@@ -335,6 +335,37 @@ static void test_library_failure(void **state)
 	result_free(&r);
 }
 
+/*
+ * smc_lo missing and then the SMC-D device dump failing (tests/fixtures/synthetic/errors):
+ * the failed dump is said as such, never read as "no loopback-ism on this kernel", which
+ * would tell the operator to install smc-lo-dkms.
+ */
+static void test_loopback_device_dump_fails(void **state)
+{
+	static const char *const verbs[][6] = {
+		{ "device", "loopback-ism", NULL },
+		{ "device", "loopback-ism", "activate", NULL },
+		{ "device", "loopback-ism", "deactivate", NULL },
+		{ "device", "loopback-ism", "set", "nocopy", "off", NULL },
+	};
+	char dir[4096];
+
+	snprintf(dir, sizeof(dir), "%s/tests/fixtures/synthetic/errors/smclo-missing-dev-fails",
+		 golden_top_srcdir());
+	for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
+		const char *const *args = verbs[i];
+		struct result r = run_in(dir, args);
+
+		if (r.status != SMCCTL_EXIT_FAILURE ||
+		    !strstr(r.err, "cannot list the SMC-D devices: ") ||
+		    strstr(r.err, "smc-lo-dkms") || r.out[0])
+			fail_msg("%s %s: expected the failed device dump, got exit %d, stderr \"%s\", "
+				 "stdout \"%s\"",
+				 args[1], args[2] ?: "", r.status, r.err, r.out);
+		result_free(&r);
+	}
+}
+
 /* "ueid derive" without --apply never touches the kernel. */
 static void test_ueid_derive(void **state)
 {
@@ -582,6 +613,7 @@ int main(void)
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_library_failure),
+		cmocka_unit_test(test_loopback_device_dump_fails),
 		cmocka_unit_test(test_stats_reset_needs_agent),
 		cmocka_unit_test(test_man_page),
 		cmocka_unit_test(test_sysctl_set_units),
