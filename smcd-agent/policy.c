@@ -333,8 +333,17 @@ static void apply(struct policy_engine *e, const struct config_policies *c, stru
 			log_warning("Policies: %s", msg); /* a removal: no item of its own */
 		else
 			fail_items(p, op->item, msg);
-		if (op->type == POP_SELECT_LOAD || op->type == POP_EXCL_LOAD)
-			e->caps.probed = false; /* look again next time */
+		/* A failed load: the hook is said to be unusable, with this reason, until a
+		 * probe looks again (the next reconcile's, as the error makes it). */
+		if (op->type == POP_SELECT_LOAD) {
+			e->caps.select_err = r;
+			snprintf(e->caps.select_why, sizeof(e->caps.select_why), "%.*s",
+				 (int)sizeof(e->caps.select_why) - 1, msg);
+		} else if (op->type == POP_EXCL_LOAD) {
+			e->caps.excl_err = r;
+			snprintf(e->caps.excl_why, sizeof(e->caps.excl_why), "%.*s",
+				 (int)sizeof(e->caps.excl_why) - 1, msg);
+		}
 	}
 }
 
