@@ -1,11 +1,11 @@
 #!/bin/sh
-# lanes: 612
+# lanes: 612 61
 #
 # The INSTALLED package under real systemd, as the operator gets it: Debian 12 with the
 # smcd-agent .deb installed by dpkg before the first boot, nothing configured by hand, the
 # shipped /etc/smc/smc.yaml.  The unit must have been enabled by the package and be running
-# after the boot, inside its sandbox, on Debian's stock 6.12 kernel (smc and smc_diag are
-# modules that the agent loads).  Runs first in the systemd lane's one boot
+# after the boot, inside its sandbox, on Debian's stock 6.12 kernel and on Debian 12's own
+# 6.1 (smc and smc_diag are modules that the agent loads).  Runs first in the systemd lane's one boot
 # (tests/pkg/systemd-lane); systemd-lifecycle.sh follows.
 . "$(dirname "$0")/lib.sh"
 require_cmd smcd-agent smcctl busctl systemctl journalctl jq
@@ -162,12 +162,32 @@ still_running "$pid" "smcctl config reload"
 # preload or fail on this kernel, what matters here is the agent's side.
 run smcctl run -- true
 still_running "$pid" "smcctl run (EnrollProcess)"
+if [ "$SMCD_VM_LANE" = 61 ]; then
+	# Debian 12's own kernel: no hook, no IPPROTO_SMC; run takes LD_PRELOAD and says why.
+	assert_eq 0 "$rc" "smcctl run -- true on 6.1 (LD_PRELOAD)"
+	assert_contains "$out" "SMC through LD_PRELOAD" "smcctl run on 6.1 says how"
+	assert_contains "$out" "no update_socket_protocol hook" "smcctl run on 6.1 says why"
+fi
 # Policies: cgroups (BPF selection programs), exclude (smc_hs_ctrl, Linux 6.19+: refused by
 # the 6.12 kernel, which the agent reports and survives).
 printf 'policies:\n  cgroups: [/system.slice]\n  exclude:\n    - {port: 5432}\n' >>/etc/smc/smc.yaml
 run smcctl config reload
 run smcctl policy list
 still_running "$pid" "a reload with policies (cgroups, exclude)"
+# What each hook can do, as probed for these policies: never "not probed yet" once a
+# policy needed it, also after the exclusion's load failed.
+assert_not_contains "$out" "not probed yet" "smcctl policy list: the hooks were probed"
+assert_match "$out" 'per-destination exclusion: +no: .*smc_hs_ctrl' \
+	"smcctl policy list: no smc_hs_ctrl on this kernel"
+if [ "$SMCD_VM_LANE" = 61 ]; then
+	assert_match "$out" 'cgroup +/system.slice +unsupported .*no update_socket_protocol hook' \
+		"policies on 6.1: the kernel lacks the hook, said by name"
+	assert_match "$out" 'switch sockets to SMC: +no: .*no update_socket_protocol hook' \
+		"smcctl policy list on 6.1: no hook to switch sockets"
+else
+	assert_match "$out" 'cgroup +/system.slice +active ' "the cgroup policy is active on 6.12"
+	assert_match "$out" 'switch sockets to SMC: +yes' "smcctl policy list on 6.12: sockets can be switched"
+fi
 cp /tmp/smc.yaml.good /etc/smc/smc.yaml
 assert_ok smcctl config reload
 assert_ok smcctl stats reset
