@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "common/assess.h"
+#include "common/bus-api.h"
 #include "common/macro.h"
 #include "common/output.h"
 #include "common/util.h"
@@ -260,7 +261,7 @@ static void lgr(struct obj_linkgroup *l, const char *tech, uint32_t id, uint32_t
 	l->conns = conns;
 	snprintf(l->device, sizeof(l->device), "%s", streq(tech, "smcd") ? "lo" : "mlx5_0");
 	snprintf(l->role, sizeof(l->role), "%s", streq(tech, "smcd") ? "" : "SERV");
-	snprintf(l->path, sizeof(l->path), "/org/smcd/Agent1/linkgroup/%s/%08x", tech, id);
+	snprintf(l->path, sizeof(l->path), SMCD_BUS_PATH_LINKGROUP "/%s/%08x", tech, id);
 }
 
 static void dev(struct obj_device *d, const char *tech, const char *name)

@@ -310,15 +310,20 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("device", "l"), "ambiguous verb 'l' for 'device'");
 	/* check (cli/check.c): refused before any socket is made */
 	expect_usage(RUN("check", "somehost"), "'check' needs HOST PORT");
-	expect_usage(RUN("check", "somehost", "0"), "invalid port '0'");
-	expect_usage(RUN("check", "somehost", "http"), "invalid port 'http'");
+	expect_usage(RUN("check", "somehost", "0"), "invalid port '0': 1 to 65535");
+	expect_usage(RUN("check", "somehost", "http"),
+		     "invalid port 'http': 1 to 65535 (a number, not a service name)");
+	expect_usage(RUN("check", "somehost", "--", "-80"), "invalid port '-80'");
 	expect_usage(RUN("check", "a", "1", "b"), "unexpected argument 'b'");
 	expect_usage(RUN("check", "--count", "2"), "--count belongs to --listen");
-	expect_usage(RUN("check", "--listen", "65536"), "invalid --listen port '65536'");
-	expect_usage(RUN("check", "--listen", "5000", "--count", "0"), "invalid --count '0'");
+	expect_usage(RUN("check", "--listen", "65536"), "invalid --listen port '65536': 1 to 65535");
+	expect_usage(RUN("check", "--listen", "5000", "--count", "0"),
+		     "invalid --count '0': 1 to 1000000 checks");
+	expect_usage(RUN("check", "--listen", "5000", "--count", "2x"), "invalid --count '2x'");
 	expect_usage(RUN("check", "--listen", "5000", "h", "1"), "--listen takes no HOST PORT");
 	expect_usage(RUN("check", "--timeout", "0"), "invalid --timeout '0'");
-	expect_usage(RUN("check", "-t", "3601"), "invalid --timeout '3601'");
+	expect_usage(RUN("check", "-t", "3601"), "invalid --timeout '3601': 1 to 3600 seconds");
+	expect_usage(RUN("check", "-t", "1.5"), "invalid --timeout '1.5'");
 }
 
 /* A library failure is one line "smcctl: what: why", exit 1 or 3, nothing on stdout. */

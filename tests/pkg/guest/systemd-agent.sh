@@ -11,7 +11,7 @@
 require_cmd smcd-agent smcctl busctl systemctl journalctl jq
 
 U=smcd-agent
-M="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager"
+M="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_MANAGER"
 prop() { busctl get-property $M "$1"; }
 
 # no_denials SINCE : the unit's journal since SINCE ("" for the boot) shows no sandbox denial.
@@ -87,7 +87,7 @@ assert_match "$out" 'Overall exposure level for smcd-agent.service: [0-9.]+' "sy
 no_denials ""
 
 # --- D-Bus: the name, the policy ----------------------------------------------------------
-assert_ok busctl status org.smcd.Agent1
+assert_ok busctl status $SMCD_BUS_NAME
 assert_ok smcctl status
 assert_eq 's "running"' "$(prop State)" "State"
 # Started with the shipped file, not without any: the built-in defaults equal the shipped
@@ -154,7 +154,7 @@ for verb in "status" "config show" "stats" "stats -a --kernel" "device list" "li
 	still_running "$pid" "smcctl $verb"
 done
 assert_ok busctl call $M Refresh
-assert_ok busctl tree org.smcd.Agent1
+assert_ok busctl tree $SMCD_BUS_NAME
 still_running "$pid" "Refresh and the object tree"
 assert_ok smcctl config reload
 still_running "$pid" "smcctl config reload"

@@ -10,7 +10,7 @@
 require_cmd smcd-agent smcctl smc-conn dbus-daemon busctl jq
 CG=/sys/fs/cgroup
 PROM=/tmp/smc.prom
-S="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Statistics"
+S="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_STATS"
 export STATE_DIRECTORY=/tmp/state
 # json_true JSON JQ_EXPR WHAT: the jq expression must print true
 json_true() { assert_json "$1" "$2" true "$3"; }

@@ -17,7 +17,7 @@
 . "$(dirname "$0")/lib.sh"
 require_cmd smcd-agent smcctl smc-conn prom-reader jq
 
-S="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Statistics"
+S="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_STATS"
 PROM=/tmp/prom/smc.prom
 
 start_system_bus
@@ -87,7 +87,7 @@ lg=$((0x$lgid))
 info "link group $lgid in the file after $(elapsed "$t0" "$(now)")s, $samples sample(s) after the kernel counted its connection (interval 1s)"
 [ "$samples" -le 2 ] ||
 	fail "link group $lgid appeared in the file $samples samples after the kernel counted its first connection, expected within one interval"
-run busctl get-property org.smcd.Agent1 "/org/smcd/Agent1/linkgroup/smcd/$lgid" org.smcd.Agent1.LinkGroup PeakConnections
+run busctl get-property $SMCD_BUS_NAME "$SMCD_BUS_PATH_LINKGROUP/smcd/$lgid" $SMCD_BUS_IFACE_LINKGROUP PeakConnections
 assert_match "$out" '^u [1-9]' "PeakConnections on D-Bus"
 run smcctl linkgroup --smcd
 assert_match "$out" '^  LG-ID +VLAN +#Conns +CHID +Device +PNET-ID +Peak +Age$' "smcctl linkgroup adds the agent's columns"
