@@ -136,7 +136,7 @@ struct config {
 /* node_exporter's textfile directory on Debian (prometheus-node-exporter's default). */
 #define STATS_PROMETHEUS_DEFAULT_PATH "/var/lib/prometheus/node-exporter/smc.prom"
 #define STATS_LINKGROUP_SERIES_MAX 10000
-#define STATS_NETNS_MAX 1024
+#define STATS_NETNS_MAX 256 /* 3 fds each: well within the unit's 1024 */
 #define ASSESS_APPLICATIONS_MAX 1000
 
 /*

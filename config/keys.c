@@ -166,7 +166,7 @@ const struct config_key config_keys[] = {
 	  CONFIG_FIELD(stats.netns_max),
 	  .min = 1,
 	  .max = STATS_NETNS_MAX,
-	  .expected = "a whole number from 1 to 1024" },
+	  .expected = "a whole number from 1 to 256" },
 	{ .path = "stats.prometheus.enabled",
 	  .type = CONFIG_KEY_BOOL,
 	  .def = "true",

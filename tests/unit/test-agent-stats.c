@@ -970,10 +970,10 @@ static void test_config_stats(void **state)
 	assert_int_equal(c->stats.n_netns_names, 0);
 	assert_int_equal(c->stats.netns_max, 32);
 	config_free(c);
-	c = load_yaml("stats:\n  netns: none\n  netns-max: 1024\n", &errors);
+	c = load_yaml("stats:\n  netns: none\n  netns-max: 256\n", &errors);
 	assert_non_null(c);
 	assert_int_equal(c->stats.netns, CONFIG_NETNS_NONE);
-	assert_int_equal(c->stats.netns_max, 1024);
+	assert_int_equal(c->stats.netns_max, 256);
 	config_free(c);
 	c = load_yaml("stats:\n  netns: [ctr1, \"cni-1f0c\"]\n", &errors);
 	assert_non_null(c);
@@ -1015,7 +1015,7 @@ static void test_config_stats(void **state)
 	expect_config_error("stats:\n  netns: {a: 1}\n", "stats.netns");
 	expect_config_error(
 		"stats:\n  netns-max: 0\n",
-		"smc.yaml:2:14: stats.netns-max: '0' is not valid (expected a whole number from 1 to 1024)");
+		"smc.yaml:2:14: stats.netns-max: '0' is not valid (expected a whole number from 1 to 256)");
 	expect_config_error("stats:\n  prometheus: {enabled: maybe}\n",
 			    "stats.prometheus.enabled: 'maybe' is not a boolean");
 }
