@@ -90,9 +90,13 @@ struct smcnl {
 	struct smcnl_mem_stream *mem;
 	size_t n_mem;
 	int builtin_loopback_error; /* smcd_device_list(): why loopback-ism was not inferred */
+	int netns_fd; /* smcnl_open_netns(): sockets are created in this namespace; else -1 */
 };
 
 /* ---- socket.c: requests -------------------------------------------------------------- */
+
+/* Whether a handle failed to return the thread to its own netns (then nothing may go on). */
+bool smcnl_netns_lost(void);
 
 /* Resolve a genl family (autoloads smc.ko through the kernel); -EPROTONOSUPPORT if absent. */
 int smcnl_family_resolve(struct smcnl *nl, enum smcnl_family fam);

@@ -22,6 +22,11 @@
  *   -EINVAL           an argument failed the same validation the kernel applies (for
  *                     UEIDs and PNET IDs: see the *_validate() functions for the reason)
  *   -ENODATA          replay mode only: no recorded reply for this request
+ *   -ENOTRECOVERABLE  a handle of another network namespace (smcnl_open_netns()) could not
+ *                     return the calling thread to its own namespace after creating a
+ *                     socket there: the thread is in the wrong namespace, and from then on
+ *                     every handle of the process refuses to open a socket with this
+ *                     error.  The caller must stop (the agent exits and is restarted).
  *
  * Lists returned through ret/ret_n are malloc()ed arrays: free() them (and for
  * smcr_linkgroup_list() use smcr_linkgroup_list_free(); smc_sysctl_list_present(): free
@@ -78,6 +83,41 @@ struct smcnl_options {
  */
 int smcnl_open(const struct smcnl_options *opts, struct smcnl **ret);
 void smcnl_close(struct smcnl *nl);
+
+/* ---------------------------------------------------------------------------------- */
+/* Network namespaces (netns.c)                                                        */
+
+/*
+ * A network namespace: its name in /run/netns ("" for the caller's own) and its identity,
+ * the device and inode of its nsfs file.  A name reused for a new namespace (ip netns del,
+ * ip netns add) is another identity.
+ */
+struct smc_netns {
+	char name[256];
+	uint64_t dev;
+	uint64_t ino;
+};
+
+/* The identity of the calling thread's network namespace. */
+int smc_netns_self(struct smc_netns *ret);
+/*
+ * The named network namespaces (/run/netns under the handle's sysroot, where ip netns,
+ * podman/netavark and CNI plugins mount them), sorted by name; none when the folder does
+ * not exist.  An entry that vanishes while it is listed is left out; one that is not a
+ * network namespace is listed all the same (smcnl_open_netns() refuses it).
+ */
+int smc_netns_list(struct smcnl *nl, struct smc_netns **ret, size_t *ret_n);
+/*
+ * A handle whose sockets are created inside ns (entering it with setns(2) on the calling
+ * thread, creating the socket, returning): its netlink requests are answered by that
+ * namespace's kernel (statistics, fallback statistics, sockets; link groups and devices
+ * are global anyway).  The namespace is held open while the handle lives.  Its sysctl
+ * functions answer -EOPNOTSUPP: /proc/sys/net is the caller's.  -ENOENT when the name is
+ * gone, -ESTALE when it names another namespace than ns says (reused since it was listed),
+ * -EINVAL when it is no network namespace, -EPERM without CAP_SYS_ADMIN.
+ */
+int smcnl_open_netns(const struct smcnl_options *opts, const struct smc_netns *ns,
+		     struct smcnl **ret);
 
 /* The kernel's extended-ack message of the last failed request, or NULL. */
 const char *smcnl_extack(const struct smcnl *nl);

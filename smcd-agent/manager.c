@@ -504,6 +504,12 @@ static void poll_stats(struct manager *m)
 	int changed = collector_sample(m->collector, m->kernel);
 	struct prom_fallback *fb = &m->collector->fallback;
 
+	if (changed == -ENOTRECOVERABLE) {
+		/* In another network namespace than our own: nothing may go on here. */
+		log_error("Cannot return to the agent's network namespace after entering another one to sample it; stopping");
+		(void)sd_event_exit(m->event, EXIT_FAILURE);
+		return;
+	}
 	if (changed < 0)
 		return;
 	fb->table = fallback_table(m);
@@ -619,6 +625,13 @@ static void arm_timer(struct manager *m, sd_event_source **s, uint64_t interval,
 static void configure_collector(struct manager *m)
 {
 	const struct config *c = m->config;
+
+	if (collector_configure_netns(
+		    m->collector, c->stats.netns == CONFIG_NETNS_ALL, c->stats.netns_names,
+		    c->stats.netns == CONFIG_NETNS_LIST ? c->stats.n_netns_names : 0,
+		    c->stats.netns_max) < 0)
+		log_warning(
+			"Out of memory: the network namespaces to sample are those of the last configuration");
 
 	bus_stats_emit_changed(
 		m, collector_configure(m->collector, c->stats.interval_usec, c->stats.linkgroup_series,

@@ -19,7 +19,8 @@ PROM=/tmp/prom/smc.prom
 now() { cut -d' ' -f1 /proc/uptime; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 prom() { awk -v k="$1" '$1 == k { print $2 }' $PROM; }
-prom_sum() { awk -v m="$1" -v f="$2" 'index($1, m "{") == 1 && index($1, f) { s += $2 } END { print s + 0 }' $PROM; }
+# The agent's own namespace's samples of a per-namespace family whose labels contain f.
+prom_sum() { awk -v m="$1{netns=\"host\"," -v f="$2" 'index($1, m) == 1 && index($1, f) { s += $2 } END { print s + 0 }' $PROM; }
 
 kver=$(uname -r)
 mkdir -p "/lib/modules/$kver/extra"
@@ -61,7 +62,7 @@ for id in $ids; do
 		fail "no D-Bus object for link group $id"
 done
 hs=$(prom_sum smc_handshakes_total 'technology="smcd"')
-bytes=$(prom 'smc_bytes_total{technology="smcd",direction="tx"}')
+bytes=$(prom 'smc_bytes_total{netns="host",technology="smcd",direction="tx"}')
 info "$lgs idle link group(s): $(echo $ids); $hs SMC-D handshakes, $bytes bytes sent"
 assert_eq 0 "$(prom 'smc_linkgroups_removed_total{technology="smcd"}')" "none removed yet"
 
@@ -84,7 +85,7 @@ assert_not_contains "$(cat $PROM)" 'smc_linkgroup_connections{technology="smcd"'
 run busctl tree --list $SMCD_BUS_NAME
 assert_not_contains "$out" "/linkgroup/smcd/" "the D-Bus objects are gone"
 assert_eq "$hs" "$(prom_sum smc_handshakes_total 'technology="smcd"')" "the handshakes they carried stay counted"
-assert_eq "$bytes" "$(prom 'smc_bytes_total{technology="smcd",direction="tx"}')" "so do their bytes"
+assert_eq "$bytes" "$(prom 'smc_bytes_total{netns="host",technology="smcd",direction="tx"}')" "so do their bytes"
 assert_json "$(smcctl -j stats)" .linkgroups.smcd.removed "$lgs" "smcctl stats: removed"
 
 kill $agent

@@ -83,6 +83,9 @@ share=$(q 'instance:smc_connection_share:ratio5m')
 info "Prometheus: handshakes $(q 'instance:smc_handshakes:rate5m')/s, fallbacks $(q 'instance:smc_fallbacks:rate5m')/s, share $share"
 awk -v v="$share" 'BEGIN { exit !(v > 0 && v < 1) }' ||
 	fail "SMC's share of connections with 4 SMC-D and 3 fallbacks is not between 0 and 1: '$share'"
+# Per network namespace: the agent's own is netns="host".
+wait_until 60 "instance_netns:smc_handshakes:rate5m sees them under netns=\"host\"" \
+	positive 'instance_netns:smc_handshakes:rate5m{netns="host"}'
 
 # every rule of the file loaded and healthy (an expression over a renamed metric would be
 # healthy but empty: the rates above are what shows the names match)
