@@ -20,7 +20,7 @@
 require_cmd smcd-agent smcctl smc-conn jq dbus-daemon busctl
 IP=/usr/sbin/ip # iproute2, full path: see lib-smcr.sh
 PROM=/tmp/prom/smc.prom
-M="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager"
+M="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_MANAGER"
 
 # prom_sum NETNS METRIC FILTER: the sum of METRIC's samples of NETNS whose labels contain FILTER
 prom_sum() {
