@@ -637,8 +637,10 @@ static int netns_procs_json(json_object *e, const struct bundle_netns *ns)
 				comm[strcspn(comm, "\n")] = '\0';
 			fclose(f);
 		}
-		if (!p)
-			r = -ENOMEM;
+		if (!p) {
+			json_object_put(pids);
+			return -ENOMEM;
+		}
 		r |= json_add_u64(p, "pid", (uint64_t)ns->pids[i]);
 		r |= json_add_str(p, "command", comm[0] ? comm : NULL);
 		r |= json_append(pids, p);
