@@ -319,10 +319,13 @@ static void check_text(struct smcctl *c, json_object *doc)
 		    *p = out_get(doc, "peer");
 	const char *mode = out_get_str(doc, "mode", "TCP");
 
-	fprintf(c->out, "SMC check (%s): %s port %" PRIu64 " -> %s port %" PRIu64 " over %s\n",
+	fprintf(c->out, "SMC check (%s): %s port %" PRIu64 " -> %s port %" PRIu64 " over %s",
 		out_get_str(doc, "check", "?"), out_get_str(l, "address", "*"),
 		out_get_u64(l, "port", 0), out_get_str(p, "address", "*"),
 		out_get_u64(p, "port", 0), out_get_str(doc, "protocol", "?"));
+	if (out_get_str(doc, "netns", NULL))
+		fprintf(c->out, " in network namespace %s", out_get_str(doc, "netns", NULL));
+	fputc('\n', c->out);
 	if (!streq(mode, "TCP")) {
 		fprintf(c->out, "  Result:  %s through %s", streq(mode, "SMCD") ? "SMC-D" : "SMC-R",
 			out_get_str(doc, "device", "an unknown device"));
@@ -369,6 +372,9 @@ static json_object *report(const struct check *k, const char *kind, int fd)
 	getpeername(fd, (struct sockaddr *)&pa, &pl);
 	json_add_str(doc, "check", kind);
 	json_add_str(doc, "protocol", k->ipproto ? "IPPROTO_SMC" : "AF_SMC");
+	/* -n: where the check ran (its loopback device, its sysctls and its sockets). */
+	if (k->c->netns)
+		json_add_str(doc, "netns", k->c->netns);
 	addr_json(doc, "local", &la);
 	addr_json(doc, "peer", &pa);
 	json_add_u64(doc, "bytes", CHECK_BYTES);

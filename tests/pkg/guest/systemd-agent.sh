@@ -194,6 +194,27 @@ assert_ok smcctl stats reset
 still_running "$pid" "the policies dropped again and stats reset"
 no_denials "$since"
 
+# --- smcctl support-bundle: the agent's journal, as the running system has it ---------------
+# The bundle's agent/journal.txt must hold the agent's own last lines (sd-journal, with the
+# unit's match), as "IDENTIFIER[PID]: MESSAGE"; where journald runs this is never "no
+# journal files".
+assert_ok smcctl support-bundle -o /tmp/bundle.tar.gz
+man=$(tar -xzOf /tmp/bundle.tar.gz manifest.json)
+assert_json "$man" .agent.running true "the bundle found the agent running"
+assert_json "$man" '.files[] | select(.name == "agent/journal.txt") | .status' ok "the bundle's journal item"
+bj=$(tar -xzOf /tmp/bundle.tar.gz agent/journal.txt)
+info "agent/journal.txt: $(printf '%s\n' "$bj" | wc -l) lines, the last: $(printf '%s\n' "$bj" | tail -n 1)"
+want=$(journalctl -b --no-pager -o json -n 3 _SYSTEMD_UNIT=$U.service |
+	jq -r '"\(.SYSLOG_IDENTIFIER // ._COMM)[\(._PID)]: \(.MESSAGE)"')
+assert_eq 3 "$(printf '%s\n' "$want" | grep -c .)" "the agent has journal lines to look for"
+# (a here-document, not a pipe: fail must end this shell, not a subshell of the loop)
+while IFS= read -r line; do
+	assert_contains "$bj" "$line" "agent/journal.txt has the agent's line"
+done <<EOF
+$want
+EOF
+still_running "$pid" "smcctl support-bundle"
+
 # --- restart: idempotent, and again no denials -------------------------------------------
 since=$(date +@%s)
 assert_ok systemctl restart $U
