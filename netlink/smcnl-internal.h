@@ -32,7 +32,8 @@
 enum smcnl_proto {
 	SMCNL_PROTO_GENL,
 	SMCNL_PROTO_SOCK_DIAG,
-	SMCNL_PROTO_RDMA, /* NETLINK_RDMA (nldev): port netdevs, netns-aware (rdma.c) */
+	SMCNL_PROTO_RDMA,  /* NETLINK_RDMA (nldev): port netdevs, netns-aware (rdma.c) */
+	SMCNL_PROTO_ROUTE, /* NETLINK_ROUTE: the netdevs and what they sit on (smcr-reach.c) */
 	_SMCNL_PROTO_MAX,
 };
 
@@ -203,11 +204,21 @@ int smcnl_lgr_d_dump(struct smcnl *nl, struct smcd_linkgroup **ret, size_t *ret_
 void smcnl_lgr_device_name(const struct smcd_linkgroup *lg, const struct smcnl_dibs *dibs,
 			   size_t n_dibs, bool dibs_class, char *buf, size_t len);
 
+/* ---- device.c ---------------------------------------------------------------------------- */
+
+/* GET_DEV_SMCR alone: no netdev names, no GID types (smcr-reach.c needs the PNET IDs). */
+int smcnl_smcr_dev_dump(struct smcnl *nl, struct smcr_device **ret, size_t *ret_n);
+
 /* ---- rdma.c: port netdevs as the caller's netns sees them --------------------------------- */
+
+/* enum ib_port_state (include/rdma/ib_verbs.h, not uapi): what SMC calls active. */
+#define SMCNL_IB_PORT_ACTIVE 4
 
 struct smcnl_rdma_port {
 	char ib_dev[SMC_IB_NAME_LEN + 1];
+	uint8_t node_type; /* the device's RDMA_NODE_* (0: not reported) */
 	uint32_t port;
+	uint8_t state;		  /* RDMA_NLDEV_ATTR_PORT_STATE (0: not reported) */
 	uint32_t ifindex;	  /* 0: no netdev, or not in the caller's netns */
 	char netdev[IF_NAMESIZE]; /* "" in the same cases */
 };

@@ -8,6 +8,7 @@
  *   smc_diag          (NETLINK_SOCK_DIAG, family AF_SMC)          diag.c
  *   /sys/class/dibs   (DIBS devices that GET_DEV_SMCD never lists) dibs.c
  *   /proc/sys/net/smc (net.smc.* sysctls)                         sysctl.c
+ *   RDMA netlink, NETLINK_ROUTE links (SMC-R's reach of a netns)   rdma.c, smcr-reach.c
  *
  * Callers get plain C model structs and never see libnl types.  Every fallible function
  * returns >= 0 on success and a negative errno on failure: the kernel's own errno where
@@ -250,6 +251,34 @@ int smcd_device_list(struct smcnl *nl, struct smcd_device **ret, size_t *ret_n);
  */
 int smcd_builtin_loopback_error(const struct smcnl *nl);
 int smcr_device_list(struct smcnl *nl, struct smcr_device **ret, size_t *ret_n);
+
+/* ---------------------------------------------------------------------------------- */
+/* SMC-R reach (the caller's network namespace; smcr-reach.c)                         */
+
+/*
+ * A netdev of the caller's netns as SMC-R's choice of RDMA port sees it, for a connection
+ * whose route leaves through it (net/smc/smc_pnet.c smc_pnet_find_roce_resource()): its
+ * lowest device (a VLAN's, macvlan's or ipvlan's real device; a bond's, team's or bridge's
+ * first port), the PNET ID of that device or else of the netdev (PNET table), and the
+ * active RDMA port SMC-R would take: one with that PNET ID, or, without a PNET ID, the one
+ * whose netdev is the lowest device - identified by ifindex in this netns, never by name.
+ */
+struct smcr_reach {
+	char netdev[IF_NAMESIZE];
+	uint32_t ifindex;
+	char lower[IF_NAMESIZE]; /* the lowest device when it is not netdev itself, else "" */
+	bool lower_elsewhere;	 /* stacked on a device of another netns, not followed */
+	char pnetid[SMC_PNETID_LEN + 1];  /* "" none */
+	char ib_dev[SMC_IB_NAME_LEN + 1]; /* "" none: SMC-R cannot leave through netdev */
+	uint8_t ib_port;
+};
+
+/*
+ * The netdevs of the caller's netns with an RDMA port SMC-R can use, a PNET ID, or a lower
+ * device in another netns (not followed); a netdev not listed cannot carry SMC-R.  Loads no module
+ * (no RDMA core, or no smc: nothing of theirs to ask).  Errors are the requests' (smcr-reach.c lists them).
+ */
+int smcr_reach_list(struct smcnl *nl, struct smcr_reach **ret, size_t *ret_n);
 
 /* ---------------------------------------------------------------------------------- */
 /* Link groups                                                                         */

@@ -547,6 +547,7 @@ static int sock_get(struct smcnl *nl, enum smcnl_proto proto, struct smcnl_sock 
 			[SMCNL_PROTO_GENL] = NETLINK_GENERIC,
 			[SMCNL_PROTO_SOCK_DIAG] = NETLINK_SOCK_DIAG,
 			[SMCNL_PROTO_RDMA] = NETLINK_RDMA,
+			[SMCNL_PROTO_ROUTE] = NETLINK_ROUTE,
 		};
 
 		r = sock_connect(nl, s->sk, protocols[proto]);

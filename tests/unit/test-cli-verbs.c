@@ -249,8 +249,19 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("ueid", "derive", "--bogus"), "unknown or ambiguous option '--bogus'");
 	expect_usage(RUN("ueid", "flush", "now"), "unexpected argument 'now'");
 	/* assess refuses what it cannot observe before it loads anything */
-	expect_usage(RUN("assess", "--duration", "0"), "invalid --duration '0' (1 to 86400 seconds)");
-	expect_usage(RUN("assess", "-t", "1h"), "invalid --duration '1h'");
+	expect_usage(RUN("assess", "--duration", "0"),
+		     "invalid --duration '0': seconds such as 30, 30s, 2m or 1h, from 1 s to 24 h");
+	expect_usage(RUN("assess", "-t", "25h"), "invalid --duration '25h'");
+	expect_usage(RUN("assess", "-t", "86401"), "invalid --duration '86401'");
+	expect_usage(RUN("assess", "-t", "1.5m"), "invalid --duration '1.5m'");
+	expect_usage(RUN("assess", "-t", "-5"), "invalid --duration '-5'");
+	expect_usage(RUN("assess", "-t", "30x"), "invalid --duration '30x'");
+	expect_usage(RUN("assess", "-t", "500ms"), "invalid --duration '500ms'");
+	/* smc.yaml's duration syntax (config/units.c): the duration passes, the method does not */
+	expect_usage(RUN("assess", "-t", "1m", "-m", "ebpf"), "invalid --method 'ebpf'");
+	expect_usage(RUN("assess", "-t", "24h", "-m", "ebpf"), "invalid --method 'ebpf'");
+	expect_usage(RUN("assess", "-t", "86400", "-m", "ebpf"), "invalid --method 'ebpf'");
+	expect_usage(RUN("assess", "-t", "30s", "-m", "ebpf"), "invalid --method 'ebpf'");
 	expect_usage(RUN("assess", "-m", "ebpf"), "invalid --method 'ebpf' (auto, bpf or sock_diag)");
 	expect_usage(RUN("assess", "--cgroup", "system.slice"), "--cgroup takes a path below");
 	expect_usage(RUN("assess", "observe", "extra"), "unexpected argument 'extra'");
