@@ -9,8 +9,8 @@
 require_cmd smcctl smc-conn smcd-agent dbus-daemon busctl jq
 ROUNDS=${ROUNDS:-5}
 BYTES=${BYTES:-32M}
-A="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Assessment"
-M="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager"
+A="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_ASSESSMENT"
+M="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_MANAGER"
 modprobe smc 2>/dev/null || true
 
 xfer() { # xfer MODE ROUND: one transfer, its client's transfer time
