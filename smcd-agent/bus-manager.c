@@ -702,22 +702,17 @@ static int method_plan_config(sd_bus_message *msg, void *userdata, sd_bus_error 
  * written or removed or, when nothing changed, the file that lists the cgroup (enable) or
  * "" (disable of a unit not enabled); results are the reconciliation's, as Reconcile's.
  */
-static int unit_reply(sd_bus_message *msg, struct manager *m, int r, const char *path,
-		      const char *why, sd_bus_error *error)
+int bus_unit_error(int r, const char *why, sd_bus_error *error)
 {
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	struct report none = {};
-	bool changed = r == 0;
-
 	switch (r) {
 	case 0:
 	case 1:
-		break;
+		return 0;
 	case -EINVAL:
 		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "%s", why ? why : "");
 	case -EEXIST:
 		return sd_bus_error_setf(error, SMCD_BUS_ERROR_OWNED, "%s", why ? why : "");
-	case -EBADMSG:
+	case MANAGER_UNIT_REFUSED:
 		return sd_bus_error_setf(error, SMCD_BUS_ERROR_CONFIG_INVALID,
 					 "Configuration refused, nothing changed:\n%s",
 					 why ? why : "");
@@ -727,8 +722,22 @@ static int unit_reply(sd_bus_message *msg, struct manager *m, int r, const char 
 	case -ENOMEM:
 		return r;
 	default:
-		return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "%s", why ? why : strerror(-r));
+		return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "%s",
+					 why ? why : strerror(r < 0 ? -r : EIO));
 	}
+}
+
+static int unit_reply(sd_bus_message *msg, struct manager *m, int r, const char *path,
+		      const char *why, sd_bus_error *error)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	struct report none = {};
+	bool changed = r == 0;
+	int k;
+
+	k = bus_unit_error(r, why, error);
+	if (k < 0)
+		return k;
 	r = sd_bus_message_new_method_return(msg, &reply);
 	if (r >= 0)
 		r = sd_bus_message_append(reply, "sb", path ? path : "", changed);

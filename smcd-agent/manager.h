@@ -113,12 +113,17 @@ int manager_reload(struct manager *m, bool *ret_refused, char **ret_error);
  * EnableUnit, DisableUnit (unit-dropin.c): write or remove UNIT's drop-in of smc.yaml and
  * reload.  0: done (*ret_path the drop-in), 1: nothing to do (enable: *ret_path the file
  * that already lists the cgroup), MANAGER_UNIT_APPLY_FAILED: done and the running
- * configuration, but applying it failed (*ret_path the drop-in), -EINVAL: a bad argument,
- * -EEXIST: disable of a unit that smc.yaml itself (or another drop-in) lists, -EBADMSG: the
- * configuration was refused and the drop-in put back; other -errno.  *ret_why says what
- * went wrong.
+ * configuration, but applying it failed, whatever the errno (*ret_path the drop-in),
+ * MANAGER_UNIT_REFUSED: the configuration was refused and the drop-in put back (never an
+ * errno, which an apply error could also be), -EINVAL: a bad argument, -EEXIST: disable of
+ * a unit that smc.yaml itself (or another drop-in) lists; other -errno.  *ret_why says
+ * what went wrong.
  */
 #define MANAGER_UNIT_APPLY_FAILED 2
+#define MANAGER_UNIT_REFUSED 3
+/* The D-Bus error of such a result (bus-manager.c): 0 for 0 and 1, else < 0 and *error set
+ * (ConfigInvalid only for MANAGER_UNIT_REFUSED). */
+int bus_unit_error(int r, const char *why, sd_bus_error *error);
 int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup, char **ret_path,
 			char **ret_why);
 int manager_disable_unit(struct manager *m, const char *unit, char **ret_path, char **ret_why);
