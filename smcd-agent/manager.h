@@ -102,6 +102,14 @@ struct manager *manager_free(struct manager *m);
 /* First load: an invalid file is fatal (there is no good config to keep). */
 int manager_load_config(struct manager *m);
 /*
+ * The configuration at path as the agent loads it, at start or (reload) at a reload while
+ * the running one is (running_builtin) or is not the built-in defaults: a missing file is
+ * the defaults with the drop-ins (*ret_builtin true), or at a reload from a file, -ENOENT
+ * with that refusal as the one error.  Logs nothing (manager_reload() and PlanConfig).
+ */
+int manager_config_read(const char *path, bool reload, bool running_builtin, struct config **ret,
+			bool *ret_builtin, struct config_errors *errors);
+/*
  * Reload: load the file (and its drop-ins) again and apply it.  *ret_refused (when not NULL)
  * says which of two failures it was: true when the new configuration was refused (it did
  * not load or validate: the running one stays, config_error says why, *ret_error a copy;
