@@ -1193,6 +1193,8 @@ int bus_register_all(struct manager *m)
 		r = bus_loopback_register(m);
 	if (r >= 0)
 		r = bus_assess_register(m);
+	if (r >= 0)
+		r = bus_polkit_register(m);
 	return r;
 }
 

@@ -191,6 +191,8 @@ bool bus_authorize_answered(struct manager *m, sd_bus_message *msg);
 void bus_actions_print(FILE *f);
 /* Drop every pending question to polkit (manager_free()). */
 void bus_auth_free_all(struct manager *m);
+/* The bus filter that drops a question whose call's second run ended without it. */
+int bus_polkit_register(struct manager *m);
 /* Whether the bus's groups of the caller hold GROUP (bus-manager.c). */
 bool bus_sender_in_group(sd_bus_message *msg, const char *group);
 
