@@ -10,8 +10,9 @@
 # The programs are big (about 110 MB): tests/vm/prometheus.test boots this test alone with
 # them (--host-bin prometheus-node-exporter prometheus curl, the rules as --host-file); in
 # the lane's ordinary boots they are missing and it is skipped.
-# With SMCD_PROM_DUMP=1 it prints the Prometheus server's series of the dashboard's panels
-# between @@PROM-RANGE markers (bench/monitoring/plot turns them into the README's PNG).
+# With SMCD_PROM_DUMP=1 it prints the Prometheus server's series of the recording rules and
+# of fallbacks by reason and bytes per second between @@PROM-RANGE markers
+# (bench/monitoring/plot turns them into the README's PNG).
 . "$(dirname "$0")/lib.sh"
 command -v prometheus-node-exporter >/dev/null && command -v prometheus >/dev/null ||
 	skip "prometheus-node-exporter and prometheus are not in the guest (tests/vm/prometheus.test runs this)"
