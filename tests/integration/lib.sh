@@ -194,6 +194,15 @@ stop_agent() {
 	fi
 }
 
+# "${NO_HOST_TEXTFILE[@]}" COMMAND...: COMMAND (exec'd, so that $! of a background start
+# stays its pid) in a private mount namespace where the default Prometheus textfile
+# directory, when the host has one, is an empty tmpfs: an agent on the built-in defaults
+# (no smc.yaml to set stats.prometheus.path) writes its textfile there, not into the
+# host's node_exporter.
+NO_HOST_TEXTFILE=(unshare -m --propagation private sh -c 'd=/var/lib/prometheus/node-exporter
+	if [ -d "$d" ]; then mount -t tmpfs -o mode=0755 smcd-test "$d" || exit 125; fi
+	exec "$@"' sh)
+
 AGENT="$top_builddir/smcd-agent/smcd-agent"
 AGENT_FAKE="$top_builddir/tests/integration/smcd-agent-fake"
 M="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_MANAGER"
