@@ -82,6 +82,26 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# How long a process started here may take to be ready (dbus-daemon's socket, the agent),
+# by the clock: a hang guard, not a timing assert.  On an idle machine it takes well under a
+# second; CI's loaded 2-core machine can stall a start for many.
+START_SECONDS=120
+
+# bail_out WHY: the test cannot go on (TAP's "Bail out!").
+bail_out() {
+	echo "Bail out! $*"
+	exit 1
+}
+
+# wait_socket PATH PID: until PATH is a socket (0), PID exits or START_SECONDS pass (1).
+wait_socket() {
+	local deadline=$((SECONDS + START_SECONDS))
+	until [ -S "$1" ]; do
+		[ $SECONDS -le $deadline ] && kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.05
+	done
+}
+
 # start_bus strict|open: strict is Debian's system bus default policy plus ours; open lets
 # anyone call anything, so that only the agent's own check stands between a caller and a change.
 # BUS_EXTRA_POLICY: more of the configuration (another service's policy, say).
@@ -130,10 +150,10 @@ start_bus() {
 EOF2
 	dbus-daemon --config-file="$T/bus.conf" --nofork --nopidfile 2>"$T/bus.log" &
 	BUS_PID=$!
-	for _ in $(seq 100); do
-		[ -S "$T/bus" ] && break
-		sleep 0.05
-	done
+	# Until the socket exists: an agent started before then cannot connect and exits.  Up
+	# to START_SECONDS by the clock (a loaded machine may take seconds to start a process),
+	# then the test stops, saying why.
+	wait_socket "$T/bus" "$BUS_PID" || bail_out "dbus-daemon did not create $T/bus: $(cat "$T/bus.log")"
 	export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$T/bus"
 }
 
@@ -150,30 +170,44 @@ with open(sys.argv[2], "a") as f:
         f.flush()
 ' "$T/notify" "$T/notify.log" &
 	NOTIFY_PID=$!
-	for _ in $(seq 100); do
-		[ -S "$T/notify" ] && break
-		sleep 0.05
-	done
+	# An agent started before the socket exists would get no NOTIFY_SOCKET (start_agent).
+	wait_socket "$T/notify" "$NOTIFY_PID" || bail_out "the notify socket $T/notify did not appear"
 }
 
-# start_agent BINARY ARGS...: run it and wait until it owns the bus name.  Only the agent
-# gets NOTIFY_SOCKET (busctl would report its own exit status there).
+# start_agent BINARY ARGS...: run it and wait until it is ready: it owns the bus name and
+# answers a Ping.  The agent owns the name before its first reconcile and serves the bus only
+# from its event loop, which it enters after that reconcile and READY=1 (manager_start()):
+# the answer is that readiness, and what a test then reads (the fake kernel's files, the
+# textfile) is the started agent's doing.  Up to START_SECONDS by the clock (a loaded
+# machine made the old 200 tries of 0.05 s too short once); 1, showing the agent's log,
+# when it exits first or is not ready by then.  Only the agent gets NOTIFY_SOCKET (busctl
+# would report its own exit status there).
 start_agent() {
+	local deadline=$((SECONDS + START_SECONDS)) owned=
 	if [ -S "$T/notify" ]; then
 		NOTIFY_SOCKET="$T/notify" "$@" >"$T/agent.log" 2>&1 &
 	else
 		"$@" >"$T/agent.log" 2>&1 &
 	fi
 	AGENT_PID=$!
-	for _ in $(seq 200); do
+	while [ $SECONDS -le $deadline ]; do
 		# NameHasOwner, not "busctl status": that one reads the owner's cgroup, which a
 		# build chroot (pbuilder, sbuild) does not have mounted.
-		busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
-			NameHasOwner s "$SMCD_BUS_NAME" 2>/dev/null | grep -qx 'b true' && return 0
+		if [ -z "$owned" ] && busctl call org.freedesktop.DBus /org/freedesktop/DBus \
+			org.freedesktop.DBus NameHasOwner s "$SMCD_BUS_NAME" 2>/dev/null | grep -qx 'b true'; then
+			owned=yes
+		fi
+		# Answered from the agent's event loop only (a Ping while it starts waits for it).
+		[ -n "$owned" ] && busctl --timeout=$((START_SECONDS / 2)) call "$SMCD_BUS_NAME" \
+			"$SMCD_BUS_PATH" org.freedesktop.DBus.Peer Ping >/dev/null 2>&1 && return 0
 		kill -0 "$AGENT_PID" 2>/dev/null || break
 		sleep 0.05
 	done
-	echo "# agent did not come up:"
+	if kill -0 "$AGENT_PID" 2>/dev/null; then
+		echo "# the agent is not ready after $START_SECONDS s (${owned:+it owns the name but }answers no Ping):"
+	else
+		echo "# the agent exited before it was ready:"
+	fi
 	sed 's/^/#   /' "$T/agent.log"
 	return 1
 }

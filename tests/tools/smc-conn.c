@@ -9,6 +9,10 @@
  *   smc-conn connect --port N [--proto P] [--addr A] [--conns N] [--bytes B] [--hold S]
  *   smc-conn pair    [--port N] [--proto P] [--addr A] [--conns N] [--bytes B] [--hold S]
  *
+ * --hold S      keep the connections open S seconds after their transfer, or until a
+ *               SIGUSR1: a test that needs them open while it looks releases them when it
+ *               is done, instead of guessing how long its looking takes on a loaded machine.
+ *
  * --read-full   a slow reader, for the RX side of the kernel's buffer counters: before each
  *               read wait until the receive buffer (the RMB, its size from smc_diag) is full
  *               (or holds the rest of the transfer, or up to the end of its ring), then
@@ -93,6 +97,25 @@ static double now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Up to secs seconds, or until a SIGUSR1 (main() blocks it from the start, so one sent
+ * before this waits here, pending, instead of being lost or ending the process). */
+static void hold(unsigned int secs)
+{
+	double end = now_ms() + secs * 1e3, left;
+	sigset_t ss;
+
+	sigemptyset(&ss);
+	sigaddset(&ss, SIGUSR1);
+	while ((left = end - now_ms()) > 0) {
+		uint64_t ns = (uint64_t)(left * 1e6);
+		struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000),
+				       .tv_nsec = (long)(ns % 1000000000) };
+
+		if (sigtimedwait(&ss, NULL, &ts) == SIGUSR1 || errno != EINTR)
+			return;
+	}
 }
 
 static int parse_proto(const char *s, enum proto *ret)
@@ -867,7 +890,7 @@ static int run_client(const struct options *o, unsigned int port)
 	}
 	fflush(stdout);
 	if (o->hold)
-		sleep(o->hold);
+		hold(o->hold);
 	for (unsigned int i = 0; i < o->conns; i++)
 		if (cs[i].fd >= 0)
 			close(cs[i].fd);
@@ -931,6 +954,7 @@ static void usage(FILE *f)
 	      "       smc-conn pair    [--port N] [--proto P] [--addr A] [--conns N] [--bytes B]"
 	      " [--hold S]\n"
 	      "--read-full: read only when the receive buffer is full (RX buffer-full counters)\n"
+	      "--hold S: keep the connections open S seconds, or until a SIGUSR1\n"
 	      "B accepts K, M, G suffixes. Defaults: --proto smc --addr 127.0.0.1 --conns 1\n"
 	      "--bytes 1M --hold 0; pair uses an ephemeral port unless --port is given.\n",
 	      f);
@@ -1008,6 +1032,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
+	/* For hold(): blocked in every thread (they inherit it), taken by sigtimedwait(). */
+	{
+		sigset_t ss;
+
+		sigemptyset(&ss);
+		sigaddset(&ss, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &ss, NULL);
+	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	if (strcmp(cmd, "socket") == 0)

@@ -98,10 +98,13 @@ file_rev=$(smcctl -j config check | jq -r .revision)
 assert_match "$file_rev" '^[0-9a-f]{16}$' "smcctl config check: the shipped file's revision"
 assert_eq "s \"$file_rev\"" "$(prop ConfigRevision)" "ConfigRevision is the shipped file's"
 assert_eq 's ""' "$(prop ConfigError)" "ConfigError after the boot"
+# What the start at boot applied, from its journal: LastReconcile is the start's only until
+# a drift check finds the same settings "unchanged" (every 30 s with the shipped file), and
+# on a loaded machine the boot can be that far behind by now.
 run prop LastReconcile
-reconcile=$out
-assert_contains "$reconcile" '"module:smc" "applied" "loaded"' "the agent loaded smc (libkmod, in the sandbox)"
-assert_contains "$reconcile" '"module:smc_diag" "applied" "loaded"' "the agent loaded smc_diag"
+started=$(journalctl -b --no-pager -o cat -u $U)
+assert_contains "$started" 'module:smc: loaded' "the agent loaded smc (libkmod, in the sandbox)"
+assert_contains "$started" 'module:smc_diag: loaded' "the agent loaded smc_diag"
 # nobody may read but not change (the installed policy and the agent's own check)
 assert_ok setpriv --reuid=nobody --regid=nogroup --clear-groups busctl get-property $M State
 run setpriv --reuid=nobody --regid=nogroup --clear-groups smcctl config reload
@@ -112,7 +115,7 @@ ueid=$(smcctl -j ueid derive | jq -r .ueid)
 info "derived UEID $ueid"
 assert_match "$ueid" '^MID-[0-9A-F]{27}$' "smcctl ueid derive"
 assert_contains "$(smcctl -j ueid list)" "\"$ueid\"" "the kernel has the derived UEID"
-assert_contains "$reconcile" "\"ueid:$ueid\" \"applied\"" "the agent added it"
+assert_contains "$started" "ueid:$ueid: added" "the agent added it"
 assert_eq 1048576 "$(cat /proc/sys/net/smc/wmem)" "net.smc.wmem"
 assert_eq 1048576 "$(cat /proc/sys/net/smc/rmem)" "net.smc.rmem"
 

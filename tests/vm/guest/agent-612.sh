@@ -45,7 +45,7 @@ assert_contains "$log" 'sysctl:wmem: set to' "wmem set"
 assert_contains "$log" 'sysctl:rmem: set to 524288 (was 65536)' "rmem set"
 assert_contains "$out" '"sysctl:smcr_max_send_wr" "unsupported" "this kernel has no net.smc.smcr_max_send_wr' \
 	"a sysctl of a later kernel is reported unsupported"
-assert_contains "$out" '"handshake-limitation" "applied" "set to true (was false)"' "handshake limitation via netlink"
+assert_contains "$log" 'handshake-limitation: set to true (was false)' "handshake limitation via netlink"
 assert_contains "$out" '"ueid:MID-' "the derived UEID"
 assert_eq 1048576 "$(cat /proc/sys/net/smc/wmem)" "net.smc.wmem"
 assert_eq 524288 "$(cat /proc/sys/net/smc/rmem)" "net.smc.rmem"

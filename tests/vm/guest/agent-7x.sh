@@ -80,8 +80,9 @@ wait_until 60 "a drift check repairs wmem after the refused reload" repaired
 assert_eq 1048576 "$(cat /proc/sys/net/smc/wmem)" "the old config is still repaired after a refused reload"
 
 # SMC-D through the loopback device, with the UEID the agent set.  The link group appears
-# on D-Bus while the connections are open.
-smc-conn pair --conns 2 --bytes 4M --hold 8 >/tmp/conn.log 2>&1 &
+# on D-Bus while the connections are open: held until the test has looked (SIGUSR1), not
+# for a guessed time (--hold 8 was four busctl calls on a loaded machine).
+smc-conn pair --conns 2 --bytes 4M --hold 3600 >/tmp/conn.log 2>&1 &
 conn=$!
 wait_conns /tmp/conn.log 2
 busctl call $M Refresh
@@ -98,6 +99,7 @@ run busctl get-property $SMCD_BUS_NAME "$lg" $SMCD_BUS_IFACE_LINKGROUP Negotiate
 assert_eq "s \"$ueid\"" "$out" "the link group negotiated the agent's UEID"
 run busctl get-property $SMCD_BUS_NAME $SMCD_BUS_PATH_SMCD_DEVICE/lo $SMCD_BUS_IFACE_DEVICE Loopback
 assert_eq "b true" "$out" "the loopback device object"
+kill -USR1 $conn
 wait $conn
 info "$(tail -n 1 /tmp/conn.log)"
 assert_json "$(tail -n 1 /tmp/conn.log)" .ok 2 "both connections moved their data"

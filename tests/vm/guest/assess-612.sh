@@ -85,7 +85,7 @@ assert_contains "$frag" "{address: 127.0.0.1, port: 7303}"
 
 # changed nothing
 same_objects() { [ "$(bpf_objects)" = "$before" ]; }
-wait_until 30 "assess left no BPF program, link or map behind (left: $(bpf_objects))" same_objects
+wait_until 120 "assess left no BPF program, link or map behind (left: $(bpf_objects))" same_objects
 assert_eq "$modules0" "$(cut -d' ' -f1 /proc/modules | sort)" "assess loaded no module"
 module_loaded smc && fail "assess loaded smc"
 $IP netns del $NS

@@ -98,7 +98,7 @@ wait $far $ssrv 2>/dev/null
 # the maps it used, so they may outlive smcctl by a moment: wait for them to go by
 # themselves (nothing else here could remove them).
 same_objects() { [ "$(bpf_objects)" = "$before" ]; }
-wait_until 30 "assess left no BPF program, link or map behind (left: $(bpf_objects))" same_objects
+wait_until 120 "assess left no BPF program, link or map behind (left: $(bpf_objects))" same_objects
 out=$(cat /tmp/assess.json)
 assert_json "$out" .method bpf "observed with BPF"
 assert_json "$out" .scope "all network namespaces" "the scope"
@@ -178,8 +178,9 @@ nstat() { smcctl -j -n $NS stats --kernel | jq "$1"; }
 cli0=$(stat .smcd.client_v2) srv0=$(stat .smcd.server_v2) total0=$(stat .summary.total)
 nsrv0=$(nstat .smcd.server_v2) ntotal0=$(nstat .summary.total)
 
-# Both well-suited ones, held open while smcctl socket -p names who holds which SMC-D socket.
-(exec_in_cgroup /assess-bulk smc-conn pair --proto tcp --port 7101 --bytes 1M --hold 60) \
+# Both well-suited ones, held open while smcctl socket -p names who holds which SMC-D socket
+# (until killed at the end, not for a guessed time).
+(exec_in_cgroup /assess-bulk smc-conn pair --proto tcp --port 7101 --bytes 1M --hold 3600) \
 	>/tmp/bulk3.out 2>&1 &
 bulk=$!
 wait_conns /tmp/bulk3.out 1
@@ -189,7 +190,7 @@ assert_json "$(grep '"conn":0' /tmp/bulk3.out)" .mode smcd "bulk: now SMC-D"
 xsrv=$!
 wait_until 30 "the server in $NS listens" ns_listens 7102
 (exec_in_cgroup /assess-xns smc-conn connect --proto tcp --addr 10.77.0.2 --port 7102 \
-	--bytes 1M --hold 60) >/tmp/xns3.out 2>&1 &
+	--bytes 1M --hold 3600) >/tmp/xns3.out 2>&1 &
 xcli=$!
 wait_conns /tmp/xns3.out 1
 assert_json "$(grep '"conn":0' /tmp/xns3.out)" .mode smcd "across netns: now SMC-D"

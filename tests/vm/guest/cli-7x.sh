@@ -36,7 +36,8 @@ json_true "$out" '.capabilities.loopback and .capabilities.dibs and .capabilitie
 assert_json "$out" .ueids.configured 0
 assert_json "$out" '.verdicts[0].ready' false
 
-smc-conn pair --proto smc --conns 1 --bytes 64K --hold 30 >/tmp/fb.out 2>&1 &
+# Held until killed below: a guessed --hold can end while a loaded machine still looks.
+smc-conn pair --proto smc --conns 1 --bytes 64K --hold 3600 >/tmp/fb.out 2>&1 &
 fb=$!
 wait_conns /tmp/fb.out 1
 assert_ok smcctl socket
@@ -70,7 +71,7 @@ assert_ok smcctl info
 assert_contains "$out" "SMC-D loopback: ready"
 
 # --- a real SMC-D loopback connection ----------------------------------------------------
-smc-conn pair --proto smc --conns 2 --bytes 256K --hold 40 >/tmp/lo.out 2>&1 &
+smc-conn pair --proto smc --conns 2 --bytes 256K --hold 3600 >/tmp/lo.out 2>&1 &
 lo=$!
 wait_conns /tmp/lo.out 2
 assert_ok smcctl linkgroup

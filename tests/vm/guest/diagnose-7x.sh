@@ -16,8 +16,9 @@ assert_ok smcctl ueid derive --apply
 mkdir -p "$CG$APP"
 
 # Two SMC-D connections of one program (both ends in one process: smc-conn pair), held
-# open while we look; the unit is a cgroup named as systemd names a service's.
-(exec_in_cgroup $APP smc-conn pair --proto smc --conns 2 --bytes 64K --hold 60) >/tmp/pair.out 2>&1 &
+# open while we look (until killed below); the unit is a cgroup named as systemd names a
+# service's.
+(exec_in_cgroup $APP smc-conn pair --proto smc --conns 2 --bytes 64K --hold 3600) >/tmp/pair.out 2>&1 &
 app=$!
 wait_conns /tmp/pair.out 2
 assert_eq 2 "$(grep -c '"mode":"smcd"' /tmp/pair.out)" "both connections are SMC-D"

@@ -31,7 +31,8 @@ lgrs_only_on() {
 
 info "--- 1. UEID and a PNET ID on lo: smc_lo carries SMC-D"
 kmod_smc_setup
-smclo-xfer hold --conns 2 --secs 60 >/tmp/hold.out 2>&1 &
+# Held until killed below: a guessed --secs can end while a loaded machine still looks.
+smclo-xfer hold --conns 2 --secs 3600 >/tmp/hold.out 2>&1 &
 hold=$!
 n=0
 while [ "$(kmod_counter dmbs)" -lt 4 ]; do
@@ -70,7 +71,7 @@ assert_ok smclo-xfer verify --conns 2 --bytes 8000000 --recv splice
 info "--- control: without the PNET ID on lo, the built-in lo is first and wins"
 assert_ok smcctl pnet del "$KMOD_LO_PNETID"
 regs=$(kmod_counter registrations)
-smclo-xfer hold --conns 1 --secs 60 >/tmp/hold.out 2>&1 &
+smclo-xfer hold --conns 1 --secs 3600 >/tmp/hold.out 2>&1 &
 hold=$!
 kmod_wait_lgr_on "$lo_gid"
 assert_eq "$regs" "$(kmod_counter registrations)" "no new DMB on smclo"

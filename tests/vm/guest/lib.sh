@@ -202,19 +202,23 @@ start_monitor() {
 }
 
 # start_agent [FILE] : smcd-agent --config /etc/smc/smc.yaml in the background, its pid in
-# $agent and its output in /tmp/agent.log.  Returns once it owns org.smcd.Agent1 on the
-# system bus (start_system_bus) and FILE, when given, is not empty; fails showing the log
-# if the agent exits first or takes more than 30 s.
+# $agent and its output in /tmp/agent.log.  Returns once it is ready on the system bus
+# (start_system_bus) and FILE, when given, is not empty; fails showing the log if the agent
+# exits first or is not ready within 120 s (a hang guard: TCG on a loaded host is slow).
+# Ready: it answers a Ping.  It owns its name before its first reconcile and serves the bus
+# only from its event loop, entered after that reconcile and READY=1, so what a test reads
+# next of the kernel or the textfile is the started agent's doing.
 start_agent() {
 	command -v busctl >/dev/null 2>&1 ||
 		skip "busctl is not in the guest (VM_HOST_BINS needs dbus-daemon busctl)"
 	smcd-agent --config /etc/smc/smc.yaml >/tmp/agent.log 2>&1 &
 	agent=$!
 	_sa_i=0
-	until busctl status "$SMCD_BUS_NAME" >/dev/null 2>&1 && { [ -z "${1:-}" ] || [ -s "$1" ]; }; do
+	until busctl call "$SMCD_BUS_NAME" "$SMCD_BUS_PATH" org.freedesktop.DBus.Peer Ping >/dev/null 2>&1 &&
+		{ [ -z "${1:-}" ] || [ -s "$1" ]; }; do
 		sleep 0.2
 		_sa_i=$((_sa_i + 1))
-		if [ $_sa_i -gt 150 ] || ! kill -0 $agent 2>/dev/null; then
+		if [ $_sa_i -gt 600 ] || ! kill -0 $agent 2>/dev/null; then
 			cat /tmp/agent.log
 			fail "the agent did not come up${1:+ and write $1}"
 		fi

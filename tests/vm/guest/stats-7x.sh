@@ -65,7 +65,8 @@ wait $srv
 # group) was made; "stats --kernel" reads it without asking the agent, which would sample
 # on demand and make the test meaningless.
 base=$(smcctl -j stats --kernel | jq .summary.smcd)
-smc-conn pair --conns 2 --bytes 4M --hold 10 >/tmp/conn.log 2>&1 &
+# Held until the file and D-Bus were read (SIGUSR1 below), not for a guessed 10 s.
+smc-conn pair --conns 2 --bytes 4M --hold 3600 >/tmp/conn.log 2>&1 &
 conn=$!
 t0= i=0
 while [ $i -lt 300 ]; do
@@ -103,6 +104,7 @@ wait $writer
 assert_json "$out" .bad 0 "no partial file in a tight loop"
 info "tight-loop reader: $out"
 
+kill -USR1 $conn
 wait $conn
 info "$(tail -n 1 /tmp/conn.log)"
 assert_json "$(tail -n 1 /tmp/conn.log)" .smcd 2 "both connections used SMC-D"
