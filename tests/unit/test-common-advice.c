@@ -4,6 +4,7 @@
  * counters the 7x lane recorded (tests/fixtures, through the real parsers), and the same
  * advice from a counter tree (the agent's path) as from the rows (the kernel's path).
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -50,10 +51,17 @@ static size_t compute(const struct rows *r, const struct advice_env *env, struct
 static void test_table_fits(void **state)
 {
 	size_t n;
+	const struct stats_desc *t = stats_table(&n);
 
 	(void)state;
-	stats_table(&n);
 	assert_true(n <= N_ROWS_MAX);
+	/* stats_table_find()'s index: every row by its key, nothing else. */
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(stats_table_find(t[i].key), (int)i);
+	assert_int_equal(stats_table_find("smcd"), -ENOENT);
+	assert_int_equal(stats_table_find("smcd.rx.bytes.x"), -ENOENT);
+	assert_int_equal(stats_table_find(""), -ENOENT);
+	assert_int_equal(stats_table_find(NULL), -ENOENT);
 }
 
 static void test_nothing(void **state)
