@@ -151,7 +151,8 @@ struct advice;
 struct advice_env;
 int stats_rows_text(struct smcctl *c, const struct smc_stats *s, const struct smc_fback_stats *f,
 		    bool only_smcd, bool only_smcr, const struct advice *advice, size_t n_advice);
-/* The advice's settings (net.smc.wmem/rmem, handshake limitation) in smcctl's netns. */
+/* The advice's settings (net.smc.wmem/rmem, handshake limitation) in smcctl's netns,
+ * read only when a rule needs them (advice_env.load). */
 void stats_advice_env(struct smcctl *c, struct advice_env *env);
 /* The advice of a counter tree (the agent's since-reset view) into out[ADVICE_MAX]. */
 size_t stats_tree_advice(struct smcctl *c, json_object *tree, struct advice *out);

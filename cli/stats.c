@@ -578,12 +578,12 @@ int stats_rows_text(struct smcctl *c, const struct smc_stats *s, const struct sm
  * agent).  A value that cannot be read is unknown, not a failure of the verb: the advice
  * then says "now unknown" (JSON null) and the counters are still shown.
  */
-void stats_advice_env(struct smcctl *c, struct advice_env *env)
+static void advice_env_load(struct advice_env *env)
 {
+	struct smcctl *c = env->userdata;
 	struct smcnl *nl;
 	bool on;
 
-	*env = (struct advice_env){ .hs_limit = -1 };
 	/* Not smcctl_nl(): the agent's answer is printed even when this handle fails. */
 	if (!c->nl && smcnl_open(&c->nl_opts, &c->nl) < 0)
 		return;
@@ -592,6 +592,12 @@ void stats_advice_env(struct smcctl *c, struct advice_env *env)
 	env->has_rmem = smc_sysctl_get_int(nl, "rmem", &env->rmem) >= 0;
 	if (smc_hs_limitation_get(nl, &on) >= 0)
 		env->hs_limit = on;
+}
+
+/* Read when a rule needs them (advice_env.load): most hosts' counters call for none. */
+void stats_advice_env(struct smcctl *c, struct advice_env *env)
+{
+	*env = (struct advice_env){ .hs_limit = -1, .load = advice_env_load, .userdata = c };
 }
 
 /* The rows of the other technology zeroed (--smcd, --smcr: advice about what is shown). */
