@@ -32,6 +32,7 @@ enum { UNIT_OPT_CGROUP, UNIT_OPT_CONFIG };
 enum { DISABLE_OPT_CONFIG };
 
 /* info: everything it shows, gathered best-effort (one failed probe is reported, not fatal) */
+#define INFO_ERRORS_MAX 8
 struct info_facts {
 	struct smc_caps caps;
 	bool has_sysinfo;
@@ -48,14 +49,19 @@ struct info_facts {
 	char loopback_pnetid[SMC_PNETID_LEN + 1]; /* of the first loopback with a PNET ID */
 	char **sysctls;				  /* present in /proc/sys/net/smc */
 	size_t n_sysctls;
-	json_object *errors;		  /* array of "what: why" strings */
+	char errors[INFO_ERRORS_MAX][640]; /* "what: why" of each probe that failed */
+	size_t n_errors;
 	struct advice advice[ADVICE_MAX]; /* from this netns' counters (common/advice.c) */
 	size_t n_advice;
 };
 
 int info_show(struct smcctl *c, const struct verb_args *a);
+/* What info_show() shows, probed through c's handle (best-effort; -errno only when fatal). */
+int info_gather(struct smcctl *c, struct info_facts *i);
 json_object *info_json(const struct info_facts *i);
 void info_text(struct smcctl *c, json_object *doc);
+/* info_text() of info_json(i), drawn from the facts (no json-c): what "smcctl info" prints. */
+void info_facts_text(struct smcctl *c, const struct info_facts *i);
 
 /* ueid */
 int ueid_list(struct smcctl *c, const struct verb_args *a);

@@ -435,23 +435,46 @@ int out_table(FILE *f, const struct out_column *cols, size_t n_cols, json_object
 	return out_table_cells(f, cols, n_cols, &t, detail, indent);
 }
 
-int out_kv(FILE *f, const struct out_column *fields, size_t n_fields, json_object *obj,
-	   unsigned detail, unsigned indent)
+static size_t kv_width(const struct out_column *fields, size_t n_fields, unsigned detail)
 {
 	size_t width = 0;
 
 	for (size_t i = 0; i < n_fields; i++)
 		if (fields[i].detail <= detail && strlen(fields[i].header) > width)
 			width = strlen(fields[i].header);
+	return width;
+}
+
+static void kv_line(FILE *f, const struct out_column *field, size_t width, unsigned indent,
+		    const char *value)
+{
+	fprintf(f, "%*s%s:%*s %s\n", (int)indent, "", field->header,
+		(int)(width - strlen(field->header)), "", value);
+}
+
+int out_kv(FILE *f, const struct out_column *fields, size_t n_fields, json_object *obj,
+	   unsigned detail, unsigned indent)
+{
+	size_t width = kv_width(fields, n_fields, detail);
+
 	for (size_t i = 0; i < n_fields; i++) {
 		char buf[CELL_MAX];
 
-		if (fields[i].detail > detail)
-			continue;
-		fprintf(f, "%*s%s:%*s %s\n", (int)indent, "", fields[i].header,
-			(int)(width - strlen(fields[i].header)), "",
-			cell(obj, &fields[i], buf, sizeof(buf)));
+		if (fields[i].detail <= detail)
+			kv_line(f, &fields[i], width, indent,
+				cell(obj, &fields[i], buf, sizeof(buf)));
 	}
+	return 0;
+}
+
+int out_kv_cells(FILE *f, const struct out_column *fields, size_t n_fields,
+		 const char *const values[], unsigned detail, unsigned indent)
+{
+	size_t width = kv_width(fields, n_fields, detail);
+
+	for (size_t i = 0; i < n_fields; i++)
+		if (fields[i].detail <= detail)
+			kv_line(f, &fields[i], width, indent, out_fmt_str(values[i]));
 	return 0;
 }
 

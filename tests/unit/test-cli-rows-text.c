@@ -14,6 +14,9 @@
  * smcd_device_json()/smcr_device_json() (smc_lo not loaded), with --smcd, --smcr and both
  * and at both detail levels, for every device dump recorded and for synthetic devices (ISM
  * with PCI data, user PNET IDs, RDMA ports down, without PCI ids, no usable port).
+ * info_facts_text() against info_text() of info_json() for every recorded step the
+ * capability probe can be replayed in, at both detail levels (test-cli-render holds both
+ * to the goldens of its synthetic hosts).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -421,12 +424,66 @@ static void test_dev_recorded(void **state)
 	assert_true(golden_each_fixture_step("smc-genl-get-dev-smcd.bin", dev_step) >= 10);
 }
 
+/* info: info_text() of info_json() against info_facts_text(), at both detail levels. */
+static size_t info_compared;
+
+static void info_step(const char *dir)
+{
+	char sysroot[2048];
+	struct smcctl c = { .nl_opts = { .replay_dir = dir, .sysroot = sysroot } };
+	struct info_facts i = {};
+
+	assert_true(strlen(dir) < 1800);
+	snprintf(sysroot, sizeof(sysroot), "%s/sysroot", dir);
+	assert_int_equal(smcnl_open(&c.nl_opts, &c.nl), 0);
+	if (info_gather(&c, &i) == 0) {
+		info_compared++;
+		for (c.detail = 0; c.detail <= 1; c.detail++) {
+			json_object *doc = info_json(&i);
+			struct capture cap;
+			char *a;
+
+			assert_non_null(doc);
+			capture_begin(&cap);
+			c.out = cap.f;
+			info_text(&c, doc);
+			capture_end(&cap);
+			a = cap.buf;
+			json_object_put(doc);
+			capture_begin(&cap);
+			c.out = cap.f;
+			info_facts_text(&c, &i);
+			capture_end(&cap);
+			assert_non_null(strstr(a, "SMC-D loopback: "));
+			if (strcmp(a, cap.buf) != 0)
+				fail_msg("%s (detail %u): the text differs\n--- from the document:\n%s\n"
+					 "--- from the facts:\n%s",
+					 dir, c.detail, a, cap.buf);
+			free(a);
+			free(cap.buf);
+		}
+	}
+	for (size_t k = 0; k < i.n_sysctls; k++)
+		free(i.sysctls[k]);
+	free(i.sysctls);
+	smcnl_close(c.nl);
+}
+
+static void test_info_recorded(void **state)
+{
+	size_t n = golden_each_fixture_step("smc-genl-get-sys-info.bin", info_step);
+
+	print_message("info: %zu of %zu recorded steps compared\n", info_compared, n);
+	assert_true(info_compared >= 10);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lgr_synthetic),	cmocka_unit_test(test_lgr_recorded),
 		cmocka_unit_test(test_stats_synthetic), cmocka_unit_test(test_stats_recorded),
 		cmocka_unit_test(test_dev_synthetic),	cmocka_unit_test(test_dev_recorded),
+		cmocka_unit_test(test_info_recorded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
