@@ -148,7 +148,7 @@ static void probe_advice(struct smcctl *c, struct info_facts *i)
 	i->n_advice = advice_compute(rows, reasons, n, &env, i->advice, ADVICE_MAX);
 }
 
-int info_gather(struct smcctl *c, struct info_facts *i)
+static int gather(struct smcctl *c, struct info_facts *i)
 {
 	char ueids[SMC_UEID_MAX][SMC_EID_LEN + 1];
 	int e;
@@ -178,6 +178,17 @@ sysctls:
 	if ((e = smc_sysctl_list_present(c->nl, &i->sysctls, &i->n_sysctls)) < 0 && e != -ENOENT)
 		probe_failed(c, i, "net.smc sysctls", e);
 	return 0;
+}
+
+int info_gather(struct smcctl *c, struct info_facts *i)
+{
+	int e;
+
+	/* One report: the capability probe and the device list read the DIBS class once. */
+	smcnl_snapshot_begin(c->nl);
+	e = gather(c, i);
+	smcnl_snapshot_end(c->nl);
+	return e;
 }
 
 /* ---------------------------------------------------------------------------------- */

@@ -110,15 +110,11 @@ static int probe_genl(struct smcnl *nl, struct smc_caps *c)
 #define ARCH_HAS_ISM false
 #endif
 
-static bool have_loopback(const struct smcnl *nl, const struct smc_caps *c)
+static bool have_loopback(const struct smcnl_dibs *dibs, size_t n, const struct smc_caps *c)
 {
-	_cleanup_(freep) struct smcnl_dibs *dibs = NULL;
-	size_t n = 0;
-
-	if (smcnl_dibs_list(nl, &dibs, &n) == 0)
-		for (size_t i = 0; i < n; i++)
-			if (dibs[i].has_fabric_id && dibs[i].fabric_id == SMC_LOOPBACK_FABRIC)
-				return true;
+	for (size_t i = 0; i < n; i++)
+		if (dibs[i].has_fabric_id && dibs[i].fabric_id == SMC_LOOPBACK_FABRIC)
+			return true;
 	if (c->dibs)
 		return false;
 	/*
@@ -127,6 +123,20 @@ static bool have_loopback(const struct smcnl *nl, const struct smc_caps *c)
 	 * without unloading smc).  On s390 the flag may come from ISM hardware: unknown.
 	 */
 	return !ARCH_HAS_ISM && c->smcd_v2;
+}
+
+/* The DIBS class (c->dibs) and whether a loopback device is there (c->loopback). */
+static void probe_dibs(struct smcnl *nl, struct smc_caps *c)
+{
+	_cleanup_(freep) struct smcnl_dibs *dibs = NULL;
+	size_t n = 0;
+	bool class;
+
+	/* The listing says whether the class exists; only when it fails, stat() does. */
+	if (smcnl_dibs_read(nl, SMCNL_DIBS_FABRIC, &dibs, &n, &class) < 0)
+		class = smcnl_dibs_class_exists(nl);
+	c->dibs = class;
+	c->loopback = have_loopback(dibs, n, c);
 }
 
 int smc_caps_probe(struct smcnl *nl, struct smc_caps *ret)
@@ -146,10 +156,14 @@ int smc_caps_probe(struct smcnl *nl, struct smc_caps *ret)
 	c.af_smc = r == 0;
 	r = smcnl_probe_result(nl, "socket-ipproto-smc", probe_ipproto_smc);
 	c.ipproto_smc = r == 0;
-	c.dibs = smcnl_dibs_class_exists(nl);
-	/* A built-in smc without parameters has no /sys/module/smc; its sysctls always exist. */
-	c.smc_module = path_exists(nl, "/sys/module/smc") || path_exists(nl, "/proc/sys/net/smc");
-	c.loopback = have_loopback(nl, &c);
+	/*
+	 * The SMC family answered: smc is there (the lookup may itself have loaded it).  Else
+	 * sysfs and the sysctls say: a built-in smc without parameters has no /sys/module/smc,
+	 * and its sysctls (5.18+) always exist.
+	 */
+	c.smc_module = c.smc_genl || path_exists(nl, "/sys/module/smc") ||
+		       path_exists(nl, "/proc/sys/net/smc");
+	probe_dibs(nl, &c);
 	*ret = c;
 	return 0;
 }

@@ -133,13 +133,16 @@ static int smcd_dev_msg(struct nlmsghdr *nlh, void *userdata)
 	return 0;
 }
 
-static int smcd_merge_dibs(struct smcnl *nl, struct smcd_ctx *c)
+/* *ret_class: whether the DIBS class exists (6.18+). */
+static int smcd_merge_dibs(struct smcnl *nl, struct smcd_ctx *c, bool *ret_class)
 {
 	_cleanup_(freep) struct smcnl_dibs *dibs = NULL;
 	size_t n_dibs;
 	int r;
 
-	r = smcnl_dibs_list(nl, &dibs, &n_dibs);
+	/* The parent names the netlink device a DIBS device is: only read with such devices. */
+	r = smcnl_dibs_read(nl, SMCNL_DIBS_GID | SMCNL_DIBS_FABRIC | (c->n ? SMCNL_DIBS_PARENT : 0),
+			    &dibs, &n_dibs, ret_class);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n_dibs; i++) {
@@ -177,13 +180,13 @@ static int smcd_merge_dibs(struct smcnl *nl, struct smcd_ctx *c)
  * information query skips the inference only (its error kept for
  * smcd_builtin_loopback_error()): it says nothing about the devices the kernel did list.
  */
-static int smcd_builtin_loopback(struct smcnl *nl, struct smcd_ctx *c)
+static int smcd_builtin_loopback(struct smcnl *nl, struct smcd_ctx *c, bool dibs_class)
 {
 	struct smc_sysinfo info;
 	struct smcd_device *d;
 	int r;
 
-	if (ARCH_HAS_ISM || smcnl_dibs_class_exists(nl))
+	if (ARCH_HAS_ISM || dibs_class)
 		return 0;
 	for (size_t i = 0; i < c->n; i++)
 		if (c->v[i].loopback)
@@ -302,12 +305,13 @@ int smcd_builtin_loopback_error(const struct smcnl *nl)
 int smcd_device_list(struct smcnl *nl, struct smcd_device **ret, size_t *ret_n)
 {
 	struct smcd_ctx c = {};
+	bool dibs_class = false;
 	int r;
 
 	nl->builtin_loopback_error = 0;
 	r = smcnl_genl_dump(nl, SMCNL_FAM_SMC, SMC_NETLINK_GET_DEV_SMCD, smcd_dev_msg, &c);
-	r = r ?: smcd_merge_dibs(nl, &c);
-	r = r ?: smcd_builtin_loopback(nl, &c);
+	r = r ?: smcd_merge_dibs(nl, &c, &dibs_class);
+	r = r ?: smcd_builtin_loopback(nl, &c, dibs_class);
 	r = r ?: smcd_count_lgrs(nl, &c);
 	if (r == 0)
 		smcd_pnet_from_table(nl, &c);

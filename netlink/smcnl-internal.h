@@ -90,6 +90,12 @@ struct smcnl {
 	struct smcnl_mem_stream *mem;
 	size_t n_mem;
 	int builtin_loopback_error; /* smcd_device_list(): why loopback-ism was not inferred */
+	/* smcnl_snapshot_begin(): the DIBS class as read once (sysfs.c) */
+	bool snapshot;
+	struct smcnl_dibs *dibs; /* valid with dibs_what != 0 */
+	size_t n_dibs;
+	unsigned dibs_what; /* SMCNL_DIBS_* read into dibs */
+	bool dibs_class;
 };
 
 /* ---- socket.c: requests -------------------------------------------------------------- */
@@ -180,14 +186,19 @@ struct smcnl_dibs {
 	char parent[64]; /* basename of the device/ link (PCI name), or "" */
 };
 
-/* /sys/class/dibs/<name> entries sorted by name; 0 entries if the class does not exist. */
-int smcnl_dibs_list(const struct smcnl *nl, struct smcnl_dibs **ret, size_t *ret_n);
+/* What smcnl_dibs_read() reads of each device besides its name (one sysfs file each). */
+enum {
+	SMCNL_DIBS_GID = 1 << 0,    /* "gid": names a link group's device */
+	SMCNL_DIBS_FABRIC = 1 << 1, /* "fabric_id": 0xffff is a loopback device */
+	SMCNL_DIBS_PARENT = 1 << 2, /* the "device" link: the PCI function of an ISM device */
+};
 /*
- * The same with the names and GIDs alone (what names a link group's device; no fabric id,
- * no parent), and whether the class exists (opendir() of it succeeded).
+ * /sys/class/dibs/<name> entries sorted by name, with what WHAT asks for (more within a
+ * snapshot), and whether the class exists (opendir() of it succeeded); 0 entries if it
+ * does not.  The caller frees *ret.
  */
-int smcnl_dibs_list_gids(const struct smcnl *nl, struct smcnl_dibs **ret, size_t *ret_n,
-			 bool *ret_class);
+int smcnl_dibs_read(struct smcnl *nl, unsigned what, struct smcnl_dibs **ret, size_t *ret_n,
+		    bool *ret_class);
 bool smcnl_dibs_class_exists(const struct smcnl *nl);
 
 /* ---- linkgroup.c ------------------------------------------------------------------------ */

@@ -79,6 +79,15 @@ struct smcnl_options {
 int smcnl_open(const struct smcnl_options *opts, struct smcnl **ret);
 void smcnl_close(struct smcnl *nl);
 
+/*
+ * One report's snapshot: between begin and end the handle reads the DIBS class in sysfs
+ * (/sys/class/dibs: the devices, their GIDs and fabric ids) once, however many probes ask
+ * for it (smcctl info: the capability probe and the SMC-D device list).  Without a
+ * snapshot every call reads it anew, as a long-lived handle (the agent's) must.
+ */
+void smcnl_snapshot_begin(struct smcnl *nl);
+void smcnl_snapshot_end(struct smcnl *nl);
+
 /* The kernel's extended-ack message of the last failed request, or NULL. */
 const char *smcnl_extack(const struct smcnl *nl);
 
@@ -534,8 +543,8 @@ struct smc_caps {
 	bool ipproto_smc; /* socket(AF_INET, SOCK_STREAM, 256) works (6.11+) */
 	bool dibs;	  /* /sys/class/dibs exists (6.18+) */
 	bool loopback;	  /* an SMC-D loopback device exists */
-	bool smc_module;  /* smc loaded or built in (/sys/module/smc or net.smc sysctls) */
-	bool smcd_v2;	  /* from sysinfo */
+	bool smc_module; /* smc loaded or built in (its family, /sys/module/smc or net.smc sysctls) */
+	bool smcd_v2;	 /* from sysinfo */
 	bool smcr_v2;
 	uint8_t smc_ver;
 	uint8_t smc_rel;

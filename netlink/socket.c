@@ -571,6 +571,7 @@ void smcnl_close(struct smcnl *nl)
 	free(nl->extack);
 	free(nl->occ);
 	free(nl->mem);
+	free(nl->dibs);
 	free(nl);
 }
 
