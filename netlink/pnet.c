@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <netlink/genl/genl.h>
 
 #include "netlink/smcnl-internal.h"
 

@@ -146,7 +146,25 @@ int smcnl_probe_result(struct smcnl *nl, const char *name, int (*probe)(void));
  */
 int smcnl_diag_probe(struct smcnl *nl);
 
+/*
+ * The ids of a genl family's multicast group, by the names (CTRL_CMD_GETFAMILY through
+ * the handle's genl socket; group ids are the kernel's, not a socket's): > 0, -ENOENT
+ * when the family has no such group, -EPROTONOSUPPORT when there is no such family.
+ */
+int smcnl_genl_mcast_group(struct smcnl *nl, const char *family, const char *group);
+
 /* ---- attr.c: validated attribute access ------------------------------------------------ */
+
+/*
+ * Generic netlink headers, as libnl-genl-3 would write and read them (not linked: the
+ * library loaded for a handful of one-line helpers cost every smcctl start its mapping
+ * and relocation, bench/smcctl-vs-smctools).  No user header in any of our families.
+ */
+/* A netlink and a genl header at the end of msg; NULL when msg has no room. */
+void *smcnl_genlmsg_put(struct nl_msg *msg, uint32_t port, uint32_t seq, int family, int flags,
+			uint8_t cmd, uint8_t version);
+/* Whether nlh is long enough for its genl header. */
+bool smcnl_genl_valid(const struct nlmsghdr *nlh);
 
 /* Parse the genl message: header check, attributes into tb[0..maxtype]; -EBADMSG if bad. */
 int smcnl_parse_genl(struct nlmsghdr *nlh, struct nlattr **tb, int maxtype, uint8_t *ret_cmd);

@@ -35,9 +35,8 @@
 #include <unistd.h>
 #include <linux/genetlink.h>
 
-#include <netlink/genl/ctrl.h>
-#include <netlink/genl/genl.h>
 #include <netlink/handlers.h>
+#include <netlink/msg.h>
 #include <netlink/socket.h>
 
 #include "netlink/smcnl-internal.h"
@@ -780,7 +779,7 @@ static int parse_family_id(struct nlmsghdr *nlh, void *userdata)
 	struct nlattr *a;
 	int *id = userdata;
 
-	if (nlh->nlmsg_type != GENL_ID_CTRL || !genlmsg_valid_hdr(nlh, 0))
+	if (nlh->nlmsg_type != GENL_ID_CTRL || !smcnl_genl_valid(nlh))
 		return 0;
 	a = nlmsg_find_attr(nlh, GENL_HDRLEN, CTRL_ATTR_FAMILY_ID);
 	if (a && nla_len(a) >= (int)sizeof(uint16_t))
@@ -827,7 +826,8 @@ int smcnl_family_resolve(struct smcnl *nl, enum smcnl_family fam)
 	 */
 	msg = nlmsg_alloc();
 	if (!msg ||
-	    !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, GENL_ID_CTRL, 0, 0, CTRL_CMD_GETFAMILY, 1) ||
+	    !smcnl_genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY,
+			       1) ||
 	    nla_put_string(msg, CTRL_ATTR_FAMILY_NAME, family_names[fam]) < 0)
 		return -ENOMEM;
 	/*
@@ -868,6 +868,65 @@ int smcnl_family_resolve(struct smcnl *nl, enum smcnl_family fam)
 	return r;
 }
 
+struct mcast_group {
+	const char *name;
+	int id;
+};
+
+/* CTRL_ATTR_MCAST_GROUPS of a CTRL_CMD_GETFAMILY answer: the id of the group named. */
+static int parse_mcast_group(struct nlmsghdr *nlh, void *userdata)
+{
+	struct nlattr *tb[CTRL_ATTR_MAX + 1], *g[CTRL_ATTR_MCAST_GRP_MAX + 1], *grp;
+	struct mcast_group *want = userdata;
+	uint8_t cmd;
+	int rem, r;
+
+	if (nlh->nlmsg_type != GENL_ID_CTRL)
+		return 0;
+	r = smcnl_parse_genl(nlh, tb, CTRL_ATTR_MAX, &cmd);
+	if (r < 0 || !tb[CTRL_ATTR_MCAST_GROUPS])
+		return r;
+	nla_for_each_nested(grp, tb[CTRL_ATTR_MCAST_GROUPS], rem)
+	{
+		char name[GENL_NAMSIZ];
+		uint32_t id = 0;
+
+		r = smcnl_parse_nested(g, CTRL_ATTR_MCAST_GRP_MAX, grp);
+		r = r ?: attr_str(g[CTRL_ATTR_MCAST_GRP_NAME], name, sizeof(name));
+		r = r ?: attr_u32(g[CTRL_ATTR_MCAST_GRP_ID], &id);
+		if (r < 0)
+			return r;
+		if (g[CTRL_ATTR_MCAST_GRP_NAME] && streq(name, want->name) && id > 0 &&
+		    id <= INT32_MAX)
+			want->id = (int)id;
+	}
+	return 0;
+}
+
+int smcnl_genl_mcast_group(struct smcnl *nl, const char *family, const char *group)
+{
+	struct mcast_group want = { .name = group };
+	struct nl_msg *msg = nlmsg_alloc();
+	char key[96];
+	int r;
+
+	/* Acknowledged: the answer is the family, then the ACK that ends the exchange. */
+	if (!msg ||
+	    !smcnl_genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, GENL_ID_CTRL, NLM_F_ACK,
+			       CTRL_CMD_GETFAMILY, 1) ||
+	    nla_put_string(msg, CTRL_ATTR_FAMILY_NAME, family) < 0) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	snprintf(key, sizeof(key), "genl-ctrl-groups-%s", family);
+	r = smcnl_request(nl, SMCNL_PROTO_GENL, msg, key, parse_mcast_group, &want);
+	if (r == -ENOENT)
+		return -EPROTONOSUPPORT; /* the kernel's answer for a family it does not have */
+	if (r < 0)
+		return r;
+	return want.id > 0 ? want.id : -ENOENT;
+}
+
 int smcnl_genl_msg_new(struct smcnl *nl, enum smcnl_family fam, uint8_t cmd, int flags,
 		       struct nl_msg **ret)
 {
@@ -880,7 +939,7 @@ int smcnl_genl_msg_new(struct smcnl *nl, enum smcnl_family fam, uint8_t cmd, int
 	if (!msg)
 		return -ENOMEM;
 	/* All three families: version 1, no user header. */
-	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, id, 0, flags, cmd, 1)) {
+	if (!smcnl_genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, id, flags, cmd, 1)) {
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}
