@@ -95,6 +95,8 @@ static inline const char *out_fmt_str(const char *s)
 }
 
 /* Number formatting helpers, also used by hand-written renderers. */
+/* snprintf(buf, len, "%" PRIu64, v) without stdio (the table renderers' hot path). */
+const char *out_fmt_dec(uint64_t v, char *buf, size_t len);
 const char *out_fmt_abbrev(uint64_t v, char *buf, size_t len);
 const char *out_fmt_size(uint64_t v, char *buf, size_t len);
 const char *out_fmt_bytes(uint64_t v, char *buf, size_t len);
