@@ -227,7 +227,7 @@ static int diag_request(struct smcnl *nl, unsigned want, int flags, const char *
 		req.diag_ext |= 1 << (SMC_DIAG_LGRINFO - 1);
 	if (want & SMC_DIAG_WANT_DMBINFO)
 		req.diag_ext |= 1 << (SMC_DIAG_DMBINFO - 1);
-	msg = nlmsg_alloc_simple(SOCK_DIAG_BY_FAMILY, flags);
+	msg = smcnl_msg_new(SOCK_DIAG_BY_FAMILY, flags);
 	if (!msg)
 		return -ENOMEM;
 	if (nlmsg_append(msg, &req, sizeof(req), NLMSG_ALIGNTO) < 0) {

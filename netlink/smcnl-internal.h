@@ -100,6 +100,16 @@ struct smcnl {
 
 /* ---- socket.c: requests -------------------------------------------------------------- */
 
+/*
+ * A request message of type with flags (the header put, port and sequence filled in when
+ * sent).  nlmsg_alloc() sizes every message at a page and zeroes it, which under TCG's
+ * icount is 4096 stores per request (bench/smcctl-vs-smctools); ours are at most a few
+ * hundred bytes, and a message that outgrows SMCNL_MSG_SIZE fails to build (-ENOMEM or
+ * -EMSGSIZE from the attribute put), never sends less.
+ */
+#define SMCNL_MSG_SIZE 1024
+struct nl_msg *smcnl_msg_new(int type, int flags);
+
 /* Resolve a genl family (autoloads smc.ko through the kernel); -EPROTONOSUPPORT if absent. */
 int smcnl_family_resolve(struct smcnl *nl, enum smcnl_family fam);
 /*

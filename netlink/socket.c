@@ -773,6 +773,29 @@ const char *smcnl_genl_key(enum smcnl_family fam, uint8_t cmd, char *buf, size_t
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_msg *, nlmsg_free)
 
+struct nl_msg *smcnl_msg_new(int type, int flags)
+{
+	struct nl_msg *msg = nlmsg_alloc_size(SMCNL_MSG_SIZE);
+
+	if (msg && !nlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, type, 0, flags)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/* A genl request: the netlink and genl headers (version 1, no user header). */
+static struct nl_msg *genl_msg_new(int family, int flags, uint8_t cmd)
+{
+	struct nl_msg *msg = nlmsg_alloc_size(SMCNL_MSG_SIZE);
+
+	if (msg && !smcnl_genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, flags, cmd, 1)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
 /* CTRL_CMD_GETFAMILY's answer: the id alone (ops, groups and policies are not needed). */
 static int parse_family_id(struct nlmsghdr *nlh, void *userdata)
 {
@@ -824,11 +847,8 @@ int smcnl_family_resolve(struct smcnl *nl, enum smcnl_family fam)
 	 * operation, multicast group and policy of the family into a cache object, a tenth of
 	 * a read verb's instructions (bench/smcctl-vs-smctools).
 	 */
-	msg = nlmsg_alloc();
-	if (!msg ||
-	    !smcnl_genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY,
-			       1) ||
-	    nla_put_string(msg, CTRL_ATTR_FAMILY_NAME, family_names[fam]) < 0)
+	msg = genl_msg_new(GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY);
+	if (!msg || nla_put_string(msg, CTRL_ATTR_FAMILY_NAME, family_names[fam]) < 0)
 		return -ENOMEM;
 	/*
 	 * The kernel runs request_module("net-pf-16-proto-16-family-SMC_GEN_NETLINK") for an
@@ -906,15 +926,12 @@ static int parse_mcast_group(struct nlmsghdr *nlh, void *userdata)
 int smcnl_genl_mcast_group(struct smcnl *nl, const char *family, const char *group)
 {
 	struct mcast_group want = { .name = group };
-	struct nl_msg *msg = nlmsg_alloc();
+	/* Acknowledged: the answer is the family, then the ACK that ends the exchange. */
+	struct nl_msg *msg = genl_msg_new(GENL_ID_CTRL, NLM_F_ACK, CTRL_CMD_GETFAMILY);
 	char key[96];
 	int r;
 
-	/* Acknowledged: the answer is the family, then the ACK that ends the exchange. */
-	if (!msg ||
-	    !smcnl_genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, GENL_ID_CTRL, NLM_F_ACK,
-			       CTRL_CMD_GETFAMILY, 1) ||
-	    nla_put_string(msg, CTRL_ATTR_FAMILY_NAME, family) < 0) {
+	if (!msg || nla_put_string(msg, CTRL_ATTR_FAMILY_NAME, family) < 0) {
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}
@@ -935,14 +952,10 @@ int smcnl_genl_msg_new(struct smcnl *nl, enum smcnl_family fam, uint8_t cmd, int
 
 	if (id < 0)
 		return id;
-	msg = nlmsg_alloc();
+	/* All three families: version 1, no user header. */
+	msg = genl_msg_new(id, flags, cmd);
 	if (!msg)
 		return -ENOMEM;
-	/* All three families: version 1, no user header. */
-	if (!smcnl_genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, id, flags, cmd, 1)) {
-		nlmsg_free(msg);
-		return -ENOMEM;
-	}
 	*ret = msg;
 	return 0;
 }
