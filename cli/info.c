@@ -69,6 +69,8 @@ static void info_done(struct info_facts *i)
 	for (size_t k = 0; k < i->n_sysctls; k++)
 		free(i->sysctls[k]);
 	free(i->sysctls);
+	for (size_t k = 0; k < i->n_errors; k++)
+		free(i->errors[k]);
 }
 
 static void probe_failed(struct smcctl *c, struct info_facts *i, const char *what, int err)
@@ -79,7 +81,9 @@ static void probe_failed(struct smcctl *c, struct info_facts *i, const char *wha
 	if (i->n_errors >= INFO_ERRORS_MAX)
 		return;
 	smc_strerror(SMC_OP_QUERY, err, smcnl_extack(c->nl), why, sizeof(why));
-	snprintf(i->errors[i->n_errors++], sizeof(i->errors[0]), "%s: %s", what, why);
+	/* Out of memory: this one reason is not said; the report is what it can be. */
+	if (asprintf(&i->errors[i->n_errors], "%s: %s", what, why) >= 0)
+		i->n_errors++;
 }
 
 static void probe_devices(struct smcctl *c, struct info_facts *i)

@@ -49,7 +49,7 @@ struct info_facts {
 	char loopback_pnetid[SMC_PNETID_LEN + 1]; /* of the first loopback with a PNET ID */
 	char **sysctls;				  /* present in /proc/sys/net/smc */
 	size_t n_sysctls;
-	char errors[INFO_ERRORS_MAX][640]; /* "what: why" of each probe that failed */
+	char *errors[INFO_ERRORS_MAX]; /* "what: why" of each probe that failed (owned) */
 	size_t n_errors;
 	struct advice advice[ADVICE_MAX]; /* from this netns' counters (common/advice.c) */
 	size_t n_advice;

@@ -466,6 +466,8 @@ static void info_step(const char *dir)
 	for (size_t k = 0; k < i.n_sysctls; k++)
 		free(i.sysctls[k]);
 	free(i.sysctls);
+	for (size_t k = 0; k < i.n_errors; k++)
+		free(i.errors[k]);
 	smcnl_close(c.nl);
 }
 
