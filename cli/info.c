@@ -93,7 +93,8 @@ static void probe_devices(struct smcctl *c, struct info_facts *i)
 	size_t nd = 0, nr = 0;
 	int e;
 
-	if ((e = smcd_device_list(c->nl, &d, &nd)) < 0)
+	/* Counted, not shown per device: no link group dump. */
+	if ((e = smcd_device_list_flags(c->nl, 0, &d, &nd)) < 0)
 		return probe_failed(c, i, "SMC-D devices", e);
 	if ((e = smcr_device_list(c->nl, &r, &nr)) < 0)
 		return probe_failed(c, i, "SMC-R devices", e);
@@ -173,9 +174,16 @@ static int gather(struct smcctl *c, struct info_facts *i)
 	if ((e = smc_ueid_list(c->nl, ueids, &i->n_ueids)) < 0)
 		probe_failed(c, i, "UEIDs", e);
 	i->has_ueids = e >= 0;
-	if ((e = smc_seid_get(c->nl, &i->seid)) < 0)
-		probe_failed(c, i, "SEID", e);
-	i->has_seid = e >= 0;
+	/*
+	 * The SEID is in the system information too (the same string): when that says there
+	 * is none (off s390), the SEID dump could only say the same, and there is nothing to
+	 * be enabled.  Asked when there is one (for whether it is enabled) or no answer.
+	 */
+	if (!i->has_sysinfo || i->sys.seid[0]) {
+		if ((e = smc_seid_get(c->nl, &i->seid)) < 0)
+			probe_failed(c, i, "SEID", e);
+		i->has_seid = e >= 0;
+	}
 	probe_devices(c, i);
 	probe_advice(c, i);
 sysctls:

@@ -302,7 +302,7 @@ int smcd_builtin_loopback_error(const struct smcnl *nl)
 	return nl->builtin_loopback_error;
 }
 
-int smcd_device_list(struct smcnl *nl, struct smcd_device **ret, size_t *ret_n)
+int smcd_device_list_flags(struct smcnl *nl, unsigned flags, struct smcd_device **ret, size_t *ret_n)
 {
 	struct smcd_ctx c = {};
 	bool dibs_class = false;
@@ -312,7 +312,8 @@ int smcd_device_list(struct smcnl *nl, struct smcd_device **ret, size_t *ret_n)
 	r = smcnl_genl_dump(nl, SMCNL_FAM_SMC, SMC_NETLINK_GET_DEV_SMCD, smcd_dev_msg, &c);
 	r = r ?: smcd_merge_dibs(nl, &c, &dibs_class);
 	r = r ?: smcd_builtin_loopback(nl, &c, dibs_class);
-	r = r ?: smcd_count_lgrs(nl, &c);
+	if (r == 0 && (flags & SMCD_LIST_LINKGROUPS))
+		r = smcd_count_lgrs(nl, &c);
 	if (r == 0)
 		smcd_pnet_from_table(nl, &c);
 	if (r < 0) {
@@ -322,6 +323,11 @@ int smcd_device_list(struct smcnl *nl, struct smcd_device **ret, size_t *ret_n)
 	*ret = c.v;
 	*ret_n = c.n;
 	return 0;
+}
+
+int smcd_device_list(struct smcnl *nl, struct smcd_device **ret, size_t *ret_n)
+{
+	return smcd_device_list_flags(nl, SMCD_LIST_LINKGROUPS, ret, ret_n);
 }
 
 /* ---- SMC-R ------------------------------------------------------------------------------- */

@@ -213,6 +213,13 @@ struct smcr_device {
 /* SMC-D devices: GET_DEV_SMCD merged with /sys/class/dibs (loopback included). */
 int smcd_device_list(struct smcnl *nl, struct smcd_device **ret, size_t *ret_n);
 /*
+ * The same without SMCD_LIST_LINKGROUPS: linkgroups and conns stay 0 (the SMC-D link
+ * group dump that counts them is not made), and smc.ko's loopback-ism (6.10-6.17) has no
+ * GID (it has none but its link groups').  For a report that counts the devices only.
+ */
+enum { SMCD_LIST_LINKGROUPS = 1 << 0 };
+int smcd_device_list_flags(struct smcnl *nl, unsigned flags, struct smcd_device **ret, size_t *ret_n);
+/*
  * 0, or why the last smcd_device_list() could not tell whether smc.ko's loopback-ism
  * (6.10-6.17, device.c) is there: the -errno of the system information query it needs.
  * The devices were listed all the same, without that inferred one.

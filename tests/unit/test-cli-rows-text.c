@@ -16,7 +16,8 @@
  * with PCI data, user PNET IDs, RDMA ports down, without PCI ids, no usable port).
  * info_facts_text() against info_text() of info_json() for every recorded step the
  * capability probe can be replayed in, at both detail levels (test-cli-render holds both
- * to the goldens of its synthetic hosts).
+ * to the goldens of its synthetic hosts); and that info asks for the SEID only when the
+ * system information names one.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -29,10 +30,12 @@
 #include <sys/stat.h>
 
 #include <cmocka.h>
+#include <linux/genetlink.h>
 
 #include "cli/objects.h"
 #include "common/output.h"
 #include "common/stats-table.h"
+#include "netlink/smcnl-internal.h"
 #include "tests/unit/golden.h"
 
 static char *lgr_doc(const struct smcd_linkgroup *d, size_t n_d, const struct smcr_linkgroup *r,
@@ -479,13 +482,100 @@ static void test_info_recorded(void **state)
 	assert_true(info_compared >= 10);
 }
 
+/* A genl reply of one message (cmd, a nest of type nest with attrs) and NLMSG_DONE. */
+struct attr {
+	uint16_t type;
+	const void *data;
+	size_t len;
+};
+
+static size_t genl_reply(uint8_t *buf, uint8_t cmd, uint16_t nest, const struct attr *a, size_t n)
+{
+	static const struct nlmsghdr done = { .nlmsg_len = NLMSG_LENGTH(sizeof(int)),
+					      .nlmsg_type = NLMSG_DONE };
+	struct nlmsghdr *h = (struct nlmsghdr *)buf;
+	struct genlmsghdr *g = NLMSG_DATA(h);
+	size_t off = NLMSG_HDRLEN + GENL_HDRLEN, start = off;
+
+	memset(buf, 0, 512);
+	g->cmd = cmd;
+	g->version = 1;
+	if (nest)
+		off += NLA_HDRLEN;
+	for (size_t i = 0; i < n; i++) {
+		struct nlattr *x = (struct nlattr *)(buf + off);
+
+		x->nla_type = a[i].type;
+		x->nla_len = (uint16_t)(NLA_HDRLEN + a[i].len);
+		memcpy(buf + off + NLA_HDRLEN, a[i].data, a[i].len);
+		off += NLA_ALIGN(x->nla_len);
+	}
+	if (nest)
+		*(struct nlattr *)(buf + start) =
+			(struct nlattr){ .nla_len = (uint16_t)(off - start), .nla_type = nest };
+	*h = (struct nlmsghdr){ .nlmsg_len = (uint32_t)off,
+				.nlmsg_type = GENL_MIN_ID,
+				.nlmsg_flags = NLM_F_MULTI };
+	memcpy(buf + off, &done, sizeof(done));
+	return off + done.nlmsg_len;
+}
+
+/*
+ * The SEID of info: the SEID dump is asked when the system information names a SEID
+ * (s390; whether it is enabled comes from the dump), not when it names none, where the
+ * dump could only say the same (here it would say otherwise, to tell).
+ */
+static void info_seid(const char *sys_seid, bool want_dump)
+{
+	static const char seid[] = "IBM-SYSZ-ISMSEID0000000012AB";
+	static uint8_t sys[512], dump[512];
+	const uint8_t two = 2, one = 1;
+	const struct attr sa[] = { { SMC_NLA_SYS_VER, &two, 1 },
+				   { SMC_NLA_SYS_REL, &one, 1 },
+				   { SMC_NLA_SYS_IS_ISM_V2, &one, 1 },
+				   { SMC_NLA_SYS_SEID, sys_seid, strlen(sys_seid) + 1 } };
+	const struct attr da[] = { { SMC_NLA_SEID_ENTRY, seid, sizeof(seid) },
+				   { SMC_NLA_SEID_ENABLED, &one, 1 } };
+	char dir[2048], sysroot[2100];
+	struct smcctl c = { .nl_opts = { .replay_dir = dir, .sysroot = sysroot } };
+	struct info_facts i = {};
+	size_t n;
+
+	snprintf(dir, sizeof(dir), "%s/tests/fixtures/7x/many", golden_top_srcdir());
+	snprintf(sysroot, sizeof(sysroot), "%s/sysroot", dir);
+	assert_int_equal(smcnl_open(&c.nl_opts, &c.nl), 0);
+	n = genl_reply(sys, SMC_NETLINK_GET_SYS_INFO, SMC_GEN_SYS_INFO, sa, ELEMENTSOF(sa));
+	assert_int_equal(smcnl_replay_mem(c.nl, "smc-genl-get-sys-info", sys, n), 0);
+	n = genl_reply(dump, SMC_NETLINK_DUMP_SEID, 0, da, ELEMENTSOF(da));
+	assert_int_equal(smcnl_replay_mem(c.nl, "smc-genl-dump-seid", dump, n), 0);
+	assert_int_equal(info_gather(&c, &i), 0);
+	assert_true(i.has_sysinfo);
+	assert_int_equal(i.has_seid, want_dump);
+	if (want_dump) {
+		assert_string_equal(i.seid.seid, seid);
+		assert_true(i.seid.enabled);
+	}
+	for (size_t k = 0; k < i.n_sysctls; k++)
+		free(i.sysctls[k]);
+	free(i.sysctls);
+	for (size_t k = 0; k < i.n_errors; k++)
+		free(i.errors[k]);
+	smcnl_close(c.nl);
+}
+
+static void test_info_seid(void **state)
+{
+	info_seid("IBM-SYSZ-ISMSEID0000000012AB", true);
+	info_seid("", false);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lgr_synthetic),	cmocka_unit_test(test_lgr_recorded),
 		cmocka_unit_test(test_stats_synthetic), cmocka_unit_test(test_stats_recorded),
 		cmocka_unit_test(test_dev_synthetic),	cmocka_unit_test(test_dev_recorded),
-		cmocka_unit_test(test_info_recorded),
+		cmocka_unit_test(test_info_recorded),	cmocka_unit_test(test_info_seid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
