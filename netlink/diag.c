@@ -234,7 +234,9 @@ static int diag_request(struct smcnl *nl, unsigned want, int flags, const char *
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}
-	if (key_name)
+	if (!smcnl_keyed(nl))
+		key[0] = '\0';
+	else if (key_name)
 		snprintf(key, sizeof(key), "%s", key_name);
 	else
 		snprintf(key, sizeof(key), "sock-diag-%02x", req.diag_ext);

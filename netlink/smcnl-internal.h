@@ -110,6 +110,9 @@ struct smcnl {
 #define SMCNL_MSG_SIZE 1024
 struct nl_msg *smcnl_msg_new(int type, int flags);
 
+/* Whether requests are recorded or replayed, which names them by a key (else unused). */
+bool smcnl_keyed(const struct smcnl *nl);
+
 /* Resolve a genl family (autoloads smc.ko through the kernel); -EPROTONOSUPPORT if absent. */
 int smcnl_family_resolve(struct smcnl *nl, enum smcnl_family fam);
 /*
@@ -204,6 +207,8 @@ void strip_blanks(char *s);
 int smcnl_path(const struct smcnl *nl, char *buf, size_t len, const char *fmt, ...) _printf_(4, 5);
 /* Read a small file into buf (NUL-terminated, trailing newline removed). */
 int smcnl_read_file(const char *path, char *buf, size_t len);
+/* The same for path relative to the directory dfd. */
+int smcnl_read_file_at(int dfd, const char *path, char *buf, size_t len);
 
 struct smcnl_dibs {
 	char name[SMC_DIBS_NAME_LEN];

@@ -576,9 +576,18 @@ void smcnl_close(struct smcnl *nl)
 
 /* ---- exchanges ---------------------------------------------------------------------------- */
 
+bool smcnl_keyed(const struct smcnl *nl)
+{
+	return nl->replay_dir || nl->record_dir;
+}
+
 static void exchange_begin(struct smcnl_sock *s, struct smcnl_req *req, const char *key)
 {
-	snprintf(s->key, sizeof(s->key), "%s", key);
+	/* The key names record and replay files; a live exchange does not need it. */
+	if (smcnl_keyed(s->nl))
+		snprintf(s->key, sizeof(s->key), "%s", key);
+	else
+		s->key[0] = '\0';
 	s->req = req;
 	s->have_seq = false;
 	s->send_err = 0;
@@ -764,10 +773,20 @@ const char *smcnl_genl_key(enum smcnl_family fam, uint8_t cmd, char *buf, size_t
 		n = ELEMENTSOF(pnet_cmds);
 	}
 
-	if (cmd < n && names[cmd])
-		snprintf(buf, len, "%s-%s", prefix, names[cmd]);
-	else
+	if (cmd < n && names[cmd]) {
+		size_t lp = strlen(prefix), ln = strlen(names[cmd]);
+
+		/* Every request names its key: no snprintf() for it (a few hundred each). */
+		if (lp + 1 + ln < len) {
+			memcpy(buf, prefix, lp);
+			buf[lp] = '-';
+			memcpy(buf + lp + 1, names[cmd], ln + 1);
+		} else if (len) {
+			buf[0] = '\0';
+		}
+	} else {
 		snprintf(buf, len, "%s-cmd%u", prefix, cmd);
+	}
 	return buf;
 }
 
@@ -822,7 +841,9 @@ int smcnl_family_resolve(struct smcnl *nl, enum smcnl_family fam)
 	/* Positive: resolved; negative: a replayed "family missing" answer, kept. */
 	if (nl->family_id[fam] != 0)
 		return nl->family_id[fam];
-	snprintf(key, sizeof(key), "genl-ctrl-%s", family_names[fam]);
+	key[0] = '\0';
+	if (smcnl_keyed(nl))
+		snprintf(key, sizeof(key), "genl-ctrl-%s", family_names[fam]);
 	if (smcnl_replaying(nl)) {
 		/* Replay never touches the kernel; without a recorded answer: present. */
 		r = stream_path(nl, nl->replay_dir, key, false, path, sizeof(path));
