@@ -123,11 +123,21 @@ const struct stats_desc *stats_table(size_t *ret_n)
 static uint8_t index_slot[INDEX_SLOTS];
 static pthread_once_t index_once = PTHREAD_ONCE_INIT;
 
+/*
+ * FNV-1a of the length, the characters that tell smcd from smcr and rx from tx, and the
+ * last ten: no two keys of the table hash alike, and a key costs a third of hashing it
+ * whole (the index is built once per process; strcmp() decides every match anyway).
+ */
 static uint32_t key_hash(const char *key)
 {
-	uint32_t h = 2166136261u; /* FNV-1a */
+	size_t n = strlen(key);
+	uint32_t h = (2166136261u ^ (uint32_t)n) * 16777619u;
 
-	for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+	if (n > 5) {
+		h = (h ^ (unsigned char)key[3]) * 16777619u;
+		h = (h ^ (unsigned char)key[5]) * 16777619u;
+	}
+	for (const unsigned char *p = (const unsigned char *)key + (n > 10 ? n - 10 : 0); *p; p++)
 		h = (h ^ *p) * 16777619u;
 	return h;
 }
