@@ -517,23 +517,38 @@ void info_text(struct smcctl *c, json_object *doc)
 	advice_print_json(c->out, out_get(doc, "advice"));
 }
 
-/* print_list()'s lines for a list of strings. */
+/* print_list()'s lines for a list of strings, each line written in one call. */
 static void print_words(struct smcctl *c, const char *label, const char *const *w, size_t n)
 {
-	size_t col = 18;
+	char buf[1024];
+	size_t col = 18, len;
 
-	fprintf(c->out, "  %-15s", label);
+	len = (size_t)snprintf(buf, sizeof(buf), "  %-15s", label);
 	if (n == 0)
-		fputs(" -", c->out);
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, " -");
 	for (size_t k = 0; k < n; k++) {
-		if (col > 18 && col + 1 + strlen(w[k]) > 80) {
-			fprintf(c->out, "\n%17s", "");
+		size_t lw = strlen(w[k]);
+
+		if (col > 18 && col + 1 + lw > 80) {
+			buf[len++] = '\n';
+			fwrite(buf, 1, len, c->out);
+			len = (size_t)snprintf(buf, sizeof(buf), "%17s", "");
 			col = 17;
 		}
-		fprintf(c->out, " %s", w[k]);
-		col += 1 + strlen(w[k]);
+		/* A word longer than the buffer: what is there first, then the word. */
+		if (len + 1 + lw + 1 > sizeof(buf)) {
+			fwrite(buf, 1, len, c->out);
+			len = 0;
+			fprintf(c->out, " %s", w[k]);
+		} else {
+			buf[len++] = ' ';
+			memcpy(buf + len, w[k], lw);
+			len += lw;
+		}
+		col += 1 + lw;
 	}
-	fputc('\n', c->out);
+	buf[len++] = '\n';
+	fwrite(buf, 1, len, c->out);
 }
 
 /*
@@ -576,7 +591,13 @@ void info_facts_text(struct smcctl *c, const struct info_facts *i)
 	for (size_t k = 0; k < ELEMENTSOF(capabilities); k++) {
 		bool v = cap_value(&i->caps, &capabilities[k]);
 
-		fprintf(c->out, "  %-22s %s\n", capabilities[k].label, v ? "yes" : "MISSING");
+		/* "  %-22s %s\n", without printf (the labels are shorter than 22). */
+		char line[40] = "                         "; /* 25 blanks */
+		size_t ll = strnlen(capabilities[k].label, 22), lv = v ? 3 : 7;
+
+		memcpy(line + 2, capabilities[k].label, ll);
+		memcpy(line + 25, v ? "yes\n" : "MISSING\n", lv + 1);
+		fwrite(line, 1, 25 + lv + 1, c->out);
 		any_missing |= !v;
 	}
 

@@ -459,11 +459,23 @@ static size_t kv_width(const struct out_column *fields, size_t n_fields, unsigne
 	return width;
 }
 
+/* "%*s%s:%*s %s\n", assembled through the line buffer (one write, no printf padding). */
 static void kv_line(FILE *f, const struct out_column *field, size_t width, unsigned indent,
 		    const char *value)
 {
-	fprintf(f, "%*s%s:%*s %s\n", (int)indent, "", field->header,
-		(int)(width - strlen(field->header)), "", value);
+	struct line l;
+	size_t lh = strlen(field->header);
+
+	l.f = f;
+	l.len = 0;
+	pad(&l, indent);
+	put(&l, field->header, lh);
+	put(&l, ":", 1);
+	pad(&l, width > lh ? width - lh : 0);
+	put(&l, " ", 1);
+	put(&l, value, strlen(value));
+	put(&l, "\n", 1);
+	fwrite(l.buf, 1, l.len, f);
 }
 
 int out_kv(FILE *f, const struct out_column *fields, size_t n_fields, json_object *obj,
