@@ -233,6 +233,8 @@ enum {
 int smcnl_dibs_read(struct smcnl *nl, unsigned what, struct smcnl_dibs **ret, size_t *ret_n,
 		    bool *ret_class);
 bool smcnl_dibs_class_exists(const struct smcnl *nl);
+/* The GID of DIBS device name, as smcnl_dibs_read() reads it ("" when it cannot). */
+void smcnl_dibs_gid(struct smcnl *nl, const char *name, char *gid, size_t len);
 
 /* ---- linkgroup.c ------------------------------------------------------------------------ */
 

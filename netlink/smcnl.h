@@ -213,11 +213,14 @@ struct smcr_device {
 /* SMC-D devices: GET_DEV_SMCD merged with /sys/class/dibs (loopback included). */
 int smcd_device_list(struct smcnl *nl, struct smcd_device **ret, size_t *ret_n);
 /*
- * The same without SMCD_LIST_LINKGROUPS: linkgroups and conns stay 0 (the SMC-D link
- * group dump that counts them is not made), and smc.ko's loopback-ism (6.10-6.17) has no
- * GID (it has none but its link groups').  For a report that counts the devices only.
+ * The same with what flags ask for (smcd_device_list(): both).  Without
+ * SMCD_LIST_LINKGROUPS linkgroups and conns stay 0 (the SMC-D link group dump that counts
+ * them is not made), and smc.ko's loopback-ism (6.10-6.17) has no GID (it has none but
+ * its link groups').  Without SMCD_LIST_GIDS a DIBS device's GID is read only where its
+ * link groups cannot be told by their CHID (another device has the same fabric id), else
+ * gid stays "": for a view that does not show GIDs (a sysfs read per device saved).
  */
-enum { SMCD_LIST_LINKGROUPS = 1 << 0 };
+enum { SMCD_LIST_LINKGROUPS = 1 << 0, SMCD_LIST_GIDS = 1 << 1 };
 int smcd_device_list_flags(struct smcnl *nl, unsigned flags, struct smcd_device **ret, size_t *ret_n);
 /*
  * 0, or why the last smcd_device_list() could not tell whether smc.ko's loopback-ism

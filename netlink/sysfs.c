@@ -197,8 +197,6 @@ int smcnl_dibs_read(struct smcnl *nl, unsigned what, struct smcnl_dibs **ret, si
 	if (!nl->snapshot)
 		return dibs_list(nl, what, ret, ret_n, ret_class);
 	if (!nl->dibs_what) {
-		/* What a report asks for besides the parent; the parent only when asked. */
-		what |= SMCNL_DIBS_GID | SMCNL_DIBS_FABRIC;
 		r = dibs_list(nl, what, &v, &n, &class);
 		if (r < 0)
 			return r;
@@ -207,7 +205,7 @@ int smcnl_dibs_read(struct smcnl *nl, unsigned what, struct smcnl_dibs **ret, si
 		nl->dibs_class = class;
 		nl->dibs_what = what;
 	} else if ((nl->dibs_what & what) != what) {
-		/* The same devices, with what they lack (their parents). */
+		/* The same devices, with what they lack. */
 		char path[PATH_MAX];
 		_cleanup_(closep) int classfd = -1;
 
@@ -241,4 +239,16 @@ void smcnl_snapshot_end(struct smcnl *nl)
 	nl->dibs_what = 0;
 	nl->dibs_class = false;
 	nl->snapshot = false;
+}
+
+void smcnl_dibs_gid(struct smcnl *nl, const char *name, char *gid, size_t len)
+{
+	char path[PATH_MAX], buf[128], hex[33];
+
+	if (len)
+		gid[0] = '\0';
+	if (smcnl_path(nl, path, sizeof(path), "/sys/class/dibs/%s/gid", name) == 0 &&
+	    smcnl_read_file(path, buf, sizeof(buf)) > 0 && strlen(buf) <= SMC_UUID_TEXT_LEN &&
+	    uuid_to_hex(buf, hex))
+		snprintf(gid, len, "%s", buf);
 }

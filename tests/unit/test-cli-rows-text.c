@@ -13,7 +13,9 @@
  * more fallbacks than the reasons count).  device_rows_text() against device_list_text() of
  * smcd_device_json()/smcr_device_json() (smc_lo not loaded), with --smcd, --smcr and both
  * and at both detail levels, for every device dump recorded and for synthetic devices (ISM
- * with PCI data, user PNET IDs, RDMA ports down, without PCI ids, no usable port).
+ * with PCI data, user PNET IDs, RDMA ports down, without PCI ids, no usable port); and
+ * the counts of the default table's device list, which reads GIDs only where two devices
+ * share a fabric id, equal to those of the whole list for every recording.
  * info_facts_text() against info_text() of info_json() for every recorded step the
  * capability probe can be replayed in, at both detail levels (test-cli-render holds both
  * to the goldens of its synthetic hosts); and that info asks for the SEID only when the
@@ -403,6 +405,39 @@ static void test_dev_synthetic(void **state)
 	dev_same("no devices", NULL, 0, NULL, 0);
 }
 
+/* Recorded steps where two SMC-D devices with link groups share a fabric id. */
+static size_t dev_shared_fabric;
+
+/*
+ * The default table's list (SMCD_LIST_GIDS not asked: GIDs read only where the CHID does
+ * not tell a device's link groups) counts what the whole list counts.
+ */
+static void dev_counts_same(const char *dir, const struct smcnl_options *opts,
+			    const struct smcd_device *d, size_t n_d)
+{
+	struct smcd_device *e = NULL;
+	struct smcnl *nl = NULL;
+	size_t n_e = 0;
+	bool shared = false;
+
+	assert_int_equal(smcnl_open(opts, &nl), 0);
+	assert_int_equal(smcd_device_list_flags(nl, SMCD_LIST_LINKGROUPS, &e, &n_e), 0);
+	assert_int_equal(n_e, n_d);
+	for (size_t i = 0; i < n_d; i++) {
+		assert_string_equal(e[i].name, d[i].name);
+		assert_int_equal(e[i].loopback, d[i].loopback);
+		if (e[i].linkgroups != d[i].linkgroups || e[i].conns != d[i].conns)
+			fail_msg("%s: %s counts %u/%u link groups/connections, with GIDs %u/%u", dir,
+				 e[i].name, e[i].linkgroups, e[i].conns, d[i].linkgroups, d[i].conns);
+		for (size_t j = 0; j < n_d; j++)
+			shared |= j != i && d[i].linkgroups && d[i].has_fabric_id &&
+				  d[j].has_fabric_id && d[j].fabric_id == d[i].fabric_id;
+	}
+	dev_shared_fabric += shared;
+	free(e);
+	smcnl_close(nl);
+}
+
 static void dev_step(const char *dir)
 {
 	char sysroot[2048];
@@ -415,8 +450,10 @@ static void dev_step(const char *dir)
 	assert_true(strlen(dir) < 1800);
 	snprintf(sysroot, sizeof(sysroot), "%s/sysroot", dir);
 	assert_int_equal(smcnl_open(&opts, &nl), 0);
-	if (smcd_device_list(nl, &d, &n_d) == 0 && smcr_device_list(nl, &r, &n_r) == 0)
+	if (smcd_device_list(nl, &d, &n_d) == 0 && smcr_device_list(nl, &r, &n_r) == 0) {
 		dev_same(dir, d, n_d, r, n_r);
+		dev_counts_same(dir, &opts, d, n_d);
+	}
 	free(d);
 	free(r);
 	smcnl_close(nl);
@@ -425,6 +462,8 @@ static void dev_step(const char *dir)
 static void test_dev_recorded(void **state)
 {
 	assert_true(golden_each_fixture_step("smc-genl-get-dev-smcd.bin", dev_step) >= 10);
+	/* 7x-smclo: DIBS lo and smc_lo's device, both fabric 0xffff, with link groups. */
+	assert_true(dev_shared_fabric >= 1);
 }
 
 /* info: info_text() of info_json() against info_facts_text(), at both detail levels. */
