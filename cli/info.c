@@ -7,7 +7,8 @@
  *
  * Beyond smc-tools' "info": loopback devices are counted (GET_DEV_SMCD never lists them),
  * the UEID count is shown (without one, SMC-Dv2 off s390 always falls back), and every
- * probe that failed says why.
+ * probe that failed says why.  With -d (and in -j) also the advice of the counters, as
+ * smcctl stats gives it (gather() says why not by default).
  */
 #include <assert.h>
 #include <inttypes.h>
@@ -185,7 +186,18 @@ static int gather(struct smcctl *c, struct info_facts *i)
 		i->has_seid = e >= 0;
 	}
 	probe_devices(c, i);
-	probe_advice(c, i);
+	/*
+	 * The advice of the counters is shown with -d (and is always in -j), not by default.
+	 * It is about traffic, not about what this kernel offers: no verdict depends on it,
+	 * 'smcctl stats' shows the same advice by default, and reading it (two statistics
+	 * dumps, their parsing and the rules) was a third of what info asked the kernel
+	 * beyond smc-tools' 'smcd info' (bench/smcctl-vs-smctools).  Every probe a verdict
+	 * needs stays (SMC family, system information, DIBS and devices with the PNET table,
+	 * UEIDs, SEID), and so do the capability probes and the sysctls, which say what the
+	 * kernel offers.
+	 */
+	if (c->json || c->detail)
+		probe_advice(c, i);
 sysctls:
 	if ((e = smc_sysctl_list_present(c->nl, &i->sysctls, &i->n_sysctls)) < 0 && e != -ENOENT)
 		probe_failed(c, i, "net.smc sysctls", e);
