@@ -60,6 +60,12 @@ static void test_table_fits(void **state)
 	/* stats_table_find()'s index: every row by its key, nothing else. */
 	for (size_t i = 0; i < n; i++)
 		assert_int_equal(stats_table_find(t[i].key), (int)i);
+	/* The strings are arrays: each one terminated within its array (not filled up). */
+	for (size_t i = 0; i < n; i++) {
+		assert_non_null(memchr(t[i].key, '\0', sizeof(t[i].key) - 1));
+		assert_non_null(memchr(t[i].metric, '\0', sizeof(t[i].metric) - 1));
+		assert_non_null(memchr(t[i].labels, '\0', sizeof(t[i].labels) - 1));
+	}
 	assert_int_equal(stats_table_find("smcd"), -ENOENT);
 	assert_int_equal(stats_table_find("smcd.rx.bytes.x"), -ENOENT);
 	assert_int_equal(stats_table_find(""), -ENOENT);
