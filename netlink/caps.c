@@ -97,6 +97,8 @@ static int probe_genl(struct smcnl *nl, struct smc_caps *c)
 	struct smc_sysinfo info;
 	int r;
 
+	/* Both families are asked for: in one system call (the kernel loads smc.ko once). */
+	smcnl_family_prefetch(nl, (1u << SMCNL_FAM_SMC) | (1u << SMCNL_FAM_PNET));
 	r = smcnl_family_resolve(nl, SMCNL_FAM_SMC);
 	if (fatal(r))
 		return r;

@@ -83,6 +83,8 @@ struct smcnl {
 	char *record_dir;
 	struct smcnl_sock socks[_SMCNL_PROTO_MAX];
 	int family_id[_SMCNL_FAM_MAX];
+	/* smcnl_family_prefetch()'s "no such family", for the next resolve of it (once). */
+	int family_absent[_SMCNL_FAM_MAX];
 	char *extack;
 	/* How often each request key was sent: the n-th replay/record file of a key. */
 	struct smcnl_occurrence *occ;
@@ -112,6 +114,15 @@ struct nl_msg *smcnl_msg_new(int type, int flags);
 
 /* Whether requests are recorded or replayed, which names them by a key (else unused). */
 bool smcnl_keyed(const struct smcnl *nl);
+
+/*
+ * Resolve the families of mask (1 << SMCNL_FAM_*) not resolved yet with one sendmsg() for
+ * all of them (the kernel answers each in turn; one system call instead of one per family).
+ * For a verb that will need them all.  Best effort: a family it could not resolve is
+ * resolved on its own when used, as without it; a missing family is said by that resolve
+ * without asking the kernel again.  Live only: recording and replay resolve one by one.
+ */
+void smcnl_family_prefetch(struct smcnl *nl, unsigned mask);
 
 /* Resolve a genl family (autoloads smc.ko through the kernel); -EPROTONOSUPPORT if absent. */
 int smcnl_family_resolve(struct smcnl *nl, enum smcnl_family fam);

@@ -841,6 +841,12 @@ int smcnl_family_resolve(struct smcnl *nl, enum smcnl_family fam)
 	/* Positive: resolved; negative: a replayed "family missing" answer, kept. */
 	if (nl->family_id[fam] != 0)
 		return nl->family_id[fam];
+	/* smcnl_family_prefetch() asked the kernel a moment ago: its answer, once. */
+	if (nl->family_absent[fam]) {
+		r = nl->family_absent[fam];
+		nl->family_absent[fam] = 0;
+		return r;
+	}
 	key[0] = '\0';
 	if (smcnl_keyed(nl))
 		snprintf(key, sizeof(key), "genl-ctrl-%s", family_names[fam]);
@@ -963,6 +969,71 @@ int smcnl_genl_mcast_group(struct smcnl *nl, const char *family, const char *gro
 	if (r < 0)
 		return r;
 	return want.id > 0 ? want.id : -ENOENT;
+}
+
+void smcnl_family_prefetch(struct smcnl *nl, unsigned mask)
+{
+	struct nl_msg *msgs[_SMCNL_FAM_MAX] = {};
+	uint32_t seq[_SMCNL_FAM_MAX] = {};
+	char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
+	size_t len = 0, pending = 0;
+	struct smcnl_sock *s;
+	int fd;
+
+	if (smcnl_keyed(nl) || sock_get(nl, SMCNL_PROTO_GENL, &s) < 0)
+		return;
+	for (int f = 0; f < _SMCNL_FAM_MAX; f++) {
+		struct nlmsghdr *h;
+
+		if (!(mask & (1u << f)) || nl->family_id[f] != 0)
+			continue;
+		msgs[f] = genl_msg_new(GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY);
+		if (!msgs[f] || nla_put_string(msgs[f], CTRL_ATTR_FAMILY_NAME, family_names[f]) < 0)
+			goto out;
+		nl_complete_msg(s->sk, msgs[f]); /* our port, the socket's next sequence number */
+		h = nlmsg_hdr(msgs[f]);
+		if (len + NLMSG_ALIGN(h->nlmsg_len) > sizeof(buf))
+			goto out;
+		memcpy(buf + len, h, h->nlmsg_len);
+		len += NLMSG_ALIGN(h->nlmsg_len);
+		seq[f] = h->nlmsg_seq;
+		pending |= 1u << f;
+	}
+	if (pending == 0 || nl_sendto(s->sk, buf, len) < 0)
+		goto out;
+	/* One answer per request, the family or an error, in the order asked. */
+	fd = nl_socket_get_fd(s->sk);
+	while (pending) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			s->broken = true; /* the answers are not all read: a fresh socket next */
+			goto out;
+		}
+		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n);
+		     h = NLMSG_NEXT(h, n)) {
+			const struct nlmsgerr *e = NLMSG_DATA(h);
+			int id = 0;
+
+			for (int f = 0; f < _SMCNL_FAM_MAX; f++) {
+				if (!(pending & (1u << f)) || h->nlmsg_seq != seq[f])
+					continue;
+				pending &= ~(1u << f);
+				if (h->nlmsg_type == NLMSG_ERROR &&
+				    h->nlmsg_len >= NLMSG_LENGTH(sizeof(*e)) && e->error == -ENOENT)
+					nl->family_absent[f] = -EPROTONOSUPPORT;
+				else if (h->nlmsg_type == GENL_ID_CTRL &&
+					 parse_family_id(h, &id) == 0 && id > 0)
+					nl->family_id[f] = id;
+				/* anything else: the family is resolved on its own when used */
+			}
+		}
+	}
+out:
+	for (int f = 0; f < _SMCNL_FAM_MAX; f++)
+		nlmsg_free(msgs[f]);
 }
 
 int smcnl_genl_msg_new(struct smcnl *nl, enum smcnl_family fam, uint8_t cmd, int flags,
