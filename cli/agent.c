@@ -433,13 +433,14 @@ int agent_pnet_add(struct smcctl *c, const struct verb_args *a)
 {
 	const char *eth = a->opt[PNET_ADD_OPT_ETH], *ib = a->opt[PNET_ADD_OPT_IB];
 	const char *port = a->opt[PNET_ADD_OPT_PORT];
+	uint8_t ib_port;
 
 	/* Malformed options: the direct verb's usage errors, nothing sent anywhere. */
-	if (!eth == !ib || (port && !streq(port, "1") && !streq(port, "2")) || (eth && port))
+	if (!eth == !ib || pnet_parse_ib_port(port, &ib_port) < 0 || (eth && port))
 		return pnet_add(c, a);
 	return FORWARD_OR_DIRECT(pnet_add, "add", "pnetid", a->pos[0], "cannot add the PNET entry",
 				 SMCD_BUS_MANAGER_ADD_PNET, "sssy", a->pos[0], eth ? eth : "",
-				 ib ? ib : "", (uint8_t)(port ? port[0] - '0' : 0));
+				 ib ? ib : "", port ? ib_port : (uint8_t)0);
 }
 
 int agent_pnet_del(struct smcctl *c, const struct verb_args *a)

@@ -34,6 +34,7 @@
 #include "common/assess.h"
 #include "common/output.h"
 #include "common/owner.h"
+#include "config/units.h"
 
 #ifdef HAVE_BPF
 #include "bpf/smcbpf.h"
@@ -425,18 +426,14 @@ static void assess_text(struct smcctl *c, json_object *doc)
 	assess_report_text(c->out, doc, c->detail);
 }
 
+/* The one duration syntax of smc.yaml (config/units.c): "30", "30s", "2m", "1h". */
 static int parse_duration(const char *s, unsigned long *ret)
 {
-	char *end;
-	unsigned long v;
+	int64_t v;
 
-	if (!s || !*s || *s == '-' || *s == '+')
+	if (parse_seconds(s, &v) < 0 || v < 1 || v > ASSESS_DURATION_MAX)
 		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || (*end && strcmp(end, "s")) || v < 1 || v > ASSESS_DURATION_MAX)
-		return -EINVAL;
-	*ret = v;
+	*ret = (unsigned long)v;
 	return 0;
 }
 
@@ -526,8 +523,10 @@ int assess_run(struct smcctl *c, const struct verb_args *a)
 	if (a->opt[ASSESS_OPT_AGENT])
 		return from_agent(c, a);
 	if (a->opt[ASSESS_OPT_DURATION] && parse_duration(a->opt[ASSESS_OPT_DURATION], &duration) < 0)
-		return smcctl_usage(c, "invalid --duration '%s' (1 to %d seconds)",
-				    a->opt[ASSESS_OPT_DURATION], ASSESS_DURATION_MAX);
+		return smcctl_usage(c,
+				    "invalid --duration '%s': seconds such as 30, 30s, 2m or 1h, "
+				    "from 1 s to 24 h",
+				    a->opt[ASSESS_OPT_DURATION]);
 	if (!streq(method, "auto") && !streq(method, "bpf") && !streq(method, "sock_diag"))
 		return smcctl_usage(c, "invalid --method '%s' (auto, bpf or sock_diag)", method);
 	if (a->opt[ASSESS_OPT_ALL_NETNS] && c->netns)

@@ -74,8 +74,9 @@ struct bundle {
 	json_object *files; /* the manifest's entries, in collection order */
 	json_object *netns;
 	size_t n_failed;
-	ino_t self_netns_ino;
 	int self_netns_fd;
+	size_t netns_unreadable; /* processes whose network namespace we may not read */
+	char fatal[512];	 /* why the bundle stopped (collect() returned an error) */
 	bool agent_running;
 	char config_path[PATH_MAX];
 	struct secret secrets[SECRETS_MAX];
@@ -456,8 +457,201 @@ static ssize_t count_sockets(struct bundle *b, const char *name)
 		       : -1;
 }
 
-static int netns_note(struct bundle *b, const char *name, const char *path, bool collected,
-		      const char *reason)
+/* ---------------------------------------------------------------------------------- */
+/* Network namespaces                                                                  */
+
+/* The processes listed with their command per namespace in the manifest; the rest counted. */
+#define NETNS_PIDS_LISTED 16
+
+static int netns_cmp(const void *x, const void *y)
+{
+	const struct bundle_netns *a = x, *b = y;
+
+	if (!a->name[0] != !b->name[0])
+		return a->name[0] ? -1 : 1;
+	if (a->name[0])
+		return strcmp(a->name, b->name);
+	return a->ino < b->ino ? -1 : a->ino > b->ino;
+}
+
+static int pid_cmp(const void *x, const void *y)
+{
+	pid_t a = *(const pid_t *)x, b = *(const pid_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The entry of the namespace st is the nsfs file of, added when new; NULL when out of memory. */
+static struct bundle_netns *netns_get(struct bundle_netns_list *l, const struct stat *st)
+{
+	struct bundle_netns *ns;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (l->ns[i].dev == st->st_dev && l->ns[i].ino == st->st_ino)
+			return &l->ns[i];
+	ns = reallocarray(l->ns, l->n + 1, sizeof(*ns));
+	if (!ns)
+		return NULL;
+	l->ns = ns;
+	ns = &l->ns[l->n++];
+	*ns = (struct bundle_netns){ .dev = st->st_dev, .ino = st->st_ino };
+	return ns;
+}
+
+static int netns_add_pid(struct bundle_netns *ns, pid_t pid)
+{
+	pid_t *p = reallocarray(ns->pids, ns->n_pids + 1, sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	ns->pids = p;
+	ns->pids[ns->n_pids++] = pid;
+	return 0;
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+/* The names in run_netns, sorted: a namespace with two names is known by the first. */
+static int scan_run_netns(const char *run_netns, struct bundle_netns_list *l)
+{
+	struct dirent **names = NULL;
+	int n = scandir(run_netns, &names, NULL, alphasort), r = 0;
+
+	if (n < 0) {
+		if (errno != ENOENT)
+			l->run_netns_errno = errno;
+		return 0;
+	}
+	for (int i = 0; i < n; i++) {
+		char path[PATH_MAX];
+		struct bundle_netns *ns;
+		struct stat st;
+
+		/* Not a bind mount (ip netns add failed halfway): an empty file, no namespace. */
+		snprintf(path, sizeof(path), "%s/%s", run_netns, names[i]->d_name);
+		if (r == 0 && names[i]->d_name[0] != '.' && stat(path, &st) == 0 &&
+		    !S_ISDIR(st.st_mode)) {
+			ns = netns_get(l, &st);
+			if (!ns)
+				r = -ENOMEM;
+			else if (ns->n_names++ == 0)
+				snprintf(ns->name, sizeof(ns->name), "%s", names[i]->d_name);
+		}
+		free(names[i]);
+	}
+	free(names);
+	return r;
+}
+
+int bundle_netns_scan(const char *proc, const char *run_netns, struct bundle_netns_list *ret)
+{
+	struct bundle_netns_list l = {};
+	_cleanup_(closedirp) DIR *d = opendir(proc);
+	char path[PATH_MAX];
+	struct dirent *de;
+	struct stat self;
+	bool has_self;
+	int r;
+
+	if (!d)
+		return negative_errno();
+	snprintf(path, sizeof(path), "%s/self/ns/net", proc);
+	has_self = stat(path, &self) == 0;
+	r = scan_run_netns(run_netns, &l);
+	while (r == 0 && (de = readdir(d))) {
+		struct bundle_netns *ns;
+		struct stat st;
+
+		if (!all_digits(de->d_name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/ns/net", proc, de->d_name);
+		if (stat(path, &st) < 0) {
+			/* ENOENT: it ended, or a zombie (no namespaces left). */
+			if (errno == EACCES || errno == EPERM)
+				l.unreadable++;
+			continue;
+		}
+		ns = netns_get(&l, &st);
+		if (!ns || netns_add_pid(ns, (pid_t)atol(de->d_name)) < 0)
+			r = -ENOMEM;
+	}
+	if (r < 0) {
+		bundle_netns_list_done(&l);
+		return r;
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		l.ns[i].self = has_self && l.ns[i].dev == self.st_dev && l.ns[i].ino == self.st_ino;
+		qsort(l.ns[i].pids, l.ns[i].n_pids, sizeof(pid_t), pid_cmp);
+	}
+	qsort(l.ns, l.n, sizeof(*l.ns), netns_cmp);
+	*ret = l;
+	return 0;
+}
+
+void bundle_netns_list_done(struct bundle_netns_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->ns[i].pids);
+	free(l->ns);
+	*l = (struct bundle_netns_list){};
+}
+
+/* The directory of a namespace in the archive, and its label in the manifest and sources. */
+static void netns_label(const struct bundle_netns *ns, char *label, size_t label_len, char *dir,
+			size_t dir_len)
+{
+	if (ns->name[0]) {
+		snprintf(label, label_len, "%s", ns->name);
+		snprintf(dir, dir_len, "netns/named/%s", ns->name);
+	} else {
+		snprintf(label, label_len, "netns-%ju", (uintmax_t)ns->ino);
+		snprintf(dir, dir_len, "netns/netns-%ju", (uintmax_t)ns->ino);
+	}
+}
+
+/* The first processes of a namespace, with their command. */
+static int netns_procs_json(json_object *e, const struct bundle_netns *ns)
+{
+	json_object *pids = json_object_new_array();
+	int r = 0;
+
+	if (!pids)
+		return -ENOMEM;
+	for (size_t i = 0; i < ns->n_pids && i < NETNS_PIDS_LISTED; i++) {
+		json_object *p = json_object_new_object();
+		char path[64], comm[64] = "";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)ns->pids[i]);
+		f = fopen(path, "re");
+		if (f) {
+			if (fgets(comm, sizeof(comm), f))
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(f);
+		}
+		if (!p) {
+			json_object_put(pids);
+			return -ENOMEM;
+		}
+		r |= json_add_u64(p, "pid", (uint64_t)ns->pids[i]);
+		r |= json_add_str(p, "command", comm[0] ? comm : NULL);
+		r |= json_append(pids, p);
+	}
+	r |= json_add(e, "pids", pids);
+	return r < 0 ? -ENOMEM : 0;
+}
+
+/* One entry of the manifest's netns; ns NULL: no namespace (the listing failed). */
+static int netns_note(struct bundle *b, const char *name, const char *path,
+		      const struct bundle_netns *ns, const char *dir, const char *reason)
 {
 	json_object *e = json_object_new_object();
 	int r = 0;
@@ -466,86 +660,160 @@ static int netns_note(struct bundle *b, const char *name, const char *path, bool
 		return -ENOMEM;
 	r |= json_add_str(e, "name", name);
 	r |= json_add_str(e, "path", path);
-	r |= json_add_bool(e, "collected", collected);
+	if (ns) {
+		r |= json_add_u64(e, "inode", (uint64_t)ns->ino);
+		if (ns->n_names > 1)
+			r |= json_add_u64(e, "names", ns->n_names);
+	}
+	r |= json_add_bool(e, "collected", dir != NULL);
+	if (dir)
+		r |= json_add_str(e, "dir", dir);
 	if (reason)
 		r |= json_add_str(e, "reason", reason);
+	if (ns)
+		r |= json_add_u64(e, "processes", ns->n_pids);
+	/* smcctl's own: every process of the host, most likely; a count says enough. */
+	if (ns && !ns->self)
+		r |= netns_procs_json(e, ns);
 	r |= json_append(b->netns, e);
 	return r < 0 ? -ENOMEM : 0;
 }
 
-/* One named network namespace: entered, collected when it has SMC sockets, left. */
-static int collect_named_netns(struct bundle *b, const char *ns)
+/*
+ * Open the namespace: its bind mount in /run/netns, else the nsfs file of one of its
+ * processes, checked to be that namespace still (a pid may have ended and been reused).
+ */
+static int netns_open(const struct bundle_netns *ns, char *path, size_t len)
 {
-	char path[NAME_MAX + 32], dir[NAME_MAX + 32], name[NAME_MAX + 64], status[1024], source[512];
-	char why[1400];
-	_cleanup_(closep) int fd = -1;
-	struct stat st;
-	ssize_t n;
-	int s;
+	int err = ESRCH;
 
-	snprintf(path, sizeof(path), NETNS_RUN_DIR "/%.255s", ns);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		snprintf(why, sizeof(why), "cannot open %s: %s", path, strerror(errno));
-		return netns_note(b, ns, path, false, why);
+	for (size_t i = 0; i <= ns->n_pids; i++) {
+		struct stat st;
+		int fd;
+
+		if (i == 0 && !ns->name[0])
+			continue;
+		if (i == 0)
+			snprintf(path, len, NETNS_RUN_DIR "/%s", ns->name);
+		else
+			snprintf(path, len, "/proc/%d/ns/net", (int)ns->pids[i - 1]);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			if (err == ESRCH && errno != ENOENT)
+				err = errno;
+			continue;
+		}
+		if (fstat(fd, &st) == 0 && st.st_dev == ns->dev && st.st_ino == ns->ino)
+			return fd;
+		close(fd);
 	}
-	if (st.st_ino == b->self_netns_ino)
-		return netns_note(b, ns, path, false,
-				  "the network namespace smcctl runs in (collected as init)");
+	return -err;
+}
+
+/*
+ * Back into smcctl's own namespace.  Everything after a visit is collected where smcctl
+ * started, and a bundle with the rest taken from another namespace would say what is not
+ * so: a failure here ends the bundle.
+ */
+static int netns_return(struct bundle *b, const char *label)
+{
+	int r;
+
+	if (setns(b->self_netns_fd, CLONE_NEWNET) == 0)
+		return 0;
+	r = negative_errno();
+	snprintf(b->fatal, sizeof(b->fatal),
+		 "cannot return to smcctl's own network namespace after visiting %s: %s (nothing "
+		 "more was collected)",
+		 label, strerror(-r));
+	return r;
+}
+
+/* One namespace other than smcctl's: entered, collected when it has SMC sockets, left. */
+static int collect_other_netns(struct bundle *b, const struct bundle_netns *ns)
+{
+	char label[NAME_MAX + 32], dir[NAME_MAX + 64], path[PATH_MAX], name[NAME_MAX + 96];
+	char status[1024], source[512], why[1400];
+	_cleanup_(closep) int fd = -1;
+	ssize_t n;
+	int s, r;
+
+	netns_label(ns, label, sizeof(label), dir, sizeof(dir));
+	fd = netns_open(ns, path, sizeof(path));
+	if (fd < 0) {
+		snprintf(why, sizeof(why), "cannot open it: %s%s",
+			 fd == -ESRCH ? "its processes ended" : strerror(-fd),
+			 fd == -EACCES || fd == -EPERM ? " (run as root)" : "");
+		return netns_note(b, label, path, ns, NULL, why);
+	}
 	if (setns(fd, CLONE_NEWNET) < 0) {
 		snprintf(why, sizeof(why), "cannot enter it: %s%s", strerror(errno),
 			 errno == EPERM ? " (needs CAP_SYS_ADMIN: run as root)" : "");
-		return netns_note(b, ns, path, false, why);
+		return netns_note(b, label, path, ns, NULL, why);
 	}
-	snprintf(dir, sizeof(dir), "netns/named/%.255s", ns);
 	snprintf(name, sizeof(name), "%s/socket.json", dir);
-	s = run_smcctl(b, name, ns, (const char *const[]){ "socket", "list", "-a", "-d", "-p", NULL },
-		       status, sizeof(status), source, sizeof(source));
+	s = run_smcctl(b, name, label,
+		       (const char *const[]){ "socket", "list", "-a", "-d", "-p", NULL }, status,
+		       sizeof(status), source, sizeof(source));
 	n = s ? -1 : count_sockets(b, name);
 	if (n > 0) {
 		record(b, name, source, NULL);
-		collect_netns_objects(b, dir, ns);
+		collect_netns_objects(b, dir, label);
 		collect_net_sysctls(b, dir);
 	} else {
 		unlinkat(b->dirfd, name, 0);
 		unlinkat(b->dirfd, dir, AT_REMOVEDIR);
 	}
-	/* Back home before anything else: the rest is collected where smcctl started. */
-	if (setns(b->self_netns_fd, CLONE_NEWNET) < 0)
-		return -errno;
+	r = netns_return(b, label);
+	if (r < 0)
+		return r;
 	if (s)
 		snprintf(why, sizeof(why), "cannot list its SMC sockets: %s", status);
 	else if (n < 0)
 		snprintf(why, sizeof(why), "cannot read its socket list");
 	else
 		snprintf(why, sizeof(why), "no SMC sockets");
-	return netns_note(b, ns, path, n > 0, n > 0 ? NULL : why);
+	return netns_note(b, label, path, ns, n > 0 ? dir : NULL, n > 0 ? NULL : why);
 }
 
 static int collect_netns(struct bundle *b)
 {
-	_cleanup_(closedirp) DIR *d = NULL;
-	char why[256];
-	struct dirent *de;
-	int r;
+	_cleanup_(bundle_netns_list_done) struct bundle_netns_list l = {};
+	const struct bundle_netns *self = NULL;
+	char why[256], path[PATH_MAX];
+	int r, scan;
 
 	ITEM(b, "netns/init/socket.json", NULL, "socket", "list", "-a", "-d", "-p");
 	collect_netns_objects(b, "netns/init", NULL);
 	collect_net_sysctls(b, "netns/init");
-	r = netns_note(b, "init", NULL, true, NULL);
+	scan = bundle_netns_scan("/proc", NETNS_RUN_DIR, &l);
+	for (size_t i = 0; i < l.n; i++)
+		if (l.ns[i].self)
+			self = &l.ns[i];
+	r = netns_note(b, "init", NULL, self, "netns/init", NULL);
 	if (r < 0)
 		return r;
-	d = opendir(NETNS_RUN_DIR);
-	if (!d) {
-		if (errno == ENOENT)
-			return 0; /* no named network namespace: nothing to skip */
-		snprintf(why, sizeof(why), "cannot list " NETNS_RUN_DIR ": %s", strerror(errno));
-		return netns_note(b, NETNS_RUN_DIR, NETNS_RUN_DIR, false, why);
+	if (scan < 0) {
+		snprintf(why, sizeof(why), "cannot list the network namespaces of /proc: %s",
+			 strerror(-scan));
+		return netns_note(b, "/proc", "/proc", NULL, NULL, why);
 	}
-	while ((de = readdir(d))) {
-		if (de->d_name[0] == '.')
-			continue;
-		r = collect_named_netns(b, de->d_name);
+	b->netns_unreadable = l.unreadable;
+	if (l.run_netns_errno) {
+		snprintf(why, sizeof(why), "cannot list " NETNS_RUN_DIR ": %s",
+			 strerror(l.run_netns_errno));
+		r = netns_note(b, NETNS_RUN_DIR, NETNS_RUN_DIR, NULL, NULL, why);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		if (l.ns[i].self && l.ns[i].name[0]) {
+			snprintf(path, sizeof(path), NETNS_RUN_DIR "/%s", l.ns[i].name);
+			r = netns_note(b, l.ns[i].name, path, &l.ns[i], NULL,
+				       "the network namespace smcctl runs in (collected as init)");
+		} else if (!l.ns[i].self) {
+			r = collect_other_netns(b, &l.ns[i]);
+		}
 		if (r < 0)
 			return r;
 	}
@@ -1056,6 +1324,7 @@ static int write_manifest(struct bundle *b, const char *release, const char *hos
 	r |= json_add(m, "agent", json_object_get(b->agent));
 	r |= json_add(m, "machine_id", json_object_get(b->machine_id));
 	r |= json_add(m, "netns", json_object_get(b->netns));
+	r |= json_add_u64(m, "netns_unreadable_processes", b->netns_unreadable);
 	r |= json_add_u64(m, "failed", b->n_failed);
 	r |= json_add(m, "files", json_object_get(b->files));
 	if (r < 0)
@@ -1126,7 +1395,6 @@ static void default_name(char *buf, size_t len, const char *host)
 static int bundle_init(struct bundle *b, struct smcctl *c)
 {
 	const char *tmp = secure_getenv("TMPDIR");
-	struct stat st;
 
 	*b = (struct bundle){ .c = c, .dirfd = -1, .self_netns_fd = -1 };
 	b->files = json_object_new_array();
@@ -1142,9 +1410,8 @@ static int bundle_init(struct bundle *b, struct smcctl *c)
 	}
 	b->dirfd = open(b->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	b->self_netns_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	if (b->dirfd < 0 || b->self_netns_fd < 0 || fstat(b->self_netns_fd, &st) < 0)
+	if (b->dirfd < 0 || b->self_netns_fd < 0)
 		return negative_errno();
-	b->self_netns_ino = st.st_ino;
 	return 0;
 }
 
@@ -1243,7 +1510,9 @@ int bundle_create(struct smcctl *c, const struct verb_args *a)
 	}
 	if (r == 0)
 		r = write_manifest(&b, u.release, u.nodename);
-	if (r < 0)
+	if (r < 0 && b.fatal[0])
+		snprintf(why, sizeof(why), "%s", b.fatal);
+	else if (r < 0)
 		snprintf(why, sizeof(why), "cannot stage its files in %s: %s",
 			 b.dir[0] ? b.dir : "TMPDIR", strerror(-r));
 	else

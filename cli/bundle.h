@@ -6,7 +6,10 @@
  */
 #pragma once
 
+#include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "cli/smcctl.h"
 
@@ -25,3 +28,32 @@ int bundle_create(struct smcctl *c, const struct verb_args *a);
  */
 char *bundle_scrub(const char *buf, size_t len, const char *machine_id, const char *replacement,
 		   size_t *ret_len, size_t *ret_n);
+
+/*
+ * The network namespaces of this host that support-bundle can reach: every one a process
+ * lives in (PROC/PID/ns/net) and every one bound to a name in RUN_NETNS, each once (the
+ * device and inode of its nsfs file are its identity).  Named ones first, by name, then the
+ * unnamed ones by inode.  Exported for the unit test, which passes a tree of its own.
+ */
+struct bundle_netns {
+	dev_t dev;
+	ino_t ino;
+	bool self;		 /* smcctl's own (PROC/self/ns/net) */
+	char name[NAME_MAX + 1]; /* its first name in RUN_NETNS (sorted); "" when none */
+	size_t n_names;		 /* how many names RUN_NETNS has for it */
+	pid_t *pids;		 /* the processes in it, ascending */
+	size_t n_pids;
+};
+
+struct bundle_netns_list {
+	struct bundle_netns *ns;
+	size_t n;
+	/* Processes whose namespace could not be read (another user's, without root). */
+	size_t unreadable;
+	/* errno of listing RUN_NETNS (ENOENT, "no name given to any", is no error), else 0. */
+	int run_netns_errno;
+};
+
+/* 0, or -errno when out of memory or PROC cannot be listed at all. */
+int bundle_netns_scan(const char *proc, const char *run_netns, struct bundle_netns_list *ret);
+void bundle_netns_list_done(struct bundle_netns_list *l);

@@ -36,10 +36,12 @@
 #include "cli/objects.h"
 #include "common/output.h"
 #include "common/smc-socket.h"
+#include "config/units.h"
 
 #define CHECK_BYTES 4096
 #define CHECK_TIMEOUT_DEFAULT 10
 #define CHECK_TIMEOUT_MAX 3600
+#define CHECK_COUNT_MAX 1000000
 
 struct check {
 	struct smcctl *c;
@@ -47,23 +49,6 @@ struct check {
 	bool ipproto;	    /* IPPROTO_SMC, else AF_SMC */
 	const char *waited; /* what the last timed-out wait waited for */
 };
-
-/* ---- arguments --------------------------------------------------------------------- */
-
-static int parse_uint(const char *s, unsigned long min, unsigned long max, unsigned long *ret)
-{
-	char *end;
-	unsigned long v;
-
-	if (!s || !*s || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -EINVAL;
-	*ret = v;
-	return 0;
-}
 
 /* ---- sockets ------------------------------------------------------------------------ */
 
@@ -334,10 +319,13 @@ static void check_text(struct smcctl *c, json_object *doc)
 		    *p = out_get(doc, "peer");
 	const char *mode = out_get_str(doc, "mode", "TCP");
 
-	fprintf(c->out, "SMC check (%s): %s port %" PRIu64 " -> %s port %" PRIu64 " over %s\n",
+	fprintf(c->out, "SMC check (%s): %s port %" PRIu64 " -> %s port %" PRIu64 " over %s",
 		out_get_str(doc, "check", "?"), out_get_str(l, "address", "*"),
 		out_get_u64(l, "port", 0), out_get_str(p, "address", "*"),
 		out_get_u64(p, "port", 0), out_get_str(doc, "protocol", "?"));
+	if (out_get_str(doc, "netns", NULL))
+		fprintf(c->out, " in network namespace %s", out_get_str(doc, "netns", NULL));
+	fputc('\n', c->out);
 	if (!streq(mode, "TCP")) {
 		fprintf(c->out, "  Result:  %s through %s", streq(mode, "SMCD") ? "SMC-D" : "SMC-R",
 			out_get_str(doc, "device", "an unknown device"));
@@ -384,6 +372,9 @@ static json_object *report(const struct check *k, const char *kind, int fd)
 	getpeername(fd, (struct sockaddr *)&pa, &pl);
 	json_add_str(doc, "check", kind);
 	json_add_str(doc, "protocol", k->ipproto ? "IPPROTO_SMC" : "AF_SMC");
+	/* -n: where the check ran (its loopback device, its sysctls and its sockets). */
+	if (k->c->netns)
+		json_add_str(doc, "netns", k->c->netns);
 	addr_json(doc, "local", &la);
 	addr_json(doc, "peer", &pa);
 	json_add_u64(doc, "bytes", CHECK_BYTES);
@@ -492,14 +483,18 @@ static int check_loopback(struct check *k)
 	return finish(k, doc);
 }
 
-static int check_client(struct check *k, const char *host, const char *port)
+static int check_client(struct check *k, const char *host, uint16_t port_n)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_ADDRCONFIG }, *ai = NULL;
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_ADDRCONFIG | AI_NUMERICSERV },
+			*ai = NULL;
 	_cleanup_(json_object_putp) json_object *doc = NULL;
 	unsigned char out[CHECK_BYTES], in[CHECK_BYTES];
 	_cleanup_(closep) int fd = -1;
+	char port[8];
 	int r;
 
+	snprintf(port, sizeof(port), "%u", port_n);
 	r = getaddrinfo(host, port, &hints, &ai);
 	if (r != 0)
 		return smcctl_usage(k->c, "cannot resolve '%s': %s", host, gai_strerror(r));
@@ -575,30 +570,28 @@ static int serve_one(struct check *k, int afd)
 	return r == SMCCTL_EXIT_OK ? 0 : r;
 }
 
-static int check_listen(struct check *k, const char *port_s, unsigned long count)
+static int check_listen(struct check *k, uint16_t port, uint64_t count)
 {
 	/* IPv4 only: SMC-Rv2 runs over IPv4 only, and a dual-stack socket's IPv4-mapped
 	 * connections would not be what a native IPv4 server sees. */
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY) };
 	struct sigaction act = { .sa_handler = on_signal };
 	_cleanup_(closep) int lfd = -1;
-	unsigned long port, served = 0;
+	uint64_t served = 0;
 	int one = 1, r;
 
-	if (parse_uint(port_s, 1, 65535, &port) < 0)
-		return smcctl_usage(k->c, "invalid --listen port '%s' (1 to 65535)", port_s);
 	lfd = smc_socket(k, AF_INET);
 	if (lfd < 0)
 		return socket_failure(k, lfd);
-	sa.sin_port = htons((uint16_t)port);
+	sa.sin_port = htons(port);
 	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(lfd, 16) < 0)
 		return smcctl_error(k->c,
 				    errno == EACCES ? SMCCTL_EXIT_PERMISSION : SMCCTL_EXIT_FAILURE,
-				    "cannot listen on port %lu: %s", port, strerror(errno));
+				    "cannot listen on port %u: %s", port, strerror(errno));
 	sigaction(SIGINT, &act, NULL);
 	sigaction(SIGTERM, &act, NULL);
-	fprintf(k->c->err, "smcctl: answering SMC checks on port %lu over %s%s\n", port,
+	fprintf(k->c->err, "smcctl: answering SMC checks on port %u over %s%s\n", port,
 		k->ipproto ? "IPPROTO_SMC" : "AF_SMC", count ? "" : " (Ctrl-C ends)");
 	fflush(k->c->err);
 	while (!stop && (!count || served < count)) {
@@ -629,29 +622,35 @@ static int check_listen(struct check *k, const char *port_s, unsigned long count
 int check_run(struct smcctl *c, const struct verb_args *a)
 {
 	struct check k = { .c = c, .timeout_ms = CHECK_TIMEOUT_DEFAULT * 1000 };
-	const char *listen_port = a->opt[CHECK_OPT_LISTEN], *count_s = a->opt[CHECK_OPT_COUNT];
+	const char *listen_s = a->opt[CHECK_OPT_LISTEN], *count_s = a->opt[CHECK_OPT_COUNT];
 	const char *timeout_s = a->opt[CHECK_OPT_TIMEOUT];
-	unsigned long count = 0, timeout, port;
+	int64_t count = 0, timeout;
+	uint16_t port;
 
+	/* The values as smc.yaml and every other verb read them (config/units.h). */
 	if (timeout_s) {
-		if (parse_uint(timeout_s, 1, CHECK_TIMEOUT_MAX, &timeout) < 0)
-			return smcctl_usage(c, "invalid --timeout '%s' (1 to %d seconds)",
-					    timeout_s, CHECK_TIMEOUT_MAX);
+		if (parse_count(timeout_s, &timeout) < 0 || timeout < 1 || timeout > CHECK_TIMEOUT_MAX)
+			return smcctl_usage(c, "invalid --timeout '%s': 1 to %d seconds", timeout_s,
+					    CHECK_TIMEOUT_MAX);
 		k.timeout_ms = (int)timeout * 1000;
 	}
-	if (count_s && !listen_port)
+	if (count_s && !listen_s)
 		return smcctl_usage(c, "--count belongs to --listen");
-	if (count_s && parse_uint(count_s, 1, 1000000, &count) < 0)
-		return smcctl_usage(c, "invalid --count '%s'", count_s);
-	if (listen_port && a->n_pos)
+	if (count_s && (parse_count(count_s, &count) < 0 || count < 1 || count > CHECK_COUNT_MAX))
+		return smcctl_usage(c, "invalid --count '%s': 1 to %d checks", count_s,
+				    CHECK_COUNT_MAX);
+	if (listen_s && a->n_pos)
 		return smcctl_usage(c, "--listen takes no HOST PORT: it answers checks");
 	if (a->n_pos == 1)
 		return smcctl_usage(c, "'check' needs HOST PORT, or nothing for a loopback check");
-	if (a->n_pos == 2 && parse_uint(a->pos[1], 1, 65535, &port) < 0)
-		return smcctl_usage(c, "invalid port '%s' (1 to 65535)", a->pos[1]);
-	if (listen_port)
-		return check_listen(&k, listen_port, count);
+	if (listen_s && parse_port(listen_s, &port) < 0)
+		return smcctl_usage(c, "invalid --listen port '%s': 1 to 65535", listen_s);
+	if (a->n_pos == 2 && parse_port(a->pos[1], &port) < 0)
+		return smcctl_usage(c, "invalid port '%s': 1 to 65535 (a number, not a service name)",
+				    a->pos[1]);
+	if (listen_s)
+		return check_listen(&k, port, (uint64_t)count);
 	if (a->n_pos == 2)
-		return check_client(&k, a->pos[0], a->pos[1]);
+		return check_client(&k, a->pos[0], port);
 	return check_loopback(&k);
 }

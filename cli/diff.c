@@ -10,6 +10,9 @@
  * runs "smcd-agent --plan FILE --json" (installed beside smcctl; SMCD_AGENT_BIN overrides),
  * and renders the one document either answers (common/plan-text.c).  All three read FILE's
  * drop-ins, FILE.d (FILE made absolute), never the agent's own smc.yaml.d for another FILE.
+ * Without FILE the plan is a Reload's: the running agent reads its own file (PlanConfig
+ * with no path and no text), as a reload would, so that an agent running on the built-in
+ * defaults (no smc.yaml) plans them; with no agent, smcctl plans /etc/smc/smc.yaml.
  *
  * Exit status: 0 nothing would change, 1 something would, 2 FILE is invalid; 3 when no plan
  * could be made (no agent and no smcd-agent to run, or the agent failed), 4 when the agent
@@ -140,24 +143,6 @@ static int plan_agent(struct smcctl *c, const char *path, const char *text, json
 	return SMCCTL_EXIT_OK;
 }
 
-/*
- * The file a running agent applies (its ConfigPath: it may run with --config), else the
- * default path.  A plan without FILE is the plan of what a Reload would apply.
- */
-static char *applied_path(void)
-{
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-	const char *p = NULL;
-
-	if (bus_open_quiet(&bus) >= 0 &&
-	    sd_bus_get_property(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER,
-				SMCD_BUS_MANAGER_CONFIG_PATH, NULL, &reply, "s") >= 0 &&
-	    sd_bus_message_read(reply, "s", &p) >= 0 && p && *p)
-		return strdup(p);
-	return strdup(CONFIG_DEFAULT_PATH);
-}
-
 static void diff_text(struct smcctl *c, json_object *doc)
 {
 	plan_text(c->out, doc, c->detail > 0);
@@ -181,20 +166,15 @@ static char *absolute(const char *path)
 	return asprintf(&s, "%s/%s", cwd, path) < 0 ? NULL : s;
 }
 
-int agent_config_diff(struct smcctl *c, const struct verb_args *a)
+/* The plan of FILE (absolute): validated here with the caller's rights, then planned by
+ * the agent, or by smcd-agent --plan when no agent is on the bus.  An exit status when no
+ * document came. */
+static int plan_file(struct smcctl *c, const char *path, json_object **ret)
 {
-	_cleanup_(freep) char *path = a->n_pos > 0 ? absolute(a->pos[0]) : applied_path();
-	_cleanup_(json_object_putp) json_object *doc = NULL;
 	_cleanup_(config_freep) struct config *cfg = NULL;
 	struct config_errors errors = {};
 	int r, s;
 
-	/* The agent keeps the namespace it runs in: a plan for another one would be made up. */
-	if (c->netns)
-		return smcctl_usage(c, "config diff plans for smcd-agent's network namespace: "
-				       "--netns does not apply");
-	if (!path)
-		return smcctl_oom(c);
 	/* The file is read with the caller's rights; the agent gets its text (and its path,
 	 * for its drop-ins FILE.d: the same ones this validation read). */
 	r = config_load(path, &cfg, &errors);
@@ -203,18 +183,42 @@ int agent_config_diff(struct smcctl *c, const struct verb_args *a)
 		return smcctl_oom(c);
 	}
 	if (r < 0)
-		doc = plan_invalid_json(path, (const char *const *)errors.lines, errors.n,
-					errors.truncated, "smcctl");
+		*ret = plan_invalid_json(path, (const char *const *)errors.lines, errors.n,
+					 errors.truncated, "smcctl");
 	config_errors_clear(&errors);
-	if (r < 0 && !doc)
-		return smcctl_oom(c);
-	if (!doc) {
-		s = plan_agent(c, path, cfg->text, &doc);
+	if (r < 0)
+		return *ret ? SMCCTL_EXIT_OK : smcctl_oom(c);
+	s = plan_agent(c, path, cfg->text, ret);
+	if (s == -ESRCH)
+		*ret = plan_standalone(c, path, &s);
+	return *ret ? SMCCTL_EXIT_OK : s;
+}
+
+int agent_config_diff(struct smcctl *c, const struct verb_args *a)
+{
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	_cleanup_(freep) char *path = NULL;
+	int s;
+
+	/* The agent keeps the namespace it runs in: a plan for another one would be made up. */
+	if (c->netns)
+		return smcctl_usage(c, "config diff plans for smcd-agent's network namespace: "
+				       "--netns does not apply");
+	if (a->n_pos > 0) {
+		path = absolute(a->pos[0]);
+		if (!path)
+			return smcctl_oom(c);
+		s = plan_file(c, path, &doc);
+	} else {
+		/* What a Reload would apply: the running agent reads its own file (its
+		 * ConfigPath) as a reload reads it, the built-in defaults included when it runs
+		 * on them; with no agent, the default file. */
+		s = plan_agent(c, "", "", &doc);
 		if (s == -ESRCH)
-			doc = plan_standalone(c, path, &s);
-		if (!doc)
-			return s;
+			s = plan_file(c, CONFIG_DEFAULT_PATH, &doc);
 	}
+	if (!doc)
+		return s;
 	s = smcctl_emit(c, doc, diff_text);
 	return s ? s : plan_exit_status(doc);
 }

@@ -589,12 +589,16 @@ static int device_property(sd_bus_message *m, const char *name, struct smclo_dev
 			for (uint8_t k = 0; smclo_state_name(k); k++)
 				if (streq(str, smclo_state_name(k)))
 					d->state = k;
-		} else if (streq(name, SMCD_BUS_LOOPBACK_DEVICE_DMB_TYPE))
-			d->settings.dmb_type =
-				streq(str, "virtual") ? SMCLO_DMB_VIRTUAL : SMCLO_DMB_PHYSICAL;
-		else
-			d->active.dmb_type =
-				streq(str, "virtual") ? SMCLO_DMB_VIRTUAL : SMCLO_DMB_PHYSICAL;
+		} else {
+			/* "" while the device is not registered (no active settings). */
+			int t = smclo_dmb_type_from_name(str);
+			uint8_t v = t < 0 ? SMCLO_DMB_PHYSICAL : (uint8_t)t;
+
+			if (streq(name, SMCD_BUS_LOOPBACK_DEVICE_DMB_TYPE))
+				d->settings.dmb_type = v;
+			else
+				d->active.dmb_type = v;
+		}
 		return 0;
 	}
 	if (streq(name, SMCD_BUS_LOOPBACK_DEVICE_REMOVING) ||
@@ -804,6 +808,7 @@ static int parse_setting(struct smcctl *c, const char *key, const char *value,
 {
 	char cand[128];
 	int k = word_lookup(key, setting_names, NULL, ELEMENTSOF(setting_names), cand, sizeof(cand));
+	int r;
 
 	if (k == -ENOTUNIQ)
 		return smcctl_usage(c, "ambiguous setting '%s': could be %s", key, cand);
@@ -811,13 +816,12 @@ static int parse_setting(struct smcctl *c, const char *key, const char *value,
 		return smcctl_usage(c, "unknown setting '%s' (dmb-type, nocopy or max-dmbs)", key);
 	switch (k) {
 	case 0:
-		q->set_dmb_type = true;
-		if (streq(value, "physical"))
-			q->dmb_type = SMCLO_DMB_PHYSICAL;
-		else if (streq(value, "virtual"))
-			q->dmb_type = SMCLO_DMB_VIRTUAL; /* the module refuses it and says why */
-		else
+		/* virtual too: the module refuses it and says why. */
+		r = smclo_dmb_type_from_name(value);
+		if (r < 0)
 			return smcctl_usage(c, "invalid dmb-type '%s': physical or virtual", value);
+		q->set_dmb_type = true;
+		q->dmb_type = (uint8_t)r;
 		break;
 	case 1:
 		q->set_nocopy = true;

@@ -12,6 +12,7 @@
 
 #include "cli/objects.h"
 #include "common/output.h"
+#include "config/units.h"
 
 json_object *pnet_entry_json(const struct smc_pnet_entry *e)
 {
@@ -89,6 +90,16 @@ int pnet_list(struct smcctl *c, const struct verb_args *a)
 	return smcctl_emit(c, doc, pnet_list_text);
 }
 
+int pnet_parse_ib_port(const char *s, uint8_t *ret)
+{
+	int64_t v = 1;
+
+	if (s && (parse_count(s, &v) < 0 || v < 1 || v > 2))
+		return -EINVAL;
+	*ret = (uint8_t)v;
+	return 0;
+}
+
 static int parse_add(struct smcctl *c, const struct verb_args *a, struct smc_pnet_entry *e)
 {
 	const char *eth = a->opt[PNET_ADD_OPT_ETH], *ib = a->opt[PNET_ADD_OPT_IB];
@@ -111,11 +122,7 @@ static int parse_add(struct smcctl *c, const struct verb_args *a, struct smc_pne
 		return smcctl_usage(c, "invalid device name '%s': 1 to %zu characters", ib,
 				    sizeof(e->ib_name) - 1);
 	snprintf(e->ib_name, sizeof(e->ib_name), "%s", ib);
-	if (!port || streq(port, "1"))
-		e->ib_port = 1;
-	else if (streq(port, "2"))
-		e->ib_port = 2;
-	else
+	if (pnet_parse_ib_port(port, &e->ib_port) < 0)
 		return smcctl_usage(c, "invalid port '%s': 1 or 2", port);
 	return SMCCTL_EXIT_OK;
 }

@@ -3,9 +3,10 @@
  * What the assessment's rules need to know about the host (assess.h): the local addresses
  * of every network namespace this process can enter (this one, those in /run/netns, those
  * of running processes), the interface the route to a peer leaves through (a UDP socket's
- * connect(), which sends nothing), whether that interface has an RDMA device (its
- * /sys/class/net/IF/device/infiniband, or an RDMA port's gid_attrs/ndevs naming it), and
- * the cgroup path of each cgroup id (a walk of the cgroup2 mount).  Shared by smcctl
+ * connect(), which sends nothing), which RDMA port SMC-R would take there (asked from
+ * inside that netns through libsmcnl, netlink/smcr-reach.c: by ifindex, PNET ID and lower
+ * device, never by a name seen in another netns), and the cgroup path of each cgroup id (a
+ * walk of the cgroup2 mount).  Shared by smcctl
  * assess and the agent's continuous assessment.
  *
  * Entering a namespace is setns() of the calling thread; every entry is followed by the
@@ -30,6 +31,7 @@
 #include "bpf/smcbpf-abi.h"
 #include "common/assess.h"
 #include "common/macro.h"
+#include "netlink/smcnl.h"
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71
@@ -44,13 +46,16 @@ struct netns {
 	char name[ASSESS_NETNS_LEN]; /* "" the one this process runs in */
 	char path[288];
 	struct ifaddrs *ifa;
+	/* SMC-R's view of its netdevs, asked from inside on the first route looked up there */
+	bool reach_done;
+	int reach_err;
+	struct smcr_reach *reach;
+	size_t n_reach;
 };
 
 struct assess_host {
 	struct netns ns[ASSESS_MAX_NETNS];
 	size_t n_ns;
-	char **rdma_ifs;
-	size_t n_rdma_ifs;
 	int lost; /* errno of a failed return to our own netns: stop everything */
 };
 
@@ -178,87 +183,46 @@ static bool is_loopback(int family, const struct in6_addr *a)
 	       (IN6_IS_ADDR_V4MAPPED(a) && (ntohl(a->s6_addr32[3]) >> 24) == 127);
 }
 
-static int str_push(char ***v, size_t *n, const char *s)
+/*
+ * What SMC-R can leave through in the netns we are in (netlink/smcr-reach.c: by ifindex in
+ * this netns, with PNET IDs and lower devices as SMC itself looks at them).  A handle of
+ * its own, opened here: a netlink socket stays in the netns it was created in.
+ */
+static void reach_scan(struct netns *ns)
 {
-	char **nv;
+	struct smcnl *nl;
+	int r;
 
-	for (size_t i = 0; i < *n; i++)
-		if (streq((*v)[i], s))
-			return 0;
-	nv = realloc(*v, (*n + 1) * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	if (!(nv[*n] = strdup(s)))
-		return -ENOMEM;
-	(*n)++;
-	return 0;
+	ns->reach_done = true;
+	r = smcnl_open(NULL, &nl);
+	if (r == 0) {
+		r = smcr_reach_list(nl, &ns->reach, &ns->n_reach);
+		smcnl_close(nl);
+	}
+	ns->reach_err = r < 0 ? r : 0;
 }
 
-/* Netdevs with an RDMA device: RoCE GIDs name them; a netdev's device may have one. */
-static void rdma_scan(struct assess_host *k)
+static void reach_fill(const struct netns *ns, struct assess_conn *c)
 {
-	char path[768], buf[64];
-	struct dirent *dev, *port, *idx;
-	DIR *d, *pd, *nd;
-
-	if ((d = opendir("/sys/class/infiniband"))) {
-		while ((dev = readdir(d))) {
-			if (dev->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports", dev->d_name);
-			if (!(pd = opendir(path)))
-				continue;
-			while ((port = readdir(pd))) {
-				if (port->d_name[0] == '.')
-					continue;
-				snprintf(path, sizeof(path),
-					 "/sys/class/infiniband/%s/ports/%s/gid_attrs/ndevs",
-					 dev->d_name, port->d_name);
-				if (!(nd = opendir(path)))
-					continue;
-				while ((idx = readdir(nd))) {
-					char f[1024];
-					FILE *fp;
-
-					if (idx->d_name[0] == '.')
-						continue;
-					snprintf(f, sizeof(f), "%s/%s", path, idx->d_name);
-					/* unused GID slots answer EINVAL */
-					if (!(fp = fopen(f, "re")))
-						continue;
-					if (fgets(buf, sizeof(buf), fp)) {
-						buf[strcspn(buf, "\n")] = '\0';
-						if (buf[0])
-							str_push(&k->rdma_ifs, &k->n_rdma_ifs, buf);
-					}
-					fclose(fp);
-				}
-				closedir(nd);
-			}
-			closedir(pd);
-		}
-		closedir(d);
+	if (!c->egress[0])
+		return;
+	if (ns->reach_err) {
+		c->rdma_err = ns->reach_err;
+		return;
 	}
-	if ((d = opendir("/sys/class/net"))) {
-		while ((dev = readdir(d))) {
-			if (dev->d_name[0] == '.')
-				continue;
-			snprintf(path, sizeof(path), "/sys/class/net/%s/device/infiniband",
-				 dev->d_name);
-			if (access(path, F_OK) == 0)
-				str_push(&k->rdma_ifs, &k->n_rdma_ifs, dev->d_name);
-		}
-		closedir(d);
-	}
-}
+	for (size_t i = 0; i < ns->n_reach; i++) {
+		const struct smcr_reach *r = &ns->reach[i];
 
-static bool if_rdma(const struct assess_host *k, const char *ifname)
-{
-	for (size_t i = 0; i < k->n_rdma_ifs; i++)
-		if (streq(k->rdma_ifs[i], ifname))
-			return true;
-	return false;
+		if (!streq(r->netdev, c->egress))
+			continue;
+		snprintf(c->egress_lower, sizeof(c->egress_lower), "%s", r->lower);
+		c->egress_lower_elsewhere = r->lower_elsewhere;
+		snprintf(c->pnetid, sizeof(c->pnetid), "%s", r->pnetid);
+		snprintf(c->rdma_dev, sizeof(c->rdma_dev), "%s", r->ib_dev);
+		c->rdma_port = r->ib_port;
+		c->egress_rdma = r->ib_dev[0] != '\0';
+		return;
+	}
 }
 
 /* The interface the route to the peer leaves through, in the current netns. */
@@ -348,9 +312,11 @@ int assess_host_fill(struct assess_host *k, struct assess_conn *v, size_t n)
 				}
 				close(fd);
 				entered = true;
+				if (!k->ns[j].reach_done)
+					reach_scan(&k->ns[j]);
 			}
 			route_egress(&k->ns[j], c);
-			c->egress_rdma = c->egress[0] && if_rdma(k, c->egress);
+			reach_fill(&k->ns[j], c);
 		}
 		if (entered && setns(self, CLONE_NEWNET) < 0) {
 			k->lost = errno;
@@ -420,7 +386,6 @@ int assess_host_scan(struct assess_host **ret)
 	if (!k)
 		return -ENOMEM;
 	netns_scan(k);
-	rdma_scan(k);
 	if (k->lost) {
 		int r = -k->lost;
 
@@ -440,12 +405,11 @@ struct assess_host *assess_host_free(struct assess_host *k)
 {
 	if (!k)
 		return NULL;
-	for (size_t i = 0; i < k->n_ns; i++)
+	for (size_t i = 0; i < k->n_ns; i++) {
 		if (k->ns[i].ifa)
 			freeifaddrs(k->ns[i].ifa);
-	for (size_t i = 0; i < k->n_rdma_ifs; i++)
-		free(k->rdma_ifs[i]);
-	free(k->rdma_ifs);
+		free(k->ns[i].reach);
+	}
 	free(k);
 	return NULL;
 }

@@ -122,18 +122,48 @@ static void set_reach(struct assess_conn *c)
 			why_printf(c->why, sizeof(c->why), "peer %s is on this host", peer);
 	} else if (c->egress_rdma) {
 		c->reach = ASSESS_REACH_SMCR;
-		why_printf(c->why, sizeof(c->why),
-			   "peer %s is reached through %s, which has an RDMA device", peer,
-			   c->egress);
+		if (c->pnetid[0])
+			why_printf(c->why, sizeof(c->why),
+				   "peer %s is reached through %s, whose PNET ID %s an RDMA device "
+				   "has (%s port %u)",
+				   peer, c->egress, c->pnetid, c->rdma_dev, c->rdma_port);
+		else if (c->egress_lower[0])
+			why_printf(c->why, sizeof(c->why),
+				   "peer %s is reached through %s, on %s, which has an RDMA device "
+				   "(%s port %u)",
+				   peer, c->egress, c->egress_lower, c->rdma_dev, c->rdma_port);
+		else
+			why_printf(c->why, sizeof(c->why),
+				   "peer %s is reached through %s, which has an RDMA device (%s port %u)",
+				   peer, c->egress, c->rdma_dev, c->rdma_port);
 	} else {
 		c->reach = ASSESS_REACH_NONE;
-		if (c->egress[0])
+		if (!c->egress[0])
+			why_printf(c->why, sizeof(c->why),
+				   "peer %s is not on this host and no route to it was found", peer);
+		else if (c->rdma_err)
+			why_printf(c->why, sizeof(c->why),
+				   "peer %s is not on this host, and whether %s has an RDMA device for "
+				   "SMC-R could not be told: %s",
+				   peer, c->egress, strerror(-c->rdma_err));
+		else if (c->pnetid[0])
+			why_printf(c->why, sizeof(c->why),
+				   "peer %s is not on this host and no active RDMA port has the PNET "
+				   "ID of %s (%s)",
+				   peer, c->egress, c->pnetid);
+		else if (c->egress_lower_elsewhere)
+			why_printf(c->why, sizeof(c->why),
+				   "peer %s is not on this host and %s has no RDMA device (the device "
+				   "it sits on is in another network namespace: not looked at)",
+				   peer, c->egress);
+		else if (c->egress_lower[0])
+			why_printf(c->why, sizeof(c->why),
+				   "peer %s is not on this host and %s (on %s) has no RDMA device",
+				   peer, c->egress, c->egress_lower);
+		else
 			why_printf(c->why, sizeof(c->why),
 				   "peer %s is not on this host and %s has no RDMA device", peer,
 				   c->egress);
-		else
-			why_printf(c->why, sizeof(c->why),
-				   "peer %s is not on this host and no route to it was found", peer);
 	}
 }
 
@@ -746,6 +776,11 @@ static json_object *conn_json(const struct assess_conn *c)
 	json_object_object_add(o, "sends", json_object_new_uint64(c->sends));
 	json_object_object_add(o, "send_sizes", hist_json(c->hist));
 	json_object_object_add(o, "egress", c->egress[0] ? json_object_new_string(c->egress) : NULL);
+	json_object_object_add(o, "rdma_device",
+			       c->egress_rdma ? json_object_new_string(c->rdma_dev) : NULL);
+	json_object_object_add(o, "rdma_port",
+			       c->egress_rdma ? json_object_new_int(c->rdma_port) : NULL);
+	json_object_object_add(o, "pnetid", c->pnetid[0] ? json_object_new_string(c->pnetid) : NULL);
 	json_object_object_add(o, "both_ends_seen", json_object_new_boolean(c->pair >= 0));
 	json_object_object_add(o, "reach", json_object_new_string(reach_names[c->reach]));
 	json_object_object_add(o, "class", json_object_new_string(class_names[c->cls]));

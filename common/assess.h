@@ -24,8 +24,10 @@
 #define ASSESS_BUCKETS 9
 #define ASSESS_COMM_LEN 16
 #define ASSESS_CGROUP_LEN 256
-#define ASSESS_WHY_LEN 160
+#define ASSESS_WHY_LEN 256
 #define ASSESS_IFNAME_LEN 16
+#define ASSESS_RDMA_LEN 65 /* an RDMA device name */
+#define ASSESS_PNETID_LEN 17
 #define ASSESS_NETNS_LEN 64
 
 /* Index of a send of len bytes: fls((len - 1) >> 13) capped at 8, as net/smc/smc_stats.h. */
@@ -36,7 +38,7 @@ uint64_t assess_bucket_size(unsigned bucket);
 /* Can SMC carry the connection at all? */
 enum assess_reach {
 	ASSESS_REACH_SMCD, /* both ends on this host: SMC-D (loopback), across netns too */
-	ASSESS_REACH_SMCR, /* the route leaves through an interface with an RDMA device */
+	ASSESS_REACH_SMCR, /* the route leaves through an interface SMC-R has an RDMA port for */
 	ASSESS_REACH_NONE, /* neither: SMC falls back to TCP */
 	_ASSESS_REACH_MAX,
 };
@@ -73,11 +75,18 @@ struct assess_conn {
 	char comm[ASSESS_COMM_LEN];
 	uint64_t cgroup_id;
 	char cgroup[ASSESS_CGROUP_LEN]; /* cgroup v2 path, "" unknown */
-	/* What the collector found out about the host (assess_host_fill() in cli/assess.c). */
+	/* What the collector found out about the host (assess_host_fill(), assess-host.c). */
 	bool peer_local;		   /* raddr is an address of this host (any netns) */
 	char peer_netns[ASSESS_NETNS_LEN]; /* where, "" this one or unknown */
 	char egress[ASSESS_IFNAME_LEN];	   /* interface of the route to the peer, "" unknown */
-	bool egress_rdma;		   /* that interface has an RDMA device */
+	/* SMC-R's choice of RDMA port for that interface, in its netns (smcr_reach_list()) */
+	bool egress_rdma;		/* SMC-R can leave through it: rdma_dev, rdma_port */
+	char rdma_dev[ASSESS_RDMA_LEN]; /* "" none */
+	uint8_t rdma_port;
+	char egress_lower[ASSESS_IFNAME_LEN]; /* the device below it SMC looks at, "" itself */
+	bool egress_lower_elsewhere;	      /* that device is in another netns: not looked at */
+	char pnetid[ASSESS_PNETID_LEN];	      /* its PNET ID, "" none */
+	int rdma_err;			      /* -errno: could not be told (rdma_dev "") */
 	/* Set by assess_classify(). */
 	enum assess_reach reach;
 	enum assess_class cls;
@@ -178,16 +187,15 @@ extern const size_t assess_n_verdicts;
 struct assess_host;
 /*
  * Note every network namespace this process can enter (this one, /run/netns, those of
- * processes: entering another's needs CAP_SYS_ADMIN and CAP_SYS_PTRACE) with its addresses,
- * and the network interfaces with an RDMA device.  -ENOMEM, or -errno when the return to
- * this process's own namespace failed.
+ * processes: entering another's needs CAP_SYS_ADMIN and CAP_SYS_PTRACE) with its addresses.
+ * -ENOMEM, or -errno when the return to this process's own namespace failed.
  */
 int assess_host_scan(struct assess_host **ret);
 size_t assess_host_netns(const struct assess_host *h);
 /*
- * Fill in netns_inum, peer_local, peer_netns, egress and egress_rdma of each record (the
- * routes in the record's own namespace).  -errno when the return to this process's own
- * namespace failed: the caller must stop.
+ * Fill in netns_inum, peer_local, peer_netns, egress and what SMC-R would use there (the
+ * routes and RDMA ports in the record's own namespace, asked from inside it).  -errno when the
+ * return to this process's own namespace failed: the caller must stop.
  */
 int assess_host_fill(struct assess_host *h, struct assess_conn *v, size_t n);
 struct assess_host *assess_host_free(struct assess_host *h);

@@ -7,7 +7,8 @@
  * smcd-agent(8); the bus policy is etc/dbus-1/org.smcd.Agent1.conf.  A name changed here
  * changes both sides.  Tests: bus-names.test (nothing in cli/ or smcd-agent/ spells a name of
  * this file), man-coverage.test (every interface and error is in smcd-agent(8)),
- * agent-man-lint.test (every member is).
+ * agent-man-lint.test (every member is).  The shell tests, the VM guests and the unit file
+ * use these names too, as variables of the same name (common/bus-api-sh).
  */
 #pragma once
 
@@ -47,17 +48,19 @@
 #define POLKIT_PATH "/org/freedesktop/PolicyKit1/Authority"
 #define POLKIT_IFACE_AUTHORITY "org.freedesktop.PolicyKit1.Authority"
 #define POLKIT_CHECK_AUTHORIZATION "CheckAuthorization"
-#define SMCD_POLKIT_SET_SYSCTL "org.smcd.agent1.set-sysctl"
-#define SMCD_POLKIT_MANAGE_UEID "org.smcd.agent1.manage-ueid"
-#define SMCD_POLKIT_MANAGE_PNET "org.smcd.agent1.manage-pnet"
-#define SMCD_POLKIT_MANAGE_LOOPBACK "org.smcd.agent1.manage-loopback"
-#define SMCD_POLKIT_ENROLL_PROCESS "org.smcd.agent1.enroll-process"
-#define SMCD_POLKIT_RELOAD "org.smcd.agent1.reload"
-#define SMCD_POLKIT_RESET_STATISTICS "org.smcd.agent1.reset-statistics"
-#define SMCD_POLKIT_MANAGE_POLICY "org.smcd.agent1.manage-policy"
+/* The prefix of every action and detail (the shipped rule matches it). */
+#define SMCD_POLKIT_PREFIX "org.smcd.agent1."
+#define SMCD_POLKIT_SET_SYSCTL SMCD_POLKIT_PREFIX "set-sysctl"
+#define SMCD_POLKIT_MANAGE_UEID SMCD_POLKIT_PREFIX "manage-ueid"
+#define SMCD_POLKIT_MANAGE_PNET SMCD_POLKIT_PREFIX "manage-pnet"
+#define SMCD_POLKIT_MANAGE_LOOPBACK SMCD_POLKIT_PREFIX "manage-loopback"
+#define SMCD_POLKIT_ENROLL_PROCESS SMCD_POLKIT_PREFIX "enroll-process"
+#define SMCD_POLKIT_RELOAD SMCD_POLKIT_PREFIX "reload"
+#define SMCD_POLKIT_RESET_STATISTICS SMCD_POLKIT_PREFIX "reset-statistics"
+#define SMCD_POLKIT_MANAGE_POLICY SMCD_POLKIT_PREFIX "manage-policy"
 /* The detail CheckAuthorization carries: smc.yaml's admin-group, which the shipped rule
  * (etc/polkit-1/org.smcd.agent1.rules) grants every action to. */
-#define SMCD_POLKIT_DETAIL_ADMIN_GROUP "org.smcd.agent1.admin-group"
+#define SMCD_POLKIT_DETAIL_ADMIN_GROUP SMCD_POLKIT_PREFIX "admin-group"
 
 /* Objects: the agent itself, one per device and per link group (ids escaped as by
  * sd_bus_path_encode()). */

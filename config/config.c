@@ -479,6 +479,109 @@ int section_modules(struct ctx *ctx, const struct ynode *k, const struct ynode *
 }
 
 /* ------------------------------------------------------------------------------------- */
+/* stats.netns                                                                            */
+
+static void stats_netns_clear(struct config *c)
+{
+	for (size_t i = 0; i < c->stats.n_netns_names; i++)
+		free(c->stats.netns_names[i]);
+	free(c->stats.netns_names);
+	c->stats.netns_names = NULL;
+	c->stats.n_netns_names = 0;
+}
+
+/* A name ip netns accepts: a file name of /run/netns. */
+static bool netns_name(const char *s)
+{
+	return *s && strlen(s) < 256 && !strchr(s, '/') && !streq(s, ".") && !streq(s, "..");
+}
+
+/* all, none, or a list of names in /run/netns. */
+int stats_netns_parse(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	static const char expected[] = "all, none or a list of names in /run/netns";
+	struct config *c = ctx->config;
+	const struct ynode *seq;
+	const char *s;
+	int ret = 0;
+
+	_cleanup_(freep) size_t *first = NULL;
+
+	stats_netns_clear(c);
+	if (v->type != YNODE_SEQ) {
+		s = get_scalar(ctx, v, "stats.netns", expected);
+		if (!s)
+			return -EINVAL;
+		if (!streq(s, "all") && !streq(s, "none")) {
+			error_at(ctx, v->mark, "stats.netns: '%s' is not valid (expected %s)", s,
+				 expected);
+			return -EINVAL;
+		}
+		c->stats.netns = streq(s, "all") ? CONFIG_NETNS_ALL : CONFIG_NETNS_NONE;
+		return 0;
+	}
+	seq = get_seq(ctx, v, "stats.netns", expected);
+	if (!seq)
+		return -EINVAL;
+	if (seq->n_items > STATS_NETNS_MAX) {
+		error_at(ctx, seq->mark, "stats.netns: %zu names (expected at most %u)",
+			 seq->n_items, STATS_NETNS_MAX);
+		return -EINVAL;
+	}
+	if (find_duplicates((const struct ynode *const *)seq->items, seq->n_items, 1, &first) < 0)
+		return -ENOMEM;
+	c->stats.netns = CONFIG_NETNS_LIST;
+	for (size_t i = 0; i < seq->n_items; i++) {
+		const struct ynode *e = seq->items[i];
+		char **nv;
+
+		s = get_scalar(ctx, e, "stats.netns", "a name in /run/netns");
+		if (!s) {
+			ret = -EINVAL;
+			continue;
+		}
+		if (!netns_name(s)) {
+			error_at(ctx, e->mark,
+				 "stats.netns: '%s' is not a network namespace name (expected a file name of /run/netns, as 'ip netns list' shows)",
+				 s);
+			ret = -EINVAL;
+			continue;
+		}
+		if (first[i] != SIZE_MAX) {
+			error_at(ctx, e->mark,
+				 "stats.netns: duplicate name '%s' (first given at line %u, column %u)",
+				 s, seq->items[first[i]]->mark.line,
+				 seq->items[first[i]]->mark.column);
+			ret = -EINVAL;
+			continue;
+		}
+		nv = realloc(c->stats.netns_names, (c->stats.n_netns_names + 1) * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		c->stats.netns_names = nv;
+		nv[c->stats.n_netns_names] = strdup(s);
+		if (!nv[c->stats.n_netns_names])
+			return -ENOMEM;
+		c->stats.n_netns_names++;
+	}
+	return ret;
+}
+
+void stats_netns_dump(FILE *f, const struct config *c)
+{
+	if (c->stats.netns != CONFIG_NETNS_LIST) {
+		fprintf(f, "  netns: %s\n", c->stats.netns == CONFIG_NETNS_ALL ? "all" : "none");
+		return;
+	}
+	fprintf(f, "  netns: [");
+	for (size_t i = 0; i < c->stats.n_netns_names; i++) {
+		fputs(i ? ", " : "", f);
+		config_dump_string(f, c->stats.netns_names[i]);
+	}
+	fprintf(f, "]\n");
+}
+
+/* ------------------------------------------------------------------------------------- */
 /* Load                                                                                   */
 
 uint64_t config_fnv1a64(uint64_t h, const char *s, size_t n)
@@ -534,6 +637,7 @@ struct config *config_free(struct config *c)
 	modules_clear(c);
 	free(c->admin_group);
 	free(c->stats.prometheus_path);
+	stats_netns_clear(c);
 	config_policies_clear(&c->policies);
 	free(c);
 	return NULL;

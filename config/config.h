@@ -39,6 +39,13 @@ enum drift_action {
 	DRIFT_REPORT,
 };
 
+/* stats.netns: which named network namespaces are sampled besides the agent's own. */
+enum config_netns {
+	CONFIG_NETNS_ALL,
+	CONFIG_NETNS_NONE,
+	CONFIG_NETNS_LIST,
+};
+
 struct config_ueid {
 	char ueid[SMC_EID_LEN + 1]; /* trailing blanks removed */
 	struct config_mark mark;
@@ -106,8 +113,14 @@ struct config {
 	struct {
 		uint64_t interval_usec;	   /* 0: statistics only on request */
 		uint32_t linkgroup_series; /* link groups with their own Prometheus series */
-		bool prometheus;	   /* write the textfile at every sample */
-		char *prometheus_path;	   /* absolute, ends in .prom */
+		/* The named network namespaces sampled besides the agent's own: all, none, or
+		 * those of netns_names (stats.netns); at most netns_max of them. */
+		enum config_netns netns;
+		char **netns_names;
+		size_t n_netns_names;
+		uint32_t netns_max;
+		bool prometheus;       /* write the textfile at every sample */
+		char *prometheus_path; /* absolute, ends in .prom */
 	} stats;
 	struct {
 		uint64_t interval_usec; /* a window of the continuous assessment; 0: off */
@@ -123,6 +136,7 @@ struct config {
 /* node_exporter's textfile directory on Debian (prometheus-node-exporter's default). */
 #define STATS_PROMETHEUS_DEFAULT_PATH "/var/lib/prometheus/node-exporter/smc.prom"
 #define STATS_LINKGROUP_SERIES_MAX 10000
+#define STATS_NETNS_MAX 256 /* 3 fds each: well within the unit's 1024 */
 #define ASSESS_APPLICATIONS_MAX 1000
 
 /*

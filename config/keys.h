@@ -5,8 +5,10 @@
  * (schema.c) parses it, applies its default, dumps it and names it in "unknown key"
  * errors.  Lists, maps and the odd section are rows with a parse (and dump) function of
  * their own, so that the walk, the order and the list of expected keys still come from
- * here.  A new scalar key is a row (and its man text); tests/tools/config-keys prints the
- * table for the man page test.
+ * here.  A new scalar key is its field of struct config (config.h), a row of keys.c, a case
+ * in tests/unit/test-agent-config.c and its text in man/smc.yaml.5, which man-coverage.test
+ * asks for (tests/tools/config-keys prints the table); ARCHITECTURE.md (config/) says the
+ * rest.
  */
 #pragma once
 

@@ -44,14 +44,14 @@ int loopback_dmb_type(struct ctx *ctx, const struct ynode *k, const struct ynode
 
 	if (!s)
 		return -EINVAL;
-	if (streq(s, "virtual")) {
+	if (smclo_dmb_type_from_name(s) == SMCLO_DMB_VIRTUAL) {
 		error_at(ctx, v->mark,
 			 "loopback.dmb-type: virtual is refused: virtually contiguous DMBs corrupt "
 			 "memory with SMC-D, and smc_lo does not accept them (expected physical; "
 			 "see smc-lo(4))");
 		return -EINVAL;
 	}
-	if (!streq(s, "physical")) {
+	if (smclo_dmb_type_from_name(s) != SMCLO_DMB_PHYSICAL) {
 		error_at(ctx, v->mark,
 			 "loopback.dmb-type: '%s' is not a valid value (expected physical)", s);
 		return -EINVAL;

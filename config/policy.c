@@ -15,6 +15,7 @@
 
 #include "common/macro.h"
 #include "config/sections.h"
+#include "config/units.h"
 
 void config_policies_clear(struct config_policies *p)
 {
@@ -214,7 +215,7 @@ void policy_exclude_text(struct config_policy_exclude *e)
 
 int policy_parse_prefix(const char *s, struct config_policy_exclude *ret, char *expected, size_t len)
 {
-	char buf[INET6_ADDRSTRLEN + 8], *slash, *end;
+	char buf[INET6_ADDRSTRLEN + 8], *slash;
 	unsigned long plen;
 	int family, max;
 	uint8_t masked[16];
@@ -238,12 +239,13 @@ int policy_parse_prefix(const char *s, struct config_policy_exclude *ret, char *
 	}
 	plen = (unsigned long)max;
 	if (slash) {
-		errno = 0;
-		plen = strtoul(slash, &end, 10);
-		if (errno || end == slash || *end || plen > (unsigned long)max) {
+		int64_t v;
+
+		if (parse_count(slash, &v) < 0 || v > max) {
 			snprintf(expected, len, "a prefix length from 0 to %d", max);
 			return -EINVAL;
 		}
+		plen = (unsigned long)v;
 	}
 	memcpy(masked, ret->addr, sizeof(masked));
 	for (int bit = (int)plen; bit < 128; bit++)
@@ -293,20 +295,15 @@ static int exclude_address_key(struct ctx *ctx, const struct ynode *k, const str
 static int exclude_port_key(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
 {
 	const char *s = get_scalar(ctx, v, "policies.exclude.port", "a port from 1 to 65535");
-	char *end;
-	unsigned long port;
 
 	if (!s)
 		return -EINVAL;
-	errno = 0;
-	port = strtoul(s, &end, 10);
-	if (errno || end == s || *end || port < 1 || port > 65535) {
+	if (parse_port(s, &exclude_current(ctx)->port) < 0) {
 		error_at(ctx, v->mark,
 			 "policies.exclude.port: '%s' is not a valid port (expected a port from 1 to 65535)",
 			 s);
 		return -EINVAL;
 	}
-	exclude_current(ctx)->port = (uint16_t)port;
 	return 0;
 }
 

@@ -29,6 +29,8 @@ void pnet_entries_dump(FILE *f, const struct config *c);
 int section_modules(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
 void modules_dump(FILE *f, const struct config *c);
 void policies_dump(FILE *f, const struct config *c);
+int stats_netns_parse(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
+void stats_netns_dump(FILE *f, const struct config *c);
 
 /* policies: (policy.c) */
 int section_policies(struct ctx *ctx, const struct ynode *k, const struct ynode *v);

@@ -53,6 +53,20 @@ int parse_count(const char *s, int64_t *ret)
 	return parse_with_units(s, NULL, 0, ret);
 }
 
+int parse_port(const char *s, uint16_t *ret)
+{
+	int64_t v;
+	int r;
+
+	r = parse_count(s, &v);
+	if (r < 0)
+		return r;
+	if (v < 1 || v > UINT16_MAX)
+		return -ERANGE;
+	*ret = (uint16_t)v;
+	return 0;
+}
+
 int parse_int64(const char *s, int64_t *ret)
 {
 	char *end;

@@ -449,7 +449,7 @@ static void smcr_name_netdevs(struct smcnl *nl, struct smcr_device *v, size_t n)
 					       v[i].ports[p].netdev_ifindex, v[i].ports[p].netdev);
 }
 
-int smcr_device_list(struct smcnl *nl, struct smcr_device **ret, size_t *ret_n)
+int smcnl_smcr_dev_dump(struct smcnl *nl, struct smcr_device **ret, size_t *ret_n)
 {
 	struct smcr_ctx c = {};
 	int r;
@@ -459,6 +459,19 @@ int smcr_device_list(struct smcnl *nl, struct smcr_device **ret, size_t *ret_n)
 		free(c.v);
 		return r;
 	}
+	*ret = c.v;
+	*ret_n = c.n;
+	return 0;
+}
+
+int smcr_device_list(struct smcnl *nl, struct smcr_device **ret, size_t *ret_n)
+{
+	struct smcr_ctx c = {};
+	int r;
+
+	r = smcnl_smcr_dev_dump(nl, &c.v, &c.n);
+	if (r < 0)
+		return r;
 	smcr_name_netdevs(nl, c.v, c.n);
 	for (size_t i = 0; i < c.n; i++)
 		for (int p = 0; p < 2; p++)

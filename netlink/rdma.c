@@ -39,6 +39,7 @@ static int rdma_parse(struct nlmsghdr *nlh, struct nlattr **tb)
 
 struct rdma_dev {
 	uint32_t index;
+	uint8_t node_type;
 	char name[SMC_IB_NAME_LEN + 1];
 };
 
@@ -61,6 +62,7 @@ static int dev_msg(struct nlmsghdr *nlh, void *userdata)
 		return -EBADMSG;
 	r = attr_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX], &d.index);
 	r = r ?: attr_str(tb[RDMA_NLDEV_ATTR_DEV_NAME], d.name, sizeof(d.name));
+	r = r ?: attr_u8(tb[RDMA_NLDEV_ATTR_DEV_NODE_TYPE], &d.node_type);
 	if (r < 0)
 		return r;
 	nv = realloc(c->v, (c->n + 1) * sizeof(*nv));
@@ -72,7 +74,7 @@ static int dev_msg(struct nlmsghdr *nlh, void *userdata)
 }
 
 struct port_ctx {
-	const char *ib_dev;
+	const struct rdma_dev *dev;
 	struct smcnl_rdma_port *v;
 	size_t n;
 };
@@ -89,8 +91,10 @@ static int port_msg(struct nlmsghdr *nlh, void *userdata)
 		return r;
 	if (!tb[RDMA_NLDEV_ATTR_PORT_INDEX])
 		return -EBADMSG;
-	snprintf(p.ib_dev, sizeof(p.ib_dev), "%s", c->ib_dev);
+	snprintf(p.ib_dev, sizeof(p.ib_dev), "%s", c->dev->name);
+	p.node_type = c->dev->node_type;
 	r = attr_u32(tb[RDMA_NLDEV_ATTR_PORT_INDEX], &p.port);
+	r = r ?: attr_u8(tb[RDMA_NLDEV_ATTR_PORT_STATE], &p.state);
 	r = r ?: attr_u32(tb[RDMA_NLDEV_ATTR_NDEV_INDEX], &p.ifindex);
 	r = r ?: attr_str(tb[RDMA_NLDEV_ATTR_NDEV_NAME], p.netdev, sizeof(p.netdev));
 	if (r < 0)
@@ -131,7 +135,7 @@ int smcnl_rdma_ports(struct smcnl *nl, struct smcnl_rdma_port **ret, size_t *ret
 			r = -ENOMEM;
 			break;
 		}
-		p.ib_dev = d.v[i].name;
+		p.dev = &d.v[i];
 		r = smcnl_request(nl, SMCNL_PROTO_RDMA, msg, "rdma-port-get", port_msg, &p);
 	}
 	free(d.v);

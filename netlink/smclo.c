@@ -65,6 +65,14 @@ const char *smclo_dmb_type_name(uint8_t type)
 	return type < ELEMENTSOF(names) ? names[type] : NULL;
 }
 
+int smclo_dmb_type_from_name(const char *s)
+{
+	for (uint8_t t = 0; smclo_dmb_type_name(t); t++)
+		if (streq(s, smclo_dmb_type_name(t)))
+			return t;
+	return -EINVAL;
+}
+
 const char *smclo_event_name(uint8_t event)
 {
 	static const char *const names[] = { "activated", "draining", "removing", "deactivated",

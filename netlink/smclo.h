@@ -110,6 +110,9 @@ struct smclo_device {
 const char *smclo_state_name(uint8_t state);   /* "inactive", "active", "draining" */
 const char *smclo_dmb_type_name(uint8_t type); /* "physical", "virtual" */
 const char *smclo_event_name(uint8_t event);   /* "activated", ... "settings" */
+/* The inverse of smclo_dmb_type_name(): the enum smclo_dmb_type, or -EINVAL.  The one
+ * reader of the word, for smc.yaml, smcctl and the agent's Set method alike. */
+int smclo_dmb_type_from_name(const char *s);
 
 /*
  * Is the smc_lo module loaded (/sys/module/smc_lo under the sysroot)?  Read-only views ask

@@ -32,7 +32,8 @@
 enum smcnl_proto {
 	SMCNL_PROTO_GENL,
 	SMCNL_PROTO_SOCK_DIAG,
-	SMCNL_PROTO_RDMA, /* NETLINK_RDMA (nldev): port netdevs, netns-aware (rdma.c) */
+	SMCNL_PROTO_RDMA,  /* NETLINK_RDMA (nldev): port netdevs, netns-aware (rdma.c) */
+	SMCNL_PROTO_ROUTE, /* NETLINK_ROUTE: the netdevs and what they sit on (smcr-reach.c) */
 	_SMCNL_PROTO_MAX,
 };
 
@@ -98,6 +99,7 @@ struct smcnl {
 	size_t n_dibs;
 	unsigned dibs_what; /* SMCNL_DIBS_* read into dibs */
 	bool dibs_class;
+	int netns_fd; /* smcnl_open_netns(): sockets are created in this namespace; else -1 */
 };
 
 /* ---- socket.c: requests -------------------------------------------------------------- */
@@ -123,6 +125,9 @@ bool smcnl_keyed(const struct smcnl *nl);
  * without asking the kernel again.  Live only: recording and replay resolve one by one.
  */
 void smcnl_family_prefetch(struct smcnl *nl, unsigned mask);
+
+/* Whether a handle failed to return the thread to its own netns (then nothing may go on). */
+bool smcnl_netns_lost(void);
 
 /* Resolve a genl family (autoloads smc.ko through the kernel); -EPROTONOSUPPORT if absent. */
 int smcnl_family_resolve(struct smcnl *nl, enum smcnl_family fam);
@@ -256,11 +261,21 @@ int smcnl_lgr_d_dump(struct smcnl *nl, struct smcd_linkgroup **ret, size_t *ret_
 void smcnl_lgr_device_name(const struct smcd_linkgroup *lg, const struct smcnl_dibs *dibs,
 			   size_t n_dibs, bool dibs_class, char *buf, size_t len);
 
+/* ---- device.c ---------------------------------------------------------------------------- */
+
+/* GET_DEV_SMCR alone: no netdev names, no GID types (smcr-reach.c needs the PNET IDs). */
+int smcnl_smcr_dev_dump(struct smcnl *nl, struct smcr_device **ret, size_t *ret_n);
+
 /* ---- rdma.c: port netdevs as the caller's netns sees them --------------------------------- */
+
+/* enum ib_port_state (include/rdma/ib_verbs.h, not uapi): what SMC calls active. */
+#define SMCNL_IB_PORT_ACTIVE 4
 
 struct smcnl_rdma_port {
 	char ib_dev[SMC_IB_NAME_LEN + 1];
+	uint8_t node_type; /* the device's RDMA_NODE_* (0: not reported) */
 	uint32_t port;
+	uint8_t state;		  /* RDMA_NLDEV_ATTR_PORT_STATE (0: not reported) */
 	uint32_t ifindex;	  /* 0: no netdev, or not in the caller's netns */
 	char netdev[IF_NAMESIZE]; /* "" in the same cases */
 };

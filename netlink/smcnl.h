@@ -8,6 +8,7 @@
  *   smc_diag          (NETLINK_SOCK_DIAG, family AF_SMC)          diag.c
  *   /sys/class/dibs   (DIBS devices that GET_DEV_SMCD never lists) dibs.c
  *   /proc/sys/net/smc (net.smc.* sysctls)                         sysctl.c
+ *   RDMA netlink, NETLINK_ROUTE links (SMC-R's reach of a netns)   rdma.c, smcr-reach.c
  *
  * Callers get plain C model structs and never see libnl types.  Every fallible function
  * returns >= 0 on success and a negative errno on failure: the kernel's own errno where
@@ -22,6 +23,11 @@
  *   -EINVAL           an argument failed the same validation the kernel applies (for
  *                     UEIDs and PNET IDs: see the *_validate() functions for the reason)
  *   -ENODATA          replay mode only: no recorded reply for this request
+ *   -ENOTRECOVERABLE  a handle of another network namespace (smcnl_open_netns()) could not
+ *                     return the calling thread to its own namespace after creating a
+ *                     socket there: the thread is in the wrong namespace, and from then on
+ *                     every handle of the process refuses to open a socket with this
+ *                     error.  The caller must stop (the agent exits and is restarted).
  *
  * Lists returned through ret/ret_n are malloc()ed arrays: free() them (and for
  * smcr_linkgroup_list() use smcr_linkgroup_list_free(); smc_sysctl_list_present(): free
@@ -87,6 +93,41 @@ void smcnl_close(struct smcnl *nl);
  */
 void smcnl_snapshot_begin(struct smcnl *nl);
 void smcnl_snapshot_end(struct smcnl *nl);
+
+/* ---------------------------------------------------------------------------------- */
+/* Network namespaces (netns.c)                                                        */
+
+/*
+ * A network namespace: its name in /run/netns ("" for the caller's own) and its identity,
+ * the device and inode of its nsfs file.  A name reused for a new namespace (ip netns del,
+ * ip netns add) is another identity.
+ */
+struct smc_netns {
+	char name[256];
+	uint64_t dev;
+	uint64_t ino;
+};
+
+/* The identity of the calling thread's network namespace. */
+int smc_netns_self(struct smc_netns *ret);
+/*
+ * The named network namespaces (/run/netns under the handle's sysroot, where ip netns,
+ * podman/netavark and CNI plugins mount them), sorted by name; none when the folder does
+ * not exist.  An entry that vanishes while it is listed is left out; one that is not a
+ * network namespace is listed all the same (smcnl_open_netns() refuses it).
+ */
+int smc_netns_list(struct smcnl *nl, struct smc_netns **ret, size_t *ret_n);
+/*
+ * A handle whose sockets are created inside ns (entering it with setns(2) on the calling
+ * thread, creating the socket, returning): its netlink requests are answered by that
+ * namespace's kernel (statistics, fallback statistics, sockets; link groups and devices
+ * are global anyway).  The namespace is held open while the handle lives.  Its sysctl
+ * functions answer -EOPNOTSUPP: /proc/sys/net is the caller's.  -ENOENT when the name is
+ * gone, -ESTALE when it names another namespace than ns says (reused since it was listed),
+ * -EINVAL when it is no network namespace, -EPERM without CAP_SYS_ADMIN.
+ */
+int smcnl_open_netns(const struct smcnl_options *opts, const struct smc_netns *ns,
+		     struct smcnl **ret);
 
 /* The kernel's extended-ack message of the last failed request, or NULL. */
 const char *smcnl_extack(const struct smcnl *nl);
@@ -229,6 +270,34 @@ int smcd_device_list_flags(struct smcnl *nl, unsigned flags, struct smcd_device 
  */
 int smcd_builtin_loopback_error(const struct smcnl *nl);
 int smcr_device_list(struct smcnl *nl, struct smcr_device **ret, size_t *ret_n);
+
+/* ---------------------------------------------------------------------------------- */
+/* SMC-R reach (the caller's network namespace; smcr-reach.c)                         */
+
+/*
+ * A netdev of the caller's netns as SMC-R's choice of RDMA port sees it, for a connection
+ * whose route leaves through it (net/smc/smc_pnet.c smc_pnet_find_roce_resource()): its
+ * lowest device (a VLAN's, macvlan's or ipvlan's real device; a bond's, team's or bridge's
+ * first port), the PNET ID of that device or else of the netdev (PNET table), and the
+ * active RDMA port SMC-R would take: one with that PNET ID, or, without a PNET ID, the one
+ * whose netdev is the lowest device - identified by ifindex in this netns, never by name.
+ */
+struct smcr_reach {
+	char netdev[IF_NAMESIZE];
+	uint32_t ifindex;
+	char lower[IF_NAMESIZE]; /* the lowest device when it is not netdev itself, else "" */
+	bool lower_elsewhere;	 /* stacked on a device of another netns, not followed */
+	char pnetid[SMC_PNETID_LEN + 1];  /* "" none */
+	char ib_dev[SMC_IB_NAME_LEN + 1]; /* "" none: SMC-R cannot leave through netdev */
+	uint8_t ib_port;
+};
+
+/*
+ * The netdevs of the caller's netns with an RDMA port SMC-R can use, a PNET ID, or a lower
+ * device in another netns (not followed); a netdev not listed cannot carry SMC-R.  Loads no module
+ * (no RDMA core, or no smc: nothing of theirs to ask).  Errors are the requests' (smcr-reach.c lists them).
+ */
+int smcr_reach_list(struct smcnl *nl, struct smcr_reach **ret, size_t *ret_n);
 
 /* ---------------------------------------------------------------------------------- */
 /* Link groups                                                                         */

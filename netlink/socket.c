@@ -28,6 +28,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -433,6 +435,46 @@ static int hook_recv(struct nl_sock *sk, struct sockaddr_nl *nla, unsigned char 
 
 /* ---- sockets ------------------------------------------------------------------------------ */
 
+/*
+ * Set when a handle of another namespace could not bring the thread back to its own one
+ * after creating a socket there: from then on the thread's namespace is the wrong one, a
+ * new socket of any handle would be created in it, and a /proc/sys/net read would read it.
+ * Every handle refuses to open a socket; the caller is told to stop (smcnl.h).
+ */
+static atomic_bool netns_lost;
+
+bool smcnl_netns_lost(void)
+{
+	return atomic_load(&netns_lost);
+}
+
+/*
+ * Connect sk in the handle's namespace: enter it, create the socket (nl_connect() is
+ * socket(), bind() and getsockname(); a socket keeps the namespace it was created in), come
+ * back.  Only the calling thread moves.
+ */
+static int sock_connect(struct smcnl *nl, struct nl_sock *sk, int protocol)
+{
+	_cleanup_(closep) int self = -1;
+	int r;
+
+	if (nl->netns_fd < 0) {
+		r = nl_connect(sk, protocol);
+		return r < 0 ? smcnl_errno_from_nle(r) : 0;
+	}
+	self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (self < 0)
+		return negative_errno();
+	if (setns(nl->netns_fd, CLONE_NEWNET) < 0)
+		return negative_errno();
+	r = nl_connect(sk, protocol);
+	if (setns(self, CLONE_NEWNET) < 0) {
+		atomic_store(&netns_lost, true);
+		return -ENOTRECOVERABLE;
+	}
+	return r < 0 ? smcnl_errno_from_nle(r) : 0;
+}
+
 static void sock_close(struct smcnl_sock *s)
 {
 	if (s->sk)
@@ -476,6 +518,8 @@ static int sock_get(struct smcnl *nl, enum smcnl_proto proto, struct smcnl_sock 
 		return 0;
 	}
 	sock_close(s);
+	if (atomic_load(&netns_lost))
+		return -ENOTRECOVERABLE;
 	s->sk = nl_socket_alloc();
 	if (!s->sk)
 		return -ENOMEM;
@@ -502,13 +546,12 @@ static int sock_get(struct smcnl *nl, enum smcnl_proto proto, struct smcnl_sock 
 			[SMCNL_PROTO_GENL] = NETLINK_GENERIC,
 			[SMCNL_PROTO_SOCK_DIAG] = NETLINK_SOCK_DIAG,
 			[SMCNL_PROTO_RDMA] = NETLINK_RDMA,
+			[SMCNL_PROTO_ROUTE] = NETLINK_ROUTE,
 		};
 
-		r = nl_connect(s->sk, protocols[proto]);
-		if (r < 0) {
-			r = smcnl_errno_from_nle(r);
+		r = sock_connect(nl, s->sk, protocols[proto]);
+		if (r < 0)
 			goto fail;
-		}
 		/*
 		 * Extended ACK (4.12+) for the kernel's reason text; CAP_ACK keeps the
 		 * request out of error messages, so the TLVs follow the header copy
@@ -554,6 +597,7 @@ int smcnl_open(const struct smcnl_options *opts, struct smcnl **ret)
 		nl->socks[i].nl = nl;
 		nl->socks[i].proto = i;
 	}
+	nl->netns_fd = -1;
 	*ret = TAKE_PTR(nl);
 	return 0;
 }
@@ -564,6 +608,8 @@ void smcnl_close(struct smcnl *nl)
 		return;
 	for (int i = 0; i < _SMCNL_PROTO_MAX; i++)
 		sock_close(&nl->socks[i]);
+	if (nl->netns_fd >= 0)
+		close(nl->netns_fd);
 	free(nl->sysroot);
 	free(nl->replay_dir);
 	free(nl->record_dir);

@@ -153,6 +153,8 @@ static int sysctl_path(struct smcnl *nl, const char *name, char *buf, size_t len
 	/* A file name, nothing that walks out of /proc/sys/net/smc. */
 	if (!name || !*name || strchr(name, '/') || streq(name, ".") || streq(name, ".."))
 		return -EINVAL;
+	if (nl->netns_fd >= 0)
+		return -EOPNOTSUPP; /* /proc/sys/net is the caller's namespace's */
 	return smcnl_path(nl, buf, len, "/proc/sys/net/smc/%s", name);
 }
 
@@ -225,6 +227,8 @@ int smc_sysctl_list_present(struct smcnl *nl, char ***ret_names, size_t *ret_n)
 	DIR *dir;
 	int r;
 
+	if (nl->netns_fd >= 0)
+		return -EOPNOTSUPP;
 	r = smcnl_path(nl, path, sizeof(path), "/proc/sys/net/smc");
 	if (r < 0)
 		return r;

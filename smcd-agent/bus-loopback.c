@@ -267,12 +267,12 @@ static int method_set(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 	r = sd_bus_message_read(msg, "ss", &key, &value);
 	if (r < 0)
 		return r;
-	if (streq(key, "dmb-type") && (streq(value, "physical") || streq(value, "virtual"))) {
+	/* The values smcctl and smc.yaml take, read by the same parsers (smclo.h, units.h). */
+	if (streq(key, "dmb-type") && (r = smclo_dmb_type_from_name(value)) >= 0) {
 		q.set_dmb_type = true;
-		q.dmb_type = streq(value, "virtual") ? SMCLO_DMB_VIRTUAL : SMCLO_DMB_PHYSICAL;
-	} else if (streq(key, "nocopy") && (streq(value, "on") || streq(value, "off"))) {
+		q.dmb_type = (uint8_t)r;
+	} else if (streq(key, "nocopy") && parse_bool(value, &q.nocopy) == 0) {
 		q.set_nocopy = true;
-		q.nocopy = streq(value, "on");
 	} else if (streq(key, "max-dmbs")) {
 		int64_t v;
 
@@ -285,7 +285,7 @@ static int method_set(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 	} else {
 		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
 					 "invalid setting '%s %s' (dmb-type physical|virtual, "
-					 "nocopy on|off, max-dmbs N)",
+					 "nocopy on|off (or true, false, yes, no, 1, 0), max-dmbs N)",
 					 key, value);
 	}
 	r = bus_authorize(msg, m, error);

@@ -634,37 +634,33 @@ static int method_describe_config(sd_bus_message *msg, void *userdata, sd_bus_er
 }
 
 /*
- * The dry run of a file's text (smcctl config diff): the caller reads the file with its own
- * rights and sends the text and the path; the agent reads path's drop-ins.  Read
- * only, but admins only all the same (check_admin(), like DescribeConfig): the text names
- * files the agent, as root, would read (ueid.machine-id-file) and namespaces it would
- * open, which made it a way to probe any file for anyone.  An invalid text is an answer,
- * not an error: the document says so with the errors, as smcd-agent --plan does.
+ * The dry run of a file's text (smcctl config diff FILE): the caller reads the file with its
+ * own rights and sends the text and the path; the agent reads path's drop-ins.  With
+ * neither (smcctl config diff without FILE), the dry run of a Reload: the agent's own file
+ * and drop-ins read as a reload reads them (manager_config_read(): a missing file is the
+ * built-in defaults while the agent runs on them, else refused).  Read only, but admins
+ * only all the same (check_admin(), like DescribeConfig): the text names files the agent,
+ * as root, would read (ueid.machine-id-file) and namespaces it would open, which made it a
+ * way to probe any file for anyone.  An invalid text is an answer, not an error: the
+ * document says so with the errors, as smcd-agent --plan does.
  */
-static int method_plan_config(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+static int plan_read(struct manager *m, const char *path, const char *text, struct config **ret,
+		     struct config_errors *errors, sd_bus_error *error)
 {
-	struct manager *m = userdata;
-	_cleanup_(config_freep) struct config *c = NULL;
-	_cleanup_(json_object_putp) json_object *doc = NULL;
-	struct config_errors errors = {};
 	_cleanup_(freep) char *dropins = NULL;
-	const char *path, *text;
-	int r;
+	bool builtin;
 
-	r = check_admin(msg, m, "Planning a configuration", error);
-	if (r < 0)
-		return r;
-	r = sd_bus_message_read(msg, "ss", &path, &text);
-	if (r < 0)
-		return r;
+	if (!path[0] && !text[0])
+		return manager_config_read(m->config_path, true, m->config_builtin, ret, &builtin,
+					   errors);
 	if (!path[0])
 		path = m->config_path;
 	/*
 	 * The text is path's, read with its drop-ins: path.d, as smcd-agent --plan path and a
 	 * reload of path read them (the agent's own path.d only when path is its own file).
-	 * Reading the caller's path.d/ *.yaml as root is within what check_admin() above
-	 * already allows an admin (the text names files the agent reads, machine-id-file);
-	 * a relative path would be the agent's working directory, not the caller's.
+	 * Reading the caller's path.d/ *.yaml as root is within what check_admin() already
+	 * allows an admin (the text names files the agent reads, machine-id-file); a relative
+	 * path would be the agent's working directory, not the caller's.
 	 */
 	if (path[0] != '/')
 		return sd_bus_error_setf(
@@ -674,8 +670,28 @@ static int method_plan_config(sd_bus_message *msg, void *userdata, sd_bus_error 
 	dropins = config_dropin_dir(path);
 	if (!dropins)
 		return -ENOMEM;
-	r = config_load_text(path, text, strlen(text), dropins, &c, &errors);
-	if (r == -ENOMEM) {
+	return config_load_text(path, text, strlen(text), dropins, ret, errors);
+}
+
+static int method_plan_config(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	_cleanup_(config_freep) struct config *c = NULL;
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	struct config_errors errors = {};
+	const char *path, *text;
+	int r;
+
+	r = check_admin(msg, m, "Planning a configuration", error);
+	if (r < 0)
+		return r;
+	r = sd_bus_message_read(msg, "ss", &path, &text);
+	if (r < 0)
+		return r;
+	r = plan_read(m, path, text, &c, &errors, error);
+	if (!path[0])
+		path = m->config_path;
+	if (r == -ENOMEM || sd_bus_error_is_set(error)) {
 		config_errors_clear(&errors);
 		return r;
 	}
@@ -702,22 +718,17 @@ static int method_plan_config(sd_bus_message *msg, void *userdata, sd_bus_error 
  * written or removed or, when nothing changed, the file that lists the cgroup (enable) or
  * "" (disable of a unit not enabled); results are the reconciliation's, as Reconcile's.
  */
-static int unit_reply(sd_bus_message *msg, struct manager *m, int r, const char *path,
-		      const char *why, sd_bus_error *error)
+int bus_unit_error(int r, const char *why, sd_bus_error *error)
 {
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	struct report none = {};
-	bool changed = r == 0;
-
 	switch (r) {
 	case 0:
 	case 1:
-		break;
+		return 0;
 	case -EINVAL:
 		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "%s", why ? why : "");
 	case -EEXIST:
 		return sd_bus_error_setf(error, SMCD_BUS_ERROR_OWNED, "%s", why ? why : "");
-	case -EBADMSG:
+	case MANAGER_UNIT_REFUSED:
 		return sd_bus_error_setf(error, SMCD_BUS_ERROR_CONFIG_INVALID,
 					 "Configuration refused, nothing changed:\n%s",
 					 why ? why : "");
@@ -727,8 +738,22 @@ static int unit_reply(sd_bus_message *msg, struct manager *m, int r, const char 
 	case -ENOMEM:
 		return r;
 	default:
-		return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "%s", why ? why : strerror(-r));
+		return sd_bus_error_setf(error, SD_BUS_ERROR_FAILED, "%s",
+					 why ? why : strerror(r < 0 ? -r : EIO));
 	}
+}
+
+static int unit_reply(sd_bus_message *msg, struct manager *m, int r, const char *path,
+		      const char *why, sd_bus_error *error)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	struct report none = {};
+	bool changed = r == 0;
+	int k;
+
+	k = bus_unit_error(r, why, error);
+	if (k < 0)
+		return k;
 	r = sd_bus_message_new_method_return(msg, &reply);
 	if (r >= 0)
 		r = sd_bus_message_append(reply, "sb", path ? path : "", changed);
@@ -1168,6 +1193,8 @@ int bus_register_all(struct manager *m)
 		r = bus_loopback_register(m);
 	if (r >= 0)
 		r = bus_assess_register(m);
+	if (r >= 0)
+		r = bus_polkit_register(m);
 	return r;
 }
 

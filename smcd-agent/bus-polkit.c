@@ -15,6 +15,12 @@
  * bus-polkit.c).  A handler therefore reads and checks its arguments before it asks: they
  * are read twice, and nothing is done before the answer.
  *
+ * The second run may end before it takes the answer (EnrollProcess whose target exited
+ * while polkit thought fails at the pidfd): the question is dropped all the same when that
+ * run is over, so that it holds neither the call (and its file descriptors) nor a place in
+ * its user's share.  sd-bus dispatches one message at a time, so the next message the bus
+ * filter sees, or the event loop's next idle moment, comes after that run.
+ *
  * Without polkit (nobody owns org.freedesktop.PolicyKit1 and the bus cannot start it) the
  * agent's own check decides, as before polkit: root or smc.yaml's admin-group.  Any other
  * failure of polkit is a refusal that says so.
@@ -24,7 +30,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "common/bus-api.h"
 #include "common/macro.h"
@@ -39,8 +44,6 @@
 /* One user's share: a user in an active session cannot fill the queue with password
  * dialogs and lock every other caller out. */
 #define BUS_AUTH_MAX_PER_UID 8
-/* An answer that no handler took within this time is dropped (its call went away). */
-#define BUS_AUTH_ANSWER_TTL_USEC (30ULL * 1000000ULL)
 
 #define ACTION(i, mb, a)                                        \
 	{                                                       \
@@ -89,14 +92,15 @@ static const struct bus_action {
 struct bus_auth {
 	struct bus_auth *next;
 	struct manager *m;
-	sd_bus_message *call; /* referenced until the answer is taken */
-	sd_bus_slot *slot;    /* the CheckAuthorization in flight; NULL once answered */
+	sd_bus_message *call;  /* referenced until the answer is taken */
+	sd_bus_slot *slot;     /* the CheckAuthorization in flight; NULL once answered */
+	sd_event_source *idle; /* answered: drops the question once the loop is idle */
 	const struct bus_action *action;
 	uid_t uid; /* the caller's, as the bus recorded it */
 	bool answered;
+	bool rerun; /* the call's second run began (the bus filter saw it again) */
 	bool allowed;
-	char *why;		/* refused: what to tell the caller */
-	uint64_t answered_usec; /* CLOCK_MONOTONIC */
+	char *why; /* refused: what to tell the caller */
 };
 
 static const struct bus_action *action_find(const char *interface, const char *member)
@@ -115,19 +119,12 @@ void bus_actions_print(FILE *f)
 			bus_actions[i].action);
 }
 
-static uint64_t now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
-}
-
 static struct bus_auth *bus_auth_free(struct bus_auth *a)
 {
 	struct bus_auth *next = a->next;
 
 	sd_bus_slot_unref(a->slot);
+	sd_event_source_disable_unref(a->idle);
 	sd_bus_message_unref(a->call);
 	free(a->why);
 	free(a);
@@ -141,29 +138,63 @@ void bus_auth_free_all(struct manager *m)
 	m->n_auths = 0;
 }
 
-/* The question about this call, unlinked (the caller owns it), or NULL.  Answers no
- * handler took in time are dropped on the way (their call failed before it asked again). */
+/* The question about this call, unlinked (the caller owns it), or NULL. */
 static struct bus_auth *bus_auth_take(struct manager *m, sd_bus_message *call)
 {
-	uint64_t now = now_usec();
-	struct bus_auth *found = NULL;
-
-	for (struct bus_auth **p = &m->auths; *p;) {
+	for (struct bus_auth **p = &m->auths; *p; p = &(*p)->next) {
 		struct bus_auth *a = *p;
 
-		if (a->call == call && !found) {
+		if (a->call == call) {
 			*p = a->next;
 			a->next = NULL;
 			m->n_auths--;
-			found = a;
-		} else if (a->answered && now - a->answered_usec >= BUS_AUTH_ANSWER_TTL_USEC) {
-			*p = bus_auth_free(a);
-			m->n_auths--;
-		} else {
-			p = &a->next;
+			return a;
 		}
 	}
-	return found;
+	return NULL;
+}
+
+/* An answered question whose call ran again without taking it: its run is over. */
+static void bus_auth_drop(struct manager *m, struct bus_auth *a)
+{
+	log_debug("%s() ended without taking polkit's answer: dropped",
+		  sd_bus_message_get_member(a->call));
+	a = bus_auth_take(m, a->call);
+	if (a)
+		bus_auth_free(a);
+}
+
+static int bus_auth_idle(sd_event_source *s, void *userdata)
+{
+	struct bus_auth *a = userdata;
+
+	bus_auth_drop(a->m, a);
+	return 0;
+}
+
+/*
+ * Every message the bus dispatches passes here first.  An answered call seen again is its
+ * second run beginning; any other message comes after the end of every second run that
+ * began before it (one message at a time), so a question still here then was not taken.
+ */
+static int bus_auth_filter(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	struct bus_auth *next;
+
+	for (struct bus_auth *a = m->auths; a; a = next) {
+		next = a->next;
+		if (a->answered && a->call == msg)
+			a->rerun = true;
+		else if (a->rerun)
+			bus_auth_drop(m, a);
+	}
+	return 0;
+}
+
+int bus_polkit_register(struct manager *m)
+{
+	return sd_bus_add_filter(m->bus, NULL, bus_auth_filter, m);
 }
 
 /* What a refusal tells the caller (allocation failures leave the generic text). */
@@ -233,17 +264,30 @@ static int bus_auth_answered(sd_bus_message *reply, void *userdata, sd_bus_error
 	a->slot = sd_bus_slot_unref(a->slot);
 	bus_auth_decide(a, reply);
 	a->answered = true;
-	a->answered_usec = now_usec();
+	/* Dropped when the loop is next idle, which is after the second run (the bus's
+	 * sources have a higher priority, and the bus is ready while the call is queued),
+	 * unless that run takes it or the filter drops it first. */
+	r = sd_event_add_defer(a->m->event, &a->idle, bus_auth_idle, a);
+	if (r >= 0)
+		r = sd_event_source_set_priority(a->idle, SD_EVENT_PRIORITY_IDLE);
+	if (r >= 0)
+		r = sd_event_source_set_enabled(a->idle, SD_EVENT_ONESHOT);
 	/* The same call again, read from its start: its handler takes the answer. */
-	r = sd_bus_message_rewind(a->call, true);
+	if (r >= 0)
+		r = sd_bus_message_rewind(a->call, true);
 	if (r >= 0)
 		r = sd_bus_enqueue_for_read(bus, a->call);
 	if (r < 0) {
+		struct manager *m = a->m;
+
 		log_warning_errno(r, "Cannot resume %s() after polkit answered: %m",
 				  sd_bus_message_get_member(a->call));
 		(void)sd_bus_reply_method_errorf(a->call, SD_BUS_ERROR_FAILED,
 						 "Cannot resume the call after polkit answered: %s",
 						 strerror(-r));
+		a = bus_auth_take(m, a->call);
+		if (a)
+			bus_auth_free(a);
 	}
 	return 1;
 }

@@ -4,7 +4,8 @@
  *
  * A sample reads the kernel's counters (GET_STATS, GET_FBACK_STATS) and every socket
  * (smc_diag, no extensions) of the agent's network namespace into the engine (stats.c) and,
- * when something that cannot be read again from the kernel changed, the state file.  The
+ * when something that cannot be read again from the kernel changed, the state file; then
+ * the same of the other network namespaces sampled (netns.c), kept as they are read.  The
  * devices and link groups are the manager's poll's (objects.h): it reads them once per
  * interval, has them tracked here (collector_track()), publishes them, samples and has the
  * textfile written (collector_export()); see manager_poll().
@@ -124,6 +125,7 @@ struct collector *collector_free(struct collector *c)
 	/* Fresh raw values make the next start continue exactly where this one stopped. */
 	save_state(c);
 	stats_engine_free(c->engine);
+	netns_set_clear(&c->netns);
 	free(c->state_path);
 	free(c->prom_path);
 	free(c->prom_error_text);
@@ -179,11 +181,13 @@ static int set_prom_error(struct collector *c, int err)
 int collector_export(struct collector *c, const struct objects *o)
 {
 	_cleanup_(freep) char *text = NULL;
+	struct prom_agent a = c->agent;
 	int r;
 
 	if (!c->prom_path)
 		return 0;
-	text = prometheus_render_agent(c->engine, o, &c->fallback, &c->agent);
+	a.netns = &c->netns;
+	text = prometheus_render_agent(c->engine, o, &c->fallback, &a);
 	if (!text)
 		return set_prom_error(c, -ENOMEM);
 	/* 0644: node_exporter runs as its own user (prometheus on Debian). */
@@ -230,6 +234,12 @@ int collector_configure(struct collector *c, uint64_t interval_usec, uint32_t li
 	return changed;
 }
 
+int collector_configure_netns(struct collector *c, bool all, char *const *names, size_t n_names,
+			      uint32_t max)
+{
+	return netns_set_configure(&c->netns, all, names, n_names, max);
+}
+
 /* ------------------------------------------------------------------------------------- */
 /* Sampling                                                                               */
 
@@ -258,12 +268,20 @@ int collector_sample(struct collector *c, struct kernel *k)
 	uint64_t t0 = now_usec(CLOCK_MONOTONIC);
 	int changed;
 
+	int r;
+
 	if (!s)
 		return -ENOMEM;
 	read_kernel(k, s);
 	if (!s->ok && s->error != c->sample_error)
 		log_debug("Statistics not available: %s", strerror(-s->error));
 	c->sample_error = s->error;
+	/* The other namespaces in the same sample: one duration, one timestamp for all. */
+	r = netns_set_sample(&c->netns, k);
+	if (r == -ENOTRECOVERABLE)
+		return r;
+	if (r < 0)
+		log_warning_errno(r, "Cannot sample the other network namespaces: %m");
 	s->duration_usec = now_usec(CLOCK_MONOTONIC) - t0;
 	changed = stats_engine_update(c->engine, s, now_usec(CLOCK_MONOTONIC),
 				      now_usec(CLOCK_REALTIME));

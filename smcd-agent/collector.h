@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "smcd-agent/netns.h"
 #include "smcd-agent/stats.h"
 
 struct kernel;
@@ -38,6 +39,7 @@ struct collector {
 	char *prom_error_text;	       /* PrometheusError; NULL when writing works */
 	struct prom_fallback fallback; /* the manager's attribution table, for the textfile */
 	struct prom_agent agent;       /* the manager's own state, for the textfile */
+	struct netns_set netns;	       /* the other network namespaces sampled (netns.h) */
 };
 
 /* A collector continuing from the state file of $STATE_DIRECTORY (logged, never fatal). */
@@ -52,10 +54,18 @@ struct collector *collector_free(struct collector *c);
 int collector_configure(struct collector *c, uint64_t interval_usec, uint32_t linkgroup_series,
 			const char *prom_path);
 
+/* stats.netns and stats.netns-max (start and reload).  -ENOMEM. */
+int collector_configure_netns(struct collector *c, bool all, char *const *names, size_t n_names,
+			      uint32_t max);
+
 /* A new read of the objects, before it is published: fills the agent's fields in place. */
 void collector_track(struct collector *c, struct objects *o);
 
-/* Sample the kernel's counters and sockets into the engine: STATS_CHANGED_*, or -errno. */
+/*
+ * Sample the kernel's counters and sockets into the engine, and those of the other network
+ * namespaces (netns.h): STATS_CHANGED_*, or -errno; -ENOTRECOVERABLE when the thread could
+ * not come back from another namespace (the agent must stop).
+ */
 int collector_sample(struct collector *c, struct kernel *k);
 
 /* Write the Prometheus textfile of the engine and o: COLLECTOR_CHANGED_PROMETHEUS or 0. */

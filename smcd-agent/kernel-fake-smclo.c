@@ -59,10 +59,10 @@ static bool read_settings(const char *dir, const char *name, struct smclo_settin
 	f = fopen(p, "re");
 	if (!f)
 		return false;
-	ok = fscanf(f, "%15s %u %u", dmb, &nocopy, &max) == 3;
+	ok = fscanf(f, "%15s %u %u", dmb, &nocopy, &max) == 3 && smclo_dmb_type_from_name(dmb) >= 0;
 	fclose(f);
 	if (ok) {
-		s->dmb_type = streq(dmb, "virtual") ? SMCLO_DMB_VIRTUAL : SMCLO_DMB_PHYSICAL;
+		s->dmb_type = (uint8_t)smclo_dmb_type_from_name(dmb);
 		s->nocopy = nocopy;
 		s->max_dmbs = max;
 	}

@@ -21,9 +21,18 @@
  *   sockets              "smcd|smcr|listen|init COUNT" or "fallback COUNT CODE" per line
  *   smclo/...            our loopback module's device: kernel-fake-smclo.c
  *   fail-dump            "ERRNO": every device and link-group dump fails with it
+ *   fail-stats           "ERRNO": every statistics and socket read fails with it
+ *   netns/NAME/          a named network namespace (/run/netns/NAME): its own stats,
+ *                        fallback, sockets, no-smc and fail-stats files as above; its
+ *                        identity is the directory's device and inode (a name removed and
+ *                        made again is a new namespace), and a handle holds the directory
+ *                        open as a netns fd holds the namespace.  A symbolic link to DIR
+ *                        is the agent's own namespace under a name.
+ *   netns/NAME/fail-open "ERRNO": entering it fails with it (EPERM: not allowed)
  *
  * The same errnos as the real kernel: -ERANGE table full, -EEXIST duplicate, -ENOENT absent.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -64,17 +73,17 @@ static bool fake_no_smc(struct kernel *k)
 	return fake_exists(k, "no-smc");
 }
 
-/* "fail-dump" holding an errno number: every device and link-group dump fails with it
- * while the file exists (a kernel error, not "nothing there"). */
-static int fake_dump_fault(struct kernel *k)
+/* A file such as "fail-dump" holding an errno number: the reads it names fail with it while
+ * the file exists (a kernel error, not "nothing there"). */
+static int fake_fault(struct kernel *k, const char *name)
 {
 	char p[1024];
 	FILE *f;
 	int e = 0;
 
-	if (!fake_exists(k, "fail-dump"))
+	if (!fake_exists(k, name))
 		return 0;
-	fake_path(k, "fail-dump", p, sizeof(p));
+	fake_path(k, name, p, sizeof(p));
 	f = fopen(p, "re");
 	if (f) {
 		if (fscanf(f, "%d", &e) != 1)
@@ -409,7 +418,7 @@ static int fake_smcd_devices(struct kernel *k, struct smcd_device **ret, size_t 
 
 	if (fake_no_smc(k))
 		return -EPROTONOSUPPORT;
-	if ((r = fake_dump_fault(k)) < 0)
+	if ((r = fake_fault(k, "fail-dump")) < 0)
 		return r;
 	r = fake_read_lines(k, "smcd-devices", lines, &n);
 	if (r < 0)
@@ -435,7 +444,7 @@ static int fake_smcr_devices(struct kernel *k, struct smcr_device **ret, size_t 
 
 	if (fake_no_smc(k))
 		return -EPROTONOSUPPORT;
-	if ((r = fake_dump_fault(k)) < 0)
+	if ((r = fake_fault(k, "fail-dump")) < 0)
 		return r;
 	*ret = NULL;
 	*ret_n = 0;
@@ -451,7 +460,7 @@ static int fake_smcd_linkgroups(struct kernel *k, struct smcd_linkgroup **ret, s
 
 	if (fake_no_smc(k))
 		return -EPROTONOSUPPORT;
-	if ((r = fake_dump_fault(k)) < 0)
+	if ((r = fake_fault(k, "fail-dump")) < 0)
 		return r;
 	r = fake_read_lines(k, "smcd-linkgroups", lines, &n);
 	if (r < 0)
@@ -479,7 +488,7 @@ static int fake_smcr_linkgroups(struct kernel *k, struct smcr_linkgroup **ret, s
 
 	if (fake_no_smc(k))
 		return -EPROTONOSUPPORT;
-	if ((r = fake_dump_fault(k)) < 0)
+	if ((r = fake_fault(k, "fail-dump")) < 0)
 		return r;
 	*ret = NULL;
 	*ret_n = 0;
@@ -495,6 +504,9 @@ static int fake_stats(struct kernel *k, struct smc_stats *ret)
 
 	if (fake_no_smc(k))
 		return -EPROTONOSUPPORT;
+	r = fake_fault(k, "fail-stats");
+	if (r < 0)
+		return r;
 	memset(ret, 0, sizeof(*ret));
 	r = fake_read_lines(k, "stats", lines, &n);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
@@ -521,6 +533,9 @@ static int fake_fback_stats(struct kernel *k, struct smc_fback_stats *ret)
 
 	if (fake_no_smc(k))
 		return -EPROTONOSUPPORT;
+	r = fake_fault(k, "fail-stats");
+	if (r < 0)
+		return r;
 	memset(ret, 0, sizeof(*ret));
 	r = fake_read_lines(k, "stats", lines, &n);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
@@ -556,6 +571,9 @@ static int fake_sockets(struct kernel *k, struct smc_socket **ret, size_t *ret_n
 
 	if (fake_no_smc(k))
 		return -EPROTONOSUPPORT;
+	r = fake_fault(k, "fail-stats");
+	if (r < 0)
+		return r;
 	r = fake_read_lines(k, "sockets", lines, &n);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		char kind[16];
@@ -591,6 +609,138 @@ static int fake_sockets(struct kernel *k, struct smc_socket **ret, size_t *ret_n
 static const char *fake_extack(struct kernel *k)
 {
 	return NULL;
+}
+
+/* ---- other network namespaces: DIR/netns/NAME ------------------------------------------ */
+
+static int fake_netns_list(struct kernel *k, struct smc_netns *ret_self, struct smc_netns **ret,
+			   size_t *ret_n)
+{
+	_cleanup_(freep) struct smc_netns *v = NULL;
+	char p[1024];
+	struct dirent *de;
+	struct stat st;
+	size_t n = 0;
+	DIR *d;
+
+	if (stat(((struct kernel_fake *)k)->dir, &st) < 0)
+		return negative_errno();
+	*ret_self = (struct smc_netns){ .dev = st.st_dev, .ino = st.st_ino };
+	fake_path(k, "netns", p, sizeof(p));
+	d = opendir(p);
+	if (!d && errno != ENOENT)
+		return negative_errno();
+	while (d && (de = readdir(d))) {
+		struct smc_netns *nv;
+
+		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(v->name) ||
+		    fstatat(dirfd(d), de->d_name, &st, 0) < 0)
+			continue;
+		nv = realloc(v, (n + 1) * sizeof(*v));
+		if (!nv) {
+			closedir(d);
+			return -ENOMEM;
+		}
+		v = nv;
+		v[n] = (struct smc_netns){ .dev = st.st_dev, .ino = st.st_ino };
+		snprintf(v[n].name, sizeof(v[n].name), "%s", de->d_name);
+		n++;
+	}
+	if (d)
+		closedir(d);
+	/* Sorted as smc_netns_list() sorts. */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && strcmp(v[j - 1].name, v[j].name) > 0; j--) {
+			struct smc_netns t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	*ret = TAKE_PTR(v);
+	*ret_n = n;
+	return 0;
+}
+
+/* A namespace's handle: a fake kernel over the directory, held open (/proc/self/fd/N). */
+struct fake_netns {
+	struct kernel_netns base;
+	struct kernel_fake *k;
+	int fd;
+};
+
+static int fake_ns_stats(struct kernel_netns *n, struct smc_stats *ret)
+{
+	return fake_stats(&((struct fake_netns *)n)->k->base, ret);
+}
+
+static int fake_ns_fback_stats(struct kernel_netns *n, struct smc_fback_stats *ret)
+{
+	return fake_fback_stats(&((struct fake_netns *)n)->k->base, ret);
+}
+
+static int fake_ns_sockets(struct kernel_netns *n, struct smc_socket **ret, size_t *ret_n)
+{
+	return fake_sockets(&((struct fake_netns *)n)->k->base, ret, ret_n);
+}
+
+static void fake_free(struct kernel *k);
+
+static void fake_ns_free(struct kernel_netns *n)
+{
+	struct fake_netns *f = (struct fake_netns *)n;
+
+	if (f->k)
+		fake_free(&f->k->base);
+	if (f->fd >= 0)
+		close(f->fd);
+	free(f);
+}
+
+static const struct kernel_netns_ops fake_netns_ops = {
+	.stats = fake_ns_stats,
+	.fback_stats = fake_ns_fback_stats,
+	.sockets = fake_ns_sockets,
+	.free = fake_ns_free,
+};
+
+static int fake_netns_open(struct kernel *k, const struct smc_netns *ns, struct kernel_netns **ret)
+{
+	struct fake_netns *f;
+	struct kernel *nk;
+	char p[1024], name[300];
+	struct stat st;
+	int r;
+
+	if (!ns->name[0] || strchr(ns->name, '/'))
+		return -EINVAL;
+	snprintf(name, sizeof(name), "netns/%s", ns->name);
+	fake_path(k, name, p, sizeof(p));
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->base.ops = &fake_netns_ops;
+	f->fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (f->fd < 0 || fstat(f->fd, &st) < 0) {
+		r = negative_errno();
+		goto fail;
+	}
+	if ((uint64_t)st.st_dev != ns->dev || (uint64_t)st.st_ino != ns->ino) {
+		r = -ESTALE;
+		goto fail;
+	}
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", f->fd);
+	r = kernel_fake_new(p, &nk);
+	if (r < 0)
+		goto fail;
+	f->k = (struct kernel_fake *)nk;
+	r = fake_fault(&f->k->base, "fail-open");
+	if (r < 0)
+		goto fail;
+	*ret = &f->base;
+	return 0;
+fail:
+	fake_ns_free(&f->base);
+	return r;
 }
 
 /* smc_lo: kernel-fake-smclo.c, in files under DIR/smclo/ (see there). */
@@ -653,6 +803,8 @@ static const struct kernel_ops fake_ops = {
 	.fback_stats = fake_fback_stats,
 	.sockets = fake_sockets,
 	.extack = fake_extack,
+	.netns_list = fake_netns_list,
+	.netns_open = fake_netns_open,
 	.smclo_get = fake_smclo_get,
 	.smclo_activate = fake_smclo_activate,
 	.smclo_shutdown = fake_smclo_shutdown,

@@ -231,6 +231,69 @@ static const char *ks_extack(struct kernel *k)
 	return smcnl_extack(NL(k));
 }
 
+static int ks_netns_list(struct kernel *k, struct smc_netns *ret_self, struct smc_netns **ret,
+			 size_t *ret_n)
+{
+	int r = smc_netns_self(ret_self);
+
+	return r < 0 ? r : smc_netns_list(NL(k), ret, ret_n);
+}
+
+/* Another namespace: a libsmcnl handle whose sockets are created there. */
+struct kernel_smcnl_netns {
+	struct kernel_netns base;
+	struct smcnl *nl;
+};
+
+#define NS_NL(n) (((struct kernel_smcnl_netns *)(n))->nl)
+
+static int ksn_stats(struct kernel_netns *n, struct smc_stats *ret)
+{
+	return smc_stats_get(NS_NL(n), ret);
+}
+
+static int ksn_fback_stats(struct kernel_netns *n, struct smc_fback_stats *ret)
+{
+	return smc_fback_stats_get(NS_NL(n), ret);
+}
+
+static int ksn_sockets(struct kernel_netns *n, struct smc_socket **ret, size_t *ret_n)
+{
+	return smc_socket_list(NS_NL(n), 0, ret, ret_n);
+}
+
+static void ksn_free(struct kernel_netns *n)
+{
+	smcnl_close(NS_NL(n));
+	free(n);
+}
+
+static const struct kernel_netns_ops smcnl_netns_ops = {
+	.stats = ksn_stats,
+	.fback_stats = ksn_fback_stats,
+	.sockets = ksn_sockets,
+	.free = ksn_free,
+};
+
+static int ks_netns_open(struct kernel *k, const struct smc_netns *ns, struct kernel_netns **ret)
+{
+	struct kernel_smcnl *ks = (struct kernel_smcnl *)k;
+	struct smcnl_options opts = { .sysroot = ks->sysroot };
+	struct kernel_smcnl_netns *n = calloc(1, sizeof(*n));
+	int r;
+
+	if (!n)
+		return -ENOMEM;
+	n->base.ops = &smcnl_netns_ops;
+	r = smcnl_open_netns(&opts, ns, &n->nl);
+	if (r < 0) {
+		free(n);
+		return r;
+	}
+	*ret = &n->base;
+	return 0;
+}
+
 static int ks_smclo_get(struct kernel *k, struct smclo_device *ret)
 {
 	return smclo_get(NL(k), ret);
@@ -294,6 +357,8 @@ static const struct kernel_ops smcnl_ops = {
 	.fback_stats = ks_fback_stats,
 	.sockets = ks_sockets,
 	.extack = ks_extack,
+	.netns_list = ks_netns_list,
+	.netns_open = ks_netns_open,
 	.smclo_get = ks_smclo_get,
 	.smclo_activate = ks_smclo_activate,
 	.smclo_shutdown = ks_smclo_shutdown,

@@ -17,6 +17,7 @@
 #include "netlink/smclo.h"
 
 struct kernel;
+struct kernel_netns;
 
 struct kernel_ops {
 	int (*caps)(struct kernel *k, struct smc_caps *ret);
@@ -50,6 +51,16 @@ struct kernel_ops {
 	/* The kernel's extended-ack text of the last failed request, or NULL. */
 	const char *(*extack)(struct kernel *k);
 	/*
+	 * Other network namespaces (netns.c): the identity of the agent's own and the named
+	 * ones (smc_netns_list(): sorted by name), and a handle on one of them whose reads are
+	 * answered by that namespace's kernel (smcnl_open_netns(): -ENOENT gone, -ESTALE the
+	 * name is another namespace now, -EPERM).  NULL where a kernel has none to offer (the
+	 * dry run, the tests' fault injectors): the agent samples its own namespace only.
+	 */
+	int (*netns_list)(struct kernel *k, struct smc_netns *ret_self, struct smc_netns **ret,
+			  size_t *ret_n);
+	int (*netns_open)(struct kernel *k, const struct smc_netns *ns, struct kernel_netns **ret);
+	/*
 	 * Our loopback module's SMC_LO family (kmod/, netlink/smclo.h; loopback.c).  The module
 	 * itself is module_loaded/module_load("smc_lo").  smclo_monitor: the "state" group, or
 	 * -EOPNOTSUPP where there is none (the fake kernel: the agent polls then).
@@ -67,6 +78,28 @@ struct kernel_ops {
 struct kernel {
 	const struct kernel_ops *ops;
 };
+
+/*
+ * The per-namespace reads of one other network namespace, as the same ops above answer them
+ * for the agent's own.  -ENOTRECOVERABLE (smcnl.h): the thread could not come back from the
+ * namespace; nothing may go on.
+ */
+struct kernel_netns_ops {
+	int (*stats)(struct kernel_netns *n, struct smc_stats *ret);
+	int (*fback_stats)(struct kernel_netns *n, struct smc_fback_stats *ret);
+	int (*sockets)(struct kernel_netns *n, struct smc_socket **ret, size_t *ret_n);
+	void (*free)(struct kernel_netns *n);
+};
+
+struct kernel_netns {
+	const struct kernel_netns_ops *ops;
+};
+
+static inline void kernel_netns_free(struct kernel_netns *n)
+{
+	if (n)
+		n->ops->free(n);
+}
 
 /* The real kernel (sysroot NULL) or a recorded tree (tests). */
 int kernel_smcnl_new(const char *sysroot, struct kernel **ret);

@@ -8,9 +8,11 @@
 #include <string.h>
 #include <systemd/sd-daemon.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "common/bus-api.h"
 #include "common/macro.h"
+#include "common/util.h"
 #include "smcd-agent/collector.h"
 #include "smcd-agent/assess.h"
 #include "smcd-agent/fallback.h"
@@ -65,49 +67,62 @@ static void log_config_errors(const char *path, const struct config_errors *e, c
 /*
  * At start a missing file means the built-in defaults (the same as the shipped file), with
  * the drop-ins.  At a reload it is refused like a bad file, unless the running configuration
- * is those defaults already (*builtin: the file was missing at the last load too): a file
- * deleted, renamed away or left a dangling symlink by an edit must not silently replace the
- * settings the agent keeps applied, but with no file there was nothing to replace, and
+ * is those defaults already (running_builtin: the file was missing at the last load too): a
+ * file deleted, renamed away or left a dangling symlink by an edit must not silently replace
+ * the settings the agent keeps applied, but with no file there was nothing to replace, and
  * refusing then made EnableUnit and DisableUnit (a drop-in changed, reloaded) impossible on
- * a host that runs on the defaults.  *builtin says on return what the loaded one is.
+ * a host that runs on the defaults.  *ret_builtin says what the loaded one is.  Nothing is
+ * logged: PlanConfig reads a reload's configuration this way too.
  */
+int manager_config_read(const char *path, bool reload, bool running_builtin, struct config **ret,
+			bool *ret_builtin, struct config_errors *errors)
+{
+	_cleanup_(freep) char *dir = NULL;
+	char *line = NULL;
+	int r;
+
+	r = config_load(path, ret, errors);
+	if (r != -ENOENT) {
+		if (r >= 0)
+			*ret_builtin = false;
+		return r;
+	}
+	config_errors_clear(errors);
+	if (reload && !running_builtin) {
+		if (asprintf(&line,
+			     "%s: does not exist (or is a dangling symlink); restore it, or restart the agent to run on the built-in defaults",
+			     path) < 0)
+			return -ENOMEM;
+		config_errors_add(errors, (struct config_mark){}, line);
+		return r;
+	}
+	/* The defaults with the drop-ins: a unit enabled by "smcctl enable" stays enabled on a
+	 * host that has no smc.yaml. */
+	dir = config_dropin_dir(path);
+	if (!dir)
+		return -ENOMEM;
+	r = config_load_text(path, "", 0, dir, ret, errors);
+	if (r >= 0)
+		*ret_builtin = true;
+	return r;
+}
+
 static int load(const char *path, bool reload, bool *builtin, struct config **ret, char **ret_error)
 {
 	struct config_errors errors = {};
 	int r;
 
-	r = config_load(path, ret, &errors);
-	if (r == -ENOENT && reload && !*builtin) {
-		config_errors_clear(&errors);
+	r = manager_config_read(path, reload, *builtin, ret, builtin, &errors);
+	if (r == -ENOENT && reload)
 		log_fields(LOG_ERR, 0,
 			   (const char *const[]){ "MESSAGE_ID=" SMCD_MESSAGE_CONFIG_REJECTED, NULL },
 			   "%s does not exist (or is a dangling symlink): reload refused", path);
-		if (ret_error &&
-		    asprintf(ret_error,
-			     "%s: does not exist (or is a dangling symlink); restore it, or restart the agent to run on the built-in defaults",
-			     path) < 0)
-			*ret_error = NULL;
-		return r;
-	}
-	if (r == -ENOENT) {
-		_cleanup_(freep) char *dir = config_dropin_dir(path);
-
-		/* The defaults with the drop-ins: a unit enabled by "smcctl enable" stays
-		 * enabled on a host that has no smc.yaml. */
-		config_errors_clear(&errors);
+	else if (r >= 0 && *builtin)
 		log_notice("%s does not exist: using the built-in defaults", path);
-		if (!dir)
-			return -ENOMEM;
-		r = config_load_text(path, "", 0, dir, ret, &errors);
-		if (r >= 0)
-			*builtin = true;
-	} else if (r >= 0)
-		*builtin = false;
-	if (r < 0) {
+	else if (r < 0)
 		log_config_errors(path, &errors, "configuration");
-		if (ret_error)
-			*ret_error = config_errors_join(&errors);
-	}
+	if (r < 0 && ret_error)
+		*ret_error = config_errors_join(&errors);
 	config_errors_clear(&errors);
 	return r;
 }
@@ -504,6 +519,12 @@ static void poll_stats(struct manager *m)
 	int changed = collector_sample(m->collector, m->kernel);
 	struct prom_fallback *fb = &m->collector->fallback;
 
+	if (changed == -ENOTRECOVERABLE) {
+		/* In another network namespace than our own: nothing may go on here. */
+		log_error("Cannot return to the agent's network namespace after entering another one to sample it; stopping");
+		(void)sd_event_exit(m->event, EXIT_FAILURE);
+		return;
+	}
 	if (changed < 0)
 		return;
 	fb->table = fallback_table(m);
@@ -620,6 +641,13 @@ static void configure_collector(struct manager *m)
 {
 	const struct config *c = m->config;
 
+	if (collector_configure_netns(
+		    m->collector, c->stats.netns == CONFIG_NETNS_ALL, c->stats.netns_names,
+		    c->stats.netns == CONFIG_NETNS_LIST ? c->stats.n_netns_names : 0,
+		    c->stats.netns_max) < 0)
+		log_warning(
+			"Out of memory: the network namespaces to sample are those of the last configuration");
+
 	bus_stats_emit_changed(
 		m, collector_configure(m->collector, c->stats.interval_usec, c->stats.linkgroup_series,
 				       c->stats.prometheus ? c->stats.prometheus_path : NULL));
@@ -685,6 +713,32 @@ static int on_exit_signal(sd_event_source *s, const struct signalfd_siginfo *si,
 	return sd_event_exit(m->event, 0);
 }
 
+/*
+ * The configuration file as the agent keeps it: absolute, against the directory it started
+ * in, so that ConfigPath names the file for any reader (PlanConfig needs an absolute path to
+ * find its drop-ins, and smcctl config diff plans ConfigPath); not resolved, so that a
+ * symlink stays one (an edit may point it elsewhere).
+ */
+static int config_path_absolute(const char *path, char **ret)
+{
+	_cleanup_(freep) char *cwd = NULL;
+
+	if (path[0] == '/') {
+		*ret = strdup(path);
+		return *ret ? 0 : -ENOMEM;
+	}
+	while (path[0] == '.' && path[1] == '/')
+		path += 2;
+	cwd = getcwd(NULL, 0);
+	if (!cwd)
+		return negative_errno();
+	if (asprintf(ret, "%s%s%s", cwd, streq(cwd, "/") ? "" : "/", path) < 0) {
+		*ret = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int manager_new(const char *config_path, struct kernel *kernel, struct manager **ret)
 {
 	_cleanup_(manager_freep) struct manager *m = calloc(1, sizeof(*m));
@@ -695,9 +749,9 @@ int manager_new(const char *config_path, struct kernel *kernel, struct manager *
 		return -ENOMEM;
 	m->kernel = kernel;
 	m->bus_name = SMCD_BUS_NAME;
-	m->config_path = strdup(config_path);
-	if (!m->config_path)
-		return -ENOMEM;
+	r = config_path_absolute(config_path, &m->config_path);
+	if (r < 0)
+		return r;
 	r = policy_engine_new(&m->policy);
 	if (r < 0)
 		return r;

@@ -102,6 +102,14 @@ struct manager *manager_free(struct manager *m);
 /* First load: an invalid file is fatal (there is no good config to keep). */
 int manager_load_config(struct manager *m);
 /*
+ * The configuration at path as the agent loads it, at start or (reload) at a reload while
+ * the running one is (running_builtin) or is not the built-in defaults: a missing file is
+ * the defaults with the drop-ins (*ret_builtin true), or at a reload from a file, -ENOENT
+ * with that refusal as the one error.  Logs nothing (manager_reload() and PlanConfig).
+ */
+int manager_config_read(const char *path, bool reload, bool running_builtin, struct config **ret,
+			bool *ret_builtin, struct config_errors *errors);
+/*
  * Reload: load the file (and its drop-ins) again and apply it.  *ret_refused (when not NULL)
  * says which of two failures it was: true when the new configuration was refused (it did
  * not load or validate: the running one stays, config_error says why, *ret_error a copy;
@@ -113,12 +121,17 @@ int manager_reload(struct manager *m, bool *ret_refused, char **ret_error);
  * EnableUnit, DisableUnit (unit-dropin.c): write or remove UNIT's drop-in of smc.yaml and
  * reload.  0: done (*ret_path the drop-in), 1: nothing to do (enable: *ret_path the file
  * that already lists the cgroup), MANAGER_UNIT_APPLY_FAILED: done and the running
- * configuration, but applying it failed (*ret_path the drop-in), -EINVAL: a bad argument,
- * -EEXIST: disable of a unit that smc.yaml itself (or another drop-in) lists, -EBADMSG: the
- * configuration was refused and the drop-in put back; other -errno.  *ret_why says what
- * went wrong.
+ * configuration, but applying it failed, whatever the errno (*ret_path the drop-in),
+ * MANAGER_UNIT_REFUSED: the configuration was refused and the drop-in put back (never an
+ * errno, which an apply error could also be), -EINVAL: a bad argument, -EEXIST: disable of
+ * a unit that smc.yaml itself (or another drop-in) lists; other -errno.  *ret_why says
+ * what went wrong.
  */
 #define MANAGER_UNIT_APPLY_FAILED 2
+#define MANAGER_UNIT_REFUSED 3
+/* The D-Bus error of such a result (bus-manager.c): 0 for 0 and 1, else < 0 and *error set
+ * (ConfigInvalid only for MANAGER_UNIT_REFUSED). */
+int bus_unit_error(int r, const char *why, sd_bus_error *error);
 int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup, char **ret_path,
 			char **ret_why);
 int manager_disable_unit(struct manager *m, const char *unit, char **ret_path, char **ret_why);
@@ -178,6 +191,8 @@ bool bus_authorize_answered(struct manager *m, sd_bus_message *msg);
 void bus_actions_print(FILE *f);
 /* Drop every pending question to polkit (manager_free()). */
 void bus_auth_free_all(struct manager *m);
+/* The bus filter that drops a question whose call's second run ended without it. */
+int bus_polkit_register(struct manager *m);
 /* Whether the bus's groups of the caller hold GROUP (bus-manager.c). */
 bool bus_sender_in_group(sd_bus_message *msg, const char *group);
 

@@ -11,7 +11,11 @@
  *   - counters are the agent's totals (monotonic across smc reloads, see stats.h), never the
  *     since-reset values: "smcctl stats reset" is for people, rate() needs no reset;
  *   - link groups come and go, so their series are capped (stats.linkgroup-series): the
- *     others are summed per technology into linkgroup="_other".
+ *     others are summed per technology into linkgroup="_other";
+ *   - what the kernel keeps per network namespace (counters, fallback reasons, sockets) has a
+ *     netns label on every sample: "host" for the agent's own namespace (the engine's
+ *     totals), the /run/netns name for the others (their kernel's counters as read, netns.h);
+ *     a namespace whose read failed is left out, and smc_netns_up says so.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -27,6 +31,7 @@
 #include "common/assess.h"
 #include "common/macro.h"
 #include "smcd-agent/fallback.h"
+#include "smcd-agent/netns.h"
 #include "smcd-agent/objects.h"
 #include "smcd-agent/stats.h"
 
@@ -51,6 +56,8 @@ static const struct family families[] = {
 	{ "smc_socket_calls_total", "counter", "Special socket calls on SMC sockets: cork, nodelay, sendpage, splice, urgent_data." },
 	{ "smc_sockets", "gauge", "SMC sockets by mode: smcd, smcr, fallback (to TCP), listen, init (handshake not finished)." },
 	{ "smc_fallback_sockets", "gauge", "Open sockets that fell back to TCP, by reason." },
+	{ "smc_netns_up", "gauge", "1 when the last read of a network namespace's SMC statistics succeeded (netns=\"host\": smcd-agent's own), 0 when it failed and its series are left out." },
+	{ "smc_netns_left_out", "gauge", "Named network namespaces (/run/netns) whose SMC statistics are not sampled: over stats.netns-max, or named host." },
 	{ "smc_fallback_attributed_total", "counter", "Fallbacks to TCP seen by smcd-agent (smc:smc_switch_to_fallback), by reason and systemd unit (or cgroup): per reason the first 8 units, the others summed into unit=\"other\"." },
 	{ "smc_fallback_attribution_available", "gauge", "1 when smcd-agent follows the kernel's fallbacks (BPF on smc:smc_switch_to_fallback); smcctl status says why not." },
 	{ "smc_fallback_attribution_lost_total", "counter", "Fallbacks the attribution missed: its ring buffer was full." },
@@ -141,27 +148,49 @@ static void sample(struct out *o, const char *name, const char *const *labels, u
 
 /* ------------------------------------------------------------------------------------- */
 
-/* Rows of the kernel's table: their labels are written in the table already. */
-static void kernel_family(struct out *o, const struct stats_engine *e, const char *family)
+/*
+ * One network namespace's numbers: the agent's own from the engine (its totals), another's
+ * from its last read (the kernel's counters as they are).
+ */
+struct ns_view {
+	const char *label;
+	const struct stats_engine *e; /* the agent's own; NULL for another */
+	const struct stats_sample *s; /* gauges and sockets (the engine's last sample) */
+};
+
+static void netns_label(struct out *o, const char *label)
+{
+	fputs("netns=\"", o->f);
+	put_value(o->f, label);
+	fputc('"', o->f);
+}
+
+/* Rows of the kernel's table: their other labels are written in the table already. */
+static void kernel_family(struct out *o, const struct ns_view *views, size_t n_views,
+			  const char *family)
 {
 	size_t n;
 	const struct stats_desc *t = stats_table(&n);
 
-	for (size_t i = 0; i < n; i++) {
-		bool valid = true;
-		uint64_t v;
+	for (size_t j = 0; j < n_views; j++)
+		for (size_t i = 0; i < n; i++) {
+			const struct ns_view *w = &views[j];
+			bool valid = true;
+			uint64_t v;
 
-		if (!streq(t[i].metric, family))
-			continue;
-		if (t[i].kind == STATS_GAUGE)
-			v = stats_desc_value(&t[i], &e->last.stats, &e->last.fback, &valid);
-		else
-			v = e->counters[i].total;
-		if (!valid)
-			continue;
-		begin(o, family);
-		fprintf(o->f, "%s{%s} %" PRIu64 "\n", family, t[i].labels, v);
-	}
+			if (!streq(t[i].metric, family))
+				continue;
+			if (t[i].kind == STATS_GAUGE || !w->e)
+				v = stats_desc_value(&t[i], &w->s->stats, &w->s->fback, &valid);
+			else
+				v = w->e->counters[i].total;
+			if (!valid)
+				continue;
+			begin(o, family);
+			fprintf(o->f, "%s{", family);
+			netns_label(o, w->label);
+			fprintf(o->f, ",%s} %" PRIu64 "\n", t[i].labels, v);
+		}
 }
 
 static const char *reason_name(uint32_t code, char buf[16])
@@ -183,37 +212,67 @@ static int cmp_reason(const void *a, const void *b)
 	return x->code < y->code ? -1 : x->code > y->code;
 }
 
-static void reasons(struct out *o, const struct stats_engine *e)
+/* The agent's own: its totals (u16 wraps added up); another's: the kernel's u16 counts. */
+static void reasons(struct out *o, const struct ns_view *views, size_t n_views)
 {
-	_cleanup_(freep) struct stats_reason *v = calloc(e->n_reasons + 1, sizeof(*v));
-	char buf[16];
+	for (size_t j = 0; j < n_views; j++) {
+		const struct ns_view *w = &views[j];
+		size_t n = w->e ? w->e->n_reasons : w->s->fback.n;
+		_cleanup_(freep) struct stats_reason *v = calloc(n + 1, sizeof(*v));
+		char buf[16];
 
-	if (!v)
-		return;
-	if (e->n_reasons)
-		memcpy(v, e->reasons, e->n_reasons * sizeof(*v));
-	qsort(v, e->n_reasons, sizeof(*v), cmp_reason);
-	for (size_t i = 0; i < e->n_reasons; i++)
-		sample(o, "smc_fallback_reasons_total",
-		       (const char *const[]){ "side", v[i].server ? "server" : "client", "reason",
-					      reason_name(v[i].code, buf), NULL },
-		       v[i].c.total);
+		if (!v)
+			return;
+		for (size_t i = 0; i < n; i++)
+			v[i] = w->e ? w->e->reasons[i]
+				    : (struct stats_reason){ .server = w->s->fback.entries[i].server,
+							     .code = w->s->fback.entries[i].code,
+							     .c.total = w->s->fback.entries[i].count };
+		qsort(v, n, sizeof(*v), cmp_reason);
+		for (size_t i = 0; i < n; i++)
+			sample(o, "smc_fallback_reasons_total",
+			       (const char *const[]){ "netns", w->label, "side",
+						      v[i].server ? "server" : "client", "reason",
+						      reason_name(v[i].code, buf), NULL },
+			       v[i].c.total);
+	}
 }
 
-static void sockets(struct out *o, const struct stats_engine *e)
+static void sockets(struct out *o, const struct ns_view *views, size_t n_views)
 {
 	char buf[16];
 
-	if (!e->last.has_sockets)
-		return;
-	for (size_t i = 0; i < _STATS_SOCK_MAX; i++)
-		sample(o, "smc_sockets", (const char *const[]){ "mode", stats_sock_name(i), NULL },
-		       e->last.sockets[i]);
-	for (size_t i = 0; i < e->last.n_fallback_sockets; i++)
-		sample(o, "smc_fallback_sockets",
-		       (const char *const[]){
-			       "reason", reason_name(e->last.fallback_sockets[i].code, buf), NULL },
-		       e->last.fallback_sockets[i].count);
+	for (size_t j = 0; j < n_views; j++) {
+		const struct stats_sample *s = views[j].s;
+
+		for (size_t i = 0; s->has_sockets && i < _STATS_SOCK_MAX; i++)
+			sample(o, "smc_sockets",
+			       (const char *const[]){ "netns", views[j].label, "mode",
+						      stats_sock_name(i), NULL },
+			       s->sockets[i]);
+	}
+	for (size_t j = 0; j < n_views; j++) {
+		const struct stats_sample *s = views[j].s;
+
+		for (size_t i = 0; s->has_sockets && i < s->n_fallback_sockets; i++)
+			sample(o, "smc_fallback_sockets",
+			       (const char *const[]){ "netns", views[j].label, "reason",
+						      reason_name(s->fallback_sockets[i].code, buf),
+						      NULL },
+			       s->fallback_sockets[i].count);
+	}
+}
+
+/* Which namespaces were read: every one sampled, 1 or 0, and those left out. */
+static void netns_meta(struct out *o, const struct stats_engine *e, const struct netns_set *ns)
+{
+	sample(o, "smc_netns_up", (const char *const[]){ "netns", NETNS_HOST_LABEL, NULL },
+	       e->available);
+	for (size_t i = 0; ns && i < ns->n; i++)
+		sample(o, "smc_netns_up", (const char *const[]){ "netns", ns->v[i].id.name, NULL },
+		       ns->v[i].error == 0);
+	if (ns)
+		sample(o, "smc_netns_left_out", NULL, ns->left_out);
 }
 
 /* ---- link groups ------------------------------------------------------------------------- */
@@ -530,20 +589,31 @@ char *prometheus_render_agent(const struct stats_engine *e, const struct objects
 		"smc_buffer_events_total", "smc_buffer_sizes_total", "smc_request_sizes_total",
 		"smc_socket_calls_total",
 	};
+	const struct netns_set *ns = a ? a->netns : NULL;
+	_cleanup_(freep) struct ns_view *views = calloc(1 + (ns ? ns->n : 0), sizeof(*views));
+	size_t n_views = 0;
 	char *buf = NULL;
 	size_t len = 0;
-	struct out o = { .f = open_memstream(&buf, &len) };
+	struct out o = {};
 
+	if (!views)
+		return NULL;
+	if (e->available)
+		views[n_views++] = (struct ns_view){ NETNS_HOST_LABEL, e, &e->last };
+	for (size_t i = 0; ns && i < ns->n; i++)
+		if (ns->v[i].error == 0)
+			views[n_views++] =
+				(struct ns_view){ ns->v[i].id.name, NULL, &ns->v[i].sample };
+	o.f = open_memstream(&buf, &len);
 	if (!o.f)
 		return NULL;
-	if (e->available) {
-		for (size_t i = 0; i < ELEMENTSOF(kernel_families); i++)
-			kernel_family(&o, e, kernel_families[i]);
-		reasons(&o, e);
-		for (size_t i = 0; i < ELEMENTSOF(kernel_families2); i++)
-			kernel_family(&o, e, kernel_families2[i]);
-		sockets(&o, e);
-	}
+	for (size_t i = 0; i < ELEMENTSOF(kernel_families); i++)
+		kernel_family(&o, views, n_views, kernel_families[i]);
+	reasons(&o, views, n_views);
+	for (size_t i = 0; i < ELEMENTSOF(kernel_families2); i++)
+		kernel_family(&o, views, n_views, kernel_families2[i]);
+	sockets(&o, views, n_views);
+	netns_meta(&o, e, ns);
 	if (fb)
 		attribution(&o, fb);
 	linkgroups(&o, e, obj->linkgroups, obj->n_linkgroups);

@@ -240,6 +240,7 @@ void stats_boot_id(char ret[40]);
 char *prometheus_render(const struct stats_engine *e, const struct objects *objects);
 /* Fallback attribution (fallback.h), for the textfile: table NULL when there is none. */
 struct fbattr;
+struct netns_set;
 struct prom_fallback {
 	const struct fbattr *table;
 	bool available;
@@ -265,6 +266,8 @@ struct prom_agent {
 	uint64_t assess_windows, assess_dropped;
 	double assess_seconds;
 	const struct assess_gauges *assess; /* the last window's; NULL: none yet */
+	/* The other network namespaces (netns.h); NULL: the agent's own only. */
+	const struct netns_set *netns;
 };
 /* The same with the agent's own families (a or fb may be NULL). */
 char *prometheus_render_agent(const struct stats_engine *e, const struct objects *objects,

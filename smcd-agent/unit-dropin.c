@@ -68,10 +68,12 @@ static int why_set(char **ret_why, const char *fmt, ...)
 
 /*
  * Reload with the drop-in directory changed; on refusal put old back and keep ConfigError
- * as it was.  -EBADMSG (refused, *ret_why the errors), or what manager_reload() returns.
- * Only a refusal puts the file back: an error applying a configuration that was accepted
- * (manager_reload()'s other failures, -EINVAL among them) leaves the new file in force as
- * the running configuration, so putting the file back would make disk and agent disagree.
+ * as it was.  MANAGER_UNIT_REFUSED (refused, *ret_why the errors), or what manager_reload()
+ * returns.  A refusal has its own value, never an errno: a configuration that was accepted
+ * and then failed to apply may fail with any errno (-EBADMSG from netlink among them), and
+ * must not read as "refused, nothing changed".  Only a refusal puts the file back: an error
+ * applying an accepted configuration leaves the new file in force as the running
+ * configuration, so putting the file back would make disk and agent disagree.
  */
 static int reload_or_put_back(struct manager *m, const char *path, const char *old, char **ret_why)
 {
@@ -97,7 +99,7 @@ static int reload_or_put_back(struct manager *m, const char *path, const char *o
 			path, strerror(-k));
 	} else
 		*ret_why = TAKE_PTR(why);
-	return -EBADMSG;
+	return MANAGER_UNIT_REFUSED;
 }
 
 int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup, char **ret_path,
@@ -154,7 +156,7 @@ int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup,
 		       r;
 	log_info("Wrote %s: %s (cgroup %s) gets SMC", path, name, cgroup);
 	r = reload_or_put_back(m, path, old, ret_why);
-	if (r == -EBADMSG || r == -ENOMEM)
+	if (r == MANAGER_UNIT_REFUSED || r == -ENOMEM)
 		return r;
 	*ret_path = TAKE_PTR(path);
 	if (r < 0)
@@ -198,7 +200,7 @@ int manager_disable_unit(struct manager *m, const char *unit, char **ret_path, c
 	}
 	log_info("Removed %s: %s no longer gets SMC from it", path, name);
 	r = reload_or_put_back(m, path, old, ret_why);
-	if (r == -EBADMSG || r == -ENOMEM)
+	if (r == MANAGER_UNIT_REFUSED || r == -ENOMEM)
 		return r;
 	*ret_path = TAKE_PTR(path);
 	if (r < 0)

@@ -1,11 +1,16 @@
 #!/bin/sh
 # The guest half of bench/assess/run: a bulk TCP transfer over loopback, ROUNDS times
-# without and with `smcctl assess` observing, alternately (so drift in the host's load
-# hits both alike).  One "# @@BENCH {json}" line per transfer.
+# without and with an assessment observing, alternately (so drift in the host's load hits
+# all alike): plain, `smcctl assess` (mode assess), and the agent's continuous assessment
+# (mode agent: the agent runs throughout, with nothing else to do - no polling, no drift
+# checks, no statistics - and its assessment is switched on by a reload for the transfer and
+# off again after it).  One "# @@BENCH {json}" line per transfer.
 . "$(dirname "$0")/lib.sh"
-require_cmd smcctl smc-conn jq
+require_cmd smcctl smc-conn smcd-agent dbus-daemon busctl jq
 ROUNDS=${ROUNDS:-5}
 BYTES=${BYTES:-32M}
+A="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_ASSESSMENT"
+M="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_MANAGER"
 modprobe smc 2>/dev/null || true
 
 xfer() { # xfer MODE ROUND: one transfer, its client's transfer time
@@ -13,18 +18,62 @@ xfer() { # xfer MODE ROUND: one transfer, its client's transfer time
 	ms=$(printf '%s\n' "$out" | grep '"conn":0' | jq .transfer_ms)
 	echo "# @@BENCH {\"mode\":\"$1\",\"round\":$2,\"bytes\":\"$BYTES\",\"transfer_ms\":$ms}"
 }
+agent_config() { # agent_config [ASSESS-SECTION]
+	cat >/etc/smc/smc.yaml <<EOF2
+ueid: {auto: false}
+drift: {interval: 0}
+monitor: {interval: 0}
+stats: {interval: 0}
+$1
+EOF2
+}
+ends() { # ends PID: until it exited (120 s), else say where it is stuck
+	_e=0
+	while kill -0 "$1" 2>/dev/null; do
+		_e=$((_e + 1))
+		if [ $_e -gt 1200 ]; then
+			info "pid $1 did not end: $(cat /proc/$1/wchan 2>&1) $(grep State /proc/$1/status)"
+			cat /proc/$1/stack 2>&1 | sed 's/^/# /'
+			for t in /proc/$1/task/*; do info "task $t: $(cat $t/wchan 2>&1)"; done
+			cat /tmp/assess.err
+			fail "smcctl assess did not end after SIGINT"
+		fi
+		sleep 0.1
+	done
+}
+assessing() { [ "$(busctl get-property $A Available)" = "b $1" ]; }
 
+start_system_bus
+mkdir -p /etc/smc
+agent_config ""
+start_agent
 xfer warmup 0
 r=1
 while [ $r -le "$ROUNDS" ]; do
+	info "round $r"
 	xfer plain $r
+	# a fresh file: the last round's line must not pass for this one's (a SIGINT before
+	# smcctl's handler would be ignored, as in every background job of a script)
+	rm -f /tmp/assess.json /tmp/assess.err
 	smcctl -j assess --duration 3600 >/tmp/assess.json 2>/tmp/assess.err &
 	ass=$!
 	wait_until 120 "assess starts observing" grep -q "observing TCP connections" /tmp/assess.err
 	xfer assess $r
 	kill -INT $ass
+	ends $ass
 	wait $ass || fail "assess failed: $(cat /tmp/assess.err)"
 	jq -e '.method == "bpf" and .total.connections >= 1' /tmp/assess.json >/dev/null ||
 		fail "assess did not see the transfer: $(cat /tmp/assess.json)"
+	# a window longer than the run: the agent reads its ring buffer every second, as always
+	info "round $r: agent"
+	agent_config "assess: {interval: 1h}"
+	busctl call $M Reload >/dev/null || fail "reload (assessment on) failed"
+	assessing true || fail "the agent's assessment is not running: $(busctl get-property $A Error)"
+	xfer agent $r
+	agent_config ""
+	busctl call $M Reload >/dev/null || fail "reload (assessment off) failed"
+	assessing false || fail "the agent's assessment is still running"
 	r=$((r + 1))
 done
+kill $agent
+wait $agent 2>/dev/null

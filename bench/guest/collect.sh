@@ -45,7 +45,7 @@ STATE_DIRECTORY=/tmp/bench/agent-state WATCHDOG_USEC=60000000 \
 agent=$!
 mkdir -p /tmp/bench/agent-state
 i=0
-until busctl status org.smcd.Agent1 >/dev/null 2>&1 && [ -s /tmp/bench/smc.prom ]; do
+until busctl status $SMCD_BUS_NAME >/dev/null 2>&1 && [ -s /tmp/bench/smc.prom ]; do
 	sleep 0.2
 	i=$((i + 1))
 	[ $i -lt 150 ] || { cat /tmp/agent.log; fail "the agent did not come up"; }
@@ -68,7 +68,7 @@ info "net.smc.wmem $(cat /proc/sys/net/smc/wmem), net.smc.rmem $(cat /proc/sys/n
 # The running agent samples only on request from here on: its timer must not disturb the
 # measurements (collect-bench has its own instance of the agent's code).
 sed -i 's/interval: 10s/interval: 0/g; s/drift: {interval: 30s}/drift: {interval: 0}/' /etc/smc/smc.yaml
-busctl call org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager Reload
+busctl call $SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_MANAGER Reload
 
 # --- 2. each size ---------------------------------------------------------------------------
 # name | smcctl command | smc-tools command (abtime: interleaved, whole processes).
@@ -80,7 +80,7 @@ pairs="socket|smcctl socket|smcss -a
 stats|smcctl stats|smcd stats
 stats-kernel|smcctl stats --kernel|smcd stats
 linkgroup|smcctl linkgroup|smcd linkgroup"
-dbus="dbus-read|busctl get-property org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Statistics Gauges|busctl get-property org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus Features"
+dbus="dbus-read|busctl get-property $SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_STATS Gauges|busctl get-property org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus Features"
 tools=
 [ -x /usr/local/bin/smcd ] && [ -x /usr/local/bin/smcss ] && tools=/usr/local/bin
 last=
@@ -108,12 +108,12 @@ $dbus"
 		out=$(abtime --runs "$runs" --warmup 2 --label "$name" -- $a --vs $b) || fail "abtime $name"
 		echo "@@BENCH {\"conns\":$n,\"cmp\":$out}"
 	done
-	busctl call org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Statistics GetStatistics b true >/dev/null
-	echo "@@BENCH {\"agent_with_conns\":$n,\"vmrss_kb\":$(status $agent VmRSS),\"vmhwm_kb\":$(status $agent VmHWM),\"smc_sockets\":$(busctl --json=short get-property org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Statistics Gauges | jq '.data["sockets.smcd"]')}"
+	busctl call $SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_STATS GetStatistics b true >/dev/null
+	echo "@@BENCH {\"agent_with_conns\":$n,\"vmrss_kb\":$(status $agent VmRSS),\"vmhwm_kb\":$(status $agent VmHWM),\"smc_sockets\":$(busctl --json=short get-property $SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_STATS Gauges | jq '.data["sockets.smcd"]')}"
 	if [ "$n" = "$last" ]; then
 		# --- 3. the idle agent with the most connections ---------------------------------
 		cp /tmp/bench/bench.yaml /etc/smc/smc.yaml
-		busctl call org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager Reload
+		busctl call $SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_MANAGER Reload
 		idle $n
 	fi
 	kill $conn

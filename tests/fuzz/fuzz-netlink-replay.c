@@ -134,6 +134,14 @@ static int f_smclo_set(struct smcnl *nl)
 	return smclo_set(nl, &q, &d);
 }
 
+static int f_smcr_reach(struct smcnl *nl)
+{
+	struct smcr_reach *v = NULL;
+	size_t n;
+
+	return list_free(smcr_reach_list(nl, &v, &n), v);
+}
+
 static const struct {
 	const char *key;
 	int (*call)(struct smcnl *nl);
@@ -151,6 +159,7 @@ static const struct {
 	{ "smc-genl-add-ueid", f_ack },
 	{ "smclo-get", f_smclo_get },
 	{ "smclo-set", f_smclo_set },
+	{ "rtnl-getlink", f_smcr_reach },
 };
 
 /* The same stream answers every other request of the target too (devices: the LGRs). */

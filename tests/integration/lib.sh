@@ -7,6 +7,10 @@
 set -u
 : "${top_srcdir:?run from make check}"
 : "${top_builddir:?run from make check}"
+# The D-Bus names of common/bus-api.h ($SMCD_BUS_NAME, $SMCD_BUS_PATH, ...), as make wrote
+# them (common/bus-api-sh): a test spells none (bus-names.test).
+# shellcheck source=/dev/null
+. "$top_builddir/common/bus-api.sh"
 
 tap_n=0
 tap_failed=0
@@ -165,7 +169,7 @@ start_agent() {
 		# NameHasOwner, not "busctl status": that one reads the owner's cgroup, which a
 		# build chroot (pbuilder, sbuild) does not have mounted.
 		busctl call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
-			NameHasOwner s org.smcd.Agent1 2>/dev/null | grep -qx 'b true' && return 0
+			NameHasOwner s "$SMCD_BUS_NAME" 2>/dev/null | grep -qx 'b true' && return 0
 		kill -0 "$AGENT_PID" 2>/dev/null || break
 		sleep 0.05
 	done
@@ -190,9 +194,18 @@ stop_agent() {
 	fi
 }
 
+# "${NO_HOST_TEXTFILE[@]}" COMMAND...: COMMAND (exec'd, so that $! of a background start
+# stays its pid) in a private mount namespace where the default Prometheus textfile
+# directory, when the host has one, is an empty tmpfs: an agent on the built-in defaults
+# (no smc.yaml to set stats.prometheus.path) writes its textfile there, not into the
+# host's node_exporter.
+NO_HOST_TEXTFILE=(unshare -m --propagation private sh -c 'd=/var/lib/prometheus/node-exporter
+	if [ -d "$d" ]; then mount -t tmpfs -o mode=0755 smcd-test "$d" || exit 125; fi
+	exec "$@"' sh)
+
 AGENT="$top_builddir/smcd-agent/smcd-agent"
 AGENT_FAKE="$top_builddir/tests/integration/smcd-agent-fake"
-M="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager"
+M="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_MANAGER"
 
 # prop NAME: a Manager property as busctl prints it.
 prop() {

@@ -17,6 +17,13 @@ prom_labels() {
 		"$top_srcdir/man/smcd-agent.8" | tr -s ', ' '\n' | grep . | sort -u
 }
 
+# prom_netns_families: the families smcd-agent(8) documents with a netns label (what the
+# kernel keeps per network namespace), one a line.
+prom_netns_families() {
+	sed -n 's/^\.B \(smc_[a-z0-9_]*\) \(counter\|gauge\) {netns[,}].*/\1/p' \
+		"$top_srcdir/man/smcd-agent.8" | sort -u
+}
+
 # prom_records FILE: the recording rules' names of a Prometheus rules file.
 prom_records() {
 	sed -n 's/^[[:space:]]*-\{0,1\}[[:space:]]*record:[[:space:]]*\([a-zA-Z_:][a-zA-Z0-9_:]*\)[[:space:]]*$/\1/p' "$1" | sort -u

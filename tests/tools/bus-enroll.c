@@ -21,6 +21,8 @@
 #include <unistd.h>
 #include <systemd/sd-bus.h>
 
+#include "common/bus-api.h"
+
 /* A child that waits to be killed: a process of the caller's own that is not the caller. */
 static pid_t spawn_child(void)
 {
@@ -54,9 +56,9 @@ int main(int argc, char **argv)
 			return 2;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		for (int i = 0; i < n; i++) {
-			r = sd_bus_call_method(bus, "org.smcd.Agent1", "/org/smcd/Agent1",
-					       "org.smcd.Agent1.Manager", "Refresh", &error, NULL,
-					       "");
+			r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH,
+					       SMCD_BUS_IFACE_MANAGER, SMCD_BUS_MANAGER_REFRESH,
+					       &error, NULL, "");
 			if (r < 0)
 				break;
 			n_ok++;
@@ -72,9 +74,9 @@ int main(int argc, char **argv)
 		fd = (int)syscall(SYS_pidfd_open, child, 0);
 		if (fd < 0)
 			return 2;
-		rr = sd_bus_call_method(bus, "org.smcd.Agent1", "/org/smcd/Agent1",
-					"org.smcd.Agent1.Policy", "EnrollProcess", &error, NULL,
-					"huu", fd, 0u, 0u);
+		rr = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_POLICY,
+					SMCD_BUS_POLICY_ENROLL_PROCESS, &error, NULL, "huu", fd, 0u,
+					0u);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		if (rr < 0)
 			printf("enroll: %s: %s\n", error.name ? error.name : "?",
@@ -110,8 +112,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bus-enroll: sd_bus_open_system: %s\n", strerror(-r));
 		return 2;
 	}
-	r = sd_bus_call_method(bus, "org.smcd.Agent1", "/org/smcd/Agent1", "org.smcd.Agent1.Policy",
-			       "EnrollProcess", &error, &reply, "huu", fd, 0u, 0u);
+	r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_POLICY,
+			       SMCD_BUS_POLICY_ENROLL_PROCESS, &error, &reply, "huu", fd, 0u, 0u);
 	if (r < 0) {
 		printf("%s: %s\n", error.name ? error.name : "?",
 		       error.message ? error.message : strerror(-r));

@@ -16,6 +16,8 @@
 #include <unistd.h>
 #include <systemd/sd-bus.h>
 
+#include "common/bus-api.h"
+
 static int die(const char *what, int err)
 {
 	fprintf(stderr, "bus-regroup: %s: %s\n", what, strerror(err));
@@ -54,8 +56,8 @@ int main(int argc, char **argv)
 		return die("setgroups(GID)", errno);
 	if (seteuid(65534) < 0)
 		return die("seteuid(65534)", errno);
-	r = sd_bus_call_method(bus, "org.smcd.Agent1", "/org/smcd/Agent1", "org.smcd.Agent1.Manager",
-			       "SetSysctl", &error, &reply, "ss", argv[2], argv[3]);
+	r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER,
+			       SMCD_BUS_MANAGER_SET_SYSCTL, &error, &reply, "ss", argv[2], argv[3]);
 	if (r < 0) {
 		printf("%s: %s\n", error.name ? error.name : "?",
 		       error.message ? error.message : strerror(-r));

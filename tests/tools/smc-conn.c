@@ -9,6 +9,13 @@
  *   smc-conn connect --port N [--proto P] [--addr A] [--conns N] [--bytes B] [--hold S]
  *   smc-conn pair    [--port N] [--proto P] [--addr A] [--conns N] [--bytes B] [--hold S]
  *
+ * --read-full   a slow reader, for the RX side of the kernel's buffer counters: before each
+ *               read wait until the receive buffer (the RMB, its size from smc_diag) is full
+ *               (or holds the rest of the transfer, or up to the end of its ring), then
+ *               read all of it in one call; the kernel counts such a read as "RX buffer
+ *               full" (smc_rx_recvmsg: bytes_to_rcv >= the RMB's length).  The summary
+ *               says how many reads found it full.
+ *
  * --proto smc   socket(AF_INET[6], SOCK_STREAM, IPPROTO_SMC)  (default; kernel 6.11+)
  *         afsmc socket(AF_SMC, SOCK_STREAM, SMCPROTO_SMC[6])
  *         tcp   plain TCP, for comparison
@@ -38,6 +45,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h> /* SIOCINQ */
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -62,7 +71,12 @@ struct options {
 	unsigned int conns;
 	uint64_t bytes;
 	unsigned int hold;
+	bool read_full;
 };
+
+/* --read-full: set once in main; the reads, and those that found the buffer full. */
+static bool read_full;
+static unsigned long reads_total, reads_full;
 
 struct wire_hdr {
 	uint64_t magic;
@@ -116,24 +130,43 @@ static int parse_u64(const char *s, uint64_t *ret)
 /* Deterministic pattern: a xorshift stream seeded by (direction, index). */
 struct pattern {
 	uint64_t state;
+	uint8_t word[8]; /* the last word made, of which the last `left` bytes are still due */
+	unsigned int left;
 };
 
 static void pattern_init(struct pattern *p, uint32_t index, bool from_server)
 {
-	p->state = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)index << 1) ^ (from_server ? 1 : 0);
+	*p = (struct pattern){ .state = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)index << 1) ^
+					(from_server ? 1 : 0) };
 	if (!p->state)
 		p->state = 1;
 }
 
-/* Word at a time: under TCG every instruction counts. Callers pass lengths that are
- * multiples of 8 except for the last piece of a stream. */
+static void pattern_next(struct pattern *p)
+{
+	p->state ^= p->state << 13;
+	p->state ^= p->state >> 7;
+	p->state ^= p->state << 17;
+}
+
+/* Word at a time: under TCG every instruction counts.  Any lengths: a piece that ends inside
+ * a word continues from there in the next call (--read-full reads such pieces). */
 static void pattern_fill(struct pattern *p, uint8_t *buf, size_t len)
 {
-	for (size_t i = 0; i < len; i += 8) {
-		p->state ^= p->state << 13;
-		p->state ^= p->state >> 7;
-		p->state ^= p->state << 17;
-		memcpy(buf + i, &p->state, len - i < 8 ? len - i : 8);
+	size_t i = 0;
+
+	while (i < len && p->left)
+		buf[i++] = p->word[8 - p->left--];
+	for (; i + 8 <= len; i += 8) {
+		pattern_next(p);
+		memcpy(buf + i, &p->state, 8);
+	}
+	if (i < len) {
+		pattern_next(p);
+		memcpy(p->word, &p->state, 8);
+		p->left = 8;
+		while (i < len)
+			buf[i++] = p->word[8 - p->left--];
 	}
 }
 
@@ -195,28 +228,96 @@ static int send_pattern(int fd, uint32_t index, bool from_server, uint64_t bytes
 	return 0;
 }
 
+static uint32_t rmb_size(int fd);
+
+/*
+ * --read-full: wait until the socket's receive buffer holds want bytes (SIOCINQ: the
+ * kernel's bytes_to_rcv), polling; true when it did.  The sender fills it unless it stops
+ * for good: after 5 s without growth the read goes ahead (counted as not full).
+ */
+static bool wait_readable(int fd, size_t want)
+{
+	struct timespec pause = { .tv_nsec = 200 * 1000 };
+	int have = -1, last = -1;
+	double since = now_ms();
+
+	for (;;) {
+		if (ioctl(fd, SIOCINQ, &have) < 0)
+			return false;
+		if (have >= 0 && (size_t)have >= want)
+			return true;
+		if (have != last) {
+			last = have;
+			since = now_ms();
+		} else if (now_ms() - since > 5000) {
+			fprintf(stderr,
+				"smc-conn: --read-full: the receive buffer holds %d of %zu bytes "
+				"and has not grown for 5 s: reading anyway\n",
+				have, want);
+			return false;
+		}
+		nanosleep(&pause, NULL);
+	}
+}
+
 /* Receive `bytes` and compare them with the expected pattern, all of them (a mismatch does
  * not stop the reading, so the peer is never left blocked): 0 = verified, 1 = data
  * differs, -errno = I/O error. */
 static int recv_pattern(int fd, uint32_t index, bool from_server, uint64_t bytes)
 {
-	static __thread uint8_t buf[CHUNK], want[CHUNK];
+	static __thread uint8_t sbuf[CHUNK], swant[CHUNK];
+	uint8_t *buf = sbuf, *want = swant;
+	/* Where the pattern starts in the stream: after the header on the server's side. */
+	uint64_t pos = from_server ? 0 : sizeof(struct wire_hdr);
+	size_t rmb = 0;
 	struct pattern p;
 	bool differs = false;
-	int r;
+	int r = 0;
 
+	if (read_full) {
+		rmb = rmb_size(fd);
+		buf = rmb ? malloc(rmb) : NULL;
+		want = rmb ? malloc(rmb) : NULL;
+		if (!buf || !want) {
+			free(buf);
+			free(want);
+			return rmb ? -ENOMEM : -ENOTSUP;
+		}
+	}
 	pattern_init(&p, index, from_server);
 	while (bytes) {
 		size_t n = bytes < CHUNK ? (size_t)bytes : CHUNK;
 
+		if (read_full) {
+			/*
+			 * Up to the end of the ring, never across it: the kernel confirms a
+			 * read to the sender piece by piece, and the piece after the wrap is
+			 * below its update limit (rmbe_update_limit), so a read across the
+			 * end leaves the sender short of that much room and the buffer never
+			 * fills again (seen: 65480 of 65504 bytes after the header's 16).
+			 */
+			size_t to_end = rmb - (size_t)(pos % rmb);
+			bool full;
+
+			n = bytes < to_end ? (size_t)bytes : to_end;
+			full = wait_readable(fd, n);
+			__atomic_add_fetch(&reads_total, 1, __ATOMIC_RELAXED);
+			if (full && n == rmb)
+				__atomic_add_fetch(&reads_full, 1, __ATOMIC_RELAXED);
+		}
 		r = read_all(fd, buf, n);
 		if (r < 0)
-			return r;
+			break;
 		pattern_fill(&p, want, n);
 		differs |= memcmp(buf, want, n) != 0;
 		bytes -= n;
+		pos += n;
 	}
-	return differs ? 1 : 0;
+	if (read_full) {
+		free(buf);
+		free(want);
+	}
+	return r < 0 ? r : differs ? 1 : 0;
 }
 
 /* ---- sockets ------------------------------------------------------------------------ */
@@ -407,7 +508,37 @@ static void conns_mode_query(enum proto proto, int *fds, struct conn_mode *modes
 	if (nl)
 		smcnl_close(nl);
 }
+
+/* The length of the socket's receive buffer (RMB) as the kernel counts it; 0: unknown. */
+static uint32_t rmb_size(int fd)
+{
+	struct smc_socket *socks = NULL;
+	struct smcnl *nl = NULL;
+	size_t nsocks = 0;
+	uint32_t size = 0;
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || smcnl_open(NULL, &nl) < 0)
+		return 0;
+	if (smc_socket_list(nl, SMC_DIAG_WANT_CONNINFO, &socks, &nsocks) == 0)
+		for (size_t k = 0; k < nsocks; k++)
+			if (socks[k].inode == (uint32_t)st.st_ino && socks[k].has_conninfo)
+				size = socks[k].conn.rmbe_size;
+	free(socks);
+	smcnl_close(nl);
+	if (!size)
+		fprintf(stderr, "smc-conn: --read-full: no receive buffer size for the socket "
+				"in smc_diag (not an SMC connection?)\n");
+	return size;
+}
 #else
+static uint32_t rmb_size(int fd)
+{
+	(void)fd;
+	fprintf(stderr, "smc-conn: --read-full needs smc_diag (built without libsmcnl)\n");
+	return 0;
+}
+
 static void conns_mode_query(enum proto proto, int *fds, struct conn_mode *modes, unsigned int n)
 {
 	(void)fds;
@@ -745,9 +876,16 @@ static int run_client(const struct options *o, unsigned int port)
 
 		printf("{\"summary\":true,\"proto\":\"%s\",\"conns\":%u,\"ok\":%u,\"failed\":%u,"
 		       "\"smcd\":%u,\"smcr\":%u,\"tcp\":%u,\"unknown\":%u,"
-		       "\"bytes_per_conn\":%" PRIu64 ",\"hold\":%u,\"seconds\":%.3f}\n",
+		       "\"bytes_per_conn\":%" PRIu64 ",\"hold\":%u,\"seconds\":%.3f",
 		       proto_names[o->proto], o->conns, ok, o->conns - ok, smcd, smcr, tcp, unknown,
 		       o->bytes, o->hold, secs);
+		/* Both ends' reads in pair mode: the server's may still run for another connection,
+		 * but by now every byte of every connection has been read. */
+		if (o->read_full)
+			printf(",\"reads\":%lu,\"reads_full\":%lu",
+			       __atomic_load_n(&reads_total, __ATOMIC_RELAXED),
+			       __atomic_load_n(&reads_full, __ATOMIC_RELAXED));
+		printf("}\n");
 	}
 	free(cs);
 	return ok == o->conns ? 0 : 1;
@@ -792,6 +930,7 @@ static void usage(FILE *f)
 	      " [--hold S]\n"
 	      "       smc-conn pair    [--port N] [--proto P] [--addr A] [--conns N] [--bytes B]"
 	      " [--hold S]\n"
+	      "--read-full: read only when the receive buffer is full (RX buffer-full counters)\n"
 	      "B accepts K, M, G suffixes. Defaults: --proto smc --addr 127.0.0.1 --conns 1\n"
 	      "--bytes 1M --hold 0; pair uses an ephemeral port unless --port is given.\n",
 	      f);
@@ -806,6 +945,7 @@ int main(int argc, char **argv)
 		{ "conns", required_argument, NULL, 'n' },
 		{ "bytes", required_argument, NULL, 'b' },
 		{ "hold", required_argument, NULL, 'H' },
+		{ "read-full", no_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -851,6 +991,9 @@ int main(int argc, char **argv)
 				fprintf(stderr, "smc-conn: bad byte count '%s'\n", optarg);
 				return 2;
 			}
+			break;
+		case 'F':
+			o.read_full = read_full = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "common/bus-api.h"
 #include "common/macro.h"
 #include "smcd-agent/manager.h"
 
@@ -35,8 +36,8 @@ static sd_bus_message *new_message(sd_bus *b)
 {
 	sd_bus_message *m = NULL;
 
-	assert_int_equal(sd_bus_message_new_method_call(b, &m, "org.smcd.Agent1", "/org/smcd/Agent1",
-							"org.smcd.Agent1.Manager", "Test"),
+	assert_int_equal(sd_bus_message_new_method_call(b, &m, SMCD_BUS_NAME, SMCD_BUS_PATH,
+							SMCD_BUS_IFACE_MANAGER, "Test"),
 			 0);
 	return m;
 }
@@ -137,7 +138,7 @@ static void test_smcd_linkgroup(void **state)
 
 	snprintf(l.device, sizeof(l.device), "lo");
 	obj_linkgroup_from_smcd(&l, &b);
-	assert_string_equal(b.path, "/org/smcd/Agent1/linkgroup/smcd/00000a01");
+	assert_string_equal(b.path, SMCD_BUS_PATH_LINKGROUP "/smcd/00000a01");
 	assert_string_equal(b.technology, "smcd");
 	assert_int_equal(b.id, 0xa01);
 	assert_int_equal(b.conns, 2);
@@ -174,7 +175,7 @@ static void test_smcr_linkgroup(void **state)
 	struct obj_linkgroup b;
 
 	obj_linkgroup_from_smcr(&l, &b);
-	assert_string_equal(b.path, "/org/smcd/Agent1/linkgroup/smcr/00000007");
+	assert_string_equal(b.path, SMCD_BUS_PATH_LINKGROUP "/smcr/00000007");
 	assert_string_equal(b.role, "SERV");
 	assert_string_equal(b.type, "SYM");
 	assert_string_equal(b.device, "mlx5_0");
@@ -197,7 +198,7 @@ static void test_device_paths(void **state)
 
 	snprintf(d.name, sizeof(d.name), "lo");
 	obj_device_from_smcd(&d, &b);
-	assert_string_equal(b.path, "/org/smcd/Agent1/device/smcd/lo");
+	assert_string_equal(b.path, SMCD_BUS_PATH_SMCD_DEVICE "/lo");
 	assert_true(b.loopback);
 	assert_int_equal(b.fabric_id, 0xffff);
 	r.ports[1].valid = true;
@@ -205,7 +206,7 @@ static void test_device_paths(void **state)
 	snprintf(r.ports[1].pnet.pnetid, sizeof(r.ports[1].pnet.pnetid), "NET1");
 	obj_device_from_smcr(&r, &b);
 	/* Names are path-escaped: '-' is not valid in an object path element. */
-	assert_string_equal(b.path, "/org/smcd/Agent1/device/smcr/mlx5_2d0");
+	assert_string_equal(b.path, SMCD_BUS_PATH_DEVICE "/smcr/mlx5_2d0");
 	assert_int_equal(b.n_ports, 1);
 	assert_int_equal(b.ports[0].port, 2);
 	assert_string_equal(b.pnetid, "NET1");

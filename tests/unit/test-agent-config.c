@@ -669,6 +669,20 @@ static void test_units(void **state)
 	assert_int_equal(parse_bool("off", &b), 0);
 	assert_false(b);
 	assert_int_equal(parse_bool("2", &b), -EINVAL);
+	/* ports: smcctl check's and policies.exclude.port */
+	uint16_t port;
+
+	assert_int_equal(parse_port("1", &port), 0);
+	assert_int_equal(port, 1);
+	assert_int_equal(parse_port("65535", &port), 0);
+	assert_int_equal(port, 65535);
+	assert_int_equal(parse_port("0", &port), -ERANGE);
+	assert_int_equal(parse_port("65536", &port), -ERANGE);
+	assert_int_equal(parse_port("http", &port), -EINVAL);
+	assert_int_equal(parse_port("-1", &port), -EINVAL);
+	assert_int_equal(parse_port("+80", &port), -EINVAL);
+	assert_int_equal(parse_port("80s", &port), -EINVAL);
+	assert_int_equal(parse_port("", &port), -EINVAL);
 	assert_string_equal(format_size(1048576, buf, sizeof(buf)), "1MiB");
 	assert_string_equal(format_size(16384, buf, sizeof(buf)), "16KiB");
 	assert_string_equal(format_size(1000, buf, sizeof(buf)), "1000");

@@ -22,11 +22,13 @@
 #include <cmocka.h>
 
 #include "common/assess.h"
+#include "common/bus-api.h"
 #include "common/macro.h"
 #include "common/output.h"
 #include "common/util.h"
 #include "config/config.h"
 #include "smcd-agent/manager.h"
+#include "smcd-agent/netns.h"
 #include "smcd-agent/stats.h"
 #include "tests/unit/golden.h"
 
@@ -260,7 +262,7 @@ static void lgr(struct obj_linkgroup *l, const char *tech, uint32_t id, uint32_t
 	l->conns = conns;
 	snprintf(l->device, sizeof(l->device), "%s", streq(tech, "smcd") ? "lo" : "mlx5_0");
 	snprintf(l->role, sizeof(l->role), "%s", streq(tech, "smcd") ? "" : "SERV");
-	snprintf(l->path, sizeof(l->path), "/org/smcd/Agent1/linkgroup/%s/%08x", tech, id);
+	snprintf(l->path, sizeof(l->path), SMCD_BUS_PATH_LINKGROUP "/%s/%08x", tech, id);
 }
 
 static void dev(struct obj_device *d, const char *tech, const char *name)
@@ -475,7 +477,16 @@ static void test_prometheus_golden(void **state)
 		.apps = apps,
 		.n_apps = 2
 	};
+	/* Two other network namespaces: ctr1 read (its kernel's counters as they are), ctr2
+	 * not (left out, smc_netns_up 0); one more over stats.netns-max. */
+	struct netns_entry ns_v[2] = { { .id.name = "ctr1" }, { .id.name = "ctr2", .error = -EPERM } };
+	struct netns_set ns = { .all = true, .max = 2, .v = ns_v, .n = 2, .left_out = 1 };
+	struct smc_socket ns_socks[2] = {
+		{ .state = 1, .mode = 2 },
+		{ .state = 1, .mode = 1, .has_fallback = true, .fallback_reason = 0x03030008 },
+	};
 	struct prom_agent a = { .version = "0.1.0",
+				.netns = &ns,
 				.kernel = "7.3.4",
 				.state = "running",
 				.drift_repairs = 1,
@@ -486,11 +497,20 @@ static void test_prometheus_golden(void **state)
 				.assess_windows = 3,
 				.assess_seconds = 600,
 				.assess = &g };
-	_cleanup_(freep) char *text = prometheus_render_agent(
+	_cleanup_(freep) char *text = NULL;
+
+	ns_v[0].sample.ok = true;
+	set(&ns_v[0].sample, "smcd.client_v2", 5);
+	set(&ns_v[0].sample, "smcd.server_v2", 5);
+	set(&ns_v[0].sample, "smcd.rx.bytes", 4096);
+	set(&ns_v[0].sample, "smcd.tx.bytes", 8192);
+	set(&ns_v[0].sample, "fallback.client", 1);
+	reason(&ns_v[0].sample, false, 0x03030008, 1);
+	stats_sample_count_sockets(&ns_v[0].sample, ns_socks, 2);
+	text = prometheus_render_agent(
 		e,
 		&(struct objects){ .devices = d, .n_devices = 2, .linkgroups = l, .n_linkgroups = 4 },
 		NULL, &a);
-
 	assert_non_null(text);
 	golden_check("agent/smc.prom", text);
 	check_label_consistency(text);
@@ -507,7 +527,22 @@ static void test_prometheus_golden(void **state)
 	assert_non_null(strstr(text, "\nsmc_assess_window_seconds 600.000\n"));
 	/* The reason that wrapped: 65535 + (4464 - 65535 mod 65536) = 70000, the u64 total. */
 	assert_non_null(strstr(
-		text, "smc_fallback_reasons_total{side=\"client\",reason=\"PEERDECL\"} 70000\n"));
+		text,
+		"smc_fallback_reasons_total{netns=\"host\",side=\"client\",reason=\"PEERDECL\"} 70000\n"));
+	/* Another namespace: the kernel's counts as read, its own label; one not read: left
+	 * out, and said so. */
+	assert_non_null(strstr(
+		text,
+		"\nsmc_bytes_total{netns=\"ctr1\",technology=\"smcd\",direction=\"tx\"} 8192\n"));
+	assert_non_null(strstr(text, "\nsmc_sockets{netns=\"ctr1\",mode=\"smcd\"} 1\n"));
+	assert_non_null(strstr(
+		text,
+		"\nsmc_fallback_reasons_total{netns=\"ctr1\",side=\"client\",reason=\"NOUEID\"} 1\n"));
+	assert_null(strstr(text, "netns=\"ctr2\",")); /* in no family but smc_netns_up */
+	assert_non_null(strstr(text, "\nsmc_netns_up{netns=\"host\"} 1\n"));
+	assert_non_null(strstr(text, "\nsmc_netns_up{netns=\"ctr1\"} 1\n"));
+	assert_non_null(strstr(text, "\nsmc_netns_up{netns=\"ctr2\"} 0\n"));
+	assert_non_null(strstr(text, "\nsmc_netns_left_out 1\n"));
 	stats_engine_free(e);
 }
 
@@ -932,6 +967,21 @@ static void test_config_stats(void **state)
 	assert_int_equal(c->stats.linkgroup_series, 100);
 	assert_true(c->stats.prometheus);
 	assert_string_equal(c->stats.prometheus_path, "/var/lib/prometheus/node-exporter/smc.prom");
+	assert_int_equal(c->stats.netns, CONFIG_NETNS_ALL);
+	assert_int_equal(c->stats.n_netns_names, 0);
+	assert_int_equal(c->stats.netns_max, 32);
+	config_free(c);
+	c = load_yaml("stats:\n  netns: none\n  netns-max: 256\n", &errors);
+	assert_non_null(c);
+	assert_int_equal(c->stats.netns, CONFIG_NETNS_NONE);
+	assert_int_equal(c->stats.netns_max, 256);
+	config_free(c);
+	c = load_yaml("stats:\n  netns: [ctr1, \"cni-1f0c\"]\n", &errors);
+	assert_non_null(c);
+	assert_int_equal(c->stats.netns, CONFIG_NETNS_LIST);
+	assert_int_equal(c->stats.n_netns_names, 2);
+	assert_string_equal(c->stats.netns_names[0], "ctr1");
+	assert_string_equal(c->stats.netns_names[1], "cni-1f0c");
 	config_free(c);
 	c = load_yaml("stats:\n  interval: 0\n  linkgroup-series: 0\n  prometheus:\n"
 		      "    enabled: false\n    path: /srv/metrics/x.prom\n",
@@ -954,7 +1004,19 @@ static void test_config_stats(void **state)
 	expect_config_error("stats:\n  interval: 100ms\n", "stats.interval");
 	expect_config_error(
 		"stats:\n  export: yes\n",
-		"stats: unknown key 'export' (expected one of: interval, linkgroup-series, prometheus)");
+		"stats: unknown key 'export' (expected one of: interval, linkgroup-series, netns, netns-max, prometheus)");
+	expect_config_error(
+		"stats:\n  netns: some\n",
+		"smc.yaml:2:10: stats.netns: 'some' is not valid (expected all, none or a list of names in /run/netns)");
+	expect_config_error("stats:\n  netns: [a, ../b]\n",
+			    "smc.yaml:2:14: stats.netns: '../b' is not a network namespace name");
+	expect_config_error(
+		"stats:\n  netns: [a, b, a]\n",
+		"smc.yaml:2:17: stats.netns: duplicate name 'a' (first given at line 2, column 11)");
+	expect_config_error("stats:\n  netns: {a: 1}\n", "stats.netns");
+	expect_config_error(
+		"stats:\n  netns-max: 0\n",
+		"smc.yaml:2:14: stats.netns-max: '0' is not valid (expected a whole number from 1 to 256)");
 	expect_config_error("stats:\n  prometheus: {enabled: maybe}\n",
 			    "stats.prometheus.enabled: 'maybe' is not a boolean");
 }
@@ -973,6 +1035,8 @@ static void test_config_shipped(void **state)
 	assert_int_equal(c->stats.linkgroup_series, d->stats.linkgroup_series);
 	assert_int_equal(c->stats.prometheus, d->stats.prometheus);
 	assert_string_equal(c->stats.prometheus_path, d->stats.prometheus_path);
+	assert_int_equal(c->stats.netns, d->stats.netns);
+	assert_int_equal(c->stats.netns_max, d->stats.netns_max);
 	config_free(c);
 	config_free(d);
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "common/bus-api.h"
 #include "common/macro.h"
 #include "smcd-agent/manager.h"
 #include "smcd-agent/policy.h"
@@ -146,6 +147,50 @@ static void test_apply_error_keeps_dropin(void **state)
 	agent_free(m);
 }
 
+/*
+ * An apply error that happens to be -EBADMSG (netlink's "bad message", say) is an apply
+ * error like any other, not a refusal: the drop-in stays, and the caller is not told
+ * "Configuration refused, nothing changed" (once the refusal was told by -EBADMSG).
+ */
+static void test_apply_ebadmsg_is_no_refusal(void **state)
+{
+	struct manager *m = agent(true);
+	char want[700], *path = NULL, *why = NULL;
+	sd_bus_error e = SD_BUS_ERROR_NULL;
+
+	mkdir(dropin_dir, 0755);
+	snprintf(want, sizeof(want), "%s/50-unit-a.service.yaml", dropin_dir);
+	policy_fail = -EBADMSG;
+	assert_int_equal(manager_enable_unit(m, "a", "/system.slice/a.service", &path, &why),
+			 MANAGER_UNIT_APPLY_FAILED);
+	policy_fail = 0;
+	assert_true(exists(want));
+	assert_true(running_has(m, "/system.slice/a.service"));
+	assert_non_null(why);
+	assert_non_null(strstr(why, strerror(EBADMSG)));
+	assert_true(bus_unit_error(MANAGER_UNIT_APPLY_FAILED, why, &e) < 0);
+	assert_string_equal(e.name, SD_BUS_ERROR_FAILED);
+	assert_non_null(strstr(e.message, "it is the running configuration, but applying it failed"));
+	assert_null(strstr(e.message, "refused"));
+	sd_bus_error_free(&e);
+	free(path);
+	free(why);
+
+	path = why = NULL;
+	policy_fail = -EBADMSG;
+	assert_int_equal(manager_disable_unit(m, "a", &path, &why), MANAGER_UNIT_APPLY_FAILED);
+	policy_fail = 0;
+	assert_false(exists(want));
+	assert_false(running_has(m, "/system.slice/a.service"));
+	assert_true(bus_unit_error(MANAGER_UNIT_APPLY_FAILED, why, &e) < 0);
+	assert_string_equal(e.name, SD_BUS_ERROR_FAILED);
+	assert_null(strstr(e.message, "refused"));
+	sd_bus_error_free(&e);
+	free(path);
+	free(why);
+	agent_free(m);
+}
+
 /* The other failure: a configuration that does not validate is refused and put back. */
 static void test_refusal_puts_back(void **state)
 {
@@ -157,13 +202,23 @@ static void test_refusal_puts_back(void **state)
 	sh("printf 'sysctl: {wmem: 2M}\\n' >smc.yaml.d/60-bad.yaml");
 	snprintf(want, sizeof(want), "%s/50-unit-a.service.yaml", dropin_dir);
 	assert_int_equal(manager_enable_unit(m, "a", "/system.slice/a.service", &path, &why),
-			 -EBADMSG);
+			 MANAGER_UNIT_REFUSED);
 	assert_false(exists(want));
 	assert_null(path);
 	assert_non_null(why);
 	assert_non_null(strstr(why, "only policies: may be set in a drop-in"));
 	assert_int_equal(m->config->hash, rev);
 	assert_null(m->config_error); /* as it was */
+	/* ... and on the bus: ConfigInvalid, "nothing changed". */
+	{
+		sd_bus_error e = SD_BUS_ERROR_NULL;
+
+		assert_true(bus_unit_error(MANAGER_UNIT_REFUSED, why, &e) < 0);
+		assert_string_equal(e.name, SMCD_BUS_ERROR_CONFIG_INVALID);
+		assert_non_null(strstr(e.message, "Configuration refused, nothing changed"));
+		assert_non_null(strstr(e.message, "only policies: may be set in a drop-in"));
+		sd_bus_error_free(&e);
+	}
 	free(why);
 
 	/* manager_reload() says which failure it was. */
@@ -245,6 +300,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_apply_error_keeps_dropin),
+		cmocka_unit_test(test_apply_ebadmsg_is_no_refusal),
 		cmocka_unit_test(test_refusal_puts_back),
 		cmocka_unit_test(test_no_main_file),
 	};

@@ -249,8 +249,19 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("ueid", "derive", "--bogus"), "unknown or ambiguous option '--bogus'");
 	expect_usage(RUN("ueid", "flush", "now"), "unexpected argument 'now'");
 	/* assess refuses what it cannot observe before it loads anything */
-	expect_usage(RUN("assess", "--duration", "0"), "invalid --duration '0' (1 to 86400 seconds)");
-	expect_usage(RUN("assess", "-t", "1h"), "invalid --duration '1h'");
+	expect_usage(RUN("assess", "--duration", "0"),
+		     "invalid --duration '0': seconds such as 30, 30s, 2m or 1h, from 1 s to 24 h");
+	expect_usage(RUN("assess", "-t", "25h"), "invalid --duration '25h'");
+	expect_usage(RUN("assess", "-t", "86401"), "invalid --duration '86401'");
+	expect_usage(RUN("assess", "-t", "1.5m"), "invalid --duration '1.5m'");
+	expect_usage(RUN("assess", "-t", "-5"), "invalid --duration '-5'");
+	expect_usage(RUN("assess", "-t", "30x"), "invalid --duration '30x'");
+	expect_usage(RUN("assess", "-t", "500ms"), "invalid --duration '500ms'");
+	/* smc.yaml's duration syntax (config/units.c): the duration passes, the method does not */
+	expect_usage(RUN("assess", "-t", "1m", "-m", "ebpf"), "invalid --method 'ebpf'");
+	expect_usage(RUN("assess", "-t", "24h", "-m", "ebpf"), "invalid --method 'ebpf'");
+	expect_usage(RUN("assess", "-t", "86400", "-m", "ebpf"), "invalid --method 'ebpf'");
+	expect_usage(RUN("assess", "-t", "30s", "-m", "ebpf"), "invalid --method 'ebpf'");
 	expect_usage(RUN("assess", "-m", "ebpf"), "invalid --method 'ebpf' (auto, bpf or sock_diag)");
 	expect_usage(RUN("assess", "--cgroup", "system.slice"), "--cgroup takes a path below");
 	expect_usage(RUN("assess", "observe", "extra"), "unexpected argument 'extra'");
@@ -310,15 +321,20 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("device", "l"), "ambiguous verb 'l' for 'device'");
 	/* check (cli/check.c): refused before any socket is made */
 	expect_usage(RUN("check", "somehost"), "'check' needs HOST PORT");
-	expect_usage(RUN("check", "somehost", "0"), "invalid port '0'");
-	expect_usage(RUN("check", "somehost", "http"), "invalid port 'http'");
+	expect_usage(RUN("check", "somehost", "0"), "invalid port '0': 1 to 65535");
+	expect_usage(RUN("check", "somehost", "http"),
+		     "invalid port 'http': 1 to 65535 (a number, not a service name)");
+	expect_usage(RUN("check", "somehost", "--", "-80"), "invalid port '-80'");
 	expect_usage(RUN("check", "a", "1", "b"), "unexpected argument 'b'");
 	expect_usage(RUN("check", "--count", "2"), "--count belongs to --listen");
-	expect_usage(RUN("check", "--listen", "65536"), "invalid --listen port '65536'");
-	expect_usage(RUN("check", "--listen", "5000", "--count", "0"), "invalid --count '0'");
+	expect_usage(RUN("check", "--listen", "65536"), "invalid --listen port '65536': 1 to 65535");
+	expect_usage(RUN("check", "--listen", "5000", "--count", "0"),
+		     "invalid --count '0': 1 to 1000000 checks");
+	expect_usage(RUN("check", "--listen", "5000", "--count", "2x"), "invalid --count '2x'");
 	expect_usage(RUN("check", "--listen", "5000", "h", "1"), "--listen takes no HOST PORT");
 	expect_usage(RUN("check", "--timeout", "0"), "invalid --timeout '0'");
-	expect_usage(RUN("check", "-t", "3601"), "invalid --timeout '3601'");
+	expect_usage(RUN("check", "-t", "3601"), "invalid --timeout '3601': 1 to 3600 seconds");
+	expect_usage(RUN("check", "-t", "1.5"), "invalid --timeout '1.5'");
 }
 
 /* A library failure is one line "smcctl: what: why", exit 1 or 3, nothing on stdout. */

@@ -7,6 +7,7 @@
  * are the VM test's (tests/vm/guest/assess-7x.sh).
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -132,14 +133,52 @@ static void test_classes(void **state)
 	c = conn("db", "/c", "192.0.2.1", 40002, "192.0.2.9", 5432);
 	snprintf(c.egress, sizeof(c.egress), "ens1");
 	c.egress_rdma = true;
+	snprintf(c.rdma_dev, sizeof(c.rdma_dev), "mlx5_0");
+	c.rdma_port = 1;
 	bulk(&c, 1 << 20, 100, 2);
 	assess_classify(&c, &th);
 	assert_int_equal(c.reach, ASSESS_REACH_SMCR);
 	assert_int_equal(c.cls, ASSESS_WELL_SUITED);
-	assert_non_null(strstr(c.why, "ens1"));
+	assert_non_null(strstr(c.why, "peer 192.0.2.9 is reached through ens1, which has an RDMA "
+				      "device (mlx5_0 port 1)"));
+	/* over a VLAN: the device below it has the port */
+	snprintf(c.egress_lower, sizeof(c.egress_lower), "ens0");
+	assess_classify(&c, &th);
+	assert_int_equal(c.reach, ASSESS_REACH_SMCR);
+	assert_non_null(strstr(c.why, "through ens1, on ens0, which has an RDMA device (mlx5_0 "
+				      "port 1)"));
+	/* by PNET ID */
+	snprintf(c.pnetid, sizeof(c.pnetid), "NET1");
+	assess_classify(&c, &th);
+	assert_non_null(strstr(c.why, "through ens1, whose PNET ID NET1 an RDMA device has "
+				      "(mlx5_0 port 1)"));
+
+	/* a PNET ID no active port has: not servable */
+	c.egress_rdma = false;
+	c.rdma_dev[0] = '\0';
+	assess_classify(&c, &th);
+	assert_int_equal(c.cls, ASSESS_NOT_SERVABLE);
+	assert_string_equal(c.why, "peer 192.0.2.9 is not on this host and no active RDMA port "
+				   "has the PNET ID of ens1 (NET1)");
+	c.pnetid[0] = '\0';
+	assess_classify(&c, &th);
+	assert_string_equal(c.why, "peer 192.0.2.9 is not on this host and ens1 (on ens0) has no "
+				   "RDMA device");
+	c.egress_lower[0] = '\0';
+	c.egress_lower_elsewhere = true;
+	assess_classify(&c, &th);
+	assert_non_null(strstr(c.why, "in another network namespace: not looked at"));
+	c.egress_lower_elsewhere = false;
+	/* could not be told: said, with the error, never "no RDMA device" */
+	c.rdma_err = -EPERM;
+	assess_classify(&c, &th);
+	assert_int_equal(c.cls, ASSESS_NOT_SERVABLE);
+	assert_string_equal(c.why,
+			    "peer 192.0.2.9 is not on this host, and whether ens1 has an "
+			    "RDMA device for SMC-R could not be told: Operation not permitted");
+	c.rdma_err = 0;
 
 	/* without RDMA: not servable, with the reason */
-	c.egress_rdma = false;
 	assess_classify(&c, &th);
 	assert_int_equal(c.cls, ASSESS_NOT_SERVABLE);
 	assert_string_equal(c.why, "peer 192.0.2.9 is not on this host and ens1 has no RDMA device");
@@ -193,6 +232,39 @@ static void test_pairs(void **state)
 	assert_int_equal(json_object_array_length(out_get(doc, "connections")), 3);
 	assert_string_equal(out_get_str(doc, "method", ""), "bpf");
 	assert_null(out_get(doc, "method_reason"));
+}
+
+/* A connection's SMC-R port and PNET ID in the document (what the VM test reads). */
+static void test_smcr_json(void **state)
+{
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	struct assess_meta m = { .method = "bpf", .coverage = "x", .scope = "y", .duration_s = 1 };
+	struct assess_conn v[2];
+	json_object *c;
+
+	(void)state;
+	v[0] = conn("db", "/db", "192.0.2.1", 40000, "192.0.2.9", 5432);
+	bulk(&v[0], 1 << 20, 100, 2);
+	snprintf(v[0].egress, sizeof(v[0].egress), "ens1");
+	snprintf(v[0].rdma_dev, sizeof(v[0].rdma_dev), "mlx5_0");
+	snprintf(v[0].pnetid, sizeof(v[0].pnetid), "NET1");
+	v[0].rdma_port = 2;
+	v[0].egress_rdma = true;
+	v[1] = conn("db", "/db", "192.0.2.1", 40001, "198.51.100.9", 5432);
+	bulk(&v[1], 1 << 20, 100, 2);
+	snprintf(v[1].egress, sizeof(v[1].egress), "ens2");
+	assess_classify_all(v, 2, &th);
+	assert_non_null(doc = assess_report_json(v, 2, &th, &m));
+	c = json_object_array_get_idx(out_get(doc, "connections"), 0);
+	assert_string_equal(out_get_str(c, "reach", ""), "smcr");
+	assert_string_equal(out_get_str(c, "rdma_device", ""), "mlx5_0");
+	assert_int_equal(out_get_u64(c, "rdma_port", 0), 2);
+	assert_string_equal(out_get_str(c, "pnetid", ""), "NET1");
+	c = json_object_array_get_idx(out_get(doc, "connections"), 1);
+	assert_string_equal(out_get_str(c, "reach", ""), "none");
+	assert_null(out_get(c, "rdma_device"));
+	assert_null(out_get(c, "rdma_port"));
+	assert_null(out_get(c, "pnetid"));
 }
 
 static json_object *app_named(json_object *doc, const char *name)
@@ -476,11 +548,12 @@ static void test_sum_bounds(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_buckets),	   cmocka_unit_test(test_classes),
-		cmocka_unit_test(test_pairs),	   cmocka_unit_test(test_verdicts),
-		cmocka_unit_test(test_buffers),	   cmocka_unit_test(test_fragment),
-		cmocka_unit_test(test_text),	   cmocka_unit_test(test_pairs_v4mapped),
-		cmocka_unit_test(test_sum_pieces), cmocka_unit_test(test_sum_bounds),
+		cmocka_unit_test(test_buckets),	       cmocka_unit_test(test_classes),
+		cmocka_unit_test(test_pairs),	       cmocka_unit_test(test_smcr_json),
+		cmocka_unit_test(test_verdicts),       cmocka_unit_test(test_buffers),
+		cmocka_unit_test(test_fragment),       cmocka_unit_test(test_text),
+		cmocka_unit_test(test_pairs_v4mapped), cmocka_unit_test(test_sum_pieces),
+		cmocka_unit_test(test_sum_bounds),
 	};
 
 	assess_thresholds_default(&th);

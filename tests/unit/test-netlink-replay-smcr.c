@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <linux/rtnetlink.h>
 
 #include <cmocka.h>
 
@@ -534,6 +535,148 @@ static void test_smcr_netdev_without_rdma_replies(void **state)
 	smcnl_close(nl);
 }
 
+/* ---- smcr_reach_list() over the recorded replies ------------------------------------------ */
+
+struct nl_link {
+	uint32_t index;
+	const char *name;
+};
+
+/*
+ * An RTM_GETLINK dump answering links (the recordings predate that request; the RDMA,
+ * SMC and PNET replies are the recorded ones): RTM_NEWLINK messages, then DONE.
+ */
+static size_t rtnl_reply(uint8_t *buf, size_t size, const struct nl_link *v, size_t n)
+{
+	size_t off = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t name = strlen(v[i].name) + 1, attr = NLA_HDRLEN + name;
+		struct nlmsghdr h = {
+			.nlmsg_len = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct ifinfomsg)) +
+				     NLA_ALIGN(attr),
+			.nlmsg_type = RTM_NEWLINK,
+			.nlmsg_flags = NLM_F_MULTI,
+			.nlmsg_seq = 1,
+		};
+		struct ifinfomsg ifi = { .ifi_index = (int)v[i].index };
+		struct nlattr a = { .nla_len = (uint16_t)attr, .nla_type = IFLA_IFNAME };
+
+		assert_true(off + h.nlmsg_len <= size);
+		memset(buf + off, 0, h.nlmsg_len);
+		memcpy(buf + off, &h, sizeof(h));
+		memcpy(buf + off + NLMSG_HDRLEN, &ifi, sizeof(ifi));
+		memcpy(buf + off + NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(ifi)), &a, sizeof(a));
+		memcpy(buf + off + NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(ifi)) + NLA_HDRLEN, v[i].name,
+		       name);
+		off += h.nlmsg_len;
+	}
+	{
+		struct nlmsghdr h = { .nlmsg_len = NLMSG_HDRLEN + sizeof(int),
+				      .nlmsg_type = NLMSG_DONE,
+				      .nlmsg_flags = NLM_F_MULTI,
+				      .nlmsg_seq = 1 };
+
+		assert_true(off + h.nlmsg_len <= size);
+		memset(buf + off, 0, h.nlmsg_len);
+		memcpy(buf + off, &h, sizeof(h));
+		off += h.nlmsg_len;
+	}
+	return off;
+}
+
+static struct smcr_reach *reach_of(const char *step, const struct nl_link *links, size_t n_links,
+				   size_t *ret_n)
+{
+	static uint8_t buf[1024];
+	struct smcnl *nl = replay_open(step);
+	struct smcr_reach *v;
+	size_t len = rtnl_reply(buf, sizeof(buf), links, n_links);
+
+	assert_int_equal(smcnl_replay_mem(nl, "rtnl-getlink", buf, len), 0);
+	assert_int_equal(smcr_reach_list(nl, &v, ret_n), 0);
+	smcnl_close(nl);
+	return v;
+}
+
+static const struct smcr_reach *reach_find(const struct smcr_reach *v, size_t n, const char *netdev)
+{
+	for (size_t i = 0; i < n; i++)
+		if (streq(v[i].netdev, netdev))
+			return &v[i];
+	return NULL;
+}
+
+/*
+ * The bug this guards against: the netns of smcctl was asked which netdev NAMES have an
+ * RDMA device, and every other netns's interface of that name was taken for it.  Here
+ * init_net holds netdevs named vethA and vethB with the very ifindexes rxe0's and rxe1's
+ * netdevs have in smcA and smcB (what SMC reports): RDMA netlink does not report those
+ * ports' netdevs to init_net, so neither can carry SMC-R from here.
+ */
+static void test_smcr_reach_same_name_elsewhere(void **state)
+{
+	const struct nl_link links[] = { { 1, "lo" }, { 3, "vethA" }, { 2, "vethB" } };
+	struct smcr_reach *v;
+	size_t n;
+
+	v = reach_of("7x-smcr/idle", links, ELEMENTSOF(links), &n);
+	assert_int_equal(n, 0);
+	free(v);
+}
+
+/* smcA: vethA is rxe0's netdev (RDMA netlink says so there); vethB's name means nothing. */
+static void test_smcr_reach_server(void **state)
+{
+	const struct nl_link links[] = { { 1, "lo" }, { 3, "vethA" }, { 2, "vethB" } };
+	const struct smcr_reach *r;
+	struct smcr_reach *v;
+	size_t n;
+
+	v = reach_of("7x-smcr/server", links, ELEMENTSOF(links), &n);
+	assert_int_equal(n, 1);
+	r = reach_find(v, n, "vethA");
+	assert_non_null(r);
+	assert_int_equal(r->ifindex, 3);
+	assert_string_equal(r->ib_dev, "rxe0");
+	assert_int_equal(r->ib_port, 1);
+	assert_string_equal(r->pnetid, "");
+	assert_string_equal(r->lower, "");
+	assert_false(r->lower_elsewhere);
+	free(v);
+}
+
+/* smcA with PNET IDs: vethA's (NETA, smcA's table) is rxe0's (GET_DEV_SMCR). */
+static void test_smcr_reach_pnet(void **state)
+{
+	const struct nl_link links[] = { { 1, "lo" }, { 3, "vethA" } };
+	const struct smcr_reach *r;
+	struct smcr_reach *v;
+	size_t n;
+
+	v = reach_of("7x-smcr/pnet", links, ELEMENTSOF(links), &n);
+	assert_int_equal(n, 1);
+	r = reach_find(v, n, "vethA");
+	assert_non_null(r);
+	assert_string_equal(r->pnetid, "NETA");
+	assert_string_equal(r->ib_dev, "rxe0");
+	assert_int_equal(r->ib_port, 1);
+	free(v);
+}
+
+/* No RDMA core (7x/idle has no /sys/class/infiniband): RDMA netlink is not asked at all
+ * (it would autoload ib_core; the recording has no reply for it). */
+static void test_smcr_reach_no_rdma(void **state)
+{
+	const struct nl_link links[] = { { 1, "lo" }, { 2, "eth0" } };
+	struct smcr_reach *v;
+	size_t n;
+
+	v = reach_of("7x/idle", links, ELEMENTSOF(links), &n);
+	assert_int_equal(n, 0);
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -546,6 +689,10 @@ int main(void)
 		cmocka_unit_test(test_smcr_pnet_init),
 		cmocka_unit_test(test_smcr_netdev_needs_rdma_confirmation),
 		cmocka_unit_test(test_smcr_netdev_without_rdma_replies),
+		cmocka_unit_test(test_smcr_reach_same_name_elsewhere),
+		cmocka_unit_test(test_smcr_reach_server),
+		cmocka_unit_test(test_smcr_reach_pnet),
+		cmocka_unit_test(test_smcr_reach_no_rdma),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

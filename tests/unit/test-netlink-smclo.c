@@ -340,6 +340,11 @@ static void test_names(void **state)
 	assert_null(smclo_state_name(3));
 	assert_string_equal(smclo_dmb_type_name(SMCLO_DMB_VIRTUAL), "virtual");
 	assert_null(smclo_dmb_type_name(2));
+	/* The names round-trip: the one reader of smcctl's, smc.yaml's and Set's words. */
+	for (uint8_t t = 0; smclo_dmb_type_name(t); t++)
+		assert_int_equal(smclo_dmb_type_from_name(smclo_dmb_type_name(t)), t);
+	assert_int_equal(smclo_dmb_type_from_name("Physical"), -EINVAL);
+	assert_int_equal(smclo_dmb_type_from_name(""), -EINVAL);
 	assert_string_equal(smclo_event_name(SMCLO_EVENT_SETTINGS), "settings");
 	assert_null(smclo_event_name(5));
 }

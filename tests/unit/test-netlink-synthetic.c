@@ -579,6 +579,63 @@ static void test_malformed(void **state)
 	}
 }
 
+static const struct smcr_reach *reach_find(const struct smcr_reach *v, size_t n, const char *netdev)
+{
+	for (size_t i = 0; i < n; i++)
+		if (streq(v[i].netdev, netdev))
+			return &v[i];
+	return NULL;
+}
+
+static void assert_reach(const struct smcr_reach *v, size_t n, const char *netdev,
+			 const char *ib_dev, unsigned port, const char *lower, const char *pnetid)
+{
+	const struct smcr_reach *r = reach_find(v, n, netdev);
+
+	if (!r)
+		fail_msg("%s is not listed", netdev);
+	assert_string_equal(r->ib_dev, ib_dev);
+	assert_int_equal(r->ib_port, port);
+	assert_string_equal(r->lower, lower);
+	assert_string_equal(r->pnetid, pnetid);
+	assert_false(r->lower_elsewhere);
+}
+
+/* Every case of SMC-R's choice of a port for a netdev (tests/fixtures/synthetic/generate). */
+static void test_smcr_reach(void **state)
+{
+	struct smcnl *nl = replay_open("synthetic/smcr-reach");
+	const struct smcr_reach *r;
+	struct smcr_reach *v;
+	size_t n;
+
+	assert_int_equal(smcr_reach_list(nl, &v, &n), 0);
+	/* the port whose netdev it is, and what sits on that netdev */
+	assert_reach(v, n, "eth0", "mlx5_0", 1, "", "");
+	assert_reach(v, n, "eth0.100", "mlx5_0", 1, "eth0", "");
+	/* a bond: its first port's (the ports themselves: their own) */
+	assert_reach(v, n, "bond0", "mlx5_1", 1, "eth1", "");
+	assert_reach(v, n, "eth2", "mlx5_1", 2, "", "");
+	/* a PNET ID: the port with that PNET ID (its netdev elsewhere), not its own port */
+	assert_reach(v, n, "eth3", "mlx5_3", 1, "", "NET1");
+	/* a PNET ID no port has: listed with it, without a port */
+	assert_reach(v, n, "eth4", "", 0, "", "NET9");
+	/* a port down, an iWARP device (no channel adapter: SMC does not take it), veths */
+	assert_null(reach_find(v, n, "eth5"));
+	assert_null(reach_find(v, n, "eth6"));
+	assert_null(reach_find(v, n, "veth0"));
+	assert_null(reach_find(v, n, "veth1"));
+	assert_null(reach_find(v, n, "lo"));
+	/* on a device of another netns: not followed, and said */
+	r = reach_find(v, n, "mv0");
+	assert_non_null(r);
+	assert_true(r->lower_elsewhere);
+	assert_string_equal(r->ib_dev, "");
+	assert_int_equal(n, 8);
+	free(v);
+	smcnl_close(nl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -586,6 +643,7 @@ int main(void)
 		cmocka_unit_test(test_smcr_devices_sockets_pnet),
 		cmocka_unit_test(test_ism_merge),
 		cmocka_unit_test(test_dibs_snapshot),
+		cmocka_unit_test(test_smcr_reach),
 		cmocka_unit_test(test_v61_shape),
 		cmocka_unit_test(test_wide_uint_pad_unknown),
 		cmocka_unit_test(test_fback_clnt_only),

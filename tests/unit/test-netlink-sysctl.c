@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * net.smc sysctls: the table (every sysctl of 7.3 with its kernel range and default),
- * and reading/writing under a sysroot temp tree.
+ * and reading/writing under a sysroot temp tree; the named network namespaces under a
+ * sysroot (netns.c) and a namespace's handle, which refuses the caller's sysctls.
  */
 #include <errno.h>
 #include <limits.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -161,12 +163,71 @@ static void test_recorded(void **state)
 	smcnl_close(nl);
 }
 
+/* /run/netns: sorted, dotfiles skipped, an identity each; a handle only on that identity. */
+static void test_netns(void **state)
+{
+	char *root = tmpdir_new(), dir[PATH_MAX], path[PATH_MAX + 16], buf[64];
+	struct smcnl_options o = { .sysroot = root, .replay_dir = root };
+	struct smc_netns *v = NULL, self, other;
+	struct smcnl *nl, *ns;
+	struct stat st;
+	size_t n = 7;
+
+	assert_int_equal(smcnl_open(&o, &nl), 0);
+	/* no /run/netns: none, not an error */
+	assert_int_equal(smc_netns_list(nl, &v, &n), 0);
+	assert_int_equal(n, 0);
+	snprintf(dir, sizeof(dir), "%s/run", root);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(dir, sizeof(dir), "%s/run/netns", root);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	write_text(dir, "ctr2", "");
+	write_text(dir, "ctr1", "");
+	write_text(dir, ".hidden", "");
+	assert_int_equal(smc_netns_list(nl, &v, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(v[0].name, "ctr1");
+	assert_string_equal(v[1].name, "ctr2");
+	snprintf(path, sizeof(path), "%s/ctr1", dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(v[0].dev, st.st_dev);
+	assert_int_equal(v[0].ino, st.st_ino);
+	assert_int_not_equal(v[0].ino, v[1].ino);
+	assert_int_equal(smc_netns_self(&self), 0);
+	assert_int_not_equal(self.ino, 0);
+
+	/* The identity listed: a handle, whose sysctls are not the caller's to read. */
+	assert_int_equal(smcnl_open_netns(&o, &v[0], &ns), 0);
+	assert_int_equal(smc_sysctl_get(ns, "wmem", buf, sizeof(buf)), -EOPNOTSUPP);
+	assert_int_equal(smc_sysctl_set(ns, "wmem", "65536"), -EOPNOTSUPP);
+	smcnl_close(ns);
+	/* Another namespace under the name since: refused; a name gone: -ENOENT. */
+	other = v[0];
+	other.ino++;
+	assert_int_equal(smcnl_open_netns(&o, &other, &ns), -ESTALE);
+	snprintf(other.name, sizeof(other.name), "gone");
+	assert_int_equal(smcnl_open_netns(&o, &other, &ns), -ENOENT);
+	snprintf(other.name, sizeof(other.name), "../x");
+	assert_int_equal(smcnl_open_netns(&o, &other, &ns), -EINVAL);
+	free(v);
+
+	/* A folder that cannot be read is an error, not "no namespaces" (root reads anyway). */
+	if (geteuid() != 0) {
+		assert_int_equal(chmod(dir, 0), 0);
+		assert_int_equal(smc_netns_list(nl, &v, &n), -EACCES);
+		assert_int_equal(chmod(dir, 0755), 0);
+	}
+	smcnl_close(nl);
+	tmpdir_remove(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_sysroot_rw),
 		cmocka_unit_test(test_recorded),
+		cmocka_unit_test(test_netns),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

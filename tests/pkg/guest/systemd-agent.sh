@@ -11,7 +11,7 @@
 require_cmd smcd-agent smcctl busctl systemctl journalctl jq
 
 U=smcd-agent
-M="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager"
+M="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_MANAGER"
 prop() { busctl get-property $M "$1"; }
 
 # no_denials SINCE : the unit's journal since SINCE ("" for the boot) shows no sandbox denial.
@@ -87,7 +87,7 @@ assert_match "$out" 'Overall exposure level for smcd-agent.service: [0-9.]+' "sy
 no_denials ""
 
 # --- D-Bus: the name, the policy ----------------------------------------------------------
-assert_ok busctl status org.smcd.Agent1
+assert_ok busctl status $SMCD_BUS_NAME
 assert_ok smcctl status
 assert_eq 's "running"' "$(prop State)" "State"
 # Started with the shipped file, not without any: the built-in defaults equal the shipped
@@ -154,7 +154,7 @@ for verb in "status" "config show" "stats" "stats -a --kernel" "device list" "li
 	still_running "$pid" "smcctl $verb"
 done
 assert_ok busctl call $M Refresh
-assert_ok busctl tree org.smcd.Agent1
+assert_ok busctl tree $SMCD_BUS_NAME
 still_running "$pid" "Refresh and the object tree"
 assert_ok smcctl config reload
 still_running "$pid" "smcctl config reload"
@@ -193,6 +193,27 @@ assert_ok smcctl config reload
 assert_ok smcctl stats reset
 still_running "$pid" "the policies dropped again and stats reset"
 no_denials "$since"
+
+# --- smcctl support-bundle: the agent's journal, as the running system has it ---------------
+# The bundle's agent/journal.txt must hold the agent's own last lines (sd-journal, with the
+# unit's match), as "IDENTIFIER[PID]: MESSAGE"; where journald runs this is never "no
+# journal files".
+assert_ok smcctl support-bundle -o /tmp/bundle.tar.gz
+man=$(tar -xzOf /tmp/bundle.tar.gz manifest.json)
+assert_json "$man" .agent.running true "the bundle found the agent running"
+assert_json "$man" '.files[] | select(.name == "agent/journal.txt") | .status' ok "the bundle's journal item"
+bj=$(tar -xzOf /tmp/bundle.tar.gz agent/journal.txt)
+info "agent/journal.txt: $(printf '%s\n' "$bj" | wc -l) lines, the last: $(printf '%s\n' "$bj" | tail -n 1)"
+want=$(journalctl -b --no-pager -o json -n 3 _SYSTEMD_UNIT=$U.service |
+	jq -r '"\(.SYSLOG_IDENTIFIER // ._COMM)[\(._PID)]: \(.MESSAGE)"')
+assert_eq 3 "$(printf '%s\n' "$want" | grep -c .)" "the agent has journal lines to look for"
+# (a here-document, not a pipe: fail must end this shell, not a subshell of the loop)
+while IFS= read -r line; do
+	assert_contains "$bj" "$line" "agent/journal.txt has the agent's line"
+done <<EOF
+$want
+EOF
+still_running "$pid" "smcctl support-bundle"
 
 # --- restart: idempotent, and again no denials -------------------------------------------
 since=$(date +@%s)

@@ -25,7 +25,7 @@ export DEBIAN_FRONTEND=noninteractive
 # wait_active SECONDS : until the unit is active and owns its bus name.
 wait_active() {
 	_i=0
-	until [ "$(systemctl is-active $U)" = active ] && busctl status org.smcd.Agent1 >/dev/null 2>&1; do
+	until [ "$(systemctl is-active $U)" = active ] && busctl status $SMCD_BUS_NAME >/dev/null 2>&1; do
 		_i=$((_i + 1))
 		[ $_i -le $(($1 * 5)) ] || { run systemctl status --no-pager $U; fail "$U not active within $1 s"; }
 		sleep 0.2

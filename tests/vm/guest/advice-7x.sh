@@ -6,7 +6,11 @@
 # transfer over SMC-D loopback at the kernel's default 64 KiB buffers finds the send buffer
 # full on about half of the sends (the seed's 49.95%; here 64 MiB each way in 64 KiB writes),
 # and smcctl stats says to raise net.smc.wmem, naming its value and the smc.yaml line; at
-# 1 MiB it does not.  SMC statistics and net.smc sysctls are per network namespace: each
+# 1 MiB it does not.  The RX side likewise: a reader that reads only once its receive
+# buffer is full (smc-conn --read-full) makes the kernel count "RX buffer full" on most
+# reads, and smcctl stats says to raise net.smc.rmem, with its value and the smc.yaml line;
+# at 1 MiB (the cap) the same counters give no such advice.  SMC statistics and net.smc
+# sysctls are per network namespace: each
 # case runs in a fresh one, so the second does not see the first's counters.  Then the same
 # through smcd-agent in the initial netns: the advice is that of the counters since the
 # last "stats reset", so it goes away after the operator raised the sysctls and reset.
@@ -80,6 +84,58 @@ assert_json "$j" '[.advice[] | select(.sysctl)] | length' 0 "no advice to raise 
 assert_json "$j" '[.advice[] | select(.id | test("buffer"))] | length' 0 "no buffer advice at 1 MiB"
 assert_ok smcctl -n adv1m stats
 assert_not_contains "$out" "net.smc.wmem"
+assert_not_contains "$out" "net.smc.rmem"
+
+# --- RX: a slow reader finds its receive buffer full, advice to raise rmem -------------------
+# readfull NS BYTES: a pair whose two readers read only full buffers, in netns NS
+readfull() {
+	run $IP netns exec "$1" smc-conn pair --proto smc --bytes "$2" --read-full
+	[ "$rc" -eq 0 ] || fail "smc-conn pair --read-full failed: $out"
+	printf '%s\n' "$out" | grep -q '"summary":true.*"smcd":1' || fail "the transfer did not use SMC-D: $out"
+	info "reads that found the buffer full: $(printf '%s\n' "$out" | grep '"summary"' | jq -c '{reads, reads_full}')"
+}
+# rx_premise JSON WHAT: the kernel counted RX buffer full on >10% of >=100 receives
+rx_premise() {
+	rxfull=$(json_get "$1" .smcd.rx.buffer.full)
+	rxreqs=$(json_get "$1" .smcd.rx.requests)
+	info "$2: RX buffer full $rxfull of $rxreqs receives"
+	[ "$rxreqs" -ge 100 ] && [ $((rxfull * 10)) -gt "$rxreqs" ] ||
+		fail "$2: the kernel's counters do not show RX buffer full on >10% of >=100 receives ($rxfull of $rxreqs): the test's premise"
+}
+newns advrx64k
+assert_ok smcctl -n advrx64k -j sysctl
+assert_json "$out" '.sysctls[] | select(.name == "rmem") | .value' 65536 "a fresh netns has the default rmem"
+readfull advrx64k 8M
+assert_ok smcctl -n advrx64k -j stats
+j=$out
+rx_premise "$j" "64 KiB"
+R='.advice[] | select(.id == "smc-rx-buffer-full")'
+assert_json "$j" "[$R] | length" 1 "advice smc-rx-buffer-full"
+assert_json "$j" "$R | .sysctl.name" net.smc.rmem
+assert_json "$j" "$R | .sysctl.current" 65536
+assert_json "$j" "$R | .sysctl.suggested" 262144
+assert_json "$j" "$R | .sysctl.smc_yaml" 'sysctl: {rmem: 256KiB}'
+assert_json "$j" "$R | .severity" warning
+assert_json "$j" "$R | .based_on.rx_buffer_full" "$rxfull"
+assert_json "$j" "$R | .based_on.rx_requests" "$rxreqs"
+info "advice at 64 KiB (RX): $(advice_ids "$j")"
+assert_ok smcctl -n advrx64k stats
+assert_contains "$out" "smc-rx-buffer-full (warning): the receive buffer was full on"
+assert_contains "$out" "raise net.smc.rmem (now 64KiB) to 256KiB: 'smcctl sysctl set rmem 262144' or in smc.yaml 'sysctl: {rmem: 256KiB}'"
+
+# At 1 MiB the reader still finds its buffer full (it waits for that), but the buffer is at
+# the cap: no advice to raise rmem.
+newns advrx1m
+assert_ok smcctl -n advrx1m sysctl set wmem 1048576
+assert_ok smcctl -n advrx1m sysctl set rmem 1048576
+readfull advrx1m 64M
+assert_ok smcctl -n advrx1m -j stats
+j=$out
+rx_premise "$j" "1 MiB"
+info "advice at 1 MiB (RX): $(advice_ids "$j")"
+assert_json "$j" "[$R] | length" 0 "no smc-rx-buffer-full at 1 MiB"
+assert_json "$j" '[.advice[] | select(.sysctl)] | length' 0 "no advice to raise a sysctl at 1 MiB"
+assert_ok smcctl -n advrx1m stats
 assert_not_contains "$out" "net.smc.rmem"
 
 # --- through the agent: the advice of the counters since the reset ---------------------------

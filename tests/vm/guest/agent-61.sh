@@ -12,7 +12,7 @@
 require_cmd smcd-agent smcctl smc-conn smc-threads dbus-daemon busctl jq
 export SMCD_PRELOAD_LIB=/usr/local/bin/libsmc-preload.so
 export STATE_DIRECTORY=/tmp/state
-M="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager"
+M="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_MANAGER"
 prop() { busctl get-property $M "$1"; }
 last() { printf '%s\n' "$out" | grep '^{' | tail -n 1; }
 HOOKS="this kernel has no update_socket_protocol hook (Linux 6.6) and no IPPROTO_SMC (6.11)"

@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 require_cmd smcd-agent dbus-daemon busctl
 
-M="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager"
+M="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_MANAGER"
 prop() { busctl get-property $M "$1"; }
 
 start_system_bus

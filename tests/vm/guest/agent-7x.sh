@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 require_cmd smcd-agent smc-conn dbus-daemon busctl
 
-M="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager"
+M="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_MANAGER"
 prop() { busctl get-property $M "$1"; }
 
 start_system_bus
@@ -85,18 +85,18 @@ smc-conn pair --conns 2 --bytes 4M --hold 8 >/tmp/conn.log 2>&1 &
 conn=$!
 wait_conns /tmp/conn.log 2
 busctl call $M Refresh
-run busctl tree --list org.smcd.Agent1
+run busctl tree --list $SMCD_BUS_NAME
 info "$out"
-lg=$(printf '%s\n' "$out" | grep '/org/smcd/Agent1/linkgroup/smcd/' | head -n 1)
+lg=$(printf '%s\n' "$out" | grep "$SMCD_BUS_PATH_LINKGROUP/smcd/" | head -n 1)
 [ -n "$lg" ] || { cat /tmp/conn.log; fail "no SMC-D link-group object on D-Bus while connections run"; }
-run busctl get-property org.smcd.Agent1 "$lg" org.smcd.Agent1.LinkGroup Connections
+run busctl get-property $SMCD_BUS_NAME "$lg" $SMCD_BUS_IFACE_LINKGROUP Connections
 info "$lg: connections $out"
 assert_match "$out" '^u [1-9]' "the link group has connections"
-run busctl get-property org.smcd.Agent1 "$lg" org.smcd.Agent1.LinkGroup Device
+run busctl get-property $SMCD_BUS_NAME "$lg" $SMCD_BUS_IFACE_LINKGROUP Device
 assert_eq 's "lo"' "$out" "the link group is on the loopback device"
-run busctl get-property org.smcd.Agent1 "$lg" org.smcd.Agent1.LinkGroup NegotiatedEid
+run busctl get-property $SMCD_BUS_NAME "$lg" $SMCD_BUS_IFACE_LINKGROUP NegotiatedEid
 assert_eq "s \"$ueid\"" "$out" "the link group negotiated the agent's UEID"
-run busctl get-property org.smcd.Agent1 /org/smcd/Agent1/device/smcd/lo org.smcd.Agent1.Device Loopback
+run busctl get-property $SMCD_BUS_NAME $SMCD_BUS_PATH_SMCD_DEVICE/lo $SMCD_BUS_IFACE_DEVICE Loopback
 assert_eq "b true" "$out" "the loopback device object"
 wait $conn
 info "$(tail -n 1 /tmp/conn.log)"
@@ -106,11 +106,11 @@ assert_json "$(tail -n 1 /tmp/conn.log)" .smcd 2 "both used SMC-D (the agent's U
 # once the kernel has closed them (after smc-conn exits, not at once).
 lg_idle() {
 	busctl call $M Refresh &&
-		[ "$(busctl get-property org.smcd.Agent1 "$lg" org.smcd.Agent1.LinkGroup Connections)" = "u 0" ]
+		[ "$(busctl get-property $SMCD_BUS_NAME "$lg" $SMCD_BUS_IFACE_LINKGROUP Connections)" = "u 0" ]
 }
 wait_until 30 "the link group's connections back to 0 after the close" lg_idle
 busctl call $M Refresh
-run busctl get-property org.smcd.Agent1 "$lg" org.smcd.Agent1.LinkGroup Connections
+run busctl get-property $SMCD_BUS_NAME "$lg" $SMCD_BUS_IFACE_LINKGROUP Connections
 assert_eq "u 0" "$out" "the link group's connections went back to 0"
 
 kill $agent

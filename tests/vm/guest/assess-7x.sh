@@ -15,7 +15,9 @@
 # assess must classify each as expected and name the processes, change no connection (they
 # stay TCP and verified) and leave no BPF program, map or link behind; the fragment it
 # suggests, applied through smcd-agent, must switch exactly the well-suited ones to SMC-D
-# and leave the rest on TCP.
+# and leave the rest on TCP: smcctl socket -p names the holders of the SMC-D sockets (those
+# processes, no other socket), and the kernel's statistics count exactly their 2 client
+# and 2 server handshakes, no fallback.
 . "$(dirname "$0")/lib.sh"
 require_cmd smcd-agent smcctl smc-conn bpf-progs dbus-daemon busctl jq
 IP=/usr/sbin/ip
@@ -168,18 +170,46 @@ wait_until 30 "net.smc.wmem from the fragment (131072; is $(cat /proc/sys/net/sm
 wait_until 30 "the policies are active" sh -c \
 	"smcctl -j policy | jq -e '[.policies[] | select(.state == \"active\")] | length == 3'"
 info "agent applied the fragment after $(($(date +%s) - t0)) s"
-smcd0=$(smcctl -j stats --kernel | jq .summary.smcd)
+# The kernel's own counters before (per netns): the fragment must add exactly the two
+# well-suited connections, a client and a server handshake each - the bulk pair's both here,
+# the cross-netns client here and its server in $NS.
+stat() { smcctl -j stats --kernel | jq "$1"; }
+nstat() { smcctl -j -n $NS stats --kernel | jq "$1"; }
+cli0=$(stat .smcd.client_v2) srv0=$(stat .smcd.server_v2) total0=$(stat .summary.total)
+nsrv0=$(nstat .smcd.server_v2) ntotal0=$(nstat .summary.total)
 
-assert_ok in_cgroup /assess-bulk smc-conn pair --proto tcp --port 7101 --bytes 1M
-assert_json "$(printf '%s\n' "$out" | grep '"summary"')" .smcd 1 "bulk: now SMC-D"
-bg_in_cgroup /assess-xns $IP netns exec $NS smc-conn serve --proto tcp --addr 10.77.0.2 --port 7102 --conns 1 >/tmp/xns-srv.out 2>&1 &
+# Both well-suited ones, held open while smcctl socket -p names who holds which SMC-D socket.
+(exec_in_cgroup /assess-bulk smc-conn pair --proto tcp --port 7101 --bytes 1M --hold 60) \
+	>/tmp/bulk3.out 2>&1 &
+bulk=$!
+wait_conns /tmp/bulk3.out 1
+assert_json "$(grep '"conn":0' /tmp/bulk3.out)" .mode smcd "bulk: now SMC-D"
+(exec_in_cgroup /assess-xns $IP netns exec $NS smc-conn serve --proto tcp --addr 10.77.0.2 \
+	--port 7102 --conns 1) >/tmp/xns-srv.out 2>&1 &
 xsrv=$!
 wait_until 30 "the server in $NS listens" ns_listens 7102
-assert_ok in_cgroup /assess-xns smc-conn connect --proto tcp --addr 10.77.0.2 --port 7102 --bytes 1M
-assert_json "$(printf '%s\n' "$out" | grep '"summary"')" .smcd 1 "across netns: now SMC-D"
-wait $xsrv || true
-smcd1=$(smcctl -j stats --kernel | jq .summary.smcd)
-assert_ne "$smcd0" "$smcd1" "the statistics counted the SMC-D connections"
+(exec_in_cgroup /assess-xns smc-conn connect --proto tcp --addr 10.77.0.2 --port 7102 \
+	--bytes 1M --hold 60) >/tmp/xns3.out 2>&1 &
+xcli=$!
+wait_conns /tmp/xns3.out 1
+assert_json "$(grep '"conn":0' /tmp/xns3.out)" .mode smcd "across netns: now SMC-D"
+# this netns: the pair's two ends and the cross-netns client, and no other SMC-D socket
+assert_ok smcctl -j socket -p
+doc=$out
+smcd='.sockets[] | select(.mode == "SMCD" and .state == "ACTIVE")'
+assert_json "$doc" "[$smcd] | length" 3 "three SMC-D sockets here, no other"
+assert_json "$doc" "[$smcd | select(any((.processes // [])[]; .pid == $bulk))] | length" 2 \
+	"bulk: both ends held by the pair's process"
+assert_json "$doc" "[$smcd | select(any((.processes // [])[]; .pid == $xcli))] | length" 1 \
+	"across netns: the client's end held by the client"
+assert_json "$doc" "[$smcd | .processes[0].command] | unique | join(\",\")" smc-conn "the command"
+assert_json "$doc" "[$smcd | .processes[0].cgroup] | unique | join(\",\")" \
+	"/assess-bulk,/assess-xns" "their cgroups: the two the fragment switched"
+# $NS: the server's accepted end, held by the server
+assert_ok smcctl -j -n $NS socket -p
+assert_json "$out" "[$smcd] | length" 1 "one SMC-D socket in $NS"
+assert_json "$out" "[$smcd | select(any((.processes // [])[]; .pid == $xsrv))] | length" 1 \
+	"across netns: the server's end held by the server"
 
 bg_in_cgroup /assess-short smc-conn serve --proto tcp --port 7103 >/tmp/short-srv.out 2>&1 &
 ssrv=$!
@@ -200,8 +230,14 @@ assert_ne "" "$ino" "far: its TCP socket"
 assert_json "$out" "[.sockets[] | select(.inode == $ino)] | length" 0 "far: its socket is plain TCP"
 kill $far
 wait $far 2>/dev/null
-assert_eq "$smcd1" "$(smcctl -j stats --kernel | jq .summary.smcd)" \
-	"no other connection became SMC-D"
+# exactly the two: 2 client and 2 server handshakes, nothing else counted (no fallback)
+assert_eq $((cli0 + 2)) "$(stat .smcd.client_v2)" "SMC-D client handshakes here: +2"
+assert_eq $((srv0 + 1)) "$(stat .smcd.server_v2)" "SMC-D server handshakes here: +1 (bulk)"
+assert_eq $((nsrv0 + 1)) "$(nstat .smcd.server_v2)" "SMC-D server handshakes in $NS: +1"
+assert_eq $((total0 + 3)) "$(stat .summary.total)" "nothing else counted here (no fallback)"
+assert_eq $((ntotal0 + 1)) "$(nstat .summary.total)" "nothing else counted in $NS"
+kill $bulk $xcli 2>/dev/null
+wait $bulk $xcli $xsrv 2>/dev/null
 
 kill $agent
 wait $agent 2>/dev/null

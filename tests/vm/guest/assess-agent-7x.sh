@@ -19,8 +19,8 @@ IP=/usr/sbin/ip
 CG=/sys/fs/cgroup
 NS=assess-ns
 PROM=/tmp/prom/smc.prom
-A="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Assessment"
-M="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager"
+A="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_ASSESSMENT"
+M="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_MANAGER"
 aprop() { busctl get-property $A "$1"; }
 windows() { aprop Windows | cut -d' ' -f2; }
 bpf_objects() { { bpf-progs; bpf-progs links; bpf-progs maps; } | sort; }

@@ -3,8 +3,9 @@
 # timeout: 400
 #
 # smcctl support-bundle on the real SMC+DIBS kernel: with SMC sockets open in the initial
-# network namespace and in a named one, the bundle is one valid tar.gz whose manifest lists
-# exactly its files, holds the socket lists of both namespaces and the kernel's SMC lines,
+# network namespace, in a named one and in an unnamed one that only its process holds (a
+# container's, made with unshare -n), the bundle is one valid tar.gz whose manifest lists
+# exactly its files, holds the socket lists of the three namespaces and the kernel's SMC lines,
 # and the machine ID appears nowhere in it (not even where smc.yaml quotes it); then the
 # same with the agent running (its status over D-Bus, its smc.yaml).  By hand: vm-run
 # --host-bin jq --host-bin ip --host-bin dbus-daemon --host-bin busctl (the lane has them).
@@ -32,6 +33,16 @@ $IP netns exec bundle-ns smc-conn pair --proto smc --conns 1 --bytes 64K --hold 
 	>/tmp/b-ns.out 2>&1 &
 p_ns=$!
 wait_conns /tmp/b-ns.out 1
+# No name anywhere: found through /proc/PID/ns/net.  busybox's unshare execs (no -f), so $!
+# is smc-conn's pid.
+unshare -n sh -c "$IP link set lo up && exec smc-conn pair --proto smc --conns 1 --bytes 64K --hold 120" \
+	>/tmp/b-anon.out 2>&1 &
+p_anon=$!
+wait_conns /tmp/b-anon.out 1
+anon_ino=$(stat -L -c %i /proc/$p_anon/ns/net)
+assert_ne "$(stat -L -c %i /proc/self/ns/net)" "$anon_ino" "the unnamed netns is another one"
+assert_contains "$(cat /tmp/b-anon.out)" '"mode":"smcd"' "SMC-D in the unnamed netns"
+info "unnamed netns: inode $anon_ino, smc-conn pid $p_anon"
 
 cd /tmp
 assert_ok smcctl support-bundle -o /tmp/b.tar.gz
@@ -47,6 +58,12 @@ assert_json "$man" .format_version 1
 assert_json "$man" '[.netns[] | select(.name == "init" and .collected)] | length' 1
 assert_json "$man" '[.netns[] | select(.name == "bundle-ns" and .collected)] | length' 1
 assert_json "$man" '[.netns[] | select(.name == "bundle-empty" and (.collected | not) and .reason == "no SMC sockets")] | length' 1
+# The unnamed one: named after its inode, with the process that holds it.
+A=netns-$anon_ino
+assert_json "$man" "[.netns[] | select(.name == \"$A\" and .collected and .dir == \"netns/$A\" and .inode == $anon_ino and .path == \"/proc/$p_anon/ns/net\")] | length" 1
+assert_json "$man" ".netns[] | select(.name == \"$A\") | .processes == 1 and .pids == [{pid: $p_anon, command: \"smc-conn\"}]" true "the process that holds it"
+assert_json "$man" '[.netns[].inode | select(. != null)] | length == (unique | length)' true "each namespace once"
+info "netns: $(printf '%s\n' "$man" | jq -c '[.netns[] | {name, collected, reason}]')"
 assert_json "$man" '.agent.running' false
 assert_json "$man" '.failed as $f | [.files[] | select(.status != "ok")] | length == $f' true
 assert_json "$man" '[.files[] | select(.name == "netns/init/socket.json" or .name == "netns/named/bundle-ns/socket.json" or .name == "kernel/dmesg.txt" or .name == "global/linkgroup.json") | .status] | (length == 4 and all(. == "ok"))' true
@@ -56,6 +73,14 @@ n=$(tar -xzOf /tmp/b.tar.gz netns/init/socket.json | jq '.sockets | length')
 [ "$n" -ge 2 ] || fail "the initial netns' socket list has $n sockets"
 n=$(tar -xzOf /tmp/b.tar.gz netns/named/bundle-ns/socket.json | jq '.sockets | length')
 [ "$n" -ge 2 ] || fail "bundle-ns' socket list has $n sockets"
+n=$(tar -xzOf /tmp/b.tar.gz netns/$A/socket.json | jq '[.sockets[] | select(.mode == "SMCD")] | length')
+[ "$n" -ge 2 ] || fail "the unnamed netns' socket list has $n SMC-D sockets"
+# Its sockets' holder, by pid and command (socket -p), and its own objects.
+assert_json "$(tar -xzOf /tmp/b.tar.gz netns/$A/socket.json)" "[.sockets[] | .processes[]? | select(.pid == $p_anon and .command == \"smc-conn\")] | length >= 2" true "socket -p names smc-conn"
+for f in info.json pnet.json sysctl.json hs-limit.json stats.json sysctl-net.txt; do
+	assert_json "$man" ".files[] | select(.name == \"netns/$A/$f\") | .status" ok "netns/$A/$f"
+done
+assert_json "$man" ".files[] | select(.name == \"netns/$A/socket.json\") | .source | endswith(\"(in network namespace $A)\")" true "its source names the namespace"
 info "sockets: init $(tar -xzOf /tmp/b.tar.gz netns/init/socket.json | jq -c '[.sockets[].mode]'), bundle-ns $(tar -xzOf /tmp/b.tar.gz netns/named/bundle-ns/socket.json | jq -c '[.sockets[].mode]')"
 dmesg=$(tar -xzOf /tmp/b.tar.gz kernel/dmesg.txt)
 # The kernel's own SMC lines, not just the banner.
@@ -97,6 +122,7 @@ assert_json "$(tar -xzOf /tmp/a.tar.gz agent/status.json)" .state running
 assert_contains "$(tar -xzOf /tmp/a.tar.gz etc/smc.yaml)" "# agent on $ueid"
 want=$( (echo manifest.json; printf '%s\n' "$man" | jq -r '.files[].name') | sort)
 assert_eq "$want" "$(tar -tzf /tmp/a.tar.gz | sort)" "with the agent: the manifest lists exactly the archive's files"
+assert_json "$man" "[.netns[] | select(.name == \"$A\" and .collected)] | length" 1 "with the agent: the unnamed netns again, by the same name"
 if zcat /tmp/a.tar.gz | grep -aqi -e "$mid" -e "$uuid"; then
 	fail "the machine ID is in the agent's bundle"
 fi
@@ -104,8 +130,8 @@ info "with the agent: $(printf '%s\n' "$man" | jq -c '{failed, agent: .agent.run
 kill $agent 2>/dev/null
 wait $agent 2>/dev/null
 
-kill $p_init $p_ns 2>/dev/null
-wait $p_init $p_ns 2>/dev/null
+kill $p_init $p_ns $p_anon 2>/dev/null
+wait $p_init $p_ns $p_anon 2>/dev/null
 $IP netns del bundle-ns
 $IP netns del bundle-empty
 exit 0

@@ -5,7 +5,9 @@
 # smcctl check on the real kernel, seed 001's first situation: without a UEID the loopback
 # check reports the TCP fallback with reason NOUEID and the command that fixes it (exit 1);
 # after that command it reports SMC-D through the DIBS loopback device lo (exit 0), with
-# the link group's version and EID.  Then `smcctl check --listen` in one network namespace
+# the link group's version and EID; with -n NAME the same inside a named network namespace
+# (lo down there: said; lo up: SMC-D through lo, the report naming the namespace).  Then
+# `smcctl check --listen` in one network namespace
 # answers `smcctl check HOST PORT` from another over veth, as SMC-R over soft-RoCE
 # (lib-smcr.sh), both ends saying so.
 . "$(dirname "$0")/lib.sh"
@@ -51,6 +53,33 @@ assert_json "$doc" .version 2 "SMC-Dv2"
 assert_json "$doc" .eid "$ueid" "negotiated EID"
 assert_json "$doc" 'has("fallback")' false "no fallback"
 assert_json "$doc" .server_socket.mode SMCD "the server's end"
+
+# --- -n NAME: the check inside a named network namespace -----------------------------------
+# Its own lo, sysctls and sockets; the DIBS loopback device serves every namespace.  lo is
+# down in a new namespace (no 127.0.0.1): the check says so instead of reporting a fallback.
+assert_ok $SMCR_IP netns add chk-ns
+run smcctl -n chk-ns check
+assert_eq 1 "$rc" "smcctl -n chk-ns check with lo down exits 1"
+assert_contains "$out" "cannot listen on 127.0.0.1 for the check: "
+assert_contains "$out" "(is lo up?)"
+assert_ok $SMCR_IP -n chk-ns link set lo up
+assert_ok smcctl -n chk-ns check
+assert_contains "$out" "over IPPROTO_SMC in network namespace chk-ns"
+assert_contains "$out" "Result:  SMC-D through lo"
+assert_contains "$out" "Version: SMC v2, EID $ueid"
+assert_ok smcctl -n chk-ns -j check
+doc=$out
+assert_json "$doc" .netns chk-ns "the report names the namespace"
+assert_json "$doc" .mode SMCD "SMC-D in the namespace"
+assert_json "$doc" .device lo "through the DIBS loopback device"
+assert_json "$doc" .server_socket.mode SMCD "the server's end, read from the namespace's smc_diag"
+run smcctl -j check
+assert_json "$out" 'has("netns")' false "without -n the report names no namespace"
+# The check's sockets were the namespace's: its statistics counted the handshakes, and the
+# sockets were found by inode in its smc_diag (above); without -n they are the host's.
+assert_ok smcctl -n chk-ns -j stats --kernel
+assert_json "$out" '.summary.smcd >= 2' true "the two checks in chk-ns' own counters"
+assert_ok $SMCR_IP netns del chk-ns
 
 # --- bad input: usage errors, nothing half done ----------------------------------------------
 run smcctl check 198.18.0.1

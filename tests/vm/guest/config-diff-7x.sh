@@ -12,7 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 require_cmd smcctl smcd-agent dbus-daemon busctl jq
 
-M="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager"
+M="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_MANAGER"
 # smcctl runs smcd-agent from its configured sbindir; here it is wherever vm-run put it.
 SMCD_AGENT_BIN=$(command -v smcd-agent)
 export SMCD_AGENT_BIN

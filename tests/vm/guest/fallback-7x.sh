@@ -6,11 +6,16 @@
 # unmodified program in a cgroup named like a systemd service falls back to TCP (no UEID:
 # NOUEID) and shows up as it happens in smcctl monitor with its unit, pid, command and
 # reason, in the Prometheus textfile under its own unit, in smcctl stats and on D-Bus.
+# First smc-conn, which opens IPPROTO_SMC sockets itself; then busybox nc, a program that
+# knows nothing of SMC (socket(AF_INET, SOCK_STREAM, 0), statically linked), switched to SMC
+# by smcctl run through the agent: server (an echo server, nc -ll -e cat) and client each in
+# a unit of its own, each named by its own pid and command, and smcctl socket -p names
+# them while the connection is open.
 . "$(dirname "$0")/lib.sh"
 require_cmd smcd-agent smcctl smc-conn dbus-daemon busctl jq
 CG=/sys/fs/cgroup
 PROM=/tmp/smc.prom
-S="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Statistics"
+S="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_STATS"
 export STATE_DIRECTORY=/tmp/state
 # json_true JSON JQ_EXPR WHAT: the jq expression must print true
 json_true() { assert_json "$1" "$2" true "$3"; }
@@ -95,6 +100,77 @@ json_true "$out" '[.fallback.attribution.reasons[] | select(.name == "NOUEID") |
 # D-Bus: the same table.
 run busctl --json=short get-property $S FallbackAttribution
 json_true "$out" '[.data[] | select(.[1] == "NOUEID" and .[2] == "fb-app.service" and .[3] >= 1)] | length == 1' "D-Bus FallbackAttribution"
+
+# --- an unmodified program: busybox nc under smcctl run ------------------------------------
+# The server an echo server that keeps listening (-ll -e: a child runs cat per connection):
+# the server side's switch runs in a kworker and is attributed to the listener's holder,
+# which a one-shot "nc -l" closes right after accept().
+start_monitor /tmp/mon-nc.json
+mkdir -p $CG/smcd-test.slice/fb-ncd.service $CG/smcd-test.slice/fb-nc.service
+# smcctl run execs the command once the agent enrolled it: $! is nc's pid.
+(exec_in_cgroup /smcd-test.slice/fb-ncd.service smcctl run -m bpf -- nc -ll -p 7000 -e /bin/cat) \
+	</dev/null >/tmp/ncd.out 2>/tmp/ncd.err &
+ncd=$!
+wait_listen 7000
+# The client's stdin a FIFO that a sleep keeps open: nc reads no EOF, the connection stays.
+mkfifo /tmp/nc.in
+sleep 600 >/tmp/nc.in &
+w1=$!
+(exec_in_cgroup /smcd-test.slice/fb-nc.service smcctl run -m bpf -- nc 127.0.0.1 7000) \
+	</tmp/nc.in >/tmp/nc.out 2>/tmp/nc.err &
+ncc=$!
+echo "hello over a fallen-back SMC socket" >/tmp/nc.in
+wait_until 60 "nc's data echoed by the server" grep -q "hello over a fallen-back SMC socket" /tmp/nc.out
+assert_contains "$(cat /tmp/ncd.err)" "SMC through BPF (IPPROTO_SMC; enrolled by smcd-agent)" "the server's smcctl run"
+assert_contains "$(cat /tmp/nc.err)" "SMC through BPF (IPPROTO_SMC; enrolled by smcd-agent)" "the client's smcctl run"
+assert_eq nc "$(cat /proc/$ncd/comm)" "the server is nc itself"
+assert_eq nc "$(cat /proc/$ncc/comm)" "the client is nc itself"
+info "nc server $ncd, client $ncc"
+
+# smcctl monitor: each side with its own unit, pid and command.
+NSEL='select(.event == "fallback-attributed" and (.unit == "fb-ncd.service" or .unit == "fb-nc.service"))'
+nc_events() { jq -c "$NSEL" /tmp/mon-nc.json; }
+both_seen() { [ "$(nc_events | jq -s 'map(.side) | unique | length')" = 2 ]; }
+wait_until 60 "both nc sides' fallbacks in smcctl monitor" both_seen
+nc_events | sed 's/^/# monitor: /'
+ev=$(nc_events | jq -c 'select(.side == "server")' | head -n 1)
+assert_json "$ev" .unit fb-ncd.service "server side: its unit"
+assert_json "$ev" .cgroup /smcd-test.slice/fb-ncd.service "server side: its cgroup"
+assert_json "$ev" .reason NOUEID "server side: no UEID"
+assert_json "$ev" .pid "$ncd" "server side: nc's pid"
+assert_json "$ev" .command nc "server side: nc's command"
+assert_json "$ev" .pid_from_socket true "server side: found through the listening socket"
+ev=$(nc_events | jq -c 'select(.side == "client")' | head -n 1)
+assert_json "$ev" .unit fb-nc.service "client side: its unit"
+assert_json "$ev" .cgroup /smcd-test.slice/fb-nc.service "client side: its cgroup"
+assert_json "$ev" .reason PEERDECL "client side: the server declined"
+assert_json "$ev" .pid "$ncc" "client side: nc's pid"
+assert_json "$ev" .command nc "client side: nc's command"
+assert_json "$ev" '(has("pid_from_socket") | not) or .pid_from_socket == false' true "client side: the switch ran in nc itself"
+
+# smcctl socket -p while the connection is open: the sockets nc holds, fallen back, by name
+# (the server's end of the connection is its cat's, in the same unit).
+assert_ok smcctl -j socket -a -p
+j=$out
+json_true "$j" "[.sockets[] | select(.state == \"LISTEN\" and any(.processes[]; .pid == $ncd and .command == \"nc\" and .unit == \"fb-ncd.service\"))] | length == 1" \
+	"socket -p: nc's listening SMC socket, held by nc ($ncd) of fb-ncd.service"
+json_true "$j" "[.sockets[] | select(.mode == \"TCP\" and .fallback.reason.name == \"NOUEID\" and any(.processes[]; .command == \"cat\" and .unit == \"fb-ncd.service\"))] | length == 1" \
+	"socket -p: the server's end, NOUEID, held by the cat nc started, in fb-ncd.service"
+json_true "$j" "[.sockets[] | select(.mode == \"TCP\" and .fallback.reason.name == \"PEERDECL\" and any(.processes[]; .pid == $ncc and .command == \"nc\" and .unit == \"fb-nc.service\"))] | length == 1" \
+	"socket -p: the client's connection, PEERDECL, held by nc ($ncc) of fb-nc.service"
+assert_ok smcctl socket -a -p
+assert_contains "$out" "nc/$ncd"
+assert_contains "$out" "nc/$ncc"
+
+# Prometheus: under each unit.
+wait_prom $PROM 60 "nc's units in the textfile" sh -c \
+	'grep -q "^smc_fallback_attributed_total{reason=\"NOUEID\",unit=\"fb-ncd.service\"} [1-9]" "$0" &&
+	 grep -q "^smc_fallback_attributed_total{reason=\"PEERDECL\",unit=\"fb-nc.service\"} [1-9]" "$0"'
+grep '^smc_fallback_attributed_total.*fb-nc' $prom_snap | sed 's/^/# prom: /'
+kill $ncc $w1 $mon 2>/dev/null
+wait $ncc $w1 $mon 2>/dev/null
+kill $ncd 2>/dev/null
+wait $ncd 2>/dev/null
 
 kill $agent
 wait $agent 2>/dev/null

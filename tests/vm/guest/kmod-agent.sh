@@ -14,9 +14,9 @@
 kmod_require
 require_cmd smcd-agent
 
-M="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager"
-DEV=/org/smcd/Agent1/device/smcd/smclo
-D="org.smcd.Agent1 $DEV org.smcd.Agent1.LoopbackDevice"
+M="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_MANAGER"
+DEV=$SMCD_BUS_PATH_SMCD_DEVICE/smclo
+D="$SMCD_BUS_NAME $DEV $SMCD_BUS_IFACE_LOOPBACK_DEVICE"
 prop() { busctl get-property $M "$1"; }
 dprop() { busctl get-property $D "$1" | sed 's/^[a-z] //; s/"//g'; }
 
@@ -146,7 +146,7 @@ rmmod smc_lo || fail "rmmod smc_lo: $(lsmod | grep smc_lo)"
 modprobe smc_lo || fail "modprobe smc_lo"
 n=0
 until [ "$(dprop State 2>/dev/null)" = inactive ]; do
-	n=$((n + 1)); [ $n -lt 50 ] || fail "no inactive device object within 10 s: $(busctl tree org.smcd.Agent1)"; sleep 0.2
+	n=$((n + 1)); [ $n -lt 50 ] || fail "no inactive device object within 10 s: $(busctl tree $SMCD_BUS_NAME)"; sleep 0.2
 done
 # The device object can turn inactive before the agent has logged nlctrl's message (the
 # Reload's pending re-activation reads the new module's device as well): wait for the line.

@@ -14,12 +14,13 @@
 kmod_require
 require_cmd smcd-agent smc-conn
 
-M="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager"
+M="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_MANAGER"
 PROM=/tmp/prom/smc.prom
 now() { cut -d' ' -f1 /proc/uptime; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 prom() { awk -v k="$1" '$1 == k { print $2 }' $PROM; }
-prom_sum() { awk -v m="$1" -v f="$2" 'index($1, m "{") == 1 && index($1, f) { s += $2 } END { print s + 0 }' $PROM; }
+# The agent's own namespace's samples of a per-namespace family whose labels contain f.
+prom_sum() { awk -v m="$1{netns=\"host\"," -v f="$2" 'index($1, m) == 1 && index($1, f) { s += $2 } END { print s + 0 }' $PROM; }
 
 kver=$(uname -r)
 mkdir -p "/lib/modules/$kver/extra"
@@ -57,11 +58,11 @@ lgs=$(prom 'smc_linkgroups{technology="smcd"}')
 ids=$(awk 'index($1, "smc_linkgroup_connections{technology=\"smcd\",linkgroup=\"") == 1 { split($1, a, "\""); print a[4] }' $PROM | sort -u)
 assert_eq "$lgs" "$(printf '%s\n' "$ids" | grep -c .)" "one connections series per link group"
 for id in $ids; do
-	busctl introspect org.smcd.Agent1 "/org/smcd/Agent1/linkgroup/smcd/$id" >/dev/null ||
+	busctl introspect $SMCD_BUS_NAME "$SMCD_BUS_PATH_LINKGROUP/smcd/$id" >/dev/null ||
 		fail "no D-Bus object for link group $id"
 done
 hs=$(prom_sum smc_handshakes_total 'technology="smcd"')
-bytes=$(prom 'smc_bytes_total{technology="smcd",direction="tx"}')
+bytes=$(prom 'smc_bytes_total{netns="host",technology="smcd",direction="tx"}')
 info "$lgs idle link group(s): $(echo $ids); $hs SMC-D handshakes, $bytes bytes sent"
 assert_eq 0 "$(prom 'smc_linkgroups_removed_total{technology="smcd"}')" "none removed yet"
 
@@ -81,10 +82,10 @@ assert_contains "$(cat /tmp/agent.log)" 'loopback:state: deactivated' "the agent
 assert_eq inactive "$(kmod_get state)" "smclo is gone"
 assert_eq "$lgs" "$(prom 'smc_linkgroups_removed_total{technology="smcd"}')" "each counted as removed"
 assert_not_contains "$(cat $PROM)" 'smc_linkgroup_connections{technology="smcd"' "no per-link-group series left"
-run busctl tree --list org.smcd.Agent1
+run busctl tree --list $SMCD_BUS_NAME
 assert_not_contains "$out" "/linkgroup/smcd/" "the D-Bus objects are gone"
 assert_eq "$hs" "$(prom_sum smc_handshakes_total 'technology="smcd"')" "the handshakes they carried stay counted"
-assert_eq "$bytes" "$(prom 'smc_bytes_total{technology="smcd",direction="tx"}')" "so do their bytes"
+assert_eq "$bytes" "$(prom 'smc_bytes_total{netns="host",technology="smcd",direction="tx"}')" "so do their bytes"
 assert_json "$(smcctl -j stats)" .linkgroups.smcd.removed "$lgs" "smcctl stats: removed"
 
 kill $agent

@@ -44,10 +44,10 @@ REST_WAIT=90    # seconds the agent may take to show a state the kernel is at re
 # above M_TRIM_THRESHOLD (128 KiB free), so the heap breathes by about that much; twice it.
 RSS_SLACK=256
 
-M="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager"
-S="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Statistics"
-OM="org.smcd.Agent1 /org/smcd/Agent1 org.freedesktop.DBus.ObjectManager"
-LB=/org/smcd/Agent1/device/smcd/smclo
+M="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_MANAGER"
+S="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_STATS"
+OM="$SMCD_BUS_NAME $SMCD_BUS_PATH org.freedesktop.DBus.ObjectManager"
+LB=$SMCD_BUS_PATH_SMCD_DEVICE/smclo
 PROM=/tmp/prom/smc.prom
 MON=/tmp/monitor.json
 OMLOG=/tmp/om.json
@@ -90,10 +90,11 @@ view_kernel() {
 	for _d in /sys/class/dibs/*; do [ -e "$_d" ] && echo "dev smcd ${_d##*/}"; done
 }
 view_dbus() {
-	busctl --json=short call $OM GetManagedObjects | jq -r '.data[0] | to_entries[] |
-		(.key | split("/")) as $p |
-		if .value["org.smcd.Agent1.LinkGroup"] then "lgr \($p[5]) \($p[6])"
-		elif .value["org.smcd.Agent1.Device"] then "dev \($p[5]) \($p[6])" else empty end'
+	busctl --json=short call $OM GetManagedObjects |
+		jq -r --arg lg $SMCD_BUS_IFACE_LINKGROUP --arg dev $SMCD_BUS_IFACE_DEVICE \
+			'.data[0] | to_entries[] | (.key | split("/")) as $p |
+		if .value[$lg] then "lgr \($p[5]) \($p[6])"
+		elif .value[$dev] then "dev \($p[5]) \($p[6])" else empty end'
 }
 # The monitor's events (json-c keeps smcctl's key order: time_usec, event, technology, then
 # id or name; a line still being written does not end in "}") added up, from the devices it
@@ -163,7 +164,8 @@ wait_lgr_on() {
 # The LoopbackDevice object on D-Bus: "yes" or "no".
 lb_object() {
 	busctl --json=short call $OM GetManagedObjects |
-		jq -r --arg p $LB '.data[0][$p]["org.smcd.Agent1.LoopbackDevice"] | if . then "yes" else "no" end'
+		jq -r --arg p $LB --arg i $SMCD_BUS_IFACE_LOOPBACK_DEVICE \
+			'.data[0][$p][$i] | if . then "yes" else "no" end'
 }
 wait_lb_object() { # yes|no WHAT
 	_wl_t0=$(secs)
@@ -270,8 +272,8 @@ poll_smcctl=$!
 	n=0
 	while [ ! -e $STOP ]; do
 		for c in "$OM GetManagedObjects" "$S GetStatistics b false" "$M Refresh" \
-			"org.smcd.Agent1 /org/smcd/Agent1 org.freedesktop.DBus.Properties GetAll s org.smcd.Agent1.Manager" \
-			"org.smcd.Agent1 /org/smcd/Agent1/device/smcd/lo org.freedesktop.DBus.Introspectable Introspect"; do
+			"$SMCD_BUS_NAME $SMCD_BUS_PATH org.freedesktop.DBus.Properties GetAll s $SMCD_BUS_IFACE_MANAGER" \
+			"$SMCD_BUS_NAME $SMCD_BUS_PATH_SMCD_DEVICE/lo org.freedesktop.DBus.Introspectable Introspect"; do
 			_t0=$(uptime_cs)
 			# shellcheck disable=SC2086 # word splitting on purpose
 			busctl call $c >/tmp/poll-bus.last 2>&1 ||
@@ -428,18 +430,18 @@ om_count() { # MEMBER INTERFACE [PATH]
 		select(if $m == "InterfacesAdded" then ($d[1] | has($i)) else ($d[1] | index($i)) end) | 1' \
 		$OMLOG | wc -l
 }
-om_lg_added=$(om_count InterfacesAdded org.smcd.Agent1.LinkGroup)
-om_lg_removed=$(om_count InterfacesRemoved org.smcd.Agent1.LinkGroup)
+om_lg_added=$(om_count InterfacesAdded $SMCD_BUS_IFACE_LINKGROUP)
+om_lg_removed=$(om_count InterfacesRemoved $SMCD_BUS_IFACE_LINKGROUP)
 info "ObjectManager signals: LinkGroup +$om_lg_added -$om_lg_removed;" \
-	"smclo Device +$(om_count InterfacesAdded org.smcd.Agent1.Device $LB) -$(om_count InterfacesRemoved org.smcd.Agent1.Device $LB);" \
-	"LoopbackDevice +$(om_count InterfacesAdded org.smcd.Agent1.LoopbackDevice $LB) -$(om_count InterfacesRemoved org.smcd.Agent1.LoopbackDevice $LB)"
+	"smclo Device +$(om_count InterfacesAdded $SMCD_BUS_IFACE_DEVICE $LB) -$(om_count InterfacesRemoved $SMCD_BUS_IFACE_DEVICE $LB);" \
+	"LoopbackDevice +$(om_count InterfacesAdded $SMCD_BUS_IFACE_LOOPBACK_DEVICE $LB) -$(om_count InterfacesRemoved $SMCD_BUS_IFACE_LOOPBACK_DEVICE $LB)"
 assert_eq "$lg_added" "$om_lg_added" "InterfacesAdded of link groups: as many as linkgroup-added events"
 assert_eq "$lg_removed" "$om_lg_removed" "InterfacesRemoved of link groups: as many as linkgroup-removed events"
-assert_eq "$activations" "$(om_count InterfacesAdded org.smcd.Agent1.Device $LB)" "InterfacesAdded of smclo's Device"
-assert_eq "$deactivations" "$(om_count InterfacesRemoved org.smcd.Agent1.Device $LB)" "InterfacesRemoved of smclo's Device"
-assert_eq "$loads" "$(om_count InterfacesAdded org.smcd.Agent1.LoopbackDevice $LB)" \
+assert_eq "$activations" "$(om_count InterfacesAdded $SMCD_BUS_IFACE_DEVICE $LB)" "InterfacesAdded of smclo's Device"
+assert_eq "$deactivations" "$(om_count InterfacesRemoved $SMCD_BUS_IFACE_DEVICE $LB)" "InterfacesRemoved of smclo's Device"
+assert_eq "$loads" "$(om_count InterfacesAdded $SMCD_BUS_IFACE_LOOPBACK_DEVICE $LB)" \
 	"InterfacesAdded of LoopbackDevice: one per module load"
-assert_eq "$unloads" "$(om_count InterfacesRemoved org.smcd.Agent1.LoopbackDevice $LB)" \
+assert_eq "$unloads" "$(om_count InterfacesRemoved $SMCD_BUS_IFACE_LOOPBACK_DEVICE $LB)" \
 	"InterfacesRemoved of LoopbackDevice: one per module unload"
 
 # --- memory and descriptors ------------------------------------------------------------------

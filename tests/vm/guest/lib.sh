@@ -11,6 +11,12 @@
 
 : "${SMCD_VM_LANE:=}"
 
+# The D-Bus names of common/bus-api.h ($SMCD_BUS_NAME, $SMCD_BUS_PATH, ...): written next to
+# this file by tests/vm/mkinitramfs (and tests/pkg/systemd-lane) with common/bus-api-sh; a
+# test spells none (bus-names.test).
+# shellcheck source=/dev/null
+. "$(dirname "$0")/bus-api.sh"
+
 # Debian's busybox-static runs its own applet for a bare command name even when PATH has
 # another program of that name (FEATURE_SH_STANDALONE). The module tools must be kmod's
 # (the guest's module indexes are written by the host's depmod, and the kernel's autoload
@@ -205,7 +211,7 @@ start_agent() {
 	smcd-agent --config /etc/smc/smc.yaml >/tmp/agent.log 2>&1 &
 	agent=$!
 	_sa_i=0
-	until busctl status org.smcd.Agent1 >/dev/null 2>&1 && { [ -z "${1:-}" ] || [ -s "$1" ]; }; do
+	until busctl status "$SMCD_BUS_NAME" >/dev/null 2>&1 && { [ -z "${1:-}" ] || [ -s "$1" ]; }; do
 		sleep 0.2
 		_sa_i=$((_sa_i + 1))
 		if [ $_sa_i -gt 150 ] || ! kill -0 $agent 2>/dev/null; then
@@ -286,7 +292,7 @@ start_bus_monitor() {
 # "N intervals" counted in the agent's own runs, which a loaded machine cannot shorten.  Two
 # runs between two looks count as one (a longer wait, never a shorter one).
 agent_ticks() {
-	_at_last=$(busctl get-property org.smcd.Agent1 /org/smcd/Agent1 "org.smcd.Agent1.$1" "$2") ||
+	_at_last=$(busctl get-property "$SMCD_BUS_NAME" "$SMCD_BUS_PATH" "$SMCD_BUS_NAME.$1" "$2") ||
 		fail "cannot read $1.$2"
 	_at_n=0 _at_i=0
 	while [ $_at_n -lt "$3" ]; do
@@ -294,7 +300,7 @@ agent_ticks() {
 		[ $_at_i -le $((${4:-60} * 10)) ] ||
 			fail "$1.$2 changed $_at_n times in ${4:-60} s, expected $3 (the agent's periodic runs)"
 		sleep 0.1
-		_at_v=$(busctl get-property org.smcd.Agent1 /org/smcd/Agent1 "org.smcd.Agent1.$1" "$2")
+		_at_v=$(busctl get-property "$SMCD_BUS_NAME" "$SMCD_BUS_PATH" "$SMCD_BUS_NAME.$1" "$2")
 		[ "$_at_v" != "$_at_last" ] && { _at_n=$((_at_n + 1)); _at_last=$_at_v; }
 	done
 }

@@ -119,13 +119,13 @@ loopback:
   max-dmbs: 64
 EOF2
 start_agent
-run busctl get-property org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager LastReconcile
+run busctl get-property $SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_MANAGER LastReconcile
 assert_contains "$out" '"loopback:module" "unsupported" "smc_lo needs Linux 6.18 or later with DIBS'
 assert_contains "$out" '"loopback:state" "unsupported" "the SMC-D loopback device of this kernel is loopback-ism, built into smc.ko'
 assert_contains "$out" 'cannot be activated or deactivated'
 assert_contains "$out" '"loopback:settings" "unsupported"'
 assert_contains "$out" '"loopback:take-over-lo" "unsupported"'
-assert_eq 's "running"' "$(busctl get-property org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager State)" \
+assert_eq 's "running"' "$(busctl get-property $SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_MANAGER State)" \
 	"unsupported loopback items do not degrade the agent"
 assert_not_contains "$(cat /proc/modules)" "smc_lo " "nothing tried to load smc_lo"
 # SMC-D loopback keeps working under the agent (the UEID is the file's).

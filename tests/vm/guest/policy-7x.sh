@@ -16,7 +16,7 @@ CG=/sys/fs/cgroup
 
 start_system_bus
 
-M="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Manager"
+M="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_MANAGER"
 last() { printf '%s\n' "$out" | grep '^{' | tail -n 1; }
 policy_json() { smcctl -j policy; }
 policy_field() { policy_json | jq -r ".policies[] | select(.target == \"$1\") | .$2"; }

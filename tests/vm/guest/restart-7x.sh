@@ -109,8 +109,8 @@ assert_eq 0 "$(grep -c '^up [^1]' /tmp/cg.log)" "cgroup policy: SMC-D with the a
 assert_ok smcctl stats reset
 reset_usec=$(smcctl -j stats | jq -r .reset_usec)
 seen_before=$(smcctl -j stats | jq -r .linkgroups.smcd.seen)
-busctl --list tree org.smcd.Agent1 | sort >/tmp/paths.before
-assert_contains "$(cat /tmp/paths.before)" /org/smcd/Agent1/linkgroup "link groups on D-Bus"
+busctl --list tree $SMCD_BUS_NAME | sort >/tmp/paths.before
+assert_contains "$(cat /tmp/paths.before)" $SMCD_BUS_PATH_LINKGROUP "link groups on D-Bus"
 
 # --- a crash: everything stays in force --------------------------------------------------------
 stop_agent KILL
@@ -130,7 +130,7 @@ assert_json "$pol" .kernel.adopted true "the agent adopted the pinned programs"
 assert_json "$st" .reset_usec "$reset_usec" "the statistics baseline survived the crash"
 assert_json "$st" '.summary.smcd >= 10' true "since-reset counts go on from before the crash"
 assert_json "$st" ".linkgroups.smcd.seen >= $seen_before" true "the link-group history survived"
-busctl --list tree org.smcd.Agent1 | sort >/tmp/paths.after
+busctl --list tree $SMCD_BUS_NAME | sort >/tmp/paths.after
 assert_eq "" "$(comm -23 /tmp/paths.before /tmp/paths.after)" "every D-Bus object came back at its path"
 assert_contains "$(cat /tmp/agent.log)" "took over the selection programs pinned in $PIN"
 assert_contains "$(cat /tmp/agent.log)" "took over the exclusions"

@@ -17,7 +17,7 @@
 . "$(dirname "$0")/lib.sh"
 require_cmd smcd-agent smcctl smc-conn prom-reader jq
 
-S="org.smcd.Agent1 /org/smcd/Agent1 org.smcd.Agent1.Statistics"
+S="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_STATS"
 PROM=/tmp/prom/smc.prom
 
 start_system_bus
@@ -43,8 +43,9 @@ elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
 # prom METRIC LABELS: the value of one sample of the file
 prom() { awk -v k="$1{$2}" '$1 == k { print $2 }' $PROM; }
-# prom_sum METRIC FILTER: the sum over the samples whose labels contain FILTER
-prom_sum() { awk -v m="$1" -v f="$2" 'index($1, m "{") == 1 && (f == "" || index($1, f)) { s += $2 } END { print s + 0 }' $PROM; }
+# prom_sum METRIC FILTER: the sum over the agent's own namespace's samples whose labels
+# contain FILTER
+prom_sum() { awk -v m="$1{netns=\"host\"," -v f="$2" 'index($1, m) == 1 && (f == "" || index($1, f)) { s += $2 } END { print s + 0 }' $PROM; }
 counter() { busctl --json=short get-property $S Counters | jq -r ".data[\"$1\"]"; }
 sample_now() { busctl call $S GetStatistics b true >/dev/null; }
 
@@ -87,7 +88,7 @@ lg=$((0x$lgid))
 info "link group $lgid in the file after $(elapsed "$t0" "$(now)")s, $samples sample(s) after the kernel counted its connection (interval 1s)"
 [ "$samples" -le 2 ] ||
 	fail "link group $lgid appeared in the file $samples samples after the kernel counted its first connection, expected within one interval"
-run busctl get-property org.smcd.Agent1 "/org/smcd/Agent1/linkgroup/smcd/$lgid" org.smcd.Agent1.LinkGroup PeakConnections
+run busctl get-property $SMCD_BUS_NAME "$SMCD_BUS_PATH_LINKGROUP/smcd/$lgid" $SMCD_BUS_IFACE_LINKGROUP PeakConnections
 assert_match "$out" '^u [1-9]' "PeakConnections on D-Bus"
 run smcctl linkgroup --smcd
 assert_match "$out" '^  LG-ID +VLAN +#Conns +CHID +Device +PNET-ID +Peak +Age$' "smcctl linkgroup adds the agent's columns"
@@ -134,7 +135,7 @@ done
 [ "$(json_get "$k" .summary.smcd)" -ge 2 ] || fail "the kernel counted no SMC-D connections"
 [ "$(json_get "$k" .fallback.client)" -ge 3 ] || fail "the kernel counted no client fallbacks"
 for d in rx tx; do
-	assert_eq "$(json_get "$k" ".smcd.$d.bytes")" "$(prom smc_bytes_total "technology=\"smcd\",direction=\"$d\"")" "smcd $d bytes: the file vs the kernel"
+	assert_eq "$(json_get "$k" ".smcd.$d.bytes")" "$(prom smc_bytes_total "netns=\"host\",technology=\"smcd\",direction=\"$d\"")" "smcd $d bytes: the file vs the kernel"
 	assert_eq "$(json_get "$k" ".smcd.$d.bytes")" "$(counter "smcd.$d.bytes")" "smcd $d bytes: D-Bus vs the kernel"
 done
 assert_eq "$(json_get "$k" .fallback.client)" "$(counter fallback.client)" "client fallbacks: D-Bus vs the kernel"
@@ -142,7 +143,7 @@ assert_eq "$(json_get "$k" .fallback.client)" "$(counter fallback.client)" "clie
 for row in $(printf '%s' "$k" | jq -r '.fallback.reasons[] | "\(.side)/\(.name // "")/\(.code)/\(.count)"'); do
 	side=${row%%/*}; rest=${row#*/}; name=${rest%%/*}; rest=${rest#*/}; count=${rest#*/}
 	[ -n "$name" ] || name=$(printf '0x%08x' "${rest%%/*}")
-	assert_eq "$count" "$(prom smc_fallback_reasons_total "side=\"$side\",reason=\"$name\"")" "fallback reason $side $name: the file vs the kernel"
+	assert_eq "$count" "$(prom smc_fallback_reasons_total "netns=\"host\",side=\"$side\",reason=\"$name\"")" "fallback reason $side $name: the file vs the kernel"
 	info "fallback reason $side $name: $count in the kernel and in the file"
 done
 a=$(smcctl -j stats)

@@ -44,7 +44,7 @@ assert_match "$(cat $PROM)" '^smc_linkgroups\{technology="smcd"\} 0$' "the link 
 info "gone from the file $(awk -v a="$closed" -v b="$gone" 'BEGIN { printf "%.0f", b - a }')s after the close"
 assert_match "$(cat $PROM)" "^smc_linkgroups_removed_total\\{technology=\"smcd\"\\} $lgs\$" "counted as removed"
 assert_not_contains "$(cat $PROM)" 'smc_linkgroup_connections{' "no per-link-group series left"
-run busctl tree --list org.smcd.Agent1
+run busctl tree --list $SMCD_BUS_NAME
 assert_not_contains "$out" "/linkgroup/smcd/" "the D-Bus objects are gone"
 kill $agent
 wait $mon
