@@ -396,14 +396,16 @@ static void devices_done(struct devices *d)
 	free(d->smcr);
 }
 
-static int fetch(struct smcctl *c, bool want_smcd, bool want_smcr, struct devices *d)
+/* gids: the GIDs are shown (else they are read only where a device's link groups need them). */
+static int fetch(struct smcctl *c, bool want_smcd, bool want_smcr, bool gids, struct devices *d)
 {
+	unsigned flags = SMCD_LIST_LINKGROUPS | (gids ? SMCD_LIST_GIDS : 0);
 	struct smcnl *nl;
 	int r, s;
 
 	if ((s = smcctl_nl(c, &nl)))
 		return s;
-	if (want_smcd && (r = smcd_device_list(nl, &d->smcd, &d->n_smcd)) < 0)
+	if (want_smcd && (r = smcd_device_list_flags(nl, flags, &d->smcd, &d->n_smcd)) < 0)
 		return smcctl_fail(c, SMC_OP_QUERY, r, "cannot list the SMC-D devices");
 	if (want_smcd && (r = smcd_builtin_loopback_error(nl)) < 0) {
 		char buf[256];
@@ -467,15 +469,21 @@ int device_list(struct smcctl *c, const struct verb_args *a)
 	bool only_d = a->opt[FILTER_OPT_SMCD], only_r = a->opt[FILTER_OPT_SMCR];
 	_cleanup_(devices_done) struct devices d = {};
 	_cleanup_(json_object_putp) json_object *doc = NULL;
+	struct smcnl *nl;
+	bool doc_text;
 	size_t n;
 	int s;
 
 	if (only_d && only_r)
 		return smcctl_usage(c, "--smcd and --smcr exclude each other");
-	if ((s = fetch(c, !only_r, !only_d, &d)))
+	if ((s = smcctl_nl(c, &nl)))
 		return s;
 	/* smc_lo's state amends the rows (loopback_amend_devices()): that takes the document. */
-	if (!c->json && (only_r || !smclo_module_loaded(c->nl))) {
+	doc_text = c->json || (!only_r && smclo_module_loaded(nl));
+	/* The default table has no GID column: -d, -j and the document show them. */
+	if ((s = fetch(c, !only_r, !only_d, doc_text || c->detail, &d)))
+		return s;
+	if (!doc_text) {
 		if (device_rows_text(c, d.smcd, d.n_smcd, d.smcr, d.n_smcr, !only_r, !only_d) < 0)
 			return smcctl_oom(c);
 		return smcctl_emit(c, NULL, NULL);
@@ -493,7 +501,7 @@ int device_show(struct smcctl *c, const struct verb_args *a)
 	size_t n;
 	int s;
 
-	if ((s = fetch(c, true, true, &d)))
+	if ((s = fetch(c, true, true, true, &d)))
 		return s;
 	doc = devices_json(&d, true, true, a->pos[0], &n);
 	if (!doc || loopback_amend_devices(c, out_get(doc, "smcd"), a->pos[0], &n) < 0)

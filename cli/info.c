@@ -7,8 +7,10 @@
  *
  * Beyond smc-tools' "info": loopback devices are counted (GET_DEV_SMCD never lists them),
  * the UEID count is shown (without one, SMC-Dv2 off s390 always falls back), and every
- * probe that failed says why.
+ * probe that failed says why.  With -d (and in -j) also the advice of the counters, as
+ * smcctl stats gives it (gather() says why not by default).
  */
+#include <assert.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -68,16 +70,21 @@ static void info_done(struct info_facts *i)
 	for (size_t k = 0; k < i->n_sysctls; k++)
 		free(i->sysctls[k]);
 	free(i->sysctls);
-	json_object_put(i->errors);
+	for (size_t k = 0; k < i->n_errors; k++)
+		free(i->errors[k]);
 }
 
 static void probe_failed(struct smcctl *c, struct info_facts *i, const char *what, int err)
 {
-	char why[512], line[640];
+	char why[512];
 
+	/* Fewer probes can fail than there are places. */
+	if (i->n_errors >= INFO_ERRORS_MAX)
+		return;
 	smc_strerror(SMC_OP_QUERY, err, smcnl_extack(c->nl), why, sizeof(why));
-	snprintf(line, sizeof(line), "%s: %s", what, why);
-	json_append_str(i->errors, line);
+	/* Out of memory: this one reason is not said; the report is what it can be. */
+	if (asprintf(&i->errors[i->n_errors], "%s: %s", what, why) >= 0)
+		i->n_errors++;
 }
 
 static void probe_devices(struct smcctl *c, struct info_facts *i)
@@ -87,7 +94,8 @@ static void probe_devices(struct smcctl *c, struct info_facts *i)
 	size_t nd = 0, nr = 0;
 	int e;
 
-	if ((e = smcd_device_list(c->nl, &d, &nd)) < 0)
+	/* Counted, not shown per device: no link group dump. */
+	if ((e = smcd_device_list_flags(c->nl, 0, &d, &nd)) < 0)
 		return probe_failed(c, i, "SMC-D devices", e);
 	if ((e = smcr_device_list(c->nl, &r, &nr)) < 0)
 		return probe_failed(c, i, "SMC-R devices", e);
@@ -151,9 +159,6 @@ static int gather(struct smcctl *c, struct info_facts *i)
 	char ueids[SMC_UEID_MAX][SMC_EID_LEN + 1];
 	int e;
 
-	i->errors = json_object_new_array();
-	if (!i->errors)
-		return -ENOMEM;
 	e = smc_caps_probe(c->nl, &i->caps);
 	if (e < 0)
 		return e;
@@ -170,15 +175,44 @@ static int gather(struct smcctl *c, struct info_facts *i)
 	if ((e = smc_ueid_list(c->nl, ueids, &i->n_ueids)) < 0)
 		probe_failed(c, i, "UEIDs", e);
 	i->has_ueids = e >= 0;
-	if ((e = smc_seid_get(c->nl, &i->seid)) < 0)
-		probe_failed(c, i, "SEID", e);
-	i->has_seid = e >= 0;
+	/*
+	 * The SEID is in the system information too (the same string): when that says there
+	 * is none (off s390), the SEID dump could only say the same, and there is nothing to
+	 * be enabled.  Asked when there is one (for whether it is enabled) or no answer.
+	 */
+	if (!i->has_sysinfo || i->sys.seid[0]) {
+		if ((e = smc_seid_get(c->nl, &i->seid)) < 0)
+			probe_failed(c, i, "SEID", e);
+		i->has_seid = e >= 0;
+	}
 	probe_devices(c, i);
-	probe_advice(c, i);
+	/*
+	 * The advice of the counters is shown with -d (and is always in -j), not by default.
+	 * It is about traffic, not about what this kernel offers: no verdict depends on it,
+	 * 'smcctl stats' shows the same advice by default, and reading it (two statistics
+	 * dumps, their parsing and the rules) was a third of what info asked the kernel
+	 * beyond smc-tools' 'smcd info' (bench/smcctl-vs-smctools).  Every probe a verdict
+	 * needs stays (SMC family, system information, DIBS and devices with the PNET table,
+	 * UEIDs, SEID), and so do the capability probes and the sysctls, which say what the
+	 * kernel offers.
+	 */
+	if (c->json || c->detail)
+		probe_advice(c, i);
 sysctls:
 	if ((e = smc_sysctl_list_present(c->nl, &i->sysctls, &i->n_sysctls)) < 0 && e != -ENOENT)
 		probe_failed(c, i, "net.smc sysctls", e);
 	return 0;
+}
+
+int info_gather(struct smcctl *c, struct info_facts *i)
+{
+	int e;
+
+	/* One report: the capability probe and the device list read the DIBS class once. */
+	smcnl_snapshot_begin(c->nl);
+	e = gather(c, i);
+	smcnl_snapshot_end(c->nl);
+	return e;
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -249,15 +283,21 @@ static json_object *sysctls_json(const struct info_facts *i)
 	return o;
 }
 
-static json_object *verdict(const char *subject, bool ready, const char *text, const char *advice)
-{
-	json_object *o = json_object_new_object();
+/* A use case's verdict: the text and JSON both come from it. */
+struct verdict {
+	const char *subject;
+	bool ready;
+	char text[160];
+	char advice[96]; /* "" for none */
+};
 
-	json_add_str(o, "subject", subject);
-	json_add_bool(o, "ready", ready);
-	json_add_str(o, "text", text);
-	json_add_str(o, "advice", advice);
-	return o;
+static void verdict(struct verdict *v, const char *subject, bool ready, const char *text,
+		    const char *advice)
+{
+	v->subject = subject;
+	v->ready = ready;
+	snprintf(v->text, sizeof(v->text), "%s", text);
+	snprintf(v->advice, sizeof(v->advice), "%s", advice ? advice : "");
 }
 
 /*
@@ -269,15 +309,16 @@ static json_object *verdict(const char *subject, bool ready, const char *text, c
  * until lo gets a PNET ID, then as SMC-R.  Limit: lo's PNET ID comes from an IB entry,
  * which only the initial netns' PNET table shows; from another netns this says "ready".
  */
-static json_object *loopback_verdict(const struct info_facts *i)
+static void loopback_verdict(const struct info_facts *i, struct verdict *v)
 {
 	char pnet_text[128], pnet_advice[64];
 	bool seid = i->has_seid && i->seid.present && i->seid.seid[0] && i->seid.enabled;
 
 	if (!i->caps.smc_genl)
-		return verdict("SMC-D loopback", false, "SMC is not available in this kernel", NULL);
+		return verdict(v, "SMC-D loopback", false, "SMC is not available in this kernel",
+			       NULL);
 	if (!i->caps.loopback)
-		return verdict("SMC-D loopback", false, "no loopback device in this kernel",
+		return verdict(v, "SMC-D loopback", false, "no loopback device in this kernel",
 			       "use a kernel with CONFIG_DIBS_LO (6.18+) or CONFIG_SMC_LO "
 			       "(6.10 to 6.17)");
 	if (i->n_loopback && i->n_loopback_pnetid == i->n_loopback) {
@@ -286,25 +327,25 @@ static json_object *loopback_verdict(const struct info_facts *i)
 			 i->loopback_pnetid);
 		snprintf(pnet_advice, sizeof(pnet_advice), "run smcctl pnet del %s",
 			 i->loopback_pnetid);
-		return verdict("SMC-D loopback", false, pnet_text, pnet_advice);
+		return verdict(v, "SMC-D loopback", false, pnet_text, pnet_advice);
 	}
 	if (!i->has_ueids)
-		return verdict("SMC-D loopback", false, "UEIDs could not be read", NULL);
+		return verdict(v, "SMC-D loopback", false, "UEIDs could not be read", NULL);
 	if (i->n_ueids == 0 && !seid)
-		return verdict("SMC-D loopback", false,
+		return verdict(v, "SMC-D loopback", false,
 			       "connections will fall back to TCP: no UEID configured",
 			       "run smcctl ueid derive --apply");
-	return verdict("SMC-D loopback", true, "ready", NULL);
+	verdict(v, "SMC-D loopback", true, "ready", NULL);
 }
 
-static json_object *smcr_verdict(const struct info_facts *i)
+static void smcr_verdict(const struct info_facts *i, struct verdict *v)
 {
 	if (!i->caps.smc_genl)
-		return verdict("SMC-R", false, "SMC is not available in this kernel", NULL);
+		return verdict(v, "SMC-R", false, "SMC is not available in this kernel", NULL);
 	if (!i->has_devices)
-		return verdict("SMC-R", false, "devices could not be listed", NULL);
+		return verdict(v, "SMC-R", false, "devices could not be listed", NULL);
 	if (i->n_smcr == 0)
-		return verdict("SMC-R", false, "no RDMA device", NULL);
+		return verdict(v, "SMC-R", false, "no RDMA device", NULL);
 	/*
 	 * SMC-Rv1 needs a RoCE v1 GID (net/smc/smc_ib.c): RDMA devices with RoCE v2 GIDs only
 	 * (soft-RoCE, rdma_rxe) can do SMC-Rv2 alone, which needs a UEID and IPv4 (seen in the
@@ -312,24 +353,42 @@ static json_object *smcr_verdict(const struct info_facts *i)
 	 */
 	if (i->n_smcr_v2_only == i->n_smcr) {
 		if (i->has_ueids && i->n_ueids == 0)
-			return verdict("SMC-R", false,
+			return verdict(v, "SMC-R", false,
 				       "connections will fall back to TCP: the RDMA devices have no "
 				       "RoCE v1 GIDs (SMC-Rv2 only), and SMC-Rv2 needs a UEID",
 				       "run smcctl ueid add UEID with the same UEID on both hosts");
-		return verdict("SMC-R", true,
+		return verdict(v, "SMC-R", true,
 			       "ready for SMC-Rv2 only (no RoCE v1 GIDs): IPv4 connections only",
 			       NULL);
 	}
 	if (i->has_ueids && i->n_ueids == 0)
-		return verdict("SMC-R", true, "ready for SMC-Rv1 (SMC-Rv2 needs a UEID)",
+		return verdict(v, "SMC-R", true, "ready for SMC-Rv1 (SMC-Rv2 needs a UEID)",
 			       "run smcctl ueid add UEID with the same UEID on both hosts");
-	return verdict("SMC-R", true, "ready", NULL);
+	verdict(v, "SMC-R", true, "ready", NULL);
+}
+
+static void verdicts(const struct info_facts *i, struct verdict v[2])
+{
+	loopback_verdict(i, &v[0]);
+	smcr_verdict(i, &v[1]);
+}
+
+static json_object *verdict_json(const struct verdict *v)
+{
+	json_object *o = json_object_new_object();
+
+	json_add_str(o, "subject", v->subject);
+	json_add_bool(o, "ready", v->ready);
+	json_add_str(o, "text", v->text);
+	json_add_str(o, "advice", v->advice[0] ? v->advice : NULL);
+	return o;
 }
 
 json_object *info_json(const struct info_facts *i)
 {
 	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-	json_object *missing = NULL, *v, *ueid, *dev;
+	json_object *missing = NULL, *v, *ueid, *dev, *errors;
+	struct verdict vs[2];
 	char ver[16];
 	bool s = i->has_sysinfo;
 	int r = 0;
@@ -368,9 +427,13 @@ json_object *info_json(const struct info_facts *i)
 	r |= json_add(o, "sysctls", sysctls_json(i));
 	v = json_object_new_array();
 	r |= json_add(o, "verdicts", v);
-	r |= json_append(v, loopback_verdict(i));
-	r |= json_append(v, smcr_verdict(i));
-	r |= json_add(o, "errors", json_object_get(i->errors));
+	verdicts(i, vs);
+	for (size_t k = 0; k < ELEMENTSOF(vs); k++)
+		r |= json_append(v, verdict_json(&vs[k]));
+	errors = json_object_new_array();
+	r |= json_add(o, "errors", errors);
+	for (size_t k = 0; k < i->n_errors; k++)
+		r |= json_append_str(errors, i->errors[k]);
 	r |= json_add(o, "advice", advice_json(i->advice, i->n_advice));
 	return r < 0 ? NULL : TAKE_PTR(o);
 }
@@ -466,6 +529,146 @@ void info_text(struct smcctl *c, json_object *doc)
 	advice_print_json(c->out, out_get(doc, "advice"));
 }
 
+/* print_list()'s lines for a list of strings, each line written in one call. */
+static void print_words(struct smcctl *c, const char *label, const char *const *w, size_t n)
+{
+	char buf[1024];
+	size_t col = 18, len;
+
+	len = (size_t)snprintf(buf, sizeof(buf), "  %-15s", label);
+	if (n == 0)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len, " -");
+	for (size_t k = 0; k < n; k++) {
+		size_t lw = strlen(w[k]);
+
+		if (col > 18 && col + 1 + lw > 80) {
+			buf[len++] = '\n';
+			fwrite(buf, 1, len, c->out);
+			len = (size_t)snprintf(buf, sizeof(buf), "%17s", "");
+			col = 17;
+		}
+		/* A word longer than the buffer: what is there first, then the word. */
+		if (len + 1 + lw + 1 > sizeof(buf)) {
+			fwrite(buf, 1, len, c->out);
+			len = 0;
+			fprintf(c->out, " %s", w[k]);
+		} else {
+			buf[len++] = ' ';
+			memcpy(buf + len, w[k], lw);
+			len += lw;
+		}
+		col += 1 + lw;
+	}
+	buf[len++] = '\n';
+	fwrite(buf, 1, len, c->out);
+}
+
+/*
+ * "smcctl info" as it is mostly run (no -j): info_text() of info_json(), drawn from the
+ * facts, so that the verb needs no json-c (cli/dl.c loads it on first use: a fifth of the
+ * verb's instructions, bench/smcctl-vs-smctools).  test-cli-rows-text holds the two equal
+ * for every recording and the synthetic hosts of test-cli-render, at both detail levels.
+ */
+void info_facts_text(struct smcctl *c, const struct info_facts *i)
+{
+	size_t n_known = 0, n_present = 0, n_absent = 0, n_unknown = 0;
+	const struct smc_sysctl_desc *t = smc_sysctl_table(&n_known);
+	const char **present = NULL, **absent = NULL, **unknown = NULL;
+	char ver[16], smcd[8], smcr[8], seid[SMC_EID_LEN + 1], ueids[24], ism[24], lo[24], rdma[24];
+	bool s = i->has_sysinfo, no_module, any_missing = false;
+	struct verdict vs[2];
+	const char *values[ELEMENTSOF(kernel_fields)];
+
+	static_assert(ELEMENTSOF(kernel_fields) == 11, "info_facts_text() knows the fields");
+	snprintf(ver, sizeof(ver), "%u.%u", i->sys.ver, i->sys.rel);
+	snprintf(smcd, sizeof(smcd), "v1%s", i->sys.ism_v2 ? " v2" : "");
+	snprintf(smcr, sizeof(smcr), "v1%s", i->sys.smcr_v2 ? " v2" : "");
+	snprintf(seid, sizeof(seid), "%s", i->has_seid ? i->seid.seid : "");
+	snprintf(ueids, sizeof(ueids), "%zu", i->n_ueids);
+	values[0] = i->caps.kernel_release;
+	values[1] = s ? ver : NULL;
+	values[2] = s ? i->sys.hostname : NULL;
+	values[3] = s ? smcd : NULL;
+	values[4] = s ? smcr : NULL;
+	values[5] = seid;
+	values[6] = i->has_ueids ? ueids : NULL;
+	values[7] = out_fmt_uint(i->n_ism, OUT_U64, ism, sizeof(ism));
+	values[8] = out_fmt_uint(i->n_loopback, OUT_U64, lo, sizeof(lo));
+	values[9] = i->loopback_names;
+	values[10] = out_fmt_uint(i->n_smcr, OUT_U64, rdma, sizeof(rdma));
+	fputs("Kernel\n", c->out);
+	out_kv_cells(c->out, kernel_fields, ELEMENTSOF(kernel_fields), values, c->detail, 2);
+
+	fputs("\nCapabilities\n", c->out);
+	for (size_t k = 0; k < ELEMENTSOF(capabilities); k++) {
+		bool v = cap_value(&i->caps, &capabilities[k]);
+
+		/* "  %-22s %s\n", without printf (the labels are shorter than 22). */
+		char line[40] = "                         "; /* 25 blanks */
+		size_t ll = strnlen(capabilities[k].label, 22), lv = v ? 3 : 7;
+
+		memcpy(line + 2, capabilities[k].label, ll);
+		memcpy(line + 25, v ? "yes\n" : "MISSING\n", lv + 1);
+		fwrite(line, 1, 25 + lv + 1, c->out);
+		any_missing |= !v;
+	}
+
+	/* The sysctl lists of sysctls_json(), pointing into the facts and the table. */
+	present = calloc(i->n_sysctls + 1, sizeof(*present));
+	unknown = calloc(i->n_sysctls + 1, sizeof(*unknown));
+	absent = calloc(n_known + 1, sizeof(*absent));
+	if (present && unknown && absent) {
+		for (size_t k = 0; k < i->n_sysctls; k++) {
+			present[n_present++] = i->sysctls[k];
+			if (!smc_sysctl_find(i->sysctls[k]))
+				unknown[n_unknown++] = i->sysctls[k];
+		}
+		for (size_t k = 0; k < n_known; k++) {
+			bool found = false;
+
+			for (size_t m = 0; m < i->n_sysctls; m++)
+				found |= streq(i->sysctls[m], t[k].name);
+			if (!found)
+				absent[n_absent++] = t[k].name;
+		}
+	}
+	fputs("\nSysctls (net.smc)\n", c->out);
+	print_words(c, "present:", present, n_present);
+	print_words(c, "not in kernel:", absent, n_absent);
+	if (n_unknown)
+		print_words(c, "unknown:", unknown, n_unknown);
+	free(present);
+	free(absent);
+	free(unknown);
+
+	if (any_missing) {
+		/* Without the module everything else is missing too: one line says it all. */
+		no_module = !cap_value(&i->caps, &capabilities[0]) && !i->caps.smc_genl;
+		fputs("\nMissing\n", c->out);
+		for (size_t k = 0; k < ELEMENTSOF(capabilities); k++) {
+			if (cap_value(&i->caps, &capabilities[k]))
+				continue;
+			fprintf(c->out, "  %s: %s\n", capabilities[k].key, capabilities[k].missing);
+			if (no_module) {
+				fputs("  (and everything that depends on it)\n", c->out);
+				break;
+			}
+		}
+	}
+	for (size_t k = 0; k < i->n_errors; k++)
+		fprintf(c->out, "%s  could not read %s\n", k ? "" : "\nErrors\n", i->errors[k]);
+
+	fputc('\n', c->out);
+	verdicts(i, vs);
+	for (size_t k = 0; k < ELEMENTSOF(vs); k++) {
+		fprintf(c->out, "%s: %s", vs[k].subject, vs[k].text);
+		if (vs[k].advice[0])
+			fprintf(c->out, " (%s)", vs[k].advice);
+		fputc('\n', c->out);
+	}
+	advice_print(c->out, i->advice, i->n_advice);
+}
+
 int info_show(struct smcctl *c, const struct verb_args *a)
 {
 	_cleanup_(info_done) struct info_facts i = {};
@@ -475,13 +678,18 @@ int info_show(struct smcctl *c, const struct verb_args *a)
 
 	if ((s = smcctl_nl(c, &nl)))
 		return s;
-	e = gather(c, &i);
+	e = info_gather(c, &i);
 	if (e < 0)
 		return smcctl_fail(c, SMC_OP_QUERY, e, "cannot probe the kernel");
-	doc = info_json(&i);
-	if (!doc)
-		return smcctl_oom(c);
-	s = smcctl_emit(c, doc, info_text);
+	if (!c->json) {
+		info_facts_text(c, &i);
+		s = smcctl_emit(c, NULL, NULL);
+	} else {
+		doc = info_json(&i);
+		if (!doc)
+			return smcctl_oom(c);
+		s = smcctl_emit(c, doc, info_text);
+	}
 	if (s == SMCCTL_EXIT_OK && !i.caps.smc_genl)
 		return SMCCTL_EXIT_UNAVAILABLE;
 	return s;

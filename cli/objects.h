@@ -32,6 +32,7 @@ enum { UNIT_OPT_CGROUP, UNIT_OPT_CONFIG };
 enum { DISABLE_OPT_CONFIG };
 
 /* info: everything it shows, gathered best-effort (one failed probe is reported, not fatal) */
+#define INFO_ERRORS_MAX 8
 struct info_facts {
 	struct smc_caps caps;
 	bool has_sysinfo;
@@ -48,14 +49,19 @@ struct info_facts {
 	char loopback_pnetid[SMC_PNETID_LEN + 1]; /* of the first loopback with a PNET ID */
 	char **sysctls;				  /* present in /proc/sys/net/smc */
 	size_t n_sysctls;
-	json_object *errors;		  /* array of "what: why" strings */
+	char *errors[INFO_ERRORS_MAX]; /* "what: why" of each probe that failed (owned) */
+	size_t n_errors;
 	struct advice advice[ADVICE_MAX]; /* from this netns' counters (common/advice.c) */
 	size_t n_advice;
 };
 
 int info_show(struct smcctl *c, const struct verb_args *a);
+/* What info_show() shows, probed through c's handle (best-effort; -errno only when fatal). */
+int info_gather(struct smcctl *c, struct info_facts *i);
 json_object *info_json(const struct info_facts *i);
 void info_text(struct smcctl *c, json_object *doc);
+/* info_text() of info_json(i), drawn from the facts (no json-c): what "smcctl info" prints. */
+void info_facts_text(struct smcctl *c, const struct info_facts *i);
 
 /* ueid */
 int ueid_list(struct smcctl *c, const struct verb_args *a);
@@ -153,7 +159,8 @@ struct advice;
 struct advice_env;
 int stats_rows_text(struct smcctl *c, const struct smc_stats *s, const struct smc_fback_stats *f,
 		    bool only_smcd, bool only_smcr, const struct advice *advice, size_t n_advice);
-/* The advice's settings (net.smc.wmem/rmem, handshake limitation) in smcctl's netns. */
+/* The advice's settings (net.smc.wmem/rmem, handshake limitation) in smcctl's netns,
+ * read only when a rule needs them (advice_env.load). */
 void stats_advice_env(struct smcctl *c, struct advice_env *env);
 /* The advice of a counter tree (the agent's since-reset view) into out[ADVICE_MAX]. */
 size_t stats_tree_advice(struct smcctl *c, json_object *tree, struct advice *out);

@@ -413,17 +413,42 @@ void socket_list_text(struct smcctl *c, json_object *doc)
  * Each cell here is what out_table() renders from that document for cols[] (the goldens of
  * tests/golden replay the handler; test-cli-socket-text holds it to socket_list_text()).
  */
+/*
+ * "a.b.c.d:port", "[v6]:port" or "*:port".  IPv4 and the port without stdio: a table of
+ * sockets formats two of these per row (glibc's inet_ntop() for IPv4 is an snprintf()).
+ */
 static const char *addr_text(int family, const struct in6_addr *a, uint16_t port, char *buf,
 			     size_t len)
 {
-	char s[INET6_ADDRSTRLEN];
+	char s[INET6_ADDRSTRLEN + 8], p[8];
+	size_t n = 0, lp;
 
-	if (family == AF_INET && inet_ntop(AF_INET, &a->s6_addr32[0], s, sizeof(s)))
-		snprintf(buf, len, "%s:%u", s, port);
-	else if (family == AF_INET6 && inet_ntop(AF_INET6, a, s, sizeof(s)))
-		snprintf(buf, len, "[%s]:%u", s, port);
-	else
-		snprintf(buf, len, "*:%u", port);
+	if (family == AF_INET) {
+		const uint8_t *b = (const uint8_t *)&a->s6_addr32[0];
+
+		for (int i = 0; i < 4; i++) {
+			out_fmt_dec(b[i], s + n, 4);
+			n += strlen(s + n);
+			s[n++] = i < 3 ? '.' : ':';
+		}
+	} else if (family == AF_INET6 && inet_ntop(AF_INET6, a, s + 1, sizeof(s) - 1)) {
+		s[0] = '[';
+		n = strlen(s);
+		s[n++] = ']';
+		s[n++] = ':';
+	} else {
+		s[n++] = '*';
+		s[n++] = ':';
+	}
+	lp = strlen(out_fmt_dec(port, p, sizeof(p)));
+	if (len == 0)
+		return buf;
+	if (n + lp >= len) { /* as snprintf(): cut, terminated */
+		snprintf(buf, len, "%.*s%s", (int)n, s, p);
+		return buf;
+	}
+	memcpy(buf, s, n);
+	memcpy(buf + n, p, lp + 1);
 	return buf;
 }
 
@@ -458,8 +483,7 @@ static const char *cursor_text(const struct smc_socket *s, const struct smc_curs
 
 static const char *u64_text(uint64_t v, char *buf, size_t len)
 {
-	snprintf(buf, len, "%" PRIu64, v);
-	return buf;
+	return out_fmt_dec(v, buf, len);
 }
 
 /* The cell of column i of cols[] (their order) for socket s. */

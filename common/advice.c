@@ -58,11 +58,30 @@ static uint64_t row(const struct stats_num *rows, const char *key)
 /* The counter summed over SMC-D and SMC-R: "tx.buffer.full". */
 static uint64_t both(const struct stats_num *rows, const char *key)
 {
-	char d[64], r[64];
+	size_t n = strlen(key);
+	char k[64];
+	uint64_t v;
 
-	snprintf(d, sizeof(d), "smcd.%s", key);
-	snprintf(r, sizeof(r), "smcr.%s", key);
-	return row(rows, d) + row(rows, r);
+	/* "smcd." key, then "smcr." key: the keys are short (no snprintf: the verbs' hot path). */
+	if (n + sizeof("smcd.") > sizeof(k))
+		return 0;
+	memcpy(k, "smcd.", 5);
+	memcpy(k + 5, key, n + 1);
+	v = row(rows, k);
+	k[3] = 'r';
+	return v + row(rows, k);
+}
+
+/* The env's values, read now if they were left to be read on demand (advice_env.load). */
+static const struct advice_env *need(struct advice_env *env)
+{
+	if (env->load) {
+		void (*load)(struct advice_env *) = env->load;
+
+		env->load = NULL;
+		load(env);
+	}
+	return env;
 }
 
 /* count > percent% of total, without overflow. */
@@ -141,16 +160,19 @@ static bool can_raise(bool has, int64_t value)
 	return suggest(has ? value : 65536) != 0;
 }
 
-static void buffer_full(const struct stats_num *rows, const struct advice_env *env, bool tx,
+static void buffer_full(const struct stats_num *rows, struct advice_env *e, bool tx,
 			struct advice out[], size_t max, size_t *n)
 {
 	uint64_t full = both(rows, tx ? "tx.buffer.full" : "rx.buffer.full");
 	uint64_t reqs = both(rows, tx ? "tx.requests" : "rx.requests");
+	const struct advice_env *env;
 	struct advice *a;
 	char how[256];
 
-	if (reqs < MIN_REQUESTS || !above(full, reqs, FULL_SHARE_PERCENT) ||
-	    !can_raise(tx ? env->has_wmem : env->has_rmem, tx ? env->wmem : env->rmem) ||
+	if (reqs < MIN_REQUESTS || !above(full, reqs, FULL_SHARE_PERCENT))
+		return;
+	env = need(e);
+	if (!can_raise(tx ? env->has_wmem : env->has_rmem, tx ? env->wmem : env->rmem) ||
 	    !(a = next(out, max, n)))
 		return;
 	a->id = tx ? "smc-tx-buffer-full" : "smc-rx-buffer-full";
@@ -198,15 +220,18 @@ static void peer_full(const struct stats_num *rows, struct advice out[], size_t 
  * waiting (len < readable in smc_rx_recvmsg), the application's read size, which no sysctl
  * changes: no advice from it.
  */
-static void too_small(const struct stats_num *rows, const struct advice_env *env,
-		      struct advice out[], size_t max, size_t *n)
+static void too_small(const struct stats_num *rows, struct advice_env *e, struct advice out[],
+		      size_t max, size_t *n)
 {
 	uint64_t small = both(rows, "tx.buffer.too_small"), reqs = both(rows, "tx.requests");
+	const struct advice_env *env;
 	struct advice *a;
 	char how[256];
 
-	if (reqs < MIN_REQUESTS || !above(small, reqs, FULL_SHARE_PERCENT) ||
-	    !can_raise(env->has_wmem, env->wmem) || !(a = next(out, max, n)))
+	if (reqs < MIN_REQUESTS || !above(small, reqs, FULL_SHARE_PERCENT))
+		return;
+	env = need(e);
+	if (!can_raise(env->has_wmem, env->wmem) || !(a = next(out, max, n)))
 		return;
 	a->id = "smc-tx-buffer-too-small";
 	a->severity = ADVICE_INFO;
@@ -277,20 +302,18 @@ static void short_lived(const struct stats_num *rows, struct advice out[], size_
  * counting it as an incoming connection from a peer without SMC.
  */
 static void hs_limited(const struct stats_num *rows, const struct stats_tree_reason *reasons,
-		       size_t n_reasons, const struct advice_env *env, struct advice out[],
-		       size_t max, size_t *n)
+		       size_t n_reasons, struct advice_env *env, struct advice out[], size_t max,
+		       size_t *n)
 {
-	uint64_t nosmc = 0, smc = stats_rows_connections(rows, "smcd").u +
-				  stats_rows_connections(rows, "smcr").u;
+	uint64_t nosmc = 0, smc;
 	struct advice *a;
 
-	if (env->hs_limit != 1)
-		return;
 	for (size_t i = 0; i < n_reasons; i++)
 		if (reasons[i].server && reasons[i].code == PEERNOSMC)
 			nosmc += reasons[i].n.u;
-	if (!nosmc || !(a = next(out, max, n)))
+	if (!nosmc || need(env)->hs_limit != 1 || !(a = next(out, max, n)))
 		return;
+	smc = stats_rows_connections(rows, "smcd").u + stats_rows_connections(rows, "smcr").u;
 	a->id = "smc-handshake-limited";
 	a->severity = ADVICE_INFO;
 	a->count_what = "server_fallbacks_peernosmc";
@@ -308,15 +331,16 @@ static void hs_limited(const struct stats_num *rows, const struct stats_tree_rea
 size_t advice_compute(const struct stats_num *rows, const struct stats_tree_reason *reasons,
 		      size_t n_reasons, const struct advice_env *env, struct advice out[], size_t max)
 {
+	struct advice_env e = *env; /* loaded here on first need (advice_env.load) */
 	size_t n = 0;
 
-	buffer_full(rows, env, true, out, max, &n);
-	buffer_full(rows, env, false, out, max, &n);
+	buffer_full(rows, &e, true, out, max, &n);
+	buffer_full(rows, &e, false, out, max, &n);
 	peer_full(rows, out, max, &n);
-	too_small(rows, env, out, max, &n);
+	too_small(rows, &e, out, max, &n);
 	downgrade(rows, out, max, &n);
 	short_lived(rows, out, max, &n);
-	hs_limited(rows, reasons, n_reasons, env, out, max, &n);
+	hs_limited(rows, reasons, n_reasons, &e, out, max, &n);
 	return n;
 }
 

@@ -21,6 +21,14 @@ struct advice_env {
 	bool has_wmem, has_rmem; /* false: the sysctl could not be read */
 	int64_t wmem, rmem;	 /* net.smc.wmem / rmem, bytes */
 	int hs_limit;		 /* handshake limitation: 1 on, 0 off, -1 unknown */
+	/*
+	 * Optional: fills in the values above when a rule first needs them, so that they are
+	 * read only when the counters call for a rule that names them (on most hosts never:
+	 * two sysctl reads and a netlink dump saved).  It gets advice_compute()'s own copy
+	 * of the env.  NULL: the values are there already.
+	 */
+	void (*load)(struct advice_env *env);
+	void *userdata; /* for load */
 };
 
 enum advice_severity {

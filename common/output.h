@@ -95,6 +95,8 @@ static inline const char *out_fmt_str(const char *s)
 }
 
 /* Number formatting helpers, also used by hand-written renderers. */
+/* snprintf(buf, len, "%" PRIu64, v) without stdio (the table renderers' hot path). */
+const char *out_fmt_dec(uint64_t v, char *buf, size_t len);
 const char *out_fmt_abbrev(uint64_t v, char *buf, size_t len);
 const char *out_fmt_size(uint64_t v, char *buf, size_t len);
 const char *out_fmt_bytes(uint64_t v, char *buf, size_t len);
@@ -130,6 +132,13 @@ int out_section_cells(FILE *f, const char *title, const struct out_column *cols,
 /* Key/value lines "Label:  value" for one object, labels aligned. */
 int out_kv(FILE *f, const struct out_column *fields, size_t n_fields, json_object *obj,
 	   unsigned detail, unsigned indent);
+
+/*
+ * The same lines from values already rendered as text, one per field in field order (NULL
+ * or "" print as "-"), for a handler that draws them from structs (cli/info.c).
+ */
+int out_kv_cells(FILE *f, const struct out_column *fields, size_t n_fields,
+		 const char *const values[], unsigned detail, unsigned indent);
 
 /* Print the document: compact on one line, or pretty; always followed by one newline. */
 int out_json(FILE *f, json_object *doc, bool pretty);

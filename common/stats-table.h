@@ -28,10 +28,15 @@ enum stats_source {
 	STATS_SRC_FBACK, /* struct smc_fback_stats */
 };
 
+/*
+ * The strings are arrays, not pointers: a table of pointers is relocated (and its pages
+ * copied) at every start of a PIE program, whether it reads the table or not.
+ * test-common-advice checks that every one is terminated.
+ */
 struct stats_desc {
-	const char *key;    /* JSON path, D-Bus key and state-file name: "smcd.rx.bytes" */
-	const char *metric; /* Prometheus family: "smc_bytes_total" */
-	const char *labels; /* its labels without braces: technology="smcd",direction="rx" */
+	char key[40];	 /* JSON path, D-Bus key and state-file name: "smcd.rx.bytes" */
+	char metric[32]; /* Prometheus family: "smc_bytes_total" */
+	char labels[64]; /* its labels without braces: technology="smcd",direction="rx" */
 	enum stats_kind kind;
 	enum stats_source source;
 	size_t offset;	    /* of the uint64_t in the source struct */

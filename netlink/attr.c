@@ -16,7 +16,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include <netlink/genl/genl.h>
+#include <linux/genetlink.h>
+
+#include <netlink/msg.h>
 
 #include "netlink/smcnl-internal.h"
 
@@ -41,16 +43,34 @@ int smcnl_parse_nested(struct nlattr **tb, int maxtype, const struct nlattr *nes
 	return smcnl_parse_attrs(tb, maxtype, nla_data(nest), nla_len(nest));
 }
 
+void *smcnl_genlmsg_put(struct nl_msg *msg, uint32_t port, uint32_t seq, int family, int flags,
+			uint8_t cmd, uint8_t version)
+{
+	struct genlmsghdr hdr = { .cmd = cmd, .version = version };
+	struct nlmsghdr *nlh = nlmsg_put(msg, port, seq, family, GENL_HDRLEN, flags);
+
+	if (!nlh)
+		return NULL;
+	memcpy(nlmsg_data(nlh), &hdr, sizeof(hdr));
+	return (char *)nlmsg_data(nlh) + GENL_HDRLEN;
+}
+
+bool smcnl_genl_valid(const struct nlmsghdr *nlh)
+{
+	return nlh->nlmsg_len >= NLMSG_HDRLEN + GENL_HDRLEN;
+}
+
 int smcnl_parse_genl(struct nlmsghdr *nlh, struct nlattr **tb, int maxtype, uint8_t *ret_cmd)
 {
 	struct genlmsghdr *ghdr;
 
-	if (!genlmsg_valid_hdr(nlh, 0))
+	if (!smcnl_genl_valid(nlh))
 		return -EBADMSG;
 	ghdr = nlmsg_data(nlh);
 	if (ret_cmd)
 		*ret_cmd = ghdr->cmd;
-	return smcnl_parse_attrs(tb, maxtype, genlmsg_attrdata(ghdr, 0), genlmsg_attrlen(ghdr, 0));
+	return smcnl_parse_attrs(tb, maxtype, (struct nlattr *)((char *)ghdr + GENL_HDRLEN),
+				 (int)(nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN));
 }
 
 int attr_uint(const struct nlattr *a, uint64_t *ret)

@@ -133,13 +133,17 @@ static int smcd_dev_msg(struct nlmsghdr *nlh, void *userdata)
 	return 0;
 }
 
-static int smcd_merge_dibs(struct smcnl *nl, struct smcd_ctx *c)
+/* *ret_class: whether the DIBS class exists (6.18+). */
+static int smcd_merge_dibs(struct smcnl *nl, struct smcd_ctx *c, bool gids, bool *ret_class)
 {
 	_cleanup_(freep) struct smcnl_dibs *dibs = NULL;
 	size_t n_dibs;
 	int r;
 
-	r = smcnl_dibs_list(nl, &dibs, &n_dibs);
+	/* The parent names the netlink device a DIBS device is: only read with such devices. */
+	r = smcnl_dibs_read(
+		nl, (gids ? SMCNL_DIBS_GID : 0) | SMCNL_DIBS_FABRIC | (c->n ? SMCNL_DIBS_PARENT : 0),
+		&dibs, &n_dibs, ret_class);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n_dibs; i++) {
@@ -177,13 +181,13 @@ static int smcd_merge_dibs(struct smcnl *nl, struct smcd_ctx *c)
  * information query skips the inference only (its error kept for
  * smcd_builtin_loopback_error()): it says nothing about the devices the kernel did list.
  */
-static int smcd_builtin_loopback(struct smcnl *nl, struct smcd_ctx *c)
+static int smcd_builtin_loopback(struct smcnl *nl, struct smcd_ctx *c, bool dibs_class)
 {
 	struct smc_sysinfo info;
 	struct smcd_device *d;
 	int r;
 
-	if (ARCH_HAS_ISM || smcnl_dibs_class_exists(nl))
+	if (ARCH_HAS_ISM || dibs_class)
 		return 0;
 	for (size_t i = 0; i < c->n; i++)
 		if (c->v[i].loopback)
@@ -218,6 +222,21 @@ static bool chid_unique(const struct smcd_ctx *c, uint16_t chid)
 	return n == 1;
 }
 
+/*
+ * A DIBS device whose GID was not read (SMCD_LIST_GIDS not asked): its link groups are
+ * those with its fabric id as CHID when no other device has that fabric id (a link
+ * group's CHID is its device's), else its GID is read now to tell them apart.
+ */
+static bool by_chid(struct smcnl *nl, struct smcd_ctx *c, struct smcd_device *d)
+{
+	if (d->gid[0] || !(d->seen & SMCD_SEEN_DIBS))
+		return false;
+	if (d->has_fabric_id && chid_unique(c, d->fabric_id))
+		return true;
+	smcnl_dibs_gid(nl, d->name, d->gid, sizeof(d->gid));
+	return false;
+}
+
 static int smcd_count_lgrs(struct smcnl *nl, struct smcd_ctx *c)
 {
 	struct smcd_linkgroup *lgrs;
@@ -236,6 +255,14 @@ static int smcd_count_lgrs(struct smcnl *nl, struct smcd_ctx *c)
 		for (size_t j = 0; (d->seen & SMCD_SEEN_BUILTIN) && !d->gid[0] && j < n_lgrs; j++)
 			if (lgrs[j].chid == SMC_LOOPBACK_FABRIC)
 				smcd_gid_format(lgrs[j].gid, lgrs[j].ext_gid, d->gid);
+		if (by_chid(nl, c, d)) {
+			for (size_t j = 0; j < n_lgrs; j++)
+				if (lgrs[j].chid == d->fabric_id) {
+					d->linkgroups++;
+					d->conns += lgrs[j].conns;
+				}
+			continue;
+		}
 		by_gid = d->gid[0] != '\0';
 
 		if (!by_gid)
@@ -299,16 +326,18 @@ int smcd_builtin_loopback_error(const struct smcnl *nl)
 	return nl->builtin_loopback_error;
 }
 
-int smcd_device_list(struct smcnl *nl, struct smcd_device **ret, size_t *ret_n)
+int smcd_device_list_flags(struct smcnl *nl, unsigned flags, struct smcd_device **ret, size_t *ret_n)
 {
 	struct smcd_ctx c = {};
+	bool dibs_class = false;
 	int r;
 
 	nl->builtin_loopback_error = 0;
 	r = smcnl_genl_dump(nl, SMCNL_FAM_SMC, SMC_NETLINK_GET_DEV_SMCD, smcd_dev_msg, &c);
-	r = r ?: smcd_merge_dibs(nl, &c);
-	r = r ?: smcd_builtin_loopback(nl, &c);
-	r = r ?: smcd_count_lgrs(nl, &c);
+	r = r ?: smcd_merge_dibs(nl, &c, flags & SMCD_LIST_GIDS, &dibs_class);
+	r = r ?: smcd_builtin_loopback(nl, &c, dibs_class);
+	if (r == 0 && (flags & SMCD_LIST_LINKGROUPS))
+		r = smcd_count_lgrs(nl, &c);
 	if (r == 0)
 		smcd_pnet_from_table(nl, &c);
 	if (r < 0) {
@@ -318,6 +347,11 @@ int smcd_device_list(struct smcnl *nl, struct smcd_device **ret, size_t *ret_n)
 	*ret = c.v;
 	*ret_n = c.n;
 	return 0;
+}
+
+int smcd_device_list(struct smcnl *nl, struct smcd_device **ret, size_t *ret_n)
+{
+	return smcd_device_list_flags(nl, SMCD_LIST_LINKGROUPS | SMCD_LIST_GIDS, ret, ret_n);
 }
 
 /* ---- SMC-R ------------------------------------------------------------------------------- */

@@ -227,14 +227,16 @@ static int diag_request(struct smcnl *nl, unsigned want, int flags, const char *
 		req.diag_ext |= 1 << (SMC_DIAG_LGRINFO - 1);
 	if (want & SMC_DIAG_WANT_DMBINFO)
 		req.diag_ext |= 1 << (SMC_DIAG_DMBINFO - 1);
-	msg = nlmsg_alloc_simple(SOCK_DIAG_BY_FAMILY, flags);
+	msg = smcnl_msg_new(SOCK_DIAG_BY_FAMILY, flags);
 	if (!msg)
 		return -ENOMEM;
 	if (nlmsg_append(msg, &req, sizeof(req), NLMSG_ALIGNTO) < 0) {
 		nlmsg_free(msg);
 		return -ENOMEM;
 	}
-	if (key_name)
+	if (!smcnl_keyed(nl))
+		key[0] = '\0';
+	else if (key_name)
 		snprintf(key, sizeof(key), "%s", key_name);
 	else
 		snprintf(key, sizeof(key), "sock-diag-%02x", req.diag_ext);

@@ -167,7 +167,7 @@ int smcd_linkgroup_list(struct smcnl *nl, struct smcd_linkgroup **ret, size_t *r
 	if (r < 0)
 		return r;
 	/* No group, no device to name: sysfs is not read. */
-	r = n ? smcnl_dibs_list_gids(nl, &dibs, &n_dibs, &dibs_class) : 0;
+	r = n ? smcnl_dibs_read(nl, SMCNL_DIBS_GID, &dibs, &n_dibs, &dibs_class) : 0;
 	if (r < 0) {
 		free(v);
 		return r;

@@ -21,8 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <netlink/genl/genl.h>
-
 #include "netlink/smcnl-internal.h"
 
 /* Kernel Latin-1 ctype (lib/ctype.c): see eid.c. */

@@ -119,13 +119,13 @@ int smcnl_rdma_ports(struct smcnl *nl, struct smcnl_rdma_port **ret, size_t *ret
 	struct nl_msg *msg;
 	int r;
 
-	msg = nlmsg_alloc_simple(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET), NLM_F_DUMP);
+	msg = smcnl_msg_new(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET), NLM_F_DUMP);
 	if (!msg)
 		return -ENOMEM;
 	r = smcnl_request(nl, SMCNL_PROTO_RDMA, msg, "rdma-dev-get", dev_msg, &d);
 	for (size_t i = 0; r >= 0 && i < d.n; i++) {
-		msg = nlmsg_alloc_simple(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_PORT_GET),
-					 NLM_F_DUMP);
+		msg = smcnl_msg_new(RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_PORT_GET),
+				    NLM_F_DUMP);
 		if (!msg) {
 			r = -ENOMEM;
 			break;

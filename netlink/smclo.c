@@ -32,8 +32,6 @@
 #include <unistd.h>
 #include <linux/genetlink.h>
 
-#include <netlink/genl/ctrl.h>
-#include <netlink/genl/genl.h>
 #include <netlink/socket.h>
 
 #include "netlink/smcnl-internal.h"
@@ -453,11 +451,11 @@ int smclo_monitor_open(struct smcnl *nl, struct smclo_monitor **ret)
 	r = nl_connect(m->sk, NETLINK_GENERIC);
 	if (r < 0)
 		goto fail_nle;
-	grp = genl_ctrl_resolve_grp(m->sk, SMC_LO_GENL_NAME, SMC_LO_MCGRP_STATE);
+	grp = smcnl_genl_mcast_group(nl, SMC_LO_GENL_NAME, SMC_LO_MCGRP_STATE);
 	if (grp < 0) {
 		/* The family is there (resolved above), so its group is too: anything else is
 		 * a family that is not ours. */
-		r = grp == -NLE_OBJ_NOTFOUND ? -EBADMSG : smcnl_errno_from_nle(grp);
+		r = grp == -ENOENT ? -EBADMSG : grp;
 		goto fail;
 	}
 	r = nl_socket_add_membership(m->sk, grp);
@@ -468,7 +466,7 @@ int smclo_monitor_open(struct smcnl *nl, struct smclo_monitor **ret)
 	 * group get new ids and this monitor hears nothing more (smclo_monitor_read()'s
 	 * -ESTALE).  Best effort: without them smclo_monitor_stale() still tells.
 	 */
-	grp = genl_ctrl_resolve_grp(m->sk, "nlctrl", "notify");
+	grp = smcnl_genl_mcast_group(nl, "nlctrl", "notify");
 	if (grp >= 0)
 		(void)nl_socket_add_membership(m->sk, grp);
 	r = nl_socket_set_nonblocking(m->sk);
@@ -519,16 +517,16 @@ bool smclo_monitor_stale(const struct smclo_monitor *m)
 static int ctrl_is_ours(struct nlmsghdr *nlh)
 {
 	struct nlattr *tb[CTRL_ATTR_MAX + 1];
-	struct genlmsghdr *g;
+	char name[GENL_NAMSIZ];
+	uint8_t cmd;
 
-	if (!genlmsg_valid_hdr(nlh, 0))
+	if (smcnl_parse_genl(nlh, tb, CTRL_ATTR_MAX, &cmd) < 0)
 		return 0;
-	g = nlmsg_data(nlh);
-	if (g->cmd != CTRL_CMD_DELFAMILY && g->cmd != CTRL_CMD_NEWFAMILY)
+	if (cmd != CTRL_CMD_DELFAMILY && cmd != CTRL_CMD_NEWFAMILY)
 		return 0;
-	if (genlmsg_parse(nlh, 0, tb, CTRL_ATTR_MAX, NULL) < 0 || !tb[CTRL_ATTR_FAMILY_NAME])
+	if (!tb[CTRL_ATTR_FAMILY_NAME] || attr_str(tb[CTRL_ATTR_FAMILY_NAME], name, sizeof(name)) < 0)
 		return 0;
-	return streq(nla_get_string(tb[CTRL_ATTR_FAMILY_NAME]), SMC_LO_GENL_NAME);
+	return streq(name, SMC_LO_GENL_NAME);
 }
 
 /* Parse one received message; 1 for a notification, 0 for anything else (skipped). */

@@ -84,6 +84,8 @@ struct smcnl {
 	char *record_dir;
 	struct smcnl_sock socks[_SMCNL_PROTO_MAX];
 	int family_id[_SMCNL_FAM_MAX];
+	/* smcnl_family_prefetch()'s "no such family", for the next resolve of it (once). */
+	int family_absent[_SMCNL_FAM_MAX];
 	char *extack;
 	/* How often each request key was sent: the n-th replay/record file of a key. */
 	struct smcnl_occurrence *occ;
@@ -91,10 +93,38 @@ struct smcnl {
 	struct smcnl_mem_stream *mem;
 	size_t n_mem;
 	int builtin_loopback_error; /* smcd_device_list(): why loopback-ism was not inferred */
+	/* smcnl_snapshot_begin(): the DIBS class as read once (sysfs.c) */
+	bool snapshot;
+	struct smcnl_dibs *dibs; /* valid with dibs_what != 0 */
+	size_t n_dibs;
+	unsigned dibs_what; /* SMCNL_DIBS_* read into dibs */
+	bool dibs_class;
 	int netns_fd; /* smcnl_open_netns(): sockets are created in this namespace; else -1 */
 };
 
 /* ---- socket.c: requests -------------------------------------------------------------- */
+
+/*
+ * A request message of type with flags (the header put, port and sequence filled in when
+ * sent).  nlmsg_alloc() sizes every message at a page and zeroes it, which under TCG's
+ * icount is 4096 stores per request (bench/smcctl-vs-smctools); ours are at most a few
+ * hundred bytes, and a message that outgrows SMCNL_MSG_SIZE fails to build (-ENOMEM or
+ * -EMSGSIZE from the attribute put), never sends less.
+ */
+#define SMCNL_MSG_SIZE 1024
+struct nl_msg *smcnl_msg_new(int type, int flags);
+
+/* Whether requests are recorded or replayed, which names them by a key (else unused). */
+bool smcnl_keyed(const struct smcnl *nl);
+
+/*
+ * Resolve the families of mask (1 << SMCNL_FAM_*) not resolved yet with one sendmsg() for
+ * all of them (the kernel answers each in turn; one system call instead of one per family).
+ * For a verb that will need them all.  Best effort: a family it could not resolve is
+ * resolved on its own when used, as without it; a missing family is said by that resolve
+ * without asking the kernel again.  Live only: recording and replay resolve one by one.
+ */
+void smcnl_family_prefetch(struct smcnl *nl, unsigned mask);
 
 /* Whether a handle failed to return the thread to its own netns (then nothing may go on). */
 bool smcnl_netns_lost(void);
@@ -145,7 +175,25 @@ int smcnl_probe_result(struct smcnl *nl, const char *name, int (*probe)(void));
  */
 int smcnl_diag_probe(struct smcnl *nl);
 
+/*
+ * The ids of a genl family's multicast group, by the names (CTRL_CMD_GETFAMILY through
+ * the handle's genl socket; group ids are the kernel's, not a socket's): > 0, -ENOENT
+ * when the family has no such group, -EPROTONOSUPPORT when there is no such family.
+ */
+int smcnl_genl_mcast_group(struct smcnl *nl, const char *family, const char *group);
+
 /* ---- attr.c: validated attribute access ------------------------------------------------ */
+
+/*
+ * Generic netlink headers, as libnl-genl-3 would write and read them (not linked: the
+ * library loaded for a handful of one-line helpers cost every smcctl start its mapping
+ * and relocation, bench/smcctl-vs-smctools).  No user header in any of our families.
+ */
+/* A netlink and a genl header at the end of msg; NULL when msg has no room. */
+void *smcnl_genlmsg_put(struct nl_msg *msg, uint32_t port, uint32_t seq, int family, int flags,
+			uint8_t cmd, uint8_t version);
+/* Whether nlh is long enough for its genl header. */
+bool smcnl_genl_valid(const struct nlmsghdr *nlh);
 
 /* Parse the genl message: header check, attributes into tb[0..maxtype]; -EBADMSG if bad. */
 int smcnl_parse_genl(struct nlmsghdr *nlh, struct nlattr **tb, int maxtype, uint8_t *ret_cmd);
@@ -175,6 +223,8 @@ void strip_blanks(char *s);
 int smcnl_path(const struct smcnl *nl, char *buf, size_t len, const char *fmt, ...) _printf_(4, 5);
 /* Read a small file into buf (NUL-terminated, trailing newline removed). */
 int smcnl_read_file(const char *path, char *buf, size_t len);
+/* The same for path relative to the directory dfd. */
+int smcnl_read_file_at(int dfd, const char *path, char *buf, size_t len);
 
 struct smcnl_dibs {
 	char name[SMC_DIBS_NAME_LEN];
@@ -185,15 +235,22 @@ struct smcnl_dibs {
 	char parent[64]; /* basename of the device/ link (PCI name), or "" */
 };
 
-/* /sys/class/dibs/<name> entries sorted by name; 0 entries if the class does not exist. */
-int smcnl_dibs_list(const struct smcnl *nl, struct smcnl_dibs **ret, size_t *ret_n);
+/* What smcnl_dibs_read() reads of each device besides its name (one sysfs file each). */
+enum {
+	SMCNL_DIBS_GID = 1 << 0,    /* "gid": names a link group's device */
+	SMCNL_DIBS_FABRIC = 1 << 1, /* "fabric_id": 0xffff is a loopback device */
+	SMCNL_DIBS_PARENT = 1 << 2, /* the "device" link: the PCI function of an ISM device */
+};
 /*
- * The same with the names and GIDs alone (what names a link group's device; no fabric id,
- * no parent), and whether the class exists (opendir() of it succeeded).
+ * /sys/class/dibs/<name> entries sorted by name, with what WHAT asks for (more within a
+ * snapshot), and whether the class exists (opendir() of it succeeded); 0 entries if it
+ * does not.  The caller frees *ret.
  */
-int smcnl_dibs_list_gids(const struct smcnl *nl, struct smcnl_dibs **ret, size_t *ret_n,
-			 bool *ret_class);
+int smcnl_dibs_read(struct smcnl *nl, unsigned what, struct smcnl_dibs **ret, size_t *ret_n,
+		    bool *ret_class);
 bool smcnl_dibs_class_exists(const struct smcnl *nl);
+/* The GID of DIBS device name, as smcnl_dibs_read() reads it ("" when it cannot). */
+void smcnl_dibs_gid(struct smcnl *nl, const char *name, char *gid, size_t len);
 
 /* ---- linkgroup.c ------------------------------------------------------------------------ */
 

@@ -85,6 +85,15 @@ struct smcnl_options {
 int smcnl_open(const struct smcnl_options *opts, struct smcnl **ret);
 void smcnl_close(struct smcnl *nl);
 
+/*
+ * One report's snapshot: between begin and end the handle reads the DIBS class in sysfs
+ * (/sys/class/dibs: the devices, their GIDs and fabric ids) once, however many probes ask
+ * for it (smcctl info: the capability probe and the SMC-D device list).  Without a
+ * snapshot every call reads it anew, as a long-lived handle (the agent's) must.
+ */
+void smcnl_snapshot_begin(struct smcnl *nl);
+void smcnl_snapshot_end(struct smcnl *nl);
+
 /* ---------------------------------------------------------------------------------- */
 /* Network namespaces (netns.c)                                                        */
 
@@ -244,6 +253,16 @@ struct smcr_device {
 
 /* SMC-D devices: GET_DEV_SMCD merged with /sys/class/dibs (loopback included). */
 int smcd_device_list(struct smcnl *nl, struct smcd_device **ret, size_t *ret_n);
+/*
+ * The same with what flags ask for (smcd_device_list(): both).  Without
+ * SMCD_LIST_LINKGROUPS linkgroups and conns stay 0 (the SMC-D link group dump that counts
+ * them is not made), and smc.ko's loopback-ism (6.10-6.17) has no GID (it has none but
+ * its link groups').  Without SMCD_LIST_GIDS a DIBS device's GID is read only where its
+ * link groups cannot be told by their CHID (another device has the same fabric id), else
+ * gid stays "": for a view that does not show GIDs (a sysfs read per device saved).
+ */
+enum { SMCD_LIST_LINKGROUPS = 1 << 0, SMCD_LIST_GIDS = 1 << 1 };
+int smcd_device_list_flags(struct smcnl *nl, unsigned flags, struct smcd_device **ret, size_t *ret_n);
 /*
  * 0, or why the last smcd_device_list() could not tell whether smc.ko's loopback-ism
  * (6.10-6.17, device.c) is there: the -errno of the system information query it needs.
@@ -603,8 +622,8 @@ struct smc_caps {
 	bool ipproto_smc; /* socket(AF_INET, SOCK_STREAM, 256) works (6.11+) */
 	bool dibs;	  /* /sys/class/dibs exists (6.18+) */
 	bool loopback;	  /* an SMC-D loopback device exists */
-	bool smc_module;  /* smc loaded or built in (/sys/module/smc or net.smc sysctls) */
-	bool smcd_v2;	  /* from sysinfo */
+	bool smc_module; /* smc loaded or built in (its family, /sys/module/smc or net.smc sysctls) */
+	bool smcd_v2;	 /* from sysinfo */
 	bool smcr_v2;
 	uint8_t smc_ver;
 	uint8_t smc_rel;

@@ -37,9 +37,8 @@
 #include <unistd.h>
 #include <linux/genetlink.h>
 
-#include <netlink/genl/ctrl.h>
-#include <netlink/genl/genl.h>
 #include <netlink/handlers.h>
+#include <netlink/msg.h>
 #include <netlink/socket.h>
 
 #include "netlink/smcnl-internal.h"
@@ -617,14 +616,24 @@ void smcnl_close(struct smcnl *nl)
 	free(nl->extack);
 	free(nl->occ);
 	free(nl->mem);
+	free(nl->dibs);
 	free(nl);
 }
 
 /* ---- exchanges ---------------------------------------------------------------------------- */
 
+bool smcnl_keyed(const struct smcnl *nl)
+{
+	return nl->replay_dir || nl->record_dir;
+}
+
 static void exchange_begin(struct smcnl_sock *s, struct smcnl_req *req, const char *key)
 {
-	snprintf(s->key, sizeof(s->key), "%s", key);
+	/* The key names record and replay files; a live exchange does not need it. */
+	if (smcnl_keyed(s->nl))
+		snprintf(s->key, sizeof(s->key), "%s", key);
+	else
+		s->key[0] = '\0';
 	s->req = req;
 	s->have_seq = false;
 	s->send_err = 0;
@@ -810,14 +819,47 @@ const char *smcnl_genl_key(enum smcnl_family fam, uint8_t cmd, char *buf, size_t
 		n = ELEMENTSOF(pnet_cmds);
 	}
 
-	if (cmd < n && names[cmd])
-		snprintf(buf, len, "%s-%s", prefix, names[cmd]);
-	else
+	if (cmd < n && names[cmd]) {
+		size_t lp = strlen(prefix), ln = strlen(names[cmd]);
+
+		/* Every request names its key: no snprintf() for it (a few hundred each). */
+		if (lp + 1 + ln < len) {
+			memcpy(buf, prefix, lp);
+			buf[lp] = '-';
+			memcpy(buf + lp + 1, names[cmd], ln + 1);
+		} else if (len) {
+			buf[0] = '\0';
+		}
+	} else {
 		snprintf(buf, len, "%s-cmd%u", prefix, cmd);
+	}
 	return buf;
 }
 
 DEFINE_TRIVIAL_CLEANUP_FUNC(struct nl_msg *, nlmsg_free)
+
+struct nl_msg *smcnl_msg_new(int type, int flags)
+{
+	struct nl_msg *msg = nlmsg_alloc_size(SMCNL_MSG_SIZE);
+
+	if (msg && !nlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, type, 0, flags)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/* A genl request: the netlink and genl headers (version 1, no user header). */
+static struct nl_msg *genl_msg_new(int family, int flags, uint8_t cmd)
+{
+	struct nl_msg *msg = nlmsg_alloc_size(SMCNL_MSG_SIZE);
+
+	if (msg && !smcnl_genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, flags, cmd, 1)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
 
 /* CTRL_CMD_GETFAMILY's answer: the id alone (ops, groups and policies are not needed). */
 static int parse_family_id(struct nlmsghdr *nlh, void *userdata)
@@ -825,7 +867,7 @@ static int parse_family_id(struct nlmsghdr *nlh, void *userdata)
 	struct nlattr *a;
 	int *id = userdata;
 
-	if (nlh->nlmsg_type != GENL_ID_CTRL || !genlmsg_valid_hdr(nlh, 0))
+	if (nlh->nlmsg_type != GENL_ID_CTRL || !smcnl_genl_valid(nlh))
 		return 0;
 	a = nlmsg_find_attr(nlh, GENL_HDRLEN, CTRL_ATTR_FAMILY_ID);
 	if (a && nla_len(a) >= (int)sizeof(uint16_t))
@@ -845,7 +887,15 @@ int smcnl_family_resolve(struct smcnl *nl, enum smcnl_family fam)
 	/* Positive: resolved; negative: a replayed "family missing" answer, kept. */
 	if (nl->family_id[fam] != 0)
 		return nl->family_id[fam];
-	snprintf(key, sizeof(key), "genl-ctrl-%s", family_names[fam]);
+	/* smcnl_family_prefetch() asked the kernel a moment ago: its answer, once. */
+	if (nl->family_absent[fam]) {
+		r = nl->family_absent[fam];
+		nl->family_absent[fam] = 0;
+		return r;
+	}
+	key[0] = '\0';
+	if (smcnl_keyed(nl))
+		snprintf(key, sizeof(key), "genl-ctrl-%s", family_names[fam]);
 	if (smcnl_replaying(nl)) {
 		/* Replay never touches the kernel; without a recorded answer: present. */
 		r = stream_path(nl, nl->replay_dir, key, false, path, sizeof(path));
@@ -870,10 +920,8 @@ int smcnl_family_resolve(struct smcnl *nl, enum smcnl_family fam)
 	 * operation, multicast group and policy of the family into a cache object, a tenth of
 	 * a read verb's instructions (bench/smcctl-vs-smctools).
 	 */
-	msg = nlmsg_alloc();
-	if (!msg ||
-	    !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, GENL_ID_CTRL, 0, 0, CTRL_CMD_GETFAMILY, 1) ||
-	    nla_put_string(msg, CTRL_ATTR_FAMILY_NAME, family_names[fam]) < 0)
+	msg = genl_msg_new(GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY);
+	if (!msg || nla_put_string(msg, CTRL_ATTR_FAMILY_NAME, family_names[fam]) < 0)
 		return -ENOMEM;
 	/*
 	 * The kernel runs request_module("net-pf-16-proto-16-family-SMC_GEN_NETLINK") for an
@@ -913,6 +961,127 @@ int smcnl_family_resolve(struct smcnl *nl, enum smcnl_family fam)
 	return r;
 }
 
+struct mcast_group {
+	const char *name;
+	int id;
+};
+
+/* CTRL_ATTR_MCAST_GROUPS of a CTRL_CMD_GETFAMILY answer: the id of the group named. */
+static int parse_mcast_group(struct nlmsghdr *nlh, void *userdata)
+{
+	struct nlattr *tb[CTRL_ATTR_MAX + 1], *g[CTRL_ATTR_MCAST_GRP_MAX + 1], *grp;
+	struct mcast_group *want = userdata;
+	uint8_t cmd;
+	int rem, r;
+
+	if (nlh->nlmsg_type != GENL_ID_CTRL)
+		return 0;
+	r = smcnl_parse_genl(nlh, tb, CTRL_ATTR_MAX, &cmd);
+	if (r < 0 || !tb[CTRL_ATTR_MCAST_GROUPS])
+		return r;
+	nla_for_each_nested(grp, tb[CTRL_ATTR_MCAST_GROUPS], rem)
+	{
+		char name[GENL_NAMSIZ];
+		uint32_t id = 0;
+
+		r = smcnl_parse_nested(g, CTRL_ATTR_MCAST_GRP_MAX, grp);
+		r = r ?: attr_str(g[CTRL_ATTR_MCAST_GRP_NAME], name, sizeof(name));
+		r = r ?: attr_u32(g[CTRL_ATTR_MCAST_GRP_ID], &id);
+		if (r < 0)
+			return r;
+		if (g[CTRL_ATTR_MCAST_GRP_NAME] && streq(name, want->name) && id > 0 &&
+		    id <= INT32_MAX)
+			want->id = (int)id;
+	}
+	return 0;
+}
+
+int smcnl_genl_mcast_group(struct smcnl *nl, const char *family, const char *group)
+{
+	struct mcast_group want = { .name = group };
+	/* Acknowledged: the answer is the family, then the ACK that ends the exchange. */
+	struct nl_msg *msg = genl_msg_new(GENL_ID_CTRL, NLM_F_ACK, CTRL_CMD_GETFAMILY);
+	char key[96];
+	int r;
+
+	if (!msg || nla_put_string(msg, CTRL_ATTR_FAMILY_NAME, family) < 0) {
+		nlmsg_free(msg);
+		return -ENOMEM;
+	}
+	snprintf(key, sizeof(key), "genl-ctrl-groups-%s", family);
+	r = smcnl_request(nl, SMCNL_PROTO_GENL, msg, key, parse_mcast_group, &want);
+	if (r == -ENOENT)
+		return -EPROTONOSUPPORT; /* the kernel's answer for a family it does not have */
+	if (r < 0)
+		return r;
+	return want.id > 0 ? want.id : -ENOENT;
+}
+
+void smcnl_family_prefetch(struct smcnl *nl, unsigned mask)
+{
+	struct nl_msg *msgs[_SMCNL_FAM_MAX] = {};
+	uint32_t seq[_SMCNL_FAM_MAX] = {};
+	char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
+	size_t len = 0, pending = 0;
+	struct smcnl_sock *s;
+	int fd;
+
+	if (smcnl_keyed(nl) || sock_get(nl, SMCNL_PROTO_GENL, &s) < 0)
+		return;
+	for (int f = 0; f < _SMCNL_FAM_MAX; f++) {
+		struct nlmsghdr *h;
+
+		if (!(mask & (1u << f)) || nl->family_id[f] != 0)
+			continue;
+		msgs[f] = genl_msg_new(GENL_ID_CTRL, 0, CTRL_CMD_GETFAMILY);
+		if (!msgs[f] || nla_put_string(msgs[f], CTRL_ATTR_FAMILY_NAME, family_names[f]) < 0)
+			goto out;
+		nl_complete_msg(s->sk, msgs[f]); /* our port, the socket's next sequence number */
+		h = nlmsg_hdr(msgs[f]);
+		if (len + NLMSG_ALIGN(h->nlmsg_len) > sizeof(buf))
+			goto out;
+		memcpy(buf + len, h, h->nlmsg_len);
+		len += NLMSG_ALIGN(h->nlmsg_len);
+		seq[f] = h->nlmsg_seq;
+		pending |= 1u << f;
+	}
+	if (pending == 0 || nl_sendto(s->sk, buf, len) < 0)
+		goto out;
+	/* One answer per request, the family or an error, in the order asked. */
+	fd = nl_socket_get_fd(s->sk);
+	while (pending) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			s->broken = true; /* the answers are not all read: a fresh socket next */
+			goto out;
+		}
+		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n);
+		     h = NLMSG_NEXT(h, n)) {
+			const struct nlmsgerr *e = NLMSG_DATA(h);
+			int id = 0;
+
+			for (int f = 0; f < _SMCNL_FAM_MAX; f++) {
+				if (!(pending & (1u << f)) || h->nlmsg_seq != seq[f])
+					continue;
+				pending &= ~(1u << f);
+				if (h->nlmsg_type == NLMSG_ERROR &&
+				    h->nlmsg_len >= NLMSG_LENGTH(sizeof(*e)) && e->error == -ENOENT)
+					nl->family_absent[f] = -EPROTONOSUPPORT;
+				else if (h->nlmsg_type == GENL_ID_CTRL &&
+					 parse_family_id(h, &id) == 0 && id > 0)
+					nl->family_id[f] = id;
+				/* anything else: the family is resolved on its own when used */
+			}
+		}
+	}
+out:
+	for (int f = 0; f < _SMCNL_FAM_MAX; f++)
+		nlmsg_free(msgs[f]);
+}
+
 int smcnl_genl_msg_new(struct smcnl *nl, enum smcnl_family fam, uint8_t cmd, int flags,
 		       struct nl_msg **ret)
 {
@@ -921,14 +1090,10 @@ int smcnl_genl_msg_new(struct smcnl *nl, enum smcnl_family fam, uint8_t cmd, int
 
 	if (id < 0)
 		return id;
-	msg = nlmsg_alloc();
+	/* All three families: version 1, no user header. */
+	msg = genl_msg_new(id, flags, cmd);
 	if (!msg)
 		return -ENOMEM;
-	/* All three families: version 1, no user header. */
-	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, id, 0, flags, cmd, 1)) {
-		nlmsg_free(msg);
-		return -ENOMEM;
-	}
 	*ret = msg;
 	return 0;
 }

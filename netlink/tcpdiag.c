@@ -94,7 +94,7 @@ static int tcpdiag_dump(struct smcnl *nl, int family, struct tcpdiag_ctx *c)
 		/* everything but TIME_WAIT (6) and NEW_SYN_RECV (12) */
 		.idiag_states = 0xfff & ~((1u << 6) | (1u << 12)),
 	};
-	struct nl_msg *msg = nlmsg_alloc_simple(SOCK_DIAG_BY_FAMILY, NLM_F_DUMP);
+	struct nl_msg *msg = smcnl_msg_new(SOCK_DIAG_BY_FAMILY, NLM_F_DUMP);
 	int r;
 
 	if (!msg)

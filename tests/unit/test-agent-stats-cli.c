@@ -448,7 +448,9 @@ static void test_agent_doc(void **state)
 /* The advice of the agent's view: ids of the tree's rows judged as smcctl stats does. */
 static size_t tree_advice(json_object *tree, struct advice *out)
 {
-	static const struct advice_env env = { true, true, 65536, 65536, 0 };
+	static const struct advice_env env = {
+		.has_wmem = true, .has_rmem = true, .wmem = 65536, .rmem = 65536, .hs_limit = 0
+	};
 	struct stats_num rows[512];
 	size_t n;
 

@@ -13,7 +13,13 @@
  * more fallbacks than the reasons count).  device_rows_text() against device_list_text() of
  * smcd_device_json()/smcr_device_json() (smc_lo not loaded), with --smcd, --smcr and both
  * and at both detail levels, for every device dump recorded and for synthetic devices (ISM
- * with PCI data, user PNET IDs, RDMA ports down, without PCI ids, no usable port).
+ * with PCI data, user PNET IDs, RDMA ports down, without PCI ids, no usable port); and
+ * the counts of the default table's device list, which reads GIDs only where two devices
+ * share a fabric id, equal to those of the whole list for every recording.
+ * info_facts_text() against info_text() of info_json() for every recorded step the
+ * capability probe can be replayed in, at both detail levels (test-cli-render holds both
+ * to the goldens of its synthetic hosts); and that info asks for the SEID only when the
+ * system information names one.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -26,10 +32,12 @@
 #include <sys/stat.h>
 
 #include <cmocka.h>
+#include <linux/genetlink.h>
 
 #include "cli/objects.h"
 #include "common/output.h"
 #include "common/stats-table.h"
+#include "netlink/smcnl-internal.h"
 #include "tests/unit/golden.h"
 
 static char *lgr_doc(const struct smcd_linkgroup *d, size_t n_d, const struct smcr_linkgroup *r,
@@ -397,6 +405,39 @@ static void test_dev_synthetic(void **state)
 	dev_same("no devices", NULL, 0, NULL, 0);
 }
 
+/* Recorded steps where two SMC-D devices with link groups share a fabric id. */
+static size_t dev_shared_fabric;
+
+/*
+ * The default table's list (SMCD_LIST_GIDS not asked: GIDs read only where the CHID does
+ * not tell a device's link groups) counts what the whole list counts.
+ */
+static void dev_counts_same(const char *dir, const struct smcnl_options *opts,
+			    const struct smcd_device *d, size_t n_d)
+{
+	struct smcd_device *e = NULL;
+	struct smcnl *nl = NULL;
+	size_t n_e = 0;
+	bool shared = false;
+
+	assert_int_equal(smcnl_open(opts, &nl), 0);
+	assert_int_equal(smcd_device_list_flags(nl, SMCD_LIST_LINKGROUPS, &e, &n_e), 0);
+	assert_int_equal(n_e, n_d);
+	for (size_t i = 0; i < n_d; i++) {
+		assert_string_equal(e[i].name, d[i].name);
+		assert_int_equal(e[i].loopback, d[i].loopback);
+		if (e[i].linkgroups != d[i].linkgroups || e[i].conns != d[i].conns)
+			fail_msg("%s: %s counts %u/%u link groups/connections, with GIDs %u/%u", dir,
+				 e[i].name, e[i].linkgroups, e[i].conns, d[i].linkgroups, d[i].conns);
+		for (size_t j = 0; j < n_d; j++)
+			shared |= j != i && d[i].linkgroups && d[i].has_fabric_id &&
+				  d[j].has_fabric_id && d[j].fabric_id == d[i].fabric_id;
+	}
+	dev_shared_fabric += shared;
+	free(e);
+	smcnl_close(nl);
+}
+
 static void dev_step(const char *dir)
 {
 	char sysroot[2048];
@@ -409,8 +450,10 @@ static void dev_step(const char *dir)
 	assert_true(strlen(dir) < 1800);
 	snprintf(sysroot, sizeof(sysroot), "%s/sysroot", dir);
 	assert_int_equal(smcnl_open(&opts, &nl), 0);
-	if (smcd_device_list(nl, &d, &n_d) == 0 && smcr_device_list(nl, &r, &n_r) == 0)
+	if (smcd_device_list(nl, &d, &n_d) == 0 && smcr_device_list(nl, &r, &n_r) == 0) {
 		dev_same(dir, d, n_d, r, n_r);
+		dev_counts_same(dir, &opts, d, n_d);
+	}
 	free(d);
 	free(r);
 	smcnl_close(nl);
@@ -419,6 +462,150 @@ static void dev_step(const char *dir)
 static void test_dev_recorded(void **state)
 {
 	assert_true(golden_each_fixture_step("smc-genl-get-dev-smcd.bin", dev_step) >= 10);
+	/* 7x-smclo: DIBS lo and smc_lo's device, both fabric 0xffff, with link groups. */
+	assert_true(dev_shared_fabric >= 1);
+}
+
+/* info: info_text() of info_json() against info_facts_text(), at both detail levels. */
+static size_t info_compared;
+
+static void info_step(const char *dir)
+{
+	char sysroot[2048];
+	struct smcctl c = { .nl_opts = { .replay_dir = dir, .sysroot = sysroot } };
+	struct info_facts i = {};
+
+	assert_true(strlen(dir) < 1800);
+	snprintf(sysroot, sizeof(sysroot), "%s/sysroot", dir);
+	assert_int_equal(smcnl_open(&c.nl_opts, &c.nl), 0);
+	if (info_gather(&c, &i) == 0) {
+		info_compared++;
+		for (c.detail = 0; c.detail <= 1; c.detail++) {
+			json_object *doc = info_json(&i);
+			struct capture cap;
+			char *a;
+
+			assert_non_null(doc);
+			capture_begin(&cap);
+			c.out = cap.f;
+			info_text(&c, doc);
+			capture_end(&cap);
+			a = cap.buf;
+			json_object_put(doc);
+			capture_begin(&cap);
+			c.out = cap.f;
+			info_facts_text(&c, &i);
+			capture_end(&cap);
+			assert_non_null(strstr(a, "SMC-D loopback: "));
+			if (strcmp(a, cap.buf) != 0)
+				fail_msg("%s (detail %u): the text differs\n--- from the document:\n%s\n"
+					 "--- from the facts:\n%s",
+					 dir, c.detail, a, cap.buf);
+			free(a);
+			free(cap.buf);
+		}
+	}
+	for (size_t k = 0; k < i.n_sysctls; k++)
+		free(i.sysctls[k]);
+	free(i.sysctls);
+	for (size_t k = 0; k < i.n_errors; k++)
+		free(i.errors[k]);
+	smcnl_close(c.nl);
+}
+
+static void test_info_recorded(void **state)
+{
+	size_t n = golden_each_fixture_step("smc-genl-get-sys-info.bin", info_step);
+
+	print_message("info: %zu of %zu recorded steps compared\n", info_compared, n);
+	assert_true(info_compared >= 10);
+}
+
+/* A genl reply of one message (cmd, a nest of type nest with attrs) and NLMSG_DONE. */
+struct attr {
+	uint16_t type;
+	const void *data;
+	size_t len;
+};
+
+static size_t genl_reply(uint8_t *buf, uint8_t cmd, uint16_t nest, const struct attr *a, size_t n)
+{
+	static const struct nlmsghdr done = { .nlmsg_len = NLMSG_LENGTH(sizeof(int)),
+					      .nlmsg_type = NLMSG_DONE };
+	struct nlmsghdr *h = (struct nlmsghdr *)buf;
+	struct genlmsghdr *g = NLMSG_DATA(h);
+	size_t off = NLMSG_HDRLEN + GENL_HDRLEN, start = off;
+
+	memset(buf, 0, 512);
+	g->cmd = cmd;
+	g->version = 1;
+	if (nest)
+		off += NLA_HDRLEN;
+	for (size_t i = 0; i < n; i++) {
+		struct nlattr *x = (struct nlattr *)(buf + off);
+
+		x->nla_type = a[i].type;
+		x->nla_len = (uint16_t)(NLA_HDRLEN + a[i].len);
+		memcpy(buf + off + NLA_HDRLEN, a[i].data, a[i].len);
+		off += NLA_ALIGN(x->nla_len);
+	}
+	if (nest)
+		*(struct nlattr *)(buf + start) =
+			(struct nlattr){ .nla_len = (uint16_t)(off - start), .nla_type = nest };
+	*h = (struct nlmsghdr){ .nlmsg_len = (uint32_t)off,
+				.nlmsg_type = GENL_MIN_ID,
+				.nlmsg_flags = NLM_F_MULTI };
+	memcpy(buf + off, &done, sizeof(done));
+	return off + done.nlmsg_len;
+}
+
+/*
+ * The SEID of info: the SEID dump is asked when the system information names a SEID
+ * (s390; whether it is enabled comes from the dump), not when it names none, where the
+ * dump could only say the same (here it would say otherwise, to tell).
+ */
+static void info_seid(const char *sys_seid, bool want_dump)
+{
+	static const char seid[] = "IBM-SYSZ-ISMSEID0000000012AB";
+	static uint8_t sys[512], dump[512];
+	const uint8_t two = 2, one = 1;
+	const struct attr sa[] = { { SMC_NLA_SYS_VER, &two, 1 },
+				   { SMC_NLA_SYS_REL, &one, 1 },
+				   { SMC_NLA_SYS_IS_ISM_V2, &one, 1 },
+				   { SMC_NLA_SYS_SEID, sys_seid, strlen(sys_seid) + 1 } };
+	const struct attr da[] = { { SMC_NLA_SEID_ENTRY, seid, sizeof(seid) },
+				   { SMC_NLA_SEID_ENABLED, &one, 1 } };
+	char dir[2048], sysroot[2100];
+	struct smcctl c = { .nl_opts = { .replay_dir = dir, .sysroot = sysroot } };
+	struct info_facts i = {};
+	size_t n;
+
+	snprintf(dir, sizeof(dir), "%s/tests/fixtures/7x/many", golden_top_srcdir());
+	snprintf(sysroot, sizeof(sysroot), "%s/sysroot", dir);
+	assert_int_equal(smcnl_open(&c.nl_opts, &c.nl), 0);
+	n = genl_reply(sys, SMC_NETLINK_GET_SYS_INFO, SMC_GEN_SYS_INFO, sa, ELEMENTSOF(sa));
+	assert_int_equal(smcnl_replay_mem(c.nl, "smc-genl-get-sys-info", sys, n), 0);
+	n = genl_reply(dump, SMC_NETLINK_DUMP_SEID, 0, da, ELEMENTSOF(da));
+	assert_int_equal(smcnl_replay_mem(c.nl, "smc-genl-dump-seid", dump, n), 0);
+	assert_int_equal(info_gather(&c, &i), 0);
+	assert_true(i.has_sysinfo);
+	assert_int_equal(i.has_seid, want_dump);
+	if (want_dump) {
+		assert_string_equal(i.seid.seid, seid);
+		assert_true(i.seid.enabled);
+	}
+	for (size_t k = 0; k < i.n_sysctls; k++)
+		free(i.sysctls[k]);
+	free(i.sysctls);
+	for (size_t k = 0; k < i.n_errors; k++)
+		free(i.errors[k]);
+	smcnl_close(c.nl);
+}
+
+static void test_info_seid(void **state)
+{
+	info_seid("IBM-SYSZ-ISMSEID0000000012AB", true);
+	info_seid("", false);
 }
 
 int main(void)
@@ -427,6 +614,7 @@ int main(void)
 		cmocka_unit_test(test_lgr_synthetic),	cmocka_unit_test(test_lgr_recorded),
 		cmocka_unit_test(test_stats_synthetic), cmocka_unit_test(test_stats_recorded),
 		cmocka_unit_test(test_dev_synthetic),	cmocka_unit_test(test_dev_recorded),
+		cmocka_unit_test(test_info_recorded),	cmocka_unit_test(test_info_seid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -117,6 +117,16 @@ static void test_synthetic(void **state)
 	v[n] = v[n - 1];
 	snprintf(v[n].lgr.ibname, sizeof(v[n].lgr.ibname), "rxe0");
 	n++;
+	/* IPv4 with every octet width and the highest port */
+	v[n] = (struct smc_socket){ .diag_family = 43,
+				    .state = 1,
+				    .mode = 2,
+				    .addr_family = AF_INET,
+				    .sport = 65535,
+				    .dport = 0 };
+	inet_pton(AF_INET, "255.0.10.100", &v[n].src.s6_addr32[0]);
+	inet_pton(AF_INET, "0.0.0.0", &v[n].dst.s6_addr32[0]);
+	n++;
 	/* IPPROTO_SMC without addresses, a listener, a socket in INIT, an unknown state */
 	v[n++] = (struct smc_socket){ .diag_family = 2, .state = 10, .mode = 2, .sport = 80 };
 	v[n++] = (struct smc_socket){ .diag_family = 43, .state = 2, .mode = 0 };

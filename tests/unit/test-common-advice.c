@@ -4,6 +4,7 @@
  * counters the 7x lane recorded (tests/fixtures, through the real parsers), and the same
  * advice from a counter tree (the agent's path) as from the rows (the kernel's path).
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,7 +33,9 @@ static void set(struct rows *r, const char *key, uint64_t v)
 	r->v[i].u = v;
 }
 
-static const struct advice_env env64k = { true, true, 65536, 65536, 0 };
+static const struct advice_env env64k = {
+	.has_wmem = true, .has_rmem = true, .wmem = 65536, .rmem = 65536, .hs_limit = 0
+};
 
 static const struct advice *find(const struct advice *a, size_t n, const char *id)
 {
@@ -50,10 +53,65 @@ static size_t compute(const struct rows *r, const struct advice_env *env, struct
 static void test_table_fits(void **state)
 {
 	size_t n;
+	const struct stats_desc *t = stats_table(&n);
 
 	(void)state;
-	stats_table(&n);
 	assert_true(n <= N_ROWS_MAX);
+	/* stats_table_find()'s index: every row by its key, nothing else. */
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(stats_table_find(t[i].key), (int)i);
+	/* The strings are arrays: each one terminated within its array (not filled up). */
+	for (size_t i = 0; i < n; i++) {
+		assert_non_null(memchr(t[i].key, '\0', sizeof(t[i].key) - 1));
+		assert_non_null(memchr(t[i].metric, '\0', sizeof(t[i].metric) - 1));
+		assert_non_null(memchr(t[i].labels, '\0', sizeof(t[i].labels) - 1));
+	}
+	assert_int_equal(stats_table_find("smcd"), -ENOENT);
+	assert_int_equal(stats_table_find("smcd.rx.bytes.x"), -ENOENT);
+	assert_int_equal(stats_table_find(""), -ENOENT);
+	assert_int_equal(stats_table_find(NULL), -ENOENT);
+}
+
+/* advice_env.load: called once, and only when a rule's counters call for the settings. */
+static unsigned loads;
+
+static void load64k(struct advice_env *env)
+{
+	loads++;
+	*env = env64k;
+}
+
+static void test_env_on_demand(void **state)
+{
+	const struct advice_env lazy = { .hs_limit = -1, .load = load64k };
+	struct stats_tree_reason nosmc = { .server = true, .code = 0x03010000u, .n = { .u = 5 } };
+	struct rows r = {};
+	struct advice a[ADVICE_MAX];
+
+	(void)state;
+	/* Busy but healthy, and short-lived connections: no rule that reads the settings. */
+	set(&r, "smcd.client_v2", 100);
+	set(&r, "smcd.server_v2", 100);
+	set(&r, "smcd.tx.requests", 1000);
+	set(&r, "smcd.tx.buffer.full", 10);
+	set(&r, "smcd.tx.buffer.too_small", 10);
+	loads = 0;
+	assert_int_equal(compute(&r, &lazy, a), 1);
+	assert_string_equal(a[0].id, "smc-short-connections");
+	assert_int_equal(loads, 0);
+	/* Two rules that need wmem: read once, and its value is used. */
+	set(&r, "smcd.tx.buffer.full", 500);
+	set(&r, "smcd.tx.buffer.too_small", 500);
+	assert_int_equal(compute(&r, &lazy, a), 3);
+	assert_int_equal(loads, 1);
+	assert_non_null(find(a, 3, "smc-tx-buffer-full"));
+	assert_int_equal(find(a, 3, "smc-tx-buffer-too-small")->current, 65536);
+	/* PEERNOSMC on the server side asks for the handshake limitation (off in env64k). */
+	set(&r, "smcd.tx.buffer.full", 0);
+	set(&r, "smcd.tx.buffer.too_small", 0);
+	loads = 0;
+	assert_int_equal(advice_compute(r.v, &nosmc, 1, &lazy, a, ADVICE_MAX), 1);
+	assert_int_equal(loads, 1);
 }
 
 static void test_nothing(void **state)
@@ -287,7 +345,7 @@ int main(void)
 		cmocka_unit_test(test_table_fits),  cmocka_unit_test(test_nothing),
 		cmocka_unit_test(test_seed001),	    cmocka_unit_test(test_suggestions),
 		cmocka_unit_test(test_other_rules), cmocka_unit_test(test_tree),
-		cmocka_unit_test(test_fixtures),
+		cmocka_unit_test(test_fixtures),    cmocka_unit_test(test_env_on_demand),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

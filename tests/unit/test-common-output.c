@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The renderers of common/output.c: formats, tables, key/value blocks, JSON. */
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -47,6 +48,27 @@ static void test_abbrev(void **state)
 	/* never 7 characters: 999960 would round to "1000.0K" */
 	assert_string_equal(out_fmt_abbrev(999960, b, sizeof(b)), "1.000M");
 	assert_true(strlen(out_fmt_abbrev(UINT64_MAX, b, sizeof(b))) <= 6);
+}
+
+/* out_fmt_dec() writes what snprintf("%" PRIu64) writes, cut alike. */
+static void test_dec(void **state)
+{
+	static const uint64_t v[] = {
+		0,	   1,	  9,	       10,	    99,
+		100,	   65535, 4294967295u, 4294967296u, 10000000000000000000u,
+		UINT64_MAX
+	};
+	char a[32], b[32];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		for (size_t len = 1; len <= 22; len++) {
+			memset(a, 'x', sizeof(a));
+			memset(b, 'x', sizeof(b));
+			snprintf(a, len, "%" PRIu64, v[i]);
+			assert_ptr_equal(out_fmt_dec(v[i], b, len), b);
+			assert_memory_equal(a, b, sizeof(a));
+		}
 }
 
 static void test_sizes(void **state)
@@ -188,10 +210,10 @@ static void test_json(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_abbrev),	      cmocka_unit_test(test_sizes),
-		cmocka_unit_test(test_format_values), cmocka_unit_test(test_table),
-		cmocka_unit_test(test_table_empty),   cmocka_unit_test(test_kv),
-		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_abbrev), cmocka_unit_test(test_dec),
+		cmocka_unit_test(test_sizes),  cmocka_unit_test(test_format_values),
+		cmocka_unit_test(test_table),  cmocka_unit_test(test_table_empty),
+		cmocka_unit_test(test_kv),     cmocka_unit_test(test_json),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

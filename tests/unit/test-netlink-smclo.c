@@ -20,8 +20,6 @@
 #include <sys/stat.h>
 
 #include <cmocka.h>
-#include <netlink/genl/ctrl.h>
-#include <netlink/genl/genl.h>
 #include <linux/genetlink.h>
 
 #include "netlink/smcnl-internal.h"
@@ -404,8 +402,8 @@ static size_t build_reply(const struct edit *e, uint8_t *out, size_t cap)
 	size_t len;
 
 	assert_non_null(msg);
-	assert_non_null(genlmsg_put(msg, 1, 1, GENL_MIN_ID + 0x100, 0, 0,
-				    e->cmd ? e->cmd : SMC_LO_CMD_GET, 1));
+	assert_non_null(smcnl_genlmsg_put(msg, 1, 1, GENL_MIN_ID + 0x100, 0,
+					  e->cmd ? e->cmd : SMC_LO_CMD_GET, 1));
 #define PUT(type, expr)                            \
 	do {                                       \
 		if (e->drop != (type))             \

@@ -2,7 +2,8 @@
 /*
  * Shapes no QEMU lane can record, from tests/fixtures/synthetic/generate: SMC-R link groups
  * (with a re-sent link group), the 6.1 attribute set, 8-byte "uint" values with pad and
- * unknown attributes, fallback totals split, kernel error shapes and malformed replies.
+ * unknown attributes, fallback totals split, kernel error shapes and malformed replies;
+ * an ISM device merged with its DIBS entry, and the DIBS class read once in a snapshot.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -12,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <linux/genetlink.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include <cmocka.h>
 
@@ -153,6 +157,201 @@ static void test_smcr_devices_sockets_pnet(void **state)
 	assert_int_equal(e[1].ib_port, 1);
 	free(e);
 	smcnl_close(nl);
+}
+
+static int mkdir_p(const char *path)
+{
+	char p[1024];
+
+	snprintf(p, sizeof(p), "%s", path);
+	for (char *s = strchr(p + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*s = '/';
+	}
+	return mkdir(p, 0755) < 0 && errno != EEXIST ? -errno : 0;
+}
+
+/* An attribute into buf at *off (aligned), returning where its payload starts. */
+static size_t put_attr(uint8_t *buf, size_t *off, uint16_t type, const void *data, size_t len)
+{
+	struct nlattr *a = (struct nlattr *)(buf + *off);
+	size_t at = *off + NLA_HDRLEN;
+
+	a->nla_type = type;
+	a->nla_len = (uint16_t)(NLA_HDRLEN + len);
+	if (data)
+		memcpy(buf + at, data, len);
+	*off = NLMSG_ALIGN(at + len);
+	return at;
+}
+
+/*
+ * A DIBS class in a sysroot of dir: "lo" (loopback) and "ism0", whose device link names
+ * the PCI function 0000:00:05.0, and the GET_DEV_SMCD dump of that ISM function (s390
+ * only: no lane records one).  The class is written as DIBS presents it in 6.18+.
+ */
+static void ism_host(const char *dir, struct smcnl *nl, bool lgr)
+{
+	static const char gid_lo[] = "d7d37ede-b4be-476e-b3a2-d5ecca87aa01\n";
+	static const char gid_ism[] = "11111111-2222-4333-8444-555555555555\n";
+	static const char pci[] = "0000:00:05.0";
+	static uint8_t dump[256], sysinfo[256];
+	static const struct {
+		struct nlmsghdr h;
+		int e;
+	} done = { .h = { .nlmsg_len = sizeof(done),
+			  .nlmsg_type = NLMSG_DONE,
+			  .nlmsg_flags = NLM_F_MULTI } };
+	static const struct {
+		struct nlmsghdr h;
+		struct nlmsgerr e;
+	} ack = { .h = { .nlmsg_len = sizeof(ack),
+			 .nlmsg_type = NLMSG_ERROR,
+			 .nlmsg_flags = NLM_F_CAPPED },
+		  .e = { .msg = { .nlmsg_len = NLMSG_HDRLEN } } };
+	uint8_t ver = 2, rel = 1;
+	char path[1024];
+	uint32_t zero = 0;
+	size_t off = NLMSG_HDRLEN + GENL_HDRLEN, nest;
+	struct genlmsghdr *g = (struct genlmsghdr *)(dump + NLMSG_HDRLEN);
+
+	snprintf(path, sizeof(path), "%s/sysroot/sys/class/dibs/lo", dir);
+	assert_int_equal(mkdir_p(path), 0);
+	write_text(path, "gid", gid_lo);
+	write_text(path, "fabric_id", "0xffff\n");
+	snprintf(path, sizeof(path), "%s/sysroot/sys/class/dibs/ism0", dir);
+	assert_int_equal(mkdir_p(path), 0);
+	write_text(path, "gid", gid_ism);
+	write_text(path, "fabric_id", "0x0123\n");
+	snprintf(path, sizeof(path), "%s/sysroot/sys/class/dibs/ism0/device", dir);
+	assert_true(symlink("../../../devices/pci0000:00/0000:00:05.0", path) == 0 ||
+		    errno == EEXIST);
+
+	memset(dump, 0, sizeof(dump));
+	g->cmd = SMC_NETLINK_GET_DEV_SMCD;
+	g->version = 1;
+	nest = off;
+	put_attr(dump, &off, SMC_GEN_DEV_SMCD | NLA_F_NESTED, NULL, 0);
+	put_attr(dump, &off, SMC_NLA_DEV_USE_CNT, &zero, sizeof(zero));
+	put_attr(dump, &off, SMC_NLA_DEV_PCI_ID, pci, sizeof(pci));
+	((struct nlattr *)(dump + nest))->nla_len = (uint16_t)(off - nest);
+	*(struct nlmsghdr *)dump = (struct nlmsghdr){ .nlmsg_len = (uint32_t)off,
+						      .nlmsg_type = GENL_MIN_ID,
+						      .nlmsg_flags = NLM_F_MULTI };
+	memcpy(dump + off, &done, sizeof(done));
+	off += sizeof(done);
+	assert_int_equal(smcnl_replay_mem(nl, "smc-genl-get-dev-smcd", dump, off), 0);
+	/* No link groups: an empty dump (without it, a dump asked for is -ENODATA). */
+	if (lgr)
+		assert_int_equal(smcnl_replay_mem(nl, "smc-genl-get-lgr-smcd", &done, sizeof(done)),
+				 0);
+	/* For the capability probe: SMC 2.1, ISMv2; smc_diag acknowledges. */
+	g = (struct genlmsghdr *)(sysinfo + NLMSG_HDRLEN);
+	g->cmd = SMC_NETLINK_GET_SYS_INFO;
+	g->version = 1;
+	off = NLMSG_HDRLEN + GENL_HDRLEN;
+	nest = off;
+	put_attr(sysinfo, &off, SMC_GEN_SYS_INFO | NLA_F_NESTED, NULL, 0);
+	put_attr(sysinfo, &off, SMC_NLA_SYS_VER, &ver, 1);
+	put_attr(sysinfo, &off, SMC_NLA_SYS_REL, &rel, 1);
+	put_attr(sysinfo, &off, SMC_NLA_SYS_IS_ISM_V2, &rel, 1);
+	((struct nlattr *)(sysinfo + nest))->nla_len = (uint16_t)(off - nest);
+	*(struct nlmsghdr *)sysinfo = (struct nlmsghdr){ .nlmsg_len = (uint32_t)off,
+							 .nlmsg_type = GENL_MIN_ID,
+							 .nlmsg_flags = NLM_F_MULTI };
+	memcpy(sysinfo + off, &done, sizeof(done));
+	off += sizeof(done);
+	assert_int_equal(smcnl_replay_mem(nl, "smc-genl-get-sys-info", sysinfo, off), 0);
+	assert_int_equal(smcnl_replay_mem(nl, "sock-diag-probe", &ack, sizeof(ack)), 0);
+}
+
+/*
+ * ISM: the DIBS device whose parent is the PCI function of a netlink device is that
+ * device (one, named from sysfs, with the netlink data): the device link is read when the
+ * netlink dump listed a device to match.
+ */
+static void test_ism_merge(void **state)
+{
+	char *dir = tmpdir_new();
+	struct smcnl *nl = replay_open_abs(dir);
+	struct smcd_device *d;
+	size_t n;
+
+	ism_host(dir, nl, true);
+	assert_int_equal(smcd_device_list(nl, &d, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(d[0].name, "ism0");
+	assert_string_equal(d[0].pci_id, "0000:00:05.0");
+	assert_int_equal(d[0].seen, SMCD_SEEN_NETLINK | SMCD_SEEN_DIBS);
+	assert_int_equal(d[0].fabric_id, 0x123);
+	assert_false(d[0].loopback);
+	assert_string_equal(d[1].name, "lo");
+	assert_int_equal(d[1].seen, SMCD_SEEN_DIBS);
+	assert_true(d[1].loopback);
+	free(d);
+	smcnl_close(nl);
+
+	/* Without SMCD_LIST_LINKGROUPS: the same devices, no link group dump asked. */
+	nl = replay_open_abs(dir);
+	ism_host(dir, nl, false);
+	assert_int_equal(smcd_device_list(nl, &d, &n), -ENODATA);
+	assert_int_equal(smcd_device_list_flags(nl, 0, &d, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(d[0].name, "ism0");
+	assert_true(d[1].loopback);
+	free(d);
+	smcnl_close(nl);
+	tmpdir_remove(dir);
+}
+
+/*
+ * smcnl_snapshot_begin(): the device list and the capability probe read the DIBS class
+ * once (a device gone in between is still there for the probe); a file the snapshot has
+ * not read yet (the ISM device's link) is read for its devices; after the end the class
+ * is read anew.
+ */
+static void test_dibs_snapshot(void **state)
+{
+	char *dir = tmpdir_new(), path[1024];
+	struct smcnl *nl = replay_open_abs(dir);
+	struct smcd_device *d;
+	struct smc_caps caps;
+	size_t n;
+
+	ism_host(dir, nl, true);
+	smcnl_snapshot_begin(nl);
+	assert_int_equal(smcd_device_list_flags(nl, 0, &d, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(d[1].gid, ""); /* not asked for */
+	free(d);
+	/* lo goes away: the snapshot still has it */
+	snprintf(path, sizeof(path), "%s/sysroot/sys/class/dibs/lo/gid", dir);
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/sysroot/sys/class/dibs/lo/fabric_id", dir);
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/sysroot/sys/class/dibs/lo", dir);
+	assert_int_equal(rmdir(path), 0);
+	assert_int_equal(smc_caps_probe(nl, &caps), 0);
+	assert_true(caps.dibs && caps.loopback);
+	assert_int_equal(smcd_device_list(nl, &d, &n), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(d[0].name, "ism0");
+	assert_string_equal(d[0].gid, "11111111-2222-4333-8444-555555555555");
+	assert_int_equal(d[0].seen, SMCD_SEEN_NETLINK | SMCD_SEEN_DIBS);
+	assert_string_equal(d[1].name, "lo");
+	free(d);
+	smcnl_snapshot_end(nl);
+	assert_int_equal(smcd_device_list(nl, &d, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(d[0].name, "ism0");
+	free(d);
+	assert_int_equal(smc_caps_probe(nl, &caps), 0);
+	assert_true(caps.dibs);
+	assert_false(caps.loopback);
+	smcnl_close(nl);
+	tmpdir_remove(dir);
 }
 
 static void test_v61_shape(void **state)
@@ -442,6 +641,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_smcr_links),
 		cmocka_unit_test(test_smcr_devices_sockets_pnet),
+		cmocka_unit_test(test_ism_merge),
+		cmocka_unit_test(test_dibs_snapshot),
 		cmocka_unit_test(test_smcr_reach),
 		cmocka_unit_test(test_v61_shape),
 		cmocka_unit_test(test_wide_uint_pad_unknown),

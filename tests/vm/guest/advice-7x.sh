@@ -64,7 +64,10 @@ assert_ok smcctl -n adv64k stats
 assert_contains "$out" "Advice"
 assert_contains "$out" "smc-tx-buffer-full (warning): the send buffer was full on"
 assert_contains "$out" "raise net.smc.wmem (now 64KiB) to 256KiB: 'smcctl sysctl set wmem 262144' or in smc.yaml 'sysctl: {wmem: 256KiB}'"
+# info gives the counters' advice with -d and in -j only (smcctl(8) info).
 assert_ok smcctl -n adv64k info
+assert_not_contains "$out" "Advice"
+assert_ok smcctl -n adv64k -d info
 assert_contains "$out" "smc-tx-buffer-full (warning)"
 assert_ok smcctl -n adv64k -j info
 assert_json "$out" '[.advice[] | select(.id == "smc-tx-buffer-full")] | length' 1 "smcctl info advises too"
