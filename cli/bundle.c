@@ -589,9 +589,12 @@ int bundle_netns_scan(const char *proc, const char *run_netns, struct bundle_net
 	}
 	for (size_t i = 0; i < l.n; i++) {
 		l.ns[i].self = has_self && l.ns[i].dev == self.st_dev && l.ns[i].ino == self.st_ino;
-		qsort(l.ns[i].pids, l.ns[i].n_pids, sizeof(pid_t), pid_cmp);
+		if (l.ns[i].n_pids > 1)
+			qsort(l.ns[i].pids, l.ns[i].n_pids, sizeof(pid_t), pid_cmp);
 	}
-	qsort(l.ns, l.n, sizeof(*l.ns), netns_cmp);
+	/* qsort's array may not be NULL, even for no elements (an empty list has none). */
+	if (l.n > 1)
+		qsort(l.ns, l.n, sizeof(*l.ns), netns_cmp);
 	*ret = l;
 	return 0;
 }
