@@ -95,6 +95,16 @@ struct stats_sample {
 	uint64_t duration_usec; /* how long taking the sample took */
 };
 
+/*
+ * Count the sockets of a dump as it is read (kernel.h's sockets op): begin, then each socket
+ * through stats_sample_count_socket() (an smc_socket_fn; userdata is the sample), then end
+ * with the dump's result: counted when it succeeded, left out (no socket gauges) when it
+ * failed, whatever was counted before the failure.  Nothing is kept per socket.
+ */
+void stats_sample_sockets_begin(struct stats_sample *s);
+int stats_sample_count_socket(const struct smc_socket *sock, void *userdata);
+void stats_sample_sockets_end(struct stats_sample *s, int r);
+/* All three over an array (tests). */
 void stats_sample_count_sockets(struct stats_sample *s, const struct smc_socket *v, size_t n);
 
 /* ------------------------------------------------------------------------------------- */
