@@ -9,6 +9,7 @@
  * Modes, run in turn in every iteration so that they share the conditions:
  *   raw      the libsmcnl calls one collection makes, results thrown away: in the agent's
  *            namespace devices (SMC-D, SMC-R), link groups (SMC-D, SMC-R with links),
+ *            smc_lo's device where the module is loaded (the agent publishes it),
  *            GET_STATS, GET_FBACK_STATS and the socket dump (smc_diag without extensions,
  *            each socket dropped as it is parsed); in every other namespace the agent samples
  *            (stats.netns) GET_STATS, GET_FBACK_STATS and the socket dump, through a handle
@@ -56,6 +57,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -64,6 +66,7 @@
 #include "common/macro.h"
 #include "common/util.h"
 #include "smcd-agent/collector.h"
+#include "netlink/smclo.h"
 #include "smcd-agent/manager.h"
 
 enum {
@@ -160,7 +163,7 @@ static int raw_netns(struct smcnl *nl, size_t *socks)
 	return r;
 }
 
-static int raw_dumps(struct smcnl *nl, struct smcnl **ns, size_t n_ns, size_t *ret_socks)
+static int raw_dumps(struct smcnl *nl, bool smclo, struct smcnl **ns, size_t n_ns, size_t *ret_socks)
 {
 	struct smcd_device *dd = NULL;
 	struct smcr_device *rd = NULL;
@@ -176,6 +179,11 @@ static int raw_dumps(struct smcnl *nl, struct smcnl **ns, size_t n_ns, size_t *r
 		r = smcd_linkgroup_list(nl, &dl, &n3);
 	if (r >= 0)
 		r = smcr_linkgroup_list(nl, true, &rl, &n4);
+	if (r >= 0 && smclo) {
+		struct smclo_device d;
+
+		r = smclo_get(nl, &d);
+	}
 	if (r >= 0)
 		r = raw_netns(nl, &socks);
 	for (size_t i = 0; r >= 0 && i < n_ns; i++)
@@ -332,11 +340,12 @@ int main(int argc, char **argv)
 	struct kernel *k = NULL;
 	struct smcnl *nl = NULL, **ns = NULL;
 	sd_bus *client = NULL;
-	bool on_bus = false, changed = false, done[_MODES] = {};
+	bool on_bus = false, changed = false, smclo = false, done[_MODES] = {};
 	unsigned n = 20;
 	double *t[_MODES], med[_MODES], p90[_MODES], min[_MODES];
 	size_t socks = 0, n_ns = 0;
 	uint64_t smcd_socks;
+	struct rusage ru = {};
 	struct stat st;
 	int c, r;
 
@@ -409,9 +418,11 @@ int main(int argc, char **argv)
 	(void)manager_refresh_objects(m, NULL);
 	(void)manager_poll(m, MANAGER_POLL_STATS, NULL);
 	if (!fake) {
+		/* The agent reads smc_lo's device at every poll where the module is loaded. */
+		smclo = k->ops->module_loaded(k, "smc_lo") > 0;
 		r = open_netns(m->collector, &ns, &n_ns);
 		if (r >= 0)
-			r = raw_dumps(nl, ns, n_ns, &socks);
+			r = raw_dumps(nl, smclo, ns, n_ns, &socks);
 		if (r < 0) {
 			fprintf(stderr, "collect-bench: the raw dumps failed: %s\n", strerror(-r));
 			return 1;
@@ -420,7 +431,7 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < n; i++) {
 		double t0 = now_ms();
 
-		r = fake ? 0 : raw_dumps(nl, ns, n_ns, &socks);
+		r = fake ? 0 : raw_dumps(nl, smclo, ns, n_ns, &socks);
 		if (r < 0) {
 			fprintf(stderr, "collect-bench: a dump failed: %s\n", strerror(-r));
 			return 1;
@@ -507,10 +518,12 @@ int main(int argc, char **argv)
 		       "\"collect_over_raw_min\":%.2f,\"tick_over_raw_min\":%.2f,",
 		       med[COLLECT] / med[RAW], med[TICK] / med[RAW], min[COLLECT] / min[RAW],
 		       min[TICK] / min[RAW]);
+	/* This process's peak: the agent's code sampling, without the agent's BPF. */
+	(void)getrusage(RUSAGE_SELF, &ru);
 	printf("\"prom_cache_hits\":%" PRIu64 ",\"prom_cache_misses\":%" PRIu64
-	       ",\"prom_bytes\":%lld}\n",
+	       ",\"prom_bytes\":%lld,\"maxrss_kb\":%ld}\n",
 	       m->collector->prom_cache.hits, m->collector->prom_cache.misses,
-	       stat(m->collector->prom_path, &st) == 0 ? (long long)st.st_size : -1LL);
+	       stat(m->collector->prom_path, &st) == 0 ? (long long)st.st_size : -1LL, ru.ru_maxrss);
 	for (size_t i = 0; i < _MODES; i++)
 		free(t[i]);
 	for (size_t i = 0; i < n_ns; i++)
