@@ -21,8 +21,11 @@
 #      SMCD_BENCH_NETNS (default 4) named namespaces, and each size again spread over them:
 #      collect-bench (its raw side dumps every namespace as the agent samples it), the
 #      agent's RSS, and at the largest size the idle agent with every namespace sampled.
-#   4. Who holds the start-up peak: max RSS of smcctl assess with BPF (libbpf, CO-RE against
-#      the kernel's BTF, as the agent's fallback attribution at start) and without.
+#   Before all: who holds the start-up peak.  The agent started and stopped twice, once as
+#   it is and once with the kernel's BTF hidden (an empty file bound over
+#   /sys/kernel/btf/vmlinux: libbpf cannot load the fallback attribution's program): RSS and
+#   peak once it is up.  The measured agent's peak is then reset (clear_refs 5), so that
+#   its later peaks are those of the sampling.
 # Environment: SMCD_BENCH_SIZES, SMCD_BENCH_ITERATIONS (collect-bench, default 20),
 # SMCD_BENCH_RUNS (abtime runs per command, default 10), SMCD_BENCH_NETNS.
 . "$(dirname "$0")/lib.sh"
@@ -58,16 +61,47 @@ cp /etc/smc/smc.yaml /tmp/bench/bench.yaml
 
 status() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 
+# wait_agent PID PROM: until the agent PID owns its bus name and wrote PROM
+wait_agent() {
+	_i=0
+	until busctl status $SMCD_BUS_NAME >/dev/null 2>&1 && [ -s "$2" ]; do
+		sleep 0.2
+		_i=$((_i + 1))
+		kill -0 "$1" 2>/dev/null || { tail -20 /tmp/agent*.log; fail "the agent exited"; }
+		[ $_i -lt 150 ] || { tail -20 /tmp/agent*.log; fail "the agent did not come up"; }
+	done
+}
+
+# --- the start-up peak: with and without the kernel's BTF -----------------------------------
+sed 's|/tmp/bench/smc.prom|/tmp/bench/peak.prom|; /^loopback:/d' /tmp/bench/bench.yaml >/tmp/bench/peak.yaml
+: >/tmp/bench/no-btf
+for btf in yes no; do
+	[ $btf = yes ] || mount --bind /tmp/bench/no-btf /sys/kernel/btf/vmlinux ||
+		fail "cannot hide /sys/kernel/btf/vmlinux"
+	rm -rf /tmp/bench/peak-state /tmp/bench/peak.prom
+	STATE_DIRECTORY=/tmp/bench/peak-state smcd-agent --config /tmp/bench/peak.yaml \
+		>/tmp/agent-peak-$btf.log 2>&1 &
+	p=$!
+	wait_agent $p /tmp/bench/peak.prom
+	why=$(busctl --json=short get-property $SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_STATS \
+		$SMCD_BUS_STATS_FALLBACK_ATTRIBUTION_ERROR | jq .data)
+	echo "@@BENCH {\"startup\":true,\"btf\":\"$btf\",\"vmrss_kb\":$(status $p VmRSS),\"vmhwm_kb\":$(status $p VmHWM),\"attribution_error\":$why}"
+	kill $p
+	wait $p
+	_i=0
+	while busctl status $SMCD_BUS_NAME >/dev/null 2>&1; do # the name free for the next one
+		sleep 0.1
+		_i=$((_i + 1))
+		[ $_i -lt 100 ] || fail "the bus name is still owned after the agent exited"
+	done
+	[ $btf = yes ] || umount /sys/kernel/btf/vmlinux || fail "cannot unhide /sys/kernel/btf/vmlinux"
+done
+
 STATE_DIRECTORY=/tmp/bench/agent-state WATCHDOG_USEC=60000000 \
 	smcd-agent --config /etc/smc/smc.yaml >/tmp/agent.log 2>&1 &
 agent=$!
 mkdir -p /tmp/bench/agent-state
-i=0
-until busctl status $SMCD_BUS_NAME >/dev/null 2>&1 && [ -s /tmp/bench/smc.prom ]; do
-	sleep 0.2
-	i=$((i + 1))
-	[ $i -lt 150 ] || { cat /tmp/agent.log; fail "the agent did not come up"; }
-done
+wait_agent $agent /tmp/bench/smc.prom
 echo "@@BENCH {\"agent_started\":true,\"vmrss_kb\":$(status $agent VmRSS),\"vmhwm_kb\":$(status $agent VmHWM)}"
 i=0
 until [ "$(smcctl -j device loopback-ism 2>/dev/null | jq -r '"\(.smc_lo.state) \(.smc_lo.active_settings.max_dmbs)"')" = "active 32768" ] &&
@@ -77,6 +111,9 @@ until [ "$(smcctl -j device loopback-ism 2>/dev/null | jq -r '"\(.smc_lo.state) 
 	[ $i -lt 120 ] || { smcctl device loopback-ism; smcctl pnet; tail -20 /tmp/agent.log; fail "the agent did not activate smc_lo with max-dmbs 32768 and take lo over"; }
 done
 info "smc_lo active, max-dmbs 32768; PNET ID on lo: $(smcctl pnet | tail -n +2 | tr -s ' \n' ' ')"
+# From here on VmHWM is the peak since this point: the sampling's, not the start-up's.
+echo 5 >/proc/$agent/clear_refs || fail "cannot reset the agent's peak RSS"
+echo "@@BENCH {\"peak_reset\":true,\"vmrss_kb\":$(status $agent VmRSS),\"vmhwm_kb\":$(status $agent VmHWM)}"
 
 idle() { # label conns: wake-ups over 60 s of the running agent, intervals on
 	sleep 12
@@ -280,12 +317,6 @@ for n in $sizes; do
 	close_conns $names
 done
 
-# --- 4. the start-up peak: libbpf and the kernel's BTF --------------------------------------
-btf=$(stat -c %s /sys/kernel/btf/vmlinux 2>/dev/null || echo 0)
-for m in bpf sock_diag; do
-	out=$(busybox time -v smcctl assess -t 1 -m $m 2>&1 >/dev/null) || info "smcctl assess -m $m: $out"
-	echo "@@BENCH {\"maxrss\":\"smcctl assess -m $m\",\"maxrss_kb\":$(echo "$out" | sed -n 's/.*Maximum resident set size (kbytes): //p'),\"btf_bytes\":$btf}"
-done
 kill $agent
 wait $agent
 exit 0
