@@ -1,6 +1,6 @@
 #!/bin/sh
 # lanes: 7x
-# timeout: 900
+# timeout: 2400
 #
 # Guest half of bench/kmod-bench: SMC-D throughput and message rate through smc_lo versus
 # the built-in "lo", in the same VM run, interleaved (REPS rounds of every configuration)

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <ctype.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -46,8 +47,8 @@ static int fsync_dir(const char *dir)
 	return 0;
 }
 
-int textfile_write_atomic(const char *path, const char *data, size_t len, unsigned mode,
-			  int *ret_sync_error)
+static int replace(const char *path, const char *data, size_t len, unsigned mode, bool durable,
+		   int *ret_sync_error)
 {
 	const char *slash = strrchr(path, '/');
 	char dir[4096], tmp[4200];
@@ -65,7 +66,7 @@ int textfile_write_atomic(const char *path, const char *data, size_t len, unsign
 	r = write_all(fd, data, len);
 	if (r >= 0 && fchmod(fd, mode) < 0)
 		r = negative_errno();
-	if (r >= 0 && fsync(fd) < 0)
+	if (r >= 0 && durable && fsync(fd) < 0)
 		r = negative_errno();
 	if (r >= 0 && rename(tmp, path) < 0)
 		r = negative_errno();
@@ -73,12 +74,25 @@ int textfile_write_atomic(const char *path, const char *data, size_t len, unsign
 		(void)unlink(tmp);
 		return r;
 	}
+	if (!durable)
+		return 0;
 	/* Renamed: path is the new file whatever follows, so a failure now is no "not
 	 * written" (a caller putting its old text back would undo a change that was made). */
 	r = fsync_dir(dir);
 	if (ret_sync_error)
 		*ret_sync_error = r < 0 ? r : 0;
 	return r < 0 ? TEXTFILE_NOT_DURABLE : 0;
+}
+
+int textfile_write_atomic(const char *path, const char *data, size_t len, unsigned mode,
+			  int *ret_sync_error)
+{
+	return replace(path, data, len, mode, true, ret_sync_error);
+}
+
+int textfile_replace(const char *path, const char *data, size_t len, unsigned mode)
+{
+	return replace(path, data, len, mode, false, NULL);
 }
 
 int textfile_read_small(const char *path, size_t max, char **ret)

@@ -19,6 +19,14 @@ char *strstrip_trailing(char *s);
 #define TEXTFILE_NOT_DURABLE 1
 int textfile_write_atomic(const char *path, const char *data, size_t len, unsigned mode,
 			  int *ret_sync_error);
+/*
+ * The same replacement without durability: no fsync of the file nor of the directory, so 0
+ * or negative errno.  For a file rewritten at every interval and made again after a crash
+ * (the Prometheus textfile): a reader still sees the old file or the new one, never a part
+ * (rename(2) is atomic whatever reaches the disk when), and each write is a new file with
+ * its own mtime.  What a crash may leave is the old or an empty file, until the next write.
+ */
+int textfile_replace(const char *path, const char *data, size_t len, unsigned mode);
 /* What the temporary's name adds to the file's: "." before, ".XXXXXX" after. */
 #define TEXTFILE_TEMP_NAME_EXTRA 8
 

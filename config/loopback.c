@@ -6,7 +6,7 @@
  *     active: true            # smclo registered (true) or not (false)
  *     dmb-type: physical      # virtual is refused here: it corrupts memory with SMC-D
  *     nocopy: true
- *     max-dmbs: 5000          # 1 to 8192
+ *     max-dmbs: 5000          # 1 to 32768
  *     take-over-lo: true      # while active: PNET ID SMCDVIASMCLO on "lo" (needs active)
  *     drain-timeout: 10s      # bound of the drain when deactivating (1s to 30s)
  *

@@ -36,7 +36,7 @@ MODULE_PARM_DESC(nocopy, "Initial nocopy setting (default: yes)");
 
 static uint max_dmbs = SMC_LO_MAX_DMBS_DEFAULT;
 module_param(max_dmbs, uint, 0444);
-MODULE_PARM_DESC(max_dmbs, "Initial max DMBs, 1..8192 (default: 5000)");
+MODULE_PARM_DESC(max_dmbs, "Initial max DMBs, 1..32768 (default: 5000)");
 
 static char *devname = SMC_LO_DEFAULT_DEVNAME;
 module_param(devname, charp, 0444);

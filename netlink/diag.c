@@ -33,8 +33,13 @@
 #include "netlink/uapi/smc_diag.h"
 
 struct diag_ctx {
+	smc_socket_fn fn;
+	void *userdata;
+};
+
+struct list_ctx {
 	struct smc_socket *v;
-	size_t n;
+	size_t n, cap;
 };
 
 static bool words_zero(const uint32_t *w, int from, int to)
@@ -173,7 +178,7 @@ static int diag_msg(struct nlmsghdr *nlh, void *userdata)
 	struct diag_ctx *c = userdata;
 	struct smc_diag_fallback fb;
 	struct smc_diag_msg m;
-	struct smc_socket s = {}, *nv;
+	struct smc_socket s = {};
 	int r;
 
 	if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
@@ -204,12 +209,7 @@ static int diag_msg(struct nlmsghdr *nlh, void *userdata)
 		s.fallback_reason = fb.reason;
 		s.peer_diagnosis = fb.peer_diagnosis;
 	}
-	nv = realloc(c->v, (c->n + 1) * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	c->v = nv;
-	c->v[c->n++] = s;
-	return 0;
+	return c->fn(&s, c->userdata);
 }
 
 /* KEY_NAME names the recorded reply; NULL: "sock-diag-EXT" by the extensions asked for. */
@@ -245,12 +245,37 @@ static int diag_request(struct smcnl *nl, unsigned want, int flags, const char *
 	return r == -ENOENT ? -EPROTONOSUPPORT : r;
 }
 
+int smc_socket_foreach(struct smcnl *nl, unsigned want, smc_socket_fn fn, void *userdata)
+{
+	struct diag_ctx c = { fn, userdata };
+
+	return diag_request(nl, want, NLM_F_DUMP, NULL, diag_msg, &c);
+}
+
+/* Doubling, not one more each time: 20,000 sockets are a few dozen reallocs, not 20,000. */
+static int list_add(const struct smc_socket *s, void *userdata)
+{
+	struct list_ctx *c = userdata;
+
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		struct smc_socket *v = reallocarray(c->v, cap, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		c->v = v;
+		c->cap = cap;
+	}
+	c->v[c->n++] = *s;
+	return 0;
+}
+
 int smc_socket_list(struct smcnl *nl, unsigned want, struct smc_socket **ret, size_t *ret_n)
 {
-	struct diag_ctx c = {};
+	struct list_ctx c = {};
 	int r;
 
-	r = diag_request(nl, want, NLM_F_DUMP, NULL, diag_msg, &c);
+	r = smc_socket_foreach(nl, want, list_add, &c);
 	if (r < 0) {
 		free(c.v);
 		return r;

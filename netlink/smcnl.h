@@ -557,6 +557,15 @@ struct smc_socket {
 };
 
 int smc_socket_list(struct smcnl *nl, unsigned want, struct smc_socket **ret, size_t *ret_n);
+/*
+ * The same dump, each socket handed to fn as it is parsed and none kept: what counting
+ * needs (the agent's sample), in memory that does not grow with the sockets.  A negative
+ * return of fn ends the walk (the rest of the dump is read and dropped) and is returned;
+ * so is a failure of the dump after some sockets were handed over (the caller discards
+ * what it counted).
+ */
+typedef int (*smc_socket_fn)(const struct smc_socket *s, void *userdata);
+int smc_socket_foreach(struct smcnl *nl, unsigned want, smc_socket_fn fn, void *userdata);
 
 /*
  * TCP connections of this netns from inet_diag (netlink/tcpdiag.c), for smcctl assess's

@@ -117,10 +117,10 @@ static const struct smcnl_errmsg messages[] = {
 	  "because they corrupt memory with SMC-D (see smc-lo(4)): use dmb-type physical" },
 	{ SMC_OP_LOOPBACK_SET, EINVAL,
 	  "the module rejected the setting: dmb-type physical, "
-	  "nocopy on or off, max-dmbs 1 to 8192" },
+	  "nocopy on or off, max-dmbs 1 to 32768" },
 	{ SMC_OP_LOOPBACK_SET, ERANGE,
 	  "the module rejected the setting: dmb-type physical, "
-	  "nocopy on or off, max-dmbs 1 to 8192" },
+	  "nocopy on or off, max-dmbs 1 to 32768" },
 	{ SMC_OP_QUERY, EOPNOTSUPP,
 	  "this kernel does not know this SMC request (it is too old "
 	  "for it)" },

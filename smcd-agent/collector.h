@@ -40,6 +40,7 @@ struct collector {
 	struct prom_fallback fallback; /* the manager's attribution table, for the textfile */
 	struct prom_agent agent;       /* the manager's own state, for the textfile */
 	struct netns_set netns;	       /* the other network namespaces sampled (netns.h) */
+	struct prom_cache prom_cache;  /* the last textfile's families, for reuse */
 };
 
 /* A collector continuing from the state file of $STATE_DIRECTORY (logged, never fatal). */

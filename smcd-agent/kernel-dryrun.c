@@ -65,7 +65,7 @@ READ_OP(smcr_linkgroups, (struct kernel * k, struct smcr_linkgroup **ret, size_t
 	(i, ret, ret_n))
 READ_OP(stats, (struct kernel * k, struct smc_stats *ret), (i, ret))
 READ_OP(fback_stats, (struct kernel * k, struct smc_fback_stats *ret), (i, ret))
-READ_OP(sockets, (struct kernel * k, struct smc_socket **ret, size_t *ret_n), (i, ret, ret_n))
+READ_OP(sockets, (struct kernel * k, smc_socket_fn fn, void *userdata), (i, fn, userdata))
 
 /*
  * smc_lo's device, read only where smc_lo is loaded: resolving its netlink family loads the

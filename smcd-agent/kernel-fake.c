@@ -562,11 +562,10 @@ static int fake_fback_stats(struct kernel *k, struct smc_fback_stats *ret)
 	return r;
 }
 
-static int fake_sockets(struct kernel *k, struct smc_socket **ret, size_t *ret_n)
+static int fake_sockets(struct kernel *k, smc_socket_fn fn, void *userdata)
 {
 	char lines[FAKE_MAX_LINES][128];
-	struct smc_socket *v = NULL;
-	size_t n, o = 0;
+	size_t n;
 	int r;
 
 	if (fake_no_smc(k))
@@ -580,7 +579,6 @@ static int fake_sockets(struct kernel *k, struct smc_socket **ret, size_t *ret_n
 		unsigned count;
 		uint32_t code = 0;
 		struct smc_socket s = { .state = 1 };
-		struct smc_socket *nv;
 
 		if (sscanf(lines[i], "%15s %u %" SCNx32, kind, &count, &code) < 2 || count > 100000)
 			continue;
@@ -588,22 +586,10 @@ static int fake_sockets(struct kernel *k, struct smc_socket **ret, size_t *ret_n
 		s.state = streq(kind, "listen") ? 10 : streq(kind, "init") ? 2 : 1;
 		s.has_fallback = true;
 		s.fallback_reason = streq(kind, "fallback") ? code : 0;
-		nv = realloc(v, (o + count + 1) * sizeof(*v));
-		if (!nv) {
-			free(v);
-			return -ENOMEM;
-		}
-		v = nv;
-		for (unsigned j = 0; j < count; j++)
-			v[o++] = s;
+		for (unsigned j = 0; r >= 0 && j < count; j++)
+			r = fn(&s, userdata);
 	}
-	if (r < 0) {
-		free(v);
-		return r;
-	}
-	*ret = v ? v : calloc(1, sizeof(*v));
-	*ret_n = o;
-	return *ret ? 0 : -ENOMEM;
+	return r < 0 ? r : 0;
 }
 
 static const char *fake_extack(struct kernel *k)
@@ -678,9 +664,9 @@ static int fake_ns_fback_stats(struct kernel_netns *n, struct smc_fback_stats *r
 	return fake_fback_stats(&((struct fake_netns *)n)->k->base, ret);
 }
 
-static int fake_ns_sockets(struct kernel_netns *n, struct smc_socket **ret, size_t *ret_n)
+static int fake_ns_sockets(struct kernel_netns *n, smc_socket_fn fn, void *userdata)
 {
-	return fake_sockets(&((struct fake_netns *)n)->k->base, ret, ret_n);
+	return fake_sockets(&((struct fake_netns *)n)->k->base, fn, userdata);
 }
 
 static void fake_free(struct kernel *k);

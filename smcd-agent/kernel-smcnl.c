@@ -221,9 +221,9 @@ static int ks_fback_stats(struct kernel *k, struct smc_fback_stats *ret)
 	return smc_fback_stats_get(NL(k), ret);
 }
 
-static int ks_sockets(struct kernel *k, struct smc_socket **ret, size_t *ret_n)
+static int ks_sockets(struct kernel *k, smc_socket_fn fn, void *userdata)
 {
-	return smc_socket_list(NL(k), 0, ret, ret_n);
+	return smc_socket_foreach(NL(k), 0, fn, userdata);
 }
 
 static const char *ks_extack(struct kernel *k)
@@ -257,9 +257,9 @@ static int ksn_fback_stats(struct kernel_netns *n, struct smc_fback_stats *ret)
 	return smc_fback_stats_get(NS_NL(n), ret);
 }
 
-static int ksn_sockets(struct kernel_netns *n, struct smc_socket **ret, size_t *ret_n)
+static int ksn_sockets(struct kernel_netns *n, smc_socket_fn fn, void *userdata)
 {
-	return smc_socket_list(NS_NL(n), 0, ret, ret_n);
+	return smc_socket_foreach(NS_NL(n), 0, fn, userdata);
 }
 
 static void ksn_free(struct kernel_netns *n)

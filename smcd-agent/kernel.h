@@ -46,8 +46,11 @@ struct kernel_ops {
 	/* Statistics of the caller's network namespace (collector.c). */
 	int (*stats)(struct kernel *k, struct smc_stats *ret);
 	int (*fback_stats)(struct kernel *k, struct smc_fback_stats *ret);
-	/* smc_diag without extensions: mode, state and fallback reason of every socket. */
-	int (*sockets)(struct kernel *k, struct smc_socket **ret, size_t *ret_n);
+	/*
+	 * smc_diag without extensions: mode, state and fallback reason of every socket, each
+	 * handed to fn as the dump is read and none kept (smc_socket_foreach()).
+	 */
+	int (*sockets)(struct kernel *k, smc_socket_fn fn, void *userdata);
 	/* The kernel's extended-ack text of the last failed request, or NULL. */
 	const char *(*extack)(struct kernel *k);
 	/*
@@ -87,7 +90,7 @@ struct kernel {
 struct kernel_netns_ops {
 	int (*stats)(struct kernel_netns *n, struct smc_stats *ret);
 	int (*fback_stats)(struct kernel_netns *n, struct smc_fback_stats *ret);
-	int (*sockets)(struct kernel_netns *n, struct smc_socket **ret, size_t *ret_n);
+	int (*sockets)(struct kernel_netns *n, smc_socket_fn fn, void *userdata);
 	void (*free)(struct kernel_netns *n);
 };
 

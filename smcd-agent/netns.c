@@ -168,9 +168,7 @@ static void say_error(const struct netns_entry *e, int was, int r)
 /* Counters and fallback reasons, then the sockets (without smc_diag the counters stand). */
 static int entry_read(struct kernel *k, struct netns_entry *e)
 {
-	_cleanup_(freep) struct smc_socket *socks = NULL;
 	struct stats_sample s = {};
-	size_t n = 0;
 	int r;
 
 	if (!e->k) {
@@ -186,11 +184,11 @@ static int entry_read(struct kernel *k, struct netns_entry *e)
 	if (r < 0)
 		return r;
 	s.ok = true;
-	r = e->k->ops->sockets(e->k, &socks, &n);
+	stats_sample_sockets_begin(&s);
+	r = e->k->ops->sockets(e->k, stats_sample_count_socket, &s);
 	if (r == -ENOTRECOVERABLE)
 		return r;
-	if (r >= 0)
-		stats_sample_count_sockets(&s, socks, n);
+	stats_sample_sockets_end(&s, r);
 	e->sample = s;
 	return 0;
 }

@@ -69,28 +69,48 @@ static void count_fallback_socket(struct stats_sample *s, uint32_t code)
  * The state decides first: listeners report mode 0 (SMC-R) whatever they will use, and a
  * socket in INIT has not negotiated anything yet.
  */
-void stats_sample_count_sockets(struct stats_sample *s, const struct smc_socket *v, size_t n)
+void stats_sample_sockets_begin(struct stats_sample *s)
 {
 	memset(s->sockets, 0, sizeof(s->sockets));
 	s->n_fallback_sockets = 0;
-	for (size_t i = 0; i < n; i++) {
-		enum stats_sock k;
+	s->has_sockets = false;
+}
 
-		if (v[i].state == SMC_STATE_LISTEN)
-			k = STATS_SOCK_LISTEN;
-		else if (v[i].mode == SMC_MODE_FALLBACK)
-			k = STATS_SOCK_FALLBACK;
-		else if (v[i].state == SMC_STATE_INIT)
-			k = STATS_SOCK_INIT;
-		else if (v[i].mode == SMC_MODE_SMCD)
-			k = STATS_SOCK_SMCD;
-		else
-			k = STATS_SOCK_SMCR;
-		s->sockets[k]++;
-		if (k == STATS_SOCK_FALLBACK)
-			count_fallback_socket(s, v[i].has_fallback ? v[i].fallback_reason : 0);
-	}
-	s->has_sockets = true;
+int stats_sample_count_socket(const struct smc_socket *sock, void *userdata)
+{
+	struct stats_sample *s = userdata;
+	enum stats_sock k;
+
+	if (sock->state == SMC_STATE_LISTEN)
+		k = STATS_SOCK_LISTEN;
+	else if (sock->mode == SMC_MODE_FALLBACK)
+		k = STATS_SOCK_FALLBACK;
+	else if (sock->state == SMC_STATE_INIT)
+		k = STATS_SOCK_INIT;
+	else if (sock->mode == SMC_MODE_SMCD)
+		k = STATS_SOCK_SMCD;
+	else
+		k = STATS_SOCK_SMCR;
+	s->sockets[k]++;
+	if (k == STATS_SOCK_FALLBACK)
+		count_fallback_socket(s, sock->has_fallback ? sock->fallback_reason : 0);
+	return 0;
+}
+
+void stats_sample_sockets_end(struct stats_sample *s, int r)
+{
+	if (r < 0)
+		stats_sample_sockets_begin(s); /* a part of a dump is no count */
+	else
+		s->has_sockets = true;
+}
+
+void stats_sample_count_sockets(struct stats_sample *s, const struct smc_socket *v, size_t n)
+{
+	stats_sample_sockets_begin(s);
+	for (size_t i = 0; i < n; i++)
+		(void)stats_sample_count_socket(&v[i], s);
+	stats_sample_sockets_end(s, 0);
 }
 
 /* ------------------------------------------------------------------------------------- */

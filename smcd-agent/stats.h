@@ -95,6 +95,16 @@ struct stats_sample {
 	uint64_t duration_usec; /* how long taking the sample took */
 };
 
+/*
+ * Count the sockets of a dump as it is read (kernel.h's sockets op): begin, then each socket
+ * through stats_sample_count_socket() (an smc_socket_fn; userdata is the sample), then end
+ * with the dump's result: counted when it succeeded, left out (no socket gauges) when it
+ * failed, whatever was counted before the failure.  Nothing is kept per socket.
+ */
+void stats_sample_sockets_begin(struct stats_sample *s);
+int stats_sample_count_socket(const struct smc_socket *sock, void *userdata);
+void stats_sample_sockets_end(struct stats_sample *s, int r);
+/* All three over an array (tests). */
 void stats_sample_count_sockets(struct stats_sample *s, const struct smc_socket *v, size_t n);
 
 /* ------------------------------------------------------------------------------------- */
@@ -268,7 +278,29 @@ struct prom_agent {
 	const struct assess_gauges *assess; /* the last window's; NULL: none yet */
 	/* The other network namespaces (netns.h); NULL: the agent's own only. */
 	const struct netns_set *netns;
+	/* What may be reused from the last file (collector.c keeps one); NULL: nothing. */
+	struct prom_cache *cache;
 };
+
+/*
+ * The text of the families of the kernel's counters, fallback reasons and sockets (most of
+ * the file) as last rendered, each with the values it was rendered from: a family whose
+ * values did not change since is copied, not formatted again.  Zeroed: empty.
+ */
+#define PROM_CACHE_SLOTS 12
+struct prom_cache {
+	struct prom_memo {
+		char *key; /* the family's values and labels, as bytes */
+		size_t key_len;
+		char *text;
+		size_t text_len;
+		const char *family; /* the last family in text (NULL: text is empty) */
+	} slot[PROM_CACHE_SLOTS];
+	char *key; /* the key being built */
+	size_t key_len, key_cap;
+	uint64_t hits, misses; /* slots reused and rendered (tests, bench/collect-bench) */
+};
+void prom_cache_clear(struct prom_cache *c);
 /* The same with the agent's own families (a or fb may be NULL). */
 char *prometheus_render_agent(const struct stats_engine *e, const struct objects *objects,
 			      const struct prom_fallback *fb, const struct prom_agent *a);

@@ -87,7 +87,7 @@ FWD(smcd_linkgroups, (struct kernel * k, struct smcd_linkgroup **ret, size_t *n)
 FWD(smcr_linkgroups, (struct kernel * k, struct smcr_linkgroup **ret, size_t *n), (inner, ret, n))
 FWD(stats, (struct kernel * k, struct smc_stats *ret), (inner, ret))
 FWD(fback_stats, (struct kernel * k, struct smc_fback_stats *ret), (inner, ret))
-FWD(sockets, (struct kernel * k, struct smc_socket **ret, size_t *n), (inner, ret, n))
+FWD(sockets, (struct kernel * k, smc_socket_fn fn, void *userdata), (inner, fn, userdata))
 FWD(smclo_get, (struct kernel * k, struct smclo_device *ret), (inner, ret))
 FWD(smclo_activate, (struct kernel * k, struct smclo_device *ret, bool *c), (inner, ret, c))
 FWD(smclo_shutdown, (struct kernel * k, uint32_t d, uint32_t r, struct smclo_shutdown_result *res),

@@ -188,7 +188,7 @@ static void test_config(void **state)
 			    "'paged' is not a valid value (expected physical)");
 	expect_config_error("loopback:\n  max-dmbs: 0\n",
 			    ":2:13: loopback.max-dmbs: '0' is not valid");
-	expect_config_error("loopback:\n  max-dmbs: 8193\n", "from 1 to 8192");
+	expect_config_error("loopback:\n  max-dmbs: 32769\n", "from 1 to 32768");
 	expect_config_error("loopback:\n  active: true\n  drain-timeout: 0s\n",
 			    "loopback.drain-timeout: '0s' is not valid");
 	expect_config_error("loopback:\n  active: true\n  drain-timeout: 31s\n", "from 1s to 30s");

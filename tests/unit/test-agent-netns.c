@@ -6,7 +6,7 @@
  * "host"), one handle per namespace kept while its name names it (a name made again is a new
  * namespace, a name gone closes it), a failed read left out and said (never read as zero)
  * while the others are read, and -ENOTRECOVERABLE (a thread that could not come back from a
- * namespace) stopping everything.
+ * namespace) stopping everything; a socket dump cut short counts nothing.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -264,7 +264,7 @@ static int stuck_fback(struct kernel_netns *n, struct smc_fback_stats *ret)
 	return 0;
 }
 
-static int stuck_sockets(struct kernel_netns *n, struct smc_socket **ret, size_t *ret_n)
+static int stuck_sockets(struct kernel_netns *n, smc_socket_fn fn, void *userdata)
 {
 	fail_msg("read on after the thread could not come back");
 	return 0;
@@ -327,6 +327,160 @@ static void test_not_recoverable(void **state)
 	kernel_free(k);
 }
 
+/* A socket dump that fails after two sockets were handed over (interrupted, out of memory). */
+static int cut_dump(smc_socket_fn fn, void *userdata)
+{
+	struct smc_socket s = { .state = 1, .mode = 2 };
+
+	for (int i = 0; i < 2; i++) {
+		int r = fn(&s, userdata);
+
+		if (r < 0)
+			return r;
+	}
+	return -EINTR;
+}
+
+static int cut_sockets(struct kernel *k, smc_socket_fn fn, void *userdata)
+{
+	return cut_dump(fn, userdata);
+}
+
+/* The fake's reads, on the fake (its ops take their own struct). */
+static int fwd_stats(struct kernel *k, struct smc_stats *ret)
+{
+	return inner->ops->stats(inner, ret);
+}
+
+static int fwd_fback(struct kernel *k, struct smc_fback_stats *ret)
+{
+	return inner->ops->fback_stats(inner, ret);
+}
+
+static int fwd_sockets(struct kernel *k, smc_socket_fn fn, void *userdata)
+{
+	return inner->ops->sockets(inner, fn, userdata);
+}
+
+static int fwd_list(struct kernel *k, struct smc_netns *ret_self, struct smc_netns **ret,
+		    size_t *ret_n)
+{
+	return inner->ops->netns_list(inner, ret_self, ret, ret_n);
+}
+
+static int fwd_open(struct kernel *k, const struct smc_netns *ns, struct kernel_netns **ret)
+{
+	return inner->ops->netns_open(inner, ns, ret);
+}
+
+struct cut_ns {
+	struct kernel_netns base;
+	struct kernel_netns *inner;
+};
+
+static int cut_ns_stats(struct kernel_netns *n, struct smc_stats *ret)
+{
+	struct kernel_netns *i = ((struct cut_ns *)n)->inner;
+
+	return i->ops->stats(i, ret);
+}
+
+static int cut_ns_fback(struct kernel_netns *n, struct smc_fback_stats *ret)
+{
+	struct kernel_netns *i = ((struct cut_ns *)n)->inner;
+
+	return i->ops->fback_stats(i, ret);
+}
+
+static int cut_ns_sockets(struct kernel_netns *n, smc_socket_fn fn, void *userdata)
+{
+	return cut_dump(fn, userdata);
+}
+
+static void cut_ns_free(struct kernel_netns *n)
+{
+	kernel_netns_free(((struct cut_ns *)n)->inner);
+	free(n);
+}
+
+static const struct kernel_netns_ops cut_ns_ops = {
+	.stats = cut_ns_stats,
+	.fback_stats = cut_ns_fback,
+	.sockets = cut_ns_sockets,
+	.free = cut_ns_free,
+};
+
+static int cut_open(struct kernel *k, const struct smc_netns *ns, struct kernel_netns **ret)
+{
+	struct cut_ns *c = calloc(1, sizeof(*c));
+	int r;
+
+	assert_non_null(c);
+	r = inner->ops->netns_open(inner, ns, &c->inner);
+	if (r < 0) {
+		free(c);
+		return r;
+	}
+	c->base.ops = &cut_ns_ops;
+	*ret = &c->base;
+	return 0;
+}
+
+/*
+ * The sockets are counted as the dump is read (none kept): a dump that fails half way counts
+ * nothing (the socket gauges are left out, never the part read), in the agent's namespace as
+ * in another; the counters of the same sample stand.
+ */
+static void test_cut_socket_dump(void **state)
+{
+	struct kernel_ops ops;
+	struct kernel k = { .ops = &ops };
+	struct collector *c = NULL;
+	const struct stats_sample *host;
+
+	inner = fake();
+	ops = (struct kernel_ops){ .stats = fwd_stats,
+				   .fback_stats = fwd_fback,
+				   .sockets = cut_sockets,
+				   .netns_list = fwd_list,
+				   .netns_open = cut_open };
+	put("sockets", "smcd 4\nlisten 1\n");
+	mkns("a", 100);
+	put("netns/a/sockets", "smcd 6\n");
+	setenv("STATE_DIRECTORY", dir, 1);
+	assert_int_equal(collector_new(10, &c), 0);
+	assert_int_equal(collector_configure_netns(c, true, NULL, 0, 32), 0);
+	assert_true(collector_sample(c, &k) >= 0);
+	host = &c->engine->last;
+	assert_true(host->ok);
+	assert_int_equal(host->stats.smcd.tx_bytes, 7);
+	assert_false(host->has_sockets);
+	assert_int_equal(host->sockets[STATS_SOCK_SMCD], 0);
+	assert_int_equal(c->netns.n, 1);
+	assert_int_equal(c->netns.v[0].error, 0);
+	assert_int_equal(tx_bytes(&c->netns.v[0]), 100);
+	assert_false(c->netns.v[0].sample.has_sockets);
+	assert_int_equal(c->netns.v[0].sample.sockets[STATS_SOCK_SMCD], 0);
+
+	/* Whole dumps (new handles: the namespaces dropped and taken again) count them all. */
+	ops.sockets = fwd_sockets;
+	ops.netns_open = fwd_open;
+	assert_int_equal(collector_configure_netns(c, false, NULL, 0, 32), 0);
+	assert_true(collector_sample(c, &k) >= 0);
+	assert_int_equal(collector_configure_netns(c, true, NULL, 0, 32), 0);
+	assert_true(collector_sample(c, &k) >= 0);
+	host = &c->engine->last;
+	assert_true(host->has_sockets);
+	assert_int_equal(host->sockets[STATS_SOCK_SMCD], 4);
+	assert_int_equal(host->sockets[STATS_SOCK_LISTEN], 1);
+	assert_int_equal(c->netns.n, 1);
+	assert_true(c->netns.v[0].sample.has_sockets);
+	assert_int_equal(c->netns.v[0].sample.sockets[STATS_SOCK_SMCD], 6);
+	collector_free(c);
+	kernel_free(inner);
+	run("rm sockets");
+}
+
 /* The textfile of a collector on the fake kernel: every namespace under its label. */
 static void test_textfile(void **state)
 {
@@ -372,6 +526,7 @@ int main(void)
 		cmocka_unit_test_setup(test_failures, reset),
 		cmocka_unit_test_setup(test_not_recoverable, reset),
 		cmocka_unit_test_setup(test_textfile, reset),
+		cmocka_unit_test_setup(test_cut_socket_dump, reset),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

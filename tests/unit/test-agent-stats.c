@@ -609,6 +609,92 @@ static void test_prometheus_agent(void **state)
 	stats_engine_free(e);
 }
 
+/* Render with the cache and without: the same text, and how many families were reused. */
+static void check_cached(const struct stats_engine *e, struct prom_agent *a,
+			 struct prom_cache *cache, uint64_t want_hits)
+{
+	uint64_t hits = cache->hits, misses = cache->misses;
+	_cleanup_(freep) char *fresh = NULL;
+	_cleanup_(freep) char *cached = NULL;
+
+	a->cache = NULL;
+	fresh = prometheus_render_agent(e, &(struct objects){}, NULL, a);
+	a->cache = cache;
+	cached = prometheus_render_agent(e, &(struct objects){}, NULL, a);
+	assert_non_null(fresh);
+	assert_non_null(cached);
+	assert_string_equal(cached, fresh);
+	check_label_consistency(cached);
+	assert_int_equal(cache->hits - hits, want_hits);
+	assert_int_equal(cache->misses - misses, PROM_CACHE_SLOTS - want_hits);
+}
+
+/*
+ * The text of a family whose values did not change is reused (the agent's textfile at
+ * every interval); anything it is made of changing makes it again: a counter, a reason, a
+ * socket, a namespace's sample, its name, a namespace more or less, the agent's own
+ * namespace unreadable.
+ */
+static void test_prometheus_cache(void **state)
+{
+	struct obj_device d[2];
+	struct obj_linkgroup l[4];
+	struct stats_engine *e = golden_engine(d, l);
+	struct netns_entry ns_v[2] = { { .id.name = "ctr1" }, { .id.name = "ctr2", .error = -EPERM } };
+	struct netns_set ns = { .all = true, .max = 2, .v = ns_v, .n = 2 };
+	struct prom_agent a = {
+		.version = "0.1.0", .kernel = "7.3.4", .state = "running", .netns = &ns
+	};
+	struct prom_cache cache = {};
+	struct stats_sample s = e->last;
+	struct smc_socket socks[3] = {
+		{ .state = 1, .mode = 2 },
+		{ .state = 1, .mode = 1, .has_fallback = true, .fallback_reason = 0x03030008 },
+		{ .state = 1, .mode = 1, .has_fallback = true, .fallback_reason = 0x03030008 },
+	};
+
+	ns_v[0].sample.ok = true;
+	set(&ns_v[0].sample, "smcd.tx.bytes", 8192);
+	stats_sample_count_sockets(&ns_v[0].sample, socks, 1);
+	check_cached(e, &a, &cache, 0);		       /* the first file: every family made */
+	check_cached(e, &a, &cache, PROM_CACHE_SLOTS); /* nothing changed: every one reused */
+
+	/* The agent's own: one counter (smc_bytes_total) ... */
+	set(&s, "smcd.tx.bytes", 987654321 + 10);
+	update(e, &s, 3);
+	check_cached(e, &a, &cache, PROM_CACHE_SLOTS - 1);
+	/* ... a gauge (smc_buffer_usage_bytes), a reason (smc_fallback_reasons_total, and
+	 * smc_fallbacks_total), the sockets (smc_sockets, smc_fallback_sockets) */
+	s.stats.smcd.rx_rmb_usage = 65536;
+	update(e, &s, 4);
+	check_cached(e, &a, &cache, PROM_CACHE_SLOTS - 1);
+	reason(&s, true, 0x03030008, 3);
+	set(&s, "fallback.server", 3);
+	update(e, &s, 5);
+	check_cached(e, &a, &cache, PROM_CACHE_SLOTS - 2);
+	stats_sample_count_sockets(&s, socks, 3);
+	update(e, &s, 6);
+	check_cached(e, &a, &cache, PROM_CACHE_SLOTS - 1);
+	/* Another namespace: its counters as read, its sockets, its name */
+	set(&ns_v[0].sample, "smcd.tx.bytes", 16384);
+	check_cached(e, &a, &cache, PROM_CACHE_SLOTS - 1);
+	stats_sample_count_sockets(&ns_v[0].sample, socks, 2);
+	check_cached(e, &a, &cache, PROM_CACHE_SLOTS - 1);
+	snprintf(ns_v[0].id.name, sizeof(ns_v[0].id.name), "ctr3");
+	check_cached(e, &a, &cache, 0);
+	/* One namespace more (ctr2 read, no counters), none at all, the agent's own unread */
+	ns_v[1].error = 0;
+	ns_v[1].sample.ok = true;
+	check_cached(e, &a, &cache, 0);
+	a.netns = NULL;
+	check_cached(e, &a, &cache, 0);
+	check_cached(e, &a, &cache, PROM_CACHE_SLOTS);
+	e->available = false;
+	check_cached(e, &a, &cache, 0);
+	prom_cache_clear(&cache);
+	stats_engine_free(e);
+}
+
 /* ------------------------------------------------------------------------------------- */
 /* State file and textfile                                                                */
 
@@ -852,6 +938,48 @@ static void test_textfile_write(void **state)
 }
 
 /*
+ * The Prometheus textfile's write (textfile_replace(): atomic, not durable): a new file each
+ * time (another inode: a reader holding the old one reads it whole), so its mtime moves at
+ * every write even with the same text (node_textfile_mtime_seconds, the SmcTextfileStale
+ * alert), mode as asked, no temporary left; a missing directory is an error.
+ */
+static void test_textfile_replace(void **state)
+{
+	char path[256];
+	struct stat st, st2;
+	struct timespec old[2] = { { .tv_sec = 1000000000 }, { .tv_sec = 1000000000 } };
+	size_t n_files = 0;
+	DIR *dp;
+	struct dirent *de;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/replaced.prom", dir);
+	assert_int_equal(textfile_replace(path, "a 1\n", 4, 0644), 0);
+	assert_int_equal(utimensat(AT_FDCWD, path, old, 0), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mtime, 1000000000);
+	fd = open(path, O_RDONLY | O_CLOEXEC); /* a reader in the middle of the old file */
+	assert_true(fd >= 0);
+	assert_int_equal(textfile_replace(path, "a 1\n", 4, 0644), 0);
+	assert_int_equal(stat(path, &st2), 0);
+	assert_true(st2.st_mtime > 1000000000);
+	assert_true(st2.st_ino != st.st_ino);
+	assert_int_equal(st2.st_mode & 07777, 0644);
+	assert_int_equal(st2.st_size, 4);
+	assert_int_equal(fstat(fd, &st2), 0);
+	assert_int_equal(st2.st_ino, st.st_ino); /* the old file, whole, for its reader */
+	assert_int_equal(st2.st_size, 4);
+	close(fd);
+	dp = opendir(dir);
+	while ((de = readdir(dp)))
+		n_files += strncmp(de->d_name, ".replaced.prom.", 15) == 0;
+	closedir(dp);
+	assert_int_equal(n_files, 0);
+	snprintf(path, sizeof(path), "%s/missing/smc.prom", dir);
+	assert_int_equal(textfile_replace(path, "a 1\n", 4, 0644), -ENOENT);
+}
+
+/*
  * The rename done, the directory's fsync failing: the file is replaced, and the answer says
  * so (TEXTFILE_NOT_DURABLE and the fsync's error), not "not written".  The failure is a real
  * one: a directory with write and search but no read permission (0300) lets mkostemp and
@@ -884,7 +1012,12 @@ static void test_textfile_write_not_durable(void **state)
 				      setresuid(65534, 65534, 65534) < 0))
 			_exit(90);
 		r = textfile_write_atomic(path, "new\n", 4, 0644, &sync_error);
-		_exit(r == TEXTFILE_NOT_DURABLE && sync_error == -EACCES ? 0 : 100 + (r & 0x3f));
+		if (r != TEXTFILE_NOT_DURABLE || sync_error != -EACCES)
+			_exit(100 + (r & 0x3f));
+		/* The textfile's write syncs nothing: the directory is never opened. */
+		snprintf(path, sizeof(path), "%s/g", sub);
+		r = textfile_replace(path, "new\n", 4, 0644);
+		_exit(r == 0 ? 0 : 100 + (r & 0x3f));
 	}
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st));
@@ -895,6 +1028,8 @@ static void test_textfile_write_not_durable(void **state)
 	close(fd);
 	assert_string_equal(buf, "new\n"); /* replaced */
 	assert_int_equal(chmod(sub, 0700), 0);
+	assert_int_equal(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/g", sub);
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(rmdir(sub), 0);
 	assert_int_equal(rmdir(top), 0);
@@ -1055,10 +1190,12 @@ int main(void)
 		cmocka_unit_test(test_prometheus_golden),
 		cmocka_unit_test(test_prometheus_unavailable),
 		cmocka_unit_test(test_prometheus_agent),
+		cmocka_unit_test(test_prometheus_cache),
 		cmocka_unit_test(test_state_round_trip),
 		cmocka_unit_test(test_state_ignores_unknown_lines),
 		cmocka_unit_test(test_state_damaged),
 		cmocka_unit_test(test_textfile_write),
+		cmocka_unit_test(test_textfile_replace),
 		cmocka_unit_test(test_textfile_write_not_durable),
 		cmocka_unit_test(test_textfile_remove_stale),
 		cmocka_unit_test(test_config_stats),

@@ -314,8 +314,8 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("device", "loopback-ism", "set", "nocopy", "maybe"),
 		     "invalid nocopy 'maybe': on or off (or true, false, yes, no, 1, 0)");
 	expect_usage(RUN("device", "loopback-ism", "set", "max-dmbs", "0"), "invalid max-dmbs '0'");
-	expect_usage(RUN("device", "loopback-ism", "set", "max-dmbs", "8193"),
-		     "invalid max-dmbs '8193'");
+	expect_usage(RUN("device", "loopback-ism", "set", "max-dmbs", "32769"),
+		     "invalid max-dmbs '32769'");
 	expect_usage(RUN("device", "loopback-ism", "set", "max-dmbs", "--", "-1"),
 		     "invalid max-dmbs");
 	expect_usage(RUN("device", "l"), "ambiguous verb 'l' for 'device'");

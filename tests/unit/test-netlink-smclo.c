@@ -110,7 +110,7 @@ static void test_refusals(void **state)
 	/* max-dmbs 0: refused here (nothing sent), and by the kernel's policy when sent. */
 	nl = open_step("smclo-set-max-dmbs-0");
 	assert_int_equal(smclo_set(nl, &zero, &d), -EINVAL);
-	zero.max_dmbs = 8193;
+	zero.max_dmbs = 32769;
 	assert_int_equal(smclo_set(nl, &zero, &d), -EINVAL);
 	assert_int_equal(smclo_set(nl, &(struct smclo_set_request){ 0 }, &d), -EINVAL);
 	assert_int_equal(smclo_deactivate(nl, 600001, &d), -EINVAL);
@@ -496,7 +496,7 @@ static void test_contract(void **state)
 		{ "GID of 17 bytes", { .gid_len = 17 } },
 		{ "nocopy 2", { .nocopy = 2 } },
 		{ "max DMBs 0", { .max_dmbs = 0 } },
-		{ "max DMBs 8193", { .max_dmbs = 8193 } },
+		{ "max DMBs 32769", { .max_dmbs = 32769 } },
 		{ "no nocopy", { .drop_setting = SMC_LO_S_NOCOPY } },
 		{ "no DMB gauge", { .drop_counter = SMC_LO_C_DMBS } },
 		{ "draining without removing",

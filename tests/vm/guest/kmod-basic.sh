@@ -41,7 +41,7 @@ assert_ok smcnl-record /tmp/r1 smclo-set dmb-type 2
 assert_contains "$out" "smclo_set: -34 " "dmb_type out of range: ERANGE from the policy"
 assert_ok smcnl-record /tmp/r2 smclo-set max-dmbs 0
 assert_contains "$out" "smclo_set: -34 " "max_dmbs 0"
-assert_ok smcnl-record /tmp/r3 smclo-set max-dmbs 8193
+assert_ok smcnl-record /tmp/r3 smclo-set max-dmbs 32769
 assert_contains "$out" "smclo_set: -34 " "max_dmbs above the limit"
 assert_ok smcnl-record /tmp/r4 smclo-raw 4
 assert_contains "$out" "smclo_raw: -22 " "SET without settings"
