@@ -252,6 +252,8 @@ static void test_failures(void **state)
 /* The fake kernel, with its namespace ops replaced in place: its own reads (fake_stats and
  * the rest) expect the fake's own object, so the test hands them that, not a wrapper. */
 static const struct kernel_ops *inner_ops;
+/* The fake kernel behind a wrapper of forwarding ops (test_cut_socket_dump). */
+static struct kernel *inner;
 
 static int stuck_stats(struct kernel_netns *n, struct smc_stats *ret)
 {
