@@ -68,6 +68,11 @@ static int replace(const char *path, const char *data, size_t len, unsigned mode
 		r = negative_errno();
 	if (r >= 0 && durable && fsync(fd) < 0)
 		r = negative_errno();
+	/* Without the fsync a write error may only show at close() (NFS, quotas): closed and
+	 * checked here, so that a short file never replaces a whole one. */
+	if (close(fd) < 0 && errno != EINTR && r >= 0)
+		r = negative_errno();
+	fd = -1;
 	if (r >= 0 && rename(tmp, path) < 0)
 		r = negative_errno();
 	if (r < 0) {

@@ -291,7 +291,9 @@ static bool memo_hit(struct out *o, size_t slot)
 	if (!c)
 		return false;
 	m = &c->slot[slot];
-	if (!m->key || m->key_len != c->key_len || memcmp(m->key, c->key, c->key_len) != 0) {
+	/* memcmp() may not be given NULL even for no bytes: a render without views has no key. */
+	if (!m->key || m->key_len != c->key_len ||
+	    (c->key_len && memcmp(m->key, c->key, c->key_len) != 0)) {
 		c->misses++;
 		return false;
 	}
@@ -325,9 +327,11 @@ static void memo_store(struct out *o, size_t slot, size_t start)
 		*m = (struct prom_memo){};
 		return;
 	}
-	memcpy(m->key, c->key, c->key_len);
+	if (c->key_len)
+		memcpy(m->key, c->key, c->key_len);
 	m->key_len = c->key_len;
-	memcpy(m->text, o->buf + start, o->len - start);
+	if (o->len > start)
+		memcpy(m->text, o->buf + start, o->len - start);
 	m->text_len = o->len - start;
 	m->family = o->len > start ? o->family : NULL;
 }
@@ -537,8 +541,10 @@ static void reasons(struct out *o, const struct ns_view *views, size_t n_views)
 		_cleanup_(freep) struct stats_reason *v = calloc(n + 1, sizeof(*v));
 		char buf[16];
 
-		if (!v)
+		if (!v) {
+			o->oom = true;
 			return;
+		}
 		for (size_t i = 0; i < n; i++)
 			v[i] = w->e ? w->e->reasons[i]
 				    : (struct stats_reason){ .server = w->s->fback.entries[i].server,

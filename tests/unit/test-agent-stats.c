@@ -691,6 +691,11 @@ static void test_prometheus_cache(void **state)
 	check_cached(e, &a, &cache, PROM_CACHE_SLOTS);
 	e->available = false;
 	check_cached(e, &a, &cache, 0);
+	/* A first file with nothing to read (no SMC yet, no namespace): no family has a key,
+	 * and the next file reuses every one (memcpy/memcmp of no bytes, never of NULL). */
+	prom_cache_clear(&cache);
+	check_cached(e, &a, &cache, 0);
+	check_cached(e, &a, &cache, PROM_CACHE_SLOTS);
 	prom_cache_clear(&cache);
 	stats_engine_free(e);
 }
