@@ -12,7 +12,7 @@
  *     is registered (state active or draining); DRAIN_TIMEOUT_MS and REMOVING while
  *     draining, DRAIN_REMAINING_MS until the removal starts; APPLY in SET replies, EVENT in
  *     notifications.  A reply without one of them is -EBADMSG, as is any value outside its
- *     documented range (state, DMB type, nocopy 0/1, max DMBs 1..8192, drain times).
+ *     documented range (state, DMB type, nocopy 0/1, max DMBs 1..32768, drain times).
  *   - Counters are u32 gauges and u64 totals; the library reads them by width, so a module
  *     that widens one still parses.  Unknown attributes are ignored (forward compatible).
  *

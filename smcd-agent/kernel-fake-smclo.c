@@ -8,7 +8,7 @@
  *                         the generic module files of kernel-fake.c)
  *   smclo/state           "STATE GENERATION" (inactive|active|draining; absent: inactive 0)
  *   smclo/settings        "DMB NOCOPY MAX_DMBS" stored for the next activation
- *                         (physical|virtual 0|1 1..8192; absent: physical 1 5000)
+ *                         (physical|virtual 0|1 1..32768; absent: physical 1 5000)
  *   smclo/active          the same, of the registered device
  *   smclo/counters        "ACTIVATIONS DEACTIVATIONS" (other counters are 0)
  *   smclo/stuck           exists: a removal never finishes (an application keeps its

@@ -189,6 +189,12 @@ static void test_config(void **state)
 	expect_config_error("loopback:\n  max-dmbs: 0\n",
 			    ":2:13: loopback.max-dmbs: '0' is not valid");
 	expect_config_error("loopback:\n  max-dmbs: 32769\n", "from 1 to 32768");
+	/* The top of the range is taken. */
+	write_file("smc.yaml", "loopback:\n  max-dmbs: 32768\n");
+	assert_int_equal(config_load(cfg_path, &c, &errors), 0);
+	assert_true(c->loopback.has_max_dmbs);
+	assert_int_equal(c->loopback.max_dmbs, 32768);
+	config_free(c);
 	expect_config_error("loopback:\n  active: true\n  drain-timeout: 0s\n",
 			    "loopback.drain-timeout: '0s' is not valid");
 	expect_config_error("loopback:\n  active: true\n  drain-timeout: 31s\n", "from 1s to 30s");
