@@ -35,6 +35,7 @@
 struct diag_ctx {
 	smc_socket_fn fn;
 	void *userdata;
+	int fn_error; /* the callback's own error, told apart from the kernel's */
 };
 
 struct list_ctx {
@@ -209,7 +210,10 @@ static int diag_msg(struct nlmsghdr *nlh, void *userdata)
 		s.fallback_reason = fb.reason;
 		s.peer_diagnosis = fb.peer_diagnosis;
 	}
-	return c->fn(&s, c->userdata);
+	r = c->fn(&s, c->userdata);
+	if (r < 0)
+		c->fn_error = r;
+	return r;
 }
 
 /* KEY_NAME names the recorded reply; NULL: "sock-diag-EXT" by the extensions asked for. */
@@ -247,9 +251,11 @@ static int diag_request(struct smcnl *nl, unsigned want, int flags, const char *
 
 int smc_socket_foreach(struct smcnl *nl, unsigned want, smc_socket_fn fn, void *userdata)
 {
-	struct diag_ctx c = { fn, userdata };
+	struct diag_ctx c = { fn, userdata, 0 };
+	int r = diag_request(nl, want, NLM_F_DUMP, NULL, diag_msg, &c);
 
-	return diag_request(nl, want, NLM_F_DUMP, NULL, diag_msg, &c);
+	/* A callback's -ENOENT is its own, not "no smc_diag in this kernel". */
+	return r < 0 && c.fn_error ? c.fn_error : r;
 }
 
 /* Doubling, not one more each time: 20,000 sockets are a few dozen reallocs, not 20,000. */

@@ -253,7 +253,8 @@ int collector_configure_netns(struct collector *c, bool all, char *const *names,
 /* ------------------------------------------------------------------------------------- */
 /* Sampling                                                                               */
 
-static void read_kernel(struct kernel *k, struct stats_sample *s)
+/* Returns the socket dump's result (0 when the counters could not be read: none made). */
+static int read_kernel(struct kernel *k, struct stats_sample *s)
 {
 	int r;
 
@@ -263,7 +264,7 @@ static void read_kernel(struct kernel *k, struct stats_sample *s)
 	s->ok = r >= 0;
 	s->error = r < 0 ? r : 0;
 	if (!s->ok)
-		return;
+		return 0;
 	/*
 	 * Without smc_diag the counters still work; the socket gauges are left out.  Counted as
 	 * the dump is read: the whole dump held at once (376 bytes a socket, 7.5 MB for the
@@ -271,7 +272,24 @@ static void read_kernel(struct kernel *k, struct stats_sample *s)
 	 * Scale).
 	 */
 	stats_sample_sockets_begin(s);
-	stats_sample_sockets_end(s, k->ops->sockets(k, stats_sample_count_socket, s));
+	r = k->ops->sockets(k, stats_sample_count_socket, s);
+	stats_sample_sockets_end(s, r);
+	return r;
+}
+
+/* A failed socket dump leaves the socket gauges out (never 0): said once, as it changes.
+ * Without smc_diag (-EPROTONOSUPPORT) they are left out too, which info and check say. */
+static void say_sockets_error(struct collector *c, int r)
+{
+	bool failed = r < 0 && r != -EPROTONOSUPPORT, was = c->sockets_error < 0;
+
+	if (failed && r != c->sockets_error)
+		log_warning(
+			"Cannot dump the SMC sockets: %s; smc_sockets and smc_fallback_sockets are left out until a dump succeeds",
+			strerror(-r));
+	else if (!failed && was)
+		log_info("The SMC sockets can be dumped again");
+	c->sockets_error = failed ? r : 0;
 }
 
 int collector_sample(struct collector *c, struct kernel *k)
@@ -284,7 +302,7 @@ int collector_sample(struct collector *c, struct kernel *k)
 
 	if (!s)
 		return -ENOMEM;
-	read_kernel(k, s);
+	say_sockets_error(c, read_kernel(k, s));
 	if (!s->ok && s->error != c->sample_error)
 		log_debug("Statistics not available: %s", strerror(-s->error));
 	c->sample_error = s->error;

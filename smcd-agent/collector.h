@@ -32,6 +32,7 @@ struct collector {
 	int state_error;
 	int state_sync_error; /* saved, but its directory's fsync failed so */
 	int sample_error;
+	int sockets_error; /* the last socket dump's error, 0 when it worked or was not made */
 	uint64_t last_sample_mono_usec;
 	char *prom_path;   /* NULL: not writing */
 	bool prom_written; /* this process wrote prom_path */

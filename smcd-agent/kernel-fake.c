@@ -22,8 +22,10 @@
  *   smclo/...            our loopback module's device: kernel-fake-smclo.c
  *   fail-dump            "ERRNO": every device and link-group dump fails with it
  *   fail-stats           "ERRNO": every statistics and socket read fails with it
+ *   fail-sockets         "ERRNO": the socket dump alone fails with it (the counters read)
  *   netns/NAME/          a named network namespace (/run/netns/NAME): its own stats,
- *                        fallback, sockets, no-smc and fail-stats files as above; its
+ *                        fallback, sockets, no-smc, fail-stats and fail-sockets files as
+ *                        above; its
  *                        identity is the directory's device and inode (a name removed and
  *                        made again is a new namespace), and a handle holds the directory
  *                        open as a netns fd holds the namespace.  A symbolic link to DIR
@@ -571,6 +573,8 @@ static int fake_sockets(struct kernel *k, smc_socket_fn fn, void *userdata)
 	if (fake_no_smc(k))
 		return -EPROTONOSUPPORT;
 	r = fake_fault(k, "fail-stats");
+	if (r >= 0)
+		r = fake_fault(k, "fail-sockets");
 	if (r < 0)
 		return r;
 	r = fake_read_lines(k, "sockets", lines, &n);

@@ -159,10 +159,28 @@ static void say_error(const struct netns_entry *e, int was, int r)
 	else if (r == -ENOENT || r == -ESTALE)
 		/* Deleted (or replaced) between the listing and the read: gone at the next. */
 		log_debug("Network namespace %s is gone: %s", e->id.name, strerror(-r));
+	else if (r == -EMEDIUMTYPE)
+		/* entry_read(): the file in /run/netns is no namespace. */
+		log_warning(
+			"/run/netns/%s is not a network namespace (a stale file left by an ip netns add that failed): its series are left out (smc_netns_up 0); remove it with: ip netns delete %s",
+			e->id.name, e->id.name);
 	else
 		log_warning(
 			"Cannot read the SMC statistics of network namespace %s: %s; its series are left out (smc_netns_up 0) until a read succeeds",
 			e->id.name, strerror(-r));
+}
+
+static void say_sockets_error(struct netns_entry *e, int r)
+{
+	bool failed = r < 0 && r != -EPROTONOSUPPORT;
+
+	if (failed && r != e->sockets_error)
+		log_warning(
+			"Cannot dump the SMC sockets of network namespace %s: %s; its smc_sockets and smc_fallback_sockets are left out until a dump succeeds",
+			e->id.name, strerror(-r));
+	else if (!failed && e->sockets_error < 0)
+		log_info("The SMC sockets of network namespace %s can be dumped again", e->id.name);
+	e->sockets_error = failed ? r : 0;
 }
 
 /* Counters and fallback reasons, then the sockets (without smc_diag the counters stand). */
@@ -175,7 +193,9 @@ static int entry_read(struct kernel *k, struct netns_entry *e)
 		r = k->ops->netns_open(k, &e->id, &e->k);
 		if (r < 0) {
 			e->k = NULL;
-			return r;
+			/* smcnl_open_netns()'s -EINVAL: the file is no network namespace (told
+			 * apart from a read's -EINVAL, for say_error()). */
+			return r == -EINVAL ? -EMEDIUMTYPE : r;
 		}
 	}
 	r = e->k->ops->stats(e->k, &s.stats);
@@ -188,6 +208,9 @@ static int entry_read(struct kernel *k, struct netns_entry *e)
 	r = e->k->ops->sockets(e->k, stats_sample_count_socket, &s);
 	if (r == -ENOTRECOVERABLE)
 		return r;
+	/* The counters stand; a failed dump leaves the socket gauges out, never "no sockets",
+	 * and the journal says so once (without smc_diag, -EPROTONOSUPPORT, info says why). */
+	say_sockets_error(e, r);
 	stats_sample_sockets_end(&s, r);
 	e->sample = s;
 	return 0;

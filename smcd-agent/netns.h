@@ -27,6 +27,7 @@ struct netns_entry {
 	struct smc_netns id;	    /* name (the label) and identity */
 	struct kernel_netns *k;	    /* open while the name names this namespace */
 	int error;		    /* the last read failed (sample left out): why; else 0 */
+	int sockets_error;	    /* its last socket dump failed (gauges left out): why */
 	struct stats_sample sample; /* the last read (when error is 0) */
 };
 

@@ -227,6 +227,10 @@ static void test_failures(void **state)
 	assert_int_equal(find(&s, "a")->error, 0);
 	assert_int_equal(find(&s, "b")->error, -EPERM);
 	assert_null(find(&s, "b")->k);
+	/* A stale file in /run/netns (no namespace: EINVAL) is told apart from a read's EINVAL. */
+	put("netns/b/fail-open", "22\n");
+	assert_int_equal(netns_set_sample(&s, k), 0);
+	assert_int_equal(find(&s, "b")->error, -EMEDIUMTYPE);
 	/* Entered later: read. */
 	run("rm netns/b/fail-open");
 	assert_int_equal(netns_set_sample(&s, k), 0);
@@ -519,6 +523,47 @@ static void test_textfile(void **state)
 	collector_free(c);
 }
 
+/* A socket dump that fails on its own (the counters read): the socket gauges are left out
+ * (never 0), in the agent's namespace and in another, the counters stand, the failure is
+ * kept to be said once, and the next dump that works counts again. */
+static void test_socket_dump_fails(void **state)
+{
+	_cleanup_(kernel_freep) struct kernel *k = fake();
+	struct collector *c = NULL;
+	const struct stats_sample *host;
+
+	put("sockets", "smcd 4\n");
+	mkns("a", 100);
+	put("netns/a/sockets", "smcd 6\n");
+	put("fail-sockets", "105\n"); /* ENOBUFS */
+	put("netns/a/fail-sockets", "105\n");
+	setenv("STATE_DIRECTORY", dir, 1);
+	assert_int_equal(collector_new(10, &c), 0);
+	assert_int_equal(collector_configure_netns(c, true, NULL, 0, 32), 0);
+	assert_true(collector_sample(c, k) >= 0);
+	host = &c->engine->last;
+	assert_true(host->ok);
+	assert_int_equal(host->stats.smcd.tx_bytes, 7);
+	assert_false(host->has_sockets);
+	assert_int_equal(c->sockets_error, -ENOBUFS);
+	assert_int_equal(c->netns.n, 1);
+	assert_int_equal(c->netns.v[0].error, 0);
+	assert_int_equal(c->netns.v[0].sockets_error, -ENOBUFS);
+	assert_false(c->netns.v[0].sample.has_sockets);
+	assert_int_equal(tx_bytes(&c->netns.v[0]), 100);
+	/* Dumped again: counted, and no error kept. */
+	run("rm fail-sockets netns/a/fail-sockets");
+	assert_true(collector_sample(c, k) >= 0);
+	host = &c->engine->last;
+	assert_true(host->has_sockets);
+	assert_int_equal(host->sockets[STATS_SOCK_SMCD], 4);
+	assert_int_equal(c->sockets_error, 0);
+	assert_int_equal(c->netns.v[0].sockets_error, 0);
+	assert_true(c->netns.v[0].sample.has_sockets);
+	assert_int_equal(c->netns.v[0].sample.sockets[STATS_SOCK_SMCD], 6);
+	collector_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -529,6 +574,7 @@ int main(void)
 		cmocka_unit_test_setup(test_not_recoverable, reset),
 		cmocka_unit_test_setup(test_textfile, reset),
 		cmocka_unit_test_setup(test_cut_socket_dump, reset),
+		cmocka_unit_test_setup(test_socket_dump_fails, reset),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
