@@ -535,7 +535,8 @@ static int scan_run_netns(const char *run_netns, struct bundle_netns_list *l)
 		struct bundle_netns *ns;
 		struct stat st;
 
-		/* Not a bind mount (ip netns add failed halfway): an empty file, no namespace. */
+		/* A stale file (ip netns add failed halfway) is listed too: entering it fails,
+		 * and the manifest says what it is. */
 		snprintf(path, sizeof(path), "%s/%s", run_netns, names[i]->d_name);
 		if (r == 0 && names[i]->d_name[0] != '.' && stat(path, &st) == 0 &&
 		    !S_ISDIR(st.st_mode)) {
@@ -751,7 +752,11 @@ static int collect_other_netns(struct bundle *b, const struct bundle_netns *ns)
 	}
 	if (setns(fd, CLONE_NEWNET) < 0) {
 		snprintf(why, sizeof(why), "cannot enter it: %s%s", strerror(errno),
-			 errno == EPERM ? " (needs CAP_SYS_ADMIN: run as root)" : "");
+			 errno == EPERM ? " (needs CAP_SYS_ADMIN: run as root)"
+			 : errno == EINVAL
+				 ? " (not a network namespace: a stale file in /run/netns, "
+				   "left by an ip netns add that failed; ip netns delete it)"
+				 : "");
 		return netns_note(b, label, path, ns, NULL, why);
 	}
 	snprintf(name, sizeof(name), "%s/socket.json", dir);

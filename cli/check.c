@@ -629,7 +629,8 @@ int check_run(struct smcctl *c, const struct verb_args *a)
 
 	/* The values as smc.yaml and every other verb read them (config/units.h). */
 	if (timeout_s) {
-		if (parse_count(timeout_s, &timeout) < 0 || timeout < 1 || timeout > CHECK_TIMEOUT_MAX)
+		if (parse_seconds(timeout_s, &timeout) < 0 || timeout < 1 ||
+		    timeout > CHECK_TIMEOUT_MAX)
 			return smcctl_usage(c, "invalid --timeout '%s': 1 to %d seconds", timeout_s,
 					    CHECK_TIMEOUT_MAX);
 		k.timeout_ms = (int)timeout * 1000;

@@ -569,7 +569,7 @@ static void print_words(struct smcctl *c, const char *label, const char *const *
  * verb's instructions, bench/smcctl-vs-smctools).  test-cli-rows-text holds the two equal
  * for every recording and the synthetic hosts of test-cli-render, at both detail levels.
  */
-void info_facts_text(struct smcctl *c, const struct info_facts *i)
+int info_facts_text(struct smcctl *c, const struct info_facts *i)
 {
 	size_t n_known = 0, n_present = 0, n_absent = 0, n_unknown = 0;
 	const struct smc_sysctl_desc *t = smc_sysctl_table(&n_known);
@@ -617,20 +617,25 @@ void info_facts_text(struct smcctl *c, const struct info_facts *i)
 	present = calloc(i->n_sysctls + 1, sizeof(*present));
 	unknown = calloc(i->n_sysctls + 1, sizeof(*unknown));
 	absent = calloc(n_known + 1, sizeof(*absent));
-	if (present && unknown && absent) {
-		for (size_t k = 0; k < i->n_sysctls; k++) {
-			present[n_present++] = i->sysctls[k];
-			if (!smc_sysctl_find(i->sysctls[k]))
-				unknown[n_unknown++] = i->sysctls[k];
-		}
-		for (size_t k = 0; k < n_known; k++) {
-			bool found = false;
+	if (!present || !unknown || !absent) {
+		/* Never "no sysctls": out of memory is said as such. */
+		free(present);
+		free(absent);
+		free(unknown);
+		return smcctl_oom(c);
+	}
+	for (size_t k = 0; k < i->n_sysctls; k++) {
+		present[n_present++] = i->sysctls[k];
+		if (!smc_sysctl_find(i->sysctls[k]))
+			unknown[n_unknown++] = i->sysctls[k];
+	}
+	for (size_t k = 0; k < n_known; k++) {
+		bool found = false;
 
-			for (size_t m = 0; m < i->n_sysctls; m++)
-				found |= streq(i->sysctls[m], t[k].name);
-			if (!found)
-				absent[n_absent++] = t[k].name;
-		}
+		for (size_t m = 0; m < i->n_sysctls; m++)
+			found |= streq(i->sysctls[m], t[k].name);
+		if (!found)
+			absent[n_absent++] = t[k].name;
 	}
 	fputs("\nSysctls (net.smc)\n", c->out);
 	print_words(c, "present:", present, n_present);
@@ -667,6 +672,7 @@ void info_facts_text(struct smcctl *c, const struct info_facts *i)
 		fputc('\n', c->out);
 	}
 	advice_print(c->out, i->advice, i->n_advice);
+	return SMCCTL_EXIT_OK;
 }
 
 int info_show(struct smcctl *c, const struct verb_args *a)
@@ -682,8 +688,9 @@ int info_show(struct smcctl *c, const struct verb_args *a)
 	if (e < 0)
 		return smcctl_fail(c, SMC_OP_QUERY, e, "cannot probe the kernel");
 	if (!c->json) {
-		info_facts_text(c, &i);
-		s = smcctl_emit(c, NULL, NULL);
+		s = info_facts_text(c, &i);
+		if (s == SMCCTL_EXIT_OK)
+			s = smcctl_emit(c, NULL, NULL);
 	} else {
 		doc = info_json(&i);
 		if (!doc)

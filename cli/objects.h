@@ -61,7 +61,7 @@ int info_gather(struct smcctl *c, struct info_facts *i);
 json_object *info_json(const struct info_facts *i);
 void info_text(struct smcctl *c, json_object *doc);
 /* info_text() of info_json(i), drawn from the facts (no json-c): what "smcctl info" prints. */
-void info_facts_text(struct smcctl *c, const struct info_facts *i);
+int info_facts_text(struct smcctl *c, const struct info_facts *i);
 
 /* ueid */
 int ueid_list(struct smcctl *c, const struct verb_args *a);

@@ -71,9 +71,15 @@ int smc_netns_list(struct smcnl *nl, struct smc_netns **ret, size_t *ret_n)
 
 		if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(v->name))
 			continue;
-		/* Gone meanwhile (ip netns del): not there. */
-		if (fstatat(dirfd(d), de->d_name, &st, 0) < 0)
-			continue;
+		/* Gone meanwhile (ip netns del): not there.  Any other error is no "not there":
+		 * the listing fails and says why (its namespaces would go unread in silence). */
+		if (fstatat(dirfd(d), de->d_name, &st, 0) < 0) {
+			if (errno == ENOENT)
+				continue;
+			r = negative_errno();
+			closedir(d);
+			return r;
+		}
 		nv = realloc(v, (n + 1) * sizeof(*v));
 		if (!nv) {
 			closedir(d);

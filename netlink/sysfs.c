@@ -213,6 +213,10 @@ int smcnl_dibs_read(struct smcnl *nl, unsigned what, struct smcnl_dibs **ret, si
 		if (r < 0)
 			return r;
 		classfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		/* Listed a moment ago: a class that cannot be opened now is an error, not
+		 * devices without the fields asked for (nothing is marked as read). */
+		if (classfd < 0 && nl->n_dibs)
+			return negative_errno();
 		for (size_t i = 0; classfd >= 0 && i < nl->n_dibs; i++)
 			dibs_read_one(classfd, what & ~nl->dibs_what, &nl->dibs[i]);
 		nl->dibs_what |= what;

@@ -335,6 +335,10 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("check", "--timeout", "0"), "invalid --timeout '0'");
 	expect_usage(RUN("check", "-t", "3601"), "invalid --timeout '3601': 1 to 3600 seconds");
 	expect_usage(RUN("check", "-t", "1.5"), "invalid --timeout '1.5'");
+	/* Seconds with a unit, as smc.yaml takes them (config/units.c): 30s passes the
+	 * timeout's check and meets the next one. */
+	expect_usage(RUN("check", "-t", "30s", "--count", "1"), "--count belongs to --listen");
+	expect_usage(RUN("check", "-t", "5x"), "invalid --timeout '5x'");
 }
 
 /* A library failure is one line "smcctl: what: why", exit 1 or 3, nothing on stdout. */
