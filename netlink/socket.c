@@ -1050,11 +1050,13 @@ void smcnl_family_prefetch(struct smcnl *nl, unsigned mask)
 	/* One answer per request, the family or an error, in the order asked. */
 	fd = nl_socket_get_fd(s->sk);
 	while (pending) {
-		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		/* MSG_TRUNC: the whole datagram's length, so that one larger than buf (none is
+		 * today) is seen, not parsed in part and waited for ever. */
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_TRUNC);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
+		if (n <= 0 || (size_t)n > sizeof(buf)) {
 			s->broken = true; /* the answers are not all read: a fresh socket next */
 			goto out;
 		}
