@@ -19,10 +19,20 @@
 
 #include "smc_lo_int.h"
 
+/*
+ * A full range, not NLA_POLICY_RANGE(): that one keeps min and max as s16 in the policy, and
+ * SMC_LO_MAX_DMBS_MAX (32768) does not fit: the kernel then WARNs in
+ * nla_get_range_unsigned() and lets every value through.
+ */
+static const struct netlink_range_validation smclo_max_dmbs_range = {
+	.min = SMC_LO_MAX_DMBS_MIN,
+	.max = SMC_LO_MAX_DMBS_MAX,
+};
+
 static const struct nla_policy smclo_settings_policy[SMC_LO_S_MAX + 1] = {
 	[SMC_LO_S_DMB_TYPE] = NLA_POLICY_MAX(NLA_U8, SMC_LO_DMB_VIRT),
 	[SMC_LO_S_NOCOPY] = NLA_POLICY_MAX(NLA_U8, 1),
-	[SMC_LO_S_MAX_DMBS] = NLA_POLICY_RANGE(NLA_U32, SMC_LO_MAX_DMBS_MIN, SMC_LO_MAX_DMBS_MAX),
+	[SMC_LO_S_MAX_DMBS] = NLA_POLICY_FULL_RANGE(NLA_U32, &smclo_max_dmbs_range),
 };
 
 static const struct netlink_range_validation smclo_drain_range = {
