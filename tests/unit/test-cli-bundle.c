@@ -276,8 +276,10 @@ static void test_netns_no_return(void **state)
 	assert_true(entered >= 1);
 	assert_int_equal(status, 1);
 	assert_non_null(strstr(err, "smcctl: cannot write the bundle to "));
+	/* After the first namespace it entered: the unnamed one of this test, or one that a
+	 * test running beside it named in /run/netns (support-bundle.test's smcbundle-PID). */
 	assert_non_null(strstr(err, ": cannot return to smcctl's own network namespace after "
-				    "visiting netns-"));
+				    "visiting "));
 	assert_non_null(strstr(err, "Operation not permitted (nothing more was collected)"));
 	/* Neither the bundle, nor its temporary file, nor the staging directory is left. */
 	snprintf(cmd, sizeof(cmd), "rmdir '%s'", dir);
