@@ -65,7 +65,7 @@ static bool cap_value(const struct smc_caps *caps, const struct capability *c)
 	return *(const bool *)((const char *)caps + c->offset);
 }
 
-static void info_done(struct info_facts *i)
+void info_facts_done(struct info_facts *i)
 {
 	for (size_t k = 0; k < i->n_sysctls; k++)
 		free(i->sysctls[k]);
@@ -677,7 +677,7 @@ int info_facts_text(struct smcctl *c, const struct info_facts *i)
 
 int info_show(struct smcctl *c, const struct verb_args *a)
 {
-	_cleanup_(info_done) struct info_facts i = {};
+	_cleanup_(info_facts_done) struct info_facts i = {};
 	_cleanup_(json_object_putp) json_object *doc = NULL;
 	struct smcnl *nl;
 	int e, s;

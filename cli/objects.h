@@ -58,6 +58,8 @@ struct info_facts {
 int info_show(struct smcctl *c, const struct verb_args *a);
 /* What info_show() shows, probed through c's handle (best-effort; -errno only when fatal). */
 int info_gather(struct smcctl *c, struct info_facts *i);
+/* Frees what info_gather() allocated in i. */
+void info_facts_done(struct info_facts *i);
 json_object *info_json(const struct info_facts *i);
 void info_text(struct smcctl *c, json_object *doc);
 /* info_text() of info_json(i), drawn from the facts (no json-c): what "smcctl info" prints. */

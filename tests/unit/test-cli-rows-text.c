@@ -505,11 +505,7 @@ static void info_step(const char *dir)
 			free(cap.buf);
 		}
 	}
-	for (size_t k = 0; k < i.n_sysctls; k++)
-		free(i.sysctls[k]);
-	free(i.sysctls);
-	for (size_t k = 0; k < i.n_errors; k++)
-		free(i.errors[k]);
+	info_facts_done(&i);
 	smcnl_close(c.nl);
 }
 
@@ -594,11 +590,7 @@ static void info_seid(const char *sys_seid, bool want_dump)
 		assert_string_equal(i.seid.seid, seid);
 		assert_true(i.seid.enabled);
 	}
-	for (size_t k = 0; k < i.n_sysctls; k++)
-		free(i.sysctls[k]);
-	free(i.sysctls);
-	for (size_t k = 0; k < i.n_errors; k++)
-		free(i.errors[k]);
+	info_facts_done(&i);
 	smcnl_close(c.nl);
 }
 
