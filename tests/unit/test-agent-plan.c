@@ -267,10 +267,10 @@ static void test_apply_idempotent(void **state)
 	expect_result(&r1, "module:smc_diag", ITEM_APPLIED, "loaded");
 	expect_result(&r1, "ueid:" MID_UEID, ITEM_APPLIED, "added");
 	expect_result(&r1, "handshake-limitation", ITEM_APPLIED, "set to true (was false)");
-	expect_result(&r1, "sysctl:wmem", ITEM_APPLIED, "set to 1048576 (was 65536)");
+	expect_result(&r1, "sysctl:wmem", ITEM_APPLIED, "set to 262144 (was 65536)");
 	expect_result(&r1, "sysctl:rmem", ITEM_APPLIED, NULL);
 	expect_result(&r1, "pnet:LOOP:lo/1", ITEM_APPLIED, "added");
-	assert_string_equal(read_file("sysctl/wmem", buf, sizeof(buf)), "1048576\n");
+	assert_string_equal(read_file("sysctl/wmem", buf, sizeof(buf)), "262144\n");
 	assert_string_equal(read_file("ueid", buf, sizeof(buf)), MID_UEID "\n");
 
 	/* A restart with the same file changes nothing. */
@@ -303,15 +303,15 @@ static void test_apply_drift(void **state)
 	write_file("sysctl/wmem", "65536\n");
 	write_file("ueid", "");
 	assert_int_equal(reconcile(k, c, &r1, true, &r2), 0);
-	expect_result(&r2, "sysctl:wmem", ITEM_DRIFTED, "desired 1048576, actual 65536");
+	expect_result(&r2, "sysctl:wmem", ITEM_DRIFTED, "desired 262144, actual 65536");
 	expect_result(&r2, "ueid:" MID_UEID, ITEM_DRIFTED, "desired present, actual absent");
 	assert_string_equal(read_file("sysctl/wmem", buf, sizeof(buf)), "65536\n");
 
 	/* Repair mode puts it back. */
 	assert_int_equal(reconcile(k, c, &r2, false, &r3), 0);
-	expect_result(&r3, "sysctl:wmem", ITEM_APPLIED, "set to 1048576 (was 65536)");
+	expect_result(&r3, "sysctl:wmem", ITEM_APPLIED, "set to 262144 (was 65536)");
 	expect_result(&r3, "ueid:" MID_UEID, ITEM_APPLIED, "added");
-	assert_string_equal(read_file("sysctl/wmem", buf, sizeof(buf)), "1048576\n");
+	assert_string_equal(read_file("sysctl/wmem", buf, sizeof(buf)), "262144\n");
 	report_clear(&r1);
 	report_clear(&r2);
 	report_clear(&r3);

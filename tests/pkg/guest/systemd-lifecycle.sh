@@ -46,7 +46,7 @@ assert_ne "$pid" "$(systemctl show -P MainPID $U)" "the upgrade restarted the ag
 assert_ok dpkg -i "$deb"
 assert_eq "$version" "$(dpkg-query -W -f='${Version}' smcd-agent)" "downgraded for the next upgrade"
 assert_not_contains "$(cat /etc/smc/smc.yaml)" "$marker" "the downgrade brought the old file back"
-sed -i 's/^  rmem: 1MiB$/  rmem: 512KiB/' /etc/smc/smc.yaml
+sed -i 's/^  rmem: 256KiB$/  rmem: 512KiB/' /etc/smc/smc.yaml
 wait_active 30
 pid=$(systemctl show -P MainPID $U)
 assert_ok dpkg --force-confdef --force-confold -i "$up"
@@ -63,7 +63,7 @@ assert_eq "" "$out" "back at $version with its own conffile"
 wait_active 30
 
 # --- reinstall (same version again): the changed conffile stays and is applied ---------------
-sed -i 's/^  rmem: 1MiB$/  rmem: 512KiB/' /etc/smc/smc.yaml
+sed -i 's/^  rmem: 256KiB$/  rmem: 512KiB/' /etc/smc/smc.yaml
 assert_contains "$(cat /etc/smc/smc.yaml)" "rmem: 512KiB" "conffile changed by the admin"
 pid=$(systemctl show -P MainPID $U)
 assert_ok dpkg -i "$deb"
@@ -101,7 +101,7 @@ assert_ok dpkg --no-triggers -i "$deb"
 assert_eq enabled "$(systemctl is-enabled $U)" "a fresh install enables the unit"
 wait_active 30
 assert_eq 0 "$(systemctl show -P NRestarts $U)" "started without a failed attempt (D-Bus had the policy)"
-assert_eq 1048576 "$(cat /proc/sys/net/smc/rmem)" "the shipped file applied again"
+assert_eq 262144 "$(cat /proc/sys/net/smc/rmem)" "the shipped file applied again"
 assert_match "$(getent group smcd)" '^smcd:x:[0-9]+:' "the postinst created group smcd again"
 run journalctl --no-pager -o cat -u dbus --since "$since"
 info "dbus-daemon since the install (an 'Unknown group' here is the unpack before the group)"
