@@ -11,8 +11,8 @@
 #   defaults  the kernel's net.smc.wmem/rmem (64 KiB); only a UEID (smcctl ueid derive
 #             --apply), without which SMC-D loopback falls back to TCP on x86; smcctl run
 #             holds the BPF programs itself
-#   agent     smcd-agent running with the shipped smc.yaml (SMCD_BENCH_CONFIG; 1 MiB
-#             buffers); smcctl run goes through it
+#   agent     smcd-agent running with the shipped smc.yaml (SMCD_BENCH_CONFIG: its UEID
+#             and buffers); smcctl run goes through it
 # on ONE SMC-D device per boot (SMCD_BENCH_DEVICE), so that one device's link groups and
 # buffers never share the guest's memory with another's:
 #   lo            the built-in DIBS loopback device (smc_lo not loaded)
@@ -318,7 +318,7 @@ use_agent() {
 # wrk's clients) in a boot and configuration, recorded as round 0 and left out of the
 # medians.  SMC keeps the buffers of closed connections in their link group for the next
 # ones (of the same size), so only a first run allocates (and zeroes) a buffer per
-# connection end: with 1 MiB buffers that is a cost of its own (README.md).
+# connection end: with large buffers that is a cost of its own (README.md).
 cold_done=
 cold() {
 	case " $cold_done " in *" $1 "*) return 0 ;; esac
