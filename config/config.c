@@ -597,7 +597,7 @@ uint64_t config_fnv1a64(uint64_t h, const char *s, size_t n)
  * Built-in defaults: what a fresh install needs for SMC-D loopback on x86 (kernel-smc.md
  * §2.3: a UEID, here derived from the machine id; wmem/rmem of 256 KiB instead of the
  * kernel's 64 KiB which fills on almost every send.  Seed 001 used 1 MiB, the largest SMC-D
- * buffer; bench/smc-run measured 256 KiB at +7% of bulk throughput against 1 MiB's +10%,
+ * buffer; bench/smc-run measured 256 KiB at +7% of bulk throughput against 1 MiB's +9.5%,
  * with a quarter of the memory and of the zeroing every new connection pays for its buffers,
  * which at 1 MiB made redis-benchmark's connection churn 19% slower than the defaults).
  */

@@ -46,7 +46,7 @@ mkdir -p /tmp/bench /etc/smc
 
 # --- 0. smc_lo ------------------------------------------------------------------------------
 insmod $KO || fail "insmod $KO failed"
-# No buffer sizes from the agent (not its 1 MiB): the kernel's minimum of 16 KiB is set below,
+# No buffer sizes from the agent (not its 256 KiB): the kernel's minimum of 16 KiB is set below,
 # so that 10,000 connections (20,000 sockets, a DMB each) fit in the guest.
 cat >/etc/smc/smc.yaml <<XEOF
 ueid: {auto: true}

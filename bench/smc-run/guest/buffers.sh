@@ -24,7 +24,7 @@ require_cmd smcctl smcd-agent smc-conn sockperf redis-server redis-benchmark jq 
 SIZES=$(echo "${SMCD_BENCH_SIZES:-65536,262144,1048576}" | tr ',' ' ')
 DEVICES=$(echo "${SMCD_BENCH_DEVICES:-lo,smclo-copy}" | tr ',' ' ')
 SR="smcctl run -m bpf -q --"
-agent=
+agent= bus_started=
 ulimit -n 65536 || fail "cannot raise the descriptor limit"
 assert_ok smcctl ueid derive --apply
 info "buffers: sizes $SIZES, devices $DEVICES; $(nproc) CPU, $(grep MemTotal /proc/meminfo)"
@@ -73,8 +73,10 @@ bulk() {
 	_p=$!
 	wait_listen 11111
 	v=$($SR sockperf tp --tcp -i 127.0.0.1 -p 11111 -m 64000 -t 1 2>&1 | sed -n 's/.*BandWidth is \([0-9.]*\) MBps.*/\1/p')
+	[ -n "$v" ] || fail "sockperf tp ($dev $size): no bandwidth"
 	out sockperf-tp-64000 "$v" MB/s
 	v=$($SR sockperf pp --tcp -i 127.0.0.1 -p 11111 -m 14 -t 1 2>&1 | sed -n 's/.*Latency is \([0-9.]*\) usec.*/\1/p')
+	[ -n "$v" ] || fail "sockperf pp ($dev $size): no latency"
 	out sockperf-pp-14 "$v" us
 	kill $_p
 	wait $_p 2>/dev/null
@@ -145,7 +147,8 @@ for dev in $DEVICES; do
 		# The same with the agent running its shipped configuration (which sets the buffer
 		# sizes itself).
 		[ -n "$agent" ] || {
-			start_system_bus
+			# One system bus for the boot: a second dbus-daemon would fail on its socket.
+			[ -n "$bus_started" ] || { start_system_bus; bus_started=1; }
 			mkdir -p /etc/smc
 			cp "$SMCD_BENCH_CONFIG" /etc/smc/smc.yaml
 			start_agent

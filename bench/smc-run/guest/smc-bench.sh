@@ -63,6 +63,10 @@ case $FIRST in defaults | agent) ;; *) fail "SMCD_BENCH_FIRST must be defaults o
 for t in $TESTS; do
 	case $t in sockperf | qperf | redis | nginx) ;; *) fail "unknown test '$t' in SMCD_BENCH_TESTS" ;; esac
 done
+[ -n "$CONFIGS" ] || fail "SMCD_BENCH_CONFIGS names no configuration"
+for c in $CONFIGS; do
+	case $c in defaults | agent) ;; *) fail "unknown configuration '$c' in SMCD_BENCH_CONFIGS (defaults, agent)" ;; esac
+done
 [ -n "$YAML" ] && [ -f "$YAML" ] || fail "SMCD_BENCH_CONFIG must name the shipped smc.yaml in the guest (got '$YAML')"
 
 # Enough descriptors for wrk's and nginx's connections (the kernel's default is 1024).
