@@ -30,15 +30,7 @@ assert_ok smcctl ueid derive --apply
 info "buffers: sizes $SIZES, devices $DEVICES; $(nproc) CPU, $(grep MemTotal /proc/meminfo)"
 
 up_us() { awk '{ printf "%d", $1 * 1000000 }' /proc/uptime; }
-conns() { smcctl -j linkgroup list --smcd | jq '[.smcd[].conns] | add // 0'; }
-settle() {
-	_i=0
-	until [ "$(conns)" = 0 ]; do
-		_i=$((_i + 1))
-		[ $_i -le 600 ] || fail "SMC-D connections still open 60 s after the run"
-		sleep 0.05
-	done
-}
+settle() { wait_smcd_closed 60; }
 stat() { smcctl -j stats --kernel | jq -r "$1"; }
 out() { echo "BUFS $dev $size $*"; }
 

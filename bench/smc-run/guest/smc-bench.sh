@@ -127,12 +127,7 @@ lgr_memory() {
 # reused) does not run into the next measurement; prints how long it took (guest ms).
 settle() {
 	_t0=$(cut -d' ' -f1 /proc/uptime)
-	_i=0
-	until [ "$(smcctl -j linkgroup list --smcd | jq '[.smcd[].conns] | add // 0')" = 0 ]; do
-		_i=$((_i + 1))
-		[ $_i -le 600 ] || fail "SMC-D connections still open 60 s after the run: $(smcctl linkgroup)"
-		sleep 0.1
-	done
+	wait_smcd_closed 60
 	awk -v a="$_t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%d", (b - a) * 1000 }'
 }
 

@@ -268,6 +268,21 @@ wait_conns() {
 	done
 }
 
+# smcd_open_conns: how many connections the SMC-D link groups hold (0 without a link group).
+smcd_open_conns() { smcctl -j linkgroup list --smcd | jq '[.smcd[].conns] | add // 0'; }
+
+# wait_smcd_closed SECS: until the SMC-D link groups hold no connection.  SMC frees (and
+# zeroes) a closed connection's buffers after the close returned: a benchmark waits for that
+# before its next measurement.
+wait_smcd_closed() {
+	_wsc_i=0
+	until [ "$(smcd_open_conns)" = 0 ]; do
+		_wsc_i=$((_wsc_i + 1))
+		[ $_wsc_i -le $(($1 * 10)) ] || fail "SMC-D connections still open $1 s after the run: $(smcctl linkgroup)"
+		sleep 0.1
+	done
+}
+
 # conn_lines FILE: how many connection lines smc-conn wrote to FILE (0 when it has none yet).
 conn_lines() {
 	_cl_n=$(grep -c '"conn":' "$1" 2>/dev/null) || true
