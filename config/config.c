@@ -595,15 +595,22 @@ uint64_t config_fnv1a64(uint64_t h, const char *s, size_t n)
 
 /*
  * Built-in defaults: what a fresh install needs for SMC-D loopback on x86 (kernel-smc.md
- * §2.3: a UEID, here derived from the machine id; wmem/rmem of 256 KiB instead of the
- * kernel's 64 KiB which fills on almost every send.  Seed 001 used 1 MiB, the largest SMC-D
- * buffer; bench/smc-run measured 256 KiB at +7% of bulk throughput against 1 MiB's +9.5%,
- * with a quarter of the memory and of the zeroing every new connection pays for its buffers,
- * which at 1 MiB made redis-benchmark's connection churn 19% slower than the defaults).
+ * §2.3: a UEID, here derived from the machine id) and the buffer sizes of
+ * bench/smc-run/README.md.  rmem 256 KiB instead of the kernel's 64 KiB, which fills on
+ * almost every send: +7% bulk throughput (1 MiB, seed 001's size, gives +9.5% for four
+ * times the memory and made redis-benchmark's connection churn 19% slower, each new
+ * connection zeroing its buffers).  wmem stays at the kernel's 64 KiB, listed so that the
+ * agent keeps it there: on the loopback devices with nocopy it allocates nothing (the
+ * sender writes into the peer's buffer), where it is a buffer of its own (smc_lo with
+ * nocopy off) 256 KiB cost redis GET 5.4% to zeroing for one point of throughput; SMC-R
+ * over soft-RoCE moved with neither size (rdma_rxe's own work bounds it there).
  */
 static int config_defaults(struct config *c)
 {
-	static const char *const sysctls[] = { "wmem", "rmem" };
+	static const struct {
+		const char *name;
+		uint64_t value;
+	} sysctls[] = { { "wmem", 64 * 1024 }, { "rmem", 256 * 1024 } };
 	int r;
 
 	/* The scalars' defaults are their rows' (keys.c); the lists' are here. */
@@ -614,10 +621,10 @@ static int config_defaults(struct config *c)
 	if (!c->sysctls)
 		return -ENOMEM;
 	for (size_t i = 0; i < ELEMENTSOF(sysctls); i++) {
-		c->sysctls[i].desc = smc_sysctl_find(sysctls[i]);
+		c->sysctls[i].desc = smc_sysctl_find(sysctls[i].name);
 		if (!c->sysctls[i].desc)
 			return -EINVAL;
-		c->sysctls[i].value = 256 * 1024;
+		c->sysctls[i].value = sysctls[i].value;
 		c->n_sysctls++;
 	}
 	if (modules_add(c, "smc") < 0 || modules_add(c, "smc_diag") < 0)

@@ -110,7 +110,7 @@ static void test_shipped_file(void **state)
 	assert_int_equal(c->hs_limitation, CONFIG_LEAVE);
 	assert_int_equal(c->n_sysctls, 2);
 	assert_string_equal(c->sysctls[0].desc->name, "wmem");
-	assert_int_equal(c->sysctls[0].value, 262144);
+	assert_int_equal(c->sysctls[0].value, 65536);
 	assert_string_equal(c->sysctls[1].desc->name, "rmem");
 	assert_int_equal(c->sysctls[1].value, 262144);
 	assert_int_equal(c->n_modules, 2);

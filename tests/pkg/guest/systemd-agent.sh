@@ -116,7 +116,7 @@ info "derived UEID $ueid"
 assert_match "$ueid" '^MID-[0-9A-F]{27}$' "smcctl ueid derive"
 assert_contains "$(smcctl -j ueid list)" "\"$ueid\"" "the kernel has the derived UEID"
 assert_contains "$started" "ueid:$ueid: added" "the agent added it"
-assert_eq 262144 "$(cat /proc/sys/net/smc/wmem)" "net.smc.wmem"
+assert_eq 65536 "$(cat /proc/sys/net/smc/wmem)" "net.smc.wmem"
 assert_eq 262144 "$(cat /proc/sys/net/smc/rmem)" "net.smc.rmem"
 
 # --- reload through systemd: good file, bad file, good file --------------------------------
