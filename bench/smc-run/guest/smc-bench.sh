@@ -43,7 +43,7 @@
 require_cmd smcctl smcd-agent sockperf qperf redis-server redis-benchmark nginx wrk jq busctl
 
 T=${SMCD_BENCH_SECONDS:-1}
-TW=${SMCD_BENCH_WRK_SECONDS:-5}
+TW=${SMCD_BENCH_WRK_SECONDS:-10}
 N=${SMCD_BENCH_REQUESTS:-40000}
 C=${SMCD_BENCH_CLIENTS:-200}
 WC=${SMCD_BENCH_WRK_CONNS:-1000}
