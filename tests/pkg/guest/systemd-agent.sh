@@ -125,10 +125,19 @@ assert_ok systemctl reload $U
 assert_eq active "$(systemctl is-active $U)" "active after reload"
 assert_eq "$rev" "$(prop ConfigRevision)" "an unchanged file keeps its revision"
 cp /etc/smc/smc.yaml /tmp/smc.yaml.good
-printf 'sysctl:\n  wmem: lots\n' >>/etc/smc/smc.yaml
+# A bad value in the shipped sysctl section (appending a second "sysctl:" would be refused
+# as a duplicate key, and "wmem" in the journal then came only from the start's lines).
+sed -i 's/^  wmem: 64KiB$/  wmem: lots/' /etc/smc/smc.yaml
+assert_contains "$(cat /etc/smc/smc.yaml)" "wmem: lots" "the shipped file's wmem made invalid"
 assert_fails systemctl reload $U
+_j=0
+until journalctl -b --no-pager -o cat -u $U | grep -q 'sysctl.wmem: lots'; do
+	_j=$((_j + 1))
+	[ $_j -le 50 ] || break
+	sleep 0.2
+done
 run journalctl -b --no-pager -o cat -u $U -n 20
-assert_contains "$out" "wmem" "the journal says why the file was refused"
+assert_contains "$out" "sysctl.wmem: lots" "the journal says why the file was refused"
 assert_eq active "$(systemctl is-active $U)" "still active after a refused reload"
 assert_eq "$rev" "$(prop ConfigRevision)" "the running config stays"
 cp /tmp/smc.yaml.good /etc/smc/smc.yaml
