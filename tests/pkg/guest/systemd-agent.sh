@@ -131,13 +131,13 @@ sed -i 's/^  wmem: 64KiB$/  wmem: lots/' /etc/smc/smc.yaml
 assert_contains "$(cat /etc/smc/smc.yaml)" "wmem: lots" "the shipped file's wmem made invalid"
 assert_fails systemctl reload $U
 _j=0
-until journalctl -b --no-pager -o cat -u $U | grep -q 'sysctl.wmem: lots'; do
+until journalctl -b --no-pager -o cat -u $U | grep -qF "sysctl.wmem: 'lots' is not valid"; do
 	_j=$((_j + 1))
 	[ $_j -le 50 ] || break
 	sleep 0.2
 done
 run journalctl -b --no-pager -o cat -u $U -n 20
-assert_contains "$out" "sysctl.wmem: lots" "the journal says why the file was refused"
+assert_contains "$out" "sysctl.wmem: 'lots' is not valid" "the journal says why the file was refused"
 assert_eq active "$(systemctl is-active $U)" "still active after a refused reload"
 assert_eq "$rev" "$(prop ConfigRevision)" "the running config stays"
 cp /tmp/smc.yaml.good /etc/smc/smc.yaml
