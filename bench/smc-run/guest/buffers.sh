@@ -30,7 +30,7 @@ assert_ok smcctl ueid derive --apply
 info "buffers: sizes $SIZES, devices $DEVICES; $(nproc) CPU, $(grep MemTotal /proc/meminfo)"
 
 up_us() { awk '{ printf "%d", $1 * 1000000 }' /proc/uptime; }
-settle() { wait_smcd_closed 60; }
+settle() { wait_smc_closed smcd 60; }
 stat() { smcctl -j stats --kernel | jq -r "$1"; }
 out() { echo "BUFS $dev $size $*"; }
 

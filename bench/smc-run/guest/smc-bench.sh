@@ -127,7 +127,7 @@ lgr_memory() {
 # reused) does not run into the next measurement; prints how long it took (guest ms).
 settle() {
 	_t0=$(cut -d' ' -f1 /proc/uptime)
-	wait_smcd_closed 60
+	wait_smc_closed smcd 60
 	awk -v a="$_t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%d", (b - a) * 1000 }'
 }
 

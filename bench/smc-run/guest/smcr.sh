@@ -35,33 +35,11 @@ A=$SMCR_ADDR_A
 smcr_setup
 info "smcr: sizes $SIZES, $R rounds, $(nproc) CPU, $(grep MemTotal /proc/meminfo)"
 
-# wait_listen_ns NS PORT: until a socket in NS listens on TCP PORT (wait_listen in NS).
-wait_listen_ns() {
-	_wn_hex=$(printf ':%04X ' "$2")
-	_wn_i=0
-	until in_ns "$1" cat /proc/net/tcp /proc/net/tcp6 2>/dev/null | awk -v p="$_wn_hex" 'index($2 " ", p) && $4 == "0A" { f = 1 } END { exit !f }'; do
-		sleep 0.05
-		_wn_i=$((_wn_i + 1))
-		[ $_wn_i -le 1200 ] || fail "nothing listens on port $2 in $1"
-	done
-}
-
 # counters: the client namespace's SMC-R, SMC-D, fallback and handshake error totals
 counters() {
 	in_ns $SMCR_NS_B smcctl -j stats --kernel |
 		jq -r '"\(.summary.smcr) \(.summary.smcd) \(.summary.fallback) \(.summary.handshake_errors)"' ||
 		fail "smcctl stats --kernel in $SMCR_NS_B"
-}
-
-# open_conns: SMC-R connections still held by link groups (their buffers not yet free)
-open_conns() { smcctl -j linkgroup list --smcr | jq '[.smcr[].conns] | add // 0'; }
-settle() {
-	_st_i=0
-	while [ "$(open_conns)" != 0 ]; do
-		_st_i=$((_st_i + 1))
-		[ $_st_i -le 1200 ] || fail "SMC-R connections still open 60 s after the run"
-		sleep 0.05
-	done
 }
 
 # pre TRANSPORT: the command prefix for that transport (empty for TCP)
@@ -75,7 +53,7 @@ measure() {
 
 	$p $SMCR_IP netns exec $SMCR_NS_A sockperf sr --tcp -i $A -p 11111 >/tmp/sp.log 2>&1 &
 	srv=$!
-	wait_listen_ns $SMCR_NS_A 11111
+	wait_listen 11111 $SMCR_NS_A
 	v=$($p $SMCR_IP netns exec $SMCR_NS_B sockperf tp --tcp -i $A -p 11111 -m 64000 -t "$T" 2>&1 |
 		sed -n 's/.*BandWidth is \([0-9.]*\) MBps.*/\1/p')
 	[ -n "$v" ] || fail "sockperf tp ($m_t $m_w $m_r): no bandwidth"
@@ -89,7 +67,7 @@ measure() {
 
 	$p $SMCR_IP netns exec $SMCR_NS_A qperf >/tmp/qperf.log 2>&1 &
 	srv=$!
-	wait_listen_ns $SMCR_NS_A 19765
+	wait_listen 19765 $SMCR_NS_A
 	o=$($p $SMCR_IP netns exec $SMCR_NS_B qperf $A -t "$T" tcp_bw tcp_lat 2>&1)
 	bw=$(printf '%s\n' "$o" | awk '/bw *=/ { v = $3; u = $4 } END { if (u == "GB/sec") v *= 1000; if (u == "KB/sec") v /= 1000; print v }')
 	lat=$(printf '%s\n' "$o" | awk '/latency *=/ { v = $3; u = $4 } END { if (u == "ms") v *= 1000; if (u == "ns") v /= 1000; print v }')
@@ -102,7 +80,7 @@ measure() {
 	$p $SMCR_IP netns exec $SMCR_NS_A redis-server --port 6380 --save "" --appendonly no \
 		--protected-mode no --daemonize no --bind $A >/tmp/redis.log 2>&1 &
 	srv=$!
-	wait_listen_ns $SMCR_NS_A 6380
+	wait_listen 6380 $SMCR_NS_A
 	o=$($p $SMCR_IP netns exec $SMCR_NS_B redis-benchmark -h $A -p 6380 -q -t set,get -n "$N" \
 		-c "$C" -d 1024 2>&1 | tr '\r' '\n')
 	for op in SET GET; do
@@ -112,7 +90,7 @@ measure() {
 	done
 	kill $srv
 	wait $srv 2>/dev/null
-	[ "$m_t" = smcr ] && settle
+	[ "$m_t" = smcr ] && wait_smc_closed smcr 60
 	return 0
 }
 

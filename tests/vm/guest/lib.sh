@@ -173,16 +173,17 @@ XEOF
 	done
 }
 
-# wait_listen PORT: until a socket of this netns listens on TCP PORT (an SMC listener's
-# TCP socket included), from /proc/net/tcp{,6}: no guessed delay before connecting.
+# wait_listen PORT [NETNS]: until a socket listens on TCP PORT (an SMC listener's TCP socket
+# included), in this netns or in NETNS, from /proc/net/tcp{,6}: no guessed delay before
+# connecting.
 wait_listen() {
 	_wl_hex=$(printf ':%04X ' "$1")
 	_wl_i=0
-	until cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
+	until ${2:+/usr/sbin/ip netns exec "$2"} cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
 		awk -v p="$_wl_hex" 'index($2 " ", p) && $4 == "0A" { f = 1 } END { exit !f }'; do
 		sleep 0.05
 		_wl_i=$((_wl_i + 1))
-		[ $_wl_i -le 1200 ] || fail "nothing listens on port $1"
+		[ $_wl_i -le 1200 ] || fail "nothing listens on port $1${2:+ in $2}"
 	done
 }
 
@@ -268,17 +269,18 @@ wait_conns() {
 	done
 }
 
-# smcd_open_conns: how many connections the SMC-D link groups hold (0 without a link group).
-smcd_open_conns() { smcctl -j linkgroup list --smcd | jq '[.smcd[].conns] | add // 0'; }
+# smc_open_conns smcd|smcr: how many connections the SMC-D or SMC-R link groups hold (0
+# without a link group).
+smc_open_conns() { smcctl -j linkgroup list --"$1" | jq --arg k "$1" '[.[$k][].conns] | add // 0'; }
 
-# wait_smcd_closed SECS: until the SMC-D link groups hold no connection.  SMC frees (and
-# zeroes) a closed connection's buffers after the close returned: a benchmark waits for that
-# before its next measurement.
-wait_smcd_closed() {
+# wait_smc_closed smcd|smcr SECS: until the link groups of that kind hold no connection.  SMC
+# frees (and zeroes) a closed connection's buffers after the close returned: a benchmark
+# waits for that before its next measurement.
+wait_smc_closed() {
 	_wsc_i=0
-	until [ "$(smcd_open_conns)" = 0 ]; do
+	until [ "$(smc_open_conns "$1")" = 0 ]; do
 		_wsc_i=$((_wsc_i + 1))
-		[ $_wsc_i -le $(($1 * 10)) ] || fail "SMC-D connections still open $1 s after the run: $(smcctl linkgroup)"
+		[ $_wsc_i -le $(($2 * 10)) ] || fail "$1 connections still open $2 s after the run: $(smcctl linkgroup)"
 		sleep 0.1
 	done
 }
