@@ -130,12 +130,8 @@ cp /etc/smc/smc.yaml /tmp/smc.yaml.good
 sed -i 's/^  wmem: 64KiB$/  wmem: lots/' /etc/smc/smc.yaml
 assert_contains "$(cat /etc/smc/smc.yaml)" "wmem: lots" "the shipped file's wmem made invalid"
 assert_fails systemctl reload $U
-_j=0
-until journalctl -b --no-pager -o cat -u $U | grep -qF "sysctl.wmem: 'lots' is not valid"; do
-	_j=$((_j + 1))
-	[ $_j -le 50 ] || break
-	sleep 0.2
-done
+journal_says() { journalctl -b --no-pager -o cat -u $U | grep -qF "$1"; }
+wait_until 10 "the journal names the refused wmem" journal_says "sysctl.wmem: 'lots' is not valid"
 run journalctl -b --no-pager -o cat -u $U -n 20
 assert_contains "$out" "sysctl.wmem: 'lots' is not valid" "the journal says why the file was refused"
 assert_eq active "$(systemctl is-active $U)" "still active after a refused reload"
