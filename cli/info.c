@@ -288,8 +288,70 @@ struct verdict {
 	const char *subject;
 	bool ready;
 	char text[160];
-	char advice[96]; /* "" for none */
+	char advice[224]; /* "" for none */
 };
+
+/*
+ * The one next step that gets SMC-D loopback working, by kernel release and by what is
+ * missing: the first row whose range holds the kernel and whose need is the first thing
+ * missing.  README.md's Requirements table says the same (test-cli-info-steps checks that
+ * each step is there word for word).  Facts: loopback-ism (CONFIG_SMC_LO, inside smc.ko)
+ * came in 6.10 and moved to the DIBS layer in 6.18 (CONFIG_DIBS_LO), where SMC itself
+ * needs CONFIG_DIBS; Debian 12's 6.1 has no loopback, Debian 13's 6.12 has SMC_LO off and
+ * Debian's 7.x have DIBS off (../shared/reference/kernel-smc.md, the VM lanes 61 and 612).
+ */
+enum smcd_need {
+	SMCD_NEED_SMC,	    /* no SMC in this kernel */
+	SMCD_NEED_LOOPBACK, /* SMC, but no loopback device */
+};
+
+struct smcd_step {
+	unsigned from, to; /* kernel major * 1000 + minor, both included */
+	enum smcd_need need;
+	const char *step;
+};
+
+static const struct smcd_step smcd_steps[] = {
+	{ 0, 6009, SMCD_NEED_SMC,
+	  "SMC-D loopback needs Linux 6.10 or later: install a 6.10-6.17 kernel with "
+	  "CONFIG_SMC_LO=y or a 6.18+ kernel with CONFIG_DIBS_LO=y" },
+	{ 0, 6009, SMCD_NEED_LOOPBACK,
+	  "SMC-D loopback needs Linux 6.10 or later: install a 6.10-6.17 kernel with "
+	  "CONFIG_SMC_LO=y or a 6.18+ kernel with CONFIG_DIBS_LO=y" },
+	{ 6010, 6017, SMCD_NEED_SMC, "build this kernel with CONFIG_SMC=m and CONFIG_SMC_LO=y" },
+	{ 6010, 6017, SMCD_NEED_LOOPBACK,
+	  "rebuild the smc module with CONFIG_SMC_LO=y: Debian 13's 6.12 has it off" },
+	{ 6018, ~0u, SMCD_NEED_SMC,
+	  "build this kernel with CONFIG_DIBS=y, CONFIG_DIBS_LO=y and CONFIG_SMC=m: Debian's 7.x "
+	  "kernels have CONFIG_DIBS off, so no SMC" },
+	{ 6018, ~0u, SMCD_NEED_LOOPBACK,
+	  "install smc-lo-dkms and run smcctl device loopback-ism activate, or build with "
+	  "CONFIG_DIBS_LO=y" },
+};
+static const size_t smcd_steps_n = sizeof(smcd_steps) / sizeof(smcd_steps[0]);
+
+/* "6.12.118+deb13-amd64" -> 6012; 0 when the release does not start with N.N. */
+static unsigned kernel_version(const char *release)
+{
+	unsigned major, minor;
+
+	if (sscanf(release, "%u.%u", &major, &minor) != 2 || minor > 999)
+		return 0;
+	return major * 1000 + minor;
+}
+
+const char *smcd_next_step(const char *kernel_release, bool smc, bool loopback)
+{
+	unsigned v = kernel_version(kernel_release);
+	enum smcd_need need = !smc ? SMCD_NEED_SMC : SMCD_NEED_LOOPBACK;
+
+	if (smc && loopback)
+		return NULL;
+	for (size_t k = 0; k < smcd_steps_n; k++)
+		if (smcd_steps[k].need == need && v >= smcd_steps[k].from && v <= smcd_steps[k].to)
+			return smcd_steps[k].step;
+	return NULL;
+}
 
 static void verdict(struct verdict *v, const char *subject, bool ready, const char *text,
 		    const char *advice)
@@ -314,13 +376,11 @@ static void loopback_verdict(const struct info_facts *i, struct verdict *v)
 	char pnet_text[128], pnet_advice[64];
 	bool seid = i->has_seid && i->seid.present && i->seid.seid[0] && i->seid.enabled;
 
-	if (!i->caps.smc_genl)
-		return verdict(v, "SMC-D loopback", false, "SMC is not available in this kernel",
-			       NULL);
-	if (!i->caps.loopback)
-		return verdict(v, "SMC-D loopback", false, "no loopback device in this kernel",
-			       "use a kernel with CONFIG_DIBS_LO (6.18+) or CONFIG_SMC_LO "
-			       "(6.10 to 6.17)");
+	if (!i->caps.smc_genl || !i->caps.loopback)
+		return verdict(v, "SMC-D loopback", false,
+			       !i->caps.smc_genl ? "SMC is not available in this kernel"
+						 : "no loopback device in this kernel",
+			       smcd_next_step(i->caps.kernel_release, i->caps.smc_genl, false));
 	if (i->n_loopback && i->n_loopback_pnetid == i->n_loopback) {
 		snprintf(pnet_text, sizeof(pnet_text),
 			 "connections will fall back to TCP: the loopback device has PNET ID %s",

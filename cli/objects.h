@@ -64,6 +64,10 @@ json_object *info_json(const struct info_facts *i);
 void info_text(struct smcctl *c, json_object *doc);
 /* info_text() of info_json(i), drawn from the facts (no json-c): what "smcctl info" prints. */
 int info_facts_text(struct smcctl *c, const struct info_facts *i);
+/* The one next step that gets SMC-D loopback working on this kernel (README.md's
+ * Requirements table), or NULL when it works: smc is SMC's netlink family answering,
+ * loopback a loopback device existing. */
+const char *smcd_next_step(const char *kernel_release, bool smc, bool loopback);
 
 /* ueid */
 int ueid_list(struct smcctl *c, const struct verb_args *a);

@@ -525,6 +525,64 @@ static char *present_sysctls[] = { "autocorking_size",
 				   "smcr_testlink_time",
 				   "wmem" };
 
+/*
+ * The next step for SMC-D loopback, per kernel and per what is missing (cli/info.c's
+ * table): the right row for each kernel family the VM lanes boot, none where loopback
+ * works, and each step word for word in README.md's Requirements table.
+ */
+static void test_info_next_step(void **state)
+{
+	static const struct {
+		const char *release;
+		bool smc, loopback;
+		const char *expect; /* a part of the step; NULL: no step */
+	} cases[] = {
+		{ "6.1.0-57-amd64", true, false, "needs Linux 6.10 or later" },
+		{ "6.1.0-57-amd64", false, false, "needs Linux 6.10 or later" },
+		{ "6.12.118+deb13-amd64", true, false, "rebuild the smc module with CONFIG_SMC_LO=y" },
+		{ "6.12.118+deb13-amd64", false, false, "CONFIG_SMC=m and CONFIG_SMC_LO=y" },
+		{ "6.12.118+deb13-amd64", true, true, NULL },
+		{ "7.3.4-amd64", false, false, "CONFIG_DIBS=y, CONFIG_DIBS_LO=y and CONFIG_SMC=m" },
+		{ "7.3.4-amd64", true, false, "install smc-lo-dkms" },
+		{ "6.18.0", true, false, "install smc-lo-dkms" },
+		{ "6.17.9", true, false, "rebuild the smc module" },
+		{ "6.10.0", true, false, "rebuild the smc module" },
+		{ "6.9.12", true, false, "needs Linux 6.10 or later" },
+		{ "7.3.4-amd64", true, true, NULL },
+		{ "garbage", true, false, "needs Linux 6.10 or later" },
+	};
+	char path[4096], *readme;
+	FILE *f;
+	long n;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/README.md", golden_top_srcdir());
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	assert_true(n > 0);
+	rewind(f);
+	readme = calloc(1, (size_t)n + 1);
+	assert_non_null(readme);
+	assert_int_equal(fread(readme, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		const char *step = smcd_next_step(cases[k].release, cases[k].smc, cases[k].loopback);
+
+		if (!cases[k].expect) {
+			assert_null(step);
+			continue;
+		}
+		assert_non_null(step);
+		if (!strstr(step, cases[k].expect))
+			fail_msg("%s: '%s' lacks '%s'", cases[k].release, step, cases[k].expect);
+		if (!strstr(readme, step))
+			fail_msg("README.md's Requirements table lacks the step '%s'", step);
+	}
+	free(readme);
+}
+
 static void test_info(void **state)
 {
 	struct info_facts i = loopback_host();
@@ -581,7 +639,8 @@ int main(void)
 		cmocka_unit_test(test_device), cmocka_unit_test(test_linkgroup),
 		cmocka_unit_test(test_socket), cmocka_unit_test(test_pnet),
 		cmocka_unit_test(test_sysctl), cmocka_unit_test(test_stats),
-		cmocka_unit_test(test_info),   cmocka_unit_test(test_action),
+		cmocka_unit_test(test_info),   cmocka_unit_test(test_info_next_step),
+		cmocka_unit_test(test_action),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -29,7 +29,7 @@ assert_eq "autocorking_size rmem smcr_buf_type smcr_testlink_time wmem" \
 assert_ok smcctl info
 assert_match "$out" "IPPROTO_SMC +MISSING"
 assert_contains "$out" "ipproto_smc: socket(AF_INET, SOCK_STREAM, IPPROTO_SMC) fails: needs Linux 6.11 or later"
-assert_contains "$out" "SMC-D loopback: no loopback device in this kernel"
+assert_contains "$out" "SMC-D loopback: no loopback device in this kernel (SMC-D loopback needs Linux 6.10 or later: install a 6.10-6.17 kernel with CONFIG_SMC_LO=y or a 6.18+ kernel with CONFIG_DIBS_LO=y)"
 assert_contains "$out" "not in kernel:  smcr_max_links_per_lgr smcr_max_conns_per_lgr limit_smc_hs"
 assert_ok smcctl -j info
 assert_json "$out" '.capabilities.smc_gen_netlink and .capabilities.af_smc and .capabilities.smc_diag' true
