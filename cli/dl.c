@@ -160,6 +160,9 @@ static int lib_load(struct lib *l, const char *const *names, void **ret, size_t 
 	X(int, sd_bus_message_enter_container,                                                     \
 	  (sd_bus_message *m, char type, const char *contents), (m, type, contents), -ELIBACC)     \
 	X(int, sd_bus_message_exit_container, (sd_bus_message *m), (m), -ELIBACC)                  \
+	X(int, sd_bus_message_open_container,                                                      \
+	  (sd_bus_message *m, char type, const char *contents), (m, type, contents), -ELIBACC)     \
+	X(int, sd_bus_message_close_container, (sd_bus_message *m), (m), -ELIBACC)                 \
 	X(int, sd_bus_message_peek_type, (sd_bus_message *m, char *type, const char **contents),   \
 	  (m, type, contents), -ELIBACC)                                                           \
 	X(int, sd_bus_message_skip, (sd_bus_message *m, const char *types), (m, types), -ELIBACC)  \
@@ -245,6 +248,17 @@ int sd_bus_message_read(sd_bus_message *m, const char *types, ...)
 
 	va_start(ap, types);
 	r = sd_bus_message_readv(m, types, ap);
+	va_end(ap);
+	return r;
+}
+
+int sd_bus_message_append(sd_bus_message *m, const char *types, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, types);
+	r = sd_bus_message_appendv(m, types, ap);
 	va_end(ap);
 	return r;
 }
