@@ -311,27 +311,47 @@ static bool in_list(const char *s, const char *const *v, size_t n)
 /* The number in config_unit_name()'s message. */
 _Static_assert(CONFIG_UNIT_DROPIN_NAME_MAX == 234, "the drop-in name limit is said as 234");
 
+#define UNIT_NAME_EXPECTED \
+	" (expected a unit name such as nginx, nginx.service or getty@tty1.service)"
+
+/*
+ * systemd's unit_name_is_valid() for a plain unit or an instance (a template has no
+ * processes), of the name as systemctl mangles it (NAME.service when NAME has no unit type
+ * suffix): at most 255 characters with the suffix, only [a-zA-Z0-9:-_.\@] before it, a
+ * known type after the last dot, '@' not first, and something between '@' and the dot.
+ */
 int config_unit_name(const char *name, char ret[CONFIG_UNIT_NAME_MAX + 1], const char **ret_why)
 {
 	const char *dot = strrchr(name, '.');
-	bool typed = dot && in_list(dot + 1, cgroup_unit_types, ELEMENTSOF(cgroup_unit_types));
-	size_t n = strlen(name);
+	bool cgroup = dot && in_list(dot + 1, cgroup_unit_types, ELEMENTSOF(cgroup_unit_types));
+	bool other = dot && in_list(dot + 1, other_unit_types, ELEMENTSOF(other_unit_types));
+	size_t n = strlen(name), full = n + (cgroup || other ? 0 : strlen(".service"));
+	const char *end = cgroup || other ? dot : name + n;
+	const char *at = memchr(name, '@', (size_t)(end - name));
 
-	/* systemd's unit_name_is_valid(): these characters, no leading dot. */
-	if (n == 0 || name[0] == '.' ||
-	    strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:-_.\\@") != n)
-		*ret_why = "a unit name has only letters, digits and \":-_.\\@\", and no leading '.'";
-	else if (dot && in_list(dot + 1, other_unit_types, ELEMENTSOF(other_unit_types)))
+	if (n == 0)
+		*ret_why = "it is empty" UNIT_NAME_EXPECTED;
+	else if (strspn(name,
+			"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:-_.\\@") != n)
+		*ret_why = "a unit name has only letters, digits and \":-_.\\@\"" UNIT_NAME_EXPECTED;
+	else if (end == name)
+		*ret_why = "it is only a type suffix" UNIT_NAME_EXPECTED;
+	else if (at == name)
+		*ret_why = "it starts with '@' (expected NAME@INSTANCE.TYPE for an instance)";
+	else if (at && at + 1 == end)
+		*ret_why =
+			"it is a template (NAME@.TYPE), which runs no processes (expected an instance of it, such as NAME@INSTANCE.service)";
+	else if (other)
 		*ret_why =
 			"this kind of unit runs no processes (expected a service, scope, slice, socket, mount or swap unit)";
-	else if (n + (typed ? 0 : strlen(".service")) > CONFIG_UNIT_NAME_MAX)
-		*ret_why = "it is longer than 255 characters";
-	else if (n + (typed ? 0 : strlen(".service")) > CONFIG_UNIT_DROPIN_NAME_MAX)
+	else if (full > CONFIG_UNIT_NAME_MAX)
+		*ret_why = "it is longer than 255 characters with its type suffix" UNIT_NAME_EXPECTED;
+	else if (full > CONFIG_UNIT_DROPIN_NAME_MAX)
 		*ret_why =
 			"unit name too long for a drop-in file name: at most 234 characters (with its type suffix, such as .service)";
 	else {
 		*ret_why = NULL;
-		snprintf(ret, CONFIG_UNIT_NAME_MAX + 1, "%s%s", name, typed ? "" : ".service");
+		snprintf(ret, CONFIG_UNIT_NAME_MAX + 1, "%s%s", name, cgroup ? "" : ".service");
 		return 0;
 	}
 	return -EINVAL;
