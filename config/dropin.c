@@ -196,7 +196,9 @@ static int dropins_read_dir(struct ctx *ctx, const char *dir, bool owned)
 		return 0;
 	if (fd < 0 && errno == ENOMEM)
 		return -ENOMEM;
-	if (fd < 0 && errno == ELOOP) {
+	/* O_DIRECTORY on a link says ENOTDIR, O_NOFOLLOW on one ELOOP. */
+	if (fd < 0 && (errno == ELOOP || errno == ENOTDIR) && lstat(dir, &st) == 0 &&
+	    S_ISLNK(st.st_mode)) {
 		dropin_error(
 			ctx,
 			"%s: is a symbolic link, which is not followed here (expected the directory itself, of NAME.yaml files, or none)",
