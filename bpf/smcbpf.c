@@ -299,6 +299,36 @@ static int pin_root_ready(const char *root, char *why, size_t len)
 	if (mkdir(root, 0700) < 0 && errno != EEXIST)
 		return why_set(why, len, negative_errno(), "cannot create %s: %s", root,
 			       strerror(errno));
+	return smcbpf_pin_dir_check(root, why, len);
+}
+
+/*
+ * A pin directory that was there already is used only when it is as mkdir() above makes
+ * it: a directory (no link), the agent's own and not writable by group or others.
+ * Another user who could create or replace it (or swap a pin in it) would choose which
+ * maps and programs the agent adopts.  Nothing is changed about one that is not.
+ */
+int smcbpf_pin_dir_check(const char *dir, char *why, size_t len)
+{
+	_cleanup_(closep) int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+
+	/* O_DIRECTORY on a link says ENOTDIR, O_NOFOLLOW on one ELOOP. */
+	if (fd < 0 && (errno == ELOOP || errno == ENOTDIR) && lstat(dir, &st) == 0 &&
+	    S_ISLNK(st.st_mode))
+		return why_set(
+			why, len, -ELOOP,
+			"the pin directory %s is a symbolic link, which is not followed (expected the directory itself: remove the link, and the agent creates it)",
+			dir);
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return why_set(why, len, negative_errno(), "cannot open the pin directory %s: %s",
+			       dir, strerror(errno));
+	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return why_set(
+			why, len, -EPERM,
+			"the pin directory %s is owned by uid %u with mode %04o, not the agent's own (expected owned by uid %u and not writable by group or others, as the agent creates it: remove it, and the agent creates it)",
+			dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777),
+			(unsigned)geteuid());
 	return 0;
 }
 

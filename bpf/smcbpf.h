@@ -156,6 +156,13 @@ void smcbpf_excl_rules_get(struct smcbpf_excl *e, struct smcbpf_excl_rule *ret, 
 int smcbpf_excl_hits(struct smcbpf_excl *e, uint64_t *ret, size_t n, uint64_t *ret_checked);
 
 /*
+ * dir (an existing pin directory) opened without following a link: 0 when it is a
+ * directory owned by this process's uid and not writable by group or others, else -errno
+ * (-ELOOP: a link, -EPERM: another owner or mode) with the reason and what to do in why.
+ */
+int smcbpf_pin_dir_check(const char *dir, char *why, size_t len);
+
+/*
  * The agent holds an exclusive flock(2) on the pin root for as long as it runs, so that a
  * flush can tell (whatever bus it is on) and never pulls the pins from under it: fd, or
  * -ENOENT (nothing pinned yet), -EWOULDBLOCK (held, and not wait), -errno.

@@ -8,8 +8,10 @@
  * the config library (that much is below both), then asks the running agent (PlanConfig,
  * which also plans the policies from the agent's BPF maps), or, with no agent on the bus,
  * runs "smcd-agent --plan FILE --json" (installed beside smcctl; SMCD_AGENT_BIN overrides),
- * and renders the one document either answers (common/plan-text.c).  All three read FILE's
- * drop-ins, FILE.d (FILE made absolute), never the agent's own smc.yaml.d for another FILE.
+ * and renders the one document either answers (common/plan-text.c).  FILE and its drop-ins,
+ * FILE.d (FILE made absolute), are read here with the caller's rights and their texts sent
+ * (PlanConfigWithDropIns: the agent reads nothing for a caller); smcd-agent --plan runs as
+ * the caller and reads them itself; never the agent's own smc.yaml.d for another FILE.
  * Without FILE the plan is a Reload's: the running agent reads its own file (PlanConfig
  * with no path and no text), as a reload would, so that an agent running on the built-in
  * defaults (no smc.yaml) plans them; with no agent, smcctl plans /etc/smc/smc.yaml.
@@ -119,8 +121,41 @@ static json_object *plan_standalone(struct smcctl *c, const char *path, int *ret
 	return doc;
 }
 
-/* PlanConfig; -ESRCH when no agent is on the bus (then plan_standalone()). */
-static int plan_agent(struct smcctl *c, const char *path, const char *text, json_object **ret)
+/*
+ * PlanConfigWithDropIns(FILE, its text, its drop-ins' names and texts), all read here with
+ * the caller's rights (the agent opens nothing of FILE's), or with cfg NULL PlanConfig("",
+ * ""), the agent's own files; -ESRCH when no agent is on the bus (then plan_standalone()).
+ */
+static int plan_call(sd_bus *bus, const char *path, const struct config *cfg, sd_bus_error *e,
+		     sd_bus_message **reply)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+	int r;
+
+	if (!cfg)
+		return sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER,
+					  SMCD_BUS_MANAGER_PLAN_CONFIG, e, reply, "ss", "", "");
+	r = sd_bus_message_new_method_call(bus, &m, SMCD_BUS_NAME, SMCD_BUS_PATH,
+					   SMCD_BUS_IFACE_MANAGER,
+					   SMCD_BUS_MANAGER_PLAN_CONFIG_WITH_DROPINS);
+	if (r >= 0)
+		r = sd_bus_message_append(m, "ss", path, cfg->text);
+	if (r >= 0)
+		r = sd_bus_message_open_container(m, 'a', "(ss)");
+	for (size_t i = 0; r >= 0 && i < cfg->n_dropins; i++) {
+		const char *slash = strrchr(cfg->dropins[i], '/');
+
+		r = sd_bus_message_append(m, "(ss)", slash ? slash + 1 : cfg->dropins[i],
+					  cfg->dropin_texts[i]);
+	}
+	if (r >= 0)
+		r = sd_bus_message_close_container(m);
+	if (r < 0)
+		return r;
+	return sd_bus_call(bus, m, 0, e, reply);
+}
+
+static int plan_agent(struct smcctl *c, const char *path, const struct config *cfg, json_object **ret)
 {
 	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -130,8 +165,7 @@ static int plan_agent(struct smcctl *c, const char *path, const char *text, json
 
 	if (bus_open_quiet(&bus) < 0)
 		return -ESRCH;
-	r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER,
-			       SMCD_BUS_MANAGER_PLAN_CONFIG, &e, &reply, "ss", path, text);
+	r = plan_call(bus, path, cfg, &e, &reply);
 	if (r < 0 && bus_agent_absent(&e))
 		return -ESRCH;
 	if (r < 0) {
@@ -175,8 +209,8 @@ static int plan_file(struct smcctl *c, const char *path, json_object **ret)
 	struct config_errors errors = {};
 	int r, s;
 
-	/* The file is read with the caller's rights; the agent gets its text (and its path,
-	 * for its drop-ins FILE.d: the same ones this validation read). */
+	/* The file and its drop-ins FILE.d are read with the caller's rights; the agent gets
+	 * their texts (FILE's path only names them). */
 	r = config_load(path, &cfg, &errors);
 	if (r == -ENOMEM) {
 		config_errors_clear(&errors);
@@ -188,7 +222,7 @@ static int plan_file(struct smcctl *c, const char *path, json_object **ret)
 	config_errors_clear(&errors);
 	if (r < 0)
 		return *ret ? SMCCTL_EXIT_OK : smcctl_oom(c);
-	s = plan_agent(c, path, cfg->text, ret);
+	s = plan_agent(c, path, cfg, ret);
 	if (s == -ESRCH)
 		*ret = plan_standalone(c, path, &s);
 	return *ret ? SMCCTL_EXIT_OK : s;
@@ -213,7 +247,7 @@ int agent_config_diff(struct smcctl *c, const struct verb_args *a)
 		/* What a Reload would apply: the running agent reads its own file (its
 		 * ConfigPath) as a reload reads it, the built-in defaults included when it runs
 		 * on them; with no agent, the default file. */
-		s = plan_agent(c, "", "", &doc);
+		s = plan_agent(c, "", NULL, &doc);
 		if (s == -ESRCH)
 			s = plan_file(c, CONFIG_DEFAULT_PATH, &doc);
 	}

@@ -160,6 +160,9 @@ static int lib_load(struct lib *l, const char *const *names, void **ret, size_t 
 	X(int, sd_bus_message_enter_container,                                                     \
 	  (sd_bus_message *m, char type, const char *contents), (m, type, contents), -ELIBACC)     \
 	X(int, sd_bus_message_exit_container, (sd_bus_message *m), (m), -ELIBACC)                  \
+	X(int, sd_bus_message_open_container,                                                      \
+	  (sd_bus_message *m, char type, const char *contents), (m, type, contents), -ELIBACC)     \
+	X(int, sd_bus_message_close_container, (sd_bus_message *m), (m), -ELIBACC)                 \
 	X(int, sd_bus_message_peek_type, (sd_bus_message *m, char *type, const char **contents),   \
 	  (m, type, contents), -ELIBACC)                                                           \
 	X(int, sd_bus_message_skip, (sd_bus_message *m, const char *types), (m, types), -ELIBACC)  \
@@ -238,16 +241,20 @@ int sd_bus_call_method(sd_bus *bus, const char *destination, const char *path,
 	return r;
 }
 
-int sd_bus_message_read(sd_bus_message *m, const char *types, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, types);
-	r = sd_bus_message_readv(m, types, ap);
-	va_end(ap);
-	return r;
-}
+/* A message's variadic reader and writer, through their va_list twins. */
+#define MESSAGE_VA_FORWARD(name)                            \
+	int name(sd_bus_message *m, const char *types, ...) \
+	{                                                   \
+		va_list ap;                                 \
+		int r;                                      \
+                                                            \
+		va_start(ap, types);                        \
+		r = name##v(m, types, ap);                  \
+		va_end(ap);                                 \
+		return r;                                   \
+	}
+MESSAGE_VA_FORWARD(sd_bus_message_read)
+MESSAGE_VA_FORWARD(sd_bus_message_append)
 
 /* sd-bus has no va_list form of this one: the same test, by name, here. */
 int sd_bus_error_has_names_sentinel(const sd_bus_error *e, ...)

@@ -115,6 +115,7 @@
 #define SMCD_BUS_MANAGER_REFRESH "Refresh"				   /* method */
 #define SMCD_BUS_MANAGER_DESCRIBE_CONFIG "DescribeConfig"		   /* method */
 #define SMCD_BUS_MANAGER_PLAN_CONFIG "PlanConfig"			   /* method */
+#define SMCD_BUS_MANAGER_PLAN_CONFIG_WITH_DROPINS "PlanConfigWithDropIns"  /* method */
 #define SMCD_BUS_MANAGER_ADD_UEID "AddUeid"				   /* method */
 #define SMCD_BUS_MANAGER_REMOVE_UEID "RemoveUeid"			   /* method */
 #define SMCD_BUS_MANAGER_FLUSH_UEID "FlushUeid"				   /* method */

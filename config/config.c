@@ -641,9 +641,12 @@ struct config *config_free(struct config *c)
 	free(c->ueid.machine_id_file);
 	sysctls_clear(c);
 	free(c->pnet.entries);
-	for (size_t i = 0; i < c->n_dropins; i++)
+	for (size_t i = 0; i < c->n_dropins; i++) {
 		free(c->dropins[i]);
+		free(c->dropin_texts[i]);
+	}
 	free(c->dropins);
+	free(c->dropin_texts);
 	modules_clear(c);
 	free(c->admin_group);
 	free(c->stats.prometheus_path);
@@ -679,15 +682,25 @@ int config_new_default(const char *path, struct config **ret)
  */
 int config_read_file(const char *path, char **ret, size_t *ret_len, const char **ret_kind)
 {
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	if (fd < 0)
+		return negative_errno();
+	return config_read_fd(fd, false, ret, ret_len, ret_kind);
+}
+
+bool config_stat_owned(const struct stat *st)
+{
+	return st->st_uid == geteuid() && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+int config_read_fd(int fd, bool owned, char **ret, size_t *ret_len, const char **ret_kind)
+{
 	_cleanup_(fclosep) FILE *f = NULL;
 	_cleanup_(freep) char *buf = NULL;
 	size_t len = 0, cap = 0;
 	struct stat st;
-	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0)
-		return negative_errno();
 	if (fstat(fd, &st) < 0) {
 		int r = negative_errno();
 
@@ -703,6 +716,11 @@ int config_read_file(const char *path, char **ret, size_t *ret_len, const char *
 			    : S_ISBLK(st.st_mode)  ? "a block device"
 						   : "not a regular file";
 		return -EBADFD;
+	}
+	if (owned && !config_stat_owned(&st)) {
+		close(fd);
+		*ret_kind = "file";
+		return -EPERM;
 	}
 	f = fdopen(fd, "re");
 	if (!f) {
@@ -748,6 +766,17 @@ void config_read_error(struct config_errors *errors, const char *path, int r, co
 
 	if (r == -EBADFD)
 		k = asprintf(&line, "%s: is %s (expected a regular YAML file)", path, kind);
+	else if (r == -EPERM && kind)
+		k = asprintf(
+			&line,
+			"%s: the %s is not the agent's own: it must be owned by %s and not writable by group or others (chown %s; chmod go-w)",
+			path, kind, geteuid() == 0 ? "root" : "the agent's user",
+			geteuid() == 0 ? "root" : "it");
+	else if (r == -ELOOP)
+		k = asprintf(
+			&line,
+			"%s: is a symbolic link, which is not followed here (expected the file itself: replace the link with a copy)",
+			path);
 	else
 		k = asprintf(&line, "%s: cannot read: %s (expected a readable YAML file)", path,
 			     r == -EBADMSG ? "the file contains a NUL byte" : strerror(-r));
@@ -755,9 +784,11 @@ void config_read_error(struct config_errors *errors, const char *path, int r, co
 		config_errors_add(errors, (struct config_mark){}, line);
 }
 
-static int load(const char *path, const char *text, size_t text_len, const char *dropin_dir,
-		struct config **ret, struct config_errors *errors)
+int config_load_from(const char *path, const char *text, size_t text_len,
+		     const struct config_dropins *d, struct config **ret,
+		     struct config_errors *errors)
 {
+	_cleanup_(freep) char *dropin_dir = config_dropin_dir(path);
 	_cleanup_(config_freep) struct config *c = calloc(1, sizeof(*c));
 	_cleanup_(ynode_freep) struct ynode *root = NULL;
 	struct ctx ctx = { .path = path, .errors = errors };
@@ -765,7 +796,7 @@ static int load(const char *path, const char *text, size_t text_len, const char 
 	size_t len = text_len;
 	int r;
 
-	if (!c)
+	if (!c || !dropin_dir)
 		return -ENOMEM;
 	ctx.config = c;
 	r = config_defaults(c);
@@ -803,7 +834,7 @@ static int load(const char *path, const char *text, size_t text_len, const char 
 			return r;
 	}
 	/* Drop-ins after the file, so that their entries follow its own (policies.c). */
-	if (dropin_dir && config_dropins_load(&ctx, dropin_dir) == -ENOMEM)
+	if (d && config_dropins_load(&ctx, dropin_dir, d) == -ENOMEM)
 		return -ENOMEM;
 	if (errors->n == 0) {
 		r = config_policies_check(&ctx);
@@ -824,13 +855,15 @@ int config_load(const char *path, struct config **ret, struct config_errors *err
 
 	if (!dir)
 		return -ENOMEM;
-	return load(path, NULL, 0, dir, ret, errors);
+	return config_load_from(path, NULL, 0, &(struct config_dropins){ .dir = dir }, ret, errors);
 }
 
 int config_load_text(const char *path, const char *text, size_t len, const char *dropin_dir,
 		     struct config **ret, struct config_errors *errors)
 {
-	return load(path, text, len, dropin_dir, ret, errors);
+	return config_load_from(path, text, len,
+				dropin_dir ? &(struct config_dropins){ .dir = dropin_dir } : NULL,
+				ret, errors);
 }
 
 /* ------------------------------------------------------------------------------------- */

@@ -129,6 +129,7 @@ struct config {
 	struct config_policies policies; /* policy.h */
 	/* The drop-ins read after the file, in their order (policies: entries point here). */
 	char **dropins;
+	char **dropin_texts; /* the text of each as read (NULL: it could not be read) */
 	size_t n_dropins;
 	struct config_loopback loopback; /* loopback.h */
 };
@@ -153,6 +154,32 @@ int config_load(const char *path, struct config **ret, struct config_errors *err
  * dropin_dir (NULL: none) are read from disk.
  */
 int config_load_text(const char *path, const char *text, size_t len, const char *dropin_dir,
+		     struct config **ret, struct config_errors *errors);
+/* A drop-in's text read by someone else (PlanConfigWithDropIns' a(ss)): its file name in
+ * PATH.d (NAME.yaml) and its text. */
+struct config_dropin_text {
+	const char *name;
+	const char *text;
+};
+/* At most this many given drop-in texts: the caller's table is bounded. */
+#define CONFIG_DROPIN_TEXTS_MAX 256
+/* Where the drop-ins of config_load_from() come from. */
+struct config_dropins {
+	const char *dir; /* read from disk (NULL: not) */
+	/*
+	 * dir and each file in it must be the reader's own (owned by its uid, not writable by
+	 * group or others): the agent's own drop-ins, which it reads as root.
+	 */
+	bool owned;
+	const struct config_dropin_text *texts; /* instead of dir: given, in any order */
+	size_t n_texts;
+};
+/*
+ * config_load_text() with the drop-ins from d (NULL: none); text NULL: path read from disk
+ * as config_load() reads it.  The drop-ins are opened relative to the directory, neither
+ * following a symbolic link (dropin.h).
+ */
+int config_load_from(const char *path, const char *text, size_t len, const struct config_dropins *d,
 		     struct config **ret, struct config_errors *errors);
 /* The built-in defaults, as used when no file exists. */
 int config_new_default(const char *path, struct config **ret);

@@ -6,7 +6,9 @@
  */
 #pragma once
 
+#include <stdbool.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "config/config.h"
 #include "config/keys.h"
@@ -36,11 +38,20 @@ void stats_netns_dump(FILE *f, const struct config *c);
 int section_policies(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
 /* After all sections: what policies: needs from the others. */
 int config_policies_check(struct ctx *ctx);
-/* The drop-ins of dir (dropin.c), after the main file: only their policies:. */
-int config_dropins_load(struct ctx *ctx, const char *dir);
+/* The drop-ins (dropin.c), after the main file: only their policies:.  dir: PATH.d, for
+ * the names of d->texts (read from disk only as d->dir). */
+int config_dropins_load(struct ctx *ctx, const char *dir, const struct config_dropins *d);
 /* config.c, for dropin.c: a file read as the main one is (-EBADFD: not a regular file, of
  * the kind *ret_kind names), that failure as an error line, and the revision's hash. */
 int config_read_file(const char *path, char **ret, size_t *ret_len, const char **ret_kind);
+/*
+ * The same of an open fd (taken).  owned: the file must be the reader's own as well
+ * (config_stat_owned()), else -EPERM with *ret_kind "file": the agent's own drop-ins, which
+ * it reads as root and so only from files that root alone can change.
+ */
+int config_read_fd(int fd, bool owned, char **ret, size_t *ret_len, const char **ret_kind);
+/* Owned by the reader (geteuid(): root for the agent) and not writable by group or others. */
+bool config_stat_owned(const struct stat *st);
 void config_read_error(struct config_errors *errors, const char *path, int r, const char *kind);
 #define CONFIG_FNV_OFFSET 0xcbf29ce484222325ULL
 uint64_t config_fnv1a64(uint64_t h, const char *s, size_t n);

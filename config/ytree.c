@@ -214,6 +214,7 @@ int find_duplicates(const struct ynode *const *items, size_t n, size_t stride, s
 static int ynode_build(struct ctx *ctx, yaml_event_t *ev, unsigned depth, struct ynode **ret)
 {
 	_cleanup_(ynode_freep) struct ynode *n = NULL;
+	const yaml_char_t *tag;
 	yaml_event_type_t end;
 	int r;
 
@@ -233,6 +234,19 @@ static int ynode_build(struct ctx *ctx, yaml_event_t *ev, unsigned depth, struct
 	if (!n)
 		return -ENOMEM;
 	n->mark = mark_of(ev->start_mark);
+	tag = ev->type == YAML_SCALAR_EVENT	      ? ev->data.scalar.tag
+	      : ev->type == YAML_MAPPING_START_EVENT  ? ev->data.mapping_start.tag
+	      : ev->type == YAML_SEQUENCE_START_EVENT ? ev->data.sequence_start.tag
+						      : NULL;
+	/* A tag would change what the value is (!!binary, !!int, an application's !custom);
+	 * the loader knows no tags, and ignoring one would read the value as something the
+	 * author did not mean. */
+	if (tag) {
+		error_at(ctx, n->mark,
+			 "the YAML tag '%s' is not supported (expected a value without a tag: remove it)",
+			 (const char *)tag);
+		return -EINVAL;
+	}
 	switch (ev->type) {
 	case YAML_SCALAR_EVENT:
 		n->type = YNODE_SCALAR;
@@ -302,8 +316,15 @@ static int parse_document(struct ctx *ctx, const char *text, size_t len, struct 
 		case YAML_STREAM_END_EVENT:
 			done = true;
 			break;
-		case YAML_STREAM_START_EVENT:
 		case YAML_DOCUMENT_START_EVENT:
+			if (ev.data.document_start.tag_directives.start !=
+			    ev.data.document_start.tag_directives.end) {
+				error_at(ctx, mark_of(ev.start_mark),
+					 "%%TAG directives are not supported (expected no tags: remove the %%TAG line)");
+				r = -EINVAL;
+			}
+			break;
+		case YAML_STREAM_START_EVENT:
 		case YAML_DOCUMENT_END_EVENT:
 			break;
 		default:

@@ -634,80 +634,216 @@ static int method_describe_config(sd_bus_message *msg, void *userdata, sd_bus_er
 }
 
 /*
- * The dry run of a file's text (smcctl config diff FILE): the caller reads the file with its
- * own rights and sends the text and the path; the agent reads path's drop-ins.  With
- * neither (smcctl config diff without FILE), the dry run of a Reload: the agent's own file
- * and drop-ins read as a reload reads them (manager_config_read(): a missing file is the
- * built-in defaults while the agent runs on them, else refused).  Read only, but admins
- * only all the same (check_admin(), like DescribeConfig): the text names files the agent,
- * as root, would read (ueid.machine-id-file) and namespaces it would open, which made it a
- * way to probe any file for anyone.  An invalid text is an answer, not an error: the
- * document says so with the errors, as smcd-agent --plan does.
+ * The dry run of a file's text (smcctl config diff FILE).  Read only, but admins only all
+ * the same (check_admin(), like DescribeConfig): the text names files the agent, as root,
+ * would read (ueid.machine-id-file) and namespaces it would open.  An invalid text is an
+ * answer, not an error: the document says so with the errors, as smcd-agent --plan does.
+ *
+ * An admin of SMC (admin-group) is not root, so nothing is read for the caller that the
+ * caller could not read itself, and nothing the agent read is quoted to a caller who is
+ * not root:
+ *   PlanConfigWithDropIns(file, yaml, dropins)  the caller read everything with its own
+ *       rights (smcctl config diff FILE): FILE's text and the texts of FILE.d/ *.yaml; the
+ *       agent opens nothing under file, which only names them.
+ *   PlanConfig("", "")  the dry run of a Reload: the agent's own file and drop-ins, read
+ *       as a reload reads them (manager_config_read(): root's files only; a missing file
+ *       is the built-in defaults while the agent runs on them, else refused).
+ *   PlanConfig(file, yaml)  yaml with the agent's own drop-ins, for file "" or the agent's
+ *       own ConfigPath only: any other file's drop-ins would be read as root, so that is
+ *       refused, naming PlanConfigWithDropIns.
+ * ueid.machine-id-file: see plan_machine_id().
  */
-static int plan_read(struct manager *m, const char *path, const char *text, struct config **ret,
+struct plan_request {
+	const char *path, *text;
+	struct config_dropin_text *dropins; /* PlanConfigWithDropIns */
+	size_t n_dropins;
+	bool with_dropins;
+	bool agent_read; /* the agent read a file for it: its errors are redacted for non-root */
+};
+
+static int plan_read(struct manager *m, struct plan_request *q, struct config **ret,
 		     struct config_errors *errors, sd_bus_error *error)
 {
-	_cleanup_(freep) char *dropins = NULL;
 	bool builtin;
 
-	if (!path[0] && !text[0])
+	if (!q->with_dropins && !q->path[0] && !q->text[0]) {
+		q->agent_read = true;
+		q->path = m->config_path;
 		return manager_config_read(m->config_path, true, m->config_builtin, ret, &builtin,
 					   errors);
-	if (!path[0])
-		path = m->config_path;
-	/*
-	 * The text is path's, read with its drop-ins: path.d, as smcd-agent --plan path and a
-	 * reload of path read them (the agent's own path.d only when path is its own file).
-	 * Reading the caller's path.d/ *.yaml as root is within what check_admin() already
-	 * allows an admin (the text names files the agent reads, machine-id-file); a relative
-	 * path would be the agent's working directory, not the caller's.
-	 */
-	if (path[0] != '/')
+	}
+	if (!q->path[0])
+		q->path = m->config_path;
+	/* A relative path would be named as the agent's working directory's. */
+	if (q->path[0] != '/')
 		return sd_bus_error_setf(
 			error, SD_BUS_ERROR_INVALID_ARGS,
-			"'%s' is not an absolute path (PlanConfig reads its drop-ins, PATH.d, from the agent's working directory otherwise)",
-			path);
-	dropins = config_dropin_dir(path);
-	if (!dropins)
+			"'%s' is not an absolute path (expected FILE's absolute path)", q->path);
+	if (q->with_dropins)
+		return config_load_from(
+			q->path, q->text, strlen(q->text),
+			&(struct config_dropins){ .texts = q->dropins, .n_texts = q->n_dropins },
+			ret, errors);
+	if (!streq(q->path, m->config_path))
+		return sd_bus_error_setf(
+			error, SD_BUS_ERROR_INVALID_ARGS,
+			"PlanConfig reads the drop-ins of the agent's own %s only, not of %s: send the texts of %s.d/*.yaml with %s (smcctl config diff FILE does)",
+			m->config_path, q->path, q->path, SMCD_BUS_MANAGER_PLAN_CONFIG_WITH_DROPINS);
+	/* The text is the caller's; the drop-ins are the agent's own, read as a reload does. */
+	_cleanup_(freep) char *dir = config_dropin_dir(q->path);
+	if (!dir)
 		return -ENOMEM;
-	return config_load_text(path, text, strlen(text), dropins, ret, errors);
+	q->agent_read = true;
+	return config_load_from(q->path, q->text, strlen(q->text),
+				&(struct config_dropins){ .dir = dir, .owned = true }, ret, errors);
 }
 
-static int method_plan_config(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+static bool sender_is_root(sd_bus_message *msg)
 {
-	struct manager *m = userdata;
+	/* Only root: sd-bus knows no capabilities of a dbus-daemon peer (its creds would be
+	 * read from /proc, racily, so it does not), so CAP_NET_ADMIN is uid 0 here. */
+	return sd_bus_query_sender_privilege(msg, CAP_NET_ADMIN) > 0;
+}
+
+/*
+ * The errors for a caller who is not root: those of the caller's own text (path, when it
+ * sent one) as they are, and those about a whole file (line 0: it cannot be read, is a
+ * link, is not root's, which quote nothing of it); every other one with only its
+ * location, since it is about a file the agent read as root and may quote it (a line of
+ * any file a link pointed at).
+ */
+static int plan_errors_redact(struct config_errors *errors, const struct plan_request *q,
+			      bool caller_text)
+{
+	for (size_t i = 0; i < errors->n; i++) {
+		const char *line = errors->lines[i], *yaml = strstr(line, CONFIG_DROPIN_SUFFIX ":");
+		_cleanup_(freep) char *file = NULL;
+		char *redacted = NULL;
+		size_t keep;
+
+		if (errors->marks[i].line == 0 || (caller_text && location_length(line, q->path)))
+			continue;
+		/* The main file's, or a drop-in's: "DIR/NAME.yaml:LINE:COL: ...". */
+		keep = location_length(line, q->path);
+		if (!keep && yaml) {
+			file = strndup(line, (size_t)(yaml - line) + strlen(CONFIG_DROPIN_SUFFIX));
+			if (!file)
+				return -ENOMEM;
+			keep = location_length(line, file);
+		}
+		if (asprintf(&redacted,
+			     "%.*s%s(the message is shown to root only: it is about a file the agent read, and may quote it; \"smcctl config check\" shows it to whoever may read that file)",
+			     (int)keep, line, keep ? " " : "") < 0)
+			return -ENOMEM;
+		free(errors->lines[i]);
+		errors->lines[i] = redacted;
+	}
+	return 0;
+}
+
+/*
+ * Whether the plan may read c's ueid.machine-id-file to plan the derived UEID: for root,
+ * and for anyone the one the running configuration names (root's own choice, read at
+ * every reconciliation: its UEID is in the kernel for all to see).  Any other would be
+ * read as root for a caller who may not be able to read it: its digits would come back in
+ * the planned UEID, and its existence and shape in the message.  So for that caller the
+ * derivation is turned off in this plan's copy of the config and the plan says the UEID is
+ * derived from FILE when applied, not read now (config_plan_ueid_unread()).
+ *
+ * Decided against: smcctl reading the file with the caller's rights and sending it (or
+ * the UEID): the agent would plan a value it cannot check, PlanConfig would need another
+ * argument, and the derivation (common/ueid-derive.c) would run on both sides of the bus.
+ * True: read it.
+ */
+static bool plan_machine_id(sd_bus_message *msg, struct manager *m, struct config *c)
+{
+	if (!c->ueid.auto_derive || sender_is_root(msg) ||
+	    streq_ptr(c->ueid.machine_id_file, m->config->ueid.machine_id_file))
+		return true;
+	c->ueid.auto_derive = false;
+	return false;
+}
+
+/* PlanConfigWithDropIns' a(ss): pointers into msg. */
+static int plan_read_dropins(sd_bus_message *msg, struct plan_request *q, sd_bus_error *error)
+{
+	const char *name, *text;
+	int r;
+
+	r = sd_bus_message_enter_container(msg, 'a', "(ss)");
+	while (r >= 0 && (r = sd_bus_message_read(msg, "(ss)", &name, &text)) > 0) {
+		struct config_dropin_text *v;
+
+		if (q->n_dropins >= CONFIG_DROPIN_TEXTS_MAX)
+			return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+						 "More than %d drop-ins: a plan takes at most %d",
+						 CONFIG_DROPIN_TEXTS_MAX, CONFIG_DROPIN_TEXTS_MAX);
+		v = realloc(q->dropins, (q->n_dropins + 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		q->dropins = v;
+		v[q->n_dropins++] = (struct config_dropin_text){ .name = name, .text = text };
+	}
+	if (r >= 0)
+		r = sd_bus_message_exit_container(msg);
+	return r;
+}
+
+static int plan_config(sd_bus_message *msg, struct manager *m, bool with_dropins, sd_bus_error *error)
+{
 	_cleanup_(config_freep) struct config *c = NULL;
 	_cleanup_(json_object_putp) json_object *doc = NULL;
+	struct plan_request q = { .with_dropins = with_dropins };
 	struct config_errors errors = {};
-	const char *path, *text;
 	int r;
 
 	r = check_admin(msg, m, "Planning a configuration", error);
 	if (r < 0)
 		return r;
-	r = sd_bus_message_read(msg, "ss", &path, &text);
-	if (r < 0)
-		return r;
-	r = plan_read(m, path, text, &c, &errors, error);
-	if (!path[0])
-		path = m->config_path;
+	r = sd_bus_message_read(msg, "ss", &q.path, &q.text);
+	if (r >= 0 && with_dropins)
+		r = plan_read_dropins(msg, &q, error);
+	if (r >= 0 && !sd_bus_error_is_set(error))
+		r = plan_read(m, &q, &c, &errors, error);
+	free(q.dropins);
 	if (r == -ENOMEM || sd_bus_error_is_set(error)) {
 		config_errors_clear(&errors);
 		return r;
 	}
-	if (r < 0)
-		doc = config_plan_invalid_json(path, &errors, PLAN_PLANNER_AGENT);
+	if (r < 0 && q.agent_read && !sender_is_root(msg) &&
+	    plan_errors_redact(&errors, &q, q.text[0] != '\0') < 0)
+		r = -ENOMEM;
+	if (r < 0 && r != -ENOMEM)
+		doc = config_plan_invalid_json(q.path, &errors, PLAN_PLANNER_AGENT);
 	config_errors_clear(&errors);
+	if (r == -ENOMEM)
+		return r;
 	if (r >= 0) {
+		bool read_id = plan_machine_id(msg, m, c);
+
 		r = config_plan_json(m->kernel, m->policy, c, PLAN_PLANNER_AGENT, &doc);
 		if (r < 0 && r != -ENOMEM)
 			return sd_bus_error_setf(error, SMCD_BUS_ERROR_KERNEL, "Cannot plan %s: %s",
-						 path, strerror(-r));
+						 q.path, strerror(-r));
+		if (r >= 0 && !read_id)
+			r = config_plan_ueid_unread(doc, c->ueid.machine_id_file);
+		if (r < 0)
+			return r;
 	}
 	if (!doc)
 		return -ENOMEM;
 	return sd_bus_reply_method_return(
 		msg, "s", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN));
+}
+
+static int method_plan_config(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	return plan_config(msg, userdata, false, error);
+}
+
+static int method_plan_config_with_dropins(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	return plan_config(msg, userdata, true, error);
 }
 
 /*
@@ -1132,6 +1268,9 @@ static const sd_bus_vtable manager_vtable[] = {
 				SD_BUS_RESULT("s", yaml), method_describe_config, ANYONE),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_MANAGER_PLAN_CONFIG, SD_BUS_ARGS("s", file, "s", yaml),
 				SD_BUS_RESULT("s", plan), method_plan_config, ANYONE),
+	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_MANAGER_PLAN_CONFIG_WITH_DROPINS,
+				SD_BUS_ARGS("s", file, "s", yaml, "a(ss)", dropins),
+				SD_BUS_RESULT("s", plan), method_plan_config_with_dropins, ANYONE),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_MANAGER_ADD_UEID, SD_BUS_ARGS("s", ueid), SD_BUS_NO_RESULT,
 				method_add_ueid, POLKIT),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_MANAGER_REMOVE_UEID, SD_BUS_ARGS("s", ueid),

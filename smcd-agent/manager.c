@@ -77,11 +77,15 @@ static void log_config_errors(const char *path, const struct config_errors *e, c
 int manager_config_read(const char *path, bool reload, bool running_builtin, struct config **ret,
 			bool *ret_builtin, struct config_errors *errors)
 {
-	_cleanup_(freep) char *dir = NULL;
+	_cleanup_(freep) char *dir = config_dropin_dir(path);
+	/* Its own drop-ins, which it reads as root: only root's files (dropin.c). */
+	const struct config_dropins own = { .dir = dir, .owned = true };
 	char *line = NULL;
 	int r;
 
-	r = config_load(path, ret, errors);
+	if (!dir)
+		return -ENOMEM;
+	r = config_load_from(path, NULL, 0, &own, ret, errors);
 	if (r != -ENOENT) {
 		if (r >= 0)
 			*ret_builtin = false;
@@ -98,10 +102,7 @@ int manager_config_read(const char *path, bool reload, bool running_builtin, str
 	}
 	/* The defaults with the drop-ins: a unit enabled by "smcctl enable" stays enabled on a
 	 * host that has no smc.yaml. */
-	dir = config_dropin_dir(path);
-	if (!dir)
-		return -ENOMEM;
-	r = config_load_text(path, "", 0, dir, ret, errors);
+	r = config_load_from(path, "", 0, &own, ret, errors);
 	if (r >= 0)
 		*ret_builtin = true;
 	return r;

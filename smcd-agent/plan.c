@@ -309,6 +309,29 @@ json_object *config_plan_invalid_json(const char *path, const struct config_erro
 				 errors->truncated, planner);
 }
 
+int config_plan_ueid_unread(json_object *doc, const char *file)
+{
+	json_object *items = NULL, *unplanned = NULL;
+	struct doc d = {};
+	_cleanup_(freep) char *desired = NULL;
+	int r;
+
+	if (!json_object_object_get_ex(doc, "items", &items) ||
+	    !json_object_object_get_ex(doc, "unplanned", &unplanned))
+		return -EINVAL;
+	d.items = items;
+	if (asprintf(&desired, "derived from %s when applied", file) < 0)
+		return -ENOMEM;
+	r = add_item(&d, "ueid:auto", "unplanned", "", "", desired,
+		     "not read for this plan: the agent reads another ueid.machine-id-file than its "
+		     "running configuration's only for root (plan as root to see the UEID)");
+	if (r >= 0)
+		r = json_append_str(unplanned,
+				    "ueid:auto: the UEID derived from ueid.machine-id-file (with "
+				    "ueid.exclusive, a removal listed may be of that UEID)");
+	return r < 0 ? -ENOMEM : 0;
+}
+
 int config_plan_json(struct kernel *k, struct policy_engine *policy, const struct config *c,
 		     const char *planner, json_object **ret)
 {

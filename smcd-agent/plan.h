@@ -30,6 +30,12 @@ struct policy_engine;
  */
 int config_plan_json(struct kernel *k, struct policy_engine *policy, const struct config *c,
 		     const char *planner, json_object **ret);
+/*
+ * Into a plan of a config with ueid.auto turned off for it: the derived UEID as an item not
+ * planned, FILE (its ueid.machine-id-file) not read (PlanConfig for a caller who is not
+ * root).  0, -ENOMEM, or -EINVAL for a document that is not a plan.
+ */
+int config_plan_ueid_unread(json_object *doc, const char *file);
 /* The document of a file that is not valid: its errors, nothing planned. */
 json_object *config_plan_invalid_json(const char *path, const struct config_errors *errors,
 				      const char *planner);

@@ -67,12 +67,14 @@ bus_vtable_methods() {
 #   Refresh          a poll now (rate-limited by the manager), no setting changes
 #   DescribeConfig   the applied configuration, read-only
 #   PlanConfig       a dry run; checks root/admin-group itself (its text may name files)
+#   PlanConfigWithDropIns  the same with the texts of FILE.d the caller read
 #   GetStatistics    counters, read-only
 #   GetAssessment    the last assessment window, read-only (the shapes ss shows anyone)
 # Every other method of the agent changes something and must ask bus_authorize().
 BUS_ANYONE_REVIEWED="$SMCD_BUS_IFACE_ASSESSMENT GetAssessment
 $SMCD_BUS_IFACE_MANAGER DescribeConfig
 $SMCD_BUS_IFACE_MANAGER PlanConfig
+$SMCD_BUS_IFACE_MANAGER PlanConfigWithDropIns
 $SMCD_BUS_IFACE_MANAGER Refresh
 $SMCD_BUS_IFACE_STATS GetStatistics"
 

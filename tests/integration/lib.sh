@@ -49,6 +49,16 @@ expect_match() {
 	fi
 }
 
+# expect_absent DESCRIPTION PATTERN TEXT: grep -E PATTERN finds nothing in TEXT.
+expect_absent() {
+	if printf '%s\n' "$3" | grep -Eq -- "$2"; then
+		not_ok "$1"
+		printf '%s\n' "$3" | grep -E -- "$2" | sed 's/^/# /'
+	else
+		ok "$1"
+	fi
+}
+
 skip_all() {
 	echo "1..0 # SKIP $*"
 	exit 0

@@ -313,9 +313,29 @@ static void test_unit_name(void **state)
 	assert_int_equal(config_unit_name("../etc/passwd", u, &why), -EINVAL);
 	assert_non_null(strstr(why, "a unit name has only"));
 	assert_int_equal(config_unit_name("a/b", u, &why), -EINVAL);
-	assert_int_equal(config_unit_name(".hidden", u, &why), -EINVAL);
+	/* systemd takes a leading dot (.hidden.service): only the suffix's dot may not be first. */
+	assert_int_equal(config_unit_name(".hidden", u, &why), 0);
+	assert_string_equal(u, ".hidden.service");
 	assert_int_equal(config_unit_name("", u, &why), -EINVAL);
 	assert_int_equal(config_unit_name("a b", u, &why), -EINVAL);
+	/* As systemd's unit_name_is_valid() (issue 35): templates, '@' first, a bare type. */
+	assert_int_equal(config_unit_name("getty@.service", u, &why), -EINVAL);
+	assert_non_null(strstr(why, "is a template"));
+	assert_non_null(strstr(why, "NAME@INSTANCE.service"));
+	assert_int_equal(config_unit_name("getty@", u, &why), -EINVAL);
+	assert_non_null(strstr(why, "is a template"));
+	assert_int_equal(config_unit_name("@tty1.service", u, &why), -EINVAL);
+	assert_non_null(strstr(why, "starts with '@'"));
+	assert_int_equal(config_unit_name(".service", u, &why), -EINVAL);
+	assert_non_null(strstr(why, "only a type suffix"));
+	assert_int_equal(config_unit_name("a\\x2db@x@y.service", u, &why), 0);
+	assert_int_equal(config_unit_name("n\xc3\xa9.service", u, &why), -EINVAL);
+	assert_non_null(strstr(why, "such as nginx, nginx.service or getty@tty1.service"));
+	/* 255 with the suffix systemctl adds is the limit, as systemd's UNIT_NAME_MAX. */
+	memset(long_name, 'a', 248);
+	long_name[248] = '\0';
+	assert_int_equal(config_unit_name(long_name, u, &why), -EINVAL);
+	assert_non_null(strstr(why, "longer than 255"));
 	memset(long_name, 'a', 250);
 	long_name[250] = '\0';
 	assert_int_equal(config_unit_name(long_name, u, &why), -EINVAL);

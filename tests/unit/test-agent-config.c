@@ -93,6 +93,26 @@ static void expect_error_around(const char *text, const char *prefix, const char
 
 /* ---------------------------------------------------------------------------------- */
 
+/* Tags and %TAG directives are refused where they are, not silently dropped (issue 35). */
+static void test_yaml_tags_refused(void **state)
+{
+	expect_error(
+		"seid:\n  enable: !!binary aGVsbG8=\n",
+		"2:11: the YAML tag 'tag:yaml.org,2002:binary' is not supported (expected a value without a tag: remove it)");
+	expect_error(
+		"rate-limit: !custom 5\n",
+		"1:13: the YAML tag '!custom' is not supported (expected a value without a tag: remove it)");
+	expect_error(
+		"ueid: !!map\n  auto: false\n",
+		"1:7: the YAML tag 'tag:yaml.org,2002:map' is not supported (expected a value without a tag: remove it)");
+	expect_error(
+		"modules: !!seq [smc]\n",
+		"1:10: the YAML tag 'tag:yaml.org,2002:seq' is not supported (expected a value without a tag: remove it)");
+	expect_error(
+		"%TAG !e! tag:example.com,2000:\n---\nseid: {enable: true}\n",
+		"1:1: %TAG directives are not supported (expected no tags: remove the %TAG line)");
+}
+
 static void test_shipped_file(void **state)
 {
 	struct config_errors errors = {};
@@ -775,6 +795,7 @@ int main(void)
 		cmocka_unit_test(test_rate_limit),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_dump_round_trip),
+		cmocka_unit_test(test_yaml_tags_refused),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

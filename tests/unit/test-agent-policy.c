@@ -13,11 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "common/macro.h"
 #include "config/config.h"
+#ifdef HAVE_BPF
+#include "bpf/smcbpf.h"
+#endif
 #include "smcd-agent/policy.h"
 
 static char tmp_path[] = "/tmp/test-agent-policy-XXXXXX";
@@ -554,6 +558,48 @@ static void test_excl_rules(void **state)
 	fixture_free(&f);
 }
 
+#ifdef HAVE_BPF
+/*
+ * The pin directory found there already (bpf/smcbpf.c): used only as mkdir(root, 0700)
+ * makes it, the agent's own and not writable by others; refused untouched otherwise
+ * (issue 35).  bpffs needs root: the check takes any directory.
+ */
+static void test_pin_dir_check(void **state)
+{
+	char d[] = "/tmp/test-pin-dir-XXXXXX", link[64], why[512];
+	struct stat st;
+
+	assert_non_null(mkdtemp(d));
+	assert_int_equal(chmod(d, 0700), 0);
+	assert_int_equal(smcbpf_pin_dir_check(d, why, sizeof(why)), 0);
+	assert_int_equal(chmod(d, 0755), 0);
+	assert_int_equal(smcbpf_pin_dir_check(d, why, sizeof(why)), 0);
+	assert_int_equal(chmod(d, 0770), 0);
+	assert_int_equal(smcbpf_pin_dir_check(d, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "mode 0770, not the agent's own"));
+	assert_non_null(strstr(why, "remove it"));
+	assert_int_equal(stat(d, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0770); /* untouched */
+	assert_int_equal(chmod(d, 0702), 0);
+	assert_int_equal(smcbpf_pin_dir_check(d, why, sizeof(why)), -EPERM);
+	if (geteuid() == 0) {
+		assert_int_equal(chmod(d, 0700), 0);
+		assert_int_equal(chown(d, 65534, 65534), 0);
+		assert_int_equal(smcbpf_pin_dir_check(d, why, sizeof(why)), -EPERM);
+		assert_non_null(strstr(why, "owned by uid 65534"));
+		assert_int_equal(chown(d, 0, 0), 0);
+	}
+	assert_int_equal(chmod(d, 0700), 0);
+	snprintf(link, sizeof(link), "%s.link", d);
+	assert_int_equal(symlink(d, link), 0);
+	assert_int_equal(smcbpf_pin_dir_check(link, why, sizeof(why)), -ELOOP);
+	assert_non_null(strstr(why, "is a symbolic link"));
+	unlink(link);
+	assert_int_equal(smcbpf_pin_dir_check(link, why, sizeof(why)), -ENOENT);
+	rmdir(d);
+}
+#endif
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -564,6 +610,9 @@ int main(void)
 		cmocka_unit_test(test_plan_rule_moved),	 cmocka_unit_test(test_plan_removed),
 		cmocka_unit_test(test_plan_unsupported), cmocka_unit_test(test_plan_exclude),
 		cmocka_unit_test(test_excl_rules),
+#ifdef HAVE_BPF
+		cmocka_unit_test(test_pin_dir_check),
+#endif
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
