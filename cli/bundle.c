@@ -127,19 +127,32 @@ static size_t match_id(const char *p, size_t left, const char *id)
 	return i;
 }
 
-char *bundle_scrub(const char *buf, size_t len, const char *machine_id, const char *replacement,
-		   size_t *ret_len, size_t *ret_n)
+/* The length of word's match at p, in any case, or 0 (a NUL of the buffer is data). */
+static size_t match_word(const char *p, size_t left, const char *word)
+{
+	size_t wl = strlen(word);
+
+	if (wl == 0 || wl > left)
+		return 0;
+	for (size_t k = 0; k < wl; k++)
+		if (p[k] == '\0' || tolower((unsigned char)p[k]) != tolower((unsigned char)word[k]))
+			return 0;
+	return wl;
+}
+
+/* Copy buf with every match of what (per match()) replaced by replacement. */
+static char *scrub(const char *buf, size_t len, const char *what,
+		   size_t (*match)(const char *p, size_t left, const char *what),
+		   const char *replacement, size_t *ret_len, size_t *ret_n)
 {
 	size_t rl = strlen(replacement), n = 0, o = 0;
-	/* The replacement (at most 32, bundle.h) is no longer than what it replaces (32 or 36). */
+	/* The replacement is no longer than what it replaces (bundle.h). */
 	char *out = malloc(len + 1);
 
 	if (!out)
 		return NULL;
 	for (size_t i = 0; i < len;) {
-		size_t m = hexval(buf[i]) == hexval(machine_id[0])
-				   ? match_id(buf + i, len - i, machine_id)
-				   : 0;
+		size_t m = match(buf + i, len - i, what);
 
 		if (m) {
 			memcpy(out + o, replacement, rl);
@@ -156,34 +169,16 @@ char *bundle_scrub(const char *buf, size_t len, const char *machine_id, const ch
 	return out;
 }
 
+char *bundle_scrub(const char *buf, size_t len, const char *machine_id, const char *replacement,
+		   size_t *ret_len, size_t *ret_n)
+{
+	return scrub(buf, len, machine_id, match_id, replacement, ret_len, ret_n);
+}
+
 char *bundle_scrub_word(const char *buf, size_t len, const char *word, const char *replacement,
 			size_t *ret_len, size_t *ret_n)
 {
-	size_t wl = strlen(word), rl = strlen(replacement), n = 0, o = 0;
-	char *out = malloc(len + 1);
-
-	if (!out)
-		return NULL;
-	for (size_t i = 0; i < len;) {
-		/* strncasecmp() would stop at a NUL of the buffer, which may hold binary data. */
-		size_t k = 0;
-
-		while (wl > 0 && k < wl && i + k < len && buf[i + k] != '\0' &&
-		       tolower((unsigned char)buf[i + k]) == tolower((unsigned char)word[k]))
-			k++;
-		if (wl > 0 && k == wl) {
-			memcpy(out + o, replacement, rl);
-			o += rl;
-			i += wl;
-			n++;
-		} else {
-			out[o++] = buf[i++];
-		}
-	}
-	out[o] = '\0';
-	*ret_len = o;
-	*ret_n = n;
-	return out;
+	return scrub(buf, len, word, match_word, replacement, ret_len, ret_n);
 }
 
 /* Read a whole staged file (NUL-terminated); NULL with errno on failure. */
