@@ -21,10 +21,13 @@
  * reader does not expect.
  *
  * Nothing secret: the machine ID (/etc/machine-id, and the file smc.yaml's
- * ueid.machine-id-file names if that is another) is replaced, in every collected file and in
- * the manifest, by the UEID derived from it (common/ueid-derive.c), which is no secret: it
- * goes to every SMC-D peer.
+ * ueid.machine-id-file names if that is another), its application-specific ID and both UEIDs
+ * derived from it (common/ueid-derive.h: "MID-" shows 27 of its 32 digits, and "APP-" names
+ * the host as well as the ID does) are replaced, in every collected file and in the
+ * manifest, by placeholders that say what was there: "<machine-id>", "<app-specific-id>",
+ * "<ueid:machine-id>" and "<ueid:app-specific>" (with "-2" for a second machine ID).
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -60,9 +63,13 @@ static inline void closedirp(DIR **d)
 #define NETNS_RUN_DIR "/run/netns"
 #define SECRETS_MAX 2
 
+/* One machine ID, the forms of it that are scrubbed and their placeholders. */
 struct secret {
 	char id[MACHINE_ID_LEN + 1];
-	char ueid[UEID_DERIVED_LEN + 1];
+	char app_id[MACHINE_ID_LEN + 1]; /* its app-specific ID for UEID_APP_ID */
+	char ueids[_UEID_DERIVATION_MAX][UEID_DERIVED_MAX + 1]; /* by derivation */
+	char id_placeholder[24], app_id_placeholder[24];
+	char ueid_placeholders[_UEID_DERIVATION_MAX][24];
 	char path[PATH_MAX];
 	size_t occurrences;
 };
@@ -120,19 +127,32 @@ static size_t match_id(const char *p, size_t left, const char *id)
 	return i;
 }
 
-char *bundle_scrub(const char *buf, size_t len, const char *machine_id, const char *replacement,
-		   size_t *ret_len, size_t *ret_n)
+/* The length of word's match at p, in any case, or 0 (a NUL of the buffer is data). */
+static size_t match_word(const char *p, size_t left, const char *word)
+{
+	size_t wl = strlen(word);
+
+	if (wl == 0 || wl > left)
+		return 0;
+	for (size_t k = 0; k < wl; k++)
+		if (p[k] == '\0' || tolower((unsigned char)p[k]) != tolower((unsigned char)word[k]))
+			return 0;
+	return wl;
+}
+
+/* Copy buf with every match of what (per match()) replaced by replacement. */
+static char *scrub(const char *buf, size_t len, const char *what,
+		   size_t (*match)(const char *p, size_t left, const char *what),
+		   const char *replacement, size_t *ret_len, size_t *ret_n)
 {
 	size_t rl = strlen(replacement), n = 0, o = 0;
-	/* The replacement (31) is shorter than what it replaces (32 or 36). */
+	/* The replacement is no longer than what it replaces (bundle.h). */
 	char *out = malloc(len + 1);
 
 	if (!out)
 		return NULL;
 	for (size_t i = 0; i < len;) {
-		size_t m = hexval(buf[i]) == hexval(machine_id[0])
-				   ? match_id(buf + i, len - i, machine_id)
-				   : 0;
+		size_t m = match(buf + i, len - i, what);
 
 		if (m) {
 			memcpy(out + o, replacement, rl);
@@ -147,6 +167,18 @@ char *bundle_scrub(const char *buf, size_t len, const char *machine_id, const ch
 	*ret_len = o;
 	*ret_n = n;
 	return out;
+}
+
+char *bundle_scrub(const char *buf, size_t len, const char *machine_id, const char *replacement,
+		   size_t *ret_len, size_t *ret_n)
+{
+	return scrub(buf, len, machine_id, match_id, replacement, ret_len, ret_n);
+}
+
+char *bundle_scrub_word(const char *buf, size_t len, const char *word, const char *replacement,
+			size_t *ret_len, size_t *ret_n)
+{
+	return scrub(buf, len, word, match_word, replacement, ret_len, ret_n);
 }
 
 /* Read a whole staged file (NUL-terminated); NULL with errno on failure. */
@@ -201,19 +233,40 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
+/* One pass of scrubbing over text: an ID (bundle_scrub) or a word (bundle_scrub_word). */
+static int scrub_pass(char **text, size_t *len, bool id, const char *what, const char *by,
+		      size_t *occurrences)
+{
+	size_t n, nl;
+	char *out = id ? bundle_scrub(*text, *len, what, by, &nl, &n)
+		       : bundle_scrub_word(*text, *len, what, by, &nl, &n);
+
+	if (!out)
+		return -ENOMEM;
+	free(*text);
+	*text = out;
+	*len = nl;
+	*occurrences += n;
+	return 0;
+}
+
 /* Scrub text in place (it is replaced); counts into the secrets. */
 static int scrub_text(struct bundle *b, char **text, size_t *len)
 {
-	for (size_t s = 0; s < b->n_secrets; s++) {
-		size_t n, nl;
-		char *out = bundle_scrub(*text, *len, b->secrets[s].id, b->secrets[s].ueid, &nl, &n);
+	for (size_t i = 0; i < b->n_secrets; i++) {
+		struct secret *s = &b->secrets[i];
+		int r;
 
-		if (!out)
-			return -ENOMEM;
-		free(*text);
-		*text = out;
-		*len = nl;
-		b->secrets[s].occurrences += n;
+		/* The IDs first: the UEIDs hold a part of their digits. */
+		r = scrub_pass(text, len, true, s->id, s->id_placeholder, &s->occurrences);
+		if (r == 0)
+			r = scrub_pass(text, len, true, s->app_id, s->app_id_placeholder,
+				       &s->occurrences);
+		for (size_t d = 0; r == 0 && d < _UEID_DERIVATION_MAX; d++)
+			r = scrub_pass(text, len, false, s->ueids[d], s->ueid_placeholders[d],
+				       &s->occurrences);
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }
@@ -1217,7 +1270,20 @@ static void add_secret(struct bundle *b, const char *path, json_object *sources)
 				r = 1;
 	}
 	if (r == 0) {
-		ueid_derive(s->id, s->ueid);
+		/* "" for the first machine ID, "-2" for a second one. */
+		char sfx[4] = "";
+
+		if (b->n_secrets > 0)
+			snprintf(sfx, sizeof(sfx), "-%zu", b->n_secrets + 1);
+		machine_id_app_specific(s->id, UEID_APP_ID, s->app_id);
+		snprintf(s->id_placeholder, sizeof(s->id_placeholder), "<machine-id%s>", sfx);
+		snprintf(s->app_id_placeholder, sizeof(s->app_id_placeholder),
+			 "<app-specific-id%s>", sfx);
+		for (int d = 0; d < _UEID_DERIVATION_MAX; d++) {
+			ueid_derive(s->id, d, s->ueids[d]);
+			snprintf(s->ueid_placeholders[d], sizeof(s->ueid_placeholders[d]),
+				 "<ueid:%s%s>", ueid_derivation_names[d], sfx);
+		}
 		snprintf(s->path, sizeof(s->path), "%s", path);
 		b->n_secrets++;
 	}
@@ -1230,7 +1296,7 @@ static void add_secret(struct bundle *b, const char *path, json_object *sources)
 		json_add_str(e, "status", why);
 	} else {
 		json_add_str(e, "status", r ? "the same machine ID as above" : "ok");
-		json_add_str(e, "replaced_by", r ? NULL : s->ueid);
+		json_add_str(e, "replaced_by", r ? NULL : s->id_placeholder);
 	}
 	json_append(sources, e);
 }

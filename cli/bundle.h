@@ -22,12 +22,19 @@ int bundle_create(struct smcctl *c, const struct verb_args *a);
 
 /*
  * Replace every occurrence of the 32 hex digits of machine_id (in any case, plain or as a
- * UUID with dashes) in buf[0..len) by replacement.  Returns the new text (malloc'ed, NUL
- * terminated, its length in *ret_len) and the number of occurrences in *ret_n, or NULL when
- * out of memory.  Exported for the unit test.
+ * UUID with dashes) in buf[0..len) by replacement (at most 32 bytes).  Returns the new text
+ * (malloc'ed, NUL terminated, its length in *ret_len) and the number of occurrences in *ret_n, or
+ * NULL when out of memory.  Exported for the unit test.
  */
 char *bundle_scrub(const char *buf, size_t len, const char *machine_id, const char *replacement,
 		   size_t *ret_len, size_t *ret_n);
+
+/*
+ * The same for a word (a UEID derived from the machine ID), compared in any case; NUL bytes
+ * in buf are data.  replacement must not be longer than word.
+ */
+char *bundle_scrub_word(const char *buf, size_t len, const char *word, const char *replacement,
+			size_t *ret_len, size_t *ret_n);
 
 /*
  * The network namespaces of this host that support-bundle can reach: every one a process

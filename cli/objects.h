@@ -9,7 +9,7 @@
 #include "common/advice.h"
 
 /* Option indexes, shared by cli/table.c (the declarations) and the handlers. */
-enum { UEID_DERIVE_OPT_FILE, UEID_DERIVE_OPT_APPLY };
+enum { UEID_DERIVE_OPT_FILE, UEID_DERIVE_OPT_APPLY, UEID_DERIVE_OPT_DERIVE };
 enum { FILTER_OPT_SMCD, FILTER_OPT_SMCR };
 enum {
 	SOCKET_OPT_ALL,

@@ -47,6 +47,8 @@ static const struct verb_opt ueid_derive_opts[] = {
 				   "read the machine ID from FILE (default /etc/machine-id)" },
 	[UEID_DERIVE_OPT_APPLY] = { "apply", 0, NULL,
 				    "add the UEID unless present (needs CAP_NET_ADMIN)" },
+	[UEID_DERIVE_OPT_DERIVE] = { "derive", 0, "app-specific|machine-id",
+				     "how (default app-specific; smc.yaml(5) ueid.derive)" },
 	{}
 };
 
@@ -105,9 +107,9 @@ static const struct verb ueid_verbs[] = {
 	  .flags = VERB_ADMIN, .run = agent_ueid_del, .help = "remove a UEID" },
 	{ .name = "flush", .flags = VERB_ADMIN, .run = agent_ueid_flush,
 	  .help = "remove every UEID" },
-	{ .name = "derive", .synopsis = "[--machine-id-file FILE] [--apply]",
+	{ .name = "derive", .synopsis = "[--machine-id-file FILE] [--derive HOW] [--apply]",
 	  .opts = ueid_derive_opts, .run = ueid_derive_verb,
-	  .help = "print MID-<machine-id>; --apply adds it" },
+	  .help = "print the machine's UEID; --apply adds it" },
 	{}
 };
 

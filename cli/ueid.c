@@ -2,7 +2,8 @@
 /*
  * smcctl ueid: the kernel's global table of User Defined EIDs.  Off s390 there is no SEID,
  * so SMC-Dv2 (and with it every loopback connection) and SMC-Rv2 need at least one UEID
- * that both peers share; "derive" produces the host's own one from machine-id.
+ * that both peers share; "derive" produces the host's own one from machine-id, as the agent's
+ * ueid.auto does (common/ueid-derive.h: app-specific by default, or the seed's "MID-").
  */
 #include <inttypes.h>
 #include <string.h>
@@ -138,7 +139,7 @@ int ueid_flush(struct smcctl *c, const struct verb_args *a)
 	return smcctl_emit(c, doc, action_text);
 }
 
-/* "MID-..." alone (for $(...)), or with --apply what happened to it. */
+/* The UEID alone (for $(...)), or with --apply what happened to it. */
 void ueid_derive_text(struct smcctl *c, json_object *doc)
 {
 	const char *ueid = out_get_str(doc, "ueid", "");
@@ -151,10 +152,11 @@ void ueid_derive_text(struct smcctl *c, json_object *doc)
 		fprintf(c->out, "%s: already configured\n", ueid);
 }
 
-static int derive(struct smcctl *c, const char *file, char ueid[UEID_DERIVED_LEN + 1])
+static int derive(struct smcctl *c, const char *file, enum ueid_derivation how,
+		  char ueid[UEID_DERIVED_MAX + 1])
 {
 	const char *reason = NULL;
-	int r = ueid_derive_from_file(file, ueid, &reason);
+	int r = ueid_derive_from_file(file, how, ueid, &reason);
 
 	if (r >= 0)
 		return SMCCTL_EXIT_OK;
@@ -196,21 +198,27 @@ int ueid_derive_verb(struct smcctl *c, const struct verb_args *a)
 {
 	const char *file =
 		a->opt[UEID_DERIVE_OPT_FILE] ? a->opt[UEID_DERIVE_OPT_FILE] : MACHINE_ID_FILE;
+	const char *how = a->opt[UEID_DERIVE_OPT_DERIVE]
+				  ? a->opt[UEID_DERIVE_OPT_DERIVE]
+				  : ueid_derivation_names[UEID_DERIVE_APP_SPECIFIC];
 	bool do_apply = a->opt[UEID_DERIVE_OPT_APPLY], changed = false;
-	char ueid[UEID_DERIVED_LEN + 1];
+	char ueid[UEID_DERIVED_MAX + 1];
 	_cleanup_(json_object_putp) json_object *doc = json_object_new_object();
-	int s;
+	int d, s;
 
 	if (!doc)
 		return smcctl_oom(c);
 	if (!*file)
 		return smcctl_usage(c, "--machine-id-file needs a file name");
-	if ((s = derive(c, file, ueid)))
+	d = ueid_derivation_from_string(how);
+	if (d < 0)
+		return smcctl_usage(c, "invalid --derive '%s' (app-specific or machine-id)", how);
+	if ((s = derive(c, file, d, ueid)))
 		return s;
 	if (do_apply && (s = apply(c, ueid, &changed)))
 		return s;
 	if (json_add_str(doc, "ueid", ueid) < 0 || json_add_str(doc, "machine_id_file", file) < 0 ||
-	    json_add_bool(doc, "apply", do_apply) < 0 ||
+	    json_add_str(doc, "derive", how) < 0 || json_add_bool(doc, "apply", do_apply) < 0 ||
 	    (do_apply ? json_add_bool(doc, "changed", changed) : json_add_null(doc, "changed")) < 0)
 		return smcctl_oom(c);
 	return smcctl_emit(c, doc, ueid_derive_text);

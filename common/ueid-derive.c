@@ -5,7 +5,21 @@
 #include <sys/stat.h>
 
 #include "common/macro.h"
+#include "common/sha256.h"
 #include "common/ueid-derive.h"
+
+const char *const ueid_derivation_names[_UEID_DERIVATION_MAX] = {
+	[UEID_DERIVE_APP_SPECIFIC] = "app-specific",
+	[UEID_DERIVE_MACHINE_ID] = "machine-id",
+};
+
+int ueid_derivation_from_string(const char *s)
+{
+	for (int i = 0; i < _UEID_DERIVATION_MAX; i++)
+		if (streq(s, ueid_derivation_names[i]))
+			return i;
+	return -EINVAL;
+}
 
 static bool is_lower_hex(char c)
 {
@@ -65,17 +79,68 @@ int machine_id_parse(const char *buf, size_t len, char ret_id[MACHINE_ID_LEN + 1
 	return 0;
 }
 
-void ueid_derive(const char *machine_id, char ret_ueid[UEID_DERIVED_LEN + 1])
+static int hex_value(char c)
 {
-	size_t p = strlen(UEID_DERIVE_PREFIX);
+	return c >= 'a' ? c - 'a' + 10 : c - '0';
+}
 
-	memcpy(ret_ueid, UEID_DERIVE_PREFIX, p);
-	for (size_t i = 0; i < UEID_DERIVE_DIGITS; i++) {
-		char c = machine_id[i];
+/* 32 lowercase hex digits (checked by the caller) to the 16 bytes of an sd_id128_t. */
+static void id128_bytes(const char *hex, uint8_t ret[16])
+{
+	for (size_t i = 0; i < 16; i++)
+		ret[i] = (uint8_t)(hex_value(hex[2 * i]) << 4 | hex_value(hex[2 * i + 1]));
+}
+
+/*
+ * systemd's get_app_specific() (src/libsystemd/sd-id128/sd-id128.c): the HMAC keyed with
+ * the machine ID over the application ID, the first half of it, made a UUID v4 by
+ * id128_make_v4_uuid() (version nibble 4 in byte 6, variant bits 10 in byte 8).
+ */
+void machine_id_app_specific(const char *machine_id, const char *app_id, char ret[MACHINE_ID_LEN + 1])
+{
+	static const char digits[] = "0123456789abcdef";
+	uint8_t key[16], app[16], mac[SHA256_DIGEST_SIZE];
+
+	id128_bytes(machine_id, key);
+	id128_bytes(app_id, app);
+	hmac_sha256(key, sizeof(key), app, sizeof(app), mac);
+	mac[6] = (mac[6] & 0x0f) | 0x40;
+	mac[8] = (mac[8] & 0x3f) | 0x80;
+	for (size_t i = 0; i < 16; i++) {
+		ret[2 * i] = digits[mac[i] >> 4];
+		ret[2 * i + 1] = digits[mac[i] & 0x0f];
+	}
+	ret[MACHINE_ID_LEN] = '\0';
+	memset(key, 0, sizeof(key));
+	memset(mac, 0, sizeof(mac));
+}
+
+/* prefix and the first n of the hex digits in upper case. */
+static void ueid_format(const char *prefix, const char *hex, size_t n,
+			char ret_ueid[UEID_DERIVED_MAX + 1])
+{
+	size_t p = strlen(prefix);
+
+	memcpy(ret_ueid, prefix, p);
+	for (size_t i = 0; i < n; i++) {
+		char c = hex[i];
 
 		ret_ueid[p + i] = (c >= 'a' && c <= 'f') ? (char)(c - 'a' + 'A') : c;
 	}
-	ret_ueid[UEID_DERIVED_LEN] = '\0';
+	ret_ueid[p + n] = '\0';
+}
+
+void ueid_derive(const char *machine_id, enum ueid_derivation how,
+		 char ret_ueid[UEID_DERIVED_MAX + 1])
+{
+	char app[MACHINE_ID_LEN + 1];
+
+	if (how == UEID_DERIVE_MACHINE_ID) {
+		ueid_format(UEID_MID_PREFIX, machine_id, UEID_MID_DIGITS, ret_ueid);
+		return;
+	}
+	machine_id_app_specific(machine_id, UEID_APP_ID, app);
+	ueid_format(UEID_APP_PREFIX, app, UEID_APP_DIGITS, ret_ueid);
 }
 
 int machine_id_read(const char *path, char ret_id[MACHINE_ID_LEN + 1], const char **ret_reason)
@@ -114,14 +179,14 @@ int machine_id_read(const char *path, char ret_id[MACHINE_ID_LEN + 1], const cha
 	return machine_id_parse(buf, len, ret_id, ret_reason);
 }
 
-int ueid_derive_from_file(const char *path, char ret_ueid[UEID_DERIVED_LEN + 1],
-			  const char **ret_reason)
+int ueid_derive_from_file(const char *path, enum ueid_derivation how,
+			  char ret_ueid[UEID_DERIVED_MAX + 1], const char **ret_reason)
 {
 	char id[MACHINE_ID_LEN + 1];
 	int r = machine_id_read(path, id, ret_reason);
 
 	if (r < 0)
 		return r;
-	ueid_derive(id, ret_ueid);
+	ueid_derive(id, how, ret_ueid);
 	return 0;
 }

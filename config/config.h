@@ -22,6 +22,7 @@
 #include "config/loopback.h"
 #include "config/policy.h"
 #include "config/units.h"
+#include "common/ueid-derive.h"
 #include "config/ytree.h"
 #include "netlink/smcnl.h"
 
@@ -73,6 +74,7 @@ struct config {
 
 	struct {
 		bool auto_derive;
+		enum ueid_derivation derivation; /* ueid.derive */
 		char *machine_id_file;
 		struct config_ueid entries[SMC_UEID_MAX];
 		size_t n_entries;

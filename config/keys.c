@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/macro.h"
+#include "common/ueid-derive.h"
 #include "config/config.h"
 #include "config/keys.h"
 #include "config/sections.h"
@@ -70,6 +71,14 @@ static bool prometheus_file(const char *s)
 const struct config_key config_keys[] = {
 	{ .path = "ueid", .type = CONFIG_KEY_SECTION, .parse = section_ueid },
 	{ .path = "ueid.auto", .type = CONFIG_KEY_BOOL, .def = "true", CONFIG_FIELD(ueid.auto_derive) },
+	/* How: common/ueid-derive.h says why app-specific is the default. */
+	{ .path = "ueid.derive",
+	  .type = CONFIG_KEY_ENUM,
+	  .def = "app-specific",
+	  CONFIG_FIELD(ueid.derivation),
+	  .names = ueid_derivation_names,
+	  .n_names = ELEMENTSOF(ueid_derivation_names),
+	  .expected = "app-specific or machine-id" },
 	{ .path = "ueid.machine-id-file",
 	  .type = CONFIG_KEY_STRING,
 	  .def = "/etc/machine-id",

@@ -966,7 +966,8 @@ static bool ueid_owned(struct manager *m, const char *ueid, struct config_mark *
 			return true;
 		}
 	if (m->config->ueid.auto_derive &&
-	    ueid_auto_derive(m->config->ueid.machine_id_file, derived, err, sizeof(err)) == 0 &&
+	    ueid_auto_derive(m->config->ueid.machine_id_file, m->config->ueid.derivation, derived,
+			     NULL, err, sizeof(err)) == 0 &&
 	    streq(derived, ueid)) {
 		*ret = (struct config_mark){};
 		return true;

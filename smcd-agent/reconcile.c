@@ -135,13 +135,14 @@ int actual_observe(struct kernel *k, const struct config *c, struct actual_state
 /* The derived UEID                                                                       */
 
 /* The derivation is common/ueid-derive's, shared with "smcctl ueid derive". */
-int ueid_auto_derive(const char *machine_id_file, char ret[SMC_EID_LEN + 1], char *err, size_t errlen)
+int ueid_auto_derive(const char *machine_id_file, enum ueid_derivation how, char ret[SMC_EID_LEN + 1],
+		     char ret_other[SMC_EID_LEN + 1], char *err, size_t errlen)
 {
-	char ueid[UEID_DERIVED_LEN + 1];
+	char id[MACHINE_ID_LEN + 1], ueid[UEID_DERIVED_MAX + 1];
 	const char *reason = NULL;
 	int r;
 
-	r = ueid_derive_from_file(machine_id_file, ueid, &reason);
+	r = machine_id_read(machine_id_file, id, &reason);
 	if (r < 0) {
 		if (reason)
 			snprintf(err, errlen, "%s %s", machine_id_file, reason);
@@ -149,16 +150,28 @@ int ueid_auto_derive(const char *machine_id_file, char ret[SMC_EID_LEN + 1], cha
 			snprintf(err, errlen, "cannot read %s: %s", machine_id_file, strerror(-r));
 		return r;
 	}
+	ueid_derive(id, how, ueid);
 	snprintf(ret, SMC_EID_LEN + 1, "%s", ueid);
+	if (ret_other) {
+		ueid_derive(id,
+			    how == UEID_DERIVE_MACHINE_ID ? UEID_DERIVE_APP_SPECIFIC
+							  : UEID_DERIVE_MACHINE_ID,
+			    ueid);
+		snprintf(ret_other, SMC_EID_LEN + 1, "%s", ueid);
+	}
+	explicit_bzero(id, sizeof(id));
 	return 0;
 }
 
 void desired_extra_compute(const struct config *c, struct desired_extra *ret)
 {
 	memset(ret, 0, sizeof(*ret));
-	if (c->ueid.auto_derive && ueid_auto_derive(c->ueid.machine_id_file, ret->auto_ueid,
-						    ret->auto_error, sizeof(ret->auto_error)) < 0)
+	if (c->ueid.auto_derive &&
+	    ueid_auto_derive(c->ueid.machine_id_file, c->ueid.derivation, ret->auto_ueid,
+			     ret->other_ueid, ret->auto_error, sizeof(ret->auto_error)) < 0) {
 		ret->auto_ueid[0] = '\0';
+		ret->other_ueid[0] = '\0';
+	}
 }
 
 /* ------------------------------------------------------------------------------------- */
@@ -207,6 +220,39 @@ static bool ueid_wanted(const struct config *c, const struct desired_extra *x, c
 	return false;
 }
 
+/* The other derivation's UEID of this machine, in the table and not listed: ueid.auto's. */
+static bool ueid_replaced(const struct config *c, const struct desired_extra *x,
+			  const struct actual_state *a)
+{
+	return x->other_ueid[0] && a->ueid_err >= 0 && ueid_in_kernel(a, x->other_ueid) &&
+	       !ueid_wanted(c, x, x->other_ueid);
+}
+
+/*
+ * Removed with a message for the journal (the item's "removed: ..." line at start or
+ * reload): which UEID replaced it, and how to keep it.  Its peers may know this host only by
+ * it (debian/smcd-agent.NEWS).
+ */
+static int plan_replaced_ueid(const struct config *c, const struct desired_extra *x, struct plan *p)
+{
+	enum ueid_derivation other = c->ueid.derivation == UEID_DERIVE_MACHINE_ID
+					     ? UEID_DERIVE_APP_SPECIFIC
+					     : UEID_DERIVE_MACHINE_ID;
+	struct plan_item *it = plan_add(p, PLAN_UEID_DEL, "ueid:%s", x->other_ueid);
+
+	if (!it)
+		return -ENOMEM;
+	snprintf(it->arg, sizeof(it->arg), "%s", x->other_ueid);
+	snprintf(it->desired, sizeof(it->desired), "absent (replaced by %s)", x->auto_ueid);
+	snprintf(it->actual, sizeof(it->actual), "present");
+	snprintf(it->message, sizeof(it->message),
+		 "this machine's UEID by ueid.derive: %s, replaced by %s (ueid.derive: %s); "
+		 "to keep it, set ueid.derive: %s or list it in ueid.entries",
+		 ueid_derivation_names[other], x->auto_ueid,
+		 ueid_derivation_names[c->ueid.derivation], ueid_derivation_names[other]);
+	return 0;
+}
+
 static int plan_one_ueid(const struct actual_state *a, const char *ueid, struct plan *p)
 {
 	struct plan_item *it = plan_add(p, PLAN_NONE, "ueid:%s", ueid);
@@ -236,8 +282,9 @@ static int plan_ueids(const struct config *c, const struct desired_extra *x,
 		for (size_t i = 0; i < a->n_ueids; i++) {
 			struct plan_item *it;
 
-			if (ueid_wanted(c, x, a->ueids[i]))
-				continue;
+			if (ueid_wanted(c, x, a->ueids[i]) ||
+			    (x->other_ueid[0] && streq(a->ueids[i], x->other_ueid)))
+				continue; /* wanted, or removed below with its reason */
 			it = plan_add(p, PLAN_UEID_DEL, "ueid:%s", a->ueids[i]);
 			if (!it)
 				return -ENOMEM;
@@ -245,6 +292,8 @@ static int plan_ueids(const struct config *c, const struct desired_extra *x,
 			snprintf(it->desired, sizeof(it->desired), "absent (ueid.exclusive)");
 			snprintf(it->actual, sizeof(it->actual), "present");
 		}
+	if (ueid_replaced(c, x, a) && (r = plan_replaced_ueid(c, x, p)) < 0)
+		return r;
 	if (c->ueid.auto_derive) {
 		if (x->auto_ueid[0])
 			r = plan_one_ueid(a, x->auto_ueid, p);
@@ -554,7 +603,7 @@ static void applied_message(const struct plan_item *it, char *buf, size_t len)
 		break;
 	case PLAN_UEID_DEL:
 	case PLAN_PNET_DEL:
-		snprintf(buf, len, "removed: %s", it->desired);
+		snprintf(buf, len, "removed: %.200s", it->message[0] ? it->message : it->desired);
 		break;
 	default:
 		snprintf(buf, len, "set to %s (was %s)", it->desired, it->actual);

@@ -5,7 +5,8 @@
  *
  * Items and their names (the first column of LastReconcile on D-Bus):
  *   module:NAME            a kernel module from modules:
- *   ueid:UEID              a UEID the config wants (or, with ueid.exclusive, one it removes)
+ *   ueid:UEID              a UEID the config wants (or, with ueid.exclusive, one it removes;
+ *                          or the one the other ueid.derive gives this machine, removed)
  *   ueid:auto              only when the machine-id UEID cannot be derived
  *   seid                   seid: enable|disable
  *   handshake-limitation   handshake-limitation: true|false
@@ -98,13 +99,22 @@ void actual_state_clear(struct actual_state *a);
 int actual_observe_modules(struct kernel *k, const struct config *c, struct actual_state *a);
 int actual_observe(struct kernel *k, const struct config *c, struct actual_state *a);
 
-/* The UEID of ueid.auto; on failure a reason in err.  Exported for tests. */
-int ueid_auto_derive(const char *machine_id_file, char ret[SMC_EID_LEN + 1], char *err,
-		     size_t errlen);
+/*
+ * The UEID of ueid.auto, derived as how says, and in ret_other (unless NULL) the UEID the
+ * other derivation gives this machine; on failure a reason in err.  Exported for tests.
+ */
+int ueid_auto_derive(const char *machine_id_file, enum ueid_derivation how, char ret[SMC_EID_LEN + 1],
+		     char ret_other[SMC_EID_LEN + 1], char *err, size_t errlen);
 
 struct desired_extra {
 	char auto_ueid[SMC_EID_LEN + 1]; /* empty when ueid.auto is off or failed */
 	char auto_error[160];		 /* why the derivation failed */
+	/*
+	 * What the other ueid.derive gives this machine: ueid.auto's UEID before an upgrade
+	 * or a change of ueid.derive, so ueid.auto owns it and removes it (unless
+	 * ueid.entries lists it).  Empty with auto_ueid.
+	 */
+	char other_ueid[SMC_EID_LEN + 1];
 };
 
 void desired_extra_compute(const struct config *c, struct desired_extra *ret);

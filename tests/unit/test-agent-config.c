@@ -123,6 +123,7 @@ static void test_shipped_file(void **state)
 	assert_int_equal(config_load(path, &c, &errors), 0);
 	assert_int_equal(errors.n, 0);
 	assert_true(c->ueid.auto_derive);
+	assert_int_equal(c->ueid.derivation, UEID_DERIVE_APP_SPECIFIC);
 	assert_string_equal(c->ueid.machine_id_file, "/etc/machine-id");
 	assert_int_equal(c->ueid.n_entries, 0);
 	assert_false(c->ueid.exclusive);
@@ -173,6 +174,7 @@ static void test_full_file(void **state)
 	struct config_errors errors;
 	struct config *c = load_text("ueid:\n"
 				     "  auto: false\n"
+				     "  derive: machine-id\n"
 				     "  machine-id-file: /run/mid\n"
 				     "  entries: [SMC-HOSTS-A, \"MY.UEID-2\"]\n"
 				     "  exclusive: true\n"
@@ -203,10 +205,11 @@ static void test_full_file(void **state)
 	assert_int_equal(errors.n, 0);
 	assert_non_null(c);
 	assert_false(c->ueid.auto_derive);
+	assert_int_equal(c->ueid.derivation, UEID_DERIVE_MACHINE_ID);
 	assert_string_equal(c->ueid.machine_id_file, "/run/mid");
 	assert_int_equal(c->ueid.n_entries, 2);
 	assert_string_equal(c->ueid.entries[1].ueid, "MY.UEID-2");
-	assert_int_equal(c->ueid.entries[1].mark.line, 4);
+	assert_int_equal(c->ueid.entries[1].mark.line, 5);
 	assert_int_equal(c->ueid.entries[1].mark.column, 26);
 	assert_true(c->ueid.exclusive);
 	assert_int_equal(c->seid, CONFIG_DISABLE);
@@ -217,7 +220,7 @@ static void test_full_file(void **state)
 	assert_int_equal(config_find_sysctl(c, "smcr_buf_type")->value, 2);
 	assert_int_equal(config_find_sysctl(c, "smcr_testlink_time")->value, 120);
 	assert_string_equal(config_find_sysctl(c, "hs_ctrl")->string, "mine");
-	assert_int_equal(config_find_sysctl(c, "wmem")->mark.line, 9);
+	assert_int_equal(config_find_sysctl(c, "wmem")->mark.line, 10);
 	assert_true(c->pnet.exclusive);
 	assert_int_equal(c->pnet.n_entries, 3);
 	assert_string_equal(c->pnet.entries[0].pnetid, "NET1");
@@ -247,6 +250,31 @@ static void test_sysctl_section_replaces_default(void **state)
 	config_free(c);
 }
 
+/* ueid.derive: app-specific by default, machine-id for hosts with the seed's UEID. */
+static void test_ueid_derive(void **state)
+{
+	struct config_errors errors;
+	struct config *c = load_text("ueid:\n  derive: app-specific\n", &errors);
+
+	assert_non_null(c);
+	assert_int_equal(c->ueid.derivation, UEID_DERIVE_APP_SPECIFIC);
+	config_free(c);
+	c = load_text("ueid: {derive: machine-id}\n", &errors);
+	assert_non_null(c);
+	assert_int_equal(c->ueid.derivation, UEID_DERIVE_MACHINE_ID);
+	config_free(c);
+	c = load_text("ueid: {auto: true}\n", &errors);
+	assert_non_null(c);
+	assert_int_equal(c->ueid.derivation, UEID_DERIVE_APP_SPECIFIC);
+	config_free(c);
+	expect_error("ueid:\n  derive: MID\n",
+		     "2:11: ueid.derive: 'MID' is not a valid value (expected app-specific or "
+		     "machine-id)");
+	expect_error("ueid:\n  derive: [machine-id]\n",
+		     "2:11: ueid.derive: a list is not a valid value (expected app-specific or "
+		     "machine-id)");
+}
+
 static void test_empty_file(void **state)
 {
 	struct config_errors errors;
@@ -254,6 +282,7 @@ static void test_empty_file(void **state)
 
 	assert_non_null(c);
 	assert_true(c->ueid.auto_derive);
+	assert_int_equal(c->ueid.derivation, UEID_DERIVE_APP_SPECIFIC);
 	assert_int_equal(c->n_sysctls, 2);
 	config_free(c);
 }
@@ -764,6 +793,7 @@ int main(void)
 		cmocka_unit_test(test_defaults_equal_shipped_file),
 		cmocka_unit_test(test_full_file),
 		cmocka_unit_test(test_sysctl_section_replaces_default),
+		cmocka_unit_test(test_ueid_derive),
 		cmocka_unit_test(test_empty_file),
 		cmocka_unit_test(test_error_syntax),
 		cmocka_unit_test(test_error_unknown_top_key),

@@ -111,22 +111,72 @@ static void expect_result(const struct report *r, const char *name, enum item_re
 
 #define MID "0123456789abcdef0123456789abcdef\n"
 #define MID_UEID "MID-0123456789ABCDEF0123456789A"
+/* HMAC-SHA256 (tests/unit/test-common-ueid-derive.c has where it comes from) */
+#define APP_UEID "APP-2AD86DCC3FC94797917BC8340A5D"
 
 /* ---------------------------------------------------------------------------------- */
 
 static void test_ueid_derive(void **state)
 {
-	char ueid[SMC_EID_LEN + 1], err[160];
+	char ueid[SMC_EID_LEN + 1], other[SMC_EID_LEN + 1], err[160];
 
 	write_file("machine-id", MID);
-	assert_int_equal(ueid_auto_derive(mid_path, ueid, err, sizeof(err)), 0);
+	assert_int_equal(
+		ueid_auto_derive(mid_path, UEID_DERIVE_MACHINE_ID, ueid, other, err, sizeof(err)), 0);
 	assert_string_equal(ueid, MID_UEID);
 	assert_int_equal(strlen(ueid), 31);
+	assert_string_equal(other, APP_UEID);
+	assert_int_equal(
+		ueid_auto_derive(mid_path, UEID_DERIVE_APP_SPECIFIC, ueid, other, err, sizeof(err)),
+		0);
+	assert_string_equal(ueid, APP_UEID);
+	assert_string_equal(other, MID_UEID);
 	write_file("machine-id", "uninitialized\n");
-	assert_int_equal(ueid_auto_derive(mid_path, ueid, err, sizeof(err)), -EINVAL);
+	assert_int_equal(
+		ueid_auto_derive(mid_path, UEID_DERIVE_APP_SPECIFIC, ueid, NULL, err, sizeof(err)),
+		-EINVAL);
 	assert_true(strncmp(err, mid_path, strlen(mid_path)) == 0); /* "FILE <why>" */
-	assert_int_equal(ueid_auto_derive("/nonexistent", ueid, err, sizeof(err)), -ENOENT);
+	assert_int_equal(ueid_auto_derive("/nonexistent", UEID_DERIVE_APP_SPECIFIC, ueid, NULL, err,
+					  sizeof(err)),
+			 -ENOENT);
 	assert_string_equal(err, "cannot read /nonexistent: No such file or directory");
+}
+
+/* The UEID of ueid.auto in each ueid.derive, and the other one's, from the same file. */
+static void test_plan_ueid_derive_modes(void **state)
+{
+	static const struct {
+		const char *yaml, *want, *other;
+	} cases[] = {
+		{ "", APP_UEID, MID_UEID },
+		{ "  derive: app-specific\n", APP_UEID, MID_UEID },
+		{ "  derive: machine-id\n", MID_UEID, APP_UEID },
+	};
+
+	write_file("machine-id", MID);
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		char yaml[256];
+		struct config *c;
+		struct actual_state a = { .caps.smc_module = true };
+		struct desired_extra x;
+		struct plan p = {};
+		const struct plan_item *it;
+
+		snprintf(yaml, sizeof(yaml), "%ssysctl: {}\n", cases[i].yaml);
+		c = config_text(yaml);
+		desired_extra_compute(c, &x);
+		assert_string_equal(x.auto_ueid, cases[i].want);
+		assert_string_equal(x.other_ueid, cases[i].other);
+		assert_int_equal(plan_settings(c, &x, &a, &p), 0);
+		it = plan_find(&p, cases[i].want[0] == 'A' ? "ueid:" APP_UEID : "ueid:" MID_UEID);
+		assert_non_null(it);
+		assert_int_equal(it->action, PLAN_UEID_ADD);
+		/* Not in the table: nothing to remove. */
+		assert_null(plan_find(&p, cases[i].want[0] == 'A' ? "ueid:" MID_UEID
+								  : "ueid:" APP_UEID));
+		plan_clear(&p);
+		config_free(c);
+	}
 }
 
 /* Pure planning from hand-made actual states. */
@@ -148,7 +198,7 @@ static void test_plan_no_smc(void **state)
 	desired_extra_compute(c, &x);
 	assert_int_equal(plan_settings(c, &x, &a, &p), 0);
 	assert_int_equal(plan_count_changes(&p), 0);
-	it = plan_find(&p, "ueid:" MID_UEID);
+	it = plan_find(&p, "ueid:" APP_UEID);
 	assert_non_null(it);
 	assert_int_equal(it->action, PLAN_UNSUPPORTED);
 	/* smc_strerror()'s sentence, which libsmcnl may continue with advice. */
@@ -184,13 +234,13 @@ static void test_plan_changes(void **state)
 	snprintf(a.sysctls[1].value, sizeof(a.sysctls[1].value), "65536");
 	a.sysctls[2].err = -ENOENT;
 	desired_extra_compute(c, &x);
-	assert_string_equal(x.auto_ueid, MID_UEID);
+	assert_string_equal(x.auto_ueid, APP_UEID);
 	assert_int_equal(plan_settings(c, &x, &a, &p), 0);
 
 	/* Removal before addition: the table holds only 4. */
 	assert_string_equal(p.items[0].name, "ueid:FOREIGN");
 	assert_int_equal(p.items[0].action, PLAN_UEID_DEL);
-	assert_string_equal(p.items[1].name, "ueid:" MID_UEID);
+	assert_string_equal(p.items[1].name, "ueid:" APP_UEID);
 	assert_int_equal(p.items[1].action, PLAN_UEID_ADD);
 	assert_int_equal(plan_find(&p, "ueid:KEEP")->action, PLAN_NONE);
 	it = plan_find(&p, "seid");
@@ -265,14 +315,14 @@ static void test_apply_idempotent(void **state)
 	assert_int_equal(reconcile(k, c, NULL, false, &r1), 0);
 	expect_result(&r1, "module:smc", ITEM_UNCHANGED, "loaded");
 	expect_result(&r1, "module:smc_diag", ITEM_APPLIED, "loaded");
-	expect_result(&r1, "ueid:" MID_UEID, ITEM_APPLIED, "added");
+	expect_result(&r1, "ueid:" APP_UEID, ITEM_APPLIED, "added");
 	expect_result(&r1, "handshake-limitation", ITEM_APPLIED, "set to true (was false)");
 	/* The defaults' wmem is the kernel's 64 KiB: listed, kept, not written. */
 	expect_result(&r1, "sysctl:wmem", ITEM_UNCHANGED, NULL);
 	expect_result(&r1, "sysctl:rmem", ITEM_APPLIED, "set to 262144 (was 65536)");
 	expect_result(&r1, "pnet:LOOP:lo/1", ITEM_APPLIED, "added");
 	assert_string_equal(read_file("sysctl/rmem", buf, sizeof(buf)), "262144\n");
-	assert_string_equal(read_file("ueid", buf, sizeof(buf)), MID_UEID "\n");
+	assert_string_equal(read_file("ueid", buf, sizeof(buf)), APP_UEID "\n");
 
 	/* A restart with the same file changes nothing. */
 	assert_int_equal(reconcile(k, c, NULL, false, &r2), 0);
@@ -305,13 +355,13 @@ static void test_apply_drift(void **state)
 	write_file("ueid", "");
 	assert_int_equal(reconcile(k, c, &r1, true, &r2), 0);
 	expect_result(&r2, "sysctl:rmem", ITEM_DRIFTED, "desired 262144, actual 65536");
-	expect_result(&r2, "ueid:" MID_UEID, ITEM_DRIFTED, "desired present, actual absent");
+	expect_result(&r2, "ueid:" APP_UEID, ITEM_DRIFTED, "desired present, actual absent");
 	assert_string_equal(read_file("sysctl/rmem", buf, sizeof(buf)), "65536\n");
 
 	/* Repair mode puts it back. */
 	assert_int_equal(reconcile(k, c, &r2, false, &r3), 0);
 	expect_result(&r3, "sysctl:rmem", ITEM_APPLIED, "set to 262144 (was 65536)");
-	expect_result(&r3, "ueid:" MID_UEID, ITEM_APPLIED, "added");
+	expect_result(&r3, "ueid:" APP_UEID, ITEM_APPLIED, "added");
 	assert_string_equal(read_file("sysctl/rmem", buf, sizeof(buf)), "262144\n");
 	report_clear(&r1);
 	report_clear(&r2);
@@ -333,15 +383,15 @@ static void test_apply_report_mode_retries_failures(void **state)
 	c = config_text("drift: {action: report}\n");
 	assert_int_equal(kernel_fake_new(dir, &k), 0);
 	assert_int_equal(reconcile(k, c, NULL, false, &r1), 0);
-	expect_result(&r1, "ueid:" MID_UEID, ITEM_UNSUPPORTED, NULL);
-	assert_non_null(strstr(report_find(&r1, "ueid:" MID_UEID)->message,
+	expect_result(&r1, "ueid:" APP_UEID, ITEM_UNSUPPORTED, NULL);
+	assert_non_null(strstr(report_find(&r1, "ueid:" APP_UEID)->message,
 			       "SMC is not available in this kernel"));
 	expect_result(&r1, "sysctl:rmem", ITEM_UNSUPPORTED, NULL);
 
 	/* The module appears later. */
 	fake_reset();
 	assert_int_equal(reconcile(k, c, &r1, true, &r2), 0);
-	expect_result(&r2, "ueid:" MID_UEID, ITEM_APPLIED, "added");
+	expect_result(&r2, "ueid:" APP_UEID, ITEM_APPLIED, "added");
 	expect_result(&r2, "sysctl:rmem", ITEM_APPLIED, NULL);
 	report_clear(&r1);
 	report_clear(&r2);
@@ -364,8 +414,8 @@ static void test_apply_failure_does_not_stop_others(void **state)
 	expect_result(
 		&r, "module:smc_nope", ITEM_FAILED,
 		"no module smc_nope for this kernel (not built, or not installed under /lib/modules)");
-	expect_result(&r, "ueid:" MID_UEID, ITEM_FAILED, NULL);
-	assert_non_null(strstr(report_find(&r, "ueid:" MID_UEID)->message, "table is full"));
+	expect_result(&r, "ueid:" APP_UEID, ITEM_FAILED, NULL);
+	assert_non_null(strstr(report_find(&r, "ueid:" APP_UEID)->message, "table is full"));
 	expect_result(&r, "sysctl:wmem", ITEM_UNCHANGED, NULL);
 	expect_result(&r, "sysctl:rmem", ITEM_APPLIED, NULL);
 	report_clear(&r);
@@ -392,10 +442,100 @@ static void test_apply_missing_machine_id(void **state)
 	config_free(c);
 }
 
+/*
+ * An upgraded host: the seed's MID- UEID of this machine is in the table, ueid.derive is
+ * app-specific (the default).  ueid.auto owns both forms: the old one is removed, with one
+ * line saying what replaced it and how to keep it; one the config lists, or one that
+ * ueid.auto: false leaves alone, stays.
+ */
+#define REPLACED_MID                                                                           \
+	"removed: this machine's UEID by ueid.derive: machine-id, replaced by " APP_UEID       \
+	" (ueid.derive: app-specific); to keep it, set ueid.derive: machine-id or list it in " \
+	"ueid.entries"
+#define REPLACED_APP                                                                           \
+	"removed: this machine's UEID by ueid.derive: app-specific, replaced by " MID_UEID     \
+	" (ueid.derive: machine-id); to keep it, set ueid.derive: app-specific or list it in " \
+	"ueid.entries"
+
+static void reconcile_with(const char *table, const char *yaml, struct report *r)
+{
+	struct kernel *k = NULL;
+	struct config *c;
+
+	fake_reset();
+	write_file("machine-id", MID);
+	write_file("ueid", table);
+	c = config_text(yaml);
+	assert_int_equal(kernel_fake_new(dir, &k), 0);
+	assert_int_equal(reconcile(k, c, NULL, false, r), 0);
+	kernel_free(k);
+	config_free(c);
+}
+
+static void test_apply_replaces_other_derivation(void **state)
+{
+	struct kernel *k = NULL;
+	struct report r = {}, r2 = {};
+	struct config *c;
+	char buf[256];
+
+	reconcile_with(MID_UEID "\nOTHER\n", "", &r);
+	expect_result(&r, "ueid:" MID_UEID, ITEM_APPLIED, REPLACED_MID);
+	expect_result(&r, "ueid:" APP_UEID, ITEM_APPLIED, "added");
+	assert_null(report_find(&r, "ueid:OTHER")); /* not the machine's: not ours */
+	assert_string_equal(read_file("ueid", buf, sizeof(buf)), "OTHER\n" APP_UEID "\n");
+	report_clear(&r);
+
+	/* Once removed, nothing more: a restart changes nothing. */
+	c = config_text("");
+	assert_int_equal(kernel_fake_new(dir, &k), 0);
+	assert_int_equal(reconcile(k, c, NULL, false, &r), 0);
+	assert_null(report_find(&r, "ueid:" MID_UEID));
+	expect_result(&r, "ueid:" APP_UEID, ITEM_UNCHANGED, "present");
+	/*
+	 * Put back by hand, drift.action: report: removed again, as ueid.exclusive's removals
+	 * are (an item the last check did not have is applied, not drift), with its line.
+	 */
+	write_file("ueid", "OTHER\n" APP_UEID "\n" MID_UEID "\n");
+	assert_int_equal(reconcile(k, c, &r, true, &r2), 0);
+	expect_result(&r2, "ueid:" MID_UEID, ITEM_APPLIED, REPLACED_MID);
+	report_clear(&r);
+	report_clear(&r2);
+	kernel_free(k);
+	config_free(c);
+
+	/* Listed in ueid.entries: wanted, kept. */
+	reconcile_with(MID_UEID "\n", "  entries: [" MID_UEID "]\n", &r);
+	expect_result(&r, "ueid:" MID_UEID, ITEM_UNCHANGED, "present");
+	expect_result(&r, "ueid:" APP_UEID, ITEM_APPLIED, "added");
+	report_clear(&r);
+
+	/* ueid.auto: false: neither form is the agent's. */
+	reconcile_with(MID_UEID "\n", "  auto: false\n", &r);
+	assert_null(report_find(&r, "ueid:" MID_UEID));
+	assert_string_equal(read_file("ueid", buf, sizeof(buf)), MID_UEID "\n");
+	report_clear(&r);
+
+	/* The other way round: back to the seed's convention, the APP- one goes. */
+	reconcile_with(APP_UEID "\n", "  derive: machine-id\n", &r);
+	expect_result(&r, "ueid:" APP_UEID, ITEM_APPLIED, REPLACED_APP);
+	expect_result(&r, "ueid:" MID_UEID, ITEM_APPLIED, "added");
+	assert_string_equal(read_file("ueid", buf, sizeof(buf)), MID_UEID "\n");
+	report_clear(&r);
+
+	/* ueid.exclusive: one removal of it, with its reason, beside the foreign one. */
+	reconcile_with(MID_UEID "\nFOREIGN\n", "  exclusive: true\n", &r);
+	expect_result(&r, "ueid:" MID_UEID, ITEM_APPLIED, REPLACED_MID);
+	expect_result(&r, "ueid:FOREIGN", ITEM_APPLIED, "removed: absent (ueid.exclusive)");
+	assert_string_equal(read_file("ueid", buf, sizeof(buf)), APP_UEID "\n");
+	report_clear(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ueid_derive),
+		cmocka_unit_test(test_plan_ueid_derive_modes),
 		cmocka_unit_test(test_plan_no_smc),
 		cmocka_unit_test(test_plan_changes),
 		cmocka_unit_test(test_plan_pnet_exclusive),
@@ -404,6 +544,7 @@ int main(void)
 		cmocka_unit_test(test_apply_report_mode_retries_failures),
 		cmocka_unit_test(test_apply_failure_does_not_stop_others),
 		cmocka_unit_test(test_apply_missing_machine_id),
+		cmocka_unit_test(test_apply_replaces_other_derivation),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -22,7 +22,7 @@
 #include "cli/bundle.h"
 
 #define ID "0123456789abcdef0123456789abcdef"
-#define UEID "MID-0123456789ABCDEF0123456789A"
+#define UEID "<machine-id>"
 
 static void check(const char *in, const char *want, size_t want_n)
 {
@@ -47,13 +47,62 @@ static void test_forms(void **state)
 	check("0123456789AbCdEf0123456789aBcDeF", UEID, 1);
 	check("01234567-89ab-cdef-0123-456789abcdef", UEID, 1);
 	check("{" ID "," ID "}", "{" UEID "," UEID "}", 2);
-	/* the UEID itself (27 digits) and near misses stay */
-	check(UEID, UEID, 0);
+	/* the seed's UEID (27 digits: bundle_scrub_word's) and near misses stay */
+	check("MID-0123456789ABCDEF0123456789A", "MID-0123456789ABCDEF0123456789A", 0);
 	check("0123456789abcdef0123456789abcdee", "0123456789abcdef0123456789abcdee", 0);
 	check("0123456789abcdef0123456789abcde", "0123456789abcdef0123456789abcde", 0);
 	check("01234567-89abcdef-0123-456789abcdef", "01234567-89abcdef-0123-456789abcdef", 0);
 	/* overlapping candidates: the first full match wins, the rest is kept */
 	check("0" ID, "0" UEID, 1);
+}
+
+static void check_word(const char *in, const char *word, const char *by, const char *want,
+		       size_t want_n)
+{
+	size_t len, n;
+	char *out = bundle_scrub_word(in, strlen(in), word, by, &len, &n);
+
+	assert_non_null(out);
+	assert_string_equal(out, want);
+	assert_int_equal(len, strlen(want));
+	assert_int_equal(n, want_n);
+	free(out);
+}
+
+/* The derived UEIDs: in any case, every occurrence, nothing else. */
+static void test_words(void **state)
+{
+	const char *mid = "MID-0123456789ABCDEF0123456789A", *by = "<ueid:machine-id>";
+
+	(void)state;
+	check_word("", mid, by, "", 0);
+	check_word(mid, mid, by, by, 1);
+	check_word("ueid:MID-0123456789ABCDEF0123456789A: removed", mid, by,
+		   "ueid:<ueid:machine-id>: removed", 1);
+	check_word("mid-0123456789abcdef0123456789a", mid, by, by, 1);
+	check_word("MID-0123456789ABCDEF0123456789AB", mid, by, "<ueid:machine-id>B", 1);
+	check_word("[\"MID-0123456789ABCDEF0123456789A\",\"MID-0123456789ABCDEF0123456789A\"]", mid,
+		   by, "[\"<ueid:machine-id>\",\"<ueid:machine-id>\"]", 2);
+	/* near misses and prefixes stay */
+	check_word("MID-0123456789ABCDEF0123456789", mid, by, "MID-0123456789ABCDEF0123456789", 0);
+	check_word("MID-0123456789ABCDEF0123456789B", mid, by, "MID-0123456789ABCDEF0123456789B", 0);
+	check_word("MMID-0123456789ABCDEF0123456789A", mid, by, "M<ueid:machine-id>", 1);
+}
+
+/* NUL bytes in a word's place do not match it, nor stop the scan. */
+static void test_words_binary(void **state)
+{
+	static const char in[] = "MID-0\0MID-0123456789ABCDEF0123456789A\0";
+	size_t len, n;
+	char *out = bundle_scrub_word(in, sizeof(in) - 1, "MID-0123456789ABCDEF0123456789A",
+				      "<ueid:machine-id>", &len, &n);
+
+	(void)state;
+	assert_non_null(out);
+	assert_int_equal(n, 1);
+	assert_int_equal(len, 6 + strlen("<ueid:machine-id>") + 1);
+	assert_memory_equal(out, "MID-0\0<ueid:machine-id>\0", len);
+	free(out);
 }
 
 /* NUL bytes in the input (a binary journal field) do not stop the scan. */
@@ -291,6 +340,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_forms),
 		cmocka_unit_test(test_binary),
+		cmocka_unit_test(test_words),
+		cmocka_unit_test(test_words_binary),
 		cmocka_unit_test(test_netns_scan),
 		/* Last: it leaves the test process in the other network namespace. */
 		cmocka_unit_test(test_netns_no_return),

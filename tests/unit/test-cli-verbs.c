@@ -200,7 +200,8 @@ static void test_help(void **state)
 	expect_ok(RUN("-j", "help"), "Usage: smcctl");
 	expect_ok(RUN("--version"), "smcctl (smcd-agent) ");
 	expect_ok(RUN("-V"), PACKAGE_VERSION);
-	expect_ok(RUN("ueid", "help"), "ueid derive [--machine-id-file FILE] [--apply]");
+	expect_ok(RUN("ueid", "help"),
+		  "ueid derive [--machine-id-file FILE] [--derive HOW] [--apply]");
 	expect_ok(RUN("help", "ueid"), "--machine-id-file FILE");
 	expect_ok(RUN("ueid", "--help"), "Options of 'ueid derive'");
 	expect_ok(RUN("u", "h"), "smcctl ueid:");
@@ -399,7 +400,19 @@ static void test_ueid_derive(void **state)
 	close(fd_good);
 	close(fd_bad);
 
+	/* The default: app-specific (common/ueid-derive.h; the value is pinned there). */
 	r = RUN("ueid", "derive", "--machine-id-file", good);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "APP-2AD86DCC3FC94797917BC8340A5D\n");
+	assert_string_equal(r.err, "");
+	result_free(&r);
+	r = RUN("ueid", "derive", "--machine-id-file", good, "--derive", "app-specific");
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "APP-2AD86DCC3FC94797917BC8340A5D\n");
+	result_free(&r);
+
+	/* The seed's convention, for hosts configured with it: unchanged. */
+	r = RUN("ueid", "derive", "--derive", "machine-id", "--machine-id-file", good);
 	assert_int_equal(r.status, 0);
 	assert_string_equal(r.out, "MID-0123456789ABCDEF0123456789A\n");
 	assert_string_equal(r.err, "");
@@ -408,8 +421,21 @@ static void test_ueid_derive(void **state)
 	r = RUN("-j", "ueid", "derive", "--machine-id-file", good);
 	assert_int_equal(r.status, 0);
 	assert_one_json_document(r.out);
-	assert_non_null(strstr(r.out, "\"ueid\":\"MID-0123456789ABCDEF0123456789A\""));
+	assert_non_null(strstr(r.out, "\"ueid\":\"APP-2AD86DCC3FC94797917BC8340A5D\""));
+	assert_non_null(strstr(r.out, "\"derive\":\"app-specific\""));
 	assert_non_null(strstr(r.out, "\"apply\":false,\"changed\":null"));
+	result_free(&r);
+	r = RUN("-j", "ueid", "derive", "--machine-id-file", good, "--derive=machine-id");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "\"ueid\":\"MID-0123456789ABCDEF0123456789A\""));
+	assert_non_null(strstr(r.out, "\"derive\":\"machine-id\""));
+	result_free(&r);
+
+	/* Another word is a usage error that names the two. */
+	r = RUN("ueid", "derive", "--machine-id-file", good, "--derive", "MID");
+	assert_int_equal(r.status, SMCCTL_EXIT_USAGE);
+	assert_string_equal(r.out, "");
+	assert_non_null(strstr(r.err, "invalid --derive 'MID' (app-specific or machine-id)"));
 	result_free(&r);
 
 	r = RUN("ueid", "derive", "--machine-id-file", bad);

@@ -113,7 +113,7 @@ assert_eq 4 "$rc" "nobody's 'smcctl config reload' is refused (exit 4)"
 # --- the kernel as the shipped config wants it ---------------------------------------------
 ueid=$(smcctl -j ueid derive | jq -r .ueid)
 info "derived UEID $ueid"
-assert_match "$ueid" '^MID-[0-9A-F]{27}$' "smcctl ueid derive"
+assert_match "$ueid" '^APP-[0-9A-F]{28}$' "smcctl ueid derive (app-specific, the default)"
 assert_contains "$(smcctl -j ueid list)" "\"$ueid\"" "the kernel has the derived UEID"
 assert_contains "$started" "ueid:$ueid: added" "the agent added it"
 assert_eq 65536 "$(cat /proc/sys/net/smc/wmem)" "net.smc.wmem"

@@ -46,7 +46,7 @@ wait_until 60 "the agent logs its start" started
 log=$(cat /tmp/agent.log)
 assert_contains "$log" 'module:smc: loaded' "smc loaded by the agent"
 assert_contains "$log" 'module:smc_diag: loaded' "smc_diag loaded by the agent"
-assert_contains "$log" 'ueid:MID-' "the derived UEID"
+assert_contains "$log" "ueid:$(smcctl ueid derive)" "the derived UEID (app-specific)"
 assert_contains "$log" 'handshake-limitation: set to true (was false)' "handshake limitation via netlink"
 assert_contains "$log" 'sysctl:wmem: set to 1048576 (was 65536)' "wmem set"
 assert_contains "$log" 'sysctl:rmem: set to 524288 (was 65536)' "rmem set"

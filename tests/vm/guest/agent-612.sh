@@ -46,7 +46,7 @@ assert_contains "$log" 'sysctl:rmem: set to 524288 (was 65536)' "rmem set"
 assert_contains "$out" '"sysctl:smcr_max_send_wr" "unsupported" "this kernel has no net.smc.smcr_max_send_wr' \
 	"a sysctl of a later kernel is reported unsupported"
 assert_contains "$log" 'handshake-limitation: set to true (was false)' "handshake limitation via netlink"
-assert_contains "$out" '"ueid:MID-' "the derived UEID"
+assert_match "$out" '"ueid:APP-[0-9A-F]{28}"' "the derived UEID (app-specific)"
 assert_eq 1048576 "$(cat /proc/sys/net/smc/wmem)" "net.smc.wmem"
 assert_eq 524288 "$(cat /proc/sys/net/smc/rmem)" "net.smc.rmem"
 assert_eq 1 "$(cat /proc/sys/net/smc/limit_smc_hs)" "limit_smc_hs follows handshake-limitation"

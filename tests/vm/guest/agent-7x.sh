@@ -8,7 +8,7 @@
 # then work (which needs the UEID) and their link group appears on D-Bus while they run.
 # Host programs: dbus-daemon and busctl (vm-run --host-bin dbus-daemon --host-bin busctl).
 . "$(dirname "$0")/lib.sh"
-require_cmd smcd-agent smc-conn dbus-daemon busctl
+require_cmd smcd-agent smcctl smc-conn dbus-daemon busctl
 
 M="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_MANAGER"
 prop() { busctl get-property $M "$1"; }
@@ -16,8 +16,17 @@ prop() { busctl get-property $M "$1"; }
 start_system_bus
 
 mid=$(cat /etc/machine-id)
-ueid="MID-$(printf '%s' "$mid" | cut -c1-27 | tr 'a-f' 'A-F')"
-info "machine-id $mid, expected UEID $ueid"
+# ueid.derive's default, app-specific, as smcctl derives it (test-common-ueid-derive checks
+# that derivation against libsystemd's sd_id128_get_machine_app_specific()); the seed's
+# MID- form as the shell derives it.
+ueid=$(smcctl ueid derive)
+mid_ueid="MID-$(printf '%s' "$mid" | cut -c1-27 | tr 'a-f' 'A-F')"
+info "machine-id $mid, expected UEID $ueid (MID- form $mid_ueid)"
+assert_match "$ueid" '^APP-[0-9A-F]{28}$' "the app-specific UEID"
+assert_eq "$mid_ueid" "$(smcctl ueid derive --derive machine-id)" "the seed's UEID, unchanged"
+# An upgraded host: the kernel holds the MID- UEID the agent added before the upgrade.
+modprobe smc
+assert_ok smcctl ueid derive --derive machine-id --apply
 info "before: wmem $(cat /proc/sys/net/smc/wmem) rmem $(cat /proc/sys/net/smc/rmem)"
 
 mkdir -p /etc/smc
@@ -44,6 +53,12 @@ assert_eq 's "running"' "$out" "State on a kernel with SMC"
 run prop LastReconcile
 info "$out"
 assert_contains "$(cat /tmp/agent.log)" "ueid:$ueid: added" "the derived UEID was added"
+assert_contains "$(cat /tmp/agent.log)" \
+	"ueid:$mid_ueid: removed: this machine's UEID by ueid.derive: machine-id, replaced by $ueid (ueid.derive: app-specific); to keep it, set ueid.derive: machine-id or list it in ueid.entries" \
+	"the MID- UEID of the upgraded host was removed, the log says by what and how to keep it"
+assert_ok smcctl ueid
+assert_contains "$out" "$ueid" "the kernel's table holds the app-specific UEID"
+assert_not_contains "$out" "$mid_ueid" "and no longer the MID- one"
 assert_contains "$(cat /tmp/agent.log)" "sysctl:wmem: set to 1048576 (was 65536)" "wmem set"
 assert_eq 1048576 "$(cat /proc/sys/net/smc/wmem)" "net.smc.wmem in the kernel"
 assert_eq 1048576 "$(cat /proc/sys/net/smc/rmem)" "net.smc.rmem in the kernel"

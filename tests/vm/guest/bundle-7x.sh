@@ -15,7 +15,8 @@ IP=/usr/sbin/ip # iproute2: busybox's ip has no netns
 [ -x $IP ] || skip "no iproute2 ip in the guest (--host-bin ip)"
 
 mid=$(cat /etc/machine-id)
-ueid="MID-$(printf '%s' "$mid" | cut -c1-27 | tr a-f A-F)"
+ueid=$(smcctl ueid derive)
+mid_ueid="MID-$(printf '%s' "$mid" | cut -c1-27 | tr a-f A-F)"
 assert_ok smcctl ueid derive --apply
 
 # smc.yaml quotes the machine ID (an operator's note): the bundle must replace it.
@@ -95,8 +96,14 @@ else
 	assert_match "$cst" "^no kernel config found \(/proc/config.gz: No such file or directory; /boot/config-$(uname -r): "
 fi
 info "kernel config: $cst"
-assert_contains "$(tar -xzOf /tmp/b.tar.gz etc/smc.yaml)" "# this host: $ueid"
-assert_contains "$(tar -xzOf /tmp/b.tar.gz global/ueid.json)" "$ueid"
+# The machine ID and its UEIDs become placeholders (smcctl(8), support-bundle).
+assert_contains "$(tar -xzOf /tmp/b.tar.gz etc/smc.yaml)" "# this host: <machine-id>"
+assert_contains "$(tar -xzOf /tmp/b.tar.gz global/ueid.json)" "<ueid:app-specific>"
+for u in "$ueid" "$mid_ueid"; do
+	if zcat /tmp/b.tar.gz | grep -aqiF "$u"; then
+		fail "the UEID $u is in the bundle: $(zcat /tmp/b.tar.gz | grep -aiF "$u" | head -n 3)"
+	fi
+done
 
 # The machine ID nowhere, in any case or as a UUID.
 uuid=$(printf '%s' "$mid" | sed 's/^\(.\{8\}\)\(.\{4\}\)\(.\{4\}\)\(.\{4\}\)/\1-\2-\3-\4-/')
@@ -119,7 +126,7 @@ assert_json "$man" '.agent.running' true
 assert_json "$man" '.agent.config_path' /etc/smc/smc.yaml
 assert_json "$man" '[.files[] | select(.name == "agent/status.json" or .name == "agent/stats.json" or .name == "agent/policy.json" or .name == "etc/smc.yaml") | .status] | (length == 4 and all(. == "ok"))' true
 assert_json "$(tar -xzOf /tmp/a.tar.gz agent/status.json)" .state running
-assert_contains "$(tar -xzOf /tmp/a.tar.gz etc/smc.yaml)" "# agent on $ueid"
+assert_contains "$(tar -xzOf /tmp/a.tar.gz etc/smc.yaml)" "# agent on <machine-id>"
 want=$( (echo manifest.json; printf '%s\n' "$man" | jq -r '.files[].name') | sort)
 assert_eq "$want" "$(tar -tzf /tmp/a.tar.gz | sort)" "with the agent: the manifest lists exactly the archive's files"
 assert_json "$man" "[.netns[] | select(.name == \"$A\" and .collected)] | length" 1 "with the agent: the unnamed netns again, by the same name"

@@ -20,7 +20,7 @@ info "kernel $(uname -r)"
 # --- help works, every -j output is one JSON document ----------------------------------
 assert_ok smcctl --version
 assert_ok smcctl help
-assert_contains "$out" "ueid derive [--machine-id-file FILE] [--apply]"
+assert_contains "$out" "ueid derive [--machine-id-file FILE] [--derive HOW] [--apply]"
 for o in info ueid seid device linkgroup socket pnet sysctl hs-limit stats; do
 	assert_ok smcctl -j "$o"
 	printf '%s\n' "$out" | jq -e . >/dev/null || fail "smcctl -j $o is not JSON: $out"
@@ -56,9 +56,15 @@ json_true "$out" '.fallback.server > 0 and ([.fallback.reasons[] | select(.name 
 
 # --- the host's UEID ------------------------------------------------------------------
 mid=$(cat /etc/machine-id)
-expected="MID-$(printf '%s' "$mid" | cut -c1-27 | tr a-f A-F)"
+# The seed's convention, --derive machine-id: unchanged, as the shell derives it.
+assert_ok smcctl ueid derive --derive machine-id
+assert_eq "MID-$(printf '%s' "$mid" | cut -c1-27 | tr a-f A-F)" "$out" "the MID- UEID"
+# The default, app-specific (test-common-ueid-derive checks it against libsystemd's).
 assert_ok smcctl ueid derive
-assert_eq "$expected" "$out" "derived UEID"
+expected=$out
+assert_match "$expected" '^APP-[0-9A-F]{28}$' "derived UEID"
+assert_ok smcctl -j ueid derive
+assert_json "$out" .derive app-specific
 assert_ok smcctl ueid derive --apply
 assert_eq "$expected: added to the kernel's UEID table" "$out"
 assert_ok smcctl ueid derive --apply
