@@ -84,6 +84,37 @@ static void save_state(struct collector *c)
 	c->state_error = r < 0 ? r : 0;
 }
 
+/*
+ * The state of the last run, when it is of this boot.  One that cannot be trusted (damaged,
+ * too large, entries twice, counts or times out of range) is set aside as stats.state.broken
+ * and the statistics start afresh: never a half-loaded state, never one that holds the
+ * agent above its MemoryMax (issue 35).
+ */
+static void load_state(struct collector *c)
+{
+	_cleanup_(freep) char *aside = NULL;
+	const char *why = NULL;
+	int r = stats_state_load(c->engine, c->state_path, c->boot_id, &why);
+
+	if (r == -EBADMSG) {
+		int q = stats_state_set_aside(c->state_path, &aside);
+
+		if (q < 0)
+			log_warning_errno(
+				q,
+				"The statistics state %s cannot be trusted (%s): ignored, and it cannot be set aside (%m); the statistics start afresh (no reset baseline, totals from the kernel's counters, link groups counted from now) and the next save replaces it",
+				c->state_path, why ? why : "damaged");
+		else
+			log_warning(
+				"The statistics state %s cannot be trusted (%s): set aside as %s, the statistics start afresh (no reset baseline, totals from the kernel's counters, link groups counted from now); remove %s when you no longer need it",
+				c->state_path, why ? why : "damaged", aside, aside);
+	} else if (r < 0)
+		log_warning_errno(r, "Ignoring the statistics state %s: %m", c->state_path);
+	else if (r > 0)
+		log_info("Statistics continue from %s%s", c->state_path,
+			 c->engine->reset_real_usec ? " (with its reset baseline)" : "");
+}
+
 int collector_new(uint32_t linkgroup_series, struct collector **ret)
 {
 	_cleanup_(freep) struct collector *c = calloc(1, sizeof(*c));
@@ -104,16 +135,7 @@ int collector_new(uint32_t linkgroup_series, struct collector **ret)
 	if (textfile_remove_stale(c->state_path) > 0)
 		log_info("Removed the temporary statistics state a killed agent left next to %s",
 			 c->state_path);
-	r = stats_state_load(c->engine, c->state_path, c->boot_id);
-	if (r == -EBADMSG)
-		log_warning(
-			"The statistics state %s is damaged (cut short, or not written by smcd-agent): ignored, the statistics start afresh (no reset baseline, totals from the kernel's counters, link groups counted from now); the next save replaces it",
-			c->state_path);
-	else if (r < 0)
-		log_warning_errno(r, "Ignoring the statistics state %s: %m", c->state_path);
-	else if (r > 0)
-		log_info("Statistics continue from %s%s", c->state_path,
-			 c->engine->reset_real_usec ? " (with its reset baseline)" : "");
+	load_state(c);
 	*ret = TAKE_PTR(c);
 	return 0;
 }

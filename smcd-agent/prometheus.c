@@ -694,7 +694,7 @@ static void lgr_family(struct out *o, const struct stats_engine *e,
 
 			if (!streq(lgrs[i].technology, techs[t]) || exported(e, &lgrs[i]))
 				continue;
-			sum += *(const uint64_t *)((const char *)&v + field);
+			sum = u64_add_sat(sum, *(const uint64_t *)((const char *)&v + field));
 			any = true;
 		}
 		if (any)

@@ -62,14 +62,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (stats_engine_new(100, &e) < 0 || stats_engine_new(100, &e2) < 0)
 		abort();
-	r = stats_state_load(e, path, "fuzz");
+	r = stats_state_load(e, path, "fuzz", NULL);
 	if (r <= 0 && kept_something(e))
 		abort(); /* refused, yet something was kept */
 	if (r > 0) {
 		if (stats_state_save(e, saved, "fuzz", NULL) < 0)
 			abort();
 		one = read_all(saved);
-		if (stats_state_load(e2, saved, "fuzz") <= 0)
+		if (stats_state_load(e2, saved, "fuzz", NULL) <= 0)
 			abort(); /* what the agent wrote, it must read */
 		if (stats_state_save(e2, saved, "fuzz", NULL) < 0)
 			abort();
