@@ -74,7 +74,11 @@ static void save_state(struct collector *c)
 		r = 0;
 	} else if (r == 0)
 		c->state_sync_error = 0;
-	if (r < 0 && r != c->state_error)
+	if (r < 0 && r != c->state_error && r == -EPERM && textfile_untrusted())
+		log_warning(
+			"Cannot save the statistics to %s (resets and link-group counts are lost at a restart): %s",
+			c->state_path, textfile_untrusted());
+	else if (r < 0 && r != c->state_error)
 		log_warning_errno(
 			r,
 			"Cannot save the statistics to %s (resets and link-group counts are lost at a restart): %m",
@@ -182,16 +186,24 @@ static const char *write_hint(int err)
 	}
 }
 
-/* COLLECTOR_CHANGED_PROMETHEUS when PrometheusError changes. */
+/* COLLECTOR_CHANGED_PROMETHEUS when PrometheusError changes (its errno or, for a directory
+ * refused, what is wrong with it). */
 static int set_prom_error(struct collector *c, int err)
 {
+	const char *untrusted = err == -EPERM ? textfile_untrusted() : NULL;
 	char *text = NULL;
 
-	if (err == c->prom_error)
+	if (err == c->prom_error && !untrusted)
 		return 0;
 	if (err < 0) {
-		if (asprintf(&text, "%s: %s%s", c->prom_path, strerror(-err), write_hint(err)) < 0)
+		if (untrusted ? asprintf(&text, "%s: %s", c->prom_path, untrusted) < 0
+			      : asprintf(&text, "%s: %s%s", c->prom_path, strerror(-err),
+					 write_hint(err)) < 0)
 			text = NULL;
+		if (err == c->prom_error && streq_ptr(text, c->prom_error_text)) {
+			free(text);
+			return 0;
+		}
 		log_warning("Cannot write the Prometheus textfile %s", text ? text : c->prom_path);
 	} else if (c->prom_error)
 		log_info("Writing the Prometheus textfile %s again", c->prom_path);
@@ -239,9 +251,13 @@ static int apply_prometheus_path(struct collector *c, const char *want)
 {
 	if (streq_ptr(want, c->prom_path))
 		return 0;
-	if (c->prom_path && c->prom_written && unlink(c->prom_path) < 0 && errno != ENOENT)
-		log_warning_errno(-errno, "Cannot remove the old Prometheus textfile %s: %m",
-				  c->prom_path);
+	if (c->prom_path && c->prom_written) {
+		int r = textfile_unlink(c->prom_path);
+
+		if (r < 0 && r != -ENOENT)
+			log_warning_errno(r, "Cannot remove the old Prometheus textfile %s: %m",
+					  c->prom_path);
+	}
 	free(c->prom_path);
 	c->prom_path = want ? strdup(want) : NULL;
 	c->prom_written = false;
