@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,14 @@
 		(fd) = -1;       \
 		_fd_;            \
 	})
+
+/* a + b, or UINT64_MAX when that does not fit: counts and their sums saturate, never wrap. */
+static inline uint64_t u64_add_sat(uint64_t a, uint64_t b)
+{
+	uint64_t r;
+
+	return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
 
 static inline bool streq(const char *a, const char *b)
 {

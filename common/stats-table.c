@@ -191,7 +191,7 @@ uint64_t stats_desc_value(const struct stats_desc *d, const struct smc_stats *s,
 
 static void num_add(struct stats_num *a, struct stats_num b)
 {
-	a->u += b.u;
+	a->u = u64_add_sat(a->u, b.u);
 	a->d += b.d;
 }
 

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,31 +40,125 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
-static int fsync_dir(const char *dir)
-{
-	_cleanup_(closep) int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+static char untrusted_why[4400];
 
-	if (fd < 0 || fsync(fd) < 0)
+const char *textfile_untrusted(void)
+{
+	return untrusted_why[0] ? untrusted_why : NULL;
+}
+
+/*
+ * The directory dir, opened one component at a time from / (or the working directory) with
+ * O_NOFOLLOW, so that no component is a symlink, and itself owned by root or the caller's
+ * euid and writable by nobody else.  Debian's /var/lib/prometheus/node-exporter is root's,
+ * 0755, in /var/lib/prometheus, which is prometheus's: that user can rename the directory
+ * and put a symlink or a directory of its own there (issue 35: the agent then wrote
+ * smc.prom as root wherever the symlink pointed).  Either is refused here; what the
+ * directory holds is then reached only through the returned fd (openat, renameat, unlinkat),
+ * so that a swap after the check changes nothing.  An O_PATH fd, or -EPERM with
+ * textfile_untrusted() saying why, or another -errno.
+ */
+int textfile_dir_open(const char *dir)
+{
+	_cleanup_(closep) int fd = -1;
+	const char *p = dir;
+	struct stat st;
+
+	untrusted_why[0] = '\0';
+	/* O_PATH: a directory the caller may write and not list (mode 0300) is still one. */
+	fd = open(*dir == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
 		return negative_errno();
-	return 0;
+	while (*p) {
+		size_t n = strcspn(p, "/");
+		char name[256];
+		int nfd;
+
+		if (n == 0 || (n == 1 && *p == '.')) {
+			p += n + (p[n] == '/');
+			continue;
+		}
+		if (n >= sizeof(name))
+			return -ENAMETOOLONG;
+		memcpy(name, p, n);
+		name[n] = '\0';
+		nfd = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0 && (errno == ELOOP || errno == ENOTDIR) &&
+		    fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+			snprintf(untrusted_why, sizeof(untrusted_why),
+				 "refusing the directory %s: %.*s is a symlink; name the directory by its real path",
+				 dir, (int)(p - dir + n), dir);
+			return -EPERM;
+		}
+		if (nfd < 0)
+			return negative_errno();
+		close(fd);
+		fd = nfd;
+		p += n + (p[n] == '/');
+	}
+	if (fstat(fd, &st) < 0)
+		return negative_errno();
+	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
+		snprintf(untrusted_why, sizeof(untrusted_why),
+			 "refusing the directory %s: it is owned by uid %u with mode %04o, and only a directory of root's that no one else may write is trusted; make it so (chown root %s; chmod go-w %s), or choose another",
+			 dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), dir, dir);
+		return -EPERM;
+	}
+	return TAKE_FD(fd);
+}
+
+/* A temporary ".NAME.XXXXXX" created in dfd, never through a symlink, never an old file. */
+static int open_temp(int dfd, const char *name, char *ret_tmp, size_t size)
+{
+	static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+	for (int tries = 0; tries < 100; tries++) {
+		uint64_t rnd = 0;
+		char x[7];
+		int fd;
+
+		if (getentropy(&rnd, sizeof(rnd)) < 0)
+			return negative_errno();
+		for (size_t i = 0; i < 6; i++, rnd /= sizeof(chars) - 1)
+			x[i] = chars[rnd % (sizeof(chars) - 1)];
+		x[6] = '\0';
+		if ((size_t)snprintf(ret_tmp, size, ".%s.%s", name, x) >= size)
+			return -ENAMETOOLONG;
+		fd = openat(dfd, ret_tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : negative_errno();
+	}
+	return -EEXIST;
+}
+
+/* path's directory (opened by textfile_dir_open()) and its last component. */
+static int split_open(const char *path, const char **ret_name)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+
+	if (!slash || !slash[1] || (size_t)(slash - path) >= sizeof(dir) - 1)
+		return -EINVAL;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash == path ? 1 : slash - path), path);
+	*ret_name = slash + 1;
+	return textfile_dir_open(dir);
 }
 
 static int replace(const char *path, const char *data, size_t len, unsigned mode, bool durable,
 		   int *ret_sync_error)
 {
-	const char *slash = strrchr(path, '/');
-	char dir[4096], tmp[4200];
-	_cleanup_(closep) int fd = -1;
+	_cleanup_(closep) int dfd = -1, fd = -1;
+	const char *name;
+	char tmp[300];
 	int r;
 
-	if (!slash || (size_t)(slash - path) >= sizeof(dir) - 1)
-		return -EINVAL;
-	snprintf(dir, sizeof(dir), "%.*s", (int)(slash == path ? 1 : slash - path), path);
+	dfd = split_open(path, &name);
+	if (dfd < 0)
+		return dfd;
 	/* ".smc.prom.XXXXXX": hidden, and not *.prom, so node_exporter never reads it. */
-	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, slash + 1);
-	fd = mkostemp(tmp, O_CLOEXEC);
+	fd = open_temp(dfd, name, tmp, sizeof(tmp));
 	if (fd < 0)
-		return negative_errno();
+		return fd;
 	r = write_all(fd, data, len);
 	if (r >= 0 && fchmod(fd, mode) < 0)
 		r = negative_errno();
@@ -73,20 +169,32 @@ static int replace(const char *path, const char *data, size_t len, unsigned mode
 	if (close(fd) < 0 && errno != EINTR && r >= 0)
 		r = negative_errno();
 	fd = -1;
-	if (r >= 0 && rename(tmp, path) < 0)
+	if (r >= 0 && renameat(dfd, tmp, dfd, name) < 0)
 		r = negative_errno();
 	if (r < 0) {
-		(void)unlink(tmp);
+		(void)unlinkat(dfd, tmp, 0);
 		return r;
 	}
 	if (!durable)
 		return 0;
 	/* Renamed: path is the new file whatever follows, so a failure now is no "not
 	 * written" (a caller putting its old text back would undo a change that was made). */
-	r = fsync_dir(dir);
+	fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	r = fd < 0 || fsync(fd) < 0 ? negative_errno() : 0;
 	if (ret_sync_error)
 		*ret_sync_error = r < 0 ? r : 0;
 	return r < 0 ? TEXTFILE_NOT_DURABLE : 0;
+}
+
+int textfile_unlink(const char *path)
+{
+	_cleanup_(closep) int dfd = -1;
+	const char *name;
+
+	dfd = split_open(path, &name);
+	if (dfd < 0)
+		return dfd;
+	return unlinkat(dfd, name, 0) < 0 ? negative_errno() : 0;
 }
 
 int textfile_write_atomic(const char *path, const char *data, size_t len, unsigned mode,

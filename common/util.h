@@ -27,6 +27,15 @@ int textfile_write_atomic(const char *path, const char *data, size_t len, unsign
  * its own mtime.  What a crash may leave is the old or an empty file, until the next write.
  */
 int textfile_replace(const char *path, const char *data, size_t len, unsigned mode);
+/*
+ * Both write only into a directory textfile_dir_open() trusts (no symlink on the way, owned
+ * by root or the euid, writable by no one else): else -EPERM, and textfile_untrusted() says
+ * what is wrong and what to do (NULL after any other outcome).
+ */
+int textfile_dir_open(const char *dir);
+const char *textfile_untrusted(void);
+/* path removed, through the same trusted directory: 0 or -errno (-ENOENT: there was none). */
+int textfile_unlink(const char *path);
 /* What the temporary's name adds to the file's: "." before, ".XXXXXX" after. */
 #define TEXTFILE_TEMP_NAME_EXTRA 8
 

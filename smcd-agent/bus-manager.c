@@ -171,64 +171,41 @@ int bus_rate_limit(sd_bus_message *msg, struct manager *m, uid_t *ret_uid, sd_bu
 
 int bus_rate_limit_uid(sd_bus_message *msg, struct manager *m, uid_t uid, sd_bus_error *error)
 {
-	struct caller_rate *slot = NULL, *free_slot = NULL;
+	unsigned long long window_s = BUS_RATE_WINDOW_USEC / 1000000ULL;
 	struct timespec ts;
 	uint64_t now;
 
-	/* A caller the bus gives no uid for shares the last slot with every other such caller,
-	 * and with every uid that finds the table full (so that cycling through many uids,
-	 * a container's subuid range say, cannot evict a limited one). */
+	/* A caller the bus gives no uid for is counted as uid (uid_t)-1: the system bus always
+	 * gives one, so no real caller shares that entry. */
 	if (uid == 0)
 		return 0;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000 + 1;
-	for (size_t i = 0; i + 1 < ELEMENTSOF(m->rate); i++) {
-		struct caller_rate *c = &m->rate[i];
-
-		if (c->window_usec && now - c->window_usec >= BUS_RATE_WINDOW_USEC)
-			c->window_usec = 0; /* an expired window frees its slot */
-		if (c->window_usec && c->uid == (uint32_t)uid) {
-			slot = c;
-			break;
-		}
-		if (!c->window_usec && !free_slot)
-			free_slot = c;
-	}
-	if (!slot && free_slot && uid != (uid_t)-1) {
-		slot = free_slot;
-		*slot = (struct caller_rate){ .uid = (uint32_t)uid, .window_usec = now };
-	}
-	if (!slot) {
-		slot = &m->rate[ELEMENTSOF(m->rate) - 1];
-		slot->uid = (uint32_t)-1;
-		if (!slot->window_usec)
-			*slot = (struct caller_rate){ .uid = (uint32_t)-1, .window_usec = now };
-	}
-	if (now - slot->window_usec >= BUS_RATE_WINDOW_USEC) {
-		slot->window_usec = now;
-		slot->calls = 0;
-		slot->logged = false;
-	}
-	if (++slot->calls <= m->config->rate_limit)
+	switch (rate_table_charge(&m->rate, (uint32_t)uid, now, BUS_RATE_WINDOW_USEC,
+				  m->config->rate_limit)) {
+	case RATE_OK:
 		return 0;
-	if (!slot->logged) {
-		if (slot == &m->rate[ELEMENTSOF(m->rate) - 1])
-			log_notice("Rate-limiting %s() and the like from callers beyond the first %zu users: more than %u calls in %llu s",
-				   sd_bus_message_get_member(msg), ELEMENTSOF(m->rate) - 1,
-				   m->config->rate_limit,
-				   (unsigned long long)(BUS_RATE_WINDOW_USEC / 1000000ULL));
-		else
-			log_notice(
-				"Rate-limiting %s() and the like from uid %u: more than %u calls in %llu s",
-				sd_bus_message_get_member(msg), (unsigned)uid, m->config->rate_limit,
-				(unsigned long long)(BUS_RATE_WINDOW_USEC / 1000000ULL));
-		slot->logged = true;
+	case RATE_NOMEM:
+		return sd_bus_error_set_errno(error, -ENOMEM);
+	case RATE_FULL:
+		log_notice("Rate-limiting %s() from uid %u: %u other users called within %llu s, as many as the agent keeps track of",
+			   sd_bus_message_get_member(msg), (unsigned)uid, RATE_TABLE_MAX, window_s);
+		return sd_bus_error_setf(
+			error, SMCD_BUS_ERROR_RATE_LIMITED,
+			"Too many users called the agent (%u within %llu s); try again in a few seconds",
+			RATE_TABLE_MAX, window_s);
+	case RATE_REFUSED_LOG:
+		log_notice("Rate-limiting %s() and the like from uid %u: more than %u calls in %llu s",
+			   sd_bus_message_get_member(msg), (unsigned)uid, m->config->rate_limit,
+			   window_s);
+		break;
+	case RATE_REFUSED:
+		break;
 	}
 	return sd_bus_error_setf(
 		error, SMCD_BUS_ERROR_RATE_LIMITED,
 		"Too many calls from uid %u (more than %u in %llu s); try again in a few seconds",
-		(unsigned)uid, m->config->rate_limit,
-		(unsigned long long)(BUS_RATE_WINDOW_USEC / 1000000ULL));
+		(unsigned)uid, m->config->rate_limit, window_s);
 }
 
 static bool sender_is_admin(sd_bus_message *msg, struct manager *m)

@@ -74,7 +74,11 @@ static void save_state(struct collector *c)
 		r = 0;
 	} else if (r == 0)
 		c->state_sync_error = 0;
-	if (r < 0 && r != c->state_error)
+	if (r < 0 && r != c->state_error && r == -EPERM && textfile_untrusted())
+		log_warning(
+			"Cannot save the statistics to %s (resets and link-group counts are lost at a restart): %s",
+			c->state_path, textfile_untrusted());
+	else if (r < 0 && r != c->state_error)
 		log_warning_errno(
 			r,
 			"Cannot save the statistics to %s (resets and link-group counts are lost at a restart): %m",
@@ -82,6 +86,37 @@ static void save_state(struct collector *c)
 	else if (r >= 0)
 		c->engine->dirty = false;
 	c->state_error = r < 0 ? r : 0;
+}
+
+/*
+ * The state of the last run, when it is of this boot.  One that cannot be trusted (damaged,
+ * too large, entries twice, counts or times out of range) is set aside as stats.state.broken
+ * and the statistics start afresh: never a half-loaded state, never one that holds the
+ * agent above its MemoryMax (issue 35).
+ */
+static void load_state(struct collector *c)
+{
+	_cleanup_(freep) char *aside = NULL;
+	const char *why = NULL;
+	int r = stats_state_load(c->engine, c->state_path, c->boot_id, &why);
+
+	if (r == -EBADMSG) {
+		int q = stats_state_set_aside(c->state_path, &aside);
+
+		if (q < 0)
+			log_warning_errno(
+				q,
+				"The statistics state %s cannot be trusted (%s): ignored, and it cannot be set aside (%m); the statistics start afresh (no reset baseline, totals from the kernel's counters, link groups counted from now) and the next save replaces it",
+				c->state_path, why ? why : "damaged");
+		else
+			log_warning(
+				"The statistics state %s cannot be trusted (%s): set aside as %s, the statistics start afresh (no reset baseline, totals from the kernel's counters, link groups counted from now); remove %s when you no longer need it",
+				c->state_path, why ? why : "damaged", aside, aside);
+	} else if (r < 0)
+		log_warning_errno(r, "Ignoring the statistics state %s: %m", c->state_path);
+	else if (r > 0)
+		log_info("Statistics continue from %s%s", c->state_path,
+			 c->engine->reset_real_usec ? " (with its reset baseline)" : "");
 }
 
 int collector_new(uint32_t linkgroup_series, struct collector **ret)
@@ -104,16 +139,7 @@ int collector_new(uint32_t linkgroup_series, struct collector **ret)
 	if (textfile_remove_stale(c->state_path) > 0)
 		log_info("Removed the temporary statistics state a killed agent left next to %s",
 			 c->state_path);
-	r = stats_state_load(c->engine, c->state_path, c->boot_id);
-	if (r == -EBADMSG)
-		log_warning(
-			"The statistics state %s is damaged (cut short, or not written by smcd-agent): ignored, the statistics start afresh (no reset baseline, totals from the kernel's counters, link groups counted from now); the next save replaces it",
-			c->state_path);
-	else if (r < 0)
-		log_warning_errno(r, "Ignoring the statistics state %s: %m", c->state_path);
-	else if (r > 0)
-		log_info("Statistics continue from %s%s", c->state_path,
-			 c->engine->reset_real_usec ? " (with its reset baseline)" : "");
+	load_state(c);
 	*ret = TAKE_PTR(c);
 	return 0;
 }
@@ -160,16 +186,24 @@ static const char *write_hint(int err)
 	}
 }
 
-/* COLLECTOR_CHANGED_PROMETHEUS when PrometheusError changes. */
+/* COLLECTOR_CHANGED_PROMETHEUS when PrometheusError changes (its errno or, for a directory
+ * refused, what is wrong with it). */
 static int set_prom_error(struct collector *c, int err)
 {
+	const char *untrusted = err == -EPERM ? textfile_untrusted() : NULL;
 	char *text = NULL;
 
-	if (err == c->prom_error)
+	if (err == c->prom_error && !untrusted)
 		return 0;
 	if (err < 0) {
-		if (asprintf(&text, "%s: %s%s", c->prom_path, strerror(-err), write_hint(err)) < 0)
+		if (untrusted ? asprintf(&text, "%s: %s", c->prom_path, untrusted) < 0
+			      : asprintf(&text, "%s: %s%s", c->prom_path, strerror(-err),
+					 write_hint(err)) < 0)
 			text = NULL;
+		if (err == c->prom_error && streq_ptr(text, c->prom_error_text)) {
+			free(text);
+			return 0;
+		}
 		log_warning("Cannot write the Prometheus textfile %s", text ? text : c->prom_path);
 	} else if (c->prom_error)
 		log_info("Writing the Prometheus textfile %s again", c->prom_path);
@@ -217,9 +251,13 @@ static int apply_prometheus_path(struct collector *c, const char *want)
 {
 	if (streq_ptr(want, c->prom_path))
 		return 0;
-	if (c->prom_path && c->prom_written && unlink(c->prom_path) < 0 && errno != ENOENT)
-		log_warning_errno(-errno, "Cannot remove the old Prometheus textfile %s: %m",
-				  c->prom_path);
+	if (c->prom_path && c->prom_written) {
+		int r = textfile_unlink(c->prom_path);
+
+		if (r < 0 && r != -ENOENT)
+			log_warning_errno(r, "Cannot remove the old Prometheus textfile %s: %m",
+					  c->prom_path);
+	}
 	free(c->prom_path);
 	c->prom_path = want ? strdup(want) : NULL;
 	c->prom_written = false;

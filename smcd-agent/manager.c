@@ -799,6 +799,7 @@ struct manager *manager_free(struct manager *m)
 	bus_stats_drop_waiting(m);
 	m->collector = collector_free(m->collector);
 	bus_auth_free_all(m);
+	rate_table_free(&m->rate);
 	sd_bus_flush_close_unref(m->bus);
 	sd_event_unref(m->event);
 	kernel_free(m->kernel);

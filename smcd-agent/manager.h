@@ -14,6 +14,7 @@
 #include "config/config.h"
 #include "smcd-agent/kernel.h"
 #include "smcd-agent/objects.h"
+#include "smcd-agent/rate-limit.h"
 #include "smcd-agent/reconcile.h"
 
 struct policy_engine; /* policy.h: smc.yaml policies and smcctl run (BPF) */
@@ -84,12 +85,7 @@ struct manager {
 	struct assess_agent *assess; /* assess.c; NULL: assess.interval is 0 */
 
 	/* Methods anyone may call (Refresh, EnrollProcess), per caller uid (bus-manager.c). */
-	struct caller_rate {
-		uint32_t uid;
-		unsigned calls;	      /* in this window */
-		uint64_t window_usec; /* CLOCK_MONOTONIC start; 0: slot unused */
-		bool logged;	      /* "rate-limited" logged in this window */
-	} rate[32];
+	struct rate_table rate;
 
 	/* Method calls waiting for polkit's answer, or whose answer waits for them. */
 	struct bus_auth *auths;

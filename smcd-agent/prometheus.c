@@ -694,7 +694,7 @@ static void lgr_family(struct out *o, const struct stats_engine *e,
 
 			if (!streq(lgrs[i].technology, techs[t]) || exported(e, &lgrs[i]))
 				continue;
-			sum += *(const uint64_t *)((const char *)&v + field);
+			sum = u64_add_sat(sum, *(const uint64_t *)((const char *)&v + field));
 			any = true;
 		}
 		if (any)
@@ -978,18 +978,28 @@ int textfile_remove_stale(const char *path)
 	const char *slash = strrchr(path, '/');
 	char dir[4096], prefix[512];
 	struct dirent *de;
-	int n = 0;
+	int n = 0, pfd, dfd;
 	DIR *d;
 
 	if (!slash || (size_t)(slash - path) >= sizeof(dir) - 1 ||
 	    (size_t)snprintf(prefix, sizeof(prefix), ".%s.", slash + 1) >= sizeof(prefix))
 		return 0;
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash == path ? 1 : slash - path), path);
-	d = opendir(dir);
-	if (!d)
+	/* Only in a directory the writes would trust (textfile_dir_open()); they say why not. */
+	pfd = textfile_dir_open(dir);
+	if (pfd < 0)
 		return 0;
+	dfd = openat(pfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	close(pfd);
+	if (dfd < 0)
+		return 0;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return 0;
+	}
 	while ((de = readdir(d))) {
-		/* mkostemp's six characters, nothing else: never someone else's file. */
+		/* The temporary's six characters, nothing else: never someone else's file. */
 		if (strncmp(de->d_name, prefix, strlen(prefix)) != 0 ||
 		    strlen(de->d_name) != strlen(prefix) + 6)
 			continue;

@@ -163,7 +163,7 @@ bool stats_engine_rate(const struct stats_engine *e, const struct stats_counter 
 
 static void counter_add(struct stats_counter *c, uint64_t n)
 {
-	c->total += n;
+	c->total = u64_add_sat(c->total, n);
 }
 
 /* ---- link groups and devices ----------------------------------------------------------- */

@@ -235,10 +235,15 @@ int stats_state_save(const struct stats_engine *e, const char *path, const char 
 		     int *ret_sync_error);
 /*
  * Into a new engine: 1 restored, 0 nothing to restore (no file, another boot, unknown
- * version), -EBADMSG damaged (cut short, garbage: refused whole, the engine left as new),
- * other <0 errors.
+ * version), -EBADMSG damaged or not to be trusted (cut short, garbage, too large, an entry
+ * twice, a count or a time out of range: refused whole, the engine left as new; *ret_why,
+ * when not NULL, says what is wrong), other <0 errors.
  */
-int stats_state_load(struct stats_engine *e, const char *path, const char *boot_id);
+int stats_state_load(struct stats_engine *e, const char *path, const char *boot_id,
+		     const char **ret_why);
+/* Renames a refused state file at path to path.broken (replacing an older one there): kept
+ * for a look, out of the next start's way.  0 or -errno; *ret_path the new name. */
+int stats_state_set_aside(const char *path, char **ret_path);
 /* /proc/sys/kernel/random/boot_id, or "" */
 void stats_boot_id(char ret[40]);
 

@@ -42,14 +42,13 @@ static int written(const char *path, int r, int sync_error)
 /* The drop-in as it was: old's text, or no file. */
 static int put_back(const char *path, const char *old)
 {
-	int sync_error = 0;
+	int sync_error = 0, r;
 
 	if (old)
 		return written(path, textfile_write_atomic(path, old, strlen(old), 0644, &sync_error),
 			       sync_error);
-	if (unlink(path) < 0 && errno != ENOENT)
-		return negative_errno();
-	return 0;
+	r = textfile_unlink(path);
+	return r == -ENOENT ? 0 : r;
 }
 
 static int why_set(char **ret_why, const char *fmt, ...) _printf_(2, 3);
@@ -150,9 +149,11 @@ int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup,
 	r = textfile_write_atomic(path, text, strlen(text), 0644, &sync_error);
 	r = written(path, r, sync_error);
 	if (r < 0)
-		return why_set(ret_why,
-			       "cannot write %s: %s (the directory must exist and be writable for smcd-agent: its unit has ReadWritePaths=-%s.d)",
-			       path, strerror(-r), m->config_path),
+		return (textfile_untrusted()
+				? why_set(ret_why, "cannot write %s: %s", path, textfile_untrusted())
+				: why_set(ret_why,
+					  "cannot write %s: %s (the directory must exist and be writable for smcd-agent: its unit has ReadWritePaths=-%s.d)",
+					  path, strerror(-r), m->config_path)),
 		       r;
 	log_info("Wrote %s: %s (cgroup %s) gets SMC", path, name, cgroup);
 	r = reload_or_put_back(m, path, old, ret_why);
@@ -194,10 +195,11 @@ int manager_disable_unit(struct manager *m, const char *unit, char **ret_path, c
 			       name, t->path, t->file ? t->file : m->config->path, t->line),
 		       -EEXIST;
 	}
-	if (unlink(path) < 0) {
-		r = negative_errno();
-		return why_set(ret_why, "cannot remove %s: %s", path, strerror(-r)), r;
-	}
+	r = textfile_unlink(path);
+	if (r < 0)
+		return why_set(ret_why, "cannot remove %s: %s", path,
+			       textfile_untrusted() ? textfile_untrusted() : strerror(-r)),
+		       r;
 	log_info("Removed %s: %s no longer gets SMC from it", path, name);
 	r = reload_or_put_back(m, path, old, ret_why);
 	if (r == MANAGER_UNIT_REFUSED || r == -ENOMEM)

@@ -7,6 +7,7 @@
  * boot id is "fuzz" (the seeds carry it, so that the lines past the header are parsed).
  * Built like fuzz-config.c: libFuzzer on request, fuzz-driver.c in make check.
  */
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,6 +17,14 @@
 #include <unistd.h>
 
 #include "smcd-agent/stats.h"
+
+/* The agent writes only into a directory no one else may write (not /tmp itself). */
+static char dir[] = "/tmp/fuzz-state-XXXXXX";
+
+static void remove_dir(void)
+{
+	(void)rmdir(dir);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -49,27 +58,30 @@ static bool kept_something(const struct stats_engine *e)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char path[] = "/tmp/fuzz-state-XXXXXX", saved[] = "/tmp/fuzz-state-saved-XXXXXX";
+	static bool made;
+	char path[64], saved[64];
 	struct stats_engine *e = NULL, *e2 = NULL;
 	char *one, *two;
 	int fd, r;
 
-	fd = mkstemp(path);
-	if (fd < 0 || write(fd, data, size) != (ssize_t)size || close(fd) < 0)
+	if (!made && (!mkdtemp(dir) || atexit(remove_dir) != 0))
 		abort();
-	fd = mkstemp(saved);
-	if (fd < 0 || close(fd) < 0)
+	made = true;
+	snprintf(path, sizeof(path), "%s/input", dir);
+	snprintf(saved, sizeof(saved), "%s/stats.state", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, data, size) != (ssize_t)size || close(fd) < 0)
 		abort();
 	if (stats_engine_new(100, &e) < 0 || stats_engine_new(100, &e2) < 0)
 		abort();
-	r = stats_state_load(e, path, "fuzz");
+	r = stats_state_load(e, path, "fuzz", NULL);
 	if (r <= 0 && kept_something(e))
 		abort(); /* refused, yet something was kept */
 	if (r > 0) {
 		if (stats_state_save(e, saved, "fuzz", NULL) < 0)
 			abort();
 		one = read_all(saved);
-		if (stats_state_load(e2, saved, "fuzz") <= 0)
+		if (stats_state_load(e2, saved, "fuzz", NULL) <= 0)
 			abort(); /* what the agent wrote, it must read */
 		if (stats_state_save(e2, saved, "fuzz", NULL) < 0)
 			abort();

@@ -115,6 +115,9 @@ wait_socket() {
 # start_bus strict|open: strict is Debian's system bus default policy plus ours; open lets
 # anyone call anything, so that only the agent's own check stands between a caller and a change.
 # BUS_EXTRA_POLICY: more of the configuration (another service's policy, say).
+# BUS_USERS="FIRST LAST": the bus runs in a mount namespace of its own whose /etc/passwd also
+# names the uids FIRST to LAST (dbus-daemon refuses a uid it cannot look up): many callers,
+# each a real account to the bus, without adding accounts to the host.
 start_bus() {
 	local policy
 	if [ "$1" = strict ]; then
@@ -158,7 +161,16 @@ start_bus() {
   ${BUS_EXTRA_POLICY:-}
 </busconfig>
 EOF2
-	dbus-daemon --config-file="$T/bus.conf" --nofork --nopidfile 2>"$T/bus.log" &
+	if [ -n "${BUS_USERS:-}" ]; then
+		# shellcheck disable=SC2086
+		for u in $(seq $BUS_USERS); do
+			printf 'smcdtest%s:x:%s:%s::/nonexistent:/usr/sbin/nologin\n' "$u" "$u" "$u"
+		done | cat /etc/passwd - >"$T/passwd"
+		unshare -m --propagation private sh -c 'mount --bind "$1" /etc/passwd && shift && exec "$@"' \
+			sh "$T/passwd" dbus-daemon --config-file="$T/bus.conf" --nofork --nopidfile 2>"$T/bus.log" &
+	else
+		dbus-daemon --config-file="$T/bus.conf" --nofork --nopidfile 2>"$T/bus.log" &
+	fi
 	BUS_PID=$!
 	# Until the socket exists: an agent started before then cannot connect and exits.  Up
 	# to START_SECONDS by the clock (a loaded machine may take seconds to start a process),

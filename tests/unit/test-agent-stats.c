@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "common/assess.h"
@@ -743,12 +744,12 @@ static void test_state_round_trip(void **state)
 	assert_int_equal(st.st_mode & 07777, 0600);
 
 	/* Another boot: nothing carries over. */
-	assert_int_equal(stats_state_load(g, path, "boot-b"), 0);
+	assert_int_equal(stats_state_load(g, path, "boot-b", NULL), 0);
 	assert_int_equal(g->reset_real_usec, 0);
 	assert_false(g->have_raw);
 
 	/* The same boot: a restarted agent continues exactly. */
-	assert_int_equal(stats_state_load(f, path, "boot-a"), 1);
+	assert_int_equal(stats_state_load(f, path, "boot-a", NULL), 1);
 	assert_int_equal(f->reset_real_usec, T0 + SEC);
 	assert_int_equal(total(f, "smcd.rx.bytes"), 1500);
 	assert_int_equal(since_reset(f, "smcd.rx.bytes"), 500);
@@ -781,7 +782,7 @@ static void test_state_ignores_unknown_lines(void **state)
 	      "counter no.such.key 1 2 3\nfuture-kind a b c\ncounter smcd.tx.bytes 1 2 9\n",
 	      fp);
 	fclose(fp);
-	assert_int_equal(stats_state_load(e, path, "b"), 1);
+	assert_int_equal(stats_state_load(e, path, "b", NULL), 1);
 	assert_int_equal(total(e, "smcd.rx.bytes"), 2);
 	assert_int_equal(since_reset(e, "smcd.rx.bytes"), 1);
 	assert_int_equal(since_reset(e, "smcd.tx.bytes"), 2); /* baseline > total: dropped */
@@ -791,7 +792,7 @@ static void test_state_ignores_unknown_lines(void **state)
 	fp = fopen(path, "we");
 	fputs("version 2\nboot_id b\nreset_usec 5\ncounter smcd.rx.bytes 1 2 1\n", fp);
 	fclose(fp);
-	assert_int_equal(stats_state_load(e, path, "b"), 0);
+	assert_int_equal(stats_state_load(e, path, "b", NULL), 0);
 	assert_int_equal(total(e, "smcd.rx.bytes"), 0);
 	stats_engine_free(e);
 }
@@ -823,11 +824,92 @@ static int load_text(const char *path, const char *text)
 	int r;
 
 	write_file(path, text, strlen(text));
-	r = stats_state_load(e, path, "b");
+	r = stats_state_load(e, path, "b", NULL);
 	if (r < 0)
 		assert_as_new(e);
 	stats_engine_free(e);
 	return r;
+}
+
+/* A state file of n duplicate copies of one line, framed as the agent frames its own. */
+static void write_duplicates(const char *path, const char *line, size_t n)
+{
+	FILE *fp = fopen(path, "we");
+
+	assert_non_null(fp);
+	fprintf(fp, "version 1\nboot_id b\nreset_usec 5\nentries %zu\n", n);
+	for (size_t i = 0; i < n; i++)
+		fputs(line, fp);
+	fputs("end\n", fp);
+	assert_int_equal(fclose(fp), 0);
+}
+
+static int load_why(const char *path, const char **why)
+{
+	struct stats_engine *e = engine(10);
+	int r = stats_state_load(e, path, "b", why);
+
+	if (r < 0)
+		assert_as_new(e);
+	stats_engine_free(e);
+	return r;
+}
+
+/*
+ * A state file is data from disk, not trusted (issue 35: 200,000 duplicate reason lines
+ * started the agent at 884 MB and it wrote them back): duplicates, too many entries, a file
+ * over 8 MiB, counts above 2^62, times in the future are refused whole, saying why.
+ */
+static void test_state_untrusted(void **state)
+{
+	char path[256], buf[256];
+	const char *why = NULL;
+
+	snprintf(path, sizeof(path), "%s/hostile.state", dir);
+	write_duplicates(path, "reason server 0x03030008 1 2 0\n", 200000);
+	assert_int_equal(load_why(path, &why), -EBADMSG);
+	assert_string_equal(why, "a fallback reason is listed twice");
+	write_duplicates(path, "counter smcd.rx.bytes 1 2 1\n", 2);
+	assert_int_equal(load_why(path, &why), -EBADMSG);
+	assert_string_equal(why, "a counter is listed twice");
+	write_duplicates(path, "linkgroup smcd 00000100 5 1\n", 2);
+	assert_int_equal(load_why(path, &why), -EBADMSG);
+	assert_string_equal(why, "a link group is listed twice");
+	write_duplicates(path, "device smcd lo 1 0\n", 2);
+	assert_int_equal(load_why(path, &why), -EBADMSG);
+	assert_string_equal(why, "a device is listed twice");
+	/* Lines the agent skips (another agent's kinds) still count against the size. */
+	write_duplicates(path, "future-kind xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\n", 300000);
+	assert_int_equal(load_why(path, &why), -EBADMSG);
+	assert_string_equal(why, "it is larger than 8 MiB, more than the agent ever writes");
+
+	/* Counts and times out of range. */
+	assert_int_equal(load_text(path, "version 1\nboot_id b\nreset_usec 5\nentries 1\n"
+					 "counter smcd.rx.bytes 1 18446744073709551615 0\nend\n"),
+			 -EBADMSG);
+	assert_int_equal(load_text(path, "version 1\nboot_id b\nreset_usec 5\nentries 1\n"
+					 "reason client 0x1 1 18446744073709551615 0\nend\n"),
+			 -EBADMSG);
+	assert_int_equal(load_text(path, "version 1\nboot_id b\nreset_usec 18446744073709551615\n"
+					 "entries 1\ncounter smcd.rx.bytes 1 2 1\nend\n"),
+			 -EBADMSG);
+	snprintf(buf, sizeof(buf),
+		 "version 1\nboot_id b\nreset_usec 5\nentries 1\nlinkgroup smcd 1 %llu 1\nend\n",
+		 (unsigned long long)time(NULL) * 1000000ULL + 2 * 86400ULL * 1000000ULL);
+	assert_int_equal(load_text(path, buf), -EBADMSG);
+	/* The largest count accepted, and a reset a moment ago, still load. */
+	snprintf(buf, sizeof(buf),
+		 "version 1\nboot_id b\nreset_usec %llu\nentries 1\n"
+		 "counter smcd.rx.bytes 1 4611686018427387904 0\nend\n",
+		 (unsigned long long)time(NULL) * 1000000ULL);
+	assert_int_equal(load_text(path, buf), 1);
+	/* Another boot's file is not read at all, whatever it holds. */
+	assert_int_equal(
+		load_text(path, "version 1\nboot_id other\nreset_usec 18446744073709551615\n"), 0);
+	/* Sums saturate: totals near the top never wrap to small numbers. */
+	assert_true(u64_add_sat(UINT64_MAX - 1, 5) == UINT64_MAX);
+	assert_true(u64_add_sat(1, 2) == 3);
+	(void)state;
 }
 
 /*
@@ -872,14 +954,14 @@ static void test_state_damaged(void **state)
 
 		e = engine(10);
 		write_file(cut, text, n);
-		r = stats_state_load(e, cut, "b");
+		r = stats_state_load(e, cut, "b", NULL);
 		if (r != -EBADMSG)
 			fail_msg("a file cut after %zu of %zu bytes: %d, not -EBADMSG", n, len, r);
 		assert_as_new(e);
 		stats_engine_free(e);
 	}
 	e = engine(10);
-	assert_int_equal(stats_state_load(e, path, "b"), 1);
+	assert_int_equal(stats_state_load(e, path, "b", NULL), 1);
 	stats_engine_free(e);
 
 	/* Not a state file, garbage in one, a known kind that does not parse, the frame wrong. */
@@ -1199,6 +1281,7 @@ int main(void)
 		cmocka_unit_test(test_state_round_trip),
 		cmocka_unit_test(test_state_ignores_unknown_lines),
 		cmocka_unit_test(test_state_damaged),
+		cmocka_unit_test(test_state_untrusted),
 		cmocka_unit_test(test_textfile_write),
 		cmocka_unit_test(test_textfile_replace),
 		cmocka_unit_test(test_textfile_write_not_durable),
