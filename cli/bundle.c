@@ -699,7 +699,7 @@ static int netns_procs_json(json_object *e, const struct bundle_netns *ns)
 			return -ENOMEM;
 		}
 		r |= json_add_u64(p, "pid", (uint64_t)ns->pids[i]);
-		r |= json_add_str(p, "command", comm[0] ? comm : NULL);
+		r |= json_add_name(p, "command", comm[0] ? comm : NULL);
 		r |= json_append(pids, p);
 	}
 	r |= json_add(e, "pids", pids);

@@ -16,8 +16,11 @@
  * smcctl socket and smcctl stats give.
  *
  * Exit status: 0 when the connection used SMC, 1 when it fell back to TCP (or failed);
- * --listen exits 0 when interrupted or after --count checks.  Every wait (connect, accept,
- * read, write) ends after --timeout seconds with a message saying which one.
+ * --listen exits 0 when interrupted or after --count checks.  A client's every wait
+ * (connect, read, write) ends after --timeout seconds with a message saying which one; the
+ * server gives each check --timeout seconds from its accept to its end, several at once.
+ * The server answers on the address --address names, and only there: exposing it to every
+ * network of the host is a choice its user makes (0.0.0.0), not a default.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -31,6 +34,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/objects.h"
@@ -546,40 +550,168 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-/* One check served: echo, then the report of the accepted socket (one line in -j). */
-static int serve_one(struct check *k, int afd)
-{
-	_cleanup_(json_object_putp) json_object *doc = NULL;
-	unsigned char buf[CHECK_BYTES];
-	int r;
+/*
+ * --listen serves up to CHECK_CLIENTS_MAX checks at once, each within one deadline from its
+ * accept to its end (--timeout): a client that trickles its bytes holds one slot for
+ * --timeout seconds at most, and never the others.  Beyond the bound, clients wait in the
+ * listen backlog until a slot frees.
+ */
+#define CHECK_CLIENTS_MAX 8
 
-	if ((r = recv_all(k, afd, buf, sizeof(buf))) < 0 ||
-	    (r = send_all(k, afd, buf, sizeof(buf))) < 0) {
-		fprintf(k->c->err, "smcctl: a check was not completed: %s\n", strerror(-r));
-		return 0;
-	}
-	doc = report(k, "server", afd);
-	if (!doc)
-		return smcctl_oom(k->c);
-	/* wait for the client to read the echo and close: the kernel's view is then final */
-	wait_fd(k, afd, POLLIN, "the client to close");
-	r = kernel_view(k, doc, afd, -1);
-	if (r >= 0)
-		return r;
-	r = smcctl_emit(k->c, doc, check_text);
-	return r == SMCCTL_EXIT_OK ? 0 : r;
+struct served {
+	int fd;		      /* -1: a free slot */
+	uint64_t deadline_ms; /* CLOCK_MONOTONIC: its accept + --timeout */
+	size_t got, sent;     /* bytes received, bytes echoed */
+	json_object *doc;     /* echoed: the report, while waiting for the client to close */
+	char peer[INET_ADDRSTRLEN + 16];
+	unsigned char buf[CHECK_BYTES];
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static int check_listen(struct check *k, uint16_t port, uint64_t count)
+static void served_close(struct served *s)
 {
-	/* IPv4 only: SMC-Rv2 runs over IPv4 only, and a dual-stack socket's IPv4-mapped
-	 * connections would not be what a native IPv4 server sees. */
-	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY) };
+	s->fd = safe_close(s->fd);
+	json_object_put(s->doc);
+	s->doc = NULL;
+}
+
+/* The check ended early: say why, on stderr (the server goes on). */
+static void served_failed(struct check *k, struct served *s, const char *why)
+{
+	fprintf(k->c->err, "smcctl: the check from %s was not completed: %s\n", s->peer, why);
+	fflush(k->c->err);
+	served_close(s);
+}
+
+/* Echoed and the client closed (or its time is up): the report.  0, or an exit status. */
+static int served_report(struct check *k, struct served *s)
+{
+	int r = kernel_view(k, s->doc, s->fd, -1);
+
+	if (r < 0) /* the view is in the report */
+		r = smcctl_emit(k->c, s->doc, check_text);
+	served_close(s);
+	return r;
+}
+
+/* Its deadline passed: a check not echoed yet is cut, an echoed one is reported. */
+static int served_expired(struct check *k, struct served *s)
+{
+	char why[160];
+
+	if (s->doc)
+		return served_report(k, s);
+	if (s->got < CHECK_BYTES)
+		snprintf(why, sizeof(why), "cut after %d s (--timeout): it sent %zu of %d bytes",
+			 k->timeout_ms / 1000, s->got, CHECK_BYTES);
+	else
+		snprintf(why, sizeof(why),
+			 "cut after %d s (--timeout): it read %zu of the %d bytes echoed",
+			 k->timeout_ms / 1000, s->sent, CHECK_BYTES);
+	served_failed(k, s, why);
+	return 0;
+}
+
+/*
+ * Move what the socket lets move now, without waiting: read the check's bytes, echo them,
+ * then wait for the client to close.  0, or an exit status (the report could not be made).
+ */
+static int served_step(struct check *k, struct served *s)
+{
+	ssize_t n;
+
+	while (!s->doc && s->got < CHECK_BYTES) {
+		n = recv(s->fd, s->buf + s->got, CHECK_BYTES - s->got, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		if (n <= 0) {
+			served_failed(k, s,
+				      n == 0 ? "the client closed before sending all"
+					     : strerror(errno));
+			return 0;
+		}
+		s->got += (size_t)n;
+	}
+	while (!s->doc && s->sent < CHECK_BYTES) {
+		n = send(s->fd, s->buf + s->sent, CHECK_BYTES - s->sent, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		if (n < 0) {
+			served_failed(k, s, strerror(errno));
+			return 0;
+		}
+		s->sent += (size_t)n;
+	}
+	if (!s->doc) {
+		/* the report's addresses now; the kernel's view once the client closed, final */
+		s->doc = report(k, "server", s->fd);
+		if (!s->doc)
+			return smcctl_oom(k->c);
+		return 0;
+	}
+	return served_report(k, s);
+}
+
+static void served_start(struct check *k, struct served *s, int fd)
+{
+	struct sockaddr_in pa = {};
+	socklen_t pl = sizeof(pa);
+	char host[INET_ADDRSTRLEN] = "?";
+
+	*s = (struct served){ .fd = fd, .deadline_ms = now_ms() + (uint64_t)k->timeout_ms };
+	if (getpeername(fd, (struct sockaddr *)&pa, &pl) == 0)
+		inet_ntop(AF_INET, &pa.sin_addr, host, sizeof(host));
+	snprintf(s->peer, sizeof(s->peer), "%s port %u", host, ntohs(pa.sin_port));
+}
+
+static void served_free(struct served **v)
+{
+	if (!*v)
+		return;
+	for (size_t i = 0; i < CHECK_CLIENTS_MAX; i++)
+		served_close(&(*v)[i]);
+	free(*v);
+}
+
+/* Accept one check into the free slot s: 0 (accepted or gone), or an exit status. */
+static int served_accept(struct check *k, int lfd, struct served *s)
+{
+	int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOMEM || errno == ENOBUFS))
+		return smcctl_error(k->c, SMCCTL_EXIT_FAILURE, "cannot accept a check: %s",
+				    strerror(errno));
+	if (fd >= 0)
+		served_start(k, s, fd);
+	return 0; /* fd < 0: the client gave up (ECONNABORTED), or a signal */
+}
+
+static int check_listen(struct check *k, const struct in_addr *addr, uint16_t port, uint64_t count)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr = *addr };
 	struct sigaction act = { .sa_handler = on_signal };
+	_cleanup_(served_free) struct served *v = calloc(CHECK_CLIENTS_MAX, sizeof(*v));
+	char host[INET_ADDRSTRLEN];
 	_cleanup_(closep) int lfd = -1;
-	uint64_t served = 0;
+	uint64_t done = 0;
 	int one = 1, r;
 
+	if (!v)
+		return smcctl_oom(k->c);
+	for (size_t i = 0; i < CHECK_CLIENTS_MAX; i++)
+		v[i].fd = -1;
+	inet_ntop(AF_INET, addr, host, sizeof(host));
 	lfd = smc_socket(k, AF_INET);
 	if (lfd < 0)
 		return socket_failure(k, lfd);
@@ -588,33 +720,60 @@ static int check_listen(struct check *k, uint16_t port, uint64_t count)
 	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(lfd, 16) < 0)
 		return smcctl_error(k->c,
 				    errno == EACCES ? SMCCTL_EXIT_PERMISSION : SMCCTL_EXIT_FAILURE,
-				    "cannot listen on port %u: %s", port, strerror(errno));
+				    "cannot listen on %s port %u: %s%s", host, port, strerror(errno),
+				    errno == EADDRNOTAVAIL ? " (not an address of this host)" : "");
 	sigaction(SIGINT, &act, NULL);
 	sigaction(SIGTERM, &act, NULL);
-	fprintf(k->c->err, "smcctl: answering SMC checks on port %u over %s%s\n", port,
+	fprintf(k->c->err, "smcctl: answering SMC checks on %s port %u over %s%s\n", host, port,
 		k->ipproto ? "IPPROTO_SMC" : "AF_SMC", count ? "" : " (Ctrl-C ends)");
 	fflush(k->c->err);
-	while (!stop && (!count || served < count)) {
-		struct pollfd p = { .fd = lfd, .events = POLLIN };
-		_cleanup_(closep) int afd = -1;
+	while (!stop && (!count || done < count)) {
+		struct pollfd p[1 + CHECK_CLIENTS_MAX];
+		struct served *free_slot = NULL;
+		uint64_t now = now_ms(), next = UINT64_MAX;
+		size_t active = 0;
 
-		r = poll(&p, 1, -1);
+		for (size_t i = 0; i < CHECK_CLIENTS_MAX; i++) {
+			struct served *s = &v[i];
+
+			if (s->fd >= 0 && now >= s->deadline_ms) {
+				if ((r = served_expired(k, s)))
+					return r;
+				done++;
+			}
+			/* reading its bytes, or (echoed) waiting for it to close; else echoing */
+			p[1 + i].fd = s->fd;
+			p[1 + i].events = s->doc || s->got < CHECK_BYTES ? POLLIN : POLLOUT;
+			p[1 + i].revents = 0;
+			if (s->fd < 0) {
+				free_slot = free_slot ?: s;
+				continue;
+			}
+			active++;
+			next = s->deadline_ms < next ? s->deadline_ms : next;
+		}
+		if (count && done >= count)
+			break;
+		/* a check beyond the bound (or beyond --count) waits in the backlog */
+		p[0].fd = free_slot && (!count || done + active < count) ? lfd : -1;
+		p[0].events = POLLIN;
+		p[0].revents = 0;
+		r = poll(p, 1 + CHECK_CLIENTS_MAX, next == UINT64_MAX ? -1 : (int)(next - now));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
 			return smcctl_error(k->c, SMCCTL_EXIT_FAILURE, "cannot wait for checks: %s",
 					    strerror(errno));
-		afd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (afd < 0 &&
-		    (errno == EMFILE || errno == ENFILE || errno == ENOMEM || errno == ENOBUFS))
-			return smcctl_error(k->c, SMCCTL_EXIT_FAILURE, "cannot accept a check: %s",
-					    strerror(errno));
-		if (afd < 0)
-			continue; /* the client gave up (ECONNABORTED), or a signal */
-		r = serve_one(k, afd);
-		if (r != 0)
+		for (size_t i = 0; i < CHECK_CLIENTS_MAX; i++) {
+			if (v[i].fd < 0 || !p[1 + i].revents)
+				continue;
+			if ((r = served_step(k, &v[i])))
+				return r;
+			if (v[i].fd < 0)
+				done++;
+		}
+		if (p[0].revents && (r = served_accept(k, lfd, free_slot)))
 			return r;
-		served++;
 	}
 	return SMCCTL_EXIT_OK;
 }
@@ -623,7 +782,8 @@ int check_run(struct smcctl *c, const struct verb_args *a)
 {
 	struct check k = { .c = c, .timeout_ms = CHECK_TIMEOUT_DEFAULT * 1000 };
 	const char *listen_s = a->opt[CHECK_OPT_LISTEN], *count_s = a->opt[CHECK_OPT_COUNT];
-	const char *timeout_s = a->opt[CHECK_OPT_TIMEOUT];
+	const char *timeout_s = a->opt[CHECK_OPT_TIMEOUT], *address_s = a->opt[CHECK_OPT_ADDRESS];
+	struct in_addr addr;
 	int64_t count = 0, timeout;
 	uint16_t port;
 
@@ -644,13 +804,23 @@ int check_run(struct smcctl *c, const struct verb_args *a)
 		return smcctl_usage(c, "--listen takes no HOST PORT: it answers checks");
 	if (a->n_pos == 1)
 		return smcctl_usage(c, "'check' needs HOST PORT, or nothing for a loopback check");
+	if (address_s && !listen_s)
+		return smcctl_usage(c, "--address belongs to --listen");
 	if (listen_s && parse_port(listen_s, &port) < 0)
 		return smcctl_usage(c, "invalid --listen port '%s': 1 to 65535", listen_s);
+	if (listen_s && !address_s)
+		return smcctl_usage(c, "--listen needs --address ADDR: the IPv4 address to answer "
+				       "on (0.0.0.0: every address of this host)");
+	if (address_s && inet_pton(AF_INET, address_s, &addr) != 1)
+		return smcctl_usage(c,
+				    "invalid --address '%s': an IPv4 address of this host, or "
+				    "0.0.0.0 for all (SMC-Rv2 runs over IPv4 only)",
+				    address_s);
 	if (a->n_pos == 2 && parse_port(a->pos[1], &port) < 0)
 		return smcctl_usage(c, "invalid port '%s': 1 to 65535 (a number, not a service name)",
 				    a->pos[1]);
 	if (listen_s)
-		return check_listen(&k, port, (uint64_t)count);
+		return check_listen(&k, &addr, port, (uint64_t)count);
 	if (a->n_pos == 2)
 		return check_client(&k, a->pos[0], port);
 	return check_loopback(&k);

@@ -383,11 +383,12 @@ static int on_attributed(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 	json_add_u64(ev, "code", code);
 	json_add_str(ev, "reason", name);
 	json_add_str(ev, "text", smc_decline_text(code));
-	json_add_str(ev, "unit", unit);
-	json_add_str(ev, "cgroup", cgroup);
+	/* the agent sanitised them; whoever else sent the signal may not have */
+	json_add_name(ev, "unit", unit);
+	json_add_name(ev, "cgroup", cgroup);
 	if (pid) {
 		json_add_u64(ev, "pid", pid);
-		json_add_str(ev, "command", comm);
+		json_add_name(ev, "command", comm);
 		/* The holder of the (listening) socket: the switch ran in a kworker. */
 		json_add_bool(ev, "pid_from_socket", from_socket);
 	}

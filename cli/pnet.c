@@ -92,9 +92,9 @@ int pnet_list(struct smcctl *c, const struct verb_args *a)
 
 int pnet_parse_ib_port(const char *s, uint8_t *ret)
 {
-	int64_t v = 1;
+	uint16_t v = 1;
 
-	if (s && (parse_count(s, &v) < 0 || v < 1 || v > 2))
+	if (s && (parse_port(s, &v) < 0 || v > 2))
 		return -EINVAL;
 	*ret = (uint8_t)v;
 	return 0;

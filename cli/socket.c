@@ -615,11 +615,12 @@ static json_object *process_json(const struct sock_proc *p)
 		return NULL;
 	cgroup_units(p->cgroup, unit, sizeof(unit), user_unit, sizeof(user_unit));
 	r |= json_add_u64(o, "pid", (uint64_t)p->pid);
-	r |= json_add_str(o, "command", p->comm[0] ? p->comm : NULL);
+	/* names their owners chose: never raw on a terminal or in JSON */
+	r |= json_add_name(o, "command", p->comm[0] ? p->comm : NULL);
 	r |= json_add_u64(o, "fd", (uint64_t)p->fd);
-	r |= json_add_str(o, "cgroup", p->cgroup);
-	r |= json_add_str(o, "unit", unit[0] ? unit : NULL);
-	r |= json_add_str(o, "user_unit", user_unit[0] ? user_unit : NULL);
+	r |= json_add_name(o, "cgroup", p->cgroup);
+	r |= json_add_name(o, "unit", unit[0] ? unit : NULL);
+	r |= json_add_name(o, "user_unit", user_unit[0] ? user_unit : NULL);
 	return r < 0 ? NULL : TAKE_PTR(o);
 }
 

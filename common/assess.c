@@ -26,6 +26,7 @@
 
 #include "common/assess.h"
 #include "common/macro.h"
+#include "common/name-sanitize.h"
 #include "common/output.h"
 #include "common/owner.h"
 
@@ -635,6 +636,7 @@ uint64_t assess_sum_ends(const struct assess_sum *s)
 	return s->ends;
 }
 
+/* The application's name, raw: every output sanitises it (json_add_name(), the gauges). */
 static void app_label(const struct app *a, char *buf, size_t len, char *unit, size_t ulen)
 {
 	char user_unit[ASSESS_CGROUP_LEN];
@@ -661,9 +663,9 @@ static json_object *app_json(const struct app *a)
 		return NULL;
 	}
 	app_label(a, label, sizeof(label), unit, sizeof(unit));
-	json_object_object_add(o, "name", json_object_new_string(label));
-	json_object_object_add(o, "unit", unit[0] ? json_object_new_string(unit) : NULL);
-	json_object_object_add(o, "cgroup", a->cgroup[0] ? json_object_new_string(a->cgroup) : NULL);
+	json_add_name(o, "name", label);
+	json_add_name(o, "unit", unit[0] ? unit : NULL);
+	json_add_name(o, "cgroup", a->cgroup[0] ? a->cgroup : NULL);
 	for (size_t i = 0; i < a->n_procs; i++) {
 		json_object *p = json_object_new_object();
 
@@ -671,7 +673,7 @@ static json_object *app_json(const struct app *a)
 			break;
 		json_object_object_add(
 			p, "pid", a->procs[i].pid ? json_object_new_int64(a->procs[i].pid) : NULL);
-		json_object_object_add(p, "comm", json_object_new_string(a->procs[i].comm));
+		json_add_name(p, "comm", a->procs[i].comm);
 		json_object_array_add(procs, p);
 	}
 	json_object_object_add(o, "processes", procs);
@@ -680,7 +682,7 @@ static json_object *app_json(const struct app *a)
 	json_object_object_add(o, "classes", classes_json(&a->t));
 	json_object_object_add(o, "send_sizes", hist_json(a->t.hist));
 	json_object_object_add(o, "verdict", json_object_new_string(verdict_names[a->verdict]));
-	json_object_object_add(o, "why", json_object_new_string(a->why));
+	json_add_name(o, "why", a->why); /* names in it, as the fragment's comments */
 	return o;
 }
 
@@ -707,7 +709,7 @@ int assess_sum_gauges(const struct assess_sum *s, size_t top, struct assess_gaug
 	struct assess_gauges g = {};
 	size_t n = s->n_apps < top ? s->n_apps : top;
 	bool other = s->n_apps > top || s->other.t.n;
-	char unit[ASSESS_CGROUP_LEN];
+	char unit[ASSESS_CGROUP_LEN], label[ASSESS_CGROUP_LEN];
 
 	*ret = g;
 	for (unsigned k = 0; k < _ASSESS_CLASS_MAX; k++) {
@@ -725,7 +727,9 @@ int assess_sum_gauges(const struct assess_sum *s, size_t top, struct assess_gaug
 	if (!g.apps)
 		return -ENOMEM;
 	for (size_t j = 0; j < n; j++) {
-		app_label(order[j], g.apps[j].name, sizeof(g.apps[j].name), unit, sizeof(unit));
+		/* a Prometheus label value: UTF-8, one line */
+		app_label(order[j], label, sizeof(label), unit, sizeof(unit));
+		name_sanitize(label, g.apps[j].name, sizeof(g.apps[j].name));
 		gauge_add(&g.apps[j], &order[j]->t);
 		g.apps[j].verdict = verdict_names[order[j]->verdict];
 	}
@@ -763,8 +767,8 @@ static json_object *conn_json(const struct assess_conn *c)
 	json_object_object_add(o, "peer", json_object_new_string(buf));
 	json_object_object_add(o, "side", json_object_new_string(c->passive ? "server" : "client"));
 	json_object_object_add(o, "pid", c->pid ? json_object_new_int64(c->pid) : NULL);
-	json_object_object_add(o, "comm", c->comm[0] ? json_object_new_string(c->comm) : NULL);
-	json_object_object_add(o, "cgroup", c->cgroup[0] ? json_object_new_string(c->cgroup) : NULL);
+	json_add_name(o, "comm", c->comm[0] ? c->comm : NULL);
+	json_add_name(o, "cgroup", c->cgroup[0] ? c->cgroup : NULL);
 	json_object_object_add(o, "netns_cookie", json_object_new_uint64(c->netns_cookie));
 	json_object_object_add(o, "netns_inum", json_object_new_uint64(c->netns_inum));
 	json_object_object_add(o, "established", json_object_new_boolean(c->established));
@@ -775,16 +779,15 @@ static json_object *conn_json(const struct assess_conn *c)
 	json_object_object_add(o, "bytes_received", json_object_new_uint64(c->bytes_received));
 	json_object_object_add(o, "sends", json_object_new_uint64(c->sends));
 	json_object_object_add(o, "send_sizes", hist_json(c->hist));
-	json_object_object_add(o, "egress", c->egress[0] ? json_object_new_string(c->egress) : NULL);
-	json_object_object_add(o, "rdma_device",
-			       c->egress_rdma ? json_object_new_string(c->rdma_dev) : NULL);
+	json_add_name(o, "egress", c->egress[0] ? c->egress : NULL);
+	json_add_name(o, "rdma_device", c->egress_rdma ? c->rdma_dev : NULL);
 	json_object_object_add(o, "rdma_port",
 			       c->egress_rdma ? json_object_new_int(c->rdma_port) : NULL);
 	json_object_object_add(o, "pnetid", c->pnetid[0] ? json_object_new_string(c->pnetid) : NULL);
 	json_object_object_add(o, "both_ends_seen", json_object_new_boolean(c->pair >= 0));
 	json_object_object_add(o, "reach", json_object_new_string(reach_names[c->reach]));
 	json_object_object_add(o, "class", json_object_new_string(class_names[c->cls]));
-	json_object_object_add(o, "why", json_object_new_string(c->why));
+	json_add_name(o, "why", c->why); /* interface, device and netns names in it */
 	return o;
 }
 
@@ -930,20 +933,11 @@ static void sb_printf(struct sbuf *b, const char *fmt, ...)
 	}
 }
 
-/* text with every byte but printable ASCII replaced by '?': safe after a YAML '#'. */
-static void comment_safe(const char *text, char *buf, size_t len)
-{
-	size_t i = 0;
-
-	for (; text[i] && i + 1 < len; i++)
-		buf[i] = text[i] >= 0x20 && text[i] < 0x7f ? text[i] : '?';
-	buf[i] = '\0';
-}
-
 /*
  * A cgroup path as a YAML scalar: plain when it is only path characters, else
- * double-quoted with '"', '\\' and the control bytes escaped (a delegated cgroup's name is
- * its owner's choice: it must not end the scalar or start a line of its own).
+ * double-quoted with '"' and '\\' escaped (a delegated cgroup's name is its owner's choice:
+ * it must not end the scalar; cgroup_nameable() kept out the control bytes and invalid
+ * UTF-8, which could start a line of its own or which YAML cannot hold).
  */
 static void sb_path(struct sbuf *b, const char *path)
 {
@@ -960,28 +954,25 @@ static void sb_path(struct sbuf *b, const char *path)
 	for (const unsigned char *q = (const unsigned char *)path; *q; q++)
 		if (*q == '"' || *q == '\\')
 			sb_printf(b, "\\%c", *q);
-		else if (*q < 0x20 || *q == 0x7f)
-			sb_printf(b, "\\x%02x", *q);
 		else
 			sb_printf(b, "%c", *q);
 	sb_printf(b, "\"");
 }
 
-/* A cgroup smc.yaml can name: not the root, not unknown, no control byte (config/policy.c). */
+/*
+ * A cgroup smc.yaml can name: not the root, not unknown, valid UTF-8 without control
+ * characters (config/policy.c; a YAML file is UTF-8).
+ */
 static bool cgroup_nameable(const char *cg)
 {
-	if (!cg[0] || streq(cg, "/"))
-		return false;
-	for (const unsigned char *q = (const unsigned char *)cg; *q; q++)
-		if (*q < 0x20 || *q == 0x7f)
-			return false;
-	return true;
+	return cg[0] && !streq(cg, "/") && name_is_clean(cg);
 }
 
 static void fragment_cgroups(struct sbuf *b, const struct app *apps, size_t n_apps)
 {
 	size_t listed = 0;
-	char comm[ASSESS_COMM_LEN * 2], why[ASSESS_WHY_LEN * 2];
+	/* names in comments: one line each (name_sanitize() leaves no newline) */
+	char comm[NAME_SANITIZED_SIZE(ASSESS_COMM_LEN)], why[NAME_SANITIZED_SIZE(ASSESS_WHY_LEN)];
 
 	/* The list first, the applications it cannot name after it, each line on its own. */
 	sb_printf(b, "policies:\n  cgroups:");
@@ -990,7 +981,7 @@ static void fragment_cgroups(struct sbuf *b, const struct app *apps, size_t n_ap
 
 		if (a->verdict != V_FASTER || !cgroup_nameable(a->cgroup))
 			continue;
-		comment_safe(a->why, why, sizeof(why));
+		name_sanitize(a->why, why, sizeof(why));
 		sb_printf(b, "\n    - ");
 		sb_path(b, a->cgroup);
 		sb_printf(b, "  # likely faster: %s", why);
@@ -1004,7 +995,7 @@ static void fragment_cgroups(struct sbuf *b, const struct app *apps, size_t n_ap
 
 		if (a->verdict != V_FASTER || cgroup_nameable(a->cgroup))
 			continue;
-		comment_safe(a->comm, comm, sizeof(comm));
+		name_sanitize(a->comm, comm, sizeof(comm));
 		sb_printf(b, "  # %s: likely faster, but its cgroup is %s: use smcctl run\n", comm,
 			  !a->cgroup[0]		  ? "unknown"
 			  : streq(a->cgroup, "/") ? "the root"

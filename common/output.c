@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/name-sanitize.h"
 #include "common/output.h"
 
 #define CELL_MAX 256
@@ -544,6 +545,16 @@ int json_add_str(json_object *obj, const char *key, const char *s)
 	if (!s)
 		return json_add_null(obj, key);
 	return json_add(obj, key, json_object_new_string(s));
+}
+
+int json_add_name(json_object *obj, const char *key, const char *name)
+{
+	char buf[NAME_OUT_MAX + 1];
+
+	if (!name)
+		return json_add_null(obj, key);
+	name_sanitize(name, buf, sizeof(buf));
+	return json_add_str(obj, key, buf);
 }
 
 int json_add_bool(json_object *obj, const char *key, bool b)

@@ -147,6 +147,9 @@ int out_json(FILE *f, json_object *doc, bool pretty);
 int json_add_u64(json_object *obj, const char *key, uint64_t v);
 int json_add_i64(json_object *obj, const char *key, int64_t v);
 int json_add_str(json_object *obj, const char *key, const char *s);
+/* A name a user chose (comm, cgroup, unit, netns): through name_sanitize(), at most
+ * NAME_OUT_MAX bytes.  NULL is null. */
+int json_add_name(json_object *obj, const char *key, const char *name);
 int json_add_bool(json_object *obj, const char *key, bool b);
 int json_add_null(json_object *obj, const char *key);
 /* Takes the reference of v even on failure (like json_object_object_add). */

@@ -58,6 +58,10 @@ int parse_port(const char *s, uint16_t *ret)
 	int64_t v;
 	int r;
 
+	/* Digits only: parse_count() takes a space before a unit, which a port has none of
+	 * ("80 " is no more a port than " 80" is). */
+	if (!s || !*s || strspn(s, "0123456789") != strlen(s))
+		return -EINVAL;
 	r = parse_count(s, &v);
 	if (r < 0)
 		return r;

@@ -16,7 +16,8 @@
 int parse_size(const char *s, int64_t *ret);
 /* A whole number. */
 int parse_count(const char *s, int64_t *ret);
-/* A TCP or UDP port: a whole number from 1 to 65535 (0 and above are -ERANGE). */
+/* A TCP or UDP port: decimal digits only (no sign, no spaces either side), 1 to 65535 (0 and
+ * above are -ERANGE).  smc.yaml's and every smcctl option's port. */
 int parse_port(const char *s, uint16_t *ret);
 /* A signed decimal integer as the kernel writes one (one trailing newline allowed), no units:
  * what /proc/sys and sysfs files hold. */

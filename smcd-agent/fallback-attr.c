@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/macro.h"
+#include "common/name-sanitize.h"
 #include "common/owner.h"
 #include "smcd-agent/fallback.h"
 
@@ -74,22 +75,9 @@ size_t fbattr_units_sorted(const struct fbattr_reason *r, struct fbattr_unit *re
 	return r->n_units;
 }
 
-/*
- * Printable ASCII only, anything else as '_': labels and commands come from names a user
- * chooses (a delegated cgroup's directory, prctl(PR_SET_NAME)), and invalid UTF-8 would
- * make sd-bus refuse every reply and signal carrying them, and the Prometheus file
- * invalid, for the agent's lifetime.  systemd's unit names are ASCII already (\x escapes).
- */
-void fbattr_sanitize(char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e || *s == '"' || *s == '\\')
-			*s = '_';
-}
-
 void fbattr_label(const char *cgroup, char *buf, size_t len)
 {
-	char unit[FBATTR_UNIT_LEN], user_unit[FBATTR_UNIT_LEN];
+	char unit[FBATTR_UNIT_LEN], user_unit[FBATTR_UNIT_LEN], raw[FBATTR_UNIT_LEN * 2 + 1];
 
 	if (!cgroup) {
 		snprintf(buf, len, "%s", FBATTR_UNKNOWN);
@@ -97,10 +85,11 @@ void fbattr_label(const char *cgroup, char *buf, size_t len)
 	}
 	cgroup_units(cgroup, unit, sizeof(unit), user_unit, sizeof(user_unit));
 	if (user_unit[0])
-		snprintf(buf, len, "%s/%s", unit, user_unit);
+		snprintf(raw, sizeof(raw), "%s/%s", unit, user_unit);
 	else if (unit[0])
-		snprintf(buf, len, "%s", unit);
+		snprintf(raw, sizeof(raw), "%s", unit);
 	else
-		snprintf(buf, len, "%s", cgroup[0] ? cgroup : "/");
-	fbattr_sanitize(buf);
+		snprintf(raw, sizeof(raw), "%s", cgroup[0] ? cgroup : "/");
+	/* a delegated cgroup's name is its owner's choice: never raw in a label */
+	name_sanitize(raw, buf, len);
 }

@@ -421,27 +421,28 @@ static void resolve(struct fallback *f, const struct pending *p, uint64_t now,
 		.lport = rec->lport,
 		.rport = rec->rport,
 	};
+	char comm[SMCBPF_COMM_LEN + 1] = "";
 	const char *cg;
 
 	if (rec->pid) {
-		snprintf(ev.comm, sizeof(ev.comm), "%.*s", SMCBPF_COMM_LEN, rec->comm);
+		snprintf(comm, sizeof(comm), "%.*s", SMCBPF_COMM_LEN, rec->comm);
 	} else if (rec->sock_ino) {
 		const struct owner_entry *e = owner_cached(f, rec->sock_ino, now);
 		const struct sock_proc *h;
 
 		if (e) {
 			ev.pid = e->pid;
-			snprintf(ev.comm, sizeof(ev.comm), "%s", e->comm);
+			snprintf(comm, sizeof(comm), "%s", e->comm);
 			ev.pid_from_socket = e->pid != 0;
 		} else if (sock_owners_of(o, rec->sock_ino, &h) > 0) {
 			ev.pid = (uint32_t)h->pid;
-			snprintf(ev.comm, sizeof(ev.comm), "%s", h->comm);
+			snprintf(comm, sizeof(comm), "%s", h->comm);
 			ev.pid_from_socket = true;
 		}
 	}
-	fbattr_sanitize(ev.comm);
+	name_sanitize(comm, ev.comm, sizeof(ev.comm));
 	cg = rec->cgroup_id && f->cgroot[0] ? cg_find(f, rec->cgroup_id) : NULL;
-	snprintf(ev.cgroup, sizeof(ev.cgroup), "%s", cg ? cg : "");
+	name_sanitize(cg, ev.cgroup, sizeof(ev.cgroup));
 	fbattr_label(cg, ev.unit, sizeof(ev.unit));
 	if (rec->family == SMCBPF_AF_INET || rec->family == SMCBPF_AF_INET6)
 		(void)inet_ntop(rec->family == SMCBPF_AF_INET ? AF_INET : AF_INET6, rec->raddr,

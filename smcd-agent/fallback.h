@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/name-sanitize.h"
+
 #define FBATTR_TOP_UNITS 8
 #define FBATTR_MAX_REASONS 64
 #define FBATTR_UNIT_LEN 128
@@ -56,11 +58,9 @@ size_t fbattr_units_sorted(const struct fbattr_reason *r, struct fbattr_unit *re
 /*
  * The label of a cgroup v2 path: its systemd unit ("nginx.service"), the user unit under a
  * user manager ("user@1000.service/app.scope"), else the path itself ("/smc-on"); NULL
- * (the cgroup was not found) is FBATTR_UNKNOWN.
+ * (the cgroup was not found) is FBATTR_UNKNOWN.  Through name_sanitize() (common/).
  */
 void fbattr_label(const char *cgroup, char *buf, size_t len);
-/* Replace every byte but printable ASCII (and '"', '\\') with '_', in place. */
-void fbattr_sanitize(char *s);
 
 /* ---- the agent's side (fallback.c) ------------------------------------------------------ */
 
@@ -73,10 +73,10 @@ struct fbattr_event {
 	uint64_t cgroup_id;
 	uint32_t reason;
 	bool server;
-	uint32_t pid;	      /* 0: not known */
-	bool pid_from_socket; /* found as the holder of the (listening) socket */
-	char comm[17];
-	char cgroup[256]; /* "" when not found */
+	uint32_t pid;			    /* 0: not known */
+	bool pid_from_socket;		    /* found as the holder of the (listening) socket */
+	char comm[NAME_SANITIZED_SIZE(16)]; /* these three through name_sanitize() */
+	char cgroup[256];		    /* "" when not found */
 	char unit[FBATTR_UNIT_LEN];
 	uint16_t lport, rport;
 	char raddr[48];

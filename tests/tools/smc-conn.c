@@ -8,6 +8,7 @@
  *   smc-conn serve   --port N [--proto P] [--addr A] [--conns N]
  *   smc-conn connect --port N [--proto P] [--addr A] [--conns N] [--bytes B] [--hold S]
  *   smc-conn pair    [--port N] [--proto P] [--addr A] [--conns N] [--bytes B] [--hold S]
+ *   smc-conn trickle --port N [--proto P] [--addr A]
  *
  * --hold S      keep the connections open S seconds after their transfer, or until a
  *               SIGUSR1: a test that needs them open while it looks releases them when it
@@ -19,6 +20,11 @@
  *               read all of it in one call; the kernel counts such a read as "RX buffer
  *               full" (smc_rx_recvmsg: bytes_to_rcv >= the RMB's length).  The summary
  *               says how many reads found it full.
+ *
+ * trickle       a slow client, for servers that must bound it (smcctl check --listen): connect,
+ *               say {"trickle":"connected"}, then send one byte a second until the server
+ *               closes or resets the connection, and say {"trickle":"cut","sent":N}.  No
+ *               protocol: the bytes are what a check's client sends first, too slowly.
  *
  * --proto smc   socket(AF_INET[6], SOCK_STREAM, IPPROTO_SMC)  (default; kernel 6.11+)
  *         afsmc socket(AF_SMC, SOCK_STREAM, SMCPROTO_SMC[6])
@@ -42,6 +48,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -943,6 +950,46 @@ static int cmd_pair(const struct options *o)
 	return r ? r : (srv.failed ? 1 : 0);
 }
 
+/* ---- trickle: a slow client ---------------------------------------------------------- */
+
+static int cmd_trickle(const struct options *o)
+{
+	struct endpoint ep;
+	uint64_t sent = 0;
+	char local[128];
+	int fd;
+
+	if (endpoint_parse(o->addr, o->port, &ep) < 0) {
+		fprintf(stderr, "smc-conn: bad address '%s'\n", o->addr);
+		return 2;
+	}
+	fd = open_socket(o->proto, ep.family);
+	if (fd < 0 || connect(fd, (const struct sockaddr *)&ep.ss, ep.len) < 0) {
+		fprintf(stderr, "smc-conn: trickle: cannot connect: %s\n",
+			strerror(fd < 0 ? -fd : errno));
+		return 1;
+	}
+	local_name(fd, local, sizeof(local));
+	printf("{\"trickle\":\"connected\",\"local\":\"%s\"}\n", local);
+	for (;;) {
+		/* the second between two bytes is a wait for the server's close */
+		struct pollfd p = { .fd = fd, .events = POLLIN | POLLRDHUP };
+		ssize_t n = 1;
+		char b;
+
+		if (send(fd, "x", 1, MSG_NOSIGNAL) != 1)
+			break;
+		sent++;
+		if (poll(&p, 1, 1000) > 0)
+			n = recv(fd, &b, 1, MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN))
+			break;
+	}
+	printf("{\"trickle\":\"cut\",\"sent\":%" PRIu64 "}\n", sent);
+	close(fd);
+	return 0;
+}
+
 /* ---- main ----------------------------------------------------------------------------- */
 
 static void usage(FILE *f)
@@ -953,6 +1000,7 @@ static void usage(FILE *f)
 	      " [--hold S]\n"
 	      "       smc-conn pair    [--port N] [--proto P] [--addr A] [--conns N] [--bytes B]"
 	      " [--hold S]\n"
+	      "       smc-conn trickle --port N [--proto P] [--addr A]  (one byte a second)\n"
 	      "--read-full: read only when the receive buffer is full (RX buffer-full counters)\n"
 	      "--hold S: keep the connections open S seconds, or until a SIGUSR1\n"
 	      "B accepts K, M, G suffixes. Defaults: --proto smc --addr 127.0.0.1 --conns 1\n"
@@ -1054,6 +1102,8 @@ int main(int argc, char **argv)
 		return cmd_serve(&o, conns_given);
 	if (strcmp(cmd, "connect") == 0)
 		return run_client(&o, o.port);
+	if (strcmp(cmd, "trickle") == 0)
+		return cmd_trickle(&o);
 	fprintf(stderr, "smc-conn: unknown command '%s'\n", cmd);
 	usage(stderr);
 	return 2;

@@ -732,6 +732,14 @@ static void test_units(void **state)
 	assert_int_equal(parse_port("+80", &port), -EINVAL);
 	assert_int_equal(parse_port("80s", &port), -EINVAL);
 	assert_int_equal(parse_port("", &port), -EINVAL);
+	/* no spaces either side (issue 35: '80 ' was taken, ' 80' refused) */
+	assert_int_equal(parse_port("80 ", &port), -EINVAL);
+	assert_int_equal(parse_port(" 80", &port), -EINVAL);
+	assert_int_equal(parse_port("8 0", &port), -EINVAL);
+	assert_int_equal(parse_port("80\n", &port), -EINVAL);
+	assert_int_equal(parse_port("99999999999999999999999", &port), -ERANGE);
+	assert_int_equal(parse_port("0080", &port), 0);
+	assert_int_equal(port, 80);
 	assert_string_equal(format_size(1048576, buf, sizeof(buf)), "1MiB");
 	assert_string_equal(format_size(16384, buf, sizeof(buf)), "16KiB");
 	assert_string_equal(format_size(1000, buf, sizeof(buf)), "1000");

@@ -342,6 +342,38 @@ static void test_processes(void **state)
 	rm_tree(proc_root);
 }
 
+/*
+ * A holder's command and cgroup are its owner's choice (issue 35): an escape sequence and a
+ * byte that is not UTF-8 reach neither the terminal nor the JSON raw, but as \xNN.
+ */
+static void test_processes_hostile_names(void **state)
+{
+	char *t;
+
+	(void)state;
+	/* proc_root's template was used by test_processes: a new one */
+	snprintf(proc_root, sizeof(proc_root), "/tmp/test-socket-p-XXXXXX");
+	assert_non_null(mkdtemp(proc_root));
+	mk("proc");
+	mk("proc/700");
+	mk("proc/700/fd");
+	fd_link("proc/700/fd/4", "socket:[1168]");
+	test_write_file(proc_root, "proc/700/comm", "\033[31mX\377\n");
+	test_write_file(proc_root, "proc/700/cgroup", "0::/evil\033]0;t\007.slice/x\xfe.service\n");
+	for (int json = 0; json < 2; json++) {
+		t = json ? RUN_P(0, "-j", "socket", "-p", "-d") : RUN_P(0, "socket", "-p", "-dd");
+		for (const unsigned char *p = (const unsigned char *)t; *p; p++)
+			if (*p == 0x1b || *p == 0x07 || *p == 0xff || *p == 0xfe)
+				fail_msg("raw byte 0x%02x in smcctl socket -p's output:\n%s", *p, t);
+		assert_non_null(strstr(t, json ? "\"command\":\"\\\\x1b[31mX\\\\xff\""
+					       : "\\x1b[31mX\\xff/700"));
+		if (json)
+			assert_non_null(strstr(t, "\"unit\":\"x\\\\xfe.service\""));
+		free(t);
+	}
+	rm_tree(proc_root);
+}
+
 /* A procfs that cannot be read is an error that says so, never "no processes". */
 static void test_processes_no_proc(void **state)
 {
@@ -361,6 +393,7 @@ int main(void)
 		cmocka_unit_test(test_synthetic),
 		cmocka_unit_test(test_recorded),
 		cmocka_unit_test(test_processes),
+		cmocka_unit_test(test_processes_hostile_names),
 		cmocka_unit_test(test_processes_no_proc),
 	};
 

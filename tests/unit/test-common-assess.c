@@ -416,7 +416,7 @@ static void test_fragment(void **state)
 	assert_string_equal(cfg->policies.cgroups[0].path, "/odd\"name");
 	assert_null(strstr(frag, "\n- /evil"));
 	assert_non_null(strstr(frag, "# evil: likely faster, but its cgroup is a name smc.yaml"));
-	assert_non_null(strstr(frag, "# root?app: likely faster, but its cgroup is the root"));
+	assert_non_null(strstr(frag, "# root\\x0aapp: likely faster, but its cgroup is the root"));
 	config_free(cfg);
 	config_errors_clear(&errors);
 }
@@ -545,6 +545,66 @@ static void test_sum_bounds(void **state)
 	assess_sum_free(s);
 }
 
+/* No byte of s is ESC, another C0 control or a byte that invalid UTF-8 starts with here. */
+static void assert_no_raw(const char *what, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p == 0x1b || *p == 0x07 || *p == 0xff || *p == 0xfe)
+			fail_msg("%s has the raw byte 0x%02x: %s", what, *p, s);
+}
+
+/*
+ * Names users choose (issue 35): a command name with an escape sequence and a byte that is
+ * not UTF-8 (prctl(PR_SET_NAME) takes any), a delegated cgroup named alike.  What the
+ * agent's GetAssessment returns (the document as text: sd-bus refuses invalid UTF-8), the
+ * textfile's label values and smcctl's text carry them escaped, never raw.
+ */
+static void test_user_names(void **state)
+{
+	struct assess_conn v[2];
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	struct assess_meta m = { .method = "bpf", .coverage = "x", .scope = "y", .duration_s = 10 };
+	struct assess_gauges g;
+	struct assess_sum *s;
+	const char *text;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	v[0] = conn("\033[31mX\377", "", "127.0.0.1", 1000, "127.0.0.1", 2000);
+	v[1] = conn("ok\033]0;t\007", "/user\033[2J\xfe", "127.0.0.1", 1001, "127.0.0.1", 2001);
+	for (size_t i = 0; i < 2; i++) {
+		v[i].peer_local = true;
+		bulk(&v[i], 64 << 20, 1024, 3);
+	}
+	assess_classify_all(v, 2, &th);
+	assert_non_null(s = assess_sum_new(5));
+	assert_int_equal(assess_sum_add(s, v, 2, &th), 0);
+	assert_non_null(doc = assess_sum_json(s, &th, &m));
+	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN);
+	assert_no_raw("the document", text);
+	app_named(doc, "\\x1b[31mX\\xff");
+	app_named(doc, "/user\\x1b[2J\\xfe");
+	assert_non_null(strstr(text, "\"comm\":\"ok\\\\x1b]0;t\\\\x07\""));
+	/* the fragment cannot name that cgroup: a comment says so, on one line */
+	assert_non_null(strstr(out_get_str(doc, "fragment", ""),
+			       "  # ok\\x1b]0;t\\x07: likely faster, but its cgroup is a name"));
+	/* the label values of the textfile */
+	assert_int_equal(assess_sum_gauges(s, 5, &g), 0);
+	assert_int_equal(g.n_apps, 2);
+	for (size_t j = 0; j < g.n_apps; j++)
+		assert_no_raw("a label value", g.apps[j].name);
+	assess_gauges_done(&g);
+	/* smcctl's text */
+	assert_non_null(f = open_memstream(&buf, &len));
+	assess_report_text(f, doc, 1);
+	fclose(f);
+	assert_no_raw("the text", buf);
+	free(buf);
+	assess_sum_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -553,7 +613,7 @@ int main(void)
 		cmocka_unit_test(test_verdicts),       cmocka_unit_test(test_buffers),
 		cmocka_unit_test(test_fragment),       cmocka_unit_test(test_text),
 		cmocka_unit_test(test_pairs_v4mapped), cmocka_unit_test(test_sum_pieces),
-		cmocka_unit_test(test_sum_bounds),
+		cmocka_unit_test(test_sum_bounds),     cmocka_unit_test(test_user_names),
 	};
 
 	assess_thresholds_default(&th);

@@ -49,9 +49,9 @@ assert_json "$out" .cause NOSMCDEV "with a UEID the cause is still the missing d
 assert_ok smcctl ueid flush
 
 # --- --listen and HOST PORT, both over AF_SMC ---------------------------------------------------
-smcctl -j check --listen 6100 --count 1 >/tmp/srv.json 2>/tmp/srv.err &
+smcctl -j check --listen 6100 --address 127.0.0.1 --count 1 >/tmp/srv.json 2>/tmp/srv.err &
 srv=$!
-wait_until 30 "the check server listens" grep -q "answering SMC checks on port 6100 over AF_SMC" /tmp/srv.err
+wait_until 30 "the check server listens" grep -q "answering SMC checks on 127.0.0.1 port 6100 over AF_SMC" /tmp/srv.err
 run smcctl -j check 127.0.0.1 6100
 assert_eq 1 "$rc" "the client's check on 6.1 falls back"
 assert_json "$out" .check client "a client's report"

@@ -9,10 +9,11 @@
 # (lo down there: said; lo up: SMC-D through lo, the report naming the namespace).  Then
 # `smcctl check --listen` in one network namespace
 # answers `smcctl check HOST PORT` from another over veth, as SMC-R over soft-RoCE
-# (lib-smcr.sh), both ends saying so.
+# (lib-smcr.sh), both ends saying so; a client that trickles one byte a second holds one of
+# the server's slots, never the others, and is cut at its deadline (issue 35).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-smcr.sh"
-require_cmd smcctl jq
+require_cmd smcctl smc-conn jq
 
 info "kernel $(uname -r)"
 
@@ -91,9 +92,9 @@ assert_contains "$out" "cannot connect to 127.0.0.1 port 1"
 # --- across network namespaces: SMC-R over soft-RoCE ------------------------------------
 smcr_topology
 assert_ok smcctl pnet add $SMCR_LO_PNETID --ib lo  # lo out of SMC-Dv2 (lib-smcr.sh says why)
-smcctl -n $SMCR_NS_A -j check --listen 6000 --count 1 >/tmp/srv.json 2>/tmp/srv.err &
+smcctl -n $SMCR_NS_A -j check --listen 6000 --address $SMCR_ADDR_A --count 1 >/tmp/srv.json 2>/tmp/srv.err &
 srv=$!
-wait_until 30 "the check server listens" grep -q "answering SMC checks on port 6000" /tmp/srv.err
+wait_until 30 "the check server listens" grep -q "answering SMC checks on $SMCR_ADDR_A port 6000" /tmp/srv.err
 run smcctl -n $SMCR_NS_B check $SMCR_ADDR_A 6000
 assert_eq 0 "$rc" "the remote check used SMC"
 assert_match "$out" "Result:  SMC-R through rxe[01] port 1"
@@ -110,12 +111,46 @@ assert_json "$line" .version 2 "SMC-Rv2"
 assert_json "$line" .peer.address $SMCR_ADDR_B "the client's address"
 assert_eq 1 "$(wc -l </tmp/srv.json)" "one report per check"
 
+# --- a slow client (issue 35): one slot and --timeout seconds, never the server -------------
+# The server used to serve one check at a time and restart --timeout at every byte: a
+# client sending one byte a second held it for 4096 x --timeout while every other check
+# timed out.  Now an honest check is answered beside the slow one (the server's --timeout
+# is long, so that only concurrency can answer it; the client's own is the default 10 s) ...
+smcctl -n $SMCR_NS_A check --listen 6002 -a $SMCR_ADDR_A --timeout 600 >/tmp/srv3.out 2>/tmp/srv3.err &
+srv=$!
+wait_until 30 "the check server listens" grep -q "answering SMC checks on $SMCR_ADDR_A port 6002" /tmp/srv3.err
+$SMCR_IP netns exec $SMCR_NS_B smc-conn trickle --proto tcp --addr $SMCR_ADDR_A --port 6002 >/tmp/slow.out 2>&1 &
+slow=$!
+wait_until 30 "the slow client connected" grep -q '"trickle":"connected"' /tmp/slow.out
+run smcctl -n $SMCR_NS_B check $SMCR_ADDR_A 6002
+assert_eq 0 "$rc" "an honest check is answered while a slow client holds a slot"
+assert_match "$out" "Result:  SMC-R through rxe[01] port 1"
+wait_until 30 "the server reported the honest check" grep -q "SMC check (server)" /tmp/srv3.out
+grep -q '"cut"' /tmp/slow.out && fail "the slow client was cut before its --timeout: $(cat /tmp/srv3.err)"
+kill -TERM $srv
+wait $srv || fail "the check server exited with $? on SIGTERM: $(cat /tmp/srv3.err)"
+wait_until 30 "the slow client sees the server's end" grep -q '"trickle":"cut"' /tmp/slow.out
+wait $slow
+# ... and the slow one is cut at its deadline, from its accept, however its bytes trickle in.
+smcctl -n $SMCR_NS_A check --listen 6003 -a $SMCR_ADDR_A --timeout 3 --count 1 >/tmp/srv4.out 2>/tmp/srv4.err &
+srv=$!
+wait_until 30 "the check server listens" grep -q "answering SMC checks on $SMCR_ADDR_A port 6003" /tmp/srv4.err
+$SMCR_IP netns exec $SMCR_NS_B smc-conn trickle --proto tcp --addr $SMCR_ADDR_A --port 6003 >/tmp/slow.out 2>&1 &
+slow=$!
+wait_until 120 "the slow client is cut" grep -q '"trickle":"cut"' /tmp/slow.out
+wait $slow
+wait $srv || fail "the check server (--count 1) exited with $?: $(cat /tmp/srv4.err)"
+assert_match "$(cat /tmp/srv4.err)" "the check from $SMCR_ADDR_B port [0-9]* was not completed: cut after 3 s \(--timeout\): it sent [0-9]* of 4096 bytes"
+sent=$(sed -n 's/.*"sent":\([0-9]*\).*/\1/p' /tmp/slow.out)
+[ "$sent" -lt 4096 ] || fail "the slow client sent all its bytes ($sent)"
+assert_eq "" "$(cat /tmp/srv4.out)" "no report for a check that was cut"
+
 # A fallback across namespaces: without a UEID the client has nothing to propose (lo has
 # a PNET ID, SMC-Rv2 needs a UEID) and says so itself, before any CLC message.
 assert_ok smcctl ueid flush
-smcctl -n $SMCR_NS_A -j check --listen 6001 --count 1 >/tmp/srv2.json 2>/tmp/srv2.err &
+smcctl -n $SMCR_NS_A -j check --listen 6001 -a $SMCR_ADDR_A --count 1 >/tmp/srv2.json 2>/tmp/srv2.err &
 srv=$!
-wait_until 30 "the check server listens" grep -q "answering SMC checks on port 6001" /tmp/srv2.err
+wait_until 30 "the check server listens" grep -q "answering SMC checks on $SMCR_ADDR_A port 6001" /tmp/srv2.err
 run smcctl -n $SMCR_NS_B -j check $SMCR_ADDR_A 6001
 assert_eq 1 "$rc" "the remote check fell back"
 assert_json "$out" .fallback.client.name NOSMCDEV "the client found no SMC device"
