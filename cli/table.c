@@ -212,7 +212,7 @@ static const struct verb_opt run_opts[] = {
 
 static const struct verb_opt check_opts[] = {
 	[CHECK_OPT_LISTEN] = { "listen", 'L', "PORT", "answer checks from other hosts on PORT" },
-	[CHECK_OPT_ADDRESS] = { "address", 'a', "ADDR",
+	[CHECK_OPT_ADDRESS] = { "address", 0, "ADDR",
 				"with --listen: the IPv4 address to answer on (0.0.0.0: all)" },
 	[CHECK_OPT_COUNT] = { "count", 'c', "N", "with --listen: stop after N checks" },
 	[CHECK_OPT_TIMEOUT] = { "timeout", 't', "SECS",
@@ -221,7 +221,7 @@ static const struct verb_opt check_opts[] = {
 };
 
 static const struct verb check_verbs[] = {
-	{ .name = "connection", .synopsis = "[HOST PORT | -L PORT -a ADDR [-c N]] [-t SECS]",
+	{ .name = "connection", .synopsis = "[HOST PORT | -L PORT --address ADDR [-c N]] [-t SECS]",
 	  .max_args = 2, .opts = check_opts, .flags = VERB_DEFAULT | VERB_ARGS, .run = check_run,
 	  .help = "test one SMC connection, say what it used" },
 	{}

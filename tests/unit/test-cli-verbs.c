@@ -336,17 +336,17 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("check", "--listen", "5000", "--count", "2x"), "invalid --count '2x'");
 	expect_usage(RUN("check", "--listen", "5000", "h", "1"), "--listen takes no HOST PORT");
 	/* one strict port parser (config/units.c): no space either side (issue 35) */
-	expect_usage(RUN("check", "--listen", "80 ", "-a", "127.0.0.1"),
+	expect_usage(RUN("check", "--listen", "80 ", "--address", "127.0.0.1"),
 		     "invalid --listen port '80 ': 1 to 65535");
-	expect_usage(RUN("check", "--listen", " 80", "-a", "127.0.0.1"),
+	expect_usage(RUN("check", "--listen", " 80", "--address", "127.0.0.1"),
 		     "invalid --listen port ' 80': 1 to 65535");
 	expect_usage(RUN("check", "somehost", "80 "), "invalid port '80 '");
 	/* the address to answer on is the user's choice, never every address by default */
 	expect_usage(RUN("check", "--listen", "5000"), "--listen needs --address ADDR");
 	expect_usage(RUN("check", "--listen", "5000", "--address", "::1"),
 		     "invalid --address '::1': an IPv4 address of this host");
-	expect_usage(RUN("check", "--listen", "5000", "-a", "localhost"), "invalid --address");
-	expect_usage(RUN("check", "-a", "127.0.0.1"), "--address belongs to --listen");
+	expect_usage(RUN("check", "--listen", "5000", "--address", "localhost"), "invalid --address");
+	expect_usage(RUN("check", "--address", "127.0.0.1"), "--address belongs to --listen");
 	expect_usage(RUN("check", "--timeout", "0"), "invalid --timeout '0'");
 	expect_usage(RUN("check", "-t", "3601"), "invalid --timeout '3601': 1 to 3600 seconds");
 	expect_usage(RUN("check", "-t", "1.5"), "invalid --timeout '1.5'");
