@@ -116,7 +116,7 @@ assert_eq 1 "$(wc -l </tmp/srv.json)" "one report per check"
 # client sending one byte a second held it for 4096 x --timeout while every other check
 # timed out.  Now an honest check is answered beside the slow one (the server's --timeout
 # is long, so that only concurrency can answer it; the client's own is the default 10 s) ...
-smcctl -n $SMCR_NS_A check --listen 6002 -a $SMCR_ADDR_A --timeout 600 >/tmp/srv3.out 2>/tmp/srv3.err &
+smcctl -n $SMCR_NS_A check --listen 6002 --address $SMCR_ADDR_A --timeout 600 >/tmp/srv3.out 2>/tmp/srv3.err &
 srv=$!
 wait_until 30 "the check server listens" grep -q "answering SMC checks on $SMCR_ADDR_A port 6002" /tmp/srv3.err
 $SMCR_IP netns exec $SMCR_NS_B smc-conn trickle --proto tcp --addr $SMCR_ADDR_A --port 6002 >/tmp/slow.out 2>&1 &
@@ -132,7 +132,7 @@ wait $srv || fail "the check server exited with $? on SIGTERM: $(cat /tmp/srv3.e
 wait_until 30 "the slow client sees the server's end" grep -q '"trickle":"cut"' /tmp/slow.out
 wait $slow
 # ... and the slow one is cut at its deadline, from its accept, however its bytes trickle in.
-smcctl -n $SMCR_NS_A check --listen 6003 -a $SMCR_ADDR_A --timeout 3 --count 1 >/tmp/srv4.out 2>/tmp/srv4.err &
+smcctl -n $SMCR_NS_A check --listen 6003 --address $SMCR_ADDR_A --timeout 3 --count 1 >/tmp/srv4.out 2>/tmp/srv4.err &
 srv=$!
 wait_until 30 "the check server listens" grep -q "answering SMC checks on $SMCR_ADDR_A port 6003" /tmp/srv4.err
 $SMCR_IP netns exec $SMCR_NS_B smc-conn trickle --proto tcp --addr $SMCR_ADDR_A --port 6003 >/tmp/slow.out 2>&1 &
@@ -148,7 +148,7 @@ assert_eq "" "$(cat /tmp/srv4.out)" "no report for a check that was cut"
 # A fallback across namespaces: without a UEID the client has nothing to propose (lo has
 # a PNET ID, SMC-Rv2 needs a UEID) and says so itself, before any CLC message.
 assert_ok smcctl ueid flush
-smcctl -n $SMCR_NS_A -j check --listen 6001 -a $SMCR_ADDR_A --count 1 >/tmp/srv2.json 2>/tmp/srv2.err &
+smcctl -n $SMCR_NS_A -j check --listen 6001 --address $SMCR_ADDR_A --count 1 >/tmp/srv2.json 2>/tmp/srv2.err &
 srv=$!
 wait_until 30 "the check server listens" grep -q "answering SMC checks on $SMCR_ADDR_A port 6001" /tmp/srv2.err
 run smcctl -n $SMCR_NS_B -j check $SMCR_ADDR_A 6001
