@@ -39,7 +39,6 @@ walk_block() {
 	shift
 	n=0
 	mkdir -p /tmp/quickstart
-	chmod 755 /tmp/quickstart
 	printf '%s\n' "$block" >/tmp/quickstart/block
 	while IFS= read -r line; do
 		n=$((n + 1))
