@@ -231,12 +231,51 @@ static void unit_text(struct smcctl *c, json_object *doc)
 		fprintf(c->out, "  %-40s %s%s%s\n", item, result,
 			out_get_str(o, "message", "")[0] ? ": " : "", out_get_str(o, "message", ""));
 	}
-	if (not_in_force)
-		fprintf(c->out,
-			"%s stays: smcd-agent puts the policy in force as soon as the kernel can (it "
-			"tries again at every reconcile; smcctl policy shows its state). "
-			"smcctl disable %s removes it.\n",
-			file, unit);
+	if (not_in_force) {
+		if (changed)
+			fprintf(c->out, "%s stays: ", file);
+		fprintf(c->out, "smcd-agent puts the policy in force as soon as the kernel can (it "
+				"tries again at every reconcile; smcctl policy shows its state)");
+		if (changed)
+			fprintf(c->out, ". smcctl disable %s removes it", unit);
+		fputs(".\n", c->out);
+	}
+}
+
+/*
+ * Already enabled, nothing reconciled: the policy's state as the agent has it (Policies),
+ * appended to results when it is not in force, so that enabling again does not answer yes
+ * where the first enable answered no.  Nothing is added when the state cannot be read (the
+ * change itself is answered; smcctl policy says more).
+ */
+static int add_policy_state(json_object *results, const char *cgroup)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	const char *item, *kind, *target, *state, *message;
+	uint64_t sockets;
+	char mine[4200];
+	int r;
+
+	snprintf(mine, sizeof(mine), "policy:cgroup:%s", cgroup);
+	if (bus_open_quiet(&bus) < 0 ||
+	    sd_bus_get_property(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_POLICY,
+				SMCD_BUS_POLICY_POLICIES, NULL, &reply, "a(ssssst)") < 0 ||
+	    sd_bus_message_enter_container(reply, 'a', "(ssssst)") < 0)
+		return 0;
+	while ((r = sd_bus_message_read(reply, "(ssssst)", &item, &kind, &target, &state, &message,
+					&sockets)) > 0) {
+		json_object *o;
+
+		if (!streq(item, mine) || (!streq(state, "unsupported") && !streq(state, "failed")))
+			continue;
+		o = json_object_new_object();
+		if (!o || json_append(results, o) < 0 || json_add_str(o, "item", item) < 0 ||
+		    json_add_str(o, "result", state) < 0 || json_add_str(o, "message", message) < 0)
+			return -ENOMEM;
+		return 0;
+	}
+	return 0;
 }
 
 static int emit(struct smcctl *c, const char *action, const char *unit, const char *cgroup,
@@ -265,6 +304,8 @@ static int emit(struct smcctl *c, const char *action, const char *unit, const ch
 	if (r < 0)
 		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "cannot read smcd-agent's answer: %s",
 				    strerror(-r));
+	if (agent && !changed && cgroup && add_policy_state(results, cgroup) < 0)
+		return smcctl_oom(c);
 	s = smcctl_emit(c, doc, unit_text);
 	/* The change is made, but does not work (the item says why): the answer is "no". */
 	return s ? s : own_policy_not_in_force(doc) ? SMCCTL_EXIT_FAILURE : SMCCTL_EXIT_OK;
