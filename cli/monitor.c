@@ -38,7 +38,9 @@
 struct monitor {
 	struct smcctl *c;
 	sd_event *event;
-	sd_bus *bus; /* not a reference: monitor_events() holds it */
+	sd_bus *bus;	    /* not a reference: monitor_events() holds it */
+	bool agent_here;    /* the bus name has an owner */
+	bool retry_pending; /* reading the new agent's state failed: tried again in a second */
 	int status;
 	json_object *objects; /* path -> properties of the link groups and devices we know */
 	json_object *reasons; /* "side code" -> total */
@@ -535,18 +537,33 @@ static int forget_state(struct monitor *m)
 
 static void agent_gone(struct monitor *m)
 {
+	m->agent_here = false;
 	if (m->c->json)
 		emit(m, event_new("agent-gone"));
 	fprintf(m->c->err, "smcctl: smcd-agent went away; waiting for it\n");
 	fflush(m->c->err);
 }
 
-/* A new owner of the name: its state, then its events.  A failure to read it is said and
- * waited out (that agent went again, or the next one answers). */
+static void agent_back(struct monitor *m);
+
+static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct monitor *m = userdata;
+
+	m->retry_pending = false;
+	if (m->agent_here)
+		agent_back(m);
+	return 0;
+}
+
+/* A new owner of the name: its state, then its events.  A failure to read it (an agent
+ * that owns its name before it answers, or one that went again) is said and tried again
+ * every second while the name has an owner: its events are not compared with nothing. */
 static void agent_back(struct monitor *m)
 {
 	json_object *ev;
 
+	m->agent_here = true;
 	if (forget_state(m) < 0) {
 		smcctl_oom(m->c);
 		m->status = SMCCTL_EXIT_FAILURE;
@@ -556,6 +573,9 @@ static void agent_back(struct monitor *m)
 	if (load_state(m, m->bus) != SMCCTL_EXIT_OK) {
 		fprintf(m->c->err, "smcctl: still waiting for smcd-agent\n");
 		fflush(m->c->err);
+		if (!m->retry_pending && sd_event_add_time_relative(m->event, NULL, CLOCK_MONOTONIC,
+								    1000000, 0, on_retry, m) >= 0)
+			m->retry_pending = true;
 		return;
 	}
 	if (m->c->json) {
@@ -709,6 +729,7 @@ int monitor_events(struct smcctl *c, const struct verb_args *a)
 	if ((s = bus_open(c, &bus)))
 		return s;
 	m.bus = bus;
+	m.agent_here = true; /* else load_state() below says it is not running */
 	r = sd_event_new(&m.event);
 	if (r >= 0)
 		r = setup_signals(&m);
