@@ -26,6 +26,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "common/bpf-reason.h"
 #include "common/macro.h"
 #include "bpf/smcbpf.h"
 #include "bpf/smc_select.skel.h"
@@ -36,9 +37,6 @@
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71
-#endif
-#ifndef ENOTSUPP
-#define ENOTSUPP 524 /* the kernel's internal "not supported", seen by BPF callers */
 #endif
 
 /* ---- libbpf messages ------------------------------------------------------------------ */
@@ -85,6 +83,27 @@ static int print_cb(enum libbpf_print_level level, const char *fmt, va_list ap)
 static const char *failure_detail(void)
 {
 	return verifier_line[0] ? verifier_line : last_warning;
+}
+
+/*
+ * A failed load or attach of WHAT (which needs CAPS, attaches to TARGET), in words: the
+ * reason of common/bpf-reason.c from the errno, this process's capabilities, the kernel's
+ * lockdown, BTF and unprivileged_bpf_disabled, and libbpf's last words.  Every loader
+ * below says why through this.
+ */
+static int smcbpf_load_reason(int err, const char *step, const char *what, const char *target,
+			      uint64_t caps, const char *hint, char *why, size_t len)
+{
+	struct bpf_load_facts f = { .err = err,
+				    .step = step,
+				    .what = what,
+				    .target = target,
+				    .caps_needed = caps,
+				    .hint = hint,
+				    .detail = failure_detail() };
+
+	bpf_load_facts_read(&f);
+	return bpf_load_reason(&f, why, len);
 }
 
 void smcbpf_set_log(void (*fn)(int level, const char *line))
@@ -190,22 +209,18 @@ int smcbpf_probe_select(char *why, size_t len)
 }
 
 /* A load or attach failure of the selection programs, in words. */
-static int explain_select_failure(int err, const char *step, char *why, size_t len)
+static int explain_select_failure(int err, const char *step, const char *target, char *why, size_t len)
 {
-	if (err == -EPERM || err == -EACCES)
-		return why_set(
-			why, len, err,
-			"loading BPF programs needs root (CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN) or a running smcd-agent");
-	if (btf_has("mptcp_sock", BTF_KIND_STRUCT) == 0)
+	/* Not a question of rights, and no errno says it: the kernel lets BPF modify
+	 * update_socket_protocol only with MPTCP, which declares it modifiable. */
+	if (err != -EPERM && btf_has("mptcp_sock", BTF_KIND_STRUCT) == 0)
 		return why_set(
 			why, len, -ENOTSUP,
 			"this kernel has no MPTCP (CONFIG_MPTCP), which is what allows BPF programs to modify update_socket_protocol");
-	if (err == -ENOTSUPP || err == -EOPNOTSUPP || err == -ENOTSUP)
-		return why_set(
-			why, len, -ENOTSUP,
-			"this kernel cannot attach BPF trampolines (CONFIG_BPF_JIT, and on x86 CONFIG_FUNCTION_TRACER with DYNAMIC_FTRACE)");
-	return why_set(why, len, err, "the kernel refused the BPF programs (%s: %s)%s%s", step,
-		       strerror(-err), failure_detail()[0] ? ": " : "", failure_detail());
+	return smcbpf_load_reason(
+		err == -ENOTSUP ? -EOPNOTSUPP : err, step, "the SMC selection programs", target,
+		BPF_REASON_CAP(BPF) | BPF_REASON_CAP(PERFMON) | BPF_REASON_CAP(NET_ADMIN),
+		"or a running smcd-agent", why, len);
 }
 
 /* ---- pins -------------------------------------------------------------------------------- */
@@ -550,6 +565,8 @@ static int attach_tracing(int prog_fd)
 	return fd < 0 ? -errno : fd;
 }
 
+#define BUFS_CAPS (BPF_REASON_CAP(BPF) | BPF_REASON_CAP(NET_ADMIN))
+
 /* The optional part: failures leave bufs_why set and the rest working. */
 static void bufs_open(struct smcbpf_select *s)
 {
@@ -567,6 +584,11 @@ static void bufs_open(struct smcbpf_select *s)
 	r = bpf_map__reuse_fd(bufs->maps.run_tasks, s->map_fd[SEL_RUN_TASKS]);
 	if (r == 0)
 		r = smc_bufs__load(bufs);
+	if (r == -EPERM) {
+		(void)smcbpf_load_reason(r, "load", "the buffer program", NULL, BUFS_CAPS, NULL,
+					 s->bufs_why, sizeof(s->bufs_why));
+		goto out;
+	}
 	if (r < 0) {
 		snprintf(s->bufs_why, sizeof(s->bufs_why),
 			 "this kernel does not let BPF set SO_SNDBUF/SO_RCVBUF as a socket is created (the verifier says: %s)",
@@ -582,8 +604,9 @@ static void bufs_open(struct smcbpf_select *s)
 	r = bpf_link_create(bpf_program__fd(bufs->progs.smcd_bufs), cg, BPF_CGROUP_INET_SOCK_CREATE,
 			    NULL);
 	if (r < 0) {
-		snprintf(s->bufs_why, sizeof(s->bufs_why),
-			 "cannot attach the buffer program to the cgroup2 root: %s", strerror(errno));
+		(void)smcbpf_load_reason(negative_errno(), "attach", "the buffer program",
+					 "cgroup socket-creation hook", BUFS_CAPS, NULL,
+					 s->bufs_why, sizeof(s->bufs_why));
 		goto out;
 	}
 	s->link_fd[SEL_LINK_BUFS] = r;
@@ -713,7 +736,7 @@ int smcbpf_select_open(bool buffers, const char *pin_root, struct smcbpf_select 
 	}
 	skel = smc_select__open();
 	if (!skel)
-		return explain_select_failure(negative_errno(), "open", why, len);
+		return explain_select_failure(negative_errno(), "open", NULL, why, len);
 	if (s->root[0]) {
 		/* Ours too, when it is there: adoption refused it as incomplete. */
 		reuse.skel = skel;
@@ -726,7 +749,7 @@ int smcbpf_select_open(bool buffers, const char *pin_root, struct smcbpf_select 
 	r = smc_select__load(skel);
 	if (r < 0) {
 		smc_select__destroy(skel);
-		return explain_select_failure(r, "load", why, len);
+		return explain_select_failure(r, "load", "update_socket_protocol function", why, len);
 	}
 	{
 		struct bpf_map *maps[SEL_N_MAPS] = { skel->maps.run_tasks, skel->maps.cgroup_ids,
@@ -745,17 +768,18 @@ int smcbpf_select_open(bool buffers, const char *pin_root, struct smcbpf_select 
 	}
 	if (r < 0) {
 		smc_select__destroy(skel);
-		return explain_select_failure(r, "load", why, len);
+		return explain_select_failure(r, "load", "update_socket_protocol function", why, len);
 	}
 	r = s->link_fd[SEL_LINK_SELECT] = attach_tracing(bpf_program__fd(skel->progs.smcd_select));
 	if (r < 0) {
 		smc_select__destroy(skel);
-		return explain_select_failure(r, "attach to update_socket_protocol", why, len);
+		return explain_select_failure(r, "attach", "update_socket_protocol function", why,
+					      len);
 	}
 	r = s->link_fd[SEL_LINK_FORK] = attach_tracing(bpf_program__fd(skel->progs.smcd_fork));
 	smc_select__destroy(skel);
 	if (r < 0)
-		return explain_select_failure(r, "attach to sched_process_fork", why, len);
+		return explain_select_failure(r, "attach", "sched_process_fork tracepoint", why, len);
 	if (buffers)
 		bufs_open(s);
 	else
@@ -1260,11 +1284,9 @@ int smcbpf_excl_open(const char *pin_root, struct smcbpf_excl **ret, char *why, 
 	r = smc_excl__load(skel);
 	if (r < 0) {
 		smc_excl__destroy(skel);
-		if (r == -EPERM || r == -EACCES)
-			return why_set(why, len, r,
-				       "loading BPF programs needs root (CAP_BPF, CAP_NET_ADMIN)");
-		return why_set(why, len, r, "the kernel refused the smc_hs_ctrl programs (%s)%s%s",
-			       strerror(-r), failure_detail()[0] ? ": " : "", failure_detail());
+		return smcbpf_load_reason(r, "load", "the smc_hs_ctrl programs", "smc_hs_ctrl hook",
+					  BPF_REASON_CAP(BPF) | BPF_REASON_CAP(NET_ADMIN), NULL,
+					  why, len);
 	}
 	r = e->ops_fd = dup_fd(bpf_map__fd(skel->maps.smcd_excl));
 	if (r >= 0) {
@@ -1743,19 +1765,17 @@ int smcbpf_fallback_open(smcbpf_fallback_fn fn, void *arg, struct smcbpf_fallbac
 	r = smc_fallback__load(f->skel);
 	if (r < 0) {
 		smcbpf_fallback_free(f);
-		/* EACCES is also the verifier's "no": only EPERM is about rights. */
-		if (r == -EPERM)
-			return why_set(why, len, r,
-				       "loading BPF programs needs root (CAP_BPF and CAP_PERFMON)");
-		return why_set(why, len, r, "the kernel refused the fallback program (load: %s)%s%s",
-			       strerror(-r), failure_detail()[0] ? ": " : "", failure_detail());
+		return smcbpf_load_reason(
+			r, "load", "the fallback program", "smc:smc_switch_to_fallback tracepoint",
+			BPF_REASON_CAP(BPF) | BPF_REASON_CAP(PERFMON), NULL, why, len);
 	}
 	r = smc_fallback__attach(f->skel);
 	if (r < 0) {
 		smcbpf_fallback_free(f);
-		return why_set(why, len, r,
-			       "the kernel refused to attach to smc:smc_switch_to_fallback (%s)%s%s",
-			       strerror(-r), failure_detail()[0] ? ": " : "", failure_detail());
+		return smcbpf_load_reason(r, "attach", "the fallback program",
+					  "smc:smc_switch_to_fallback tracepoint",
+					  BPF_REASON_CAP(BPF) | BPF_REASON_CAP(PERFMON), NULL, why,
+					  len);
 	}
 	f->ring = ring_buffer__new(bpf_map__fd(f->skel->maps.events), ring_cb, f, NULL);
 	if (!f->ring) {
@@ -1817,6 +1837,8 @@ int smcbpf_probe_assess(char *why, size_t len)
 	return 0;
 }
 
+#define ASSESS_TARGETS "sock:inet_sock_set_state tracepoint or tcp_sendmsg function"
+
 struct smcbpf_assess {
 	struct smc_assess *skel;
 	struct ring_buffer *ring;
@@ -1856,20 +1878,16 @@ int smcbpf_assess_open(smcbpf_assess_fn fn, void *arg, struct smcbpf_assess **re
 	r = smc_assess__load(a->skel);
 	if (r < 0) {
 		smcbpf_assess_free(a);
-		if (r == -EPERM)
-			return why_set(why, len, r,
-				       "loading BPF programs needs root (CAP_BPF and CAP_PERFMON)");
-		return why_set(why, len, r,
-			       "the kernel refused the assessment programs (load: %s)%s%s",
-			       strerror(-r), failure_detail()[0] ? ": " : "", failure_detail());
+		return smcbpf_load_reason(r, "load", "the assessment programs", ASSESS_TARGETS,
+					  BPF_REASON_CAP(BPF) | BPF_REASON_CAP(PERFMON), NULL, why,
+					  len);
 	}
 	r = smc_assess__attach(a->skel);
 	if (r < 0) {
 		smcbpf_assess_free(a);
-		return why_set(why, len, r,
-			       "the kernel refused to attach to inet_sock_set_state or tcp_sendmsg "
-			       "(%s)%s%s",
-			       strerror(-r), failure_detail()[0] ? ": " : "", failure_detail());
+		return smcbpf_load_reason(r, "attach", "the assessment programs", ASSESS_TARGETS,
+					  BPF_REASON_CAP(BPF) | BPF_REASON_CAP(PERFMON), NULL, why,
+					  len);
 	}
 	a->ring = ring_buffer__new(bpf_map__fd(a->skel->maps.closed), assess_ring_cb, a, NULL);
 	if (!a->ring) {

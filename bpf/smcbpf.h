@@ -27,7 +27,7 @@
 
 #include "bpf/smcbpf-abi.h"
 
-#define SMCBPF_WHY_LEN 320
+#define SMCBPF_WHY_LEN 512
 #define SMCBPF_EXCL_NAME "smcd_excl"
 #define SMCBPF_PIN_DIR "/sys/fs/bpf/smcd-agent"
 #define SMCBPF_MAX_NETNS_WALK 4096

@@ -516,7 +516,7 @@ int assess_run(struct smcctl *c, const struct verb_args *a)
 	unsigned long duration = ASSESS_DURATION_DEFAULT;
 	const char *method = a->opt[ASSESS_OPT_METHOD] ? a->opt[ASSESS_OPT_METHOD] : "auto";
 	uint64_t t0, dropped = 0;
-	char why[320] = "", diag_reason[320];
+	char why[512] = "", diag_reason[512];
 	bool diag = false;
 	int r, status;
 

@@ -174,6 +174,10 @@ static int lib_load(struct lib *l, const char *const *names, void **ret, size_t 
 	  (sd_event *e, sd_event_source **s, int sig, sd_event_signal_handler_t callback,          \
 	   void *userdata),                                                                        \
 	  (e, s, sig, callback, userdata), -ELIBACC)                                               \
+	X(int, sd_event_add_time_relative,                                                         \
+	  (sd_event *e, sd_event_source **s, clockid_t clock, uint64_t usec, uint64_t accuracy,    \
+	   sd_event_time_handler_t callback, void *userdata),                                      \
+	  (e, s, clock, usec, accuracy, callback, userdata), -ELIBACC)                             \
 	X(int, sd_event_exit, (sd_event *e, int code), (e, code), -ELIBACC)                        \
 	X(int, sd_event_loop, (sd_event *e), (e), -ELIBACC)                                        \
 	V(sd_journal_close, (sd_journal *j), (j))                                                  \

@@ -7,14 +7,18 @@
  *   device-removed, fallback, fallback-attributed (one switch to TCP with its process and
  *   unit, as it happens: the agent's FallbackAttributed signal), handshake-error, drift,
  * drift-resolved, reconcile (an item applied or failed), state, smc-available, smc-unavailable,
- * kernel-epoch, stats-reset, agent-gone
+ * kernel-epoch, stats-reset, agent-gone, agent-back
  *
  * The agent polls the kernel (the SMC netlink family announces nothing), so events arrive
  * at its interval: monitor.interval for link groups, stats.interval for fallbacks.  A link
  * group that lives entirely between two polls is never seen.
  *
- * It ends with status 0 on SIGINT or SIGTERM, and with 3 ("agent-gone" first) when the
- * agent leaves the bus: a monitor that silently stopped reporting would look like a quiet
+ * The agent leaving the bus (a restart, an upgrade) does not end it, as journalctl -f goes
+ * on: it says so (standard error; with -j an agent-gone event too), waits for the name's
+ * next owner (NameOwnerChanged: the subscriptions are by the well-known name, so they hold
+ * across owners), reads that agent's state afresh, without events, and says it follows
+ * again (agent-back).  It ends with status 0 on SIGINT or SIGTERM, and with 3 when the
+ * system bus itself goes: a monitor that silently stopped reporting would look like a quiet
  * system.
  */
 #include <errno.h>
@@ -34,6 +38,9 @@
 struct monitor {
 	struct smcctl *c;
 	sd_event *event;
+	sd_bus *bus;	    /* not a reference: monitor_events() holds it */
+	bool agent_here;    /* the bus name has an owner */
+	bool retry_pending; /* reading the new agent's state failed: tried again in a second */
 	int status;
 	json_object *objects; /* path -> properties of the link groups and devices we know */
 	json_object *reasons; /* "side code" -> total */
@@ -147,7 +154,10 @@ void monitor_event_text(FILE *f, json_object *ev)
 	} else if (streq(e, "stats-reset")) {
 		fputs("statistics reset (since-reset counts start at 0)", f);
 	} else if (streq(e, "agent-gone")) {
-		fputs("smcd-agent left the bus; monitor stops", f);
+		fputs("smcd-agent went away; waiting for it", f);
+	} else if (streq(e, "agent-back")) {
+		fprintf(f, "smcd-agent is back: following again (state %s)",
+			out_get_str(ev, "state", "?"));
 	} else {
 		fputs(e, f);
 	}
@@ -511,17 +521,89 @@ static int on_properties(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 	return 0;
 }
 
+static int load_state(struct monitor *m, sd_bus *bus);
+
+/* What the last agent told: forgotten, so that the next one's state is no event. */
+static int forget_state(struct monitor *m)
+{
+	json_object_put(m->objects);
+	json_object_put(m->reasons);
+	json_object_put(m->drift);
+	m->objects = json_object_new_object();
+	m->reasons = json_object_new_object();
+	m->drift = json_object_new_object();
+	m->hs_err[0] = m->hs_err[1] = 0;
+	return m->objects && m->reasons && m->drift ? 0 : -ENOMEM;
+}
+
+static void agent_gone(struct monitor *m)
+{
+	m->agent_here = false;
+	if (m->c->json)
+		emit(m, event_new("agent-gone"));
+	fprintf(m->c->err, "smcctl: smcd-agent went away; waiting for it\n");
+	fflush(m->c->err);
+}
+
+static void agent_back(struct monitor *m);
+
+static int on_retry(sd_event_source *s, uint64_t usec, void *userdata)
+{
+	struct monitor *m = userdata;
+
+	m->retry_pending = false;
+	if (m->agent_here)
+		agent_back(m);
+	return 0;
+}
+
+/* A new owner of the name: its state, then its events.  A failure to read it (an agent
+ * that owns its name before it answers, or one that went again) is said and tried again
+ * every second while the name has an owner: its events are not compared with nothing. */
+static void agent_back(struct monitor *m)
+{
+	json_object *ev;
+
+	m->agent_here = true;
+	if (forget_state(m) < 0) {
+		smcctl_oom(m->c);
+		m->status = SMCCTL_EXIT_FAILURE;
+		sd_event_exit(m->event, 0);
+		return;
+	}
+	if (load_state(m, m->bus) != SMCCTL_EXIT_OK) {
+		fprintf(m->c->err, "smcctl: still waiting for smcd-agent\n");
+		fflush(m->c->err);
+		if (!m->retry_pending && sd_event_add_time_relative(m->event, NULL, CLOCK_MONOTONIC,
+								    1000000, 0, on_retry, m) >= 0)
+			m->retry_pending = true;
+		return;
+	}
+	if (m->c->json) {
+		ev = event_new("agent-back");
+		if (ev)
+			json_add_str(ev, "state", m->state);
+		emit(m, ev);
+	}
+	fprintf(m->c->err, "smcctl: smcd-agent is back: following again (state %s)\n",
+		m->state ? m->state : "?");
+	fflush(m->c->err);
+}
+
 static int on_owner(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	struct monitor *m = userdata;
 	const char *name, *old_owner, *new_owner;
 
 	if (sd_bus_message_read(msg, "sss", &name, &old_owner, &new_owner) < 0 ||
-	    !streq(name, SMCD_BUS_NAME) || new_owner[0])
+	    !streq(name, SMCD_BUS_NAME))
 		return 0;
-	emit(m, event_new("agent-gone"));
-	m->status = SMCCTL_EXIT_UNAVAILABLE;
-	return sd_event_exit(m->event, 0);
+	/* A handover (old and new owner at once) is both. */
+	if (old_owner[0])
+		agent_gone(m);
+	if (new_owner[0])
+		agent_back(m);
+	return 0;
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
@@ -647,6 +729,8 @@ int monitor_events(struct smcctl *c, const struct verb_args *a)
 		return smcctl_oom(c);
 	if ((s = bus_open(c, &bus)))
 		return s;
+	m.bus = bus;
+	m.agent_here = true; /* else load_state() below says it is not running */
 	r = sd_event_new(&m.event);
 	if (r >= 0)
 		r = setup_signals(&m);
@@ -669,6 +753,8 @@ int monitor_events(struct smcctl *c, const struct verb_args *a)
 		m.state ? m.state : "?");
 	fflush(c->err);
 	r = sd_event_loop(m.event);
+	if (m.status != SMCCTL_EXIT_OK)
+		return m.status;
 	if (r > 0 || r < 0) {
 		/* sd-bus ends the loop with a non-zero code when the bus connection is lost. */
 		fprintf(c->err, "smcctl: lost the system bus; monitor stops\n");

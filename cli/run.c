@@ -408,7 +408,7 @@ static int run_self_held(const struct run_args *r, char *why, size_t len, int *r
 
 int run_command(struct smcctl *c, const struct verb_args *a)
 {
-	char why[400] = "", notes[400] = "";
+	char why[512] = "", notes[400] = "";
 	struct run_args r;
 	int s, k;
 

@@ -88,6 +88,32 @@ static void type_interface(const char *unit, char *buf, size_t len)
 	snprintf(buf, len, SYSTEMD_IFACE_PREFIX "%c%s", toupper((unsigned char)type[0]), type + 1);
 }
 
+/* LoadUnit did not answer: systemd not running (not on this bus), or it said no. */
+static int systemd_failed(struct smcctl *c, const char *unit, const sd_bus_error *e, int r)
+{
+	if (sd_bus_error_has_names(e, SD_BUS_ERROR_SERVICE_UNKNOWN, SD_BUS_ERROR_NAME_HAS_NO_OWNER))
+		return smcctl_error(
+			c, SMCCTL_EXIT_FAILURE,
+			"cannot ask systemd for the cgroup of %s: systemd is not running on the system bus (no %s): give the cgroup with --cgroup PATH, e.g. smcctl enable %s --cgroup /system.slice/%s",
+			unit, SYSTEMD_SERVICE, unit, unit);
+	if (sd_bus_error_has_name(e, SYSTEMD_ERROR_NO_SUCH_UNIT))
+		return smcctl_error(
+			c, SMCCTL_EXIT_FAILURE,
+			"no such unit: systemd knows no %s (systemctl list-unit-files; for a cgroup systemd does not manage, give --cgroup PATH)",
+			unit);
+	if (sd_bus_error_has_name(e, SD_BUS_ERROR_ACCESS_DENIED))
+		return smcctl_error(
+			c, SMCCTL_EXIT_PERMISSION,
+			"cannot ask systemd for the cgroup of %s: systemd refused (access denied): give the cgroup with --cgroup PATH",
+			unit);
+	/* Anything else is systemd's own answer, in its words, named as such. */
+	return smcctl_error(
+		c, SMCCTL_EXIT_FAILURE,
+		"cannot ask systemd for the cgroup of %s: systemd answered %s%s%s: give the cgroup with --cgroup PATH",
+		unit, e->name ? e->name : strerror(-r), e->message ? ": " : "",
+		e->message ? e->message : "");
+}
+
 static int resolve_unit(struct smcctl *c, const char *unit, char *ret, size_t len)
 {
 	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
@@ -99,16 +125,17 @@ static int resolve_unit(struct smcctl *c, const char *unit, char *ret, size_t le
 	int r;
 
 	r = bus_open_quiet(&bus);
-	if (r >= 0)
-		r = sd_bus_call_method(bus, SYSTEMD_SERVICE, SYSTEMD_PATH, SYSTEMD_IFACE_MANAGER,
-				       SYSTEMD_LOAD_UNIT, &e, &reply, "s", unit);
-	if (r >= 0)
-		r = sd_bus_message_read(reply, "o", &path);
 	if (r < 0)
 		return smcctl_error(
 			c, SMCCTL_EXIT_FAILURE,
-			"cannot ask systemd for the cgroup of %s: %s (is systemd running? give the cgroup with --cgroup PATH)",
-			unit, e.message ? e.message : strerror(-r));
+			"cannot ask systemd for the cgroup of %s: there is no system bus to ask it on (%s): give the cgroup with --cgroup PATH, e.g. smcctl enable %s --cgroup /system.slice/%s",
+			unit, strerror(-r), unit, unit);
+	r = sd_bus_call_method(bus, SYSTEMD_SERVICE, SYSTEMD_PATH, SYSTEMD_IFACE_MANAGER,
+			       SYSTEMD_LOAD_UNIT, &e, &reply, "s", unit);
+	if (r >= 0)
+		r = sd_bus_message_read(reply, "o", &path);
+	if (r < 0)
+		return systemd_failed(c, unit, &e, r);
 	type_interface(unit, iface, sizeof(iface));
 	r = get_string(bus, path, SYSTEMD_IFACE_UNIT, SYSTEMD_UNIT_LOAD_STATE, &e, state,
 		       sizeof(state));
@@ -139,8 +166,35 @@ static int resolve_unit(struct smcctl *c, const char *unit, char *ret, size_t le
 
 /* ---- output ----------------------------------------------------------------------------- */
 
+/*
+ * The item of the unit's own policy when the agent could not put it in force (failed, or
+ * the kernel lacks what it needs: unsupported), else NULL.  Then enable answers "no"
+ * (status 1), though the drop-in stays: it is the configuration the operator asked for,
+ * and the agent puts it in force at its next reconcile once the kernel can (a reboot into
+ * another kernel, a module loaded); removing it would make that one more step to remember.
+ */
+static json_object *own_policy_not_in_force(json_object *doc)
+{
+	json_object *results = out_get(doc, "results");
+	char mine[4200];
+
+	if (!out_get_str(doc, "cgroup", NULL))
+		return NULL;
+	snprintf(mine, sizeof(mine), "policy:cgroup:%s", out_get_str(doc, "cgroup", ""));
+	for (size_t i = 0; results && i < json_object_array_length(results); i++) {
+		json_object *o = json_object_array_get_idx(results, i);
+		const char *result = out_get_str(o, "result", "");
+
+		if (streq(out_get_str(o, "item", ""), mine) &&
+		    (streq(result, "failed") || streq(result, "unsupported")))
+			return o;
+	}
+	return NULL;
+}
+
 static void unit_text(struct smcctl *c, json_object *doc)
 {
+	json_object *not_in_force = own_policy_not_in_force(doc);
 	bool enable = streq(out_get_str(doc, "action", ""), "enable");
 	bool changed = out_get_bool(doc, "changed", false), agent = out_get_bool(doc, "agent", false);
 	const char *unit = out_get_str(doc, "unit", ""), *file = out_get_str(doc, "file", "");
@@ -158,7 +212,11 @@ static void unit_text(struct smcctl *c, json_object *doc)
 		fprintf(c->out,
 			"smcd-agent is not running: %s %s; it takes effect when smcd-agent starts.\n",
 			enable ? "wrote" : "removed", file);
-	if (changed && enable)
+	if (not_in_force)
+		fprintf(c->out,
+			"New sockets of cgroup %s are NOT switched to SMC: the policy is %s.\n",
+			out_get_str(doc, "cgroup", ""), out_get_str(not_in_force, "result", ""));
+	else if (changed && enable)
 		fprintf(c->out, "New sockets of cgroup %s %s switched to SMC.\n",
 			out_get_str(doc, "cgroup", ""), agent ? "are" : "will be");
 	for (size_t i = 0; results && i < json_object_array_length(results); i++) {
@@ -173,6 +231,51 @@ static void unit_text(struct smcctl *c, json_object *doc)
 		fprintf(c->out, "  %-40s %s%s%s\n", item, result,
 			out_get_str(o, "message", "")[0] ? ": " : "", out_get_str(o, "message", ""));
 	}
+	if (not_in_force) {
+		if (changed)
+			fprintf(c->out, "%s stays: ", file);
+		fprintf(c->out, "smcd-agent puts the policy in force as soon as the kernel can (it "
+				"tries again at every reconcile; smcctl policy shows its state)");
+		if (changed)
+			fprintf(c->out, ". smcctl disable %s removes it", unit);
+		fputs(".\n", c->out);
+	}
+}
+
+/*
+ * Already enabled, nothing reconciled: the policy's state as the agent has it (Policies),
+ * appended to results when it is not in force, so that enabling again does not answer yes
+ * where the first enable answered no.  Nothing is added when the state cannot be read (the
+ * change itself is answered; smcctl policy says more).
+ */
+static int add_policy_state(json_object *results, const char *cgroup)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+	const char *item, *kind, *target, *state, *message;
+	uint64_t sockets;
+	char mine[4200];
+	int r;
+
+	snprintf(mine, sizeof(mine), "policy:cgroup:%s", cgroup);
+	if (bus_open_quiet(&bus) < 0 ||
+	    sd_bus_get_property(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_POLICY,
+				SMCD_BUS_POLICY_POLICIES, NULL, &reply, "a(ssssst)") < 0 ||
+	    sd_bus_message_enter_container(reply, 'a', "(ssssst)") < 0)
+		return 0;
+	while ((r = sd_bus_message_read(reply, "(ssssst)", &item, &kind, &target, &state, &message,
+					&sockets)) > 0) {
+		json_object *o;
+
+		if (!streq(item, mine) || (!streq(state, "unsupported") && !streq(state, "failed")))
+			continue;
+		o = json_object_new_object();
+		if (!o || json_append(results, o) < 0 || json_add_str(o, "item", item) < 0 ||
+		    json_add_str(o, "result", state) < 0 || json_add_str(o, "message", message) < 0)
+			return -ENOMEM;
+		return 0;
+	}
+	return 0;
 }
 
 static int emit(struct smcctl *c, const char *action, const char *unit, const char *cgroup,
@@ -181,8 +284,6 @@ static int emit(struct smcctl *c, const char *action, const char *unit, const ch
 	_cleanup_(json_object_putp) json_object *doc = json_object_new_object();
 	json_object *results = json_object_new_array();
 	const char *item, *result, *message;
-	char mine[4200];
-	bool failed = false;
 	int r, s;
 
 	if (!doc || !results || json_add(doc, "results", results) < 0 ||
@@ -199,17 +300,15 @@ static int emit(struct smcctl *c, const char *action, const char *unit, const ch
 		if (!o || json_append(results, o) < 0 || json_add_str(o, "item", item) < 0 ||
 		    json_add_str(o, "result", result) < 0 || json_add_str(o, "message", message) < 0)
 			return smcctl_oom(c);
-		/* The unit's own policy could not be applied: the change is made, but it does
-		 * not work (the item says why). */
-		snprintf(mine, sizeof(mine), "policy:cgroup:%s", cgroup ? cgroup : "");
-		if (cgroup && streq(item, mine) && streq(result, "failed"))
-			failed = true;
 	}
 	if (r < 0)
 		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "cannot read smcd-agent's answer: %s",
 				    strerror(-r));
+	if (agent && !changed && cgroup && add_policy_state(results, cgroup) < 0)
+		return smcctl_oom(c);
 	s = smcctl_emit(c, doc, unit_text);
-	return s ? s : failed ? SMCCTL_EXIT_FAILURE : SMCCTL_EXIT_OK;
+	/* The change is made, but does not work (the item says why): the answer is "no". */
+	return s ? s : own_policy_not_in_force(doc) ? SMCCTL_EXIT_FAILURE : SMCCTL_EXIT_OK;
 }
 
 /* ---- through the agent ------------------------------------------------------------------ */

@@ -41,6 +41,7 @@
 #define SYSTEMD_UNIT_LOAD_STATE "LoadState"
 #define SYSTEMD_UNIT_CONTROL_GROUP "ControlGroup"
 #define SYSTEMD_UNIT_SLICE "Slice"
+#define SYSTEMD_ERROR_NO_SUCH_UNIT SYSTEMD_SERVICE ".NoSuchUnit"
 
 /* polkit's authority, which the agent asks (smcd-agent/bus-polkit.c), and the agent's
  * actions, one per kind of change (etc/polkit-1/org.smcd.agent1.policy). */

@@ -42,7 +42,7 @@ struct assess_agent {
 	uint64_t interval_usec;
 	uint32_t applications;
 	int err;
-	char why[320];
+	char why[512];
 #ifdef HAVE_BPF
 	struct smcbpf_assess *bpf;
 #endif

@@ -29,7 +29,7 @@
 #define FBATTR_OTHER "other"
 /* A cgroup id the agent could not find (the cgroup was gone before it looked). */
 #define FBATTR_UNKNOWN "unknown"
-#define FBATTR_WHY_LEN 320
+#define FBATTR_WHY_LEN 512
 
 struct fbattr_unit {
 	char unit[FBATTR_UNIT_LEN];

@@ -35,7 +35,7 @@
 #include "config/config.h"
 #include "smcd-agent/reconcile.h"
 
-#define POLICY_WHY_LEN 320
+#define POLICY_WHY_LEN 512
 #define POLICY_NAME_LEN 96
 
 /* What this kernel can do; probed when first needed, again after a reload. */

@@ -6,6 +6,10 @@
  * given on the command line is "loaded" with that ControlGroup (empty: not running) and
  * Slice; any other is "not-found", as systemd answers for a name it has no file of.  Owns
  * org.freedesktop.systemd1, prints "ready" on stdout once it does, runs until killed.
+ *
+ * With FAKE_SYSTEMD_NAME set it owns that name instead: an owner of another service's name
+ * that answers none of its calls (agent-restart.test: an agent that has its name but not
+ * yet its objects, as smcctl monitor may meet one).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -121,7 +125,10 @@ int main(int argc, char **argv)
 					       find_unit, NULL);
 	}
 	if (r >= 0)
-		r = sd_bus_request_name(bus, SYSTEMD_SERVICE, 0);
+		r = sd_bus_request_name(bus,
+					getenv("FAKE_SYSTEMD_NAME") ? getenv("FAKE_SYSTEMD_NAME")
+								    : SYSTEMD_SERVICE,
+					0);
 	if (r < 0) {
 		fprintf(stderr, "fake-systemd: %s\n", strerror(-r));
 		return 1;

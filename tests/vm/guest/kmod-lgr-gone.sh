@@ -91,7 +91,7 @@ assert_json "$(smcctl -j stats)" .linkgroups.smcd.removed "$lgs" "smcctl stats: 
 kill $agent
 wait $agent
 assert_eq 0 "$?" "the agent stops cleanly"
-wait $mon
+stop_monitor /tmp/monitor.json
 for id in $ids; do
 	grep -q "\"event\":\"linkgroup-removed\",\"technology\":\"smcd\",\"id\":$((0x$id))," /tmp/monitor.json ||
 		fail "smcctl monitor did not report the removal of $id: $(cat /tmp/monitor.json)"

@@ -202,6 +202,19 @@ start_monitor() {
 	done
 }
 
+# stop_monitor FILE: once the agent was stopped, until smcctl -j monitor (start_monitor
+# FILE) printed agent-gone; the monitor does not end with the agent (it waits for the next
+# one, as journalctl -f goes on), so it is ended with SIGTERM then, its status in $mon_rc.
+stop_monitor() {
+	_sm_file=$1
+	wait_until 30 "smcctl monitor's agent-gone event" sh -c \
+		"tail -n 1 '$_sm_file' | grep -q '\"event\":\"agent-gone\"'"
+	kill -0 $mon 2>/dev/null || fail "smcctl monitor stopped when the agent went away"
+	kill -TERM $mon
+	wait $mon
+	mon_rc=$?
+}
+
 # start_agent [FILE] : smcd-agent --config /etc/smc/smc.yaml in the background, its pid in
 # $agent and its output in /tmp/agent.log.  Returns once it is ready on the system bus
 # (start_system_bus) and FILE, when given, is not empty; fails showing the log if the agent

@@ -114,7 +114,7 @@ run as_nobody smcctl run -- smc-threads threads --threads 2
 info "unprivileged, no agent: rc $rc"
 assert_eq 0 "$rc" "unprivileged auto run works"
 assert_contains "$out" "SMC through LD_PRELOAD"
-assert_contains "$out" "BPF not used: loading BPF programs needs root"
+assert_contains "$out" "BPF not used: loading the SMC selection programs needs root (CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN; this process lacks"
 assert_json "$(last)" .smc 4 "unprivileged: LD_PRELOAD switched the sockets"
 run as_nobody smcctl run -m bpf -- true
 assert_eq 4 "$rc" "unprivileged --method bpf without an agent: permission status"

@@ -47,6 +47,6 @@ assert_not_contains "$(cat $PROM)" 'smc_linkgroup_connections{' "no per-link-gro
 run busctl tree --list $SMCD_BUS_NAME
 assert_not_contains "$out" "/linkgroup/smcd/" "the D-Bus objects are gone"
 kill $agent
-wait $mon
+stop_monitor /tmp/monitor.json
 assert_eq "$lgs" "$(grep -c '"event":"linkgroup-removed"' /tmp/monitor.json)" "smcctl monitor reported each removal"
 exit 0
