@@ -494,7 +494,7 @@ static int from_agent(struct smcctl *c, const struct verb_args *a)
 	r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_ASSESSMENT,
 			       SMCD_BUS_ASSESS_GET_ASSESSMENT, &e, &reply, NULL);
 	if (r < 0 && sd_bus_error_has_name(&e, SMCD_BUS_ERROR_UNAVAILABLE))
-		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE, "assess --agent: %s", e.message);
+		return smcctl_error(c, SMCCTL_EXIT_NO_AGENT, "assess --agent: %s", e.message);
 	if (r < 0)
 		return bus_failed(c, "assess --agent", &e, r);
 	r = sd_bus_message_read(reply, "s", &json);

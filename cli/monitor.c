@@ -519,7 +519,7 @@ static int on_owner(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 	    !streq(name, SMCD_BUS_NAME) || new_owner[0])
 		return 0;
 	emit(m, event_new("agent-gone"));
-	m->status = SMCCTL_EXIT_UNAVAILABLE;
+	m->status = SMCCTL_EXIT_NO_AGENT;
 	return sd_event_exit(m->event, 0);
 }
 
@@ -651,7 +651,7 @@ int monitor_events(struct smcctl *c, const struct verb_args *a)
 		r = setup_signals(&m);
 	if (r >= 0)
 		r = sd_bus_attach_event(bus, m.event, SD_EVENT_PRIORITY_NORMAL);
-	/* The system bus going away ends the loop too (status 3 below). */
+	/* The system bus going away ends the loop too (SMCCTL_EXIT_NO_BUS below). */
 	if (r >= 0)
 		r = sd_bus_set_exit_on_disconnect(bus, true);
 	/* Subscribe before reading the state, so that nothing falls in between. */
@@ -671,7 +671,7 @@ int monitor_events(struct smcctl *c, const struct verb_args *a)
 	if (r > 0 || r < 0) {
 		/* sd-bus ends the loop with a non-zero code when the bus connection is lost. */
 		fprintf(c->err, "smcctl: lost the system bus; monitor stops\n");
-		return SMCCTL_EXIT_UNAVAILABLE;
+		return SMCCTL_EXIT_NO_BUS;
 	}
 	return m.status;
 }

@@ -317,6 +317,18 @@ static void print_global_options(FILE *f)
 	      f);
 }
 
+/* cli/smcctl.h's table, by status, for --help (its comment says why these). */
+static const char *const exit_help[] = {
+	[SMCCTL_EXIT_OK] = "success",
+	[SMCCTL_EXIT_FAILURE] = "the answer is no (a check failed, degraded) or it failed",
+	[SMCCTL_EXIT_USAGE] = "usage error: nothing was done",
+	[SMCCTL_EXIT_UNAVAILABLE] = "SMC (or the interface needed) is not in this kernel",
+	[SMCCTL_EXIT_PERMISSION] = "permission denied (CAP_NET_ADMIN, root, admin group)",
+	[SMCCTL_EXIT_NO_AGENT] = "smcd-agent is not running, or its feature is off",
+	[SMCCTL_EXIT_NO_BUS] = "no system bus (is dbus running?)",
+	[SMCCTL_EXIT_INVALID_CONFIG] = "the configuration file is not valid",
+};
+
 void smcctl_help(FILE *f)
 {
 	fputs("Usage: smcctl [OPTIONS] OBJECT [VERB] [ARGS]\n"
@@ -329,9 +341,9 @@ void smcctl_help(FILE *f)
 	      f);
 	for (size_t i = 0; smcctl_objects[i].name; i++)
 		print_verbs(f, &smcctl_objects[i]);
-	fputs("\nExit status: 0 success, 1 failure, 2 usage error, 3 SMC not available,\n"
-	      "4 permission denied.  See smcctl(8).\n",
-	      f);
+	fputs("\nExit status (every verb; see smcctl(8)):\n", f);
+	for (size_t i = 0; i < ELEMENTSOF(exit_help); i++)
+		fprintf(f, "  %zu  %s\n", i, exit_help[i]);
 }
 
 void smcctl_object_help(FILE *f, const struct object *o)

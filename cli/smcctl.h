@@ -18,13 +18,32 @@
 #include "common/macro.h"
 #include "netlink/smcnl.h"
 
-/* Exit statuses, documented in smcctl(8). */
+/*
+ * Exit statuses: ONE table for every verb, printed by "smcctl --help" (smcctl_help()) and
+ * documented in smcctl(8) EXIT STATUS (tests/integration/man-coverage.test holds that;
+ * tests/integration/smcctl-exit-codes.test runs the verbs into each situation).
+ *
+ * Why these and not fewer: a script (or a newcomer) must tell apart what it fixes in
+ * different places.  1 is "the answer is no", as for test(1), grep(1) and systemctl
+ * is-active: a check that failed, "status" of an agent that is not running as configured
+ * (degraded, starting: systemctl is-system-running is non-zero for those too), "config
+ * diff" when something would change (diff(1)).  2 is the command line; 3 the kernel
+ * (a module, a kernel option); 4 rights (sudo, the admin group); 5 the agent (systemctl
+ * start smcd-agent, or the feature in smc.yaml); 6 the system bus itself (dbus).  7 is an
+ * invalid smc.yaml for "config check", "config diff" and "config show" alike: not 1,
+ * because "config diff" answers "something would change" with 1 (as diff(1) does) and a
+ * script applying a change must not take a broken file for a pending change; not 2, because
+ * the command line was right and the file is what to fix.
+ */
 enum {
 	SMCCTL_EXIT_OK = 0,
-	SMCCTL_EXIT_FAILURE = 1,     /* the operation failed (kernel refusal, not found, I/O) */
-	SMCCTL_EXIT_USAGE = 2,	     /* bad command line; nothing was sent to the kernel */
-	SMCCTL_EXIT_UNAVAILABLE = 3, /* SMC (or the interface needed) is not in this kernel */
-	SMCCTL_EXIT_PERMISSION = 4,  /* the kernel refused: CAP_NET_ADMIN (or root) needed */
+	SMCCTL_EXIT_FAILURE = 1,	/* the answer is no, a check failed, or the operation did */
+	SMCCTL_EXIT_USAGE = 2,		/* bad command line; nothing was sent to the kernel */
+	SMCCTL_EXIT_UNAVAILABLE = 3,	/* SMC (or the interface needed) is not in this kernel */
+	SMCCTL_EXIT_PERMISSION = 4,	/* the kernel or the agent refused: CAP_NET_ADMIN, root */
+	SMCCTL_EXIT_NO_AGENT = 5,	/* smcd-agent is not running, or its feature is off */
+	SMCCTL_EXIT_NO_BUS = 6,		/* no system bus to reach smcd-agent on */
+	SMCCTL_EXIT_INVALID_CONFIG = 7, /* the configuration file is not valid; nothing applied */
 };
 
 #define VERB_OPTS_MAX 8

@@ -494,12 +494,12 @@ static void man_verb_headings(const char *man)
 }
 
 /* The man page documents every object, verb, alias and option of the table. */
-/* The baseline is the agent's: without one, "stats reset" says so (exit 3, one line). */
+/* The baseline is the agent's: without one, "stats reset" says so (exit 5, one line). */
 static void test_stats_reset_needs_agent(void **state)
 {
 	struct result r = RUN("stats", "reset");
 
-	assert_int_equal(r.status, SMCCTL_EXIT_UNAVAILABLE);
+	assert_int_equal(r.status, SMCCTL_EXIT_NO_AGENT);
 	assert_string_equal(r.out, "");
 	assert_non_null(strstr(r.err, "stats reset needs smcd-agent, which keeps the baseline"));
 	assert_ptr_equal(strchr(r.err, '\n'), r.err + strlen(r.err) - 1);

@@ -382,7 +382,7 @@ info "busctl calls over 3 s (t, hundredths, call): $(awk '$2 > 300 { printf "%s/
 [ ! -s /tmp/poll-smcctl.err ] || { head -n 20 /tmp/poll-smcctl.err; fail "smcctl polls failed"; }
 [ ! -s /tmp/poll-bus.err ] || { head -n 20 /tmp/poll-bus.err; fail "D-Bus calls failed"; }
 assert_eq 0 "$agent_rc" "the agent stops cleanly"
-assert_eq 3 "$mon_rc" "smcctl monitor ends with agent-gone (status 3)"
+assert_eq 5 "$mon_rc" "smcctl monitor ends with agent-gone (status 5)"
 info "$activations activations, $deactivations deactivations, $loads module loads ($hand_loads by hand), $unloads unloads, $reloads Reloads, $rests checks at rest"
 
 # --- events -----------------------------------------------------------------------------------

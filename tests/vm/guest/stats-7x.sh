@@ -180,7 +180,7 @@ kill $agent
 wait $agent
 assert_eq 0 "$?" "the agent stops cleanly"
 wait $mon
-assert_eq 3 "$?" "smcctl monitor exits 3 when the agent goes away"
+assert_eq 5 "$?" "smcctl monitor exits 5 when the agent goes away"
 info "monitor: $(jq -r .event /tmp/monitor.json | sort | uniq -c | tr '\n' ' ')"
 grep -q "\"event\":\"linkgroup-added\",\"technology\":\"smcd\",\"id\":$lg," /tmp/monitor.json ||
 	fail "smcctl monitor did not report link group $lgid: $(cat /tmp/monitor.json)"
