@@ -448,10 +448,10 @@ int agent_pnet_add(struct smcctl *c, const struct verb_args *a)
 {
 	const char *eth = a->opt[PNET_ADD_OPT_ETH], *ib = a->opt[PNET_ADD_OPT_IB];
 	const char *port = a->opt[PNET_ADD_OPT_PORT];
-	uint8_t ib_port;
+	uint8_t ib_port = (uint8_t)a->num[PNET_ADD_OPT_PORT]; /* the parser checked it */
 
 	/* Malformed options: the direct verb's usage errors, nothing sent anywhere. */
-	if (!eth == !ib || pnet_parse_ib_port(port, &ib_port) < 0 || (eth && port))
+	if (!eth == !ib || (eth && port))
 		return pnet_add(c, a);
 	return FORWARD_OR_DIRECT(pnet_add, "add", "pnetid", a->pos[0], "cannot add the PNET entry",
 				 SMCD_BUS_MANAGER_ADD_PNET, "sssy", a->pos[0], eth ? eth : "",

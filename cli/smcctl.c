@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 
 #include "cli/smcctl.h"
 #include "common/output.h"
+#include "config/units.h"
 
 #define GLOBAL_SHORTOPTS "jpdn:hV"
 /* getopt codes of global long options whose letter a verb option took (parse_verb_args) */
@@ -280,6 +282,17 @@ static const struct verb *lookup_verb(struct smcctl *c, const struct object *o, 
 /* ---------------------------------------------------------------------------------- */
 /* Help                                                                                */
 
+void verb_opt_range(const struct verb_opt *p, bool with_default, char *buf, size_t len)
+{
+	int64_t def = with_default ? verb_opt_default(p) : -1;
+	int k;
+
+	k = snprintf(buf, len, "%" PRId64 " to %" PRId64 "%s%s", p->min, p->max, p->unit ? " " : "",
+		     p->unit ? p->unit : "");
+	if (def >= 0 && k > 0 && (size_t)k < len)
+		snprintf(buf + k, len - (size_t)k, ", default %" PRId64, def);
+}
+
 static void verb_usage_line(char *buf, size_t len, const struct object *o, const struct verb *v)
 {
 	snprintf(buf, len, "%s %s%s%s%s%s", o->name, (v->flags & VERB_DEFAULT) ? "[" : "", v->name,
@@ -360,7 +373,14 @@ void smcctl_object_help(FILE *f, const struct object *o)
 			snprintf(spec, sizeof(spec), "%s%c%s--%s%s%s", p->short_name ? "-" : "",
 				 p->short_name ? p->short_name : ' ', p->short_name ? ", " : "  ",
 				 p->name, p->arg ? " " : "", p->arg ? p->arg : "");
-			fprintf(f, "  %-28s  %s\n", p->short_name ? spec : spec + 1, p->help);
+			fprintf(f, "  %-28s  %s", p->short_name ? spec : spec + 1, p->help);
+			if (p->type != VERB_OPT_TEXT) {
+				char range[96];
+
+				verb_opt_range(p, true, range, sizeof(range));
+				fprintf(f, " (%s)", range);
+			}
+			fputc('\n', f);
 		}
 	}
 	if (o->absent)
@@ -411,6 +431,36 @@ static int bad_option(struct smcctl *c, char **argv, int ch)
 	return smcctl_usage(c, "unknown or ambiguous option '%s'", prev);
 }
 
+/* The numbers among a verb's options, checked against the table's range; defaults filled
+ * in.  A usage error names the range (and why it is that, where the table says). */
+static int verb_opt_numbers(struct smcctl *c, const struct verb *v, struct verb_args *a)
+{
+	size_t k = 0;
+
+	for (const struct verb_opt *p = v->opts; p && p->name; p++, k++) {
+		const char *arg = a->opt[k];
+		char range[96];
+		int64_t n;
+		int r;
+
+		if (p->type == VERB_OPT_TEXT)
+			continue;
+		a->num[k] = verb_opt_default(p);
+		if (!arg)
+			continue;
+		r = p->type == VERB_OPT_SECONDS ? parse_seconds(arg, &n) : parse_count(arg, &n);
+		if (r >= 0 && n >= p->min && n <= p->max) {
+			a->num[k] = n;
+			continue;
+		}
+		verb_opt_range(p, false, range, sizeof(range));
+		return smcctl_usage(c, "invalid --%s '%s': %s%s%s%s", p->name, arg, range,
+				    p->type == VERB_OPT_SECONDS ? " (N, Ns, Nm or Nh)" : "",
+				    p->why ? "; " : "", p->why ? p->why : "");
+	}
+	return 0;
+}
+
 /* Options and positional arguments of one verb, global options accepted as well. */
 static int parse_verb_args(struct smcctl *c, const struct verb *v, int argc, char **argv,
 			   struct verb_args *a)
@@ -418,6 +468,7 @@ static int parse_verb_args(struct smcctl *c, const struct verb *v, int argc, cha
 	struct option longopts[VERB_OPTS_MAX + ELEMENTSOF(smcctl_global_options)];
 	char shortopts[3 * VERB_OPTS_MAX + sizeof(GLOBAL_SHORTOPTS) + 3] = ":" GLOBAL_SHORTOPTS;
 	size_t n = 0, s;
+	int status;
 
 	/* "+": a command line's own options are its own (see VERB_COMMAND). */
 	if (v->flags & VERB_COMMAND)
@@ -473,6 +524,9 @@ static int parse_verb_args(struct smcctl *c, const struct verb *v, int argc, cha
 		if (!v->opts || !v->opts[k].name)
 			global_option(c, ch, optarg);
 	}
+	status = verb_opt_numbers(c, v, a);
+	if (status)
+		return status;
 	a->n_pos = argc - optind;
 	a->pos = argv + optind;
 	if ((unsigned)a->n_pos < v->min_args)

@@ -11,6 +11,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <json-c/json.h>
@@ -48,18 +49,47 @@ enum {
 
 #define VERB_OPTS_MAX 8
 
+/*
+ * What an option's argument is.  A number's range, default and unit live in the table only:
+ * the parser checks them (parse_verb_args(), before the verb runs) and every help text and
+ * smcctl(8) states them from there (smcctl_object_help(); tests/unit/test-cli-verbs.c
+ * compares the page).  The syntax is config/units.h's, as in smc.yaml.
+ */
+enum verb_opt_type {
+	VERB_OPT_TEXT = 0, /* the verb reads it */
+	VERB_OPT_COUNT,	   /* a whole number (parse_count) */
+	VERB_OPT_SECONDS,  /* "30", "30s", "2m", "1h" (parse_seconds) */
+};
+
 /* An option of one verb.  Global options (-j -p -d -n) are accepted after any verb too. */
 struct verb_opt {
 	const char *name; /* long name, without "--" */
 	char short_name;  /* 0: long only */
 	const char *arg;  /* argument name for help, NULL for a flag */
 	const char *help;
+	enum verb_opt_type type;
+	int64_t min, max; /* a number's range */
+	int64_t def;	  /* the default when not given; none when outside min..max */
+	const char *unit; /* "seconds", "checks": in help and messages; NULL for none */
+	const char *why;  /* NULL, or why the range is what it is (said on a refusal) */
 };
+
+/* The default of p, or -1 when it has none. */
+static inline int64_t verb_opt_default(const struct verb_opt *p)
+{
+	return p->type != VERB_OPT_TEXT && p->def >= p->min && p->def <= p->max ? p->def : -1;
+}
+
+/* "1 to 30 seconds, default 10": p's range, unit and (with_default) default, for help,
+ * messages and the test that holds smcctl(8) to the table. */
+void verb_opt_range(const struct verb_opt *p, bool with_default, char *buf, size_t len);
 
 struct verb_args {
 	int n_pos;
 	char **pos;			/* positional arguments after the verb */
 	const char *opt[VERB_OPTS_MAX]; /* by index into verb->opts: NULL unset, "" for flags */
+	/* A number's value, checked against its range, or its default (-1: none) when unset. */
+	int64_t num[VERB_OPTS_MAX];
 };
 
 struct smcctl;

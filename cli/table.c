@@ -70,13 +70,17 @@ static const struct verb_opt socket_opts[] = {
 static const struct verb_opt pnet_add_opts[] = {
 	[PNET_ADD_OPT_ETH] = { "eth", 'I', "IFACE", "an Ethernet interface (per netns)" },
 	[PNET_ADD_OPT_IB] = { "ib", 'D', "DEV", "an RDMA or SMC-D (DIBS) device: mlx5_0, lo" },
-	[PNET_ADD_OPT_PORT] = { "port", 'P', "1|2", "the RDMA device port (default 1)" },
+	[PNET_ADD_OPT_PORT] = { "port", 'P', "1|2", "the RDMA device port",
+				.type = VERB_OPT_COUNT, .min = 1, .max = 2, .def = 1 },
 	{}
 };
 
 static const struct verb_opt loopback_opts[] = {
-	[LOOPBACK_OPT_WAIT] = { "wait", 'w', "S",
-				"deactivate: drain for at most S seconds (1-600, default 10)" },
+	/* The module's bound (netlink/smclo.h), with or without the agent: cli/loopback.c. */
+	[LOOPBACK_OPT_WAIT] = { "wait", 'w', "S", "deactivate: drain for at most S",
+				.type = VERB_OPT_SECONDS, .min = 1, .max = SMCLO_WAIT_MAX_S,
+				.def = 10, .unit = "seconds",
+				.why = "0 (no drain) can hang in SMC 7.3, see smc-lo(4)" },
 	{}
 };
 
@@ -209,9 +213,13 @@ static const struct verb_opt run_opts[] = {
 };
 
 static const struct verb_opt check_opts[] = {
-	[CHECK_OPT_LISTEN] = { "listen", 'L', "PORT", "answer checks from other hosts on PORT" },
-	[CHECK_OPT_COUNT] = { "count", 'c', "N", "with --listen: stop after N checks" },
-	[CHECK_OPT_TIMEOUT] = { "timeout", 't', "SECS", "give up a wait after SECS (default 10)" },
+	[CHECK_OPT_LISTEN] = { "listen", 'L', "PORT", "answer checks from other hosts on PORT",
+			       .type = VERB_OPT_COUNT, .min = 1, .max = 65535 },
+	[CHECK_OPT_COUNT] = { "count", 'c', "N", "with --listen: stop after N checks",
+			      .type = VERB_OPT_COUNT, .min = 1, .max = 1000000, .unit = "checks" },
+	[CHECK_OPT_TIMEOUT] = { "timeout", 't', "SECS", "give up a wait after SECS",
+				.type = VERB_OPT_SECONDS, .min = 1, .max = 3600, .def = 10,
+				.unit = "seconds" },
 	{}
 };
 
@@ -223,7 +231,9 @@ static const struct verb check_verbs[] = {
 };
 
 static const struct verb_opt assess_opts[] = {
-	[ASSESS_OPT_DURATION] = { "duration", 't', "SECONDS", "observe for SECONDS (default 30)" },
+	[ASSESS_OPT_DURATION] = { "duration", 't', "SECONDS", "observe for SECONDS",
+				  .type = VERB_OPT_SECONDS, .min = 1, .max = 86400, .def = 30,
+				  .unit = "seconds" },
 	[ASSESS_OPT_ALL_NETNS] = { "all-netns", 'a', NULL, "every network namespace, not only this one" },
 	[ASSESS_OPT_CGROUP] = { "cgroup", 'c', "PATH", "only processes of cgroup PATH and below" },
 	[ASSESS_OPT_METHOD] = { "method", 'm', "auto|bpf|sock_diag",

@@ -9,6 +9,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -249,8 +250,7 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("ueid", "derive", "--bogus"), "unknown or ambiguous option '--bogus'");
 	expect_usage(RUN("ueid", "flush", "now"), "unexpected argument 'now'");
 	/* assess refuses what it cannot observe before it loads anything */
-	expect_usage(RUN("assess", "--duration", "0"),
-		     "invalid --duration '0': seconds such as 30, 30s, 2m or 1h, from 1 s to 24 h");
+	expect_usage(RUN("assess", "--duration", "0"), "invalid --duration '0': 1 to 86400 seconds");
 	expect_usage(RUN("assess", "-t", "25h"), "invalid --duration '25h'");
 	expect_usage(RUN("assess", "-t", "86401"), "invalid --duration '86401'");
 	expect_usage(RUN("assess", "-t", "1.5m"), "invalid --duration '1.5m'");
@@ -281,7 +281,8 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("pnet", "add", "NET1", "--eth", "eth0", "--ib", "mlx5_0"), "exactly one of");
 	expect_usage(RUN("pnet", "add", "NET1", "--eth", "eth0", "--port", "2"),
 		     "--port belongs to --ib");
-	expect_usage(RUN("pnet", "add", "NET1", "--ib", "mlx5_0", "--port", "3"), "invalid port '3'");
+	expect_usage(RUN("pnet", "add", "NET1", "--ib", "mlx5_0", "--port", "3"),
+		     "invalid --port '3': 1 to 2");
 	expect_usage(RUN("pnet", "add", "NET1", "--eth", "0123456789abcdef"),
 		     "invalid interface name");
 	expect_usage(RUN("pnet", "add", "NET-1", "--eth", "eth0"), "invalid PNET ID 'NET-1'");
@@ -303,7 +304,7 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("device", "loopback-ism", "activate", "--wait", "5"),
 		     "--wait belongs to 'loopback-ism deactivate'");
 	expect_usage(RUN("device", "loopback-ism", "deactivate", "--wait", "0"),
-		     "--wait 0 is not offered");
+		     "invalid --wait '0': 1 to 30 seconds (N, Ns, Nm or Nh); 0 (no drain) can hang");
 	expect_usage(RUN("device", "loopback-ism", "deactivate", "--wait", "601"),
 		     "invalid --wait '601'");
 	expect_usage(RUN("device", "loopback-ism", "deactivate", "-w", "x"), "invalid --wait 'x'");
@@ -327,7 +328,7 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("check", "somehost", "--", "-80"), "invalid port '-80'");
 	expect_usage(RUN("check", "a", "1", "b"), "unexpected argument 'b'");
 	expect_usage(RUN("check", "--count", "2"), "--count belongs to --listen");
-	expect_usage(RUN("check", "--listen", "65536"), "invalid --listen port '65536': 1 to 65535");
+	expect_usage(RUN("check", "--listen", "65536"), "invalid --listen '65536': 1 to 65535");
 	expect_usage(RUN("check", "--listen", "5000", "--count", "0"),
 		     "invalid --count '0': 1 to 1000000 checks");
 	expect_usage(RUN("check", "--listen", "5000", "--count", "2x"), "invalid --count '2x'");
@@ -625,6 +626,93 @@ static void test_man_page(void **state)
 	free(man);
 }
 
+/*
+ * A number's range and default are the table's alone: the help text of an option states
+ * none by hand (the old "--wait S (1-600, default 10)" beside a parser taking 1 to 30), the
+ * parser refuses just outside the range with the range in its message, "smcctl OBJECT help"
+ * prints the range and default the parser uses, and smcctl(8) states the same words.
+ */
+static bool states_number(const char *help)
+{
+	for (const char *s = help; *s; s++) {
+		if (!isdigit((unsigned char)*s))
+			continue;
+		/* "(default 10", "1-600", "1 to 30" */
+		if ((s - help >= 8 && strncmp(s - 8, "default ", 8) == 0) || s[1] == '-' ||
+		    strncmp(s + 1, " to ", 4) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void test_option_ranges(void **state)
+{
+	char path[4096], *man = NULL, line[4096];
+	size_t len = 0, numbers = 0;
+	FILE *f, *m;
+
+	snprintf(path, sizeof(path), "%s/man/smcctl.8", golden_top_srcdir());
+	f = fopen(path, "re");
+	assert_non_null(f);
+	m = open_memstream(&man, &len);
+	while (fgets(line, sizeof(line), f))
+		for (char *p = line; *p; p++) {
+			if (p[0] == '\\' && p[1] == '-')
+				p++;
+			fputc(*p, m);
+		}
+	fclose(m);
+	fclose(f);
+
+	for (const struct object *o = smcctl_objects; o->name; o++)
+		for (const struct verb *v = o->verbs; v->name; v++)
+			for (const struct verb_opt *p = v->opts; p && p->name; p++) {
+				char range[96], full[96], opt[64], arg[32], want[160];
+				struct result r;
+
+				if (states_number(p->help))
+					fail_msg("'%s %s' --%s: its help states a number by hand "
+						 "(\"%s\"): put it in the table",
+						 o->name, v->name, p->name, p->help);
+				if (p->type == VERB_OPT_TEXT)
+					continue;
+				numbers++;
+				assert_true(p->min <= p->max);
+				verb_opt_range(p, false, range, sizeof(range));
+				verb_opt_range(p, true, full, sizeof(full));
+				snprintf(opt, sizeof(opt), "--%s", p->name);
+
+				/* the help prints what the parser takes */
+				r = RUN(o->name, "help");
+				snprintf(want, sizeof(want), "(%s)", full);
+				if (r.status != 0 || !strstr(r.out, want))
+					fail_msg("'smcctl %s help' lacks %s for %s", o->name, want,
+						 opt);
+				result_free(&r);
+				/* just outside the range: refused, naming the range */
+				snprintf(want, sizeof(want), "invalid %s", opt);
+				snprintf(arg, sizeof(arg), "%" PRId64, p->max + 1);
+				r = RUN(o->name, v->name, opt, arg);
+				if (r.status != SMCCTL_EXIT_USAGE || !strstr(r.err, want) ||
+				    !strstr(r.err, range))
+					fail_msg("%s %s above the range: exit %d, \"%s\"", opt, arg,
+						 r.status, r.err);
+				result_free(&r);
+				snprintf(arg, sizeof(arg), "%" PRId64, p->min - 1);
+				r = RUN(o->name, v->name, opt, arg);
+				if (r.status != SMCCTL_EXIT_USAGE || !strstr(r.err, range))
+					fail_msg("%s %s below the range: exit %d, \"%s\"", opt, arg,
+						 r.status, r.err);
+				result_free(&r);
+				/* the man page says the same */
+				if (!strstr(man, full))
+					fail_msg("smcctl(8) does not say \"%s\" of %s ('%s %s')",
+						 full, opt, o->name, v->name);
+			}
+	assert_true(numbers >= 5);
+	free(man);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -636,6 +724,7 @@ int main(void)
 		cmocka_unit_test(test_loopback_device_dump_fails),
 		cmocka_unit_test(test_stats_reset_needs_agent),
 		cmocka_unit_test(test_man_page),
+		cmocka_unit_test(test_option_ranges),
 		cmocka_unit_test(test_sysctl_set_units),
 		cmocka_unit_test(test_ueid_derive),
 	};
