@@ -99,7 +99,8 @@ static const char *global_option(const char *w)
 			in_word = w[2] != 0;
 		else
 			continue;
-		if (o->has_arg == no_argument || in_word)
+		/* An optional argument comes after "=" only (--json=pretty). */
+		if (o->has_arg != required_argument || in_word)
 			return "";
 		snprintf(meta, sizeof(meta), "%s", o->name);
 		for (char *p = meta; *p; p++)

@@ -321,7 +321,8 @@ static void print_verbs(FILE *f, const struct object *o)
 static void print_global_options(FILE *f)
 {
 	fputs("Options (before the object or after the verb):\n"
-	      "  -j, --json          print one JSON document (schema in smcctl(8))\n"
+	      "  -j, --json[=MODE]   print one JSON document (schema in smcctl(8)); MODE\n"
+	      "                      short (one line, as -j), pretty (as -p) or off\n"
 	      "  -p, --pretty        indent the JSON (implies --json)\n"
 	      "  -d, --details       more details; -dd for even more\n"
 	      "  -n, --netns NAME    run in network namespace NAME (/run/netns/NAME or a path)\n"
@@ -391,22 +392,42 @@ void smcctl_object_help(FILE *f, const struct object *o)
 /* ---------------------------------------------------------------------------------- */
 /* Parsing                                                                             */
 
+/*
+ * --json=MODE as systemd's tools take it: pretty (indented, what -p prints), short (one
+ * line, what -j prints) or off (text, undoing an earlier -j in an alias).  -j and --json
+ * alone are short.
+ */
+static int json_option(struct smcctl *c, const char *arg)
+{
+	if (!arg || streq(arg, "short")) {
+		c->json = true;
+		c->pretty = false;
+	} else if (streq(arg, "pretty")) {
+		c->json = c->pretty = true;
+	} else if (streq(arg, "off")) {
+		c->json = c->pretty = false;
+	} else {
+		return smcctl_usage(c, "invalid --json=%s: pretty, short or off", arg);
+	}
+	return 0;
+}
+
+/* A global option (its getopt code); 0, or a usage error's status. */
 static int global_option(struct smcctl *c, int ch, const char *arg)
 {
 	switch (ch) {
 	case 'j':
-		c->json = true;
-		return 1;
+		return json_option(c, arg);
 	case 'p':
 		/* -p alone would do nothing in text mode; take it as "pretty JSON". */
 		c->json = c->pretty = true;
-		return 1;
+		return 0;
 	case 'd':
 		c->detail++;
-		return 1;
+		return 0;
 	case 'n':
 		c->netns = arg;
-		return 1;
+		return 0;
 	default:
 		return 0;
 	}
@@ -513,7 +534,10 @@ static int parse_verb_args(struct smcctl *c, const struct verb *v, int argc, cha
 		if (ch == 'V')
 			return smcctl_usage(c, "--version is an option of smcctl, not of a verb");
 		if (ch >= GLOBAL_LONG) {
-			global_option(c, smcctl_global_options[ch - GLOBAL_LONG].val, optarg);
+			status = global_option(c, smcctl_global_options[ch - GLOBAL_LONG].val,
+					       optarg);
+			if (status)
+				return status;
 			continue;
 		}
 		for (const struct verb_opt *p = v->opts; p && p->name; p++, k++)
@@ -521,8 +545,8 @@ static int parse_verb_args(struct smcctl *c, const struct verb *v, int argc, cha
 				a->opt[k] = p->arg ? optarg : "";
 				break;
 			}
-		if (!v->opts || !v->opts[k].name)
-			global_option(c, ch, optarg);
+		if ((!v->opts || !v->opts[k].name) && (status = global_option(c, ch, optarg)))
+			return status;
 	}
 	status = verb_opt_numbers(c, v, a);
 	if (status)
@@ -598,7 +622,9 @@ static int run(struct smcctl *c, int argc, char **argv)
 		}
 		if (ch == 'V')
 			return print_version(c);
-		global_option(c, ch, optarg);
+		status = global_option(c, ch, optarg);
+		if (status)
+			return status;
 	}
 	argv += optind;
 	argc -= optind;

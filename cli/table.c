@@ -357,7 +357,8 @@ const struct object smcctl_objects[] = {
 
 /* The options every verb takes (cli/smcctl.c parses them; completion offers them). */
 const struct option smcctl_global_options[SMCCTL_N_GLOBAL_OPTIONS] = {
-	{ "json", no_argument, NULL, 'j' },
+	/* --json=pretty|short|off (cli/smcctl.c json_option()) */
+	{ "json", optional_argument, NULL, 'j' },
 	{ "pretty", no_argument, NULL, 'p' },
 	{ "details", no_argument, NULL, 'd' },
 	{ "netns", required_argument, NULL, 'n' },

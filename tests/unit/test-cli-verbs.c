@@ -413,6 +413,24 @@ static void test_ueid_derive(void **state)
 	assert_non_null(strstr(r.out, "\"apply\":false,\"changed\":null"));
 	result_free(&r);
 
+	/* --json=MODE as systemd's tools take it, before the object or after the verb */
+	r = RUN("--json=short", "ueid", "derive", "--machine-id-file", good);
+	assert_int_equal(r.status, 0);
+	assert_one_json_document(r.out);
+	assert_null(strchr(r.out, ' '));
+	result_free(&r);
+	r = RUN("ueid", "derive", "--machine-id-file", good, "--json=pretty");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "{\n  \"ueid\": \"MID-"));
+	result_free(&r);
+	r = RUN("-j", "--json=off", "ueid", "derive", "--machine-id-file", good);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "MID-0123456789ABCDEF0123456789A\n");
+	result_free(&r);
+	expect_usage(RUN("--json=1", "ueid", "derive", "--machine-id-file", good),
+		     "invalid --json=1: pretty, short or off");
+	expect_usage(RUN("ueid", "derive", "--json=yes"), "invalid --json=yes: pretty, short or off");
+
 	r = RUN("ueid", "derive", "--machine-id-file", bad);
 	assert_int_equal(r.status, SMCCTL_EXIT_FAILURE);
 	assert_string_equal(r.out, "");
