@@ -245,9 +245,14 @@ static int normalise(struct smcctl *c, const struct smc_sysctl_desc *d, const ch
 		return smcctl_usage(
 			c, "invalid value '%s' for net.smc.%s: out of range (the kernel accepts %s)",
 			in, name, expected);
-	if (r < 0)
-		return smcctl_usage(c, "invalid value '%s' for net.smc.%s: %s is expected", in,
-				    name, expected);
+	if (r < 0) {
+		char hint[64] = "";
+
+		if (d->unit == SMC_UNIT_BYTES)
+			size_hint(in, hint, sizeof(hint));
+		return smcctl_usage(c, "invalid value '%s' for net.smc.%s: %s is expected%s", in,
+				    name, expected, hint);
+	}
 	snprintf(out, len, "%" PRId64, v);
 	return SMCCTL_EXIT_OK;
 }

@@ -249,6 +249,10 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("ueid", "derive", "--machine-id-file="), "needs a file name");
 	expect_usage(RUN("ueid", "derive", "--bogus"), "unknown or ambiguous option '--bogus'");
 	expect_usage(RUN("ueid", "flush", "now"), "unexpected argument 'now'");
+	/* a near-miss size unit: the spelling smc.yaml and smcctl take (config/units.c) */
+	expect_usage(RUN("sysctl", "set", "rmem", "64KB"),
+		     "a size such as 64KiB or 1MiB is expected: did you mean 64KiB?");
+	expect_usage(RUN("run", "--sndbuf", "1MB", "true"), "did you mean 1MiB?");
 	/* assess refuses what it cannot observe before it loads anything */
 	expect_usage(RUN("assess", "--duration", "0"), "invalid --duration '0': 1 to 86400 seconds");
 	expect_usage(RUN("assess", "-t", "25h"), "invalid --duration '25h'");
