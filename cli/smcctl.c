@@ -185,6 +185,70 @@ int word_lookup(const char *word, const char *const *names, const size_t *dup, s
 	return found;
 }
 
+/*
+ * Edits from a to b (insert, delete, replace, swap two neighbours: the optimal string
+ * alignment distance), at most WORD_MAX letters each; SIZE_MAX for longer words.
+ */
+#define WORD_MAX 32
+static size_t min3(size_t a, size_t b, size_t c)
+{
+	return a < b ? (a < c ? a : c) : (b < c ? b : c);
+}
+
+static size_t word_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), d[WORD_MAX + 1][WORD_MAX + 1];
+
+	if (la > WORD_MAX || lb > WORD_MAX)
+		return SIZE_MAX;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			size_t best = min3(d[i - 1][j - 1] + (a[i - 1] != b[j - 1]),
+					   d[i - 1][j] + 1, d[i][j - 1] + 1);
+
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[la][lb];
+}
+
+const char *word_nearest(const char *word, const char *const *names, size_t n, const char *prefix,
+			 char *buf, size_t len)
+{
+	/* One edit in a short word, two in a longer one: "stauts", "lnkgroup", "--jsno". */
+	size_t limit = strlen(word) <= 4 ? 1 : 2, best = SIZE_MAX, used = 0, found = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		size_t k = names[i] ? word_distance(word, names[i]) : SIZE_MAX;
+
+		if (k < best)
+			best = k;
+	}
+	if (best > limit)
+		return buf;
+	for (size_t i = 0; i < n && used < len; i++) {
+		int k;
+
+		if (!names[i] || word_distance(word, names[i]) != best)
+			continue;
+		k = snprintf(buf + used, len - used, "%s'%s%s'",
+			     !found ? ": did you mean " : " or ", prefix, names[i]);
+		if (k > 0)
+			used += (size_t)k;
+		found++;
+	}
+	if (used + 1 < len)
+		snprintf(buf + used, len - used, "?");
+	return buf;
+}
+
 static size_t n_objects(void)
 {
 	size_t n = 0;
@@ -226,7 +290,10 @@ static const struct object *lookup_object(struct smcctl *c, const char *word, bo
 		return NULL;
 	}
 	if (i < 0) {
-		*ret_status = smcctl_usage(c, "unknown object '%s'", word);
+		char near[128];
+
+		*ret_status = smcctl_usage(c, "unknown object '%s'%s", word,
+					   word_nearest(word, names, n + 1, "", near, sizeof(near)));
 		return NULL;
 	}
 	if ((size_t)i == n) {
@@ -269,7 +336,10 @@ static const struct verb *lookup_verb(struct smcctl *c, const struct object *o, 
 		return NULL;
 	}
 	if (i < 0) {
-		*ret_status = smcctl_usage(c, "unknown verb '%s' for '%s'", word, o->name);
+		char near[128];
+
+		*ret_status = smcctl_usage(c, "unknown verb '%s' for '%s'%s", word, o->name,
+					   word_nearest(word, names, m, "", near, sizeof(near)));
 		return NULL;
 	}
 	if ((size_t)i == n) {
@@ -437,10 +507,13 @@ static int global_option(struct smcctl *c, int ch, const char *arg)
  * getopt's own messages are off (opterr = 0) so every error has our one-line form.  For a
  * long option getopt has already stepped past it; for a short one optopt names it.
  */
-static int bad_option(struct smcctl *c, char **argv, int ch)
+static int bad_option(struct smcctl *c, const struct verb *v, char **argv, int ch)
 {
 	const char *prev = optind > 0 ? argv[optind - 1] : "";
 	bool is_long = strncmp(prev, "--", 2) == 0;
+	const char *names[VERB_OPTS_MAX + SMCCTL_N_GLOBAL_OPTIONS];
+	char word[WORD_MAX + 1], near[128] = "";
+	size_t n = 0;
 
 	if (ch == ':') {
 		if (is_long)
@@ -449,6 +522,16 @@ static int bad_option(struct smcctl *c, char **argv, int ch)
 	}
 	if (optopt > 0 && optopt < 256)
 		return smcctl_usage(c, "unknown option '-%c'", optopt);
+	/* "--jsno" or "--jsno=x": the nearest of this verb's long options and the global ones */
+	word[0] = '\0';
+	if (is_long)
+		snprintf(word, sizeof(word), "%.*s", (int)strcspn(prev + 2, "="), prev + 2);
+	for (const struct verb_opt *p = v ? v->opts : NULL; p && p->name; p++)
+		names[n++] = p->name;
+	for (const struct option *o = smcctl_global_options; o->name; o++)
+		names[n++] = o->name;
+	if (word[0] && word_nearest(word, names, n, "--", near, sizeof(near))[0])
+		return smcctl_usage(c, "unknown option '%s'%s", prev, near);
 	return smcctl_usage(c, "unknown or ambiguous option '%s'", prev);
 }
 
@@ -526,7 +609,7 @@ static int parse_verb_args(struct smcctl *c, const struct verb *v, int argc, cha
 		size_t k = 0;
 
 		if (ch == '?' || ch == ':')
-			return bad_option(c, argv, ch);
+			return bad_option(c, v, argv, ch);
 		if (ch == 'h') {
 			smcctl_object_help(c->out, c->object);
 			return -1;
@@ -615,7 +698,7 @@ static int run(struct smcctl *c, int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "+:" GLOBAL_SHORTOPTS, smcctl_global_options, NULL)) !=
 	       -1) {
 		if (ch == '?' || ch == ':')
-			return bad_option(c, argv, ch);
+			return bad_option(c, NULL, argv, ch);
 		if (ch == 'h') {
 			smcctl_help(c->out);
 			return flush_out(c);

@@ -145,6 +145,14 @@ extern const struct object smcctl_objects[];
 int word_lookup(const char *word, const char *const *names, const size_t *dup, size_t n,
 		char *candidates, size_t len);
 
+/*
+ * ": did you mean 'status' or 'stats'?": the names nearest a mistyped word, an edit or two
+ * away ("stauts", "lnkgroup"), each after prefix ("--" for options); "" when none is that
+ * near.  For the usage error.  Returns buf.
+ */
+const char *word_nearest(const char *word, const char *const *names, size_t n, const char *prefix,
+			 char *buf, size_t len);
+
 const struct object *object_find(const char *name);
 const struct verb *verb_find(const struct object *o, const char *name);
 const struct verb *object_default_verb(const struct object *o);

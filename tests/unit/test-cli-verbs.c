@@ -249,6 +249,19 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("ueid", "derive", "--machine-id-file="), "needs a file name");
 	expect_usage(RUN("ueid", "derive", "--bogus"), "unknown or ambiguous option '--bogus'");
 	expect_usage(RUN("ueid", "flush", "now"), "unexpected argument 'now'");
+	/* a near miss gets a "did you mean": objects, verbs, options (the verb's and global) */
+	expect_usage(RUN("lnkgroup"), "unknown object 'lnkgroup': did you mean 'linkgroup'?");
+	expect_usage(RUN("stauts"), "unknown object 'stauts': did you mean 'status' or 'stats'?");
+	expect_usage(RUN("config", "chek"),
+		     "unknown verb 'chek' for 'config': did you mean 'check'?");
+	expect_usage(RUN("socket", "--procesess"),
+		     "unknown option '--procesess': did you mean '--processes'?");
+	expect_usage(RUN("check", "--tiemout=3"),
+		     "unknown option '--tiemout=3': did you mean '--timeout'?");
+	expect_usage(RUN("--jsno", "info"), "unknown option '--jsno': did you mean '--json'?");
+	/* and nothing made up for a word nowhere near */
+	expect_usage(RUN("frobnicate"), "unknown object 'frobnicate' (see 'smcctl help')");
+	expect_usage(RUN("info", "--frobnicate"), "unknown or ambiguous option '--frobnicate'");
 	/* a near-miss size unit: the spelling smc.yaml and smcctl take (config/units.c) */
 	expect_usage(RUN("sysctl", "set", "rmem", "64KB"),
 		     "a size such as 64KiB or 1MiB is expected: did you mean 64KiB?");
