@@ -456,6 +456,8 @@ void smcctl_object_help(FILE *f, const struct object *o)
 	}
 	if (o->absent)
 		fprintf(f, "\nThere is no '%s %s': %s.\n", o->name, o->absent, o->absent_why);
+	if (o->note)
+		fprintf(f, "\n%s\n", o->note);
 	fputs("\n(*) needs CAP_NET_ADMIN.  Global options: see 'smcctl help'.\n", f);
 }
 

@@ -131,6 +131,8 @@ struct object {
 	 */
 	const char *absent;
 	const char *absent_why;
+	/* What "smcctl OBJECT help" adds at the end, e.g. what its exit status means. */
+	const char *note;
 };
 
 /* The one table: objects in help order, each with its verbs (cli/table.c). */

@@ -341,9 +341,14 @@ const struct object smcctl_objects[] = {
 	{ .name = "disable", .verbs = disable_verbs,
 	  .help = "undo enable: the unit's sockets are TCP again" },
 	{ .name = "status", .verbs = status_verbs,
-	  .help = "smcd-agent: the daemon keeping smc.yaml" },
+	  .help = "smcd-agent: the daemon keeping smc.yaml",
+	  .note = "Exit status, as systemctl is-system-running: 0 running, 1 degraded,\n"
+		  "starting or stopping, 3 unavailable (no SMC in the kernel), 5 the agent\n"
+		  "is not running, 6 no system bus." },
 	{ .name = "config", .verbs = config_verbs,
-	  .help = "smcd-agent's configuration, /etc/smc/smc.yaml" },
+	  .help = "smcd-agent's configuration, /etc/smc/smc.yaml",
+	  .note = "Exit status 7 when the file is invalid (check, diff, show, reload alike);\n"
+		  "diff: 0 nothing would change, 1 something would." },
 	{ .name = "stats", .verbs = stats_verbs,
 	  .help = "SMC statistics and TCP fallback reasons" },
 	{ .name = "monitor", .verbs = monitor_verbs,

@@ -208,6 +208,8 @@ static void test_help(void **state)
 	expect_ok(RUN("help", "lin"), "linkgroup show [ID|all]");
 	expect_ok(RUN("stats", "help"), "stats reset");
 	expect_ok(RUN("monitor", "help"), "monitor [events]");
+	expect_ok(RUN("status", "help"), "1 degraded,\nstarting or stopping, 3 unavailable");
+	expect_ok(RUN("config", "help"), "Exit status 7 when the file is invalid");
 	expect_ok(RUN("socket", "list", "--help"), "--listening");
 	/* "OBJECT help" is help for every object, also where the default verb takes a command */
 	for (const struct object *o = smcctl_objects; o->name; o++) {
