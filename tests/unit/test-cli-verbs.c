@@ -610,7 +610,8 @@ static void test_sysctl_set_units(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
-static void test_man_page(void **state)
+/* smcctl(8) with the roff escape that matters here undone: "\-" is "-". */
+static char *read_man(void)
 {
 	char path[4096], *man = NULL, line[4096];
 	size_t len = 0;
@@ -619,7 +620,6 @@ static void test_man_page(void **state)
 	snprintf(path, sizeof(path), "%s/man/smcctl.8", golden_top_srcdir());
 	f = fopen(path, "re");
 	assert_non_null(f);
-	/* undo the roff escapes that matter here: "\-" is "-" */
 	m = open_memstream(&man, &len);
 	while (fgets(line, sizeof(line), f))
 		for (char *p = line; *p; p++) {
@@ -629,6 +629,12 @@ static void test_man_page(void **state)
 		}
 	fclose(m);
 	fclose(f);
+	return man;
+}
+
+static void test_man_page(void **state)
+{
+	char *man = read_man();
 
 	for (const struct object *o = smcctl_objects; o->name; o++) {
 		char want[128];
@@ -684,22 +690,8 @@ static bool states_number(const char *help)
 
 static void test_option_ranges(void **state)
 {
-	char path[4096], *man = NULL, line[4096];
-	size_t len = 0, numbers = 0;
-	FILE *f, *m;
-
-	snprintf(path, sizeof(path), "%s/man/smcctl.8", golden_top_srcdir());
-	f = fopen(path, "re");
-	assert_non_null(f);
-	m = open_memstream(&man, &len);
-	while (fgets(line, sizeof(line), f))
-		for (char *p = line; *p; p++) {
-			if (p[0] == '\\' && p[1] == '-')
-				p++;
-			fputc(*p, m);
-		}
-	fclose(m);
-	fclose(f);
+	char *man = read_man();
+	size_t numbers = 0;
 
 	for (const struct object *o = smcctl_objects; o->name; o++)
 		for (const struct verb *v = o->verbs; v->name; v++)
