@@ -604,6 +604,16 @@ static void test_sysctl_set_units(void **state)
 	expect_ok(RUN("sysctl", "set", "smcr_buf_type", "0"), "");
 	assert_string_equal(read_file(sysroot_file(dir, "smcr_buf_type")), "0");
 	expect_usage(RUN("sysctl", "set", "smcr_buf_type", "9"), "out of range");
+	/* a mistyped name: the nearest known one */
+	{
+		struct result r = RUN("sysctl", "set", "autocorkign_size", "1");
+
+		if (r.status != SMCCTL_EXIT_FAILURE ||
+		    !strstr(r.err, "no sysctl net.smc.autocorkign_size: did you mean "
+				   "'autocorking_size'?"))
+			fail_msg("sysctl set of a mistyped name: exit %d, \"%s\"", r.status, r.err);
+		result_free(&r);
+	}
 
 	sysroot = "/nonexistent/smcctl-test";
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
