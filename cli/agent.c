@@ -197,6 +197,20 @@ static void add_attribution(sd_bus *bus, json_object *doc)
 	json_add(doc, "fallback_attribution", o);
 }
 
+/*
+ * "status" answers "is the agent doing its job?", as systemctl is-system-running does:
+ * 0 only when running; unavailable is the kernel's lack of SMC (3); degraded, starting,
+ * stopping or a state this smcctl does not know are "no" (1).
+ */
+static int agent_state_status(const char *state)
+{
+	if (streq_ptr(state, "running"))
+		return SMCCTL_EXIT_OK;
+	if (streq_ptr(state, "unavailable"))
+		return SMCCTL_EXIT_UNAVAILABLE;
+	return SMCCTL_EXIT_FAILURE;
+}
+
 int agent_status(struct smcctl *c, const struct verb_args *a)
 {
 	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -210,7 +224,8 @@ int agent_status(struct smcctl *c, const struct verb_args *a)
 	if (!doc)
 		return smcctl_oom(c);
 	add_attribution(bus, doc);
-	return smcctl_emit(c, doc, agent_status_text);
+	s = smcctl_emit(c, doc, agent_status_text);
+	return s ? s : agent_state_status(out_get_str(doc, "state", NULL));
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -268,7 +283,7 @@ int agent_config_check(struct smcctl *c, const struct verb_args *a)
 	if (!doc)
 		return smcctl_oom(c);
 	s = smcctl_emit(c, doc, config_check_text);
-	return s ? s : r < 0 ? SMCCTL_EXIT_FAILURE : SMCCTL_EXIT_OK;
+	return s ? s : r < 0 ? SMCCTL_EXIT_INVALID_CONFIG : SMCCTL_EXIT_OK;
 }
 
 void config_show_text(struct smcctl *c, json_object *doc)
@@ -320,7 +335,7 @@ int agent_config_show(struct smcctl *c, const struct verb_args *a)
 			fprintf(c->err, "%s\n", errors.lines[i]);
 		config_errors_clear(&errors);
 		if (r < 0)
-			return smcctl_error(c, SMCCTL_EXIT_FAILURE, "%s is not valid",
+			return smcctl_error(c, SMCCTL_EXIT_INVALID_CONFIG, "%s is not valid",
 					    CONFIG_DEFAULT_PATH);
 		yaml = local = config_dump(cfg);
 		config_free(cfg);
@@ -433,10 +448,10 @@ int agent_pnet_add(struct smcctl *c, const struct verb_args *a)
 {
 	const char *eth = a->opt[PNET_ADD_OPT_ETH], *ib = a->opt[PNET_ADD_OPT_IB];
 	const char *port = a->opt[PNET_ADD_OPT_PORT];
-	uint8_t ib_port;
+	uint8_t ib_port = (uint8_t)a->num[PNET_ADD_OPT_PORT]; /* the parser checked it */
 
 	/* Malformed options: the direct verb's usage errors, nothing sent anywhere. */
-	if (!eth == !ib || pnet_parse_ib_port(port, &ib_port) < 0 || (eth && port))
+	if (!eth == !ib || (eth && port))
 		return pnet_add(c, a);
 	return FORWARD_OR_DIRECT(pnet_add, "add", "pnetid", a->pos[0], "cannot add the PNET entry",
 				 SMCD_BUS_MANAGER_ADD_PNET, "sssy", a->pos[0], eth ? eth : "",

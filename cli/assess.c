@@ -40,8 +40,6 @@
 #include "bpf/smcbpf.h"
 #endif
 
-#define ASSESS_DURATION_DEFAULT 30
-#define ASSESS_DURATION_MAX 86400
 #define ASSESS_SAMPLE_MS 500
 
 /* What the sampler keeps per record beside it (same index). */
@@ -427,16 +425,6 @@ static void assess_text(struct smcctl *c, json_object *doc)
 }
 
 /* The one duration syntax of smc.yaml (config/units.c): "30", "30s", "2m", "1h". */
-static int parse_duration(const char *s, unsigned long *ret)
-{
-	int64_t v;
-
-	if (parse_seconds(s, &v) < 0 || v < 1 || v > ASSESS_DURATION_MAX)
-		return -EINVAL;
-	*ret = (unsigned long)v;
-	return 0;
-}
-
 static void assess_done(struct assess *k)
 {
 	free(k->v);
@@ -494,7 +482,7 @@ static int from_agent(struct smcctl *c, const struct verb_args *a)
 	r = sd_bus_call_method(bus, SMCD_BUS_NAME, SMCD_BUS_PATH, SMCD_BUS_IFACE_ASSESSMENT,
 			       SMCD_BUS_ASSESS_GET_ASSESSMENT, &e, &reply, NULL);
 	if (r < 0 && sd_bus_error_has_name(&e, SMCD_BUS_ERROR_UNAVAILABLE))
-		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE, "assess --agent: %s", e.message);
+		return smcctl_error(c, SMCCTL_EXIT_NO_AGENT, "assess --agent: %s", e.message);
 	if (r < 0)
 		return bus_failed(c, "assess --agent", &e, r);
 	r = sd_bus_message_read(reply, "s", &json);
@@ -513,7 +501,8 @@ int assess_run(struct smcctl *c, const struct verb_args *a)
 			    "that sent or received during it",
 	};
 	_cleanup_(json_object_putp) json_object *doc = NULL;
-	unsigned long duration = ASSESS_DURATION_DEFAULT;
+	/* Range and default: the table's (cli/table.c), checked by the parser. */
+	unsigned long duration = (unsigned long)a->num[ASSESS_OPT_DURATION];
 	const char *method = a->opt[ASSESS_OPT_METHOD] ? a->opt[ASSESS_OPT_METHOD] : "auto";
 	uint64_t t0, dropped = 0;
 	char why[512] = "", diag_reason[512];
@@ -522,11 +511,6 @@ int assess_run(struct smcctl *c, const struct verb_args *a)
 
 	if (a->opt[ASSESS_OPT_AGENT])
 		return from_agent(c, a);
-	if (a->opt[ASSESS_OPT_DURATION] && parse_duration(a->opt[ASSESS_OPT_DURATION], &duration) < 0)
-		return smcctl_usage(c,
-				    "invalid --duration '%s': seconds such as 30, 30s, 2m or 1h, "
-				    "from 1 s to 24 h",
-				    a->opt[ASSESS_OPT_DURATION]);
 	if (!streq(method, "auto") && !streq(method, "bpf") && !streq(method, "sock_diag"))
 		return smcctl_usage(c, "invalid --method '%s' (auto, bpf or sock_diag)", method);
 	if (a->opt[ASSESS_OPT_ALL_NETNS] && c->netns)

@@ -1187,14 +1187,23 @@ static void collect_agent(struct bundle *b)
 			   (const char *const[]){ "status", "show", NULL }, status, sizeof(status),
 			   source, sizeof(source));
 
+	size_t len;
+	_cleanup_(freep) char *text = NULL;
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+
+	/* "status" is non-zero for a running agent that is degraded (1) or has no SMC (3), as
+	 * systemctl is-system-running: the agent runs when it answered with its state. */
+	if (s == SMCCTL_EXIT_OK || s == SMCCTL_EXIT_FAILURE || s == SMCCTL_EXIT_UNAVAILABLE) {
+		text = read_staged(b, "agent/status.json", &len);
+		doc = text ? json_tokener_parse(text) : NULL;
+	}
+	b->agent_running = doc && out_get_str(doc, "state", NULL);
+	if (b->agent_running)
+		s = SMCCTL_EXIT_OK;
 	record(b, "agent/status.json", source, s ? status : NULL);
-	b->agent_running = s == 0;
 	snprintf(b->config_path, sizeof(b->config_path), "%s", CONFIG_DEFAULT_PATH);
 	if (b->agent_running) {
-		size_t len;
-		_cleanup_(freep) char *text = read_staged(b, "agent/status.json", &len);
-		_cleanup_(json_object_putp) json_object *doc = text ? json_tokener_parse(text) : NULL;
-		const char *p = doc ? out_get_str(doc, "config.path", NULL) : NULL;
+		const char *p = out_get_str(doc, "config.path", NULL);
 
 		if (p && *p)
 			snprintf(b->config_path, sizeof(b->config_path), "%s", p);

@@ -58,25 +58,40 @@ int bus_open(struct smcctl *c, sd_bus **ret)
 	int r = bus_open_quiet(ret);
 
 	if (r < 0)
-		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
-				    "cannot connect to the system bus: %s", strerror(-r));
+		return bus_open_failed(c, r);
 	return SMCCTL_EXIT_OK;
+}
+
+int bus_open_failed(struct smcctl *c, int r)
+{
+	const char *addr = secure_getenv("DBUS_SYSTEM_BUS_ADDRESS");
+
+	return smcctl_error(c, SMCCTL_EXIT_NO_BUS,
+			    "cannot connect to the system bus (%s): %s: is dbus running? "
+			    "(systemctl start dbus)",
+			    addr ? addr : SYSTEM_BUS_SOCKET, strerror(-r));
 }
 
 int bus_failed(struct smcctl *c, const char *what, const sd_bus_error *e, int r)
 {
 	if (bus_agent_absent(e))
-		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
-				    "%s: smcd-agent is not running (no %s on the system bus)", what,
-				    SMCD_BUS_NAME);
+		return smcctl_error(c, SMCCTL_EXIT_NO_AGENT,
+				    "%s: smcd-agent is not running (no %s on the system bus): "
+				    "start it with 'systemctl start smcd-agent'",
+				    what, SMCD_BUS_NAME);
 	if (sd_bus_error_has_name(e, SD_BUS_ERROR_ACCESS_DENIED))
 		return smcctl_error(c, SMCCTL_EXIT_PERMISSION, "%s: %s", what,
 				    e->message ? e->message : "access denied");
 	if (sd_bus_error_has_names(e, SD_BUS_ERROR_UNKNOWN_INTERFACE, SD_BUS_ERROR_UNKNOWN_PROPERTY,
 				   SD_BUS_ERROR_UNKNOWN_METHOD))
-		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
+		return smcctl_error(c, SMCCTL_EXIT_NO_AGENT,
 				    "%s: the running smcd-agent is older than this smcctl (%s)",
 				    what, e->message ? e->message : e->name);
+	/* The agent's feature is off in smc.yaml: the agent is where to turn it on. */
+	if (sd_bus_error_has_name(e, SMCD_BUS_ERROR_UNAVAILABLE))
+		return smcctl_error(c, SMCCTL_EXIT_NO_AGENT, "%s: %s", what, e->message);
+	if (sd_bus_error_has_name(e, SMCD_BUS_ERROR_CONFIG_INVALID))
+		return smcctl_error(c, SMCCTL_EXIT_INVALID_CONFIG, "%s: %s", what, e->message);
 	return smcctl_error(c, SMCCTL_EXIT_FAILURE, "%s: %s", what,
 			    e && e->message ? e->message : strerror(-r));
 }

@@ -20,6 +20,8 @@ bool bus_agent_absent(const sd_bus_error *e);
 int bus_open_quiet(sd_bus **ret);
 /* The system bus; on failure prints one line and returns an exit status. */
 int bus_open(struct smcctl *c, sd_bus **ret);
+/* bus_open_quiet()'s failure R as one line saying what to do; SMCCTL_EXIT_NO_BUS. */
+int bus_open_failed(struct smcctl *c, int r);
 /* One line for a failed call ("smcd-agent is not running" when it is absent, "older than
  * this smcctl" for an unknown member), as an exit status. */
 int bus_failed(struct smcctl *c, const char *what, const sd_bus_error *e, int r);

@@ -43,9 +43,6 @@
 #include "config/units.h"
 
 #define CHECK_BYTES 4096
-#define CHECK_TIMEOUT_DEFAULT 10
-#define CHECK_TIMEOUT_MAX 3600
-#define CHECK_COUNT_MAX 1000000
 
 struct check {
 	struct smcctl *c;
@@ -780,34 +777,22 @@ static int check_listen(struct check *k, const struct in_addr *addr, uint16_t po
 
 int check_run(struct smcctl *c, const struct verb_args *a)
 {
-	struct check k = { .c = c, .timeout_ms = CHECK_TIMEOUT_DEFAULT * 1000 };
+	/* The numbers' ranges and defaults are the table's (cli/table.c): the parser checked. */
+	struct check k = { .c = c, .timeout_ms = (int)a->num[CHECK_OPT_TIMEOUT] * 1000 };
 	const char *listen_s = a->opt[CHECK_OPT_LISTEN], *count_s = a->opt[CHECK_OPT_COUNT];
-	const char *timeout_s = a->opt[CHECK_OPT_TIMEOUT], *address_s = a->opt[CHECK_OPT_ADDRESS];
+	const char *address_s = a->opt[CHECK_OPT_ADDRESS];
+	int64_t count = count_s ? a->num[CHECK_OPT_COUNT] : 0;
+	uint16_t port = listen_s ? (uint16_t)a->num[CHECK_OPT_LISTEN] : 0;
 	struct in_addr addr;
-	int64_t count = 0, timeout;
-	uint16_t port;
 
-	/* The values as smc.yaml and every other verb read them (config/units.h). */
-	if (timeout_s) {
-		if (parse_seconds(timeout_s, &timeout) < 0 || timeout < 1 ||
-		    timeout > CHECK_TIMEOUT_MAX)
-			return smcctl_usage(c, "invalid --timeout '%s': 1 to %d seconds", timeout_s,
-					    CHECK_TIMEOUT_MAX);
-		k.timeout_ms = (int)timeout * 1000;
-	}
 	if (count_s && !listen_s)
 		return smcctl_usage(c, "--count belongs to --listen");
-	if (count_s && (parse_count(count_s, &count) < 0 || count < 1 || count > CHECK_COUNT_MAX))
-		return smcctl_usage(c, "invalid --count '%s': 1 to %d checks", count_s,
-				    CHECK_COUNT_MAX);
 	if (listen_s && a->n_pos)
 		return smcctl_usage(c, "--listen takes no HOST PORT: it answers checks");
 	if (a->n_pos == 1)
 		return smcctl_usage(c, "'check' needs HOST PORT, or nothing for a loopback check");
 	if (address_s && !listen_s)
 		return smcctl_usage(c, "--address belongs to --listen");
-	if (listen_s && parse_port(listen_s, &port) < 0)
-		return smcctl_usage(c, "invalid --listen port '%s': 1 to 65535", listen_s);
 	if (listen_s && !address_s)
 		return smcctl_usage(c, "--listen needs --address ADDR: the IPv4 address to answer "
 				       "on (0.0.0.0: every address of this host)");

@@ -26,6 +26,7 @@
  */
 #include <ctype.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "cli/smcctl.h"
@@ -39,6 +40,7 @@ struct comp_state {
 	bool dashdash;		     /* "--" seen: everything after it is positional */
 	int command;		     /* VERB_COMMAND: index of the command's first word, or -1 */
 	const char *want_arg;	     /* the previous word is an option wanting this argument */
+	const struct verb_opt *want_opt; /* that option, when it is the verb's */
 };
 
 static void offer(FILE *out, const char *cur, const char *word)
@@ -99,7 +101,8 @@ static const char *global_option(const char *w)
 			in_word = w[2] != 0;
 		else
 			continue;
-		if (o->has_arg == no_argument || in_word)
+		/* An optional argument comes after "=" only (--json=pretty). */
+		if (o->has_arg != required_argument || in_word)
 			return "";
 		snprintf(meta, sizeof(meta), "%s", o->name);
 		for (char *p = meta; *p; p++)
@@ -109,19 +112,39 @@ static const char *global_option(const char *w)
 	return NULL;
 }
 
-/* An option of verb v: its argument name, "" for a flag (or "--x=value"); NULL if none. */
-static const char *verb_option(const struct verb *v, const char *w)
+/*
+ * An option of verb v: its argument name, "" for a flag (or "--x=value"); NULL if none.
+ * *ret_opt gets the verb's option (NULL for a global one).
+ */
+static const char *verb_option(const struct verb *v, const char *w, const struct verb_opt **ret_opt)
 {
+	*ret_opt = NULL;
 	for (const struct verb_opt *p = v ? v->opts : NULL; p && p->name; p++) {
 		size_t l = strlen(p->name);
 
+		*ret_opt = p;
 		if (w[1] == '-' && strncmp(w + 2, p->name, l) == 0 &&
 		    (w[2 + l] == 0 || w[2 + l] == '='))
 			return p->arg && w[2 + l] == 0 ? p->arg : "";
 		if (p->short_name && w[1] == p->short_name)
 			return p->arg && w[2] == 0 ? p->arg : "";
 	}
+	*ret_opt = NULL;
 	return global_option(w);
+}
+
+/*
+ * A number option's argument: its default, from the table the parser takes it from (an
+ * argument such as "1|2" lists its values itself).
+ */
+static void offer_default(FILE *out, const char *cur, const struct verb_opt *p)
+{
+	char def[24];
+
+	if (!p || verb_opt_default(p) < 0 || strchr(p->arg, '|'))
+		return;
+	snprintf(def, sizeof(def), "%" PRId64, verb_opt_default(p));
+	offer(out, cur, def);
 }
 
 /* The object for a typed word: exact or unique prefix, as the parser takes it. */
@@ -197,7 +220,8 @@ static bool synopsis_positional(const struct verb *v, unsigned pos, char *buf, s
 			continue;
 		if (tok[0] == '-') {
 			/* "--eth IFACE": the next token is the option's argument */
-			const char *arg = tok[1] ? verb_option(v, tok) : NULL;
+			const struct verb_opt *p;
+			const char *arg = tok[1] ? verb_option(v, tok, &p) : NULL;
 
 			skip_next = arg && arg[0];
 			continue;
@@ -323,7 +347,7 @@ int smcctl_complete(struct smcctl *c, int argc, char **argv)
 		if (!st.dashdash && streq(w, "--")) {
 			st.dashdash = true;
 		} else if (!st.dashdash && w[0] == '-' && w[1]) {
-			arg = verb_option(st.verb, w);
+			arg = verb_option(st.verb, w, &st.want_opt);
 			st.want_arg = arg && arg[0] ? arg : NULL;
 		} else {
 			st.n_pos++;
@@ -333,6 +357,7 @@ int smcctl_complete(struct smcctl *c, int argc, char **argv)
 	if (st.command >= 0) {
 		fprintf(out, "@command-args %d\n", st.command);
 	} else if (st.want_arg) {
+		offer_default(out, cur, st.want_opt);
 		offer_metavar(out, cur, st.object ? st.object->name : NULL, st.want_arg);
 	} else if (st.help) {
 		for (const struct object *o = smcctl_objects; o->name; o++)

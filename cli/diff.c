@@ -16,9 +16,11 @@
  * with no path and no text), as a reload would, so that an agent running on the built-in
  * defaults (no smc.yaml) plans them; with no agent, smcctl plans /etc/smc/smc.yaml.
  *
- * Exit status: 0 nothing would change, 1 something would, 2 FILE is invalid; 3 when no plan
- * could be made (no agent and no smcd-agent to run, or the agent failed), 4 when the agent
- * refused the caller (PlanConfig is for root and admin-group).
+ * Exit status (cli/smcctl.h's table): 0 nothing would change, 1 something would (as diff(1)),
+ * 7 FILE is invalid (as for "config check"), 3 when the kernel could not be read for some
+ * item (the plan is incomplete); 5 when no plan could be made because there is
+ * no agent and no smcd-agent to run, 1 when the agent or smcd-agent --plan failed, 4 when
+ * the agent refused the caller (PlanConfig is for root and admin-group).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -85,17 +87,17 @@ static json_object *plan_standalone(struct smcctl *c, const char *path, int *ret
 	int fds[2], r, st;
 	pid_t pid;
 
-	*ret_status = SMCCTL_EXIT_UNAVAILABLE;
+	*ret_status = SMCCTL_EXIT_FAILURE;
 	if (access(argv[0], X_OK) < 0) {
-		smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
-			     "smcd-agent is not running and %s cannot be run (%s): the plan is the "
-			     "agent's; install smcd-agent or start it",
-			     argv[0], strerror(errno));
+		*ret_status = smcctl_error(c, SMCCTL_EXIT_NO_AGENT,
+					   "smcd-agent is not running and %s cannot be run (%s): the "
+					   "plan is the agent's; install smcd-agent or start it "
+					   "(systemctl start smcd-agent)",
+					   argv[0], strerror(errno));
 		return NULL;
 	}
 	if (pipe2(fds, O_CLOEXEC) < 0 || posix_spawn_file_actions_init(&fa) != 0) {
-		smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE, "cannot run %s: %s", argv[0],
-			     strerror(errno));
+		smcctl_error(c, SMCCTL_EXIT_FAILURE, "cannot run %s: %s", argv[0], strerror(errno));
 		return NULL;
 	}
 	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -105,7 +107,7 @@ static json_object *plan_standalone(struct smcctl *c, const char *path, int *ret
 	close(fds[1]);
 	if (r != 0) {
 		close(fds[0]);
-		smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE, "cannot run %s: %s", argv[0], strerror(r));
+		smcctl_error(c, SMCCTL_EXIT_FAILURE, "cannot run %s: %s", argv[0], strerror(r));
 		return NULL;
 	}
 	out = read_all(fds[0]);
@@ -115,7 +117,7 @@ static json_object *plan_standalone(struct smcctl *c, const char *path, int *ret
 	/* 0, 1 and 2 are plans; anything else said why on our stderr (which it shares). */
 	if (!WIFEXITED(st) || WEXITSTATUS(st) > PLAN_EXIT_INVALID || !out ||
 	    !(doc = json_tokener_parse(out))) {
-		smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE, "%s --plan %s made no plan", argv[0], path);
+		smcctl_error(c, SMCCTL_EXIT_FAILURE, "%s --plan %s made no plan", argv[0], path);
 		return NULL;
 	}
 	return doc;
@@ -161,19 +163,17 @@ static int plan_agent(struct smcctl *c, const char *path, const struct config *c
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
 	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
 	const char *json;
-	int r, s;
+	int r;
 
 	if (bus_open_quiet(&bus) < 0)
 		return -ESRCH;
 	r = plan_call(bus, path, cfg, &e, &reply);
 	if (r < 0 && bus_agent_absent(&e))
 		return -ESRCH;
-	if (r < 0) {
-		s = bus_failed(c, "cannot plan through smcd-agent", &e, r);
-		return s == SMCCTL_EXIT_PERMISSION ? s : SMCCTL_EXIT_UNAVAILABLE;
-	}
+	if (r < 0)
+		return bus_failed(c, "cannot plan through smcd-agent", &e, r);
 	if (sd_bus_message_read(reply, "s", &json) < 0 || !(*ret = json_tokener_parse(json)))
-		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE, "smcd-agent's plan did not parse");
+		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "smcd-agent's plan did not parse");
 	return SMCCTL_EXIT_OK;
 }
 
@@ -254,5 +254,17 @@ int agent_config_diff(struct smcctl *c, const struct verb_args *a)
 	if (!doc)
 		return s;
 	s = smcctl_emit(c, doc, diff_text);
-	return s ? s : plan_exit_status(doc);
+	if (s)
+		return s;
+	switch (plan_exit_status(doc)) {
+	case PLAN_EXIT_NONE:
+		return SMCCTL_EXIT_OK;
+	case PLAN_EXIT_CHANGES:
+		return SMCCTL_EXIT_FAILURE;
+	case PLAN_EXIT_INVALID:
+		return SMCCTL_EXIT_INVALID_CONFIG;
+	default:
+		/* Items the planner could not read from the kernel: the plan is incomplete. */
+		return SMCCTL_EXIT_UNAVAILABLE;
+	}
 }

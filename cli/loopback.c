@@ -21,9 +21,10 @@
  *
  * Deactivation follows the protocol of kmod/README.md (smclo_shutdown(): PNET ID on the
  * device, drain with a bound of seconds, wait for "deactivated", delete the PNET ID); hence
- * --wait is 1..30 seconds, with or without the agent (which waits in its event loop), and
- * never 0 (a forced removal can hang in SMC 7.3: smc-lo(4)).  Deactivating while smc_lo is
- * not loaded is success (nothing is registered), also through the agent; it never loads it.
+ * --wait is 1..SMCLO_WAIT_MAX_S seconds (cli/table.c), with or without the agent (which waits in
+ * its event loop), and never 0 (a forced removal can hang in SMC 7.3: smc-lo(4)).  Deactivating
+ * while smc_lo is not loaded is success (nothing is registered), also through the agent; it never
+ * loads it.
  *
  * When smcd-agent runs, the changing actions go through it (org.smcd.Agent1.Loopback), like
  * every other changing verb (cli/agent.c): it is the one writer and refuses what smc.yaml's
@@ -888,7 +889,7 @@ int loopback_ism(struct smcctl *c, const struct verb_args *a)
 {
 	struct smclo_set_request q = {};
 	const char *wait = a->opt[LOOPBACK_OPT_WAIT];
-	unsigned wait_s = LOOPBACK_WAIT_DEFAULT;
+	unsigned wait_s;
 	struct smcnl *nl;
 	char cand[128];
 	int act = ACT_SHOW, s;
@@ -911,22 +912,9 @@ int loopback_ism(struct smcctl *c, const struct verb_args *a)
 				    action_names[act]);
 	if (wait && act != ACT_DEACTIVATE)
 		return smcctl_usage(c, "--wait belongs to 'loopback-ism deactivate'");
-	if (wait) {
-		int64_t v;
-
-		if (parse_count(wait, &v) < 0 || v > LOOPBACK_WAIT_MAX)
-			return smcctl_usage(c, "invalid --wait '%s': 1 to %d seconds", wait,
-					    LOOPBACK_WAIT_MAX);
-		/* 0 would force the removal at once, which SMC 7.3 cannot always finish while a
-		 * connection is closing (smc-lo(4) BUGS): never offered. */
-		if (v == 0)
-			return smcctl_usage(c,
-					    "--wait 0 is not offered: a removal without draining "
-					    "can hang in SMC 7.3 (see smc-lo(4)); give 1 to %d "
-					    "seconds",
-					    LOOPBACK_WAIT_MAX);
-		wait_s = (unsigned)v;
-	}
+	/* The range (never 0: a removal without draining can hang in SMC 7.3, smc-lo(4) BUGS)
+	 * and the default are the table's: the parser checked them. */
+	wait_s = (unsigned)a->num[LOOPBACK_OPT_WAIT];
 	if (act == ACT_SET && (s = parse_setting(c, a->pos[1], a->pos[2], &q)))
 		return s;
 	if ((s = smcctl_nl(c, &nl)))

@@ -15,7 +15,6 @@ enum { LOOPBACK_OPT_WAIT };
  * --wait: default and limit in seconds, the same with and without smcd-agent (which waits
  * in its event loop: the module's own bound of 600 s would stop its watchdog).
  */
-#define LOOPBACK_WAIT_DEFAULT 10
 #define LOOPBACK_WAIT_MAX SMCLO_WAIT_MAX_S
 /* How long the removal may take after the drain, before smcctl reports what holds it. */
 #define LOOPBACK_REMOVAL_MS SMCLO_REMOVAL_MS

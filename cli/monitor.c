@@ -736,7 +736,7 @@ int monitor_events(struct smcctl *c, const struct verb_args *a)
 		r = setup_signals(&m);
 	if (r >= 0)
 		r = sd_bus_attach_event(bus, m.event, SD_EVENT_PRIORITY_NORMAL);
-	/* The system bus going away ends the loop too (status 3 below). */
+	/* The system bus going away ends the loop too (SMCCTL_EXIT_NO_BUS below). */
 	if (r >= 0)
 		r = sd_bus_set_exit_on_disconnect(bus, true);
 	/* Subscribe before reading the state, so that nothing falls in between. */
@@ -758,7 +758,7 @@ int monitor_events(struct smcctl *c, const struct verb_args *a)
 	if (r > 0 || r < 0) {
 		/* sd-bus ends the loop with a non-zero code when the bus connection is lost. */
 		fprintf(c->err, "smcctl: lost the system bus; monitor stops\n");
-		return SMCCTL_EXIT_UNAVAILABLE;
+		return SMCCTL_EXIT_NO_BUS;
 	}
 	return m.status;
 }

@@ -132,7 +132,6 @@ int assess_run(struct smcctl *c, const struct verb_args *a);
 int pnet_list(struct smcctl *c, const struct verb_args *a);
 int pnet_add(struct smcctl *c, const struct verb_args *a);
 /* --port of pnet add: the IB device's port, 1 or 2 (1 when s is NULL); 0 or -EINVAL. */
-int pnet_parse_ib_port(const char *s, uint8_t *ret);
 int pnet_del(struct smcctl *c, const struct verb_args *a);
 int pnet_flush(struct smcctl *c, const struct verb_args *a);
 json_object *pnet_entry_json(const struct smc_pnet_entry *e);

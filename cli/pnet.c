@@ -90,16 +90,6 @@ int pnet_list(struct smcctl *c, const struct verb_args *a)
 	return smcctl_emit(c, doc, pnet_list_text);
 }
 
-int pnet_parse_ib_port(const char *s, uint8_t *ret)
-{
-	uint16_t v = 1;
-
-	if (s && (parse_port(s, &v) < 0 || v > 2))
-		return -EINVAL;
-	*ret = (uint8_t)v;
-	return 0;
-}
-
 static int parse_add(struct smcctl *c, const struct verb_args *a, struct smc_pnet_entry *e)
 {
 	const char *eth = a->opt[PNET_ADD_OPT_ETH], *ib = a->opt[PNET_ADD_OPT_IB];
@@ -122,8 +112,8 @@ static int parse_add(struct smcctl *c, const struct verb_args *a, struct smc_pne
 		return smcctl_usage(c, "invalid device name '%s': 1 to %zu characters", ib,
 				    sizeof(e->ib_name) - 1);
 	snprintf(e->ib_name, sizeof(e->ib_name), "%s", ib);
-	if (pnet_parse_ib_port(port, &e->ib_port) < 0)
-		return smcctl_usage(c, "invalid port '%s': 1 or 2", port);
+	/* 1 or 2, default 1: the table's range, checked by the parser. */
+	e->ib_port = (uint8_t)a->num[PNET_ADD_OPT_PORT];
 	return SMCCTL_EXIT_OK;
 }
 

@@ -183,8 +183,7 @@ int policy_list(struct smcctl *c, const struct verb_args *a)
 		return smcctl_oom(c);
 	r = bus_open_quiet(&bus);
 	if (r < 0)
-		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
-				    "cannot connect to the system bus: %s", strerror(-r));
+		return bus_open_failed(c, r);
 	if ((s = get_property(c, bus, SMCD_BUS_POLICY_POLICIES, &pol)) ||
 	    (s = get_property(c, bus, SMCD_BUS_POLICY_HOOKS, &hooks)))
 		return s;

@@ -99,10 +99,13 @@ static int parse_buf(struct smcctl *c, const char *opt, const char *s, uint32_t 
 
 	if (!s)
 		return 0;
-	if (parse_size(s, &v) < 0 || v < SIZE_MIN || v > SIZE_MAX_BYTES)
+	if (parse_size(s, &v) < 0 || v < SIZE_MIN || v > SIZE_MAX_BYTES) {
+		char hint[64];
+
 		return smcctl_usage(
-			c, "--%s: '%s' is not a size from 4KiB to 512MiB (e.g. 256KiB, 1MiB)", opt,
-			s);
+			c, "--%s: '%s' is not a size from 4KiB to 512MiB (e.g. 256KiB, 1MiB)%s",
+			opt, s, size_hint(s, hint, sizeof(hint)));
+	}
 	*ret = (uint32_t)v;
 	return 0;
 }

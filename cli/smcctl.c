@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 
 #include "cli/smcctl.h"
 #include "common/output.h"
+#include "config/units.h"
 
 #define GLOBAL_SHORTOPTS "jpdn:hV"
 /* getopt codes of global long options whose letter a verb option took (parse_verb_args) */
@@ -183,6 +185,70 @@ int word_lookup(const char *word, const char *const *names, const size_t *dup, s
 	return found;
 }
 
+/*
+ * Edits from a to b (insert, delete, replace, swap two neighbours: the optimal string
+ * alignment distance), at most WORD_MAX letters each; SIZE_MAX for longer words.
+ */
+#define WORD_MAX 32
+static size_t min3(size_t a, size_t b, size_t c)
+{
+	return a < b ? (a < c ? a : c) : (b < c ? b : c);
+}
+
+static size_t word_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), d[WORD_MAX + 1][WORD_MAX + 1];
+
+	if (la > WORD_MAX || lb > WORD_MAX)
+		return SIZE_MAX;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			size_t best = min3(d[i - 1][j - 1] + (a[i - 1] != b[j - 1]),
+					   d[i - 1][j] + 1, d[i][j - 1] + 1);
+
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[la][lb];
+}
+
+const char *word_nearest(const char *word, const char *const *names, size_t n, const char *prefix,
+			 char *buf, size_t len)
+{
+	/* One edit in a short word, two in a longer one: "stauts", "lnkgroup", "--jsno". */
+	size_t limit = strlen(word) <= 4 ? 1 : 2, best = SIZE_MAX, used = 0, found = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		size_t k = names[i] ? word_distance(word, names[i]) : SIZE_MAX;
+
+		if (k < best)
+			best = k;
+	}
+	if (best > limit)
+		return buf;
+	for (size_t i = 0; i < n && used < len; i++) {
+		int k;
+
+		if (!names[i] || word_distance(word, names[i]) != best)
+			continue;
+		k = snprintf(buf + used, len - used, "%s'%s%s'",
+			     !found ? ": did you mean " : " or ", prefix, names[i]);
+		if (k > 0)
+			used += (size_t)k;
+		found++;
+	}
+	if (used + 1 < len)
+		snprintf(buf + used, len - used, "?");
+	return buf;
+}
+
 static size_t n_objects(void)
 {
 	size_t n = 0;
@@ -224,7 +290,10 @@ static const struct object *lookup_object(struct smcctl *c, const char *word, bo
 		return NULL;
 	}
 	if (i < 0) {
-		*ret_status = smcctl_usage(c, "unknown object '%s'", word);
+		char near[128];
+
+		*ret_status = smcctl_usage(c, "unknown object '%s'%s", word,
+					   word_nearest(word, names, n + 1, "", near, sizeof(near)));
 		return NULL;
 	}
 	if ((size_t)i == n) {
@@ -267,7 +336,10 @@ static const struct verb *lookup_verb(struct smcctl *c, const struct object *o, 
 		return NULL;
 	}
 	if (i < 0) {
-		*ret_status = smcctl_usage(c, "unknown verb '%s' for '%s'", word, o->name);
+		char near[128];
+
+		*ret_status = smcctl_usage(c, "unknown verb '%s' for '%s'%s", word, o->name,
+					   word_nearest(word, names, m, "", near, sizeof(near)));
 		return NULL;
 	}
 	if ((size_t)i == n) {
@@ -279,6 +351,17 @@ static const struct verb *lookup_verb(struct smcctl *c, const struct object *o, 
 
 /* ---------------------------------------------------------------------------------- */
 /* Help                                                                                */
+
+void verb_opt_range(const struct verb_opt *p, bool with_default, char *buf, size_t len)
+{
+	int64_t def = with_default ? verb_opt_default(p) : -1;
+	int k;
+
+	k = snprintf(buf, len, "%" PRId64 " to %" PRId64 "%s%s", p->min, p->max, p->unit ? " " : "",
+		     p->unit ? p->unit : "");
+	if (def >= 0 && k > 0 && (size_t)k < len)
+		snprintf(buf + k, len - (size_t)k, ", default %" PRId64, def);
+}
 
 static void verb_usage_line(char *buf, size_t len, const struct object *o, const struct verb *v)
 {
@@ -308,7 +391,8 @@ static void print_verbs(FILE *f, const struct object *o)
 static void print_global_options(FILE *f)
 {
 	fputs("Options (before the object or after the verb):\n"
-	      "  -j, --json          print one JSON document (schema in smcctl(8))\n"
+	      "  -j, --json[=MODE]   print one JSON document (schema in smcctl(8)); MODE\n"
+	      "                      short (one line, as -j), pretty (as -p) or off\n"
 	      "  -p, --pretty        indent the JSON (implies --json)\n"
 	      "  -d, --details       more details; -dd for even more\n"
 	      "  -n, --netns NAME    run in network namespace NAME (/run/netns/NAME or a path)\n"
@@ -316,6 +400,18 @@ static void print_global_options(FILE *f)
 	      "  -V, --version       print the version\n",
 	      f);
 }
+
+/* cli/smcctl.h's table, by status, for --help (its comment says why these). */
+static const char *const exit_help[] = {
+	[SMCCTL_EXIT_OK] = "success",
+	[SMCCTL_EXIT_FAILURE] = "the answer is no (a check failed, degraded) or it failed",
+	[SMCCTL_EXIT_USAGE] = "usage error: nothing was done",
+	[SMCCTL_EXIT_UNAVAILABLE] = "SMC (or the interface needed) is not in this kernel",
+	[SMCCTL_EXIT_PERMISSION] = "permission denied (CAP_NET_ADMIN, root, admin group)",
+	[SMCCTL_EXIT_NO_AGENT] = "smcd-agent is not running, or its feature is off",
+	[SMCCTL_EXIT_NO_BUS] = "no system bus (is dbus running?)",
+	[SMCCTL_EXIT_INVALID_CONFIG] = "the configuration file is not valid",
+};
 
 void smcctl_help(FILE *f)
 {
@@ -329,9 +425,9 @@ void smcctl_help(FILE *f)
 	      f);
 	for (size_t i = 0; smcctl_objects[i].name; i++)
 		print_verbs(f, &smcctl_objects[i]);
-	fputs("\nExit status: 0 success, 1 failure, 2 usage error, 3 SMC not available,\n"
-	      "4 permission denied.  See smcctl(8).\n",
-	      f);
+	fputs("\nExit status (every verb; see smcctl(8)):\n", f);
+	for (size_t i = 0; i < ELEMENTSOF(exit_help); i++)
+		fprintf(f, "  %zu  %s\n", i, exit_help[i]);
 }
 
 void smcctl_object_help(FILE *f, const struct object *o)
@@ -348,33 +444,62 @@ void smcctl_object_help(FILE *f, const struct object *o)
 			snprintf(spec, sizeof(spec), "%s%c%s--%s%s%s", p->short_name ? "-" : "",
 				 p->short_name ? p->short_name : ' ', p->short_name ? ", " : "  ",
 				 p->name, p->arg ? " " : "", p->arg ? p->arg : "");
-			fprintf(f, "  %-28s  %s\n", p->short_name ? spec : spec + 1, p->help);
+			fprintf(f, "  %-28s  %s", p->short_name ? spec : spec + 1, p->help);
+			if (p->type != VERB_OPT_TEXT) {
+				char range[96];
+
+				verb_opt_range(p, true, range, sizeof(range));
+				fprintf(f, " (%s)", range);
+			}
+			fputc('\n', f);
 		}
 	}
 	if (o->absent)
 		fprintf(f, "\nThere is no '%s %s': %s.\n", o->name, o->absent, o->absent_why);
+	if (o->note)
+		fprintf(f, "\n%s\n", o->note);
 	fputs("\n(*) needs CAP_NET_ADMIN.  Global options: see 'smcctl help'.\n", f);
 }
 
 /* ---------------------------------------------------------------------------------- */
 /* Parsing                                                                             */
 
+/*
+ * --json=MODE as systemd's tools take it: pretty (indented, what -p prints), short (one
+ * line, what -j prints) or off (text, undoing an earlier -j in an alias).  -j and --json
+ * alone are short.
+ */
+static int json_option(struct smcctl *c, const char *arg)
+{
+	if (!arg || streq(arg, "short")) {
+		c->json = true;
+		c->pretty = false;
+	} else if (streq(arg, "pretty")) {
+		c->json = c->pretty = true;
+	} else if (streq(arg, "off")) {
+		c->json = c->pretty = false;
+	} else {
+		return smcctl_usage(c, "invalid --json=%s: pretty, short or off", arg);
+	}
+	return 0;
+}
+
+/* A global option (its getopt code); 0, or a usage error's status. */
 static int global_option(struct smcctl *c, int ch, const char *arg)
 {
 	switch (ch) {
 	case 'j':
-		c->json = true;
-		return 1;
+		return json_option(c, arg);
 	case 'p':
 		/* -p alone would do nothing in text mode; take it as "pretty JSON". */
 		c->json = c->pretty = true;
-		return 1;
+		return 0;
 	case 'd':
 		c->detail++;
-		return 1;
+		return 0;
 	case 'n':
 		c->netns = arg;
-		return 1;
+		return 0;
 	default:
 		return 0;
 	}
@@ -384,10 +509,13 @@ static int global_option(struct smcctl *c, int ch, const char *arg)
  * getopt's own messages are off (opterr = 0) so every error has our one-line form.  For a
  * long option getopt has already stepped past it; for a short one optopt names it.
  */
-static int bad_option(struct smcctl *c, char **argv, int ch)
+static int bad_option(struct smcctl *c, const struct verb *v, char **argv, int ch)
 {
 	const char *prev = optind > 0 ? argv[optind - 1] : "";
 	bool is_long = strncmp(prev, "--", 2) == 0;
+	const char *names[VERB_OPTS_MAX + SMCCTL_N_GLOBAL_OPTIONS];
+	char word[WORD_MAX + 1], near[128] = "";
+	size_t n = 0;
 
 	if (ch == ':') {
 		if (is_long)
@@ -396,7 +524,47 @@ static int bad_option(struct smcctl *c, char **argv, int ch)
 	}
 	if (optopt > 0 && optopt < 256)
 		return smcctl_usage(c, "unknown option '-%c'", optopt);
+	/* "--jsno" or "--jsno=x": the nearest of this verb's long options and the global ones */
+	word[0] = '\0';
+	if (is_long)
+		snprintf(word, sizeof(word), "%.*s", (int)strcspn(prev + 2, "="), prev + 2);
+	for (const struct verb_opt *p = v ? v->opts : NULL; p && p->name; p++)
+		names[n++] = p->name;
+	for (const struct option *o = smcctl_global_options; o->name; o++)
+		names[n++] = o->name;
+	if (word[0] && word_nearest(word, names, n, "--", near, sizeof(near))[0])
+		return smcctl_usage(c, "unknown option '%s'%s", prev, near);
 	return smcctl_usage(c, "unknown or ambiguous option '%s'", prev);
+}
+
+/* The numbers among a verb's options, checked against the table's range; defaults filled
+ * in.  A usage error names the range (and why it is that, where the table says). */
+static int verb_opt_numbers(struct smcctl *c, const struct verb *v, struct verb_args *a)
+{
+	size_t k = 0;
+
+	for (const struct verb_opt *p = v->opts; p && p->name; p++, k++) {
+		const char *arg = a->opt[k];
+		char range[96];
+		int64_t n;
+		int r;
+
+		if (p->type == VERB_OPT_TEXT)
+			continue;
+		a->num[k] = verb_opt_default(p);
+		if (!arg)
+			continue;
+		r = p->type == VERB_OPT_SECONDS ? parse_seconds(arg, &n) : parse_count(arg, &n);
+		if (r >= 0 && n >= p->min && n <= p->max) {
+			a->num[k] = n;
+			continue;
+		}
+		verb_opt_range(p, false, range, sizeof(range));
+		return smcctl_usage(c, "invalid --%s '%s': %s%s%s%s", p->name, arg, range,
+				    p->type == VERB_OPT_SECONDS ? " (N, Ns, Nm or Nh)" : "",
+				    p->why ? "; " : "", p->why ? p->why : "");
+	}
+	return 0;
 }
 
 /* Options and positional arguments of one verb, global options accepted as well. */
@@ -406,6 +574,7 @@ static int parse_verb_args(struct smcctl *c, const struct verb *v, int argc, cha
 	struct option longopts[VERB_OPTS_MAX + ELEMENTSOF(smcctl_global_options)];
 	char shortopts[3 * VERB_OPTS_MAX + sizeof(GLOBAL_SHORTOPTS) + 3] = ":" GLOBAL_SHORTOPTS;
 	size_t n = 0, s;
+	int status;
 
 	/* "+": a command line's own options are its own (see VERB_COMMAND). */
 	if (v->flags & VERB_COMMAND)
@@ -442,7 +611,7 @@ static int parse_verb_args(struct smcctl *c, const struct verb *v, int argc, cha
 		size_t k = 0;
 
 		if (ch == '?' || ch == ':')
-			return bad_option(c, argv, ch);
+			return bad_option(c, v, argv, ch);
 		if (ch == 'h') {
 			smcctl_object_help(c->out, c->object);
 			return -1;
@@ -450,7 +619,10 @@ static int parse_verb_args(struct smcctl *c, const struct verb *v, int argc, cha
 		if (ch == 'V')
 			return smcctl_usage(c, "--version is an option of smcctl, not of a verb");
 		if (ch >= GLOBAL_LONG) {
-			global_option(c, smcctl_global_options[ch - GLOBAL_LONG].val, optarg);
+			status = global_option(c, smcctl_global_options[ch - GLOBAL_LONG].val,
+					       optarg);
+			if (status)
+				return status;
 			continue;
 		}
 		for (const struct verb_opt *p = v->opts; p && p->name; p++, k++)
@@ -458,9 +630,12 @@ static int parse_verb_args(struct smcctl *c, const struct verb *v, int argc, cha
 				a->opt[k] = p->arg ? optarg : "";
 				break;
 			}
-		if (!v->opts || !v->opts[k].name)
-			global_option(c, ch, optarg);
+		if ((!v->opts || !v->opts[k].name) && (status = global_option(c, ch, optarg)))
+			return status;
 	}
+	status = verb_opt_numbers(c, v, a);
+	if (status)
+		return status;
 	a->n_pos = argc - optind;
 	a->pos = argv + optind;
 	if ((unsigned)a->n_pos < v->min_args)
@@ -525,14 +700,16 @@ static int run(struct smcctl *c, int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "+:" GLOBAL_SHORTOPTS, smcctl_global_options, NULL)) !=
 	       -1) {
 		if (ch == '?' || ch == ':')
-			return bad_option(c, argv, ch);
+			return bad_option(c, NULL, argv, ch);
 		if (ch == 'h') {
 			smcctl_help(c->out);
 			return flush_out(c);
 		}
 		if (ch == 'V')
 			return print_version(c);
-		global_option(c, ch, optarg);
+		status = global_option(c, ch, optarg);
+		if (status)
+			return status;
 	}
 	argv += optind;
 	argc -= optind;

@@ -11,6 +11,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include <json-c/json.h>
@@ -18,16 +19,47 @@
 #include "common/macro.h"
 #include "netlink/smcnl.h"
 
-/* Exit statuses, documented in smcctl(8). */
+/*
+ * Exit statuses: ONE table for every verb, printed by "smcctl --help" (smcctl_help()) and
+ * documented in smcctl(8) EXIT STATUS (tests/integration/man-coverage.test holds that;
+ * tests/integration/smcctl-exit-codes.test runs the verbs into each situation).
+ *
+ * Why these and not fewer: a script (or a newcomer) must tell apart what it fixes in
+ * different places.  1 is "the answer is no", as for test(1), grep(1) and systemctl
+ * is-active: a check that failed, "status" of an agent that is not running as configured
+ * (degraded, starting: systemctl is-system-running is non-zero for those too), "config
+ * diff" when something would change (diff(1)).  2 is the command line; 3 the kernel
+ * (a module, a kernel option); 4 rights (sudo, the admin group); 5 the agent (systemctl
+ * start smcd-agent, or the feature in smc.yaml); 6 the system bus itself (dbus).  7 is an
+ * invalid smc.yaml for "config check", "config diff" and "config show" alike: not 1,
+ * because "config diff" answers "something would change" with 1 (as diff(1) does) and a
+ * script applying a change must not take a broken file for a pending change; not 2, because
+ * the command line was right and the file is what to fix.
+ */
 enum {
 	SMCCTL_EXIT_OK = 0,
-	SMCCTL_EXIT_FAILURE = 1,     /* the operation failed (kernel refusal, not found, I/O) */
-	SMCCTL_EXIT_USAGE = 2,	     /* bad command line; nothing was sent to the kernel */
-	SMCCTL_EXIT_UNAVAILABLE = 3, /* SMC (or the interface needed) is not in this kernel */
-	SMCCTL_EXIT_PERMISSION = 4,  /* the kernel refused: CAP_NET_ADMIN (or root) needed */
+	SMCCTL_EXIT_FAILURE = 1,	/* the answer is no, a check failed, or the operation did */
+	SMCCTL_EXIT_USAGE = 2,		/* bad command line; nothing was sent to the kernel */
+	SMCCTL_EXIT_UNAVAILABLE = 3,	/* SMC (or the interface needed) is not in this kernel */
+	SMCCTL_EXIT_PERMISSION = 4,	/* the kernel or the agent refused: CAP_NET_ADMIN, root */
+	SMCCTL_EXIT_NO_AGENT = 5,	/* smcd-agent is not running, or its feature is off */
+	SMCCTL_EXIT_NO_BUS = 6,		/* no system bus to reach smcd-agent on */
+	SMCCTL_EXIT_INVALID_CONFIG = 7, /* the configuration file is not valid; nothing applied */
 };
 
 #define VERB_OPTS_MAX 8
+
+/*
+ * What an option's argument is.  A number's range, default and unit live in the table only:
+ * the parser checks them (parse_verb_args(), before the verb runs) and every help text and
+ * smcctl(8) states them from there (smcctl_object_help(); tests/unit/test-cli-verbs.c
+ * compares the page).  The syntax is config/units.h's, as in smc.yaml.
+ */
+enum verb_opt_type {
+	VERB_OPT_TEXT = 0, /* the verb reads it */
+	VERB_OPT_COUNT,	   /* a whole number (parse_count) */
+	VERB_OPT_SECONDS,  /* "30", "30s", "2m", "1h" (parse_seconds) */
+};
 
 /* An option of one verb.  Global options (-j -p -d -n) are accepted after any verb too. */
 struct verb_opt {
@@ -35,12 +67,29 @@ struct verb_opt {
 	char short_name;  /* 0: long only */
 	const char *arg;  /* argument name for help, NULL for a flag */
 	const char *help;
+	enum verb_opt_type type;
+	int64_t min, max; /* a number's range */
+	int64_t def;	  /* the default when not given; none when outside min..max */
+	const char *unit; /* "seconds", "checks": in help and messages; NULL for none */
+	const char *why;  /* NULL, or why the range is what it is (said on a refusal) */
 };
+
+/* The default of p, or -1 when it has none. */
+static inline int64_t verb_opt_default(const struct verb_opt *p)
+{
+	return p->type != VERB_OPT_TEXT && p->def >= p->min && p->def <= p->max ? p->def : -1;
+}
+
+/* "1 to 30 seconds, default 10": p's range, unit and (with_default) default, for help,
+ * messages and the test that holds smcctl(8) to the table. */
+void verb_opt_range(const struct verb_opt *p, bool with_default, char *buf, size_t len);
 
 struct verb_args {
 	int n_pos;
 	char **pos;			/* positional arguments after the verb */
 	const char *opt[VERB_OPTS_MAX]; /* by index into verb->opts: NULL unset, "" for flags */
+	/* A number's value, checked against its range, or its default (-1: none) when unset. */
+	int64_t num[VERB_OPTS_MAX];
 };
 
 struct smcctl;
@@ -82,6 +131,8 @@ struct object {
 	 */
 	const char *absent;
 	const char *absent_why;
+	/* What "smcctl OBJECT help" adds at the end, e.g. what its exit status means. */
+	const char *note;
 };
 
 /* The one table: objects in help order, each with its verbs (cli/table.c). */
@@ -95,6 +146,14 @@ extern const struct object smcctl_objects[];
  */
 int word_lookup(const char *word, const char *const *names, const size_t *dup, size_t n,
 		char *candidates, size_t len);
+
+/*
+ * ": did you mean 'status' or 'stats'?": the names nearest a mistyped word, an edit or two
+ * away ("stauts", "lnkgroup"), each after prefix ("--" for options); "" when none is that
+ * near.  For the usage error.  Returns buf.
+ */
+const char *word_nearest(const char *word, const char *const *names, size_t n, const char *prefix,
+			 char *buf, size_t len);
 
 const struct object *object_find(const char *name);
 const struct verb *verb_find(const struct object *o, const char *name);

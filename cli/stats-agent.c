@@ -196,7 +196,7 @@ int agent_stats_reset(struct smcctl *c, const struct verb_args *a)
 	else
 		s = agent_call(c, bus, SMCD_BUS_STATS_RESET_STATISTICS, false, &reply, &json);
 	if (s == -ESRCH)
-		return smcctl_error(c, SMCCTL_EXIT_UNAVAILABLE,
+		return smcctl_error(c, SMCCTL_EXIT_NO_AGENT,
 				    "stats reset needs smcd-agent, which keeps the baseline (the kernel "
 				    "cannot reset its counters): start it with 'systemctl start "
 				    "smcd-agent'");

@@ -193,6 +193,21 @@ static int build(struct smcctl *c, struct smcnl *nl, const char *only, json_obje
 	return status;
 }
 
+/* ": did you mean 'wmem'?" for a mistyped sysctl name, from the table of known ones. */
+static const char *sysctl_hint(const char *name, char *buf, size_t len)
+{
+	size_t n;
+	const struct smc_sysctl_desc *t = smc_sysctl_table(&n);
+	const char *names[64];
+
+	buf[0] = '\0';
+	if (n > ELEMENTSOF(names))
+		return buf;
+	for (size_t i = 0; i < n; i++)
+		names[i] = t[i].name;
+	return word_nearest(name, names, n, "", buf, len);
+}
+
 int sysctl_show(struct smcctl *c, const struct verb_args *a)
 {
 	_cleanup_(json_object_putp) json_object *doc = json_object_new_object();
@@ -208,13 +223,15 @@ int sysctl_show(struct smcctl *c, const struct verb_args *a)
 		return s;
 	if (only && json_object_array_length(out_get(doc, "sysctls")) == 0) {
 		const struct smc_sysctl_desc *d = smc_sysctl_find(only);
+		char hint[96];
 
 		if (d)
 			return smcctl_error(c, SMCCTL_EXIT_FAILURE,
 					    "this kernel has no net.smc.%s (added in Linux %s)",
 					    only, d->since);
 		return smcctl_error(c, SMCCTL_EXIT_FAILURE,
-				    "no sysctl net.smc.%s (see 'smcctl sysctl show')", only);
+				    "no sysctl net.smc.%s%s (see 'smcctl sysctl show')", only,
+				    sysctl_hint(only, hint, sizeof(hint)));
 	}
 	return smcctl_emit(c, doc, sysctl_show_text);
 }
@@ -245,9 +262,14 @@ static int normalise(struct smcctl *c, const struct smc_sysctl_desc *d, const ch
 		return smcctl_usage(
 			c, "invalid value '%s' for net.smc.%s: out of range (the kernel accepts %s)",
 			in, name, expected);
-	if (r < 0)
-		return smcctl_usage(c, "invalid value '%s' for net.smc.%s: %s is expected", in,
-				    name, expected);
+	if (r < 0) {
+		char hint[64] = "";
+
+		if (d->unit == SMC_UNIT_BYTES)
+			size_hint(in, hint, sizeof(hint));
+		return smcctl_usage(c, "invalid value '%s' for net.smc.%s: %s is expected%s", in,
+				    name, expected, hint);
+	}
 	snprintf(out, len, "%" PRId64, v);
 	return SMCCTL_EXIT_OK;
 }
@@ -273,6 +295,13 @@ int sysctl_set(struct smcctl *c, const struct verb_args *a)
 		return smcctl_error(c, SMCCTL_EXIT_FAILURE,
 				    "this kernel has no net.smc.%s (added in Linux %s)", name,
 				    d->since);
+	if (r == -ENOENT) {
+		char hint[96];
+
+		return smcctl_error(c, SMCCTL_EXIT_FAILURE,
+				    "no sysctl net.smc.%s%s (see 'smcctl sysctl show')", name,
+				    sysctl_hint(name, hint, sizeof(hint)));
+	}
 	if (r < 0)
 		return smcctl_fail(c, SMC_OP_QUERY, r, "cannot read net.smc.%s", name);
 	r = smc_sysctl_set(nl, name, value);

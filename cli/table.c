@@ -72,13 +72,17 @@ static const struct verb_opt socket_opts[] = {
 static const struct verb_opt pnet_add_opts[] = {
 	[PNET_ADD_OPT_ETH] = { "eth", 'I', "IFACE", "an Ethernet interface (per netns)" },
 	[PNET_ADD_OPT_IB] = { "ib", 'D', "DEV", "an RDMA or SMC-D (DIBS) device: mlx5_0, lo" },
-	[PNET_ADD_OPT_PORT] = { "port", 'P', "1|2", "the RDMA device port (default 1)" },
+	[PNET_ADD_OPT_PORT] = { "port", 'P', "1|2", "the RDMA device port",
+				.type = VERB_OPT_COUNT, .min = 1, .max = 2, .def = 1 },
 	{}
 };
 
 static const struct verb_opt loopback_opts[] = {
-	[LOOPBACK_OPT_WAIT] = { "wait", 'w', "S",
-				"deactivate: drain for at most S seconds (1-600, default 10)" },
+	/* The module's bound (netlink/smclo.h), with or without the agent: cli/loopback.c. */
+	[LOOPBACK_OPT_WAIT] = { "wait", 'w', "S", "deactivate: drain for at most S",
+				.type = VERB_OPT_SECONDS, .min = 1, .max = SMCLO_WAIT_MAX_S,
+				.def = 10, .unit = "seconds",
+				.why = "0 (no drain) can hang in SMC 7.3, see smc-lo(4)" },
 	{}
 };
 
@@ -211,12 +215,15 @@ static const struct verb_opt run_opts[] = {
 };
 
 static const struct verb_opt check_opts[] = {
-	[CHECK_OPT_LISTEN] = { "listen", 'L', "PORT", "answer checks from other hosts on PORT" },
+	[CHECK_OPT_LISTEN] = { "listen", 'L', "PORT", "answer checks from other hosts on PORT",
+			       .type = VERB_OPT_COUNT, .min = 1, .max = 65535 },
 	[CHECK_OPT_ADDRESS] = { "address", 0, "ADDR",
 				"with --listen: the IPv4 address to answer on (0.0.0.0: all)" },
-	[CHECK_OPT_COUNT] = { "count", 'c', "N", "with --listen: stop after N checks" },
-	[CHECK_OPT_TIMEOUT] = { "timeout", 't', "SECS",
-				"give up a wait (--listen: a check) after SECS (default 10)" },
+	[CHECK_OPT_COUNT] = { "count", 'c', "N", "with --listen: stop after N checks",
+			      .type = VERB_OPT_COUNT, .min = 1, .max = 1000000, .unit = "checks" },
+	[CHECK_OPT_TIMEOUT] = { "timeout", 't', "SECS", "give up a wait after SECS",
+				.type = VERB_OPT_SECONDS, .min = 1, .max = 3600, .def = 10,
+				.unit = "seconds" },
 	{}
 };
 
@@ -228,7 +235,9 @@ static const struct verb check_verbs[] = {
 };
 
 static const struct verb_opt assess_opts[] = {
-	[ASSESS_OPT_DURATION] = { "duration", 't', "SECONDS", "observe for SECONDS (default 30)" },
+	[ASSESS_OPT_DURATION] = { "duration", 't', "SECONDS", "observe for SECONDS",
+				  .type = VERB_OPT_SECONDS, .min = 1, .max = 86400, .def = 30,
+				  .unit = "seconds" },
 	[ASSESS_OPT_ALL_NETNS] = { "all-netns", 'a', NULL, "every network namespace, not only this one" },
 	[ASSESS_OPT_CGROUP] = { "cgroup", 'c', "PATH", "only processes of cgroup PATH and below" },
 	[ASSESS_OPT_METHOD] = { "method", 'm', "auto|bpf|sock_diag",
@@ -336,9 +345,14 @@ const struct object smcctl_objects[] = {
 	{ .name = "disable", .verbs = disable_verbs,
 	  .help = "undo enable: the unit's sockets are TCP again" },
 	{ .name = "status", .verbs = status_verbs,
-	  .help = "smcd-agent: the daemon keeping smc.yaml" },
+	  .help = "smcd-agent: the daemon keeping smc.yaml",
+	  .note = "Exit status, as systemctl is-system-running: 0 running, 1 degraded,\n"
+		  "starting or stopping, 3 unavailable (no SMC in the kernel), 5 the agent\n"
+		  "is not running, 6 no system bus." },
 	{ .name = "config", .verbs = config_verbs,
-	  .help = "smcd-agent's configuration, /etc/smc/smc.yaml" },
+	  .help = "smcd-agent's configuration, /etc/smc/smc.yaml",
+	  .note = "Exit status 7 when the file is invalid (check, diff, show, reload alike);\n"
+		  "diff: 0 nothing would change, 1 something would." },
 	{ .name = "stats", .verbs = stats_verbs,
 	  .help = "SMC statistics and TCP fallback reasons" },
 	{ .name = "monitor", .verbs = monitor_verbs,
@@ -352,7 +366,8 @@ const struct object smcctl_objects[] = {
 
 /* The options every verb takes (cli/smcctl.c parses them; completion offers them). */
 const struct option smcctl_global_options[SMCCTL_N_GLOBAL_OPTIONS] = {
-	{ "json", no_argument, NULL, 'j' },
+	/* --json=pretty|short|off (cli/smcctl.c json_option()) */
+	{ "json", optional_argument, NULL, 'j' },
 	{ "pretty", no_argument, NULL, 'p' },
 	{ "details", no_argument, NULL, 'd' },
 	{ "netns", required_argument, NULL, 'n' },

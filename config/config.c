@@ -157,7 +157,12 @@ static int sysctl_value(struct ctx *ctx, const struct smc_sysctl_desc *d, const 
 		return -EINVAL;
 	}
 	if (r < 0) {
-		error_at(ctx, v->mark, "%s: '%s' is not valid (expected %s)", key, s, expected);
+		char hint[64] = "";
+
+		if (d->unit == SMC_UNIT_BYTES)
+			size_hint(s, hint, sizeof(hint));
+		error_at(ctx, v->mark, "%s: '%s' is not valid (expected %s)%s", key, s, expected,
+			 hint);
 		return -EINVAL;
 	}
 	if (d->unit == SMC_UNIT_STRING) {

@@ -100,11 +100,15 @@ static int parse_number(struct ctx *ctx, const struct config_key *k, const struc
 		return -EINVAL;
 	r = k->type == CONFIG_KEY_SIZE ? parse_size(s, &n) : parse_count(s, &n);
 	if (r < 0 || n < 0 || (uint64_t)n < k->min || (uint64_t)n > k->max) {
+		char hint[64] = "";
+
+		if (k->type == CONFIG_KEY_SIZE)
+			size_hint(s, hint, sizeof(hint));
 		if (k->invalid)
-			error_at(ctx, v->mark, "%s: '%s' %s", k->path, s, k->invalid);
+			error_at(ctx, v->mark, "%s: '%s' %s%s", k->path, s, k->invalid, hint);
 		else
-			error_at(ctx, v->mark, "%s: '%s' is not valid (expected %s)", k->path, s,
-				 range_of(k, expected, sizeof(expected)));
+			error_at(ctx, v->mark, "%s: '%s' is not valid (expected %s)%s", k->path, s,
+				 range_of(k, expected, sizeof(expected)), hint);
 		return -EINVAL;
 	}
 	store_uint(c, k, (uint64_t)n);

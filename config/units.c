@@ -127,6 +127,40 @@ int parse_size(const char *s, int64_t *ret)
 	return parse_with_units(s, size_units, ELEMENTSOF(size_units), ret);
 }
 
+/*
+ * A number with a near-miss unit ("64KB", "64 kb", "1Mi", "1gib"): the binary unit it
+ * most likely means, with the number as written.  "KB" is refused rather than read as
+ * 1000 or 1024 (see size_units), but the user should not have to guess the spelling.
+ */
+const char *size_hint(const char *s, char *buf, size_t len)
+{
+	static const char *const iec[] = { "KiB", "MiB", "GiB" };
+	char unit[8];
+	const char *end, *u;
+	size_t digits, n = 0;
+	int64_t v;
+
+	buf[0] = '\0';
+	if (!s || parse_size(s, &v) == 0)
+		return buf;
+	digits = strspn(s, "0123456789");
+	if (digits == 0 || digits > 19)
+		return buf;
+	end = s + digits;
+	while (*end == ' ')
+		end++;
+	for (; end[n] && n < sizeof(unit) - 1; n++)
+		unit[n] = (char)tolower((unsigned char)end[n]);
+	unit[n] = '\0';
+	if (end[n] || !(u = strchr("kmg", unit[0])))
+		return buf;
+	/* k, kb, ki, kib, kbyte, kbytes (and m, g) */
+	if (!unit[1] || streq(unit + 1, "b") || streq(unit + 1, "i") || streq(unit + 1, "ib") ||
+	    streq(unit + 1, "byte") || streq(unit + 1, "bytes"))
+		snprintf(buf, len, ": did you mean %.*s%s?", (int)digits, s, iec[u - "kmg"]);
+	return buf;
+}
+
 static const struct unit second_units[] = {
 	{ "s", 1 }, { "sec", 1 }, { "m", 60 }, { "min", 60 }, { "h", 3600 },
 };

@@ -14,6 +14,11 @@
 
 /* "64KiB", "1MiB", "1048576" (binary units only: k, K, KiB, M, MiB, G, GiB, B, bytes). */
 int parse_size(const char *s, int64_t *ret);
+/*
+ * ": did you mean 64KiB?" when s is a number with a near-miss size unit ("64KB", "1 mb"),
+ * else "": for the message refusing s (smc.yaml, smcctl).  Caller's buffer.
+ */
+const char *size_hint(const char *s, char *buf, size_t len);
 /* A whole number. */
 int parse_count(const char *s, int64_t *ret);
 /* A TCP or UDP port: decimal digits only (no sign, no spaces either side), 1 to 65535 (0 and

@@ -1049,10 +1049,15 @@ static int method_set_sysctl(sd_bus_message *msg, void *userdata, sd_bus_error *
 					   : "Unknown sysctl '%s'",
 					 name);
 	r = sysctl_parse_value(d, value, &v, expected, sizeof(expected));
-	if (r < 0)
+	if (r < 0) {
+		char hint[64] = "";
+
+		if (r == -EINVAL && d->unit == SMC_UNIT_BYTES)
+			size_hint(value, hint, sizeof(hint));
 		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-					 "Invalid value '%s' for %s (expected %s)", value, name,
-					 expected);
+					 "Invalid value '%s' for %s (expected %s)%s", value, name,
+					 expected, hint);
+	}
 	r = bus_authorize(msg, m, error);
 	if (r != 0)
 		return r;

@@ -370,8 +370,15 @@ static void test_error_out_of_range(void **state)
 
 static void test_error_bad_unit(void **state)
 {
+	/* a near-miss unit gets the spelling it most likely meant */
 	expect_error("sysctl:\n  rmem: 1 MB\n",
-		     "2:9: sysctl.rmem: '1 MB' is not valid (expected a size such as 64KiB or 1MiB)");
+		     "2:9: sysctl.rmem: '1 MB' is not valid (expected a size such as 64KiB or 1MiB)"
+		     ": did you mean 1MiB?");
+	expect_error("sysctl:\n  rmem: 64KB\n",
+		     "2:9: sysctl.rmem: '64KB' is not valid (expected a size such as 64KiB or 1MiB)"
+		     ": did you mean 64KiB?");
+	expect_error("sysctl:\n  rmem: 64QB\n",
+		     "2:9: sysctl.rmem: '64QB' is not valid (expected a size such as 64KiB or 1MiB)");
 	expect_error(
 		"sysctl:\n  smcr_buf_type: contiguous\n",
 		"2:18: sysctl.smcr_buf_type: 'contiguous' is not valid (expected physical, virtual, mixed)");
@@ -703,6 +710,16 @@ static void test_units(void **state)
 	assert_int_equal(parse_size("1.5MiB", &v), -EINVAL);
 	assert_int_equal(parse_size("99999999999999999999", &v), -ERANGE);
 	assert_int_equal(parse_size("", &v), -EINVAL);
+	/* "64KB" stays refused (1000 or 1024?), with the binary spelling as a hint */
+	assert_int_equal(parse_size("64KB", &v), -EINVAL);
+	assert_string_equal(size_hint("64KB", buf, sizeof(buf)), ": did you mean 64KiB?");
+	assert_string_equal(size_hint("2 gb", buf, sizeof(buf)), ": did you mean 2GiB?");
+	assert_string_equal(size_hint("1Mi", buf, sizeof(buf)), ": did you mean 1MiB?");
+	assert_string_equal(size_hint("8kbytes", buf, sizeof(buf)), ": did you mean 8KiB?");
+	assert_string_equal(size_hint("64KiB", buf, sizeof(buf)), "");
+	assert_string_equal(size_hint("64TB", buf, sizeof(buf)), "");
+	assert_string_equal(size_hint("KB", buf, sizeof(buf)), "");
+	assert_string_equal(size_hint("lots", buf, sizeof(buf)), "");
 	assert_int_equal(parse_seconds("2m", &v), 0);
 	assert_int_equal(v, 120);
 	assert_int_equal(parse_seconds("30", &v), 0);

@@ -117,9 +117,9 @@ static void test_policy_without_agent(void **state)
 
 	setenv("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/bus", 1);
 	r = RUN("policy");
-	assert_int_equal(r.status, SMCCTL_EXIT_UNAVAILABLE);
+	assert_int_equal(r.status, SMCCTL_EXIT_NO_BUS);
 	assert_string_equal(r.out, "");
-	assert_non_null(strstr(r.err, "smcctl: "));
+	assert_non_null(strstr(r.err, "is dbus running?"));
 	free(r.out);
 	free(r.err);
 }

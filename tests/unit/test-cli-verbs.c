@@ -9,6 +9,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -208,6 +209,8 @@ static void test_help(void **state)
 	expect_ok(RUN("help", "lin"), "linkgroup show [ID|all]");
 	expect_ok(RUN("stats", "help"), "stats reset");
 	expect_ok(RUN("monitor", "help"), "monitor [events]");
+	expect_ok(RUN("status", "help"), "1 degraded,\nstarting or stopping, 3 unavailable");
+	expect_ok(RUN("config", "help"), "Exit status 7 when the file is invalid");
 	expect_ok(RUN("socket", "list", "--help"), "--listening");
 	/* "OBJECT help" is help for every object, also where the default verb takes a command */
 	for (const struct object *o = smcctl_objects; o->name; o++) {
@@ -249,9 +252,25 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("ueid", "derive", "--machine-id-file="), "needs a file name");
 	expect_usage(RUN("ueid", "derive", "--bogus"), "unknown or ambiguous option '--bogus'");
 	expect_usage(RUN("ueid", "flush", "now"), "unexpected argument 'now'");
+	/* a near miss gets a "did you mean": objects, verbs, options (the verb's and global) */
+	expect_usage(RUN("lnkgroup"), "unknown object 'lnkgroup': did you mean 'linkgroup'?");
+	expect_usage(RUN("stauts"), "unknown object 'stauts': did you mean 'status' or 'stats'?");
+	expect_usage(RUN("config", "chek"),
+		     "unknown verb 'chek' for 'config': did you mean 'check'?");
+	expect_usage(RUN("socket", "--procesess"),
+		     "unknown option '--procesess': did you mean '--processes'?");
+	expect_usage(RUN("check", "--tiemout=3"),
+		     "unknown option '--tiemout=3': did you mean '--timeout'?");
+	expect_usage(RUN("--jsno", "info"), "unknown option '--jsno': did you mean '--json'?");
+	/* and nothing made up for a word nowhere near */
+	expect_usage(RUN("frobnicate"), "unknown object 'frobnicate' (see 'smcctl help')");
+	expect_usage(RUN("info", "--frobnicate"), "unknown or ambiguous option '--frobnicate'");
+	/* a near-miss size unit: the spelling smc.yaml and smcctl take (config/units.c) */
+	expect_usage(RUN("sysctl", "set", "rmem", "64KB"),
+		     "a size such as 64KiB or 1MiB is expected: did you mean 64KiB?");
+	expect_usage(RUN("run", "--sndbuf", "1MB", "true"), "did you mean 1MiB?");
 	/* assess refuses what it cannot observe before it loads anything */
-	expect_usage(RUN("assess", "--duration", "0"),
-		     "invalid --duration '0': seconds such as 30, 30s, 2m or 1h, from 1 s to 24 h");
+	expect_usage(RUN("assess", "--duration", "0"), "invalid --duration '0': 1 to 86400 seconds");
 	expect_usage(RUN("assess", "-t", "25h"), "invalid --duration '25h'");
 	expect_usage(RUN("assess", "-t", "86401"), "invalid --duration '86401'");
 	expect_usage(RUN("assess", "-t", "1.5m"), "invalid --duration '1.5m'");
@@ -282,9 +301,10 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("pnet", "add", "NET1", "--eth", "eth0", "--ib", "mlx5_0"), "exactly one of");
 	expect_usage(RUN("pnet", "add", "NET1", "--eth", "eth0", "--port", "2"),
 		     "--port belongs to --ib");
-	expect_usage(RUN("pnet", "add", "NET1", "--ib", "mlx5_0", "--port", "3"), "invalid port '3'");
+	expect_usage(RUN("pnet", "add", "NET1", "--ib", "mlx5_0", "--port", "3"),
+		     "invalid --port '3': 1 to 2");
 	expect_usage(RUN("pnet", "add", "NET1", "--ib", "mlx5_0", "--port", "1 "),
-		     "invalid port '1 '");
+		     "invalid --port '1 '");
 	expect_usage(RUN("pnet", "add", "NET1", "--eth", "0123456789abcdef"),
 		     "invalid interface name");
 	expect_usage(RUN("pnet", "add", "NET-1", "--eth", "eth0"), "invalid PNET ID 'NET-1'");
@@ -306,7 +326,7 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("device", "loopback-ism", "activate", "--wait", "5"),
 		     "--wait belongs to 'loopback-ism deactivate'");
 	expect_usage(RUN("device", "loopback-ism", "deactivate", "--wait", "0"),
-		     "--wait 0 is not offered");
+		     "invalid --wait '0': 1 to 30 seconds (N, Ns, Nm or Nh); 0 (no drain) can hang");
 	expect_usage(RUN("device", "loopback-ism", "deactivate", "--wait", "601"),
 		     "invalid --wait '601'");
 	expect_usage(RUN("device", "loopback-ism", "deactivate", "-w", "x"), "invalid --wait 'x'");
@@ -330,7 +350,7 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("check", "somehost", "--", "-80"), "invalid port '-80'");
 	expect_usage(RUN("check", "a", "1", "b"), "unexpected argument 'b'");
 	expect_usage(RUN("check", "--count", "2"), "--count belongs to --listen");
-	expect_usage(RUN("check", "--listen", "65536"), "invalid --listen port '65536': 1 to 65535");
+	expect_usage(RUN("check", "--listen", "65536"), "invalid --listen '65536': 1 to 65535");
 	expect_usage(RUN("check", "--listen", "5000", "--count", "0"),
 		     "invalid --count '0': 1 to 1000000 checks");
 	expect_usage(RUN("check", "--listen", "5000", "--count", "2x"), "invalid --count '2x'");
@@ -452,6 +472,24 @@ static void test_ueid_derive(void **state)
 	assert_non_null(strstr(r.err, "invalid --derive 'MID' (app-specific or machine-id)"));
 	result_free(&r);
 
+	/* --json=MODE as systemd's tools take it, before the object or after the verb */
+	r = RUN("--json=short", "ueid", "derive", "--machine-id-file", good);
+	assert_int_equal(r.status, 0);
+	assert_one_json_document(r.out);
+	assert_null(strchr(r.out, ' '));
+	result_free(&r);
+	r = RUN("ueid", "derive", "--machine-id-file", good, "--json=pretty");
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(r.out, "{\n  \"ueid\": \"MID-"));
+	result_free(&r);
+	r = RUN("-j", "--json=off", "ueid", "derive", "--machine-id-file", good);
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, "MID-0123456789ABCDEF0123456789A\n");
+	result_free(&r);
+	expect_usage(RUN("--json=1", "ueid", "derive", "--machine-id-file", good),
+		     "invalid --json=1: pretty, short or off");
+	expect_usage(RUN("ueid", "derive", "--json=yes"), "invalid --json=yes: pretty, short or off");
+
 	r = RUN("ueid", "derive", "--machine-id-file", bad);
 	assert_int_equal(r.status, SMCCTL_EXIT_FAILURE);
 	assert_string_equal(r.out, "");
@@ -534,12 +572,12 @@ static void man_verb_headings(const char *man)
 }
 
 /* The man page documents every object, verb, alias and option of the table. */
-/* The baseline is the agent's: without one, "stats reset" says so (exit 3, one line). */
+/* The baseline is the agent's: without one, "stats reset" says so (exit 5, one line). */
 static void test_stats_reset_needs_agent(void **state)
 {
 	struct result r = RUN("stats", "reset");
 
-	assert_int_equal(r.status, SMCCTL_EXIT_UNAVAILABLE);
+	assert_int_equal(r.status, SMCCTL_EXIT_NO_AGENT);
 	assert_string_equal(r.out, "");
 	assert_non_null(strstr(r.err, "stats reset needs smcd-agent, which keeps the baseline"));
 	assert_ptr_equal(strchr(r.err, '\n'), r.err + strlen(r.err) - 1);
@@ -606,13 +644,24 @@ static void test_sysctl_set_units(void **state)
 	expect_ok(RUN("sysctl", "set", "smcr_buf_type", "0"), "");
 	assert_string_equal(read_file(sysroot_file(dir, "smcr_buf_type")), "0");
 	expect_usage(RUN("sysctl", "set", "smcr_buf_type", "9"), "out of range");
+	/* a mistyped name: the nearest known one */
+	{
+		struct result r = RUN("sysctl", "set", "autocorkign_size", "1");
+
+		if (r.status != SMCCTL_EXIT_FAILURE ||
+		    !strstr(r.err, "no sysctl net.smc.autocorkign_size: did you mean "
+				   "'autocorking_size'?"))
+			fail_msg("sysctl set of a mistyped name: exit %d, \"%s\"", r.status, r.err);
+		result_free(&r);
+	}
 
 	sysroot = "/nonexistent/smcctl-test";
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	assert_int_equal(system(cmd), 0);
 }
 
-static void test_man_page(void **state)
+/* smcctl(8) with the roff escape that matters here undone: "\-" is "-". */
+static char *read_man(void)
 {
 	char path[4096], *man = NULL, line[4096];
 	size_t len = 0;
@@ -621,7 +670,6 @@ static void test_man_page(void **state)
 	snprintf(path, sizeof(path), "%s/man/smcctl.8", golden_top_srcdir());
 	f = fopen(path, "re");
 	assert_non_null(f);
-	/* undo the roff escapes that matter here: "\-" is "-" */
 	m = open_memstream(&man, &len);
 	while (fgets(line, sizeof(line), f))
 		for (char *p = line; *p; p++) {
@@ -631,6 +679,12 @@ static void test_man_page(void **state)
 		}
 	fclose(m);
 	fclose(f);
+	return man;
+}
+
+static void test_man_page(void **state)
+{
+	char *man = read_man();
 
 	for (const struct object *o = smcctl_objects; o->name; o++) {
 		char want[128];
@@ -665,6 +719,79 @@ static void test_man_page(void **state)
 	free(man);
 }
 
+/*
+ * A number's range and default are the table's alone: the help text of an option states
+ * none by hand (the old "--wait S (1-600, default 10)" beside a parser taking 1 to 30), the
+ * parser refuses just outside the range with the range in its message, "smcctl OBJECT help"
+ * prints the range and default the parser uses, and smcctl(8) states the same words.
+ */
+static bool states_number(const char *help)
+{
+	for (const char *s = help; *s; s++) {
+		if (!isdigit((unsigned char)*s))
+			continue;
+		/* "(default 10", "1-600", "1 to 30" */
+		if ((s - help >= 8 && strncmp(s - 8, "default ", 8) == 0) || s[1] == '-' ||
+		    strncmp(s + 1, " to ", 4) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void test_option_ranges(void **state)
+{
+	char *man = read_man();
+	size_t numbers = 0;
+
+	for (const struct object *o = smcctl_objects; o->name; o++)
+		for (const struct verb *v = o->verbs; v->name; v++)
+			for (const struct verb_opt *p = v->opts; p && p->name; p++) {
+				char range[96], full[96], opt[64], arg[32], want[160];
+				struct result r;
+
+				if (states_number(p->help))
+					fail_msg("'%s %s' --%s: its help states a number by hand "
+						 "(\"%s\"): put it in the table",
+						 o->name, v->name, p->name, p->help);
+				if (p->type == VERB_OPT_TEXT)
+					continue;
+				numbers++;
+				assert_true(p->min <= p->max);
+				verb_opt_range(p, false, range, sizeof(range));
+				verb_opt_range(p, true, full, sizeof(full));
+				snprintf(opt, sizeof(opt), "--%s", p->name);
+
+				/* the help prints what the parser takes */
+				r = RUN(o->name, "help");
+				snprintf(want, sizeof(want), "(%s)", full);
+				if (r.status != 0 || !strstr(r.out, want))
+					fail_msg("'smcctl %s help' lacks %s for %s", o->name, want,
+						 opt);
+				result_free(&r);
+				/* just outside the range: refused, naming the range */
+				snprintf(want, sizeof(want), "invalid %s", opt);
+				snprintf(arg, sizeof(arg), "%" PRId64, p->max + 1);
+				r = RUN(o->name, v->name, opt, arg);
+				if (r.status != SMCCTL_EXIT_USAGE || !strstr(r.err, want) ||
+				    !strstr(r.err, range))
+					fail_msg("%s %s above the range: exit %d, \"%s\"", opt, arg,
+						 r.status, r.err);
+				result_free(&r);
+				snprintf(arg, sizeof(arg), "%" PRId64, p->min - 1);
+				r = RUN(o->name, v->name, opt, arg);
+				if (r.status != SMCCTL_EXIT_USAGE || !strstr(r.err, range))
+					fail_msg("%s %s below the range: exit %d, \"%s\"", opt, arg,
+						 r.status, r.err);
+				result_free(&r);
+				/* the man page says the same */
+				if (!strstr(man, full))
+					fail_msg("smcctl(8) does not say \"%s\" of %s ('%s %s')",
+						 full, opt, o->name, v->name);
+			}
+	assert_true(numbers >= 5);
+	free(man);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -676,6 +803,7 @@ int main(void)
 		cmocka_unit_test(test_loopback_device_dump_fails),
 		cmocka_unit_test(test_stats_reset_needs_agent),
 		cmocka_unit_test(test_man_page),
+		cmocka_unit_test(test_option_ranges),
 		cmocka_unit_test(test_sysctl_set_units),
 		cmocka_unit_test(test_ueid_derive),
 	};

@@ -67,7 +67,7 @@ assert_contains "$out" "nothing would change" "the text says so"
 
 printf 'sysctl:\n  wmem: lots\n' >/tmp/bad.yaml
 run smcctl config diff /tmp/bad.yaml
-assert_eq 2 "$rc" "config diff of an invalid file: exit 2"
+assert_eq 7 "$rc" "config diff of an invalid file: exit 7, as config check"
 assert_contains "$out" "/tmp/bad.yaml:2:" "the error with its line"
 
 kill $agent
