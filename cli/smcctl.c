@@ -7,6 +7,7 @@
  * its help).
  */
 #include <assert.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -554,7 +555,14 @@ static int verb_opt_numbers(struct smcctl *c, const struct verb *v, struct verb_
 		a->num[k] = verb_opt_default(p);
 		if (!arg)
 			continue;
-		r = p->type == VERB_OPT_SECONDS ? parse_seconds(arg, &n) : parse_count(arg, &n);
+		/* No blank either side: "80 " is no more a number here than " 80" is (the
+		 * parsers take a blank before a unit, which an option's value has no use for). */
+		if (!*arg || isspace((unsigned char)arg[0]) ||
+		    isspace((unsigned char)arg[strlen(arg) - 1]))
+			r = -EINVAL;
+		else
+			r = p->type == VERB_OPT_SECONDS ? parse_seconds(arg, &n)
+							: parse_count(arg, &n);
 		if (r >= 0 && n >= p->min && n <= p->max) {
 			a->num[k] = n;
 			continue;

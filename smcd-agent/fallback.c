@@ -91,6 +91,7 @@ struct fallback {
 	char why[FBATTR_WHY_LEN]; /* "" while working */
 	int err;
 	uint64_t retry_mono_usec;
+	bool tried_with_smc; /* /sys/module/smc existed at the last try */
 #ifdef HAVE_BPF
 	struct smcbpf_fallback *bpf;
 #endif
@@ -539,6 +540,13 @@ static void try_open(struct fallback *f)
 	r = smcbpf_fallback_open(on_record, f, &f->bpf, f->why, sizeof(f->why));
 	f->err = r < 0 ? r : 0;
 	f->retry_mono_usec = mono_usec();
+	f->tried_with_smc = access("/sys/module/smc", F_OK) == 0;
+	/* Before the first reconcile has loaded smc (modules: of smc.yaml) its tracepoint is
+	 * not there yet: said at info level, and tried again once smc is loaded. */
+	if (r == -ENOENT && !f->tried_with_smc) {
+		log_info("Fallback attribution waits for the smc module: %s", f->why);
+		return;
+	}
 	if (r < 0) {
 		log_warning("Fallback attribution is unavailable: %s", f->why);
 		return;
@@ -590,9 +598,11 @@ void fallback_retry(struct manager *m)
 #ifdef HAVE_BPF
 	struct fallback *f = m->fallback;
 
-	/* Only "SMC is not loaded" can change by itself, and only when smc appears. */
+	/* Only "SMC is not loaded" can change by itself, and only when smc appears: at once
+	 * when it was not there at the last try (the start's first reconcile loads it), else
+	 * no more often than every RETRY_USEC. */
 	if (!f || f->bpf || f->err != -ENOENT || access("/sys/module/smc", F_OK) < 0 ||
-	    mono_usec() - f->retry_mono_usec < RETRY_USEC)
+	    (f->tried_with_smc && mono_usec() - f->retry_mono_usec < RETRY_USEC))
 		return;
 	try_open(f);
 #endif

@@ -357,9 +357,9 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("check", "--listen", "5000", "h", "1"), "--listen takes no HOST PORT");
 	/* one strict port parser (config/units.c): no space either side (issue 35) */
 	expect_usage(RUN("check", "--listen", "80 ", "--address", "127.0.0.1"),
-		     "invalid --listen port '80 ': 1 to 65535");
+		     "invalid --listen '80 ': 1 to 65535");
 	expect_usage(RUN("check", "--listen", " 80", "--address", "127.0.0.1"),
-		     "invalid --listen port ' 80': 1 to 65535");
+		     "invalid --listen ' 80': 1 to 65535");
 	expect_usage(RUN("check", "somehost", "80 "), "invalid port '80 '");
 	/* the address to answer on is the user's choice, never every address by default */
 	expect_usage(RUN("check", "--listen", "5000"), "--listen needs --address ADDR");
@@ -480,11 +480,11 @@ static void test_ueid_derive(void **state)
 	result_free(&r);
 	r = RUN("ueid", "derive", "--machine-id-file", good, "--json=pretty");
 	assert_int_equal(r.status, 0);
-	assert_non_null(strstr(r.out, "{\n  \"ueid\": \"MID-"));
+	assert_non_null(strstr(r.out, "{\n  \"ueid\": \"APP-"));
 	result_free(&r);
 	r = RUN("-j", "--json=off", "ueid", "derive", "--machine-id-file", good);
 	assert_int_equal(r.status, 0);
-	assert_string_equal(r.out, "MID-0123456789ABCDEF0123456789A\n");
+	assert_string_equal(r.out, "APP-2AD86DCC3FC94797917BC8340A5D\n");
 	result_free(&r);
 	expect_usage(RUN("--json=1", "ueid", "derive", "--machine-id-file", good),
 		     "invalid --json=1: pretty, short or off");

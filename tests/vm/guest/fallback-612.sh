@@ -29,7 +29,8 @@ EOF2
 start_agent $PROM
 attached() { grep -q "Fallback attribution: following smc:smc_switch_to_fallback" /tmp/agent.log; }
 wait_until 60 "the agent attaches once it loaded smc" attached
-assert_contains "$(cat /tmp/agent.log)" "Fallback attribution is unavailable: SMC is not loaded"
+assert_contains "$(cat /tmp/agent.log)" "Fallback attribution waits for the smc module: SMC is not loaded"
+assert_not_contains "$(cat /tmp/agent.log)" "Fallback attribution is unavailable"
 assert_ok smcctl status
 assert_contains "$out" "Attribution:    every fallback to TCP, with its unit and process"
 
