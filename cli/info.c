@@ -562,8 +562,7 @@ void info_text(struct smcctl *c, json_object *doc)
 	fputs("\nCapabilities\n", c->out);
 	for (size_t k = 0; k < ELEMENTSOF(capabilities); k++)
 		fprintf(c->out, "  %-22s %s\n", capabilities[k].label,
-			cap_state(capabilities[k].key,
-				  out_get_bool(caps, capabilities[k].key, false),
+			cap_state(capabilities[k].key, out_get_bool(caps, capabilities[k].key, false),
 				  out_get_bool(caps, "loopback", false)));
 
 	fputs("\nSysctls (net.smc)\n", c->out);
