@@ -11,7 +11,9 @@
 . "$(dirname "$0")/lib.sh"
 require_cmd smcd-agent smcctl smc-conn dbus-daemon busctl jq
 CG=/sys/fs/cgroup
-PROM=/tmp/smc.prom
+# The textfile in a directory of root's: the agent writes into none that others may write (/tmp).
+PROM=/tmp/prom/smc.prom
+mkdir -p /tmp/prom
 export STATE_DIRECTORY=/tmp/state
 mkdir -p /tmp/state /etc/smc
 json_true() { assert_json "$1" "$2" true "$3"; }

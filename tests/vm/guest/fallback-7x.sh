@@ -14,7 +14,9 @@
 . "$(dirname "$0")/lib.sh"
 require_cmd smcd-agent smcctl smc-conn dbus-daemon busctl jq
 CG=/sys/fs/cgroup
-PROM=/tmp/smc.prom
+# The textfile in a directory of root's: the agent writes into none that others may write (/tmp).
+PROM=/tmp/prom/smc.prom
+mkdir -p /tmp/prom
 S="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_STATS"
 export STATE_DIRECTORY=/tmp/state
 # json_true JSON JQ_EXPR WHAT: the jq expression must print true
