@@ -151,7 +151,8 @@ static int check_config(void)
 			return EXIT_FAILURE;
 		fputs(text, stdout);
 	} else if (defaults)
-		printf("no %s: smcd-agent runs on the built-in defaults (with any drop-ins): valid (revision %016" PRIx64 ")\n",
+		printf("no %s: smcd-agent runs on the built-in defaults (with any drop-ins): valid (revision %016" PRIx64
+		       ")\n",
 		       arg_config, c->hash);
 	else
 		printf("%s: valid (revision %016" PRIx64 ")\n", arg_config, c->hash);
