@@ -257,6 +257,12 @@ void config_check_text(struct smcctl *c, json_object *doc)
 {
 	json_object *errors = out_get(doc, "errors");
 
+	if (out_get_bool(doc, "valid", false) && !out_get_bool(doc, "exists", true)) {
+		fprintf(c->out,
+			"no %s: smcd-agent runs on the built-in defaults (with any drop-ins): valid (revision %s)\n",
+			out_get_str(doc, "file", "-"), out_get_str(doc, "revision", "-"));
+		return;
+	}
 	if (out_get_bool(doc, "valid", false)) {
 		fprintf(c->out, "%s: valid (revision %s)\n", out_get_str(doc, "file", "-"),
 			out_get_str(doc, "revision", "-"));
@@ -272,12 +278,20 @@ int agent_config_check(struct smcctl *c, const struct verb_args *a)
 	_cleanup_(json_object_putp) json_object *doc = NULL;
 	struct config_errors errors = {};
 	struct config *cfg = NULL;
+	bool defaults = false;
 	int r, s;
 
-	r = config_load(path, &cfg, &errors);
+	/* No file at the default path is what the agent runs on: the defaults, valid.  A FILE
+	 * named here that does not exist is an error. */
+	if (a->n_pos > 0)
+		r = config_load(path, &cfg, &errors);
+	else
+		r = config_load_or_defaults(path, &cfg, &defaults, &errors);
 	if (r == -ENOMEM)
 		return smcctl_oom(c);
 	doc = config_check_json(path, cfg, &errors);
+	if (doc && json_add_bool(doc, "exists", !defaults && r != -ENOENT) < 0)
+		json_object_put(TAKE_PTR(doc));
 	config_free(cfg);
 	config_errors_clear(&errors);
 	if (!doc)
@@ -321,16 +335,10 @@ int agent_config_show(struct smcctl *c, const struct verb_args *a)
 	else {
 		struct config_errors errors = {};
 		struct config *cfg = NULL;
+		bool defaults;
 
-		r = config_load(CONFIG_DEFAULT_PATH, &cfg, &errors);
-		if (r == -ENOENT) {
-			_cleanup_(freep) char *dir = config_dropin_dir(CONFIG_DEFAULT_PATH);
-
-			/* As the agent starts without the file: defaults and drop-ins. */
-			config_errors_clear(&errors);
-			r = dir ? config_load_text(CONFIG_DEFAULT_PATH, "", 0, dir, &cfg, &errors)
-				: -ENOMEM;
-		}
+		/* As the agent starts without the file: defaults and drop-ins. */
+		r = config_load_or_defaults(CONFIG_DEFAULT_PATH, &cfg, &defaults, &errors);
 		for (size_t i = 0; r < 0 && i < errors.n; i++)
 			fprintf(c->err, "%s\n", errors.lines[i]);
 		config_errors_clear(&errors);

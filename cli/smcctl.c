@@ -457,6 +457,10 @@ void smcctl_object_help(FILE *f, const struct object *o)
 	}
 	if (o->absent)
 		fprintf(f, "\nThere is no '%s %s': %s.\n", o->name, o->absent, o->absent_why);
+	fputs("\nExamples:\n", f);
+	for (const struct verb *v = o->verbs; v->name; v++)
+		for (const struct verb_example *e = v->examples; e && e->line; e++)
+			fprintf(f, "  %s\n      %s\n", e->line, e->what);
 	if (o->note)
 		fprintf(f, "\n%s\n", o->note);
 	fputs("\n(*) needs CAP_NET_ADMIN.  Global options: see 'smcctl help'.\n", f);
@@ -685,22 +689,20 @@ static int enter_netns(struct smcctl *c)
 	return 0;
 }
 
-static int print_version(struct smcctl *c)
+static void print_version(struct smcctl *c)
 {
 	fprintf(c->out, "smcctl (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
-	return flush_out(c);
 }
 
-static int run(struct smcctl *c, int argc, char **argv)
+/*
+ * The command line up to the verb's arguments: 0 with c->verb and a set, -1 when help
+ * was printed (exit 0), or an exit status.
+ */
+static int parse(struct smcctl *c, int argc, char **argv, struct verb_args *a)
 {
 	const struct verb *v = NULL;
-	struct verb_args a;
 	bool help = false;
 	int ch, status = SMCCTL_EXIT_OK;
-
-	/* Shell completion (cli/complete.c): a hidden word, before any option. */
-	if (argc > 1 && streq(argv[1], SMCCTL_COMPLETE_WORD))
-		return smcctl_complete(c, argc - 2, argv + 2);
 
 	/* Global options stop at the object ("+"), so verbs may own their own letters. */
 	optind = 0;
@@ -711,10 +713,12 @@ static int run(struct smcctl *c, int argc, char **argv)
 			return bad_option(c, NULL, argv, ch);
 		if (ch == 'h') {
 			smcctl_help(c->out);
-			return flush_out(c);
+			return -1;
 		}
-		if (ch == 'V')
-			return print_version(c);
+		if (ch == 'V') {
+			print_version(c);
+			return -1;
+		}
 		status = global_option(c, ch, optarg);
 		if (status)
 			return status;
@@ -734,11 +738,11 @@ static int run(struct smcctl *c, int argc, char **argv)
 				return status;
 			if (o) {
 				smcctl_object_help(c->out, o);
-				return flush_out(c);
+				return -1;
 			}
 		}
 		smcctl_help(c->out);
-		return flush_out(c);
+		return -1;
 	}
 	if (!c->object)
 		return status;
@@ -755,7 +759,7 @@ static int run(struct smcctl *c, int argc, char **argv)
 		v = lookup_verb(c, c->object, argv[1], &help, &status);
 		if (help) {
 			smcctl_object_help(c->out, c->object);
-			return flush_out(c);
+			return -1;
 		}
 		if (!v)
 			return status;
@@ -768,16 +772,41 @@ static int run(struct smcctl *c, int argc, char **argv)
 	}
 	c->verb = v;
 
-	/* argv[0] is now the verb (or the object): getopt starts after it. */
-	status = parse_verb_args(c, v, argc, argv, &a);
+	/* argv[0] is now the verb (or the object): getopt starts after it; -1: --help. */
+	return parse_verb_args(c, v, argc, argv, a);
+}
+
+static int run(struct smcctl *c, int argc, char **argv)
+{
+	struct verb_args a;
+	int status;
+
+	/* Shell completion (cli/complete.c): a hidden word, before any option. */
+	if (argc > 1 && streq(argv[1], SMCCTL_COMPLETE_WORD))
+		return smcctl_complete(c, argc - 2, argv + 2);
+	status = parse(c, argc, argv, &a);
 	if (status < 0)
-		return flush_out(c); /* --help was printed */
+		return flush_out(c); /* help was printed */
 	if (status)
 		return status;
 	status = enter_netns(c);
 	if (status)
 		return status;
-	return v->run(c, &a);
+	return c->verb->run(c, &a);
+}
+
+int smcctl_parse(int argc, char **argv, FILE *out, FILE *err, const struct verb **ret_verb)
+{
+	struct smcctl c = {
+		.out = out,
+		.err = err,
+	};
+	struct verb_args a;
+	int status = parse(&c, argc, argv, &a);
+
+	fflush(err);
+	*ret_verb = status == 0 ? c.verb : NULL;
+	return status < 0 ? SMCCTL_EXIT_OK : status;
 }
 
 int smcctl_run(int argc, char **argv, const struct smcnl_options *nl_opts, FILE *out, FILE *err)

@@ -110,6 +110,16 @@ enum {
 	VERB_ARGS = 1 << 3,
 };
 
+/*
+ * An example of a verb: a command line as typed, which parses (smcctl_parse()), and what
+ * it does in a line.  "smcctl OBJECT help" prints them; smcctl(8) EXAMPLES holds the same
+ * (tests/unit/test-cli-verbs.c checks both).
+ */
+struct verb_example {
+	const char *line; /* "smcctl config check /tmp/smc.yaml" */
+	const char *what; /* "validate a new file before installing it" */
+};
+
 struct verb {
 	const char *name;
 	const char *alias;    /* accepted as well (smc-tools' word), e.g. "show" for "list" */
@@ -117,7 +127,8 @@ struct verb {
 	const char *help;     /* one line */
 	unsigned flags;
 	unsigned min_args, max_args;
-	const struct verb_opt *opts; /* terminated by a NULL name; NULL for none */
+	const struct verb_opt *opts;	     /* terminated by a NULL name; NULL for none */
+	const struct verb_example *examples; /* at least one, terminated by a NULL line */
 	int (*run)(struct smcctl *c, const struct verb_args *a);
 };
 
@@ -195,6 +206,13 @@ struct smcctl {
  * the installed binary passes NULL and always talks to the real kernel (see smcctl.c).
  */
 int smcctl_run(int argc, char **argv, const struct smcnl_options *nl_opts, FILE *out, FILE *err);
+
+/*
+ * Parse one command line as smcctl_run() does and run nothing (no netns entered, no
+ * kernel, no bus): 0 and *ret_verb the verb it names, or the usage error's status with
+ * its line on err.  For the test that every example in the table parses.
+ */
+int smcctl_parse(int argc, char **argv, FILE *out, FILE *err, const struct verb **ret_verb);
 
 /* The library handle, opened on first use.  On failure prints the error line. */
 int smcctl_nl(struct smcctl *c, struct smcnl **ret);

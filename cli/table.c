@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * THE table: every object and verb of smcctl.  Dispatch, "smcctl help", "smcctl OBJECT
- * help", the man page's synopsis (checked by a test) and completion come from here.
+ * help" with each verb's examples, the man page's synopsis and EXAMPLES (checked by
+ * tests/unit/test-cli-verbs.c, which also parses every example) and completion come from
+ * here.
  *
  * Words may be abbreviated to any unambiguous prefix; unlike smc-tools, an ambiguous
  * prefix is an error that lists the candidates instead of silently taking the first entry
@@ -24,21 +26,30 @@
 /* Tables read better aligned by hand: */
 /* clang-format off */
 
+/* A verb's examples (struct verb_example), terminated. */
+#define EXAMPLES(...) ((const struct verb_example[]){ __VA_ARGS__, {} })
+
 static const struct verb status_verbs[] = {
 	{ .name = "show", .flags = VERB_DEFAULT, .run = agent_status,
-	  .help = "smcd-agent: state, config, reconcile, drift" },
+	  .help = "smcd-agent: state, config, reconcile, drift",
+	  .examples = EXAMPLES({ "smcctl status", "is smcd-agent running, and is smc.yaml applied?" }) },
 	{}
 };
 
 static const struct verb config_verbs[] = {
 	{ .name = "show", .flags = VERB_DEFAULT, .run = agent_config_show,
-	  .help = "the effective smc.yaml, defaults filled in" },
+	  .help = "the effective smc.yaml, defaults filled in",
+	  .examples = EXAMPLES({ "smcctl config", "the settings smcd-agent applies, defaults filled in" }) },
 	{ .name = "check", .synopsis = "[FILE]", .max_args = 1, .run = agent_config_check,
-	  .help = "validate smc.yaml without applying it" },
+	  .help = "validate smc.yaml without applying it",
+	  .examples = EXAMPLES({ "smcctl config check", "validate /etc/smc/smc.yaml (none: the defaults)" },
+				{ "smcctl config check /tmp/smc.yaml", "validate a new file before installing it" }) },
 	{ .name = "reload", .flags = VERB_ADMIN, .run = agent_config_reload,
-	  .help = "make smcd-agent apply its file again" },
+	  .help = "make smcd-agent apply its file again",
+	  .examples = EXAMPLES({ "smcctl config reload", "apply the edited /etc/smc/smc.yaml now" }) },
 	{ .name = "diff", .synopsis = "[FILE]", .max_args = 1, .run = agent_config_diff,
-	  .help = "what applying FILE would change, dry run" },
+	  .help = "what applying FILE would change, dry run",
+	  .examples = EXAMPLES({ "smcctl config diff /tmp/smc.yaml", "what installing this file would change" }) },
 	{}
 };
 
@@ -98,110 +109,146 @@ static const struct verb_opt stats_opts[] = {
 
 static const struct verb info_verbs[] = {
 	{ .name = "show", .flags = VERB_DEFAULT, .run = info_show,
-	  .help = "SMC version, features, what is missing" },
+	  .help = "SMC version, features, what is missing",
+	  .examples = EXAMPLES({ "smcctl info", "what this kernel offers for SMC and the next step" }) },
 	{}
 };
 
 static const struct verb ueid_verbs[] = {
 	{ .name = "list", .alias = "show", .flags = VERB_DEFAULT, .run = ueid_list,
-	  .help = "the User Defined EIDs (global, at most 4)" },
+	  .help = "the User Defined EIDs (global, at most 4)",
+	  .examples = EXAMPLES({ "smcctl ueid", "the UEIDs this host offers" }) },
 	{ .name = "add", .synopsis = "UEID", .min_args = 1, .max_args = 1,
-	  .flags = VERB_ADMIN, .run = agent_ueid_add, .help = "add a UEID" },
+	  .flags = VERB_ADMIN, .run = agent_ueid_add, .help = "add a UEID",
+	  .examples = EXAMPLES({ "smcctl ueid add SHOP-PROD", "use SMC-Dv2 with every host that adds it too" }) },
 	{ .name = "del", .alias = "delete", .synopsis = "UEID", .min_args = 1, .max_args = 1,
-	  .flags = VERB_ADMIN, .run = agent_ueid_del, .help = "remove a UEID" },
+	  .flags = VERB_ADMIN, .run = agent_ueid_del, .help = "remove a UEID",
+	  .examples = EXAMPLES({ "smcctl ueid del SHOP-PROD", "stop offering this UEID" }) },
 	{ .name = "flush", .flags = VERB_ADMIN, .run = agent_ueid_flush,
-	  .help = "remove every UEID" },
+	  .help = "remove every UEID",
+	  .examples = EXAMPLES({ "smcctl ueid flush", "remove every UEID" }) },
 	{ .name = "derive", .synopsis = "[--machine-id-file FILE] [--derive HOW] [--apply]",
 	  .opts = ueid_derive_opts, .run = ueid_derive_verb,
-	  .help = "print the machine's UEID; --apply adds it" },
+	  .help = "print the machine's UEID; --apply adds it",
+	  .examples = EXAMPLES({ "smcctl ueid derive", "the UEID this machine would use" },
+				{ "smcctl ueid derive --apply", "add it, unless present (safe at every boot)" }) },
 	{}
 };
 
 static const struct verb seid_verbs[] = {
 	{ .name = "show", .flags = VERB_DEFAULT, .run = seid_show,
-	  .help = "the System EID (s390 only)" },
+	  .help = "the System EID (s390 only)",
+	  .examples = EXAMPLES({ "smcctl seid", "the System EID and whether it is offered" }) },
 	{ .name = "enable", .flags = VERB_ADMIN, .run = agent_seid_enable,
-	  .help = "offer the SEID (s390 only)" },
+	  .help = "offer the SEID (s390 only)",
+	  .examples = EXAMPLES({ "smcctl seid enable", "offer the SEID again" }) },
 	{ .name = "disable", .flags = VERB_ADMIN, .run = agent_seid_disable,
-	  .help = "stop offering it (s390; needs a UEID)" },
+	  .help = "stop offering it (s390; needs a UEID)",
+	  .examples = EXAMPLES({ "smcctl seid disable", "SMC-Dv2 by UEID only (add a UEID first)" }) },
 	{}
 };
 
 static const struct verb device_verbs[] = {
 	{ .name = "list", .synopsis = "[--smcd|--smcr]", .opts = filter_opts,
 	  .flags = VERB_DEFAULT, .run = device_list,
-	  .help = "SMC-D and SMC-R devices and their use" },
+	  .help = "SMC-D and SMC-R devices and their use",
+	  .examples = EXAMPLES({ "smcctl device", "every SMC-D and SMC-R device and its use" },
+				{ "smcctl device list --smcd", "SMC-D devices only" }) },
 	{ .name = "show", .synopsis = "NAME", .min_args = 1, .max_args = 1, .run = device_show,
-	  .help = "one SMC-D, RDMA or network device" },
+	  .help = "one SMC-D, RDMA or network device",
+	  .examples = EXAMPLES({ "smcctl device show smclo", "the smc_lo device in detail" }) },
 	{ .name = "loopback-ism",
 	  .synopsis = "[activate|deactivate|set|show] [SETTING VALUE] [--wait S]",
 	  .max_args = 3, .opts = loopback_opts, .flags = VERB_ADMIN, .run = loopback_ism,
-	  .help = "smc_lo's device: activate, drain, settings" },
+	  .help = "smc_lo's device: activate, drain, settings",
+	  .examples = EXAMPLES({ "smcctl device loopback-ism show", "smclo's state and settings" },
+				{ "smcctl device loopback-ism deactivate --wait 30", "drain smclo for up to 30 seconds, then stop it" }) },
 	{}
 };
 
 static const struct verb linkgroup_verbs[] = {
 	{ .name = "list", .synopsis = "[--smcd|--smcr]", .opts = filter_opts,
 	  .flags = VERB_DEFAULT, .run = agent_linkgroup_list,
-	  .help = "link groups (-d: in detail)" },
+	  .help = "link groups (-d: in detail)",
+	  .examples = EXAMPLES({ "smcctl linkgroup --smcd", "the SMC-D link groups" },
+				{ "smcctl -d linkgroup", "every link group in detail" }) },
 	{ .name = "show", .synopsis = "[ID|all]", .max_args = 1, .run = agent_linkgroup_show,
-	  .help = "link groups in detail, with links" },
+	  .help = "link groups in detail, with links",
+	  .examples = EXAMPLES({ "smcctl linkgroup show 00000100", "one link group with its links" }) },
 	{}
 };
 
 static const struct verb socket_verbs[] = {
 	{ .name = "list", .synopsis = "[-a|-l] [--smcd|--smcr] [-p]", .opts = socket_opts,
 	  .flags = VERB_DEFAULT, .run = socket_list,
-	  .help = "SMC sockets, mode and fallback reason" },
+	  .help = "SMC sockets, mode and fallback reason",
+	  .examples = EXAMPLES({ "smcctl socket", "SMC sockets, their mode and why TCP" },
+				{ "smcctl socket -p", "with the process and unit holding each" }) },
 	{}
 };
 
 static const struct verb pnet_verbs[] = {
 	{ .name = "list", .alias = "show", .synopsis = "[PNETID]", .max_args = 1,
 	  .flags = VERB_DEFAULT, .run = pnet_list,
-	  .help = "the PNET table (this netns)" },
+	  .help = "the PNET table (this netns)",
+	  .examples = EXAMPLES({ "smcctl pnet", "the PNET table of this network namespace" }) },
 	{ .name = "add", .synopsis = "PNETID --eth IFACE | --ib DEV [--port 1|2]",
 	  .min_args = 1, .max_args = 1, .opts = pnet_add_opts, .flags = VERB_ADMIN,
-	  .run = agent_pnet_add, .help = "map a device to a PNET ID" },
+	  .run = agent_pnet_add, .help = "map a device to a PNET ID",
+	  .examples = EXAMPLES({ "smcctl pnet add NET1 --eth eth0", "eth0 is on the network NET1" },
+				{ "smcctl pnet add NET1 --ib mlx5_0 --port 1", "and so is port 1 of RDMA device mlx5_0" }) },
 	{ .name = "del", .alias = "delete", .synopsis = "PNETID", .min_args = 1, .max_args = 1,
-	  .flags = VERB_ADMIN, .run = agent_pnet_del, .help = "remove every entry of a PNET ID" },
+	  .flags = VERB_ADMIN, .run = agent_pnet_del, .help = "remove every entry of a PNET ID",
+	  .examples = EXAMPLES({ "smcctl pnet del NET1", "remove every entry of NET1" }) },
 	{ .name = "flush", .flags = VERB_ADMIN, .run = agent_pnet_flush,
-	  .help = "remove every entry" },
+	  .help = "remove every entry",
+	  .examples = EXAMPLES({ "smcctl pnet flush", "empty the PNET table of this namespace" }) },
 	{}
 };
 
 static const struct verb sysctl_verbs[] = {
 	{ .name = "show", .alias = "list", .synopsis = "[NAME]", .max_args = 1,
 	  .flags = VERB_DEFAULT, .run = sysctl_show,
-	  .help = "net.smc.* with unit and default" },
+	  .help = "net.smc.* with unit and default",
+	  .examples = EXAMPLES({ "smcctl sysctl", "every net.smc.* sysctl with unit and default" },
+				{ "smcctl sysctl show wmem", "one of them" }) },
 	{ .name = "set", .synopsis = "NAME VALUE", .min_args = 2, .max_args = 2,
 	  .flags = VERB_ADMIN, .run = agent_sysctl_set,
-	  .help = "set a net.smc.* sysctl (this netns)" },
+	  .help = "set a net.smc.* sysctl (this netns)",
+	  .examples = EXAMPLES({ "smcctl sysctl set wmem 1MiB", "bigger send buffers for new SMC sockets" }) },
 	{}
 };
 
 static const struct verb hslimit_verbs[] = {
 	{ .name = "show", .flags = VERB_DEFAULT, .run = hslimit_show,
-	  .help = "handshake limitation (this netns)" },
+	  .help = "handshake limitation (this netns)",
+	  .examples = EXAMPLES({ "smcctl hs-limit", "is handshake limitation on here?" }) },
 	{ .name = "enable", .flags = VERB_ADMIN, .run = agent_hslimit_enable,
-	  .help = "fall back to TCP when handshakes queue" },
+	  .help = "fall back to TCP when handshakes queue",
+	  .examples = EXAMPLES({ "smcctl hs-limit enable", "fall back to TCP while handshakes queue" }) },
 	{ .name = "disable", .flags = VERB_ADMIN, .run = agent_hslimit_disable,
-	  .help = "never limit SMC handshakes" },
+	  .help = "never limit SMC handshakes",
+	  .examples = EXAMPLES({ "smcctl hs-limit disable", "never limit SMC handshakes" }) },
 	{}
 };
 
 static const struct verb stats_verbs[] = {
 	{ .name = "show", .synopsis = "[-a] [--smcd|--smcr] [--kernel] [--absolute]",
 	  .opts = stats_opts, .flags = VERB_DEFAULT, .run = agent_stats_show,
-	  .help = "counters, fallback reasons and advice" },
+	  .help = "counters, fallback reasons and advice",
+	  .examples = EXAMPLES({ "smcctl stats", "counters and fallback reasons since stats reset" },
+				{ "smcctl stats --kernel --absolute", "the kernel's counters since smc was loaded" }) },
 	{ .name = "reset", .flags = VERB_ADMIN, .run = agent_stats_reset,
-	  .help = "count from 0 again (smcd-agent)" },
+	  .help = "count from 0 again (smcd-agent)",
+	  .examples = EXAMPLES({ "smcctl stats reset", "count from 0 again" }) },
 	{}
 };
 
 static const struct verb monitor_verbs[] = {
 	{ .name = "events", .flags = VERB_DEFAULT, .run = monitor_events,
-	  .help = "link groups, fallbacks, drift as they happen" },
+	  .help = "link groups, fallbacks, drift as they happen",
+	  .examples = EXAMPLES({ "smcctl monitor", "follow link groups, fallbacks and drift" },
+				{ "smcctl -j monitor", "the same, one JSON document a line" }) },
 	{}
 };
 
@@ -230,7 +277,10 @@ static const struct verb_opt check_opts[] = {
 static const struct verb check_verbs[] = {
 	{ .name = "connection", .synopsis = "[HOST PORT | -L PORT --address ADDR [-c N]] [-t SECS]",
 	  .max_args = 2, .opts = check_opts, .flags = VERB_DEFAULT | VERB_ARGS, .run = check_run,
-	  .help = "test one SMC connection, say what it used" },
+	  .help = "test one SMC connection, say what it used",
+	  .examples = EXAMPLES({ "smcctl check", "SMC-D loopback on this host: used, or why not" },
+				{ "smcctl check -L 5000 --address 192.0.2.5", "answer checks from other hosts on port 5000" },
+				{ "smcctl check 192.0.2.7 5000", "one connection to that host: SMC-D, SMC-R or TCP" }) },
 	{}
 };
 
@@ -251,7 +301,10 @@ static const struct verb assess_verbs[] = {
 	{ .name = "observe",
 	  .synopsis = "[-t SECONDS] [-a] [--cgroup PATH] [-m METHOD] | --agent",
 	  .opts = assess_opts, .flags = VERB_DEFAULT, .run = assess_run,
-	  .help = "watch TCP, say where SMC would pay off" },
+	  .help = "watch TCP, say where SMC would pay off",
+	  .examples = EXAMPLES({ "smcctl assess", "watch TCP for 30 seconds: would SMC pay off?" },
+				{ "smcctl assess -t 5m --cgroup /system.slice/nginx.service", "nginx's connections, for five minutes" },
+				{ "smcctl assess --agent", "smcd-agent's last window instead" }) },
 	{}
 };
 
@@ -259,15 +312,19 @@ static const struct verb run_verbs[] = {
 	{ .name = "exec", .synopsis = "[-m METHOD] [--sndbuf SIZE] [--rcvbuf SIZE] [-q] [--] COMMAND...",
 	  .min_args = 1, .max_args = UINT_MAX, .opts = run_opts,
 	  .flags = VERB_DEFAULT | VERB_COMMAND, .run = run_command,
-	  .help = "run COMMAND with its TCP sockets as SMC" },
+	  .help = "run COMMAND with its TCP sockets as SMC",
+	  .examples = EXAMPLES({ "smcctl run sockperf sr --tcp", "a program's TCP sockets as SMC, unchanged" },
+				{ "smcctl run -m preload -- redis-server", "the same with LD_PRELOAD" }) },
 	{}
 };
 
 static const struct verb policy_verbs[] = {
 	{ .name = "list", .alias = "show", .flags = VERB_DEFAULT, .run = policy_list,
-	  .help = "smc.yaml policies as smcd-agent applies them" },
+	  .help = "smc.yaml policies as smcd-agent applies them",
+	  .examples = EXAMPLES({ "smcctl policy", "which cgroups and netns smcd-agent switched" }) },
 	{ .name = "flush", .flags = VERB_ADMIN, .run = policy_flush,
-	  .help = "remove the programs smcd-agent left pinned" },
+	  .help = "remove the programs smcd-agent left pinned",
+	  .examples = EXAMPLES({ "smcctl policy flush", "remove the programs smcd-agent left pinned" }) },
 	{}
 };
 
@@ -289,14 +346,17 @@ static const struct verb_opt disable_opts[] = {
 static const struct verb enable_verbs[] = {
 	{ .name = "unit", .synopsis = "UNIT [--cgroup PATH] [--config FILE]", .min_args = 1,
 	  .max_args = 1, .opts = enable_opts, .flags = VERB_DEFAULT | VERB_ARGS | VERB_ADMIN,
-	  .run = unit_enable, .help = "switch UNIT's sockets to SMC (a drop-in)" },
+	  .run = unit_enable, .help = "switch UNIT's sockets to SMC (a drop-in)",
+	  .examples = EXAMPLES({ "smcctl enable nginx", "nginx.service's new sockets use SMC" },
+				{ "smcctl enable myapp --cgroup /myapp", "without systemd: name the cgroup" }) },
 	{}
 };
 
 static const struct verb disable_verbs[] = {
 	{ .name = "unit", .synopsis = "UNIT [--config FILE]", .min_args = 1, .max_args = 1,
 	  .opts = disable_opts, .flags = VERB_DEFAULT | VERB_ARGS | VERB_ADMIN,
-	  .run = unit_disable, .help = "remove UNIT's drop-in: TCP again" },
+	  .run = unit_disable, .help = "remove UNIT's drop-in: TCP again",
+	  .examples = EXAMPLES({ "smcctl disable nginx", "nginx.service's sockets are TCP again" }) },
 	{}
 };
 
@@ -309,7 +369,9 @@ static const struct verb_opt bundle_opts[] = {
 static const struct verb bundle_verbs[] = {
 	{ .name = "create", .synopsis = "[-o FILE]", .opts = bundle_opts,
 	  .flags = VERB_DEFAULT, .run = bundle_create,
-	  .help = "one tar.gz for a bug report, no machine ID" },
+	  .help = "one tar.gz for a bug report, no machine ID",
+	  .examples = EXAMPLES({ "smcctl support-bundle", "smc-bundle-HOST-DATE.tar.gz for a bug report" },
+				{ "smcctl support-bundle -o /tmp/smc.tar.gz", "written to that file instead" }) },
 	{}
 };
 

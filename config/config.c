@@ -863,6 +863,24 @@ int config_load(const char *path, struct config **ret, struct config_errors *err
 	return config_load_from(path, NULL, 0, &(struct config_dropins){ .dir = dir }, ret, errors);
 }
 
+int config_load_or_defaults(const char *path, struct config **ret, bool *ret_defaults,
+			    struct config_errors *errors)
+{
+	_cleanup_(freep) char *dir = config_dropin_dir(path);
+	int r;
+
+	*ret_defaults = false;
+	if (!dir)
+		return -ENOMEM;
+	r = config_load(path, ret, errors);
+	if (r != -ENOENT)
+		return r;
+	config_errors_clear(errors);
+	r = config_load_text(path, "", 0, dir, ret, errors);
+	*ret_defaults = r >= 0;
+	return r;
+}
+
 int config_load_text(const char *path, const char *text, size_t len, const char *dropin_dir,
 		     struct config **ret, struct config_errors *errors)
 {

@@ -150,6 +150,14 @@ struct config {
  */
 int config_load(const char *path, struct config **ret, struct config_errors *errors);
 /*
+ * config_load(), or where path does not exist, the built-in defaults with the drop-ins of
+ * path.d/, as smcd-agent starts then (smcd-agent/manager.c manager_config_read();
+ * *ret_defaults says which).  For the default path only: a FILE someone named that does not
+ * exist is an error, so that a typo never reads as "valid".
+ */
+int config_load_or_defaults(const char *path, struct config **ret, bool *ret_defaults,
+			    struct config_errors *errors);
+/*
  * The same for a file's text read by someone else (PlanConfig: smcctl reads the file with
  * its caller's rights and sends the text), or "" where no file exists (the built-in
  * defaults with the drop-ins); path only names it in the errors.  The drop-ins of

@@ -23,6 +23,7 @@
 #include "smcd-agent/policy.h"
 
 static const char *arg_config = CONFIG_DEFAULT_PATH;
+static bool arg_config_named; /* -c FILE or --check-config FILE, not the default */
 static bool arg_check_config;
 static bool arg_dump_config;
 static bool arg_plan;
@@ -77,6 +78,7 @@ static int parse_argv(int argc, char *argv[])
 		switch (c) {
 		case 'c':
 			arg_config = optarg;
+			arg_config_named = true;
 			break;
 		case ARG_CHECK_CONFIG:
 			arg_check_config = true;
@@ -106,8 +108,10 @@ static int parse_argv(int argc, char *argv[])
 		}
 	}
 	/* "--check-config FILE" reads naturally; FILE is the one positional argument. */
-	if (optind < argc && (arg_check_config || arg_dump_config || arg_plan))
+	if (optind < argc && (arg_check_config || arg_dump_config || arg_plan)) {
 		arg_config = argv[optind++];
+		arg_config_named = true;
+	}
 	if (optind < argc) {
 		fprintf(stderr, "smcd-agent: unexpected argument '%s' (see --help)\n", argv[optind]);
 		return -EINVAL;
@@ -124,9 +128,15 @@ static int check_config(void)
 {
 	_cleanup_(config_freep) struct config *c = NULL;
 	struct config_errors errors = {};
+	bool defaults = false;
 	int r;
 
-	r = config_load(arg_config, &c, &errors);
+	/* No file at the default path is what the agent runs on (manager_config_read()); a
+	 * FILE named that does not exist is an error. */
+	if (arg_config_named)
+		r = config_load(arg_config, &c, &errors);
+	else
+		r = config_load_or_defaults(arg_config, &c, &defaults, &errors);
 	for (size_t i = 0; i < errors.n; i++)
 		fprintf(stderr, "%s\n", errors.lines[i]);
 	if (errors.truncated)
@@ -140,7 +150,11 @@ static int check_config(void)
 		if (!text)
 			return EXIT_FAILURE;
 		fputs(text, stdout);
-	} else
+	} else if (defaults)
+		printf("no %s: smcd-agent runs on the built-in defaults (with any drop-ins): valid (revision %016" PRIx64
+		       ")\n",
+		       arg_config, c->hash);
+	else
 		printf("%s: valid (revision %016" PRIx64 ")\n", arg_config, c->hash);
 	return EXIT_SUCCESS;
 }

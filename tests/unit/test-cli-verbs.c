@@ -212,6 +212,8 @@ static void test_help(void **state)
 	expect_ok(RUN("status", "help"), "1 degraded,\nstarting or stopping, 3 unavailable");
 	expect_ok(RUN("config", "help"), "Exit status 7 when the file is invalid");
 	expect_ok(RUN("socket", "list", "--help"), "--listening");
+	expect_ok(RUN("config", "check", "--help"), "Examples:\n  smcctl config\n      the settings");
+	expect_ok(RUN("help", "support-bundle"), "smcctl support-bundle -o /tmp/smc.tar.gz\n");
 	/* "OBJECT help" is help for every object, also where the default verb takes a command */
 	for (const struct object *o = smcctl_objects; o->name; o++) {
 		char want[128];
@@ -682,6 +684,63 @@ static char *read_man(void)
 	return man;
 }
 
+/*
+ * Every verb has an example.  Each parses as the verb it is listed under (smcctl_parse():
+ * the object, the verb, its options and their values, the number of arguments), fits the
+ * help's 80 columns, and smcctl(8) EXAMPLES holds it: ".B LINE", then the same text.
+ */
+static void check_example(const struct object *o, const struct verb *v,
+			  const struct verb_example *e, const char *examples)
+{
+	char *words = strdup(e->line), *argv[32], *save = NULL, want[512];
+	const struct verb *got = NULL;
+	struct capture out, err;
+	const char *msg;
+	int argc = 0, status;
+
+	assert_non_null(words);
+	for (char *w = strtok_r(words, " ", &save); w && argc < 31; w = strtok_r(NULL, " ", &save))
+		argv[argc++] = w;
+	argv[argc] = NULL;
+	if (argc == 0 || strcmp(argv[0], "smcctl") != 0)
+		fail_msg("example '%s' of '%s %s' is no smcctl command line", e->line, o->name,
+			 v->name);
+	capture_begin(&out);
+	capture_begin(&err);
+	status = smcctl_parse(argc, argv, out.f, err.f, &got);
+	free((char *)capture_end(&out));
+	msg = capture_end(&err);
+	if (status != 0 || got != v)
+		fail_msg("example '%s' does not parse as '%s %s' (exit %d): %s", e->line, o->name,
+			 v->name, status, msg);
+	free((char *)msg);
+	free(words);
+	if (strlen(e->line) + 2 > 80 || strlen(e->what) + 6 > 80)
+		fail_msg("example '%s' is wider than the help's 80 columns", e->line);
+	snprintf(want, sizeof(want), "\n.B %s\n%s\n", e->line, e->what);
+	if (!strstr(examples, want))
+		fail_msg("smcctl(8) EXAMPLES lacks the example of '%s %s':%s", o->name, v->name,
+			 want);
+}
+
+static void test_examples(void **state)
+{
+	char *man = read_man(), *examples = strstr(man, "\n.SH EXAMPLES\n"), *end;
+
+	assert_non_null(examples);
+	end = strstr(examples + 1, "\n.SH ");
+	if (end)
+		end[1] = '\0'; /* the section only */
+	for (const struct object *o = smcctl_objects; o->name; o++)
+		for (const struct verb *v = o->verbs; v->name; v++) {
+			if (!v->examples || !v->examples[0].line)
+				fail_msg("'%s %s' has no example in cli/table.c", o->name, v->name);
+			for (const struct verb_example *e = v->examples; e->line; e++)
+				check_example(o, v, e, examples);
+		}
+	free(man);
+}
+
 static void test_man_page(void **state)
 {
 	char *man = read_man();
@@ -803,6 +862,7 @@ int main(void)
 		cmocka_unit_test(test_loopback_device_dump_fails),
 		cmocka_unit_test(test_stats_reset_needs_agent),
 		cmocka_unit_test(test_man_page),
+		cmocka_unit_test(test_examples),
 		cmocka_unit_test(test_option_ranges),
 		cmocka_unit_test(test_sysctl_set_units),
 		cmocka_unit_test(test_ueid_derive),
