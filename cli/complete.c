@@ -2,7 +2,8 @@
 /*
  * "smcctl __complete WORD...": the candidates for shell completion, computed from THE table
  * (cli/table.c) and the global options of smcctl.c, so completion can never offer a word
- * that the parser would refuse, nor miss one it accepts.  completion/smcctl calls it.
+ * that the parser would refuse, nor miss one it accepts.  The bash, zsh and fish scripts
+ * (completion/smcctl, completion/_smcctl, completion/smcctl.fish) call it.
  *
  * Why a hidden verb and not a completion script generated at build time: the script then
  * knows nothing about the table, verbs added later (by any branch) are completed without a
@@ -21,7 +22,7 @@
  *   @netns       names in /run/netns   @commands    program names
  *   @command-args N   the words from number N on (0: the word after "smcctl") are a
  *                command line of its own (smcctl run): complete it as such
- *   @default     bash's default completion (an argument whose kind is unknown here)
+ *   @default     the shell's default completion (an argument whose kind is unknown here)
  * Exit status 0, also when there is nothing to offer.
  */
 #include <ctype.h>
