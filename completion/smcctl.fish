@@ -60,9 +60,11 @@ function __smcctl_complete
         case commands
             __fish_complete_command
         case units
-            # smcctl enable: the units that have a cgroup, as systemd lists them.
+            # smcctl enable: the units that have a cgroup, as systemd lists them; not the
+            # templates (NAME@.TYPE): they run no processes and enable refuses them.
             systemctl list-unit-files --no-legend --plain \
-                --type=service,socket,slice,scope,mount,swap 2>/dev/null | string replace -r ' .*' ''
+                --type=service,socket,slice,scope,mount,swap 2>/dev/null | string replace -r ' .*' '' |
+                string match -v -- '*@.*'
         case enabled-units
             # smcctl disable: the units with a drop-in of smcctl enable.
             set -l dropins /etc/smc/smc.yaml.d/50-unit-*.yaml
