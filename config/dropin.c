@@ -268,7 +268,8 @@ static int dropins_given(struct ctx *ctx, const char *dir, const struct config_d
 	v = calloc(d->n_texts + 1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	memcpy(v, d->texts, d->n_texts * sizeof(*v));
+	if (d->n_texts) /* none: texts may be NULL, which memcpy may not be given */
+		memcpy(v, d->texts, d->n_texts * sizeof(*v));
 	qsort(v, d->n_texts, sizeof(*v), compare_texts);
 	for (size_t i = 0; i < d->n_texts; i++) {
 		if (!dropin_name(v[i].name) || strchr(v[i].name, '/') ||
