@@ -41,6 +41,8 @@ struct nsproxy {
 
 struct task_struct {
 	unsigned int flags;
+	int pid;
+	struct task_struct *real_parent; /* __rcu in the kernel; read in an RCU section */
 	struct nsproxy *nsproxy;
 } __core;
 

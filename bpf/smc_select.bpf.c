@@ -11,7 +11,8 @@
  * not, and neither do sockets created before a policy existed.
  *
  * A socket is switched when, in this order,
- *  1. the calling task is enrolled (task storage run_tasks: smcctl run),
+ *  1. the calling task is enrolled (task storage run_tasks: smcctl run), or a parent is and
+ *     the task's copy of the mark failed at fork (run_ancestor_marked),
  *  2. its network namespace's cookie is in netns_cookies,
  *  3. its cgroup or any ancestor (cgroup v2) is in cgroup_ids.
  *
@@ -111,6 +112,37 @@ static __always_inline int cgroup_rule(__u32 *ret)
 	return found;
 }
 
+/*
+ * The mark of an enrolled parent, for a task that did not get its copy at fork.  Making the
+ * copy allocates task storage, and that can fail: the allocator's per-CPU cache is empty
+ * until its refill runs, or the storage lock is not taken in time (the kernel's rqspinlock
+ * gives up rather than spin, seen on a loaded two-CPU guest).  smcd_fork counts each such
+ * failure; only once one has happened are the parents looked at, so a host where none
+ * failed pays nothing for this.  The task takes its own copy when it can, so that its
+ * children inherit it at their fork again.
+ */
+static __always_inline bool run_ancestor_marked(struct task_struct *task)
+{
+	struct task_struct *t = task;
+
+	if (!counters[SMCBPF_CNT_INHERIT_FAIL])
+		return false;
+	for (int i = 0; i < SMCBPF_RUN_ANCESTORS; i++) {
+		struct smcbpf_run_mark *m, copy;
+
+		t = t->real_parent;
+		if (!t || t->pid <= 1)
+			return false;
+		m = bpf_task_storage_get(&run_tasks, t, 0, 0);
+		if (!m)
+			continue;
+		copy = *m;
+		bpf_task_storage_get(&run_tasks, task, &copy, BPF_LOCAL_STORAGE_GET_F_CREATE);
+		return true;
+	}
+	return false;
+}
+
 SEC("fmod_ret/update_socket_protocol")
 int BPF_PROG(smcd_select, int family, int type, int protocol, int ret)
 {
@@ -123,7 +155,7 @@ int BPF_PROG(smcd_select, int family, int type, int protocol, int ret)
 	if (!tcp_stream(family, type, protocol))
 		return 0;
 	task = bpf_get_current_task_btf();
-	if (bpf_task_storage_get(&run_tasks, task, 0, 0)) {
+	if (bpf_task_storage_get(&run_tasks, task, 0, 0) || run_ancestor_marked(task)) {
 		count(SMCBPF_CNT_RUN);
 		return SMCBPF_IPPROTO_SMC;
 	}

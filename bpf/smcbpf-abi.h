@@ -32,6 +32,8 @@
 #define SMCBPF_CGROUP_PATH_MAX 256
 /* Ancestors looked at per socket(): cgroup trees deeper than this match only their top. */
 #define SMCBPF_CGROUP_DEPTH 32
+/* How many parents smc_select looks at for a task whose copy of the run mark failed. */
+#define SMCBPF_RUN_ANCESTORS 8
 #define SMCBPF_MAX_EXCL 64
 
 /* Key of the cgroup path map: the path as cgroup_mkdir reports it, zero-padded. */
