@@ -52,7 +52,18 @@ wait_lines() {
 }
 # figure LOG PHASE: "SMCD/TOTAL" of the phase.
 figure() {
-	echo "$(grep -c "^$2 1\$" "$1")/$(grep -c "^$2 " "$1")"
+	echo "$(grep -c "^$2 1 " "$1")/$(grep -c "^$2 " "$1")"
+}
+# all_smcd LOG PHASE...: every connection of these phases was SMC-D (the failing ones shown).
+all_smcd() {
+	_as_log=$1
+	shift
+	for _as_p; do
+		_as_bad=$(grep "^$_as_p " "$_as_log" | grep -v "^$_as_p 1 " || true)
+		[ -z "$_as_bad" ] || fail "$_as_log: not every connection of phase $_as_p was SMC-D" \
+			"($(figure "$_as_log" "$_as_p")); the others: $_as_bad"
+		info "$_as_log: every connection of phase $_as_p SMC-D ($(figure "$_as_log" "$_as_p"))"
+	done
 }
 progs() { bpf-progs | grep -c "prog $1\$" || true; }
 # wait_progs NAME N: until N programs of that name are loaded (the kernel frees a program
@@ -85,12 +96,34 @@ assert_eq 1 "$(ls -d $PIN/select-* | wc -l)" "one selection layout pinned"
 assert_eq 1 "$(ls -d $PIN/excl-* | wc -l)" "one exclusion layout pinned"
 assert_eq smcd_excl "$(cat /proc/sys/net/smc/hs_ctrl)"
 
+# A child whose copy of the run mark failed at fork (an allocation or a lock the kernel gave
+# up on; smcd_fork counts it): `bpf-progs unmark` leaves what such a failure leaves.  The
+# child's sockets, and those of its own children, are SMC-D still, through its enrolled
+# parent, and the failure is counted.
+mkfifo /tmp/go
+# (Each shell ends in `exit`, so that none execs its last command: the enrolled shell, its
+# child and the child's smc-conn are three processes.)
+smcctl run -q -- sh -c 'sh -c "echo \$\$ >/tmp/child; read x </tmp/go; smc-conn pair --proto tcp --conns 1 --bytes 16K; exit \$?"; exit $?' >/tmp/unmarked.out 2>&1 &
+unmarked=$!
+wait_until 60 "the child under smcctl run to start" test -s /tmp/child
+assert_ok bpf-progs unmark "$(ls -d $PIN/select-*)" "$(cat /tmp/child)"
+echo go >/tmp/go
+wait $unmarked || fail "smcctl run of the unmarked child: exit $?: $(cat /tmp/unmarked.out)"
+assert_json "$(grep '^{"summary"' /tmp/unmarked.out)" .smcd 1 \
+	"a child whose copy of the mark failed: SMC-D through its enrolled parent"
+assert_json "$(smcctl -j policy)" .kernel.inherit_failures 1 "the failed copy is counted"
+
 cat >/tmp/loop.sh <<'EOF'
-# One connection every 0.2 s until /tmp/stop-loops: "PHASE SMCD" per connection.
+# One connection every 0.2 s until /tmp/stop-loops: "PHASE SMCD WHAT" per connection, WHAT
+# being smc-conn's account of it (mode, whether the kernel made it an SMC socket, the
+# fallback reason, the error), so that a failing figure says which connection and why.
 while [ ! -e /tmp/stop-loops ]; do
 	p=$(cat /tmp/phase)
-	r=$(smc-conn pair --proto tcp --conns 1 --bytes 16K 2>/dev/null | grep '^{' | tail -n 1 | jq -r .smcd)
-	echo "$p ${r:-error}" >>"$1"
+	o=$(smc-conn pair --proto tcp --conns 1 --bytes 16K 2>&1)
+	r=$(printf '%s\n' "$o" | grep '^{"summary"' | tail -n 1 | jq -r .smcd)
+	w=$(printf '%s\n' "$o" | grep '^{"conn"' | tail -n 1 |
+		jq -r '"\(.mode) smc_socket=\(.smc_socket) fallback=\(.fallback_name // .fallback_reason // "-") error=\(.error // "-") connect_ms=\(.connect_ms)"')
+	echo "$p ${r:-error} ${w:-$(printf '%s' "$o" | tr '\n' ' ' | cut -c1-200)}" >>"$1"
 	sleep 0.2
 done
 EOF
@@ -146,9 +179,8 @@ wait_lines /tmp/cg.log back 5
 run_back=$(figure /tmp/run.log back)
 cg_back=$(figure /tmp/cg.log back)
 info "restart figures (SIGKILL): smcctl run: $run_down SMC-D while the agent was away, $run_back after; cgroup policy: $cg_down and $cg_back"
-for f in "$run_down" "$run_back" "$cg_down" "$cg_back"; do
-	assert_eq "${f#*/}" "${f%/*}" "every connection SMC-D ($f)"
-done
+all_smcd /tmp/run.log down back
+all_smcd /tmp/cg.log down back
 
 # --- a clean stop (systemctl stop) keeps the datapath too ---------------------------------------
 stop_agent TERM
@@ -182,9 +214,8 @@ wait_lines /tmp/cg.log replaced 4
 run_repl=$(figure /tmp/run.log replaced)
 cg_repl=$(figure /tmp/cg.log replaced)
 info "stop and replacement: smcctl run: $run_stopped stopped, $run_repl replaced; cgroup policy: $cg_stopped and $cg_repl"
-for f in "$run_stopped" "$cg_stopped" "$run_repl" "$cg_repl"; do
-	assert_eq "${f#*/}" "${f%/*}" "every connection SMC-D ($f)"
-done
+all_smcd /tmp/run.log stopped replaced
+all_smcd /tmp/cg.log stopped replaced
 
 # --- started with less in smc.yaml: pruned, enrollments kept ----------------------------------------
 stop_agent TERM
@@ -200,6 +231,8 @@ wait_lines /tmp/run.log pruned 3
 wait_lines /tmp/cg.log pruned 3
 assert_eq 0 "$(grep -c '^pruned [^1]' /tmp/run.log)" "the enrolled program stays on SMC-D"
 assert_eq 0 "$(grep -c '^pruned [^0]' /tmp/cg.log)" "the pruned cgroup policy: TCP"
+
+info "fork copies of the run mark that failed: $(smcctl -j policy | jq .kernel.inherit_failures) (one made by the test)"
 
 # --- flush: refused while the agent runs, then everything ends ---------------------------------------
 run smcctl policy flush
