@@ -2,12 +2,12 @@
 /*
  * org.smcd.Agent1.Manager on /org/smcd/Agent1.
  *
- * Who may change things: polkit, through bus_authorize() (bus-polkit.c: one action per kind
+ * Who may change things: polkit, through bus_authorize() (bus-access.c: one action per kind
  * of change), or where polkit is not installed root or a member of admin-group (smc.yaml;
  * "smcd" by default).  Every method is flagged UNPRIVILEGED for sd-bus so that the agent's
  * own check decides: POLKIT marks those that ask polkit, ANYONE those that do not.
  * Reading the configuration's text (DescribeConfig, ConfigError) is no change: root or
- * admin-group only (sender_is_admin()), with or without polkit.
+ * admin-group only (bus_sender_is_admin()), with or without polkit.
  *
  * Runtime changes and the config: a mutating call is refused when it touches something
  * smc.yaml owns (a sysctl it sets, a UEID it lists or derives, the UEID/PNET table when
@@ -34,200 +34,12 @@
 #include "common/output.h"
 #include "common/util.h"
 #include "smcd-agent/assess.h"
+#include "smcd-agent/bus-access.h"
+#include "smcd-agent/bus-manager.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/loopback.h"
 #include "smcd-agent/manager.h"
 #include "smcd-agent/plan.h"
-
-/* ------------------------------------------------------------------------------------- */
-/* Access                                                                                 */
-
-/*
- * The caller's uid and groups as the bus vouches for them: dbus-daemon's
- * GetConnectionCredentials "UnixUserID" and "UnixGroupIDs", which it took from the kernel
- * (SO_PEERCRED, SO_PEERGROUPS) when the caller connected.  Never sd-bus's augmented
- * credentials: those read /proc/PID/status of the pid the bus recorded, which by now may be
- * another process (pid reuse) or the same one with other groups.  -ENODATA for what the
- * bus does not say (*ret_gids stays NULL when it gives no groups).
- */
-int bus_sender_credentials(sd_bus_message *msg, uid_t *ret_uid, uint32_t **ret_gids,
-			   size_t *ret_n_gids)
-{
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	_cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-	_cleanup_(freep) uint32_t *gids = NULL;
-	const char *sender = sd_bus_message_get_sender(msg), *key;
-	bool have_uid = false;
-	size_t n_gids = 0;
-	uint32_t uid = 0;
-	int r;
-
-	if (!sender)
-		return -ENODATA;
-	r = sd_bus_call_method(sd_bus_message_get_bus(msg), DBUS_SERVICE, DBUS_PATH, DBUS_IFACE,
-			       DBUS_GET_CONNECTION_CREDENTIALS, &error, &reply, "s", sender);
-	if (r < 0) {
-		/* Debug only: a caller that hung up before the answer makes one of these. */
-		log_debug("Cannot get the bus's credentials of %s: %s", sender,
-			  error.message ? error.message : strerror(-r));
-		return r;
-	}
-	r = sd_bus_message_enter_container(reply, 'a', "{sv}");
-	if (r < 0)
-		return r;
-	while ((r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
-		r = sd_bus_message_read(reply, "s", &key);
-		if (r < 0)
-			return r;
-		if (streq(key, "UnixUserID")) {
-			r = sd_bus_message_read(reply, "v", "u", &uid);
-			if (r < 0)
-				return r;
-			have_uid = true;
-		} else if (streq(key, "UnixGroupIDs")) {
-			const uint32_t *v;
-			size_t size;
-
-			r = sd_bus_message_enter_container(reply, 'v', "au");
-			if (r < 0)
-				return r;
-			r = sd_bus_message_read_array(reply, 'u', (const void **)&v, &size);
-			if (r < 0)
-				return r;
-			free(gids);
-			n_gids = size / sizeof(*v);
-			gids = malloc((n_gids ? n_gids : 1) * sizeof(*gids));
-			if (!gids)
-				return -ENOMEM;
-			memcpy(gids, v, n_gids * sizeof(*v));
-			r = sd_bus_message_exit_container(reply);
-			if (r < 0)
-				return r;
-		} else {
-			r = sd_bus_message_skip(reply, "v");
-			if (r < 0)
-				return r;
-		}
-		r = sd_bus_message_exit_container(reply);
-		if (r < 0)
-			return r;
-	}
-	if (r < 0)
-		return r;
-	if (!have_uid)
-		return -ENODATA;
-	/* A bus that gives no groups: the user database's for that uid (never /proc). */
-	if (ret_gids && !gids) {
-		struct passwd *pw = getpwuid((uid_t)uid);
-		int n = 64;
-
-		if (pw) {
-			gids = malloc(n * sizeof(*gids));
-			if (!gids)
-				return -ENOMEM;
-			if (getgrouplist(pw->pw_name, pw->pw_gid, (gid_t *)gids, &n) < 0)
-				n = 0;
-			n_gids = (size_t)n;
-		}
-	}
-	if (ret_uid)
-		*ret_uid = (uid_t)uid;
-	if (ret_gids) {
-		*ret_gids = TAKE_PTR(gids);
-		*ret_n_gids = n_gids;
-	}
-	return 0;
-}
-
-bool bus_sender_in_group(sd_bus_message *msg, const char *group)
-{
-	_cleanup_(freep) uint32_t *gids = NULL;
-	size_t n = 0;
-	struct group *g;
-
-	if (!group)
-		return false;
-	g = getgrnam(group);
-	if (!g)
-		return false;
-	if (bus_sender_credentials(msg, NULL, &gids, &n) < 0 || !gids)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (gids[i] == g->gr_gid)
-			return true;
-	return false;
-}
-
-int bus_rate_limit(sd_bus_message *msg, struct manager *m, uid_t *ret_uid, sd_bus_error *error)
-{
-	uid_t uid;
-
-	if (bus_sender_credentials(msg, &uid, NULL, NULL) < 0)
-		uid = (uid_t)-1;
-	if (ret_uid)
-		*ret_uid = uid;
-	return bus_rate_limit_uid(msg, m, uid, error);
-}
-
-int bus_rate_limit_uid(sd_bus_message *msg, struct manager *m, uid_t uid, sd_bus_error *error)
-{
-	unsigned long long window_s = BUS_RATE_WINDOW_USEC / 1000000ULL;
-	struct timespec ts;
-	uint64_t now;
-
-	/* A caller the bus gives no uid for is counted as uid (uid_t)-1: the system bus always
-	 * gives one, so no real caller shares that entry. */
-	if (uid == 0)
-		return 0;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000 + 1;
-	switch (rate_table_charge(&m->rate, (uint32_t)uid, now, BUS_RATE_WINDOW_USEC,
-				  m->config->rate_limit)) {
-	case RATE_OK:
-		return 0;
-	case RATE_NOMEM:
-		return sd_bus_error_set_errno(error, -ENOMEM);
-	case RATE_FULL:
-		log_notice("Rate-limiting %s() from uid %u: %u other users called within %llu s, as many as the agent keeps track of",
-			   sd_bus_message_get_member(msg), (unsigned)uid, RATE_TABLE_MAX, window_s);
-		return sd_bus_error_setf(
-			error, SMCD_BUS_ERROR_RATE_LIMITED,
-			"Too many users called the agent (%u within %llu s); try again in a few seconds",
-			RATE_TABLE_MAX, window_s);
-	case RATE_REFUSED_LOG:
-		log_notice("Rate-limiting %s() and the like from uid %u: more than %u calls in %llu s",
-			   sd_bus_message_get_member(msg), (unsigned)uid, m->config->rate_limit,
-			   window_s);
-		break;
-	case RATE_REFUSED:
-		break;
-	}
-	return sd_bus_error_setf(
-		error, SMCD_BUS_ERROR_RATE_LIMITED,
-		"Too many calls from uid %u (more than %u in %llu s); try again in a few seconds",
-		(unsigned)uid, m->config->rate_limit, window_s);
-}
-
-static bool sender_is_admin(sd_bus_message *msg, struct manager *m)
-{
-	return sd_bus_query_sender_privilege(msg, CAP_NET_ADMIN) > 0 ||
-	       bus_sender_in_group(msg, m->config->admin_group);
-}
-
-/* what: the refused action, for the caller ("Changing SMC settings"). */
-static int check_admin(sd_bus_message *msg, struct manager *m, const char *what, sd_bus_error *error)
-{
-	if (sender_is_admin(msg, m))
-		return 0;
-	log_notice("Refused %s() from %s: not root%s%s", sd_bus_message_get_member(msg),
-		   sd_bus_message_get_sender(msg) ? sd_bus_message_get_sender(msg) : "?",
-		   m->config->admin_group ? " and not in group " : "",
-		   m->config->admin_group ? m->config->admin_group : "");
-	return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "%s needs root%s%s%s", what,
-				 m->config->admin_group ? " or membership in group '" : "",
-				 m->config->admin_group ? m->config->admin_group : "",
-				 m->config->admin_group ? "'" : "");
-}
 
 /*
  * What the bus shows of smc.yaml's own text.
@@ -236,7 +48,7 @@ static int check_admin(sd_bus_message *msg, struct manager *m, const char *what,
  * configuration) and ConfigError (each error of a refused file quotes the key or value it
  * is about, and a refused file may hold anything: a secret pasted into the wrong file, a
  * path the operator keeps private).  Those go only to the callers who may change the
- * configuration through the bus anyway (root, admin-group: sender_is_admin()); everyone
+ * configuration through the bus anyway (root, admin-group: bus_sender_is_admin()); everyone
  * else keeps what they had before the file was written: its permissions say who may read
  * it (0644 as shipped: then they read it there).  A non-admin gets DescribeConfig refused
  * with AccessDenied, and ConfigError with the location of each error (FILE:LINE:COL, which
@@ -252,19 +64,6 @@ static int check_admin(sd_bus_message *msg, struct manager *m, const char *what,
  * therefore carries only its name (EMITS_INVALIDATION), and each listener reads the value
  * with its own credentials.
  */
-static bool reader_is_admin(sd_bus *bus, sd_bus_message *reply, struct manager *m)
-{
-	sd_bus_message *call = sd_bus_get_current_message(bus);
-	uint8_t type;
-
-	if (!call || !sd_bus_message_is_method_call(call, NULL, NULL) ||
-	    sd_bus_message_get_type(reply, &type) < 0 || type != SD_BUS_MESSAGE_METHOD_RETURN ||
-	    !sd_bus_message_get_sender(call) ||
-	    !streq_ptr(sd_bus_message_get_destination(reply), sd_bus_message_get_sender(call)))
-		return false;
-	return sender_is_admin(call, m);
-}
-
 /* How much of an error line is its location: "FILE:LINE:COL:" or "FILE:", else nothing. */
 static size_t location_length(const char *line, const char *path)
 {
@@ -375,7 +174,7 @@ static int prop_config_error(sd_bus *bus, const char *path, const char *iface, c
 	struct manager *m = userdata;
 	_cleanup_(freep) char *redacted = NULL;
 
-	if (!m->config_error || reader_is_admin(bus, reply, m))
+	if (!m->config_error || bus_reader_is_admin(bus, reply, m))
 		return sd_bus_message_append(reply, "s", m->config_error ? m->config_error : "");
 	redacted = config_error_redact(m->config_error, m->config_path, m->config->admin_group);
 	if (!redacted)
@@ -600,8 +399,8 @@ static int method_describe_config(sd_bus_message *msg, void *userdata, sd_bus_er
 	_cleanup_(freep) char *text = NULL;
 	int r;
 
-	/* The file's content: admins only (see reader_is_admin()). */
-	r = check_admin(msg, m, "Showing the running configuration", error);
+	/* The file's content: admins only (see bus_reader_is_admin()). */
+	r = bus_check_admin(msg, m, "Showing the running configuration", error);
 	if (r < 0)
 		return r;
 	text = config_dump(m->config);
@@ -612,7 +411,7 @@ static int method_describe_config(sd_bus_message *msg, void *userdata, sd_bus_er
 
 /*
  * The dry run of a file's text (smcctl config diff FILE).  Read only, but admins only all
- * the same (check_admin(), like DescribeConfig): the text names files the agent, as root,
+ * the same (bus_check_admin(), like DescribeConfig): the text names files the agent, as root,
  * would read (ueid.machine-id-file) and namespaces it would open.  An invalid text is an
  * answer, not an error: the document says so with the errors, as smcd-agent --plan does.
  *
@@ -675,13 +474,6 @@ static int plan_read(struct manager *m, struct plan_request *q, struct config **
 				&(struct config_dropins){ .dir = dir, .owned = true }, ret, errors);
 }
 
-static bool sender_is_root(sd_bus_message *msg)
-{
-	/* Only root: sd-bus knows no capabilities of a dbus-daemon peer (its creds would be
-	 * read from /proc, racily, so it does not), so CAP_NET_ADMIN is uid 0 here. */
-	return sd_bus_query_sender_privilege(msg, CAP_NET_ADMIN) > 0;
-}
-
 /*
  * The errors for a caller who is not root: those of the caller's own text (path, when it
  * sent one) as they are, and those about a whole file (line 0: it cannot be read, is a
@@ -734,7 +526,7 @@ static int plan_errors_redact(struct config_errors *errors, const struct plan_re
  */
 static bool plan_machine_id(sd_bus_message *msg, struct manager *m, struct config *c)
 {
-	if (!c->ueid.auto_derive || sender_is_root(msg) ||
+	if (!c->ueid.auto_derive || bus_sender_is_root(msg) ||
 	    streq_ptr(c->ueid.machine_id_file, m->config->ueid.machine_id_file))
 		return true;
 	c->ueid.auto_derive = false;
@@ -774,7 +566,7 @@ static int plan_config(sd_bus_message *msg, struct manager *m, bool with_dropins
 	struct config_errors errors = {};
 	int r;
 
-	r = check_admin(msg, m, "Planning a configuration", error);
+	r = bus_check_admin(msg, m, "Planning a configuration", error);
 	if (r < 0)
 		return r;
 	r = sd_bus_message_read(msg, "ss", &q.path, &q.text);
@@ -787,7 +579,7 @@ static int plan_config(sd_bus_message *msg, struct manager *m, bool with_dropins
 		config_errors_clear(&errors);
 		return r;
 	}
-	if (r < 0 && q.agent_read && !sender_is_root(msg) &&
+	if (r < 0 && q.agent_read && !bus_sender_is_root(msg) &&
 	    plan_errors_redact(&errors, &q, q.text[0] != '\0') < 0)
 		r = -ENOMEM;
 	if (r < 0 && r != -ENOMEM)
@@ -877,7 +669,7 @@ static int unit_reply(sd_bus_message *msg, struct manager *m, int r, const char 
 	return sd_bus_send(NULL, reply, NULL);
 }
 
-/* Checked before polkit is asked (bus-polkit.c: nothing is done before the answer). */
+/* Checked before polkit is asked (bus-access.c: nothing is done before the answer). */
 static int unit_argument(const char *unit, const char *cgroup, sd_bus_error *error)
 {
 	char name[CONFIG_UNIT_NAME_MAX + 1];
@@ -1279,23 +1071,6 @@ static const sd_bus_vtable manager_vtable[] = {
 				method_disable_unit, POLKIT),
 	SD_BUS_VTABLE_END,
 };
-
-int bus_emit_manager_changed(struct manager *m, const char *first, ...)
-{
-	char *names[16];
-	size_t n = 0;
-	va_list ap;
-
-	if (!m->bus)
-		return 0;
-	va_start(ap, first);
-	for (const char *s = first; s && n < ELEMENTSOF(names) - 1; s = va_arg(ap, const char *))
-		names[n++] = (char *)s;
-	va_end(ap);
-	names[n] = NULL;
-	return sd_bus_emit_properties_changed_strv(m->bus, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER,
-						   names);
-}
 
 int bus_register_all(struct manager *m)
 {
