@@ -725,6 +725,95 @@ static int method_disable_unit(sd_bus_message *msg, void *userdata, sd_bus_error
 	return unit_reply(msg, m, r, path, why, error);
 }
 
+/* ------------------------------------------------------------------------------------- */
+/* The kernel's tables: UEIDs and PNET IDs behind one set of methods (Add, Remove, Flush)  */
+
+enum table_op {
+	TABLE_ADD,
+	TABLE_REMOVE,
+	TABLE_FLUSH,
+	_TABLE_OP_MAX,
+};
+
+/* One method's argument: the key (a UEID, a PNET ID), and the whole entry a PNET Add has. */
+struct table_entry {
+	char key[SMC_EID_LEN + 1];
+	struct smc_pnet_entry pnet;
+};
+
+/* What the configuration says of a table. */
+struct table_config {
+	bool exclusive;		 /* its .exclusive: nobody else's entries */
+	bool wants;		 /* it lists (or derives) entries: a flush would remove them */
+	struct config_mark mark; /* the section's line */
+};
+
+struct kernel_table {
+	/* Read and check the method's arguments (Add, Remove), before polkit is asked. */
+	int (*argument)(sd_bus_message *msg, enum table_op op, struct table_entry *e,
+			sd_bus_error *error);
+	void (*config)(const struct config *c, struct table_config *ret);
+	/* Whether the configuration lists (or derives) this key: its line in *ret. */
+	bool (*owns)(struct manager *m, const char *key, struct config_mark *ret);
+	int (*apply)(struct kernel *k, enum table_op op, const struct table_entry *e);
+	bool add_checks_owner; /* an Add of a key the configuration owns is refused too */
+	/* The refusals: Add to an exclusive table, a change of an owned key, a Flush. */
+	const char *exclusive_what, *owned_what, *wanted_what;
+	/* The journal's words and the kernel's operation, per table_op. */
+	const char *change[_TABLE_OP_MAX];
+	enum smc_op op[_TABLE_OP_MAX];
+};
+
+static int table_owned(struct manager *m, const struct kernel_table *t, enum table_op op,
+		       const struct table_entry *e, sd_bus_error *error)
+{
+	struct table_config c;
+	struct config_mark mark;
+
+	t->config(m->config, &c);
+	switch (op) {
+	case TABLE_ADD:
+		if (c.exclusive)
+			return owned_error(m, error, c.mark, t->exclusive_what);
+		if (t->add_checks_owner && t->owns(m, e->key, &mark))
+			return owned_error(m, error, mark, t->owned_what);
+		return 0;
+	case TABLE_REMOVE:
+		if (t->owns(m, e->key, &mark))
+			return owned_error(m, error, mark, t->owned_what);
+		return 0;
+	default:
+		if (c.exclusive || c.wants)
+			return owned_error(m, error, c.mark, t->wanted_what);
+		return 0;
+	}
+}
+
+/* Every method of every table: arguments, polkit, the configuration, the kernel. */
+static int table_method(sd_bus_message *msg, struct manager *m, const struct kernel_table *t,
+			enum table_op op, sd_bus_error *error)
+{
+	struct table_entry e = {};
+	int r;
+
+	if (op != TABLE_FLUSH) {
+		r = t->argument(msg, op, &e, error);
+		if (r < 0)
+			return r;
+	}
+	r = bus_authorize(msg, m, error);
+	if (r != 0)
+		return r;
+	r = table_owned(m, t, op, &e, error);
+	if (r < 0)
+		return r;
+	log_runtime_change(msg, t->change[op], e.key);
+	r = t->apply(m->kernel, op, &e);
+	if (r < 0)
+		return kernel_error(error, t->op[op], r, m);
+	return sd_bus_reply_method_return(msg, NULL);
+}
+
 static bool ueid_owned(struct manager *m, const char *ueid, struct config_mark *ret)
 {
 	char derived[SMC_EID_LEN + 1], err[160];
@@ -744,7 +833,8 @@ static bool ueid_owned(struct manager *m, const char *ueid, struct config_mark *
 	return false;
 }
 
-static int ueid_argument(sd_bus_message *msg, char ret[SMC_EID_LEN + 1], sd_bus_error *error)
+static int ueid_argument(sd_bus_message *msg, enum table_op op, struct table_entry *e,
+			 sd_bus_error *error)
 {
 	const char *ueid, *reason = NULL;
 	int r;
@@ -752,73 +842,162 @@ static int ueid_argument(sd_bus_message *msg, char ret[SMC_EID_LEN + 1], sd_bus_
 	r = sd_bus_message_read(msg, "s", &ueid);
 	if (r < 0)
 		return r;
-	if (smc_ueid_validate(ueid, ret, &reason) < 0)
+	if (smc_ueid_validate(ueid, e->key, &reason) < 0)
 		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Invalid UEID '%s': %s",
 					 ueid, reason ? reason : "rejected");
-	strstrip_trailing(ret);
+	strstrip_trailing(e->key);
 	return 0;
 }
 
-static int method_add_ueid(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+static void ueid_config(const struct config *c, struct table_config *ret)
 {
-	struct manager *m = userdata;
-	char ueid[SMC_EID_LEN + 1];
+	*ret = (struct table_config){
+		.exclusive = c->ueid.exclusive,
+		.wants = c->ueid.auto_derive || c->ueid.n_entries,
+		.mark = c->ueid.mark,
+	};
+}
+
+static int ueid_apply(struct kernel *k, enum table_op op, const struct table_entry *e)
+{
+	switch (op) {
+	case TABLE_ADD:
+		return k->ops->ueid_add(k, e->key);
+	case TABLE_REMOVE:
+		return k->ops->ueid_del(k, e->key);
+	default:
+		return k->ops->ueid_flush(k);
+	}
+}
+
+static const struct kernel_table ueid_table = {
+	.argument = ueid_argument,
+	.config = ueid_config,
+	.owns = ueid_owned,
+	.apply = ueid_apply,
+	.exclusive_what = "The UEID table (ueid.exclusive: true)",
+	.owned_what = "This UEID",
+	.wanted_what = "The UEID table (it holds UEIDs the configuration wants)",
+	.change = { "add UEID", "remove UEID", "flush UEIDs" },
+	.op = { SMC_OP_UEID_ADD, SMC_OP_UEID_DEL, SMC_OP_UEID_FLUSH },
+};
+
+static bool pnetid_owned(struct manager *m, const char *pnetid, struct config_mark *ret)
+{
+	if (config_loopback_owns_pnetid(m->config, pnetid, ret))
+		return true;
+	for (size_t i = 0; i < m->config->pnet.n_entries; i++)
+		if (streq(m->config->pnet.entries[i].pnetid, pnetid)) {
+			*ret = m->config->pnet.entries[i].mark;
+			return true;
+		}
+	return false;
+}
+
+static int pnetid_argument(const char *s, char ret[SMC_PNETID_LEN + 1], sd_bus_error *error)
+{
+	const char *reason = NULL;
+
+	if (smc_pnetid_validate(s, ret, &reason) < 0)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "Invalid PNET ID '%s': %s", s, reason ? reason : "rejected");
+	return 0;
+}
+
+/* AddPnet's (pnetid, ethernet, device, port), RemovePnet's pnetid. */
+static int pnet_argument(sd_bus_message *msg, enum table_op op, struct table_entry *e,
+			 sd_bus_error *error)
+{
+	struct smc_pnet_entry *p = &e->pnet;
+	const char *pnetid, *eth = "", *ib = "";
+	uint8_t port = 0;
 	int r;
 
-	r = ueid_argument(msg, ueid, error);
+	if (op == TABLE_ADD)
+		r = sd_bus_message_read(msg, "sssy", &pnetid, &eth, &ib, &port);
+	else
+		r = sd_bus_message_read(msg, "s", &pnetid);
 	if (r < 0)
 		return r;
-	r = bus_authorize(msg, m, error);
-	if (r != 0)
-		return r;
-	if (m->config->ueid.exclusive)
-		return owned_error(m, error, m->config->ueid.mark,
-				   "The UEID table (ueid.exclusive: true)");
-	log_runtime_change(msg, "add UEID", ueid);
-	r = m->kernel->ops->ueid_add(m->kernel, ueid);
+	r = pnetid_argument(pnetid, p->pnetid, error);
 	if (r < 0)
-		return kernel_error(error, SMC_OP_UEID_ADD, r, m);
-	return sd_bus_reply_method_return(msg, NULL);
+		return r;
+	snprintf(e->key, sizeof(e->key), "%s", p->pnetid);
+	if (op != TABLE_ADD)
+		return 0;
+	if (!!eth[0] == !!ib[0] || strlen(eth) >= sizeof(p->eth_name) ||
+	    strlen(ib) >= sizeof(p->ib_name) || (ib[0] && port > 2) || (eth[0] && port))
+		return sd_bus_error_set(
+			error, SD_BUS_ERROR_INVALID_ARGS,
+			"Give exactly one of an Ethernet device, or an RDMA/DIBS device with port 0 (meaning 1), 1 or 2");
+	snprintf(p->eth_name, sizeof(p->eth_name), "%s", eth);
+	snprintf(p->ib_name, sizeof(p->ib_name), "%s", ib);
+	p->ib_port = ib[0] ? (port ? port : 1) : 0;
+	return 0;
+}
+
+static void pnet_config(const struct config *c, struct table_config *ret)
+{
+	*ret = (struct table_config){
+		.exclusive = c->pnet.exclusive,
+		.wants = c->pnet.n_entries > 0,
+		.mark = c->pnet.mark,
+	};
+}
+
+static int pnet_apply(struct kernel *k, enum table_op op, const struct table_entry *e)
+{
+	switch (op) {
+	case TABLE_ADD:
+		return k->ops->pnet_add(k, &e->pnet);
+	case TABLE_REMOVE:
+		return k->ops->pnet_del(k, e->key);
+	default:
+		return k->ops->pnet_flush(k);
+	}
+}
+
+static const struct kernel_table pnet_table = {
+	.argument = pnet_argument,
+	.config = pnet_config,
+	.owns = pnetid_owned,
+	.apply = pnet_apply,
+	.add_checks_owner = true,
+	.exclusive_what = "The PNET table (pnet.exclusive: true)",
+	.owned_what = "This PNET ID",
+	.wanted_what = "The PNET table (it holds entries the configuration wants)",
+	.change = { "add PNET entry", "remove PNET ID", "flush PNET table" },
+	.op = { SMC_OP_PNET_ADD, SMC_OP_PNET_DEL, SMC_OP_PNET_FLUSH },
+};
+
+static int method_add_ueid(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	return table_method(msg, userdata, &ueid_table, TABLE_ADD, error);
 }
 
 static int method_remove_ueid(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
-	struct manager *m = userdata;
-	struct config_mark mark;
-	char ueid[SMC_EID_LEN + 1];
-	int r;
-
-	r = ueid_argument(msg, ueid, error);
-	if (r < 0)
-		return r;
-	r = bus_authorize(msg, m, error);
-	if (r != 0)
-		return r;
-	if (ueid_owned(m, ueid, &mark))
-		return owned_error(m, error, mark, "This UEID");
-	log_runtime_change(msg, "remove UEID", ueid);
-	r = m->kernel->ops->ueid_del(m->kernel, ueid);
-	if (r < 0)
-		return kernel_error(error, SMC_OP_UEID_DEL, r, m);
-	return sd_bus_reply_method_return(msg, NULL);
+	return table_method(msg, userdata, &ueid_table, TABLE_REMOVE, error);
 }
 
 static int method_flush_ueid(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
-	struct manager *m = userdata;
-	int r;
+	return table_method(msg, userdata, &ueid_table, TABLE_FLUSH, error);
+}
 
-	r = bus_authorize(msg, m, error);
-	if (r != 0)
-		return r;
-	if (m->config->ueid.exclusive || m->config->ueid.auto_derive || m->config->ueid.n_entries)
-		return owned_error(m, error, m->config->ueid.mark,
-				   "The UEID table (it holds UEIDs the configuration wants)");
-	log_runtime_change(msg, "flush UEIDs", "");
-	r = m->kernel->ops->ueid_flush(m->kernel);
-	if (r < 0)
-		return kernel_error(error, SMC_OP_UEID_FLUSH, r, m);
-	return sd_bus_reply_method_return(msg, NULL);
+static int method_add_pnet(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	return table_method(msg, userdata, &pnet_table, TABLE_ADD, error);
+}
+
+static int method_remove_pnet(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	return table_method(msg, userdata, &pnet_table, TABLE_REMOVE, error);
+}
+
+static int method_flush_pnet(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	return table_method(msg, userdata, &pnet_table, TABLE_FLUSH, error);
 }
 
 static int method_set_sysctl(sd_bus_message *msg, void *userdata, sd_bus_error *error)
@@ -907,110 +1086,6 @@ static int method_set_seid(sd_bus_message *msg, void *userdata, sd_bus_error *er
 
 	return set_switch(msg, m, error, m->config->seid, m->config->seid_mark, "The SEID",
 			  m->kernel->ops->seid_set, SMC_OP_SEID_ENABLE);
-}
-
-static bool pnetid_owned(struct manager *m, const char *pnetid, struct config_mark *ret)
-{
-	if (config_loopback_owns_pnetid(m->config, pnetid, ret))
-		return true;
-	for (size_t i = 0; i < m->config->pnet.n_entries; i++)
-		if (streq(m->config->pnet.entries[i].pnetid, pnetid)) {
-			*ret = m->config->pnet.entries[i].mark;
-			return true;
-		}
-	return false;
-}
-
-static int pnetid_argument(const char *s, char ret[SMC_PNETID_LEN + 1], sd_bus_error *error)
-{
-	const char *reason = NULL;
-
-	if (smc_pnetid_validate(s, ret, &reason) < 0)
-		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-					 "Invalid PNET ID '%s': %s", s, reason ? reason : "rejected");
-	return 0;
-}
-
-static int method_add_pnet(sd_bus_message *msg, void *userdata, sd_bus_error *error)
-{
-	struct manager *m = userdata;
-	struct smc_pnet_entry e = {};
-	const char *pnetid, *eth, *ib;
-	struct config_mark mark;
-	uint8_t port;
-	int r;
-
-	r = sd_bus_message_read(msg, "sssy", &pnetid, &eth, &ib, &port);
-	if (r < 0)
-		return r;
-	r = pnetid_argument(pnetid, e.pnetid, error);
-	if (r < 0)
-		return r;
-	if (!!eth[0] == !!ib[0] || strlen(eth) >= sizeof(e.eth_name) ||
-	    strlen(ib) >= sizeof(e.ib_name) || (ib[0] && port > 2) || (eth[0] && port))
-		return sd_bus_error_set(
-			error, SD_BUS_ERROR_INVALID_ARGS,
-			"Give exactly one of an Ethernet device, or an RDMA/DIBS device with port 0 (meaning 1), 1 or 2");
-	snprintf(e.eth_name, sizeof(e.eth_name), "%s", eth);
-	snprintf(e.ib_name, sizeof(e.ib_name), "%s", ib);
-	e.ib_port = ib[0] ? (port ? port : 1) : 0;
-	r = bus_authorize(msg, m, error);
-	if (r != 0)
-		return r;
-	if (m->config->pnet.exclusive)
-		return owned_error(m, error, m->config->pnet.mark,
-				   "The PNET table (pnet.exclusive: true)");
-	if (pnetid_owned(m, e.pnetid, &mark))
-		return owned_error(m, error, mark, "This PNET ID");
-	log_runtime_change(msg, "add PNET entry", e.pnetid);
-	r = m->kernel->ops->pnet_add(m->kernel, &e);
-	if (r < 0)
-		return kernel_error(error, SMC_OP_PNET_ADD, r, m);
-	return sd_bus_reply_method_return(msg, NULL);
-}
-
-static int method_remove_pnet(sd_bus_message *msg, void *userdata, sd_bus_error *error)
-{
-	struct manager *m = userdata;
-	char id[SMC_PNETID_LEN + 1];
-	struct config_mark mark;
-	const char *pnetid;
-	int r;
-
-	r = sd_bus_message_read(msg, "s", &pnetid);
-	if (r < 0)
-		return r;
-	r = pnetid_argument(pnetid, id, error);
-	if (r < 0)
-		return r;
-	r = bus_authorize(msg, m, error);
-	if (r != 0)
-		return r;
-	if (pnetid_owned(m, id, &mark))
-		return owned_error(m, error, mark, "This PNET ID");
-	log_runtime_change(msg, "remove PNET ID", id);
-	r = m->kernel->ops->pnet_del(m->kernel, id);
-	if (r < 0)
-		return kernel_error(error, SMC_OP_PNET_DEL, r, m);
-	return sd_bus_reply_method_return(msg, NULL);
-}
-
-static int method_flush_pnet(sd_bus_message *msg, void *userdata, sd_bus_error *error)
-{
-	struct manager *m = userdata;
-	int r;
-
-	r = bus_authorize(msg, m, error);
-	if (r != 0)
-		return r;
-	if (m->config->pnet.exclusive || m->config->pnet.n_entries)
-		return owned_error(m, error, m->config->pnet.mark,
-				   "The PNET table (it holds entries the configuration wants)");
-	log_runtime_change(msg, "flush PNET table", "");
-	r = m->kernel->ops->pnet_flush(m->kernel);
-	if (r < 0)
-		return kernel_error(error, SMC_OP_PNET_FLUSH, r, m);
-	return sd_bus_reply_method_return(msg, NULL);
 }
 
 #define RO SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
