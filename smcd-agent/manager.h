@@ -84,7 +84,7 @@ struct manager {
 
 	struct assess_agent *assess; /* assess.c; NULL: assess.interval is 0 */
 
-	/* Methods anyone may call (Refresh, EnrollProcess), per caller uid (bus-manager.c). */
+	/* Methods anyone may call (Refresh, EnrollProcess), per caller uid (bus-access.c). */
 	struct rate_table rate;
 
 	/* Method calls waiting for polkit's answer, or whose answer waits for them. */
