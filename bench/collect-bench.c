@@ -67,6 +67,7 @@
 #include "common/util.h"
 #include "smcd-agent/collector.h"
 #include "netlink/smclo.h"
+#include "smcd-agent/bus-manager.h"
 #include "smcd-agent/manager.h"
 
 enum {
@@ -246,7 +247,7 @@ static int bus_attach(struct manager *m, sd_bus **ret_client, bool *flag)
 /* The signal a poll sends when the counters moved; written out. */
 static int emit(struct manager *m)
 {
-	int r = bus_stats_emit_changed(m, STATS_CHANGED_COUNTERS | STATS_CHANGED_RATES |
+	int r = manager_announce_stats(m, STATS_CHANGED_COUNTERS | STATS_CHANGED_RATES |
 						  STATS_CHANGED_GAUGES);
 
 	return r < 0 ? r : sd_bus_flush(m->bus);

@@ -43,7 +43,7 @@
 #define SYSTEMD_UNIT_SLICE "Slice"
 #define SYSTEMD_ERROR_NO_SUCH_UNIT SYSTEMD_SERVICE ".NoSuchUnit"
 
-/* polkit's authority, which the agent asks (smcd-agent/bus-polkit.c), and the agent's
+/* polkit's authority, which the agent asks (smcd-agent/bus-access.c), and the agent's
  * actions, one per kind of change (etc/polkit-1/org.smcd.agent1.policy). */
 #define POLKIT_SERVICE "org.freedesktop.PolicyKit1"
 #define POLKIT_PATH "/org/freedesktop/PolicyKit1/Authority"

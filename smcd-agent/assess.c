@@ -23,9 +23,11 @@
 #include <json-c/json.h>
 
 #include "common/assess.h"
+#include "common/bus-api.h"
 #include "common/macro.h"
 #include "common/output.h"
 #include "smcd-agent/assess.h"
+#include "smcd-agent/bus-snapshot.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/manager.h"
 
@@ -65,6 +67,19 @@ struct assess_agent {
 	double seconds;
 };
 
+/* org.smcd.Agent1.Assessment's properties changed (bus-assess.c serves them). */
+static void announce(struct manager *m)
+{
+	(void)bus_snapshot_emit_changed(m->bus, SMCD_BUS_PATH, SMCD_BUS_IFACE_ASSESSMENT,
+					(const char *const[]){
+						SMCD_BUS_ASSESS_AVAILABLE,
+						SMCD_BUS_ASSESS_ERROR,
+						SMCD_BUS_ASSESS_INTERVAL_USEC,
+						SMCD_BUS_ASSESS_WINDOWS,
+						SMCD_BUS_ASSESS_WINDOW_END_USEC,
+						NULL,
+					});
+}
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -268,7 +283,7 @@ static void window_end(struct assess_agent *a)
 	a->window_start_ns = a->window_end_ns;
 	a->window_start_real_usec = end_usec;
 	a->dropped_base = dropped;
-	bus_assess_emit_changed(a->m);
+	announce(a->m);
 }
 
 static int on_window(sd_event_source *s, uint64_t usec, void *userdata)
@@ -350,7 +365,7 @@ void assess_configure(struct manager *m)
 	 * length would be neither). */
 	assess_stop(m);
 	if (!c->assess.interval_usec) {
-		bus_assess_emit_changed(m);
+		announce(m);
 		return;
 	}
 	a = calloc(1, sizeof(*a));
@@ -389,5 +404,5 @@ void assess_configure(struct manager *m)
 	else
 		log_info("Assessment: observing TCP connections in windows of %" PRIu64 " s",
 			 a->interval_usec / USEC_PER_SEC);
-	bus_assess_emit_changed(m);
+	announce(m);
 }

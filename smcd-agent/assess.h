@@ -37,7 +37,3 @@ const char *assess_document(const struct manager *m);
 const struct assess_gauges *assess_gauges(const struct manager *m);
 /* Its length in seconds and the connections the ring buffer lost in it. */
 void assess_window_facts(const struct manager *m, double *ret_seconds, uint64_t *ret_dropped);
-
-/* The D-Bus interface (bus-assess.c). */
-int bus_assess_register(struct manager *m);
-void bus_assess_emit_changed(struct manager *m);

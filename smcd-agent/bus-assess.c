@@ -12,6 +12,8 @@
 
 #include "common/bus-api.h"
 #include "smcd-agent/assess.h"
+#include "smcd-agent/bus-access.h"
+#include "smcd-agent/bus-manager.h"
 #include "smcd-agent/manager.h"
 
 static int prop_available(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -97,14 +99,4 @@ int bus_assess_register(struct manager *m)
 {
 	return sd_bus_add_object_vtable(m->bus, NULL, SMCD_BUS_PATH, SMCD_BUS_IFACE_ASSESSMENT,
 					assess_vtable, m);
-}
-
-void bus_assess_emit_changed(struct manager *m)
-{
-	if (!m->bus)
-		return;
-	(void)sd_bus_emit_properties_changed(m->bus, SMCD_BUS_PATH, SMCD_BUS_IFACE_ASSESSMENT,
-					     SMCD_BUS_ASSESS_AVAILABLE, SMCD_BUS_ASSESS_ERROR,
-					     SMCD_BUS_ASSESS_INTERVAL_USEC, SMCD_BUS_ASSESS_WINDOWS,
-					     SMCD_BUS_ASSESS_WINDOW_END_USEC, NULL);
 }

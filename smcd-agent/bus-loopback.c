@@ -23,6 +23,8 @@
 #include "common/bus-api.h"
 #include "common/macro.h"
 #include "config/units.h"
+#include "smcd-agent/bus-access.h"
+#include "smcd-agent/bus-manager.h"
 #include "smcd-agent/bus-snapshot.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/loopback-internal.h"
@@ -91,17 +93,6 @@ static const struct bus_snapshot_type device_type = {
 	/* The path is the Device object's too while the DIBS device is registered. */
 	.whole_object = false,
 };
-
-void bus_loopback_emit(struct manager *m, const struct loopback_object *old,
-		       const struct loopback_object *new)
-{
-	/* A new path (another device name) is a removal and an addition. */
-	if (old && new && !streq(old->path, new->path)) {
-		(void)bus_snapshot_emit(m->bus, &device_type, old, NULL);
-		old = NULL;
-	}
-	(void)bus_snapshot_emit(m->bus, &device_type, old, new);
-}
 
 static int find_device(sd_bus *bus, const char *path, const char *iface, void *userdata, void **ret,
 		       sd_bus_error *error)
@@ -325,8 +316,12 @@ int bus_loopback_register(struct manager *m)
 {
 	int r;
 
-	if (!loopback_of(m))
+	struct loopback *lb = loopback_of(m);
+
+	if (!lb)
 		return -ENOMEM;
+	/* loopback-device.c announces the device's changes with it (bus-snapshot.c). */
+	lb->bus_type = &device_type;
 	r = sd_bus_add_object_vtable(m->bus, NULL, SMCD_BUS_PATH, SMCD_BUS_IFACE_LOOPBACK,
 				     loopback_vtable, m);
 	if (r >= 0)

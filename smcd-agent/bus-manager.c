@@ -2,12 +2,12 @@
 /*
  * org.smcd.Agent1.Manager on /org/smcd/Agent1.
  *
- * Who may change things: polkit, through bus_authorize() (bus-polkit.c: one action per kind
+ * Who may change things: polkit, through bus_authorize() (bus-access.c: one action per kind
  * of change), or where polkit is not installed root or a member of admin-group (smc.yaml;
  * "smcd" by default).  Every method is flagged UNPRIVILEGED for sd-bus so that the agent's
  * own check decides: POLKIT marks those that ask polkit, ANYONE those that do not.
  * Reading the configuration's text (DescribeConfig, ConfigError) is no change: root or
- * admin-group only (sender_is_admin()), with or without polkit.
+ * admin-group only (bus_sender_is_admin()), with or without polkit.
  *
  * Runtime changes and the config: a mutating call is refused when it touches something
  * smc.yaml owns (a sysctl it sets, a UEID it lists or derives, the UEID/PNET table when
@@ -34,200 +34,12 @@
 #include "common/output.h"
 #include "common/util.h"
 #include "smcd-agent/assess.h"
+#include "smcd-agent/bus-access.h"
+#include "smcd-agent/bus-manager.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/loopback.h"
 #include "smcd-agent/manager.h"
 #include "smcd-agent/plan.h"
-
-/* ------------------------------------------------------------------------------------- */
-/* Access                                                                                 */
-
-/*
- * The caller's uid and groups as the bus vouches for them: dbus-daemon's
- * GetConnectionCredentials "UnixUserID" and "UnixGroupIDs", which it took from the kernel
- * (SO_PEERCRED, SO_PEERGROUPS) when the caller connected.  Never sd-bus's augmented
- * credentials: those read /proc/PID/status of the pid the bus recorded, which by now may be
- * another process (pid reuse) or the same one with other groups.  -ENODATA for what the
- * bus does not say (*ret_gids stays NULL when it gives no groups).
- */
-int bus_sender_credentials(sd_bus_message *msg, uid_t *ret_uid, uint32_t **ret_gids,
-			   size_t *ret_n_gids)
-{
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-	_cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-	_cleanup_(freep) uint32_t *gids = NULL;
-	const char *sender = sd_bus_message_get_sender(msg), *key;
-	bool have_uid = false;
-	size_t n_gids = 0;
-	uint32_t uid = 0;
-	int r;
-
-	if (!sender)
-		return -ENODATA;
-	r = sd_bus_call_method(sd_bus_message_get_bus(msg), DBUS_SERVICE, DBUS_PATH, DBUS_IFACE,
-			       DBUS_GET_CONNECTION_CREDENTIALS, &error, &reply, "s", sender);
-	if (r < 0) {
-		/* Debug only: a caller that hung up before the answer makes one of these. */
-		log_debug("Cannot get the bus's credentials of %s: %s", sender,
-			  error.message ? error.message : strerror(-r));
-		return r;
-	}
-	r = sd_bus_message_enter_container(reply, 'a', "{sv}");
-	if (r < 0)
-		return r;
-	while ((r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
-		r = sd_bus_message_read(reply, "s", &key);
-		if (r < 0)
-			return r;
-		if (streq(key, "UnixUserID")) {
-			r = sd_bus_message_read(reply, "v", "u", &uid);
-			if (r < 0)
-				return r;
-			have_uid = true;
-		} else if (streq(key, "UnixGroupIDs")) {
-			const uint32_t *v;
-			size_t size;
-
-			r = sd_bus_message_enter_container(reply, 'v', "au");
-			if (r < 0)
-				return r;
-			r = sd_bus_message_read_array(reply, 'u', (const void **)&v, &size);
-			if (r < 0)
-				return r;
-			free(gids);
-			n_gids = size / sizeof(*v);
-			gids = malloc((n_gids ? n_gids : 1) * sizeof(*gids));
-			if (!gids)
-				return -ENOMEM;
-			memcpy(gids, v, n_gids * sizeof(*v));
-			r = sd_bus_message_exit_container(reply);
-			if (r < 0)
-				return r;
-		} else {
-			r = sd_bus_message_skip(reply, "v");
-			if (r < 0)
-				return r;
-		}
-		r = sd_bus_message_exit_container(reply);
-		if (r < 0)
-			return r;
-	}
-	if (r < 0)
-		return r;
-	if (!have_uid)
-		return -ENODATA;
-	/* A bus that gives no groups: the user database's for that uid (never /proc). */
-	if (ret_gids && !gids) {
-		struct passwd *pw = getpwuid((uid_t)uid);
-		int n = 64;
-
-		if (pw) {
-			gids = malloc(n * sizeof(*gids));
-			if (!gids)
-				return -ENOMEM;
-			if (getgrouplist(pw->pw_name, pw->pw_gid, (gid_t *)gids, &n) < 0)
-				n = 0;
-			n_gids = (size_t)n;
-		}
-	}
-	if (ret_uid)
-		*ret_uid = (uid_t)uid;
-	if (ret_gids) {
-		*ret_gids = TAKE_PTR(gids);
-		*ret_n_gids = n_gids;
-	}
-	return 0;
-}
-
-bool bus_sender_in_group(sd_bus_message *msg, const char *group)
-{
-	_cleanup_(freep) uint32_t *gids = NULL;
-	size_t n = 0;
-	struct group *g;
-
-	if (!group)
-		return false;
-	g = getgrnam(group);
-	if (!g)
-		return false;
-	if (bus_sender_credentials(msg, NULL, &gids, &n) < 0 || !gids)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (gids[i] == g->gr_gid)
-			return true;
-	return false;
-}
-
-int bus_rate_limit(sd_bus_message *msg, struct manager *m, uid_t *ret_uid, sd_bus_error *error)
-{
-	uid_t uid;
-
-	if (bus_sender_credentials(msg, &uid, NULL, NULL) < 0)
-		uid = (uid_t)-1;
-	if (ret_uid)
-		*ret_uid = uid;
-	return bus_rate_limit_uid(msg, m, uid, error);
-}
-
-int bus_rate_limit_uid(sd_bus_message *msg, struct manager *m, uid_t uid, sd_bus_error *error)
-{
-	unsigned long long window_s = BUS_RATE_WINDOW_USEC / 1000000ULL;
-	struct timespec ts;
-	uint64_t now;
-
-	/* A caller the bus gives no uid for is counted as uid (uid_t)-1: the system bus always
-	 * gives one, so no real caller shares that entry. */
-	if (uid == 0)
-		return 0;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000 + 1;
-	switch (rate_table_charge(&m->rate, (uint32_t)uid, now, BUS_RATE_WINDOW_USEC,
-				  m->config->rate_limit)) {
-	case RATE_OK:
-		return 0;
-	case RATE_NOMEM:
-		return sd_bus_error_set_errno(error, -ENOMEM);
-	case RATE_FULL:
-		log_notice("Rate-limiting %s() from uid %u: %u other users called within %llu s, as many as the agent keeps track of",
-			   sd_bus_message_get_member(msg), (unsigned)uid, RATE_TABLE_MAX, window_s);
-		return sd_bus_error_setf(
-			error, SMCD_BUS_ERROR_RATE_LIMITED,
-			"Too many users called the agent (%u within %llu s); try again in a few seconds",
-			RATE_TABLE_MAX, window_s);
-	case RATE_REFUSED_LOG:
-		log_notice("Rate-limiting %s() and the like from uid %u: more than %u calls in %llu s",
-			   sd_bus_message_get_member(msg), (unsigned)uid, m->config->rate_limit,
-			   window_s);
-		break;
-	case RATE_REFUSED:
-		break;
-	}
-	return sd_bus_error_setf(
-		error, SMCD_BUS_ERROR_RATE_LIMITED,
-		"Too many calls from uid %u (more than %u in %llu s); try again in a few seconds",
-		(unsigned)uid, m->config->rate_limit, window_s);
-}
-
-static bool sender_is_admin(sd_bus_message *msg, struct manager *m)
-{
-	return sd_bus_query_sender_privilege(msg, CAP_NET_ADMIN) > 0 ||
-	       bus_sender_in_group(msg, m->config->admin_group);
-}
-
-/* what: the refused action, for the caller ("Changing SMC settings"). */
-static int check_admin(sd_bus_message *msg, struct manager *m, const char *what, sd_bus_error *error)
-{
-	if (sender_is_admin(msg, m))
-		return 0;
-	log_notice("Refused %s() from %s: not root%s%s", sd_bus_message_get_member(msg),
-		   sd_bus_message_get_sender(msg) ? sd_bus_message_get_sender(msg) : "?",
-		   m->config->admin_group ? " and not in group " : "",
-		   m->config->admin_group ? m->config->admin_group : "");
-	return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "%s needs root%s%s%s", what,
-				 m->config->admin_group ? " or membership in group '" : "",
-				 m->config->admin_group ? m->config->admin_group : "",
-				 m->config->admin_group ? "'" : "");
-}
 
 /*
  * What the bus shows of smc.yaml's own text.
@@ -236,7 +48,7 @@ static int check_admin(sd_bus_message *msg, struct manager *m, const char *what,
  * configuration) and ConfigError (each error of a refused file quotes the key or value it
  * is about, and a refused file may hold anything: a secret pasted into the wrong file, a
  * path the operator keeps private).  Those go only to the callers who may change the
- * configuration through the bus anyway (root, admin-group: sender_is_admin()); everyone
+ * configuration through the bus anyway (root, admin-group: bus_sender_is_admin()); everyone
  * else keeps what they had before the file was written: its permissions say who may read
  * it (0644 as shipped: then they read it there).  A non-admin gets DescribeConfig refused
  * with AccessDenied, and ConfigError with the location of each error (FILE:LINE:COL, which
@@ -252,19 +64,6 @@ static int check_admin(sd_bus_message *msg, struct manager *m, const char *what,
  * therefore carries only its name (EMITS_INVALIDATION), and each listener reads the value
  * with its own credentials.
  */
-static bool reader_is_admin(sd_bus *bus, sd_bus_message *reply, struct manager *m)
-{
-	sd_bus_message *call = sd_bus_get_current_message(bus);
-	uint8_t type;
-
-	if (!call || !sd_bus_message_is_method_call(call, NULL, NULL) ||
-	    sd_bus_message_get_type(reply, &type) < 0 || type != SD_BUS_MESSAGE_METHOD_RETURN ||
-	    !sd_bus_message_get_sender(call) ||
-	    !streq_ptr(sd_bus_message_get_destination(reply), sd_bus_message_get_sender(call)))
-		return false;
-	return sender_is_admin(call, m);
-}
-
 /* How much of an error line is its location: "FILE:LINE:COL:" or "FILE:", else nothing. */
 static size_t location_length(const char *line, const char *path)
 {
@@ -375,7 +174,7 @@ static int prop_config_error(sd_bus *bus, const char *path, const char *iface, c
 	struct manager *m = userdata;
 	_cleanup_(freep) char *redacted = NULL;
 
-	if (!m->config_error || reader_is_admin(bus, reply, m))
+	if (!m->config_error || bus_reader_is_admin(bus, reply, m))
 		return sd_bus_message_append(reply, "s", m->config_error ? m->config_error : "");
 	redacted = config_error_redact(m->config_error, m->config_path, m->config->admin_group);
 	if (!redacted)
@@ -600,8 +399,8 @@ static int method_describe_config(sd_bus_message *msg, void *userdata, sd_bus_er
 	_cleanup_(freep) char *text = NULL;
 	int r;
 
-	/* The file's content: admins only (see reader_is_admin()). */
-	r = check_admin(msg, m, "Showing the running configuration", error);
+	/* The file's content: admins only (see bus_reader_is_admin()). */
+	r = bus_check_admin(msg, m, "Showing the running configuration", error);
 	if (r < 0)
 		return r;
 	text = config_dump(m->config);
@@ -612,7 +411,7 @@ static int method_describe_config(sd_bus_message *msg, void *userdata, sd_bus_er
 
 /*
  * The dry run of a file's text (smcctl config diff FILE).  Read only, but admins only all
- * the same (check_admin(), like DescribeConfig): the text names files the agent, as root,
+ * the same (bus_check_admin(), like DescribeConfig): the text names files the agent, as root,
  * would read (ueid.machine-id-file) and namespaces it would open.  An invalid text is an
  * answer, not an error: the document says so with the errors, as smcd-agent --plan does.
  *
@@ -675,13 +474,6 @@ static int plan_read(struct manager *m, struct plan_request *q, struct config **
 				&(struct config_dropins){ .dir = dir, .owned = true }, ret, errors);
 }
 
-static bool sender_is_root(sd_bus_message *msg)
-{
-	/* Only root: sd-bus knows no capabilities of a dbus-daemon peer (its creds would be
-	 * read from /proc, racily, so it does not), so CAP_NET_ADMIN is uid 0 here. */
-	return sd_bus_query_sender_privilege(msg, CAP_NET_ADMIN) > 0;
-}
-
 /*
  * The errors for a caller who is not root: those of the caller's own text (path, when it
  * sent one) as they are, and those about a whole file (line 0: it cannot be read, is a
@@ -734,7 +526,7 @@ static int plan_errors_redact(struct config_errors *errors, const struct plan_re
  */
 static bool plan_machine_id(sd_bus_message *msg, struct manager *m, struct config *c)
 {
-	if (!c->ueid.auto_derive || sender_is_root(msg) ||
+	if (!c->ueid.auto_derive || bus_sender_is_root(msg) ||
 	    streq_ptr(c->ueid.machine_id_file, m->config->ueid.machine_id_file))
 		return true;
 	c->ueid.auto_derive = false;
@@ -774,7 +566,7 @@ static int plan_config(sd_bus_message *msg, struct manager *m, bool with_dropins
 	struct config_errors errors = {};
 	int r;
 
-	r = check_admin(msg, m, "Planning a configuration", error);
+	r = bus_check_admin(msg, m, "Planning a configuration", error);
 	if (r < 0)
 		return r;
 	r = sd_bus_message_read(msg, "ss", &q.path, &q.text);
@@ -787,7 +579,7 @@ static int plan_config(sd_bus_message *msg, struct manager *m, bool with_dropins
 		config_errors_clear(&errors);
 		return r;
 	}
-	if (r < 0 && q.agent_read && !sender_is_root(msg) &&
+	if (r < 0 && q.agent_read && !bus_sender_is_root(msg) &&
 	    plan_errors_redact(&errors, &q, q.text[0] != '\0') < 0)
 		r = -ENOMEM;
 	if (r < 0 && r != -ENOMEM)
@@ -877,7 +669,7 @@ static int unit_reply(sd_bus_message *msg, struct manager *m, int r, const char 
 	return sd_bus_send(NULL, reply, NULL);
 }
 
-/* Checked before polkit is asked (bus-polkit.c: nothing is done before the answer). */
+/* Checked before polkit is asked (bus-access.c: nothing is done before the answer). */
 static int unit_argument(const char *unit, const char *cgroup, sd_bus_error *error)
 {
 	char name[CONFIG_UNIT_NAME_MAX + 1];
@@ -933,6 +725,95 @@ static int method_disable_unit(sd_bus_message *msg, void *userdata, sd_bus_error
 	return unit_reply(msg, m, r, path, why, error);
 }
 
+/* ------------------------------------------------------------------------------------- */
+/* The kernel's tables: UEIDs and PNET IDs behind one set of methods (Add, Remove, Flush)  */
+
+enum table_op {
+	TABLE_ADD,
+	TABLE_REMOVE,
+	TABLE_FLUSH,
+	_TABLE_OP_MAX,
+};
+
+/* One method's argument: the key (a UEID, a PNET ID), and the whole entry a PNET Add has. */
+struct table_entry {
+	char key[SMC_EID_LEN + 1];
+	struct smc_pnet_entry pnet;
+};
+
+/* What the configuration says of a table. */
+struct table_config {
+	bool exclusive;		 /* its .exclusive: nobody else's entries */
+	bool wants;		 /* it lists (or derives) entries: a flush would remove them */
+	struct config_mark mark; /* the section's line */
+};
+
+struct kernel_table {
+	/* Read and check the method's arguments (Add, Remove), before polkit is asked. */
+	int (*argument)(sd_bus_message *msg, enum table_op op, struct table_entry *e,
+			sd_bus_error *error);
+	void (*config)(const struct config *c, struct table_config *ret);
+	/* Whether the configuration lists (or derives) this key: its line in *ret. */
+	bool (*owns)(struct manager *m, const char *key, struct config_mark *ret);
+	int (*apply)(struct kernel *k, enum table_op op, const struct table_entry *e);
+	bool add_checks_owner; /* an Add of a key the configuration owns is refused too */
+	/* The refusals: Add to an exclusive table, a change of an owned key, a Flush. */
+	const char *exclusive_what, *owned_what, *wanted_what;
+	/* The journal's words and the kernel's operation, per table_op. */
+	const char *change[_TABLE_OP_MAX];
+	enum smc_op op[_TABLE_OP_MAX];
+};
+
+static int table_owned(struct manager *m, const struct kernel_table *t, enum table_op op,
+		       const struct table_entry *e, sd_bus_error *error)
+{
+	struct table_config c;
+	struct config_mark mark;
+
+	t->config(m->config, &c);
+	switch (op) {
+	case TABLE_ADD:
+		if (c.exclusive)
+			return owned_error(m, error, c.mark, t->exclusive_what);
+		if (t->add_checks_owner && t->owns(m, e->key, &mark))
+			return owned_error(m, error, mark, t->owned_what);
+		return 0;
+	case TABLE_REMOVE:
+		if (t->owns(m, e->key, &mark))
+			return owned_error(m, error, mark, t->owned_what);
+		return 0;
+	default:
+		if (c.exclusive || c.wants)
+			return owned_error(m, error, c.mark, t->wanted_what);
+		return 0;
+	}
+}
+
+/* Every method of every table: arguments, polkit, the configuration, the kernel. */
+static int table_method(sd_bus_message *msg, struct manager *m, const struct kernel_table *t,
+			enum table_op op, sd_bus_error *error)
+{
+	struct table_entry e = {};
+	int r;
+
+	if (op != TABLE_FLUSH) {
+		r = t->argument(msg, op, &e, error);
+		if (r < 0)
+			return r;
+	}
+	r = bus_authorize(msg, m, error);
+	if (r != 0)
+		return r;
+	r = table_owned(m, t, op, &e, error);
+	if (r < 0)
+		return r;
+	log_runtime_change(msg, t->change[op], e.key);
+	r = t->apply(m->kernel, op, &e);
+	if (r < 0)
+		return kernel_error(error, t->op[op], r, m);
+	return sd_bus_reply_method_return(msg, NULL);
+}
+
 static bool ueid_owned(struct manager *m, const char *ueid, struct config_mark *ret)
 {
 	char derived[SMC_EID_LEN + 1], err[160];
@@ -952,7 +833,8 @@ static bool ueid_owned(struct manager *m, const char *ueid, struct config_mark *
 	return false;
 }
 
-static int ueid_argument(sd_bus_message *msg, char ret[SMC_EID_LEN + 1], sd_bus_error *error)
+static int ueid_argument(sd_bus_message *msg, enum table_op op, struct table_entry *e,
+			 sd_bus_error *error)
 {
 	const char *ueid, *reason = NULL;
 	int r;
@@ -960,73 +842,162 @@ static int ueid_argument(sd_bus_message *msg, char ret[SMC_EID_LEN + 1], sd_bus_
 	r = sd_bus_message_read(msg, "s", &ueid);
 	if (r < 0)
 		return r;
-	if (smc_ueid_validate(ueid, ret, &reason) < 0)
+	if (smc_ueid_validate(ueid, e->key, &reason) < 0)
 		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS, "Invalid UEID '%s': %s",
 					 ueid, reason ? reason : "rejected");
-	strstrip_trailing(ret);
+	strstrip_trailing(e->key);
 	return 0;
 }
 
-static int method_add_ueid(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+static void ueid_config(const struct config *c, struct table_config *ret)
 {
-	struct manager *m = userdata;
-	char ueid[SMC_EID_LEN + 1];
+	*ret = (struct table_config){
+		.exclusive = c->ueid.exclusive,
+		.wants = c->ueid.auto_derive || c->ueid.n_entries,
+		.mark = c->ueid.mark,
+	};
+}
+
+static int ueid_apply(struct kernel *k, enum table_op op, const struct table_entry *e)
+{
+	switch (op) {
+	case TABLE_ADD:
+		return k->ops->ueid_add(k, e->key);
+	case TABLE_REMOVE:
+		return k->ops->ueid_del(k, e->key);
+	default:
+		return k->ops->ueid_flush(k);
+	}
+}
+
+static const struct kernel_table ueid_table = {
+	.argument = ueid_argument,
+	.config = ueid_config,
+	.owns = ueid_owned,
+	.apply = ueid_apply,
+	.exclusive_what = "The UEID table (ueid.exclusive: true)",
+	.owned_what = "This UEID",
+	.wanted_what = "The UEID table (it holds UEIDs the configuration wants)",
+	.change = { "add UEID", "remove UEID", "flush UEIDs" },
+	.op = { SMC_OP_UEID_ADD, SMC_OP_UEID_DEL, SMC_OP_UEID_FLUSH },
+};
+
+static bool pnetid_owned(struct manager *m, const char *pnetid, struct config_mark *ret)
+{
+	if (config_loopback_owns_pnetid(m->config, pnetid, ret))
+		return true;
+	for (size_t i = 0; i < m->config->pnet.n_entries; i++)
+		if (streq(m->config->pnet.entries[i].pnetid, pnetid)) {
+			*ret = m->config->pnet.entries[i].mark;
+			return true;
+		}
+	return false;
+}
+
+static int pnetid_argument(const char *s, char ret[SMC_PNETID_LEN + 1], sd_bus_error *error)
+{
+	const char *reason = NULL;
+
+	if (smc_pnetid_validate(s, ret, &reason) < 0)
+		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+					 "Invalid PNET ID '%s': %s", s, reason ? reason : "rejected");
+	return 0;
+}
+
+/* AddPnet's (pnetid, ethernet, device, port), RemovePnet's pnetid. */
+static int pnet_argument(sd_bus_message *msg, enum table_op op, struct table_entry *e,
+			 sd_bus_error *error)
+{
+	struct smc_pnet_entry *p = &e->pnet;
+	const char *pnetid, *eth = "", *ib = "";
+	uint8_t port = 0;
 	int r;
 
-	r = ueid_argument(msg, ueid, error);
+	if (op == TABLE_ADD)
+		r = sd_bus_message_read(msg, "sssy", &pnetid, &eth, &ib, &port);
+	else
+		r = sd_bus_message_read(msg, "s", &pnetid);
 	if (r < 0)
 		return r;
-	r = bus_authorize(msg, m, error);
-	if (r != 0)
-		return r;
-	if (m->config->ueid.exclusive)
-		return owned_error(m, error, m->config->ueid.mark,
-				   "The UEID table (ueid.exclusive: true)");
-	log_runtime_change(msg, "add UEID", ueid);
-	r = m->kernel->ops->ueid_add(m->kernel, ueid);
+	r = pnetid_argument(pnetid, p->pnetid, error);
 	if (r < 0)
-		return kernel_error(error, SMC_OP_UEID_ADD, r, m);
-	return sd_bus_reply_method_return(msg, NULL);
+		return r;
+	snprintf(e->key, sizeof(e->key), "%s", p->pnetid);
+	if (op != TABLE_ADD)
+		return 0;
+	if (!!eth[0] == !!ib[0] || strlen(eth) >= sizeof(p->eth_name) ||
+	    strlen(ib) >= sizeof(p->ib_name) || (ib[0] && port > 2) || (eth[0] && port))
+		return sd_bus_error_set(
+			error, SD_BUS_ERROR_INVALID_ARGS,
+			"Give exactly one of an Ethernet device, or an RDMA/DIBS device with port 0 (meaning 1), 1 or 2");
+	snprintf(p->eth_name, sizeof(p->eth_name), "%s", eth);
+	snprintf(p->ib_name, sizeof(p->ib_name), "%s", ib);
+	p->ib_port = ib[0] ? (port ? port : 1) : 0;
+	return 0;
+}
+
+static void pnet_config(const struct config *c, struct table_config *ret)
+{
+	*ret = (struct table_config){
+		.exclusive = c->pnet.exclusive,
+		.wants = c->pnet.n_entries > 0,
+		.mark = c->pnet.mark,
+	};
+}
+
+static int pnet_apply(struct kernel *k, enum table_op op, const struct table_entry *e)
+{
+	switch (op) {
+	case TABLE_ADD:
+		return k->ops->pnet_add(k, &e->pnet);
+	case TABLE_REMOVE:
+		return k->ops->pnet_del(k, e->key);
+	default:
+		return k->ops->pnet_flush(k);
+	}
+}
+
+static const struct kernel_table pnet_table = {
+	.argument = pnet_argument,
+	.config = pnet_config,
+	.owns = pnetid_owned,
+	.apply = pnet_apply,
+	.add_checks_owner = true,
+	.exclusive_what = "The PNET table (pnet.exclusive: true)",
+	.owned_what = "This PNET ID",
+	.wanted_what = "The PNET table (it holds entries the configuration wants)",
+	.change = { "add PNET entry", "remove PNET ID", "flush PNET table" },
+	.op = { SMC_OP_PNET_ADD, SMC_OP_PNET_DEL, SMC_OP_PNET_FLUSH },
+};
+
+static int method_add_ueid(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	return table_method(msg, userdata, &ueid_table, TABLE_ADD, error);
 }
 
 static int method_remove_ueid(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
-	struct manager *m = userdata;
-	struct config_mark mark;
-	char ueid[SMC_EID_LEN + 1];
-	int r;
-
-	r = ueid_argument(msg, ueid, error);
-	if (r < 0)
-		return r;
-	r = bus_authorize(msg, m, error);
-	if (r != 0)
-		return r;
-	if (ueid_owned(m, ueid, &mark))
-		return owned_error(m, error, mark, "This UEID");
-	log_runtime_change(msg, "remove UEID", ueid);
-	r = m->kernel->ops->ueid_del(m->kernel, ueid);
-	if (r < 0)
-		return kernel_error(error, SMC_OP_UEID_DEL, r, m);
-	return sd_bus_reply_method_return(msg, NULL);
+	return table_method(msg, userdata, &ueid_table, TABLE_REMOVE, error);
 }
 
 static int method_flush_ueid(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
-	struct manager *m = userdata;
-	int r;
+	return table_method(msg, userdata, &ueid_table, TABLE_FLUSH, error);
+}
 
-	r = bus_authorize(msg, m, error);
-	if (r != 0)
-		return r;
-	if (m->config->ueid.exclusive || m->config->ueid.auto_derive || m->config->ueid.n_entries)
-		return owned_error(m, error, m->config->ueid.mark,
-				   "The UEID table (it holds UEIDs the configuration wants)");
-	log_runtime_change(msg, "flush UEIDs", "");
-	r = m->kernel->ops->ueid_flush(m->kernel);
-	if (r < 0)
-		return kernel_error(error, SMC_OP_UEID_FLUSH, r, m);
-	return sd_bus_reply_method_return(msg, NULL);
+static int method_add_pnet(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	return table_method(msg, userdata, &pnet_table, TABLE_ADD, error);
+}
+
+static int method_remove_pnet(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	return table_method(msg, userdata, &pnet_table, TABLE_REMOVE, error);
+}
+
+static int method_flush_pnet(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+{
+	return table_method(msg, userdata, &pnet_table, TABLE_FLUSH, error);
 }
 
 static int method_set_sysctl(sd_bus_message *msg, void *userdata, sd_bus_error *error)
@@ -1117,110 +1088,6 @@ static int method_set_seid(sd_bus_message *msg, void *userdata, sd_bus_error *er
 			  m->kernel->ops->seid_set, SMC_OP_SEID_ENABLE);
 }
 
-static bool pnetid_owned(struct manager *m, const char *pnetid, struct config_mark *ret)
-{
-	if (config_loopback_owns_pnetid(m->config, pnetid, ret))
-		return true;
-	for (size_t i = 0; i < m->config->pnet.n_entries; i++)
-		if (streq(m->config->pnet.entries[i].pnetid, pnetid)) {
-			*ret = m->config->pnet.entries[i].mark;
-			return true;
-		}
-	return false;
-}
-
-static int pnetid_argument(const char *s, char ret[SMC_PNETID_LEN + 1], sd_bus_error *error)
-{
-	const char *reason = NULL;
-
-	if (smc_pnetid_validate(s, ret, &reason) < 0)
-		return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
-					 "Invalid PNET ID '%s': %s", s, reason ? reason : "rejected");
-	return 0;
-}
-
-static int method_add_pnet(sd_bus_message *msg, void *userdata, sd_bus_error *error)
-{
-	struct manager *m = userdata;
-	struct smc_pnet_entry e = {};
-	const char *pnetid, *eth, *ib;
-	struct config_mark mark;
-	uint8_t port;
-	int r;
-
-	r = sd_bus_message_read(msg, "sssy", &pnetid, &eth, &ib, &port);
-	if (r < 0)
-		return r;
-	r = pnetid_argument(pnetid, e.pnetid, error);
-	if (r < 0)
-		return r;
-	if (!!eth[0] == !!ib[0] || strlen(eth) >= sizeof(e.eth_name) ||
-	    strlen(ib) >= sizeof(e.ib_name) || (ib[0] && port > 2) || (eth[0] && port))
-		return sd_bus_error_set(
-			error, SD_BUS_ERROR_INVALID_ARGS,
-			"Give exactly one of an Ethernet device, or an RDMA/DIBS device with port 0 (meaning 1), 1 or 2");
-	snprintf(e.eth_name, sizeof(e.eth_name), "%s", eth);
-	snprintf(e.ib_name, sizeof(e.ib_name), "%s", ib);
-	e.ib_port = ib[0] ? (port ? port : 1) : 0;
-	r = bus_authorize(msg, m, error);
-	if (r != 0)
-		return r;
-	if (m->config->pnet.exclusive)
-		return owned_error(m, error, m->config->pnet.mark,
-				   "The PNET table (pnet.exclusive: true)");
-	if (pnetid_owned(m, e.pnetid, &mark))
-		return owned_error(m, error, mark, "This PNET ID");
-	log_runtime_change(msg, "add PNET entry", e.pnetid);
-	r = m->kernel->ops->pnet_add(m->kernel, &e);
-	if (r < 0)
-		return kernel_error(error, SMC_OP_PNET_ADD, r, m);
-	return sd_bus_reply_method_return(msg, NULL);
-}
-
-static int method_remove_pnet(sd_bus_message *msg, void *userdata, sd_bus_error *error)
-{
-	struct manager *m = userdata;
-	char id[SMC_PNETID_LEN + 1];
-	struct config_mark mark;
-	const char *pnetid;
-	int r;
-
-	r = sd_bus_message_read(msg, "s", &pnetid);
-	if (r < 0)
-		return r;
-	r = pnetid_argument(pnetid, id, error);
-	if (r < 0)
-		return r;
-	r = bus_authorize(msg, m, error);
-	if (r != 0)
-		return r;
-	if (pnetid_owned(m, id, &mark))
-		return owned_error(m, error, mark, "This PNET ID");
-	log_runtime_change(msg, "remove PNET ID", id);
-	r = m->kernel->ops->pnet_del(m->kernel, id);
-	if (r < 0)
-		return kernel_error(error, SMC_OP_PNET_DEL, r, m);
-	return sd_bus_reply_method_return(msg, NULL);
-}
-
-static int method_flush_pnet(sd_bus_message *msg, void *userdata, sd_bus_error *error)
-{
-	struct manager *m = userdata;
-	int r;
-
-	r = bus_authorize(msg, m, error);
-	if (r != 0)
-		return r;
-	if (m->config->pnet.exclusive || m->config->pnet.n_entries)
-		return owned_error(m, error, m->config->pnet.mark,
-				   "The PNET table (it holds entries the configuration wants)");
-	log_runtime_change(msg, "flush PNET table", "");
-	r = m->kernel->ops->pnet_flush(m->kernel);
-	if (r < 0)
-		return kernel_error(error, SMC_OP_PNET_FLUSH, r, m);
-	return sd_bus_reply_method_return(msg, NULL);
-}
-
 #define RO SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE
 
 static const sd_bus_vtable manager_vtable[] = {
@@ -1279,23 +1146,6 @@ static const sd_bus_vtable manager_vtable[] = {
 				method_disable_unit, POLKIT),
 	SD_BUS_VTABLE_END,
 };
-
-int bus_emit_manager_changed(struct manager *m, const char *first, ...)
-{
-	char *names[16];
-	size_t n = 0;
-	va_list ap;
-
-	if (!m->bus)
-		return 0;
-	va_start(ap, first);
-	for (const char *s = first; s && n < ELEMENTSOF(names) - 1; s = va_arg(ap, const char *))
-		names[n++] = (char *)s;
-	va_end(ap);
-	names[n] = NULL;
-	return sd_bus_emit_properties_changed_strv(m->bus, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER,
-						   names);
-}
 
 int bus_register_all(struct manager *m)
 {

@@ -24,6 +24,7 @@
 
 #include "common/bus-api.h"
 #include "common/macro.h"
+#include "smcd-agent/bus-manager.h"
 #include "smcd-agent/bus-snapshot.h"
 #include "smcd-agent/manager.h"
 

@@ -38,6 +38,8 @@
 
 #include "common/bus-api.h"
 #include "common/macro.h"
+#include "smcd-agent/bus-access.h"
+#include "smcd-agent/bus-manager.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/manager.h"
 #include "smcd-agent/policy.h"

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Snapshot-backed D-Bus objects: change detection and signals (bus-snapshot.h). */
+/* The agent's change signals: snapshot-backed objects, named properties, signals (bus-snapshot.h). */
+#include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -75,6 +76,13 @@ int bus_snapshot_emit(sd_bus *bus, const struct bus_snapshot_type *t, const void
 
 	if (!bus || (!old && !new))
 		return 0;
+	/* A new path (another device name) is a removal and an addition. */
+	if (old && new && !streq(path_of(t, old), path_of(t, new))) {
+		int r = bus_snapshot_emit(bus, t, old, NULL),
+		    k = bus_snapshot_emit(bus, t, NULL, new);
+
+		return r < 0 ? r : k;
+	}
 	if (!new)
 		return t->whole_object
 			       ? sd_bus_emit_object_removed(bus, path_of(t, old))
@@ -86,4 +94,43 @@ int bus_snapshot_emit(sd_bus *bus, const struct bus_snapshot_type *t, const void
 	if (!bus_snapshot_changed(t, old, new, names, ELEMENTSOF(names)))
 		return 0;
 	return sd_bus_emit_properties_changed_strv(bus, path_of(t, new), t->iface, (char **)names);
+}
+
+int bus_snapshot_emit_changed(sd_bus *bus, const char *path, const char *iface,
+			      const char *const *names)
+{
+	if (!bus || !names || !names[0])
+		return 0;
+	return sd_bus_emit_properties_changed_strv(bus, path, iface, (char **)names);
+}
+
+int bus_snapshot_emit_flags(sd_bus *bus, const char *path, const char *iface,
+			    const struct bus_snapshot_flag *table, size_t n, unsigned flags)
+{
+	const char *names[32];
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!(table[i].flag & flags))
+			continue;
+		for (size_t j = 0; j < ELEMENTSOF(table[i].names) && table[i].names[j]; j++)
+			if (k < ELEMENTSOF(names) - 1)
+				names[k++] = table[i].names[j];
+	}
+	names[k] = NULL;
+	return bus_snapshot_emit_changed(bus, path, iface, names);
+}
+
+int bus_snapshot_emit_signal(sd_bus *bus, const char *path, const char *iface, const char *member,
+			     const char *types, ...)
+{
+	va_list ap;
+	int r;
+
+	if (!bus)
+		return 0;
+	va_start(ap, types);
+	r = sd_bus_emit_signalv(bus, path, iface, member, types, ap);
+	va_end(ap);
+	return r;
 }

@@ -1,10 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * D-Bus objects served from flat snapshot structs (bus-snapshot.c): the devices and link
- * groups (bus-objects.c) and smc_lo's device (bus-loopback.c).  The vtable is the property
- * table: its offsets say where each property lives in the snapshot, so comparing an old and
- * a new snapshot names exactly the properties that changed, and one function sends what a
- * change of one object means on the bus.
+ * The one place the agent's objects announce changes on the bus (bus-snapshot.c).
+ *
+ * D-Bus objects served from flat snapshot structs: the devices and link groups
+ * (bus-objects.c) and smc_lo's device (bus-loopback.c, announced by loopback-device.c).
+ * The vtable is the property table: its offsets say where each property lives in the
+ * snapshot, so comparing an old and a new snapshot names exactly the properties that
+ * changed, and one function sends what a change of one object means on the bus.
+ *
+ * The objects on /org/smcd/Agent1 read their properties from the live state (Manager,
+ * Statistics, Assessment): whoever changed that state names what changed
+ * (bus_snapshot_emit_changed(), bus_snapshot_emit_flags()); and the one custom signal,
+ * FallbackAttributed, goes out through bus_snapshot_emit_signal().  Every function here
+ * needs nothing but the bus, so the code below the bus objects (manager.c, assess.c,
+ * fallback.c, loopback-device.c) announces without calling up into them.
  */
 #pragma once
 
@@ -42,8 +51,29 @@ size_t bus_snapshot_changed(const struct bus_snapshot_type *t, const void *a, co
 
 /*
  * One object's change from old to new (NULL: not there): InterfacesRemoved (old only: call
- * it while the object can still be found), InterfacesAdded (new only), or PropertiesChanged
- * naming what changed (both, same path).  0, or the signal's negative errno; no bus is 0.
+ * it while the object can still be found), InterfacesAdded (new only), PropertiesChanged
+ * naming what changed (both, same path), or, both on different paths, a removal and an
+ * addition.  0, or the first signal's negative errno; no bus is 0.
  */
 int bus_snapshot_emit(sd_bus *bus, const struct bus_snapshot_type *t, const void *old,
 		      const void *new);
+
+/* PropertiesChanged of iface on path naming names (NULL-terminated; none: no signal).
+ * 0, or the signal's negative errno; no bus is 0. */
+int bus_snapshot_emit_changed(sd_bus *bus, const char *path, const char *iface,
+			      const char *const *names);
+
+/* A change flag and the properties it names, in the order they are named. */
+struct bus_snapshot_flag {
+	unsigned flag;
+	const char *names[3];
+};
+/* bus_snapshot_emit_changed() of the names of every row of table whose flag is in flags,
+ * in the table's order. */
+int bus_snapshot_emit_flags(sd_bus *bus, const char *path, const char *iface,
+			    const struct bus_snapshot_flag *table, size_t n, unsigned flags);
+
+/* The signal member of iface on path with the arguments of types (sd_bus_message_append()).
+ * 0, or the negative errno; no bus is 0. */
+int bus_snapshot_emit_signal(sd_bus *bus, const char *path, const char *iface, const char *member,
+			     const char *types, ...);

@@ -19,6 +19,8 @@
 #include "common/bus-api.h"
 #include "common/macro.h"
 #include "common/output.h"
+#include "smcd-agent/bus-access.h"
+#include "smcd-agent/bus-manager.h"
 #include "smcd-agent/collector.h"
 #include "smcd-agent/fallback.h"
 #include "smcd-agent/log.h"
@@ -287,16 +289,6 @@ static int reply_document(sd_bus_message *msg, struct manager *m)
 #define STATS_WAITING_MAX 256
 #define STATS_WAIT_ACCURACY_USEC 1000
 
-void bus_stats_drop_waiting(struct manager *m)
-{
-	for (size_t i = 0; i < m->n_stats_waiting; i++)
-		sd_bus_message_unref(m->stats_waiting[i]);
-	free(m->stats_waiting);
-	m->stats_waiting = NULL;
-	m->n_stats_waiting = 0;
-	m->stats_wait_timer = sd_event_source_disable_unref(m->stats_wait_timer);
-}
-
 static int on_stats_wait(sd_event_source *s, uint64_t usec, void *userdata)
 {
 	struct manager *m = userdata;
@@ -389,7 +381,7 @@ static int method_reset(sd_bus_message *msg, void *userdata, sd_bus_error *error
 	doc = document(m);
 	if (!doc)
 		return -ENOMEM;
-	bus_stats_emit_changed(m, collector_reset(m->collector));
+	manager_announce_stats(m, collector_reset(m->collector));
 	log_fields(LOG_NOTICE, 0, NULL, "Statistics reset by %s",
 		   sd_bus_message_get_sender(msg) ? sd_bus_message_get_sender(msg) : "?");
 	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
@@ -438,40 +430,4 @@ int bus_stats_register(struct manager *m)
 {
 	return sd_bus_add_object_vtable(m->bus, NULL, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS,
 					stats_vtable, m);
-}
-
-int bus_stats_emit_changed(struct manager *m, int changed)
-{
-	const char *names[12];
-	size_t n = 0;
-
-	if (!m->bus || !changed)
-		return 0;
-	if (changed & STATS_CHANGED_AVAILABLE)
-		names[n++] = SMCD_BUS_STATS_AVAILABLE;
-	if (changed & STATS_CHANGED_COUNTERS) {
-		names[n++] = SMCD_BUS_STATS_COUNTERS;
-		names[n++] = SMCD_BUS_STATS_COUNTERS_SINCE_RESET;
-	}
-	if (changed & STATS_CHANGED_RATES)
-		names[n++] = SMCD_BUS_STATS_RATES;
-	if (changed & STATS_CHANGED_REASONS)
-		names[n++] = SMCD_BUS_STATS_FALLBACK_REASONS;
-	if (changed & STATS_CHANGED_GAUGES)
-		names[n++] = SMCD_BUS_STATS_GAUGES;
-	if (changed & STATS_CHANGED_EPOCH)
-		names[n++] = SMCD_BUS_STATS_KERNEL_EPOCHS;
-	if (changed & COLLECTOR_CHANGED_PROMETHEUS) {
-		names[n++] = SMCD_BUS_STATS_PROMETHEUS_PATH;
-		names[n++] = SMCD_BUS_STATS_PROMETHEUS_ERROR;
-	}
-	if (changed & COLLECTOR_CHANGED_INTERVAL)
-		names[n++] = SMCD_BUS_STATS_INTERVAL_USEC;
-	if (changed & COLLECTOR_CHANGED_RESET)
-		names[n++] = SMCD_BUS_STATS_RESET_USEC;
-	names[n] = NULL;
-	if (!n)
-		return 0;
-	return sd_bus_emit_properties_changed_strv(m->bus, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS,
-						   (char **)names);
 }

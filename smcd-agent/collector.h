@@ -17,7 +17,7 @@
 struct kernel;
 struct objects;
 
-/* Beyond STATS_CHANGED_*: what else bus_stats_emit_changed() may be told. */
+/* Beyond STATS_CHANGED_*: what else manager_announce_stats() may be told. */
 enum {
 	COLLECTOR_CHANGED_PROMETHEUS = 1 << 8,
 	COLLECTOR_CHANGED_INTERVAL = 1 << 9,

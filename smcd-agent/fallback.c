@@ -49,6 +49,7 @@
 #include "common/output.h"
 #include "common/owner.h"
 #include "netlink/smcnl.h"
+#include "smcd-agent/bus-snapshot.h"
 #include "smcd-agent/fallback.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/manager.h"
@@ -398,11 +399,11 @@ static void emit(struct fallback *f, const struct fbattr_event *ev)
 		snprintf(hex, sizeof(hex), "0x%08" PRIx32, ev->reason);
 		name = hex;
 	}
-	r = sd_bus_emit_signal(m->bus, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS,
-			       SMCD_BUS_STATS_FALLBACK_ATTRIBUTED, "tusbubsssttqqs", ev->time_usec,
-			       ev->reason, name, ev->server, ev->pid, ev->pid_from_socket, ev->comm,
-			       ev->unit, ev->cgroup, ev->netns_cookie, ev->cgroup_id, ev->lport,
-			       ev->rport, ev->raddr);
+	r = bus_snapshot_emit_signal(
+		m->bus, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS, SMCD_BUS_STATS_FALLBACK_ATTRIBUTED,
+		"tusbubsssttqqs", ev->time_usec, ev->reason, name, ev->server, ev->pid,
+		ev->pid_from_socket, ev->comm, ev->unit, ev->cgroup, ev->netns_cookie,
+		ev->cgroup_id, ev->lport, ev->rport, ev->raddr);
 	if (r < 0)
 		log_debug("Cannot send FallbackAttributed: %s", strerror(-r));
 }

@@ -14,6 +14,7 @@
 
 #include "common/bus-api.h"
 #include "common/macro.h"
+#include "smcd-agent/bus-snapshot.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/loopback-internal.h"
 #include "smcd-agent/loopback.h"
@@ -177,7 +178,9 @@ int loopback_refresh(struct manager *m)
 		 */
 		lb->present = false;
 	}
-	bus_loopback_emit(m, was ? &old : NULL, lb->present ? &lb->snap : NULL);
+	if (lb->bus_type)
+		(void)bus_snapshot_emit(m->bus, lb->bus_type, was ? &old : NULL,
+					lb->present ? &lb->snap : NULL);
 	return 0;
 }
 

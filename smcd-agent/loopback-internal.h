@@ -58,17 +58,18 @@ struct loopback_object {
 	uint64_t drain_rejects;
 };
 
+struct bus_snapshot_type;
+
 struct loopback {
 	bool present; /* the object exists (smc_lo loaded and readable) */
 	struct loopback_object snap;
 	struct smclo_monitor *mon;
 	sd_event_source *mon_src;
 	bool no_monitor; /* the kernel has none (fake): do not ask again */
+	/* bus-loopback.c's object type, set when it registers the object: the device's
+	 * changes are announced with it through bus-snapshot.c (NULL: no bus, no signal). */
+	const struct bus_snapshot_type *bus_type;
 };
 
 /* m->loopback, allocated at its first use; NULL only without memory. */
 struct loopback *loopback_of(struct manager *m);
-
-/* bus-loopback.c: the signals of the object's change from old to new (NULL: not there). */
-void bus_loopback_emit(struct manager *m, const struct loopback_object *old,
-		       const struct loopback_object *new);

@@ -40,11 +40,6 @@
 /* ------------------------------------------------------------------------------------- */
 /* Config helpers                                                                          */
 
-bool loopback_pnetid_reserved(const char *pnetid)
-{
-	return streq(pnetid, SMCLO_LO_PNETID) || streq(pnetid, SMCLO_DRAIN_PNETID);
-}
-
 bool config_loopback_owns_pnetid(const struct config *c, const char *pnetid, struct config_mark *ret)
 {
 	if (!c->loopback.has_active || !streq(pnetid, SMCLO_LO_PNETID))

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/macro.h"
 #include "netlink/smclo.h"
 #include "config/config.h"
 #include "smcd-agent/reconcile.h"
@@ -46,11 +47,12 @@ int loopback_refresh(struct manager *m);
  * false without smc_lo.  The strings live until the next refresh. */
 bool loopback_state(struct manager *m, const char **ret_name, const char **ret_state);
 void loopback_free(struct manager *m);
-/* bus-loopback.c */
-int bus_loopback_register(struct manager *m);
 
 /* The PNET IDs of the loopback handling (never deleted by pnet.exclusive). */
-bool loopback_pnetid_reserved(const char *pnetid);
+static inline bool loopback_pnetid_reserved(const char *pnetid)
+{
+	return streq(pnetid, SMCLO_LO_PNETID) || streq(pnetid, SMCLO_DRAIN_PNETID);
+}
 /* SMCLO_LO_PNETID is the file's while loopback.active is set: its mark in *ret. */
 bool config_loopback_owns_pnetid(const struct config *c, const char *pnetid, struct config_mark *ret);
 

@@ -17,6 +17,7 @@
 #include "common/macro.h"
 #include "common/output.h"
 #include "common/plan-text.h"
+#include "smcd-agent/bus-manager.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/manager.h"
 #include "smcd-agent/plan.h"
@@ -251,7 +252,12 @@ int main(int argc, char *argv[])
 				 arg_config, -r);
 		return EX_CONFIG;
 	}
-	r = manager_start(m);
+	/* The statistics before the bus, the bus before the first reconcile. */
+	r = manager_prepare(m);
+	if (r >= 0)
+		r = bus_setup(m);
+	if (r >= 0)
+		r = manager_start(m);
 	if (r < 0) {
 		(void)sd_notifyf(0, "STATUS=Failed to start: %s\nERRNO=%d", strerror(-r), -r);
 		return EXIT_FAILURE;

@@ -15,6 +15,9 @@
 #include "common/util.h"
 #include "smcd-agent/collector.h"
 #include "smcd-agent/assess.h"
+#include "smcd-agent/bus-access.h"
+#include "smcd-agent/bus-manager.h"
+#include "smcd-agent/bus-snapshot.h"
 #include "smcd-agent/fallback.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/loopback.h"
@@ -26,6 +29,57 @@ static const char *const manager_state_names[_MANAGER_STATE_MAX] = {
 	[MANAGER_DEGRADED] = "degraded", [MANAGER_UNAVAILABLE] = "unavailable",
 	[MANAGER_STOPPING] = "stopping",
 };
+
+/*
+ * The manager's announcements: what it changed, named for the objects that serve it
+ * (bus-manager.c, bus-stats.c), sent through bus-snapshot.c so that the manager never calls
+ * up into the bus objects.
+ */
+int manager_announce(struct manager *m, const char *first, ...)
+{
+	const char *names[16];
+	size_t n = 0;
+	va_list ap;
+
+	va_start(ap, first);
+	for (const char *s = first; s && n < ELEMENTSOF(names) - 1; s = va_arg(ap, const char *))
+		names[n++] = s;
+	va_end(ap);
+	names[n] = NULL;
+	return bus_snapshot_emit_changed(m->bus, SMCD_BUS_PATH, SMCD_BUS_IFACE_MANAGER, names);
+}
+
+/* What each STATS_CHANGED_* and COLLECTOR_CHANGED_* flag changed of Statistics. */
+static const struct bus_snapshot_flag stats_changes[] = {
+	{ STATS_CHANGED_AVAILABLE, { SMCD_BUS_STATS_AVAILABLE } },
+	{ STATS_CHANGED_COUNTERS, { SMCD_BUS_STATS_COUNTERS, SMCD_BUS_STATS_COUNTERS_SINCE_RESET } },
+	{ STATS_CHANGED_RATES, { SMCD_BUS_STATS_RATES } },
+	{ STATS_CHANGED_REASONS, { SMCD_BUS_STATS_FALLBACK_REASONS } },
+	{ STATS_CHANGED_GAUGES, { SMCD_BUS_STATS_GAUGES } },
+	{ STATS_CHANGED_EPOCH, { SMCD_BUS_STATS_KERNEL_EPOCHS } },
+	{ COLLECTOR_CHANGED_PROMETHEUS,
+	  { SMCD_BUS_STATS_PROMETHEUS_PATH, SMCD_BUS_STATS_PROMETHEUS_ERROR } },
+	{ COLLECTOR_CHANGED_INTERVAL, { SMCD_BUS_STATS_INTERVAL_USEC } },
+	{ COLLECTOR_CHANGED_RESET, { SMCD_BUS_STATS_RESET_USEC } },
+};
+
+int manager_announce_stats(struct manager *m, int changed)
+{
+	if (!changed)
+		return 0;
+	return bus_snapshot_emit_flags(m->bus, SMCD_BUS_PATH, SMCD_BUS_IFACE_STATS, stats_changes,
+				       ELEMENTSOF(stats_changes), (unsigned)changed);
+}
+
+void manager_drop_stats_waiting(struct manager *m)
+{
+	for (size_t i = 0; i < m->n_stats_waiting; i++)
+		sd_bus_message_unref(m->stats_waiting[i]);
+	free(m->stats_waiting);
+	m->stats_waiting = NULL;
+	m->n_stats_waiting = 0;
+	m->stats_wait_timer = sd_event_source_disable_unref(m->stats_wait_timer);
+}
 
 const char *manager_state_to_string(enum manager_state s)
 {
@@ -153,7 +207,7 @@ int manager_reload(struct manager *m, bool *ret_refused, char **ret_error)
 			   (const char *const[]){ "MESSAGE_ID=" SMCD_MESSAGE_CONFIG_REJECTED, NULL },
 			   "Keeping the running configuration (revision %016" PRIx64 ")",
 			   m->config->hash);
-		bus_emit_manager_changed(m, SMCD_BUS_MANAGER_CONFIG_ERROR, NULL);
+		manager_announce(m, SMCD_BUS_MANAGER_CONFIG_ERROR, NULL);
 		(void)sd_notifyf(
 			0, "READY=1\nSTATUS=New configuration refused, running revision %016" PRIx64,
 			m->config->hash);
@@ -172,9 +226,9 @@ int manager_reload(struct manager *m, bool *ret_refused, char **ret_error)
 	log_fields(LOG_INFO, 0,
 		   (const char *const[]){ "MESSAGE_ID=" SMCD_MESSAGE_CONFIG_APPLIED, NULL },
 		   "Loaded %s (revision %016" PRIx64 ")", m->config_path, c->hash);
-	bus_emit_manager_changed(m, SMCD_BUS_MANAGER_CONFIG_REVISION, SMCD_BUS_MANAGER_CONFIG_ERROR,
-				 SMCD_BUS_MANAGER_CONFIG_LOADED_USEC, SMCD_BUS_MANAGER_DRIFT_ACTION,
-				 SMCD_BUS_MANAGER_DRIFT_INTERVAL_USEC, NULL);
+	manager_announce(m, SMCD_BUS_MANAGER_CONFIG_REVISION, SMCD_BUS_MANAGER_CONFIG_ERROR,
+			 SMCD_BUS_MANAGER_CONFIG_LOADED_USEC, SMCD_BUS_MANAGER_DRIFT_ACTION,
+			 SMCD_BUS_MANAGER_DRIFT_INTERVAL_USEC, NULL);
 	manager_arm_timers(m);
 	assess_configure(m);
 	r = manager_reconcile(m, RECONCILE_RELOAD);
@@ -326,7 +380,7 @@ static void update_caps(struct manager *m)
 	m->caps_error_logged = false;
 	if (memcmp(&caps, &m->caps, sizeof(caps)) != 0) {
 		m->caps = caps;
-		bus_emit_manager_changed(m, SMCD_BUS_MANAGER_CAPABILITIES, NULL);
+		manager_announce(m, SMCD_BUS_MANAGER_CAPABILITIES, NULL);
 	}
 	if (!smc_available(&m->caps) && !m->smc_missing_logged) {
 		log_fields(LOG_WARNING, 0,
@@ -363,7 +417,7 @@ static int update_drift(struct manager *m)
 	report_clear(&m->drift);
 	m->drift = d;
 	if (changed)
-		bus_emit_manager_changed(m, SMCD_BUS_MANAGER_DRIFT, NULL);
+		manager_announce(m, SMCD_BUS_MANAGER_DRIFT, NULL);
 	return 0;
 }
 
@@ -401,14 +455,14 @@ int manager_reconcile(struct manager *m, enum reconcile_reason reason)
 	} else {
 		report_clear(&m->report);
 		m->report = r;
-		bus_emit_manager_changed(m, SMCD_BUS_MANAGER_LAST_RECONCILE, NULL);
+		manager_announce(m, SMCD_BUS_MANAGER_LAST_RECONCILE, NULL);
 	}
 	if (m->drift_repairs != old_repairs)
-		bus_emit_manager_changed(m, SMCD_BUS_MANAGER_DRIFT_REPAIRS, NULL);
+		manager_announce(m, SMCD_BUS_MANAGER_DRIFT_REPAIRS, NULL);
 	update_drift(m);
 	m->state = compute_state(m);
 	if (m->state != old_state)
-		bus_emit_manager_changed(m, SMCD_BUS_MANAGER_STATE, NULL);
+		manager_announce(m, SMCD_BUS_MANAGER_STATE, NULL);
 	notify_status(m);
 	return 0;
 }
@@ -434,7 +488,7 @@ static void set_objects_error(struct manager *m, int error)
 
 	m->objects.error = error;
 	if (was != objects_stale(&m->objects))
-		bus_emit_manager_changed(m, SMCD_BUS_MANAGER_OBJECTS_STALE, NULL);
+		manager_announce(m, SMCD_BUS_MANAGER_OBJECTS_STALE, NULL);
 }
 
 /*
@@ -532,8 +586,8 @@ static void poll_stats(struct manager *m)
 	fb->available = !fallback_error(m);
 	fallback_losses(m, &fb->lost, &fb->unsignalled);
 	agent_facts(m, &m->collector->agent);
-	bus_stats_emit_changed(m, changed);
-	bus_stats_emit_changed(m, collector_export(m->collector, &m->objects));
+	manager_announce_stats(m, changed);
+	manager_announce_stats(m, collector_export(m->collector, &m->objects));
 }
 
 int manager_poll(struct manager *m, unsigned what, int *ret_emit_error)
@@ -649,7 +703,7 @@ static void configure_collector(struct manager *m)
 		log_warning(
 			"Out of memory: the network namespaces to sample are those of the last configuration");
 
-	bus_stats_emit_changed(
+	manager_announce_stats(
 		m, collector_configure(m->collector, c->stats.interval_usec, c->stats.linkgroup_series,
 				       c->stats.prometheus ? c->stats.prometheus_path : NULL));
 }
@@ -796,7 +850,7 @@ struct manager *manager_free(struct manager *m)
 	sd_event_source_disable_unref(m->drift_timer);
 	sd_event_source_disable_unref(m->monitor_timer);
 	sd_event_source_disable_unref(m->stats_timer);
-	bus_stats_drop_waiting(m);
+	manager_drop_stats_waiting(m);
 	m->collector = collector_free(m->collector);
 	bus_auth_free_all(m);
 	rate_table_free(&m->rate);
@@ -814,7 +868,7 @@ struct manager *manager_free(struct manager *m)
 	return NULL;
 }
 
-int manager_start(struct manager *m)
+int manager_prepare(struct manager *m)
 {
 	int r;
 
@@ -824,9 +878,11 @@ int manager_start(struct manager *m)
 		return log_error_errno(r, "Cannot set up the statistics: %m");
 	/* The textfile's path before the first sample (the bus is not up: no signal). */
 	configure_collector(m);
-	r = bus_setup(m);
-	if (r < 0)
-		return r;
+	return 0;
+}
+
+int manager_start(struct manager *m)
+{
 	/* Before the first reconcile: fallbacks of the first connections are attributed. */
 	fallback_start(m);
 	assess_configure(m);

@@ -84,7 +84,7 @@ struct manager {
 
 	struct assess_agent *assess; /* assess.c; NULL: assess.interval is 0 */
 
-	/* Methods anyone may call (Refresh, EnrollProcess), per caller uid (bus-manager.c). */
+	/* Methods anyone may call (Refresh, EnrollProcess), per caller uid (bus-access.c). */
 	struct rate_table rate;
 
 	/* Method calls waiting for polkit's answer, or whose answer waits for them. */
@@ -125,9 +125,6 @@ int manager_reload(struct manager *m, bool *ret_refused, char **ret_error);
  */
 #define MANAGER_UNIT_APPLY_FAILED 2
 #define MANAGER_UNIT_REFUSED 3
-/* The D-Bus error of such a result (bus-manager.c): 0 for 0 and 1, else < 0 and *error set
- * (ConfigInvalid only for MANAGER_UNIT_REFUSED). */
-int bus_unit_error(int r, const char *why, sd_bus_error *error);
 int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup, char **ret_path,
 			char **ret_why);
 int manager_disable_unit(struct manager *m, const char *unit, char **ret_path, char **ret_why);
@@ -156,72 +153,22 @@ enum {
 int manager_poll(struct manager *m, unsigned what, int *ret_emit_error);
 /* ResetStatistics() and the on-demand samples of GetStatistics(true): a statistics poll. */
 void manager_sample_now(struct manager *m);
+/* The statistics, before the bus is set up (bus_setup(), bus-manager.h): main.c. */
+int manager_prepare(struct manager *m);
+/* With the bus set up: the first reconcile and poll, the timers, READY=1. */
 int manager_start(struct manager *m);
 int manager_run(struct manager *m);
 
-/* bus-manager.c / bus-objects.c */
-int bus_setup(struct manager *m);
-/* Every object and interface of the agent on m->bus (bus_setup(); tests on a private bus). */
-int bus_register_all(struct manager *m);
-int bus_objects_register(struct manager *m);
-int bus_policy_register(struct manager *m); /* bus-policy.c */
-int bus_emit_manager_changed(struct manager *m, const char *first, ...);
-/* Compare old and new snapshots and emit InterfacesAdded/Removed and PropertiesChanged;
- * the snapshots are swapped in any case, the first failed signal's error is returned. */
-int bus_objects_update(struct manager *m, struct obj_device *devices, size_t n_devices,
-		       struct obj_linkgroup *linkgroups, size_t n_linkgroups);
-int bus_append_report(sd_bus_message *reply, const struct report *r);
 /*
- * bus-polkit.c: may the caller make this change?  The action is the one bus-polkit.c's
- * table names for the call's interface and member.  Root and CAP_NET_ADMIN are not asked
- * about; for anyone else polkit decides, or, where polkit is not installed, membership in
- * admin-group (root only for EnrollProcess, as before polkit).  0: go on; 1: the call waits for
- * polkit, return 1 from the handler (it runs again from the start when polkit answered,
- * so read and check the arguments before, change nothing before); < 0: refused (an
- * AccessDenied error saying why) or failed.
+ * Announcements of what the manager changed (bus-snapshot.c sends them; the objects that
+ * serve the properties are bus-manager.c's and bus-stats.c's): PropertiesChanged of the
+ * Manager's properties named (NULL-terminated), and of Statistics' for STATS_CHANGED_* and
+ * COLLECTOR_CHANGED_* flags.  0, or the signal's negative errno; no bus is 0.
  */
-int bus_authorize(sd_bus_message *msg, struct manager *m, sd_bus_error *error);
-/* Whether polkit's answer for this call waits for its handler (its second run). */
-bool bus_authorize_answered(struct manager *m, sd_bus_message *msg);
-/* bus-polkit.c's table, one "INTERFACE MEMBER ACTION" line per row (tests/tools). */
-void bus_actions_print(FILE *f);
-/* Drop every pending question to polkit (manager_free()). */
-void bus_auth_free_all(struct manager *m);
-/* The bus filter that drops a question whose call's second run ended without it. */
-int bus_polkit_register(struct manager *m);
-/* Whether the bus's groups of the caller hold GROUP (bus-manager.c). */
-bool bus_sender_in_group(sd_bus_message *msg, const char *group);
-
-/* vtable flags of methods.  sd-bus lets anyone call every method, so that the agent's own
- * check decides: POLKIT, the method asks bus_authorize() (for its row of bus-polkit.c's
- * table: agent-polkit-actions.test holds them together); ANYONE, it asks nobody. */
-#define ANYONE SD_BUS_VTABLE_UNPRIVILEGED
-#define POLKIT SD_BUS_VTABLE_UNPRIVILEGED
-/*
- * Methods anyone may call that cost the agent work: at most smc.yaml's rate-limit calls per
- * caller uid in BUS_RATE_WINDOW_USEC (root is not limited); beyond, a RateLimited error and one
- * journal line per window.  0, or the error's negative errno; *ret_uid (when not NULL): the
- * caller's uid as the bus vouches for it, (uid_t)-1 when it does not say.
- */
-#define BUS_RATE_WINDOW_USEC (10ULL * 1000000ULL)
-int bus_rate_limit(sd_bus_message *msg, struct manager *m, uid_t *ret_uid, sd_bus_error *error);
-/* The same for a caller whose uid the method has read already ((uid_t)-1: the bus did not
- * say): one GetConnectionCredentials per call, not two. */
-int bus_rate_limit_uid(sd_bus_message *msg, struct manager *m, uid_t uid, sd_bus_error *error);
-/* The caller's uid and groups as the bus recorded them at connect time (bus-manager.c). */
-int bus_sender_credentials(sd_bus_message *msg, uid_t *ret_uid, uint32_t **ret_gids,
-			   size_t *ret_n_gids);
-
-/* bus-stats.c: org.smcd.Agent1.Statistics on /org/smcd/Agent1 */
-int bus_stats_register(struct manager *m);
-int bus_stats_emit_changed(struct manager *m, int changed);
+int manager_announce(struct manager *m, const char *first, ...);
+int manager_announce_stats(struct manager *m, int changed);
 /* Unanswered GetStatistics(true) calls dropped (at the stop: the bus closes after). */
-void bus_stats_drop_waiting(struct manager *m);
-/* GetStatistics(true) within the rate limit: msg waits for the sample due at due_usec
- * (CLOCK_MONOTONIC, timer accuracy 1 ms); 1, or -errno with error set. */
-int bus_stats_wait_for_sample(sd_bus_message *msg, struct manager *m, uint64_t due_usec,
-			      sd_bus_error *error);
-int bus_append_capabilities(sd_bus_message *reply, const struct smc_caps *c);
+void manager_drop_stats_waiting(struct manager *m);
 
 static inline void manager_freep(struct manager **m)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The rate limit of the methods anyone may call (bus-manager.c): one entry per caller uid,
+ * The rate limit of the methods anyone may call (bus-access.c): one entry per caller uid,
  * never a slot shared between callers, so that no set of users can use up another's calls.
  *
  * The bus vouches for a caller's uid (it cannot be forged), so distinct uids are distinct

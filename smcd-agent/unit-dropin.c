@@ -91,7 +91,7 @@ static int reload_or_put_back(struct manager *m, const char *path, const char *o
 	k = put_back(path, old);
 	free(m->config_error);
 	m->config_error = TAKE_PTR(prev_error);
-	bus_emit_manager_changed(m, SMCD_BUS_MANAGER_CONFIG_ERROR, NULL);
+	manager_announce(m, SMCD_BUS_MANAGER_CONFIG_ERROR, NULL);
 	if (k < 0) {
 		log_error("Cannot put %s back as it was: %s", path, strerror(-k));
 		why_set(ret_why, "%s\n(and %s could not be put back as it was: %s)", why ? why : "",

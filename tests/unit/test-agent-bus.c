@@ -13,6 +13,7 @@
 
 #include "common/bus-api.h"
 #include "common/macro.h"
+#include "smcd-agent/bus-manager.h"
 #include "smcd-agent/manager.h"
 
 /*
@@ -251,7 +252,7 @@ static void test_stats_wait_accuracy(void **state)
 	assert_int_equal(usec, now + 200000);
 	assert_int_equal(sd_event_source_get_time_accuracy(m.stats_wait_timer, &acc), 0);
 	assert_int_equal(acc, 1000);
-	bus_stats_drop_waiting(&m);
+	manager_drop_stats_waiting(&m);
 	assert_null(m.stats_wait_timer);
 	assert_int_equal(m.n_stats_waiting, 0);
 	sd_bus_message_unref(msg);

@@ -22,6 +22,7 @@
 
 #include "common/bus-api.h"
 #include "common/macro.h"
+#include "smcd-agent/bus-manager.h"
 #include "smcd-agent/collector.h"
 #include "smcd-agent/manager.h"
 #include "tests/unit/golden.h"

@@ -21,6 +21,7 @@
 
 #include "common/bus-api.h"
 #include "common/macro.h"
+#include "smcd-agent/bus-manager.h"
 #include "smcd-agent/manager.h"
 #include "smcd-agent/policy.h"
 #include "tests/unit/golden.h"

@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
+ * Who may do what on the agent's bus: the caller's credentials as the bus vouches for
+ * them, root and admin-group, the per-uid rate limit of the methods anyone may call, and
+ * polkit for every change.  Below the bus objects (bus-*.c): they call it, it calls none
+ * of them.
+ *
  * Who may change things: polkit decides, as for systemd's own daemons.
  *
  * Every method that changes something names one polkit action (bus_actions[] below; the
@@ -26,6 +31,10 @@
  * failure of polkit is a refusal that says so.
  */
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdint.h>
+#include <time.h>
 #include <linux/capability.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -34,8 +43,227 @@
 #include "common/bus-api.h"
 #include "common/macro.h"
 #include "common/util.h"
+#include "smcd-agent/bus-access.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/manager.h"
+
+/* ------------------------------------------------------------------------------------- */
+/* Credentials, admins, rate limit                                                      */
+
+/*
+ * The caller's uid and groups as the bus vouches for them: dbus-daemon's
+ * GetConnectionCredentials "UnixUserID" and "UnixGroupIDs", which it took from the kernel
+ * (SO_PEERCRED, SO_PEERGROUPS) when the caller connected.  Never sd-bus's augmented
+ * credentials: those read /proc/PID/status of the pid the bus recorded, which by now may be
+ * another process (pid reuse) or the same one with other groups.  -ENODATA for what the
+ * bus does not say (*ret_gids stays NULL when it gives no groups).
+ */
+int bus_sender_credentials(sd_bus_message *msg, uid_t *ret_uid, uint32_t **ret_gids,
+			   size_t *ret_n_gids)
+{
+	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	_cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+	_cleanup_(freep) uint32_t *gids = NULL;
+	const char *sender = sd_bus_message_get_sender(msg), *key;
+	bool have_uid = false;
+	size_t n_gids = 0;
+	uint32_t uid = 0;
+	int r;
+
+	if (!sender)
+		return -ENODATA;
+	r = sd_bus_call_method(sd_bus_message_get_bus(msg), DBUS_SERVICE, DBUS_PATH, DBUS_IFACE,
+			       DBUS_GET_CONNECTION_CREDENTIALS, &error, &reply, "s", sender);
+	if (r < 0) {
+		/* Debug only: a caller that hung up before the answer makes one of these. */
+		log_debug("Cannot get the bus's credentials of %s: %s", sender,
+			  error.message ? error.message : strerror(-r));
+		return r;
+	}
+	r = sd_bus_message_enter_container(reply, 'a', "{sv}");
+	if (r < 0)
+		return r;
+	while ((r = sd_bus_message_enter_container(reply, 'e', "sv")) > 0) {
+		r = sd_bus_message_read(reply, "s", &key);
+		if (r < 0)
+			return r;
+		if (streq(key, "UnixUserID")) {
+			r = sd_bus_message_read(reply, "v", "u", &uid);
+			if (r < 0)
+				return r;
+			have_uid = true;
+		} else if (streq(key, "UnixGroupIDs")) {
+			const uint32_t *v;
+			size_t size;
+
+			r = sd_bus_message_enter_container(reply, 'v', "au");
+			if (r < 0)
+				return r;
+			r = sd_bus_message_read_array(reply, 'u', (const void **)&v, &size);
+			if (r < 0)
+				return r;
+			free(gids);
+			n_gids = size / sizeof(*v);
+			gids = malloc((n_gids ? n_gids : 1) * sizeof(*gids));
+			if (!gids)
+				return -ENOMEM;
+			memcpy(gids, v, n_gids * sizeof(*v));
+			r = sd_bus_message_exit_container(reply);
+			if (r < 0)
+				return r;
+		} else {
+			r = sd_bus_message_skip(reply, "v");
+			if (r < 0)
+				return r;
+		}
+		r = sd_bus_message_exit_container(reply);
+		if (r < 0)
+			return r;
+	}
+	if (r < 0)
+		return r;
+	if (!have_uid)
+		return -ENODATA;
+	/* A bus that gives no groups: the user database's for that uid (never /proc). */
+	if (ret_gids && !gids) {
+		struct passwd *pw = getpwuid((uid_t)uid);
+		int n = 64;
+
+		if (pw) {
+			gids = malloc(n * sizeof(*gids));
+			if (!gids)
+				return -ENOMEM;
+			if (getgrouplist(pw->pw_name, pw->pw_gid, (gid_t *)gids, &n) < 0)
+				n = 0;
+			n_gids = (size_t)n;
+		}
+	}
+	if (ret_uid)
+		*ret_uid = (uid_t)uid;
+	if (ret_gids) {
+		*ret_gids = TAKE_PTR(gids);
+		*ret_n_gids = n_gids;
+	}
+	return 0;
+}
+
+bool bus_sender_in_group(sd_bus_message *msg, const char *group)
+{
+	_cleanup_(freep) uint32_t *gids = NULL;
+	size_t n = 0;
+	struct group *g;
+
+	if (!group)
+		return false;
+	g = getgrnam(group);
+	if (!g)
+		return false;
+	if (bus_sender_credentials(msg, NULL, &gids, &n) < 0 || !gids)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (gids[i] == g->gr_gid)
+			return true;
+	return false;
+}
+
+int bus_rate_limit(sd_bus_message *msg, struct manager *m, uid_t *ret_uid, sd_bus_error *error)
+{
+	uid_t uid;
+
+	if (bus_sender_credentials(msg, &uid, NULL, NULL) < 0)
+		uid = (uid_t)-1;
+	if (ret_uid)
+		*ret_uid = uid;
+	return bus_rate_limit_uid(msg, m, uid, error);
+}
+
+int bus_rate_limit_uid(sd_bus_message *msg, struct manager *m, uid_t uid, sd_bus_error *error)
+{
+	unsigned long long window_s = BUS_RATE_WINDOW_USEC / 1000000ULL;
+	struct timespec ts;
+	uint64_t now;
+
+	/* A caller the bus gives no uid for is counted as uid (uid_t)-1: the system bus always
+	 * gives one, so no real caller shares that entry. */
+	if (uid == 0)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000 + 1;
+	switch (rate_table_charge(&m->rate, (uint32_t)uid, now, BUS_RATE_WINDOW_USEC,
+				  m->config->rate_limit)) {
+	case RATE_OK:
+		return 0;
+	case RATE_NOMEM:
+		return sd_bus_error_set_errno(error, -ENOMEM);
+	case RATE_FULL:
+		log_notice("Rate-limiting %s() from uid %u: %u other users called within %llu s, as many as the agent keeps track of",
+			   sd_bus_message_get_member(msg), (unsigned)uid, RATE_TABLE_MAX, window_s);
+		return sd_bus_error_setf(
+			error, SMCD_BUS_ERROR_RATE_LIMITED,
+			"Too many users called the agent (%u within %llu s); try again in a few seconds",
+			RATE_TABLE_MAX, window_s);
+	case RATE_REFUSED_LOG:
+		log_notice("Rate-limiting %s() and the like from uid %u: more than %u calls in %llu s",
+			   sd_bus_message_get_member(msg), (unsigned)uid, m->config->rate_limit,
+			   window_s);
+		break;
+	case RATE_REFUSED:
+		break;
+	}
+	return sd_bus_error_setf(
+		error, SMCD_BUS_ERROR_RATE_LIMITED,
+		"Too many calls from uid %u (more than %u in %llu s); try again in a few seconds",
+		(unsigned)uid, m->config->rate_limit, window_s);
+}
+
+bool bus_sender_is_admin(sd_bus_message *msg, struct manager *m)
+{
+	return sd_bus_query_sender_privilege(msg, CAP_NET_ADMIN) > 0 ||
+	       bus_sender_in_group(msg, m->config->admin_group);
+}
+
+/* what: the refused action, for the caller ("Changing SMC settings"). */
+int bus_check_admin(sd_bus_message *msg, struct manager *m, const char *what, sd_bus_error *error)
+{
+	if (bus_sender_is_admin(msg, m))
+		return 0;
+	log_notice("Refused %s() from %s: not root%s%s", sd_bus_message_get_member(msg),
+		   sd_bus_message_get_sender(msg) ? sd_bus_message_get_sender(msg) : "?",
+		   m->config->admin_group ? " and not in group " : "",
+		   m->config->admin_group ? m->config->admin_group : "");
+	return sd_bus_error_setf(error, SD_BUS_ERROR_ACCESS_DENIED, "%s needs root%s%s%s", what,
+				 m->config->admin_group ? " or membership in group '" : "",
+				 m->config->admin_group ? m->config->admin_group : "",
+				 m->config->admin_group ? "'" : "");
+}
+
+/*
+ * Whether a property getter may show smc.yaml's own text (ConfigError): only in the method
+ * return of the call being answered (Get, GetAll, GetManagedObjects) to an admin; a signal
+ * goes to every listener, and a getter run while answering someone else is not theirs.
+ */
+bool bus_reader_is_admin(sd_bus *bus, sd_bus_message *reply, struct manager *m)
+{
+	sd_bus_message *call = sd_bus_get_current_message(bus);
+	uint8_t type;
+
+	if (!call || !sd_bus_message_is_method_call(call, NULL, NULL) ||
+	    sd_bus_message_get_type(reply, &type) < 0 || type != SD_BUS_MESSAGE_METHOD_RETURN ||
+	    !sd_bus_message_get_sender(call) ||
+	    !streq_ptr(sd_bus_message_get_destination(reply), sd_bus_message_get_sender(call)))
+		return false;
+	return bus_sender_is_admin(call, m);
+}
+
+bool bus_sender_is_root(sd_bus_message *msg)
+{
+	/* Only root: sd-bus knows no capabilities of a dbus-daemon peer (its creds would be
+	 * read from /proc, racily, so it does not), so CAP_NET_ADMIN is uid 0 here. */
+	return sd_bus_query_sender_privilege(msg, CAP_NET_ADMIN) > 0;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* polkit                                                                                 */
 
 /* polkit's CheckAuthorization flags: may ask the user (an authentication agent). */
 #define POLKIT_ALLOW_USER_INTERACTION 1u
