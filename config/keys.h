@@ -7,8 +7,8 @@
  * their own, so that the walk, the order and the list of expected keys still come from
  * here.  A new scalar key is its field of struct config (config.h), a row of keys.c, a case
  * in tests/unit/test-agent-config.c and its text in man/smc.yaml.5, which man-coverage.test
- * asks for (tests/tools/config-keys prints the table); ARCHITECTURE.md (config/) says the
- * rest.
+ * asks for (tests/tools/config-keys prints the table); ARCHITECTURE.md ("To add one
+ * thing") says the rest.
  */
 #pragma once
 
