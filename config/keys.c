@@ -265,3 +265,4 @@ const struct config_key config_keys[] = {
 };
 
 const size_t config_n_keys = ELEMENTSOF(config_keys);
+const struct config_key_table config_key_table = { config_keys, ELEMENTSOF(config_keys) };
