@@ -34,6 +34,7 @@
 
 #include <netlink/socket.h>
 
+#include "common/clock.h"
 #include "netlink/smcnl-internal.h"
 #include "netlink/smclo.h"
 #include "netlink/uapi/smc_lo.h"
@@ -602,12 +603,9 @@ struct clock {
 
 static uint64_t clock_ms(const struct clock *c)
 {
-	struct timespec ts;
-
 	if (c->replay)
 		return c->virt_ms;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return now_msec(CLOCK_MONOTONIC);
 }
 
 static void clock_wait(struct clock *c, int fd, unsigned ms)

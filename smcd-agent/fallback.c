@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "common/bus-api.h"
+#include "common/clock.h"
 #include "common/macro.h"
 #include "common/output.h"
 #include "common/owner.h"
@@ -64,8 +65,8 @@
 #define NEGATIVE_CACHE 64
 #define OWNER_CACHE 64
 #define BATCH_MAX 1024
-#define OWNER_TTL_USEC (10ULL * 1000000ULL)
-#define RETRY_USEC (5ULL * 1000000ULL)
+#define OWNER_TTL_USEC (10 * USEC_PER_SEC)
+#define RETRY_USEC (5 * USEC_PER_SEC)
 
 struct cg_entry {
 	uint64_t id;
@@ -118,18 +119,12 @@ struct fallback {
 
 static uint64_t mono_usec(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+	return now_usec(CLOCK_MONOTONIC);
 }
 
 static uint64_t real_usec(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+	return now_usec(CLOCK_REALTIME);
 }
 
 const char *fallback_error(const struct manager *m)
@@ -386,7 +381,7 @@ static void emit(struct fallback *f, const struct fbattr_event *ev)
 
 	if (!m->bus)
 		return;
-	if (now - f->window_mono_usec >= 1000000ULL) {
+	if (now - f->window_mono_usec >= USEC_PER_SEC) {
 		f->window_mono_usec = now;
 		f->window_signals = 0;
 	}

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "bpf/smcbpf.h"
+#include "common/clock.h"
 #include "common/macro.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/policy.h"
@@ -684,16 +685,14 @@ int policy_enroll(struct policy_engine *e, int pidfd, uint32_t sndbuf, uint32_t 
 	}
 	adopt(e, NULL);
 	if (!e->select) {
-		struct timespec ts;
 		uint64_t now;
 
 		/* A failed probe is kept for a minute here (a reconcile still probes afresh):
 		 * it reads the kernel's 5 MB BTF, 18 ms of CPU that any caller could make the
 		 * agent spend again and again. */
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		now = (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000 + 1;
+		now = now_usec(CLOCK_MONOTONIC) + 1;
 		if (!e->caps.probed || e->caps.select_err >= 0 || !e->enroll_probe_usec ||
-		    now - e->enroll_probe_usec >= 60ULL * 1000000ULL) {
+		    now - e->enroll_probe_usec >= 60 * USEC_PER_SEC) {
 			probe(e, true, false);
 			e->enroll_probe_usec = now;
 		}
@@ -702,7 +701,7 @@ int policy_enroll(struct policy_engine *e, int pidfd, uint32_t sndbuf, uint32_t 
 			return e->caps.select_err;
 		}
 		/* A failed load is kept for as long, for the same reason. */
-		if (e->enroll_open_err < 0 && now - e->enroll_open_usec < 60ULL * 1000000ULL) {
+		if (e->enroll_open_err < 0 && now - e->enroll_open_usec < 60 * USEC_PER_SEC) {
 			snprintf(why, len, "%s", e->enroll_open_why);
 			return e->enroll_open_err;
 		}
