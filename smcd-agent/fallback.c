@@ -13,7 +13,7 @@
  * is resolved at once.
  *
  * cgroup id to path: a cgroup v2 id is the kernfs id of its directory (the file handle
- * name_to_handle_at() gives, smcbpf_cgroup_id()).  Resolved by a walk of the cgroup2 mount
+ * name_to_handle_at() gives, cgroup_id_of()).  Resolved by a walk of the cgroup2 mount
  * that caches every id it passes, repeated when a batch has an id it does not know; an id
  * that a walk started after its record arrived did not find is gone for good (ids are
  * never reused) and is remembered as such (the last NEGATIVE_CACHE of them), so it costs
@@ -49,6 +49,7 @@
 #include "common/macro.h"
 #include "common/output.h"
 #include "common/owner.h"
+#include "common/util.h"
 #include "netlink/smcnl.h"
 #include "smcd-agent/bus-snapshot.h"
 #include "smcd-agent/fallback.h"
@@ -236,7 +237,7 @@ static void walk(struct fallback *f, size_t *cap, const char *rel, unsigned dept
 	if (f->n_cgs >= CGROUP_WALK_MAX)
 		return;
 	snprintf(full, sizeof(full), "%s%s", f->cgroot, rel);
-	if (smcbpf_cgroup_id(full, &id) == 0) {
+	if (cgroup_id_of(full, &id) == 0) {
 		if (f->n_cgs == *cap) {
 			size_t n = *cap ? *cap * 2 : 256;
 			struct cg_entry *v = realloc(f->cgs, n * sizeof(*v));

@@ -22,6 +22,7 @@
 #include "bpf/smcbpf.h"
 #include "common/clock.h"
 #include "common/macro.h"
+#include "common/util.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/policy.h"
 
@@ -152,7 +153,7 @@ static void resolve_targets(const struct config_policies *c, struct policy_obser
 		/* "/" is the root itself: every process of the host. */
 		snprintf(path, sizeof(path), "%s%s", root,
 			 streq(c->cgroups[i].path, "/") ? "" : c->cgroups[i].path);
-		t->err = BPF_OR(smcbpf_cgroup_id(path, &t->key), -ENOTSUP);
+		t->err = BPF_OR(cgroup_id_of(path, &t->key), -ENOTSUP);
 		if (t->err == -ENOTDIR)
 			t->err = -ENOENT;
 	}

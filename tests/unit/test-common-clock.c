@@ -1,17 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * common/clock.h: the conversions at their edges (a whole second less one nanosecond,
- * truncation, not rounding), the clocks read through them against time(2) and each other.
+ * truncation, not rounding), the clocks read through them against time(2) and each other;
+ * and common/util.c's cgroup_id_of(), the id of a cgroup2 directory (its inode number on
+ * 64-bit kernels, as the BPF helpers report it), refusing what is no directory.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <time.h>
 
 #include <cmocka.h>
+#include <linux/magic.h>
 
 #include "common/clock.h"
+#include "common/util.h"
 
 static void test_units(void **state)
 {
@@ -52,12 +59,29 @@ static void test_now(void **state)
 	assert_in_range(real, (uint64_t)t0, (uint64_t)t1 + 1);
 }
 
+static void test_cgroup_id(void **state)
+{
+	struct statfs sfs;
+	struct stat st;
+	uint64_t id = 0;
+
+	assert_int_equal(cgroup_id_of("/nonexistent/cgroup", &id), -ENOENT);
+	assert_int_equal(cgroup_id_of("/proc/self/status", &id), -ENOTDIR);
+	assert_int_equal(id, 0);
+	if (statfs("/sys/fs/cgroup", &sfs) < 0 || sfs.f_type != CGROUP2_SUPER_MAGIC)
+		skip();
+	assert_int_equal(stat("/sys/fs/cgroup", &st), 0);
+	assert_int_equal(cgroup_id_of("/sys/fs/cgroup", &id), 0);
+	assert_int_equal(id, (uint64_t)st.st_ino);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_timespec),
 		cmocka_unit_test(test_now),
+		cmocka_unit_test(test_cgroup_id),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
