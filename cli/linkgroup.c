@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "cli/objects.h"
+#include "common/clock.h"
 #include "common/output.h"
 #include "config/units.h"
 
@@ -151,13 +152,11 @@ static const char *fmt_n_links(json_object *row, const struct out_column *col, c
 static const char *fmt_age(json_object *row, const struct out_column *col, char *buf, size_t len)
 {
 	uint64_t first = out_get_u64(row, "agent.first_seen_usec", 0), now;
-	struct timespec ts;
 
 	if (!first)
 		return NULL;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
-	now = now > first ? (now - first) / 1000000 : 0;
+	now = now_usec(CLOCK_REALTIME);
+	now = now > first ? (now - first) / USEC_PER_SEC : 0;
 	if (now >= 86400)
 		snprintf(buf, len, "%" PRIu64 "d", now / 86400);
 	else if (now >= 3600)

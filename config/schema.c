@@ -9,13 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/macro.h"
 #include "config/config.h"
 #include "config/keys.h"
 #include "config/units.h"
 #include "config/ytree.h"
-
-#define USEC_PER_SEC 1000000ULL
 
 static void *field(struct config *c, size_t offset)
 {
