@@ -208,6 +208,35 @@ static void test_short_letters(void **state)
 	assert_null(letter_clash(fine, g, msg, sizeof(msg)));
 }
 
+/* Which pager (cli/pager.c): the environment's choice, "cat" or empty for none, and under
+ * privileges another user granted only less (NULL) or none. */
+static void test_pager_command(void **state)
+{
+	bool off;
+
+	(void)state;
+	assert_null(smcctl_pager_command(NULL, NULL, false, &off));
+	assert_false(off);
+	assert_string_equal(smcctl_pager_command("most", "more", false, &off), "most");
+	assert_false(off);
+	assert_string_equal(smcctl_pager_command(NULL, "less -S", false, &off), "less -S");
+	assert_false(off);
+	assert_null(smcctl_pager_command("cat", "most", false, &off));
+	assert_true(off);
+	assert_null(smcctl_pager_command("", "most", false, &off));
+	assert_true(off);
+	assert_null(smcctl_pager_command(NULL, "cat", false, &off));
+	assert_true(off);
+	/* "cat" of SMCCTL_PAGER wins over a PAGER; a PAGER does not undo SMCCTL_PAGER=... */
+	assert_string_equal(smcctl_pager_command("most", "cat", false, &off), "most");
+	assert_false(off);
+	/* secure: the caller's pager is not run, only turned off */
+	assert_null(smcctl_pager_command("sh", "vi", true, &off));
+	assert_false(off);
+	assert_null(smcctl_pager_command("cat", NULL, true, &off));
+	assert_true(off);
+}
+
 static void test_table_sane(void **state)
 {
 	size_t n_obj = 0;
@@ -953,6 +982,7 @@ int main(void)
 		cmocka_unit_test(test_word_lookup),
 		cmocka_unit_test(test_table_sane),
 		cmocka_unit_test(test_short_letters),
+		cmocka_unit_test(test_pager_command),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_library_failure),
