@@ -70,7 +70,8 @@ static void offer_global_options(FILE *out, const char *cur)
 {
 	for (const struct option *o = smcctl_global_options; o->name; o++) {
 		offer_long(out, cur, o->name);
-		offer_short(out, cur, (char)o->val);
+		if (o->val > 0 && o->val < 128) /* not a long-only one's code */
+			offer_short(out, cur, (char)o->val);
 	}
 }
 

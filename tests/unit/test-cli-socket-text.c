@@ -327,8 +327,12 @@ static void test_processes(void **state)
 	json_object_put(doc);
 	free(t);
 
-	/* the letter's two meanings: before the verb -p is --pretty, after it --processes */
-	t = RUN_P(0, "-p", "socket");
+	/* -p has one meaning, --processes (cli/table.c): before the object it is none, pretty
+	 * JSON is --pretty (--json=pretty) before the object or after the verb */
+	t = RUN_P(SMCCTL_EXIT_USAGE, "-p", "socket");
+	assert_string_equal(t, "");
+	free(t);
+	t = RUN_P(0, "--pretty", "socket");
 	assert_non_null(strstr(t, "{\n"));
 	assert_null(strstr(t, "\"processes\""));
 	free(t);
