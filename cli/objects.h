@@ -120,10 +120,14 @@ int linkgroup_parse_id(const char *s, uint32_t *ret);
 /* socket */
 int check_run(struct smcctl *c, const struct verb_args *a);
 int socket_list(struct smcctl *c, const struct verb_args *a);
+/* One socket as -j's rows have it (smcctl check). */
 json_object *socket_json(const struct smc_socket *s);
-void socket_list_text(struct smcctl *c, json_object *doc);
-/* The same text as socket_list_text() of those sockets' document, without building it. */
-int socket_rows_text(struct smcctl *c, const struct smc_socket *const *rows, size_t n);
+struct out_sink;
+struct sock_owners;
+/* The answer of "smcctl socket" for these sockets into o, with their holders when owners
+ * is not NULL (-p); finishes o (out_sink_done()) and returns its status. */
+int socket_list_emit(struct out_sink *o, const struct smc_socket *const *rows, size_t n,
+		     const struct sock_owners *owners);
 
 /* assess: observe TCP connections, say where SMC would pay off (cli/assess.c) */
 int assess_run(struct smcctl *c, const struct verb_args *a);

@@ -129,6 +129,11 @@ int smcctl_emit(struct smcctl *c, json_object *doc, smcctl_text_fn text)
 	return flush_out(c);
 }
 
+int smcctl_flush(struct smcctl *c)
+{
+	return flush_out(c);
+}
+
 /* Help and version are text, even with -j: they are not answers about the kernel. */
 static int flush_out(struct smcctl *c)
 {

@@ -237,6 +237,9 @@ typedef void (*smcctl_text_fn)(struct smcctl *c, json_object *doc);
  */
 int smcctl_emit(struct smcctl *c, json_object *doc, smcctl_text_fn text);
 
+/* Flush what a handler wrote itself (through a sink): an exit status, as smcctl_emit(). */
+int smcctl_flush(struct smcctl *c);
+
 /* Shorthand for json_object_new_object() failures inside handlers. */
 /*
  * The soname of the first library smcctl could not load on demand (cli/dl.c sets it), or

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,53 @@
 #include "common/output.h"
 
 #define CELL_MAX 256
+
+static unsigned style;
+
+unsigned out_style_set(unsigned st)
+{
+	unsigned old = style;
+
+	style = st;
+	return old;
+}
+
+unsigned out_style(void)
+{
+	return style;
+}
+
+bool out_color_auto(bool tty, const char *no_color, const char *term)
+{
+	if (no_color && *no_color)
+		return false;
+	if (term && strcmp(term, "dumb") == 0)
+		return false;
+	return tty;
+}
+
+const char *out_color_state(const char *cell)
+{
+	static const char *const good[] = { "ACTIVE", "active", "SMCD", "SMCR", "yes", "ok" };
+	static const char *const warn[] = { "TCP", "degraded", "inactive", "fallback" };
+	static const char *const bad[] = { "failed", "FAILED", "error" };
+
+	for (size_t i = 0; i < ELEMENTSOF(good); i++)
+		if (strcmp(cell, good[i]) == 0)
+			return OUT_ANSI_GREEN;
+	for (size_t i = 0; i < ELEMENTSOF(warn); i++)
+		if (strcmp(cell, warn[i]) == 0)
+			return OUT_ANSI_YELLOW;
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+		if (strcmp(cell, bad[i]) == 0)
+			return OUT_ANSI_RED;
+	return NULL;
+}
+
+const char *out_color_warn(const char *cell)
+{
+	return strcmp(cell, "-") ? OUT_ANSI_YELLOW : NULL;
+}
 
 json_object *out_get(json_object *obj, const char *path)
 {
@@ -304,9 +352,10 @@ static void pad(struct line *l, size_t n)
 
 /* Print one line of cells; the last cell is never padded so no line ends in blanks. */
 static void print_line(FILE *f, const struct out_column *cols, size_t n_cols, const bool *show,
-		       const size_t *width, const char *const *cells, unsigned indent)
+		       const size_t *width, const char *const *cells, unsigned indent, bool header)
 {
 	struct line l; /* not zeroed: 4 KiB of stores per line (a fifth of 'smcctl socket') */
+	const char *color;
 	size_t last = 0;
 	bool first = true;
 
@@ -325,14 +374,19 @@ static void print_line(FILE *f, const struct out_column *cols, size_t n_cols, co
 			put(&l, "  ", 2);
 		first = false;
 		n = strlen(cells[i]);
-		if (right_aligned(&cols[i])) {
+		if (right_aligned(&cols[i]))
 			pad(&l, width[i] > n ? width[i] - n : 0);
+		/* a header is never coloured; the width counts the text alone */
+		if ((style & OUT_STYLE_COLOR) && !header && cols[i].color &&
+		    (color = cols[i].color(cells[i]))) {
+			put(&l, color, strlen(color));
 			put(&l, cells[i], n);
+			put(&l, OUT_ANSI_RESET, strlen(OUT_ANSI_RESET));
 		} else {
 			put(&l, cells[i], n);
-			if (i != last)
-				pad(&l, width[i] > n ? width[i] - n : 0);
 		}
+		if (!right_aligned(&cols[i]) && i != last)
+			pad(&l, width[i] > n ? width[i] - n : 0);
 	}
 	put(&l, "\n", 1);
 	fwrite(l.buf, 1, l.len, f);
@@ -406,11 +460,12 @@ int out_table_cells(FILE *f, const struct out_column *cols, size_t n_cols,
 
 	for (size_t i = 0; i < n_cols; i++)
 		cells[i] = cols[i].header;
-	print_line(f, cols, n_cols, show, width, cells, indent);
+	if (!(style & OUT_STYLE_NO_LEGEND))
+		print_line(f, cols, n_cols, show, width, cells, indent, true);
 	for (size_t r = 0, k = 0; r < n_rows; r++) {
 		for (size_t i = 0; i < n_cols; i++)
 			cells[i] = show[i] ? t->buf + t->off[k++] : NULL;
-		print_line(f, cols, n_cols, show, width, cells, indent);
+		print_line(f, cols, n_cols, show, width, cells, indent, false);
 	}
 	return 0;
 }
@@ -584,4 +639,447 @@ int json_append_str(json_object *arr, const char *s)
 	if (!s)
 		return json_object_array_add(arr, NULL) < 0 ? -ENOMEM : 0;
 	return json_append(arr, json_object_new_string(s));
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* The sink                                                                            */
+
+static void sink_fail(struct out_sink *s, int err)
+{
+	if (!s->err)
+		s->err = err;
+}
+
+static void jput(struct out_sink *s, const char *p, size_t n)
+{
+	while (n) {
+		size_t k;
+
+		if (s->len == sizeof(s->buf)) {
+			if (fwrite(s->buf, 1, s->len, s->f) != s->len)
+				sink_fail(s, -EIO);
+			s->len = 0;
+		}
+		k = sizeof(s->buf) - s->len < n ? sizeof(s->buf) - s->len : n;
+		memcpy(s->buf + s->len, p, k);
+		s->len += k;
+		p += k;
+		n -= k;
+	}
+}
+
+static void jputs(struct out_sink *s, const char *p)
+{
+	jput(s, p, strlen(p));
+}
+
+/* A string as json-c writes it with JSON_C_TO_STRING_NOSLASHESCAPE (json_escape_str()). */
+static void jstring(struct out_sink *s, const char *p)
+{
+	static const char hex[] = "0123456789abcdef";
+	const char *run = p;
+
+	jput(s, "\"", 1);
+	for (; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		char esc[7] = { '\\', 0 };
+		size_t n = 2;
+
+		switch (c) {
+		case '\b':
+			esc[1] = 'b';
+			break;
+		case '\n':
+			esc[1] = 'n';
+			break;
+		case '\r':
+			esc[1] = 'r';
+			break;
+		case '\t':
+			esc[1] = 't';
+			break;
+		case '\f':
+			esc[1] = 'f';
+			break;
+		case '"':
+		case '\\':
+			esc[1] = (char)c;
+			break;
+		default:
+			if (c >= ' ')
+				continue;
+			memcpy(esc + 1, "u00", 3);
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 0xf];
+			n = 6;
+		}
+		jput(s, run, (size_t)(p - run));
+		jput(s, esc, n);
+		run = p + 1;
+	}
+	jput(s, run, (size_t)(p - run));
+	jput(s, "\"", 1);
+}
+
+/* Before a member: the comma, the line and indent of pretty output, the key. */
+static void jmember(struct out_sink *s, const char *key)
+{
+	if (s->depth == 0) /* the root */
+		return;
+	if (s->had[s->depth])
+		jput(s, ",", 1);
+	/* json-c: a bracket ends its line (jopen()), so does every member but the last */
+	if (s->pretty && s->had[s->depth])
+		jput(s, "\n", 1);
+	if (s->pretty)
+		for (unsigned i = 0; i < s->depth; i++)
+			jput(s, "  ", 2);
+	s->had[s->depth] = true;
+	if (key) {
+		jstring(s, key);
+		jputs(s, s->pretty ? ": " : ":");
+	}
+}
+
+static void jopen(struct out_sink *s, const char *key, char c)
+{
+	jmember(s, key);
+	if (s->depth + 1 >= OUT_SINK_DEPTH) {
+		sink_fail(s, -E2BIG);
+		return;
+	}
+	jput(s, &c, 1);
+	if (s->pretty)
+		jput(s, "\n", 1);
+	s->had[++s->depth] = false;
+	s->arr[s->depth] = c == '[';
+}
+
+static void jclose(struct out_sink *s, char c)
+{
+	if (s->depth == 0)
+		return;
+	if (s->pretty) { /* empty: "{", a line, the indent, "}" */
+		if (s->had[s->depth])
+			jput(s, "\n", 1);
+		for (unsigned i = 1; i < s->depth; i++)
+			jput(s, "  ", 2);
+	}
+	jput(s, &c, 1);
+	s->depth--;
+}
+
+/* Document: add v under key to the open object, or append it to the open array. */
+static void dadd(struct out_sink *s, const char *key, json_object *v, bool is_null)
+{
+	json_object *top = s->stack[s->depth];
+	int r;
+
+	if (!v && !is_null) {
+		sink_fail(s, -ENOMEM);
+		return;
+	}
+	if (!top) { /* the root */
+		s->stack[0] = v;
+		return;
+	}
+	if (json_object_is_type(top, json_type_array))
+		r = is_null ? (json_object_array_add(top, NULL) < 0 ? -ENOMEM : 0)
+			    : json_append(top, v);
+	else
+		r = is_null ? json_add_null(top, key) : json_add(top, key, v);
+	if (r < 0)
+		sink_fail(s, r);
+}
+
+static void dopen(struct out_sink *s, const char *key, json_object *v)
+{
+	if (s->depth + 1 >= OUT_SINK_DEPTH) {
+		json_object_put(v);
+		sink_fail(s, -E2BIG);
+		return;
+	}
+	/* added before it is filled: the parent (or stack[0], the root) holds the reference */
+	dadd(s, key, v, false);
+	if (!s->err) {
+		s->stack[++s->depth] = v;
+		s->arr[s->depth] = json_object_is_type(v, json_type_array);
+	}
+}
+
+static void sink_init(struct out_sink *s, enum out_sink_kind kind, FILE *f)
+{
+	s->kind = kind;
+	s->f = f;
+	s->detail = 0;
+	s->pretty = false;
+	s->err = 0;
+	s->depth = 0;
+	s->had[0] = s->arr[0] = false;
+	s->stack[0] = NULL;
+	s->cols = NULL;
+	s->n_cols = 0;
+	s->cells = (struct out_cells){};
+	s->row = NULL;
+	s->row_len = s->row_cap = 0;
+	s->len = 0;
+}
+
+void out_sink_text(struct out_sink *s, FILE *f, unsigned detail)
+{
+	sink_init(s, OUT_SINK_TEXT, f);
+	s->detail = detail;
+}
+
+void out_sink_json(struct out_sink *s, FILE *f, bool pretty)
+{
+	sink_init(s, OUT_SINK_JSON, f);
+	s->pretty = pretty;
+}
+
+void out_sink_doc(struct out_sink *s)
+{
+	sink_init(s, OUT_SINK_DOC, NULL);
+}
+
+int out_sink_done(struct out_sink *s)
+{
+	if (s->kind == OUT_SINK_JSON) {
+		jput(s, "\n", 1);
+		if (s->len && fwrite(s->buf, 1, s->len, s->f) != s->len)
+			sink_fail(s, -EIO);
+		s->len = 0;
+	}
+	out_cells_done(&s->cells);
+	free(s->row);
+	s->row = NULL;
+	s->row_cap = s->row_len = 0;
+	if (s->kind == OUT_SINK_DOC && s->err && s->stack[0]) {
+		json_object_put(s->stack[0]);
+		s->stack[0] = NULL;
+	}
+	return s->err;
+}
+
+json_object *out_sink_take_doc(struct out_sink *s)
+{
+	json_object *doc = s->err ? NULL : s->stack[0];
+
+	s->stack[0] = NULL;
+	return doc;
+}
+
+void out_object_begin(struct out_sink *s, const char *key)
+{
+	if (s->err)
+		return;
+	if (s->kind == OUT_SINK_JSON)
+		jopen(s, key, '{');
+	else if (s->kind == OUT_SINK_DOC)
+		dopen(s, key, json_object_new_object());
+	else if (s->depth + 1 < OUT_SINK_DEPTH)
+		s->arr[++s->depth] = false;
+}
+
+void out_object_end(struct out_sink *s)
+{
+	if (s->err)
+		return;
+	if (s->kind == OUT_SINK_JSON)
+		jclose(s, '}');
+	else if (s->depth)
+		s->depth--;
+}
+
+void out_array_begin(struct out_sink *s, const char *key)
+{
+	if (s->err)
+		return;
+	if (s->kind == OUT_SINK_JSON)
+		jopen(s, key, '[');
+	else if (s->kind == OUT_SINK_DOC)
+		dopen(s, key, json_object_new_array());
+	else if (s->depth + 1 < OUT_SINK_DEPTH)
+		s->arr[++s->depth] = true;
+}
+
+void out_array_end(struct out_sink *s)
+{
+	if (s->err)
+		return;
+	if (s->kind == OUT_SINK_JSON)
+		jclose(s, ']');
+	else if (s->depth)
+		s->depth--;
+}
+
+void out_table_begin(struct out_sink *s, const char *key, const struct out_column *cols,
+		     size_t n_cols, unsigned indent)
+{
+	if (s->err)
+		return;
+	if (n_cols > OUT_SINK_COLS) {
+		sink_fail(s, -E2BIG);
+		return;
+	}
+	s->cols = cols;
+	s->n_cols = n_cols;
+	s->indent = indent;
+	s->cells.n = s->cells.len = 0;
+	out_array_begin(s, key);
+	s->table_depth = s->depth;
+}
+
+void out_row_begin(struct out_sink *s)
+{
+	if (s->err)
+		return;
+	s->row_len = 0;
+	memset(s->cell_off, 0, s->n_cols * sizeof(s->cell_off[0]));
+	out_object_begin(s, NULL);
+}
+
+void out_row_end(struct out_sink *s)
+{
+	out_object_end(s);
+	if (s->err || s->kind != OUT_SINK_TEXT)
+		return;
+	for (size_t i = 0; i < s->n_cols; i++) {
+		if (s->cols[i].detail > s->detail)
+			continue;
+		if (out_cells_add(&s->cells, s->cell_off[i] ? s->row + s->cell_off[i] - 1 : "-") < 0) {
+			sink_fail(s, -ENOMEM);
+			return;
+		}
+	}
+}
+
+void out_table_end(struct out_sink *s)
+{
+	out_array_end(s);
+	if (s->err || s->kind != OUT_SINK_TEXT || !s->cols)
+		return;
+	if (out_table_cells(s->f, s->cols, s->n_cols, &s->cells, s->detail, s->indent) < 0)
+		sink_fail(s, -ENOMEM);
+	s->cols = NULL;
+	s->n_cols = 0;
+}
+
+/* The text of column col of the current row (cut at CELL_MAX - 1 as a table cuts it). */
+void out_cell(struct out_sink *s, int col, const char *text)
+{
+	size_t n;
+
+	if (s->err || s->kind != OUT_SINK_TEXT || col < 0 || (size_t)col >= s->n_cols ||
+	    s->cols[col].detail > s->detail)
+		return;
+	if (!text || !*text)
+		text = "-";
+	n = strnlen(text, CELL_MAX - 1);
+	if (s->row_len + n + 1 > s->row_cap) {
+		size_t cap = s->row_cap ? 2 * s->row_cap : 1024;
+		char *row;
+
+		while (cap < s->row_len + n + 1)
+			cap *= 2;
+		row = realloc(s->row, cap);
+		if (!row) {
+			sink_fail(s, -ENOMEM);
+			return;
+		}
+		s->row = row;
+		s->row_cap = cap;
+	}
+	memcpy(s->row + s->row_len, text, n);
+	s->row[s->row_len + n] = '\0';
+	s->cell_off[col] = s->row_len + 1;
+	s->row_len += n + 1;
+}
+
+/* Whether a field goes into the JSON or the document: a key, or an element of an array. */
+static bool json_field(const struct out_sink *s, const char *key)
+{
+	return s->kind != OUT_SINK_TEXT && (key || s->arr[s->depth]);
+}
+
+void out_u64(struct out_sink *s, const char *key, int col, uint64_t v)
+{
+	char buf[64];
+
+	if (s->err)
+		return;
+	if (s->kind == OUT_SINK_JSON && json_field(s, key)) {
+		jmember(s, key);
+		jputs(s, out_fmt_dec(v, buf, sizeof(buf)));
+	} else if (s->kind == OUT_SINK_DOC && json_field(s, key)) {
+		dadd(s, key, json_object_new_uint64(v), false);
+	} else if (out_text_wants(s, col)) {
+		out_cell(s, col, out_fmt_uint(v, s->cols[col].fmt, buf, sizeof(buf)));
+	}
+}
+
+void out_str(struct out_sink *s, const char *key, int col, const char *v)
+{
+	if (s->err)
+		return;
+	if (s->kind == OUT_SINK_JSON && json_field(s, key)) {
+		jmember(s, key);
+		if (v)
+			jstring(s, v);
+		else
+			jputs(s, "null");
+	} else if (s->kind == OUT_SINK_DOC && json_field(s, key)) {
+		if (v)
+			dadd(s, key, json_object_new_string(v), false);
+		else
+			dadd(s, key, NULL, true);
+	} else if (out_text_wants(s, col)) {
+		out_cell(s, col, v);
+	}
+}
+
+void out_name(struct out_sink *s, const char *key, int col, const char *v)
+{
+	char buf[NAME_OUT_MAX + 1];
+
+	if (s->err)
+		return;
+	if (!v || (s->kind == OUT_SINK_TEXT && !out_text_wants(s, col)) ||
+	    (s->kind != OUT_SINK_TEXT && !json_field(s, key))) {
+		out_str(s, key, col, v);
+		return;
+	}
+	name_sanitize(v, buf, sizeof(buf));
+	out_str(s, key, col, buf);
+}
+
+void out_bool(struct out_sink *s, const char *key, int col, bool v)
+{
+	if (s->err)
+		return;
+	if (s->kind == OUT_SINK_JSON && json_field(s, key)) {
+		jmember(s, key);
+		jputs(s, v ? "true" : "false");
+	} else if (s->kind == OUT_SINK_DOC && json_field(s, key)) {
+		dadd(s, key, json_object_new_boolean(v), false);
+	} else if (out_text_wants(s, col)) {
+		out_cell(s, col, v ? "yes" : "no");
+	}
+}
+
+void out_null(struct out_sink *s, const char *key, int col)
+{
+	out_str(s, key, col, NULL);
+}
+
+void out_legend(struct out_sink *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->err || s->kind != OUT_SINK_TEXT || (style & OUT_STYLE_NO_LEGEND))
+		return;
+	va_start(ap, fmt);
+	if (vfprintf(s->f, fmt, ap) < 0)
+		sink_fail(s, -EIO);
+	va_end(ap);
 }

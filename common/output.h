@@ -1,18 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * One rendering path for smcctl and the agent.
+ * One output path for smcctl and the agent.
  *
- * Every answer is first built as one json-c document.  "-j" prints that document; text mode
- * renders the SAME document with the table and key/value renderers below, so the two
- * outputs cannot drift apart (the iproute2 lesson, done with a document instead of paired
- * print calls).  A column or field names a key of the document (dotted paths descend into
- * nested objects), a header, a format and the detail level from which it is shown.  The one
- * exception is "smcctl socket", whose rows are too many to pay for their document in text
- * mode: it fills the same columns itself (out_table_cells(); a test holds it equal).
+ * A handler emits every field of its answer once, from the model, into a sink
+ * (struct out_sink, below): each emit names the JSON key, the column of the current table
+ * (whose header, format and detail level are the text's) and the value.  The text sink lays
+ * the fields out as tables and key/value lines; the JSON sink streams the same fields as
+ * one document (compact or indented as json-c prints it), so a table of hundreds of sockets
+ * costs no document; the document sink builds a json-c object from the same emits, for a
+ * caller that needs one (the agent's answers, smcctl check, the support bundle).  The
+ * iproute2 json_print lesson: the text and -j cannot drift apart when one call feeds both.
+ *
+ * Verbs whose answer is already a json-c document (the agent's, the configuration) render
+ * it with out_table() and out_kv(), which go through the same table layout as the text sink:
+ * a column or field there names a key of the document (dotted paths descend into nested
+ * objects), a header, a format and the detail level from which it is shown.
  *
  * Text conventions: a missing value (JSON null, absent key or empty string) prints as "-";
  * numbers are right-aligned, text left-aligned; columns are separated by two blanks; no
- * line ends in blanks.
+ * line ends in blanks.  Text style (out_style_set()): --no-legend drops the tables' header
+ * lines and the legends and summaries after them (systemctl's); colour marks states (a
+ * column's .color) only on a terminal without NO_COLOR (out_color_auto()).
  */
 #pragma once
 
@@ -43,6 +51,9 @@ enum out_fmt {
 
 struct out_column;
 
+/* The escape sequence that colours a cell of this text (out_color_state()), or NULL. */
+typedef const char *(*out_color_fn)(const char *cell);
+
 /* Render one cell from the row object (OUT_CUSTOM).  Return buf, or NULL for "-". */
 typedef const char *(*out_format_fn)(json_object *row, const struct out_column *col, char *buf,
 				     size_t len);
@@ -59,6 +70,7 @@ struct out_column {
 	unsigned detail;      /* shown when the detail level (-d count) is >= this */
 	unsigned flags;	      /* OUT_LEFT, OUT_RIGHT */
 	out_format_fn format; /* OUT_CUSTOM only */
+	out_color_fn color;   /* colour of a cell, when colour is on (out_style_set()) */
 };
 
 /*
@@ -69,6 +81,34 @@ struct out_column {
 	{                                                          \
 		.key = (k), .header = (h), .fmt = (f), __VA_ARGS__ \
 	}
+
+/*
+ * Text style for the whole process (smcctl sets it from its options before a verb runs;
+ * the text of tables and legends reads it).  OUT_STYLE_NO_LEGEND: tables without their
+ * header line, no legend or summary after them.  OUT_STYLE_COLOR: states in colour.
+ * Returns the style before, for the caller to put back.
+ */
+enum {
+	OUT_STYLE_NO_LEGEND = 1 << 0,
+	OUT_STYLE_COLOR = 1 << 1,
+};
+unsigned out_style_set(unsigned style);
+unsigned out_style(void);
+/*
+ * Whether text to a stream is coloured, as systemd's tools decide: never when NO_COLOR is
+ * set and not empty (https://no-color.org) or TERM is "dumb", else when it is a terminal.
+ * The environment is passed in (getenv("NO_COLOR"), getenv("TERM")) so a test can force it.
+ */
+bool out_color_auto(bool tty, const char *no_color, const char *term);
+/* The colour of a state word: green for a working one (ACTIVE, SMCD, SMCR, yes, ok),
+ * yellow for a degraded one or a fallback (TCP, a reason name), red for a failure. */
+const char *out_color_state(const char *cell);
+/* Any cell but "-" in yellow (a fallback reason column). */
+const char *out_color_warn(const char *cell);
+#define OUT_ANSI_GREEN "\x1b[0;32m"
+#define OUT_ANSI_YELLOW "\x1b[0;33m"
+#define OUT_ANSI_RED "\x1b[0;31m"
+#define OUT_ANSI_RESET "\x1b[0m"
 
 /* Look up a dotted path ("v2.peer_host"); NULL when any step is missing or not an object. */
 json_object *out_get(json_object *obj, const char *path);
@@ -142,6 +182,110 @@ int out_kv_cells(FILE *f, const struct out_column *fields, size_t n_fields,
 
 /* Print the document: compact on one line, or pretty; always followed by one newline. */
 int out_json(FILE *f, json_object *doc, bool pretty);
+
+/*
+ * The sink.  A handler emits, in its JSON order:
+ *
+ *	out_table_begin(s, "sockets", cols, n_cols, 0);	     "sockets": [ ... ] / the table
+ *	for each socket:
+ *		out_row_begin(s);			     { ... } / one line
+ *		out_u64(s, "uid", COL_UID, sk->uid);	     "uid": 0 / the UID column
+ *		out_object_begin(s, "local");		     "local": { (no text of its own)
+ *		out_str(s, "address", OUT_NO_COL, a);	     JSON only
+ *		out_object_end(s);
+ *		out_cell(s, COL_LOCAL, "10.0.0.1:80");	     text only: a cell made of several keys
+ *		out_row_end(s);
+ *	out_table_end(s);				     ] / the laid-out table
+ *	out_legend(s, "...");				     text only, not with --no-legend
+ *
+ * A field with a column of the current table is that cell, formatted by the column's
+ * format and shown from its detail level; OUT_NO_COL is JSON only, a NULL key text only.
+ * The text sink keeps one table's cells to size its columns (as systemctl does); the JSON
+ * sink writes as it goes; the document sink builds json-c objects.  Emits after a failure
+ * do nothing; out_sink_done() returns the first error (-ENOMEM, -EIO).
+ */
+#define OUT_NO_COL (-1)
+#define OUT_SINK_DEPTH 16
+#define OUT_SINK_COLS 32
+
+enum out_sink_kind {
+	OUT_SINK_TEXT,
+	OUT_SINK_JSON,
+	OUT_SINK_DOC,
+};
+
+struct out_sink {
+	enum out_sink_kind kind;
+	FILE *f;
+	unsigned detail; /* text: the -d count */
+	bool pretty;	 /* JSON: indented as json-c's JSON_C_TO_STRING_PRETTY | _SPACED */
+	int err;
+	unsigned depth;
+	/* JSON: whether the open object or array at each depth has a member yet; all sinks:
+	 * whether it is an array (a field without a key is then its element) */
+	bool had[OUT_SINK_DEPTH];
+	bool arr[OUT_SINK_DEPTH];
+	/* document: the open objects and arrays; stack[0] the root */
+	json_object *stack[OUT_SINK_DEPTH];
+	/* text: the current table and its row */
+	const struct out_column *cols;
+	size_t n_cols;
+	unsigned indent;
+	unsigned table_depth; /* depth of the table's array (JSON, document) */
+	struct out_cells cells;
+	size_t cell_off[OUT_SINK_COLS]; /* offset + 1 in row, 0: not set */
+	char *row;
+	size_t row_len, row_cap;
+	/* JSON: output assembled here, written when full and at the end */
+	size_t len;
+	char buf[4096];
+};
+
+void out_sink_text(struct out_sink *s, FILE *f, unsigned detail);
+void out_sink_json(struct out_sink *s, FILE *f, bool pretty);
+void out_sink_doc(struct out_sink *s);
+/*
+ * Finish: JSON: the final newline and the write; text: nothing left open.  Frees what the
+ * sink holds but the document.  Returns the first error, or 0.
+ */
+int out_sink_done(struct out_sink *s);
+/* The document sink's root (NULL after a failure); the caller owns it.  Call after done. */
+json_object *out_sink_take_doc(struct out_sink *s);
+
+/* An object or array, by key inside an object, with a NULL key inside an array or as the
+ * root.  Text: nothing (the fields inside may still name columns). */
+void out_object_begin(struct out_sink *s, const char *key);
+void out_object_end(struct out_sink *s);
+void out_array_begin(struct out_sink *s, const char *key);
+void out_array_end(struct out_sink *s);
+/* A table: the array key of objects, one per row; text: the laid-out table. */
+void out_table_begin(struct out_sink *s, const char *key, const struct out_column *cols,
+		     size_t n_cols, unsigned indent);
+void out_row_begin(struct out_sink *s);
+void out_row_end(struct out_sink *s);
+void out_table_end(struct out_sink *s);
+
+/* Fields: key for JSON (NULL: text only, or an element inside an array), col the column of
+ * the current table (OUT_NO_COL: JSON only).  out_str: NULL is null ("-"); out_name: a name a user chose (json_add_name). */
+void out_u64(struct out_sink *s, const char *key, int col, uint64_t v);
+void out_str(struct out_sink *s, const char *key, int col, const char *v);
+void out_name(struct out_sink *s, const char *key, int col, const char *v);
+void out_bool(struct out_sink *s, const char *key, int col, bool v);
+void out_null(struct out_sink *s, const char *key, int col);
+static inline bool out_is_text(const struct out_sink *s)
+{
+	return s->kind == OUT_SINK_TEXT;
+}
+/* Whether a text-only cell of column col would be shown (to skip rendering it). */
+static inline bool out_text_wants(const struct out_sink *s, int col)
+{
+	return s->kind == OUT_SINK_TEXT && !s->err && col >= 0 && (size_t)col < s->n_cols &&
+	       s->cols[col].detail <= s->detail;
+}
+/* A text-only cell, rendered by the handler from several keys (NULL or "" print "-"). */
+void out_cell(struct out_sink *s, int col, const char *text);
+/* A text-only line after a table: a legend or summary (not with --no-legend). */
+void out_legend(struct out_sink *s, const char *fmt, ...) _printf_(2, 3);
 
 /* Builders: add a key to an object.  NULL strings become JSON null.  Return 0 or -ENOMEM. */
 int json_add_u64(json_object *obj, const char *key, uint64_t v);
