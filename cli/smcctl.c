@@ -15,7 +15,9 @@
 #include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/smcctl.h"
 #include "common/output.h"
@@ -402,6 +404,7 @@ static void print_global_options(FILE *f)
 	      "  -p, --pretty        indent the JSON (implies --json)\n"
 	      "  -d, --details       more details; -dd for even more\n"
 	      "  -n, --netns NAME    run in network namespace NAME (/run/netns/NAME or a path)\n"
+	      "      --no-legend     tables without their header, no legend below them\n"
 	      "  -h, --help          this help\n"
 	      "  -V, --version       print the version\n",
 	      f);
@@ -509,6 +512,9 @@ static int global_option(struct smcctl *c, int ch, const char *arg)
 		return 0;
 	case 'n':
 		c->netns = arg;
+		return 0;
+	case SMCCTL_OPT_NO_LEGEND:
+		c->no_legend = true;
 		return 0;
 	default:
 		return 0;
@@ -797,6 +803,11 @@ static int run(struct smcctl *c, int argc, char **argv)
 	status = enter_netns(c);
 	if (status)
 		return status;
+	/* The text's style: colour only for a terminal that wants it (systemd's rule). */
+	out_style_set((c->no_legend ? OUT_STYLE_NO_LEGEND : 0) |
+		      (out_color_auto(isatty(fileno(c->out)) == 1, getenv("NO_COLOR"), getenv("TERM"))
+			       ? OUT_STYLE_COLOR
+			       : 0));
 	return c->verb->run(c, &a);
 }
 
@@ -822,9 +833,12 @@ int smcctl_run(int argc, char **argv, const struct smcnl_options *nl_opts, FILE 
 	};
 	int status;
 
+	unsigned style = out_style(); /* support-bundle runs smcctl_run() inside a verb */
+
 	if (nl_opts)
 		c.nl_opts = *nl_opts;
 	status = run(&c, argc, argv);
+	out_style_set(style);
 	if (c.nl)
 		smcnl_close(c.nl);
 	fflush(err);

@@ -171,8 +171,11 @@ const struct verb *verb_find(const struct object *o, const char *name);
 const struct verb *object_default_verb(const struct object *o);
 
 /* The global options (-j -p -d -n -h -V), for the parser and for completion. */
-/* --json, --pretty, --details, --netns, --help, --version and the terminator (cli/table.c). */
-#define SMCCTL_N_GLOBAL_OPTIONS 7
+/* --json, --pretty, --details, --netns, --help, --version, --no-legend and the terminator
+ * (cli/table.c). */
+#define SMCCTL_N_GLOBAL_OPTIONS 8
+/* getopt's value of --no-legend, which has no letter */
+#define SMCCTL_OPT_NO_LEGEND 0
 extern const struct option smcctl_global_options[SMCCTL_N_GLOBAL_OPTIONS];
 
 /*
@@ -191,6 +194,7 @@ struct smcctl {
 	FILE *err;
 	bool json;
 	bool pretty;
+	bool no_legend; /* --no-legend: tables without header, no legend (out_style_set()) */
 	unsigned detail;
 	const char *netns;
 	struct smcnl_options nl_opts;

@@ -435,6 +435,8 @@ const struct option smcctl_global_options[SMCCTL_N_GLOBAL_OPTIONS] = {
 	{ "netns", required_argument, NULL, 'n' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
+	/* no letter (val 0), as systemctl's */
+	{ "no-legend", no_argument, NULL, SMCCTL_OPT_NO_LEGEND },
 	{},
 };
 

@@ -40,7 +40,7 @@ bool out_color_auto(bool tty, const char *no_color, const char *term)
 const char *out_color_state(const char *cell)
 {
 	static const char *const good[] = { "ACTIVE", "active", "SMCD", "SMCR", "yes", "ok" };
-	static const char *const warn[] = { "TCP", "degraded", "inactive", "fallback" };
+	static const char *const warn[] = { "TCP", "INACTIVE", "degraded", "inactive", "fallback" };
 	static const char *const bad[] = { "failed", "FAILED", "error" };
 
 	for (size_t i = 0; i < ELEMENTSOF(good); i++)

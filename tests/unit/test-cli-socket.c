@@ -109,17 +109,14 @@ static void fd_link(const char *rel, const char *target)
 	assert_int_equal(symlink(target, p), 0);
 }
 
-/* smcctl ARGS replayed from the 7x loopback recording, with proc_root as the sysroot. */
-static char *run_p(const char *sysroot, int want_status, const char *const *args)
+/* smcctl ARGS replayed from the recording in dir with this sysroot. */
+static char *run_p_in(const char *dir, const char *sysroot, int want_status, const char *const *args)
 {
-	_cleanup_(freep) char *dir = NULL;
-	struct smcnl_options opts = { .sysroot = sysroot };
+	struct smcnl_options opts = { .sysroot = sysroot, .replay_dir = dir };
 	struct capture out, err;
 	char *argv[16];
 	int argc = 0, status;
 
-	assert_true(asprintf(&dir, "%s/tests/fixtures/7x/loopback", golden_top_srcdir()) > 0);
-	opts.replay_dir = dir;
 	argv[argc++] = (char *)"smcctl";
 	for (size_t i = 0; args[i]; i++)
 		argv[argc++] = (char *)args[i];
@@ -133,6 +130,15 @@ static char *run_p(const char *sysroot, int want_status, const char *const *args
 		fail_msg("smcctl %s: exit %d, not %d: %s", args[0], status, want_status, err.buf);
 	free(err.buf);
 	return out.buf;
+}
+
+/* smcctl ARGS replayed from the 7x loopback recording, with proc_root as the sysroot. */
+static char *run_p(const char *sysroot, int want_status, const char *const *args)
+{
+	_cleanup_(freep) char *dir = NULL;
+
+	assert_true(asprintf(&dir, "%s/tests/fixtures/7x/loopback", golden_top_srcdir()) > 0);
+	return run_p_in(dir, sysroot, want_status, args);
 }
 
 #define RUN_P(status, ...) run_p(proc_root, status, (const char *const[]){ __VA_ARGS__, NULL })
@@ -274,6 +280,55 @@ static void test_processes_no_proc(void **state)
 	rm_tree(empty);
 }
 
+/* smcctl ARGS replayed from a recording of the 7x lane (no sysroot of its own). */
+static char *run_step(const char *step, const char *const *args)
+{
+	_cleanup_(freep) char *dir = NULL, *sysroot = NULL;
+
+	assert_true(asprintf(&dir, "%s/tests/fixtures/7x/%s", golden_top_srcdir(), step) > 0);
+	assert_true(asprintf(&sysroot, "%s/sysroot", dir) > 0);
+	return run_p_in(dir, sysroot, 0, args);
+}
+
+/*
+ * --no-legend (global, as systemctl's): the table's rows alone, no header line, no fallback
+ * reasons below; the same rows as without it.  Anywhere on the line; JSON is unchanged.
+ */
+static void test_no_legend(void **state)
+{
+	char *full, *bare, *rows, *j1, *j2;
+
+	(void)state;
+	full = run_step("fallback", (const char *const[]){ "socket", "-a", NULL });
+	bare = run_step("fallback", (const char *const[]){ "--no-legend", "socket", "-a", NULL });
+	assert_non_null(strstr(full, "Fallback reasons:"));
+	assert_null(strstr(bare, "Fallback reasons:"));
+	assert_null(strstr(bare, "Local-Address"));
+	assert_non_null(strstr(bare, "NOUEID"));
+	/* the header line and everything from the blank line on are what is left out */
+	rows = strchr(full, '\n') + 1;
+	*strstr(rows, "\n\n") = '\0';
+	assert_int_equal(strlen(bare), strlen(rows) + 1);
+	assert_memory_equal(bare, rows, strlen(rows));
+	free(bare);
+	bare = run_step("fallback", (const char *const[]){ "socket", "-a", "--no-legend", NULL });
+	assert_null(strstr(bare, "Local-Address"));
+	free(bare);
+	free(full);
+	/* a table drawn from a document goes the same way: sysctl's, less its header line */
+	bare = run_step("fallback", (const char *const[]){ "--no-legend", "sysctl", NULL });
+	full = run_step("fallback", (const char *const[]){ "sysctl", NULL });
+	assert_true(strncmp(full, "Name ", 5) == 0);
+	assert_string_equal(bare, strchr(full, '\n') + 1);
+	free(bare);
+	free(full);
+	j1 = run_step("fallback", (const char *const[]){ "-j", "socket", "-a", NULL });
+	j2 = run_step("fallback", (const char *const[]){ "-j", "--no-legend", "socket", "-a", NULL });
+	assert_string_equal(j1, j2);
+	free(j1);
+	free(j2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -281,6 +336,7 @@ int main(void)
 		cmocka_unit_test(test_processes),
 		cmocka_unit_test(test_processes_hostile_names),
 		cmocka_unit_test(test_processes_no_proc),
+		cmocka_unit_test(test_no_legend),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
