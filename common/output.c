@@ -965,6 +965,13 @@ void out_table_end(struct out_sink *s)
 	s->n_cols = 0;
 }
 
+void out_table_drop(struct out_sink *s)
+{
+	out_array_end(s);
+	s->cols = NULL;
+	s->n_cols = 0;
+}
+
 /* The text of column col of the current row (cut at CELL_MAX - 1 as a table cuts it). */
 void out_cell(struct out_sink *s, int col, const char *text)
 {
@@ -1070,6 +1077,18 @@ void out_bool(struct out_sink *s, const char *key, int col, bool v)
 void out_null(struct out_sink *s, const char *key, int col)
 {
 	out_str(s, key, col, NULL);
+}
+
+void out_text(struct out_sink *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->err || s->kind != OUT_SINK_TEXT)
+		return;
+	va_start(ap, fmt);
+	if (vfprintf(s->f, fmt, ap) < 0)
+		sink_fail(s, -EIO);
+	va_end(ap);
 }
 
 void out_legend(struct out_sink *s, const char *fmt, ...)

@@ -264,6 +264,8 @@ void out_table_begin(struct out_sink *s, const char *key, const struct out_colum
 void out_row_begin(struct out_sink *s);
 void out_row_end(struct out_sink *s);
 void out_table_end(struct out_sink *s);
+/* Text: leave the table out (a section that says "none" instead).  Not for JSON. */
+void out_table_drop(struct out_sink *s);
 
 /* Fields: key for JSON (NULL: text only, or an element inside an array), col the column of
  * the current table (OUT_NO_COL: JSON only).  out_str: NULL is null ("-"); out_name: a name a user chose (json_add_name). */
@@ -284,6 +286,8 @@ static inline bool out_text_wants(const struct out_sink *s, int col)
 }
 /* A text-only cell, rendered by the handler from several keys (NULL or "" print "-"). */
 void out_cell(struct out_sink *s, int col, const char *text);
+/* A text-only line that is part of the answer (a section's title, a blank line). */
+void out_text(struct out_sink *s, const char *fmt, ...) _printf_(2, 3);
 /* A text-only line after a table: a legend or summary (not with --no-legend). */
 void out_legend(struct out_sink *s, const char *fmt, ...) _printf_(2, 3);
 

@@ -156,7 +156,62 @@ static void test_device(void **state)
 	check("device-list-smcd-none", only_d, device_list_text, 0, 0);
 }
 
-static json_object *linkgroups_doc(void)
+/*
+ * check() of smcctl linkgroup's answer for these groups: the tables from the text sink (no
+ * -d), the blocks of -d and -dd (and of show) from the document sink's, the JSON from the
+ * JSON sink.
+ */
+static void check_linkgroups(const char *name, const struct smcd_linkgroup *d, size_t n_d,
+			     const struct smcr_linkgroup *r, size_t n_r, unsigned max_detail,
+			     bool show)
+{
+	struct out_sink o;
+	struct capture cap;
+	char file[256];
+
+	for (unsigned det = 0; det <= max_detail; det++) {
+		struct smcctl c = { .detail = det };
+		json_object *doc;
+
+		capture_begin(&cap);
+		c.out = cap.f;
+		if (det == 0 && !show) {
+			out_sink_text(&o, cap.f, 0);
+			assert_int_equal(
+				linkgroup_list_emit(&o, d, n_d, r, n_r, true, true, NULL, NULL), 0);
+		} else {
+			out_sink_doc(&o);
+			assert_int_equal(
+				linkgroup_list_emit(&o, d, n_d, r, n_r, true, true, NULL, NULL), 0);
+			assert_non_null(doc = out_sink_take_doc(&o));
+			linkgroup_blocks_text(&c, doc);
+			json_object_put(doc);
+		}
+		capture_end(&cap);
+		snprintf(file, sizeof(file), "synthetic/%s%s%s.txt", name, det ? "-" : "",
+			 det == 1   ? "d"
+			 : det == 2 ? "dd"
+				    : "");
+		golden_check(file, cap.buf);
+		free(cap.buf);
+	}
+	for (int pretty = 1; pretty >= 0; pretty--) {
+		capture_begin(&cap);
+		out_sink_json(&o, cap.f, pretty);
+		assert_int_equal(linkgroup_list_emit(&o, d, n_d, r, n_r, true, true, NULL, NULL), 0);
+		capture_end(&cap);
+		assert_one_json_document(cap.buf);
+		if (pretty) {
+			snprintf(file, sizeof(file), "synthetic/%s.json", name);
+			golden_check(file, cap.buf);
+		} else {
+			assert_ptr_equal(strchr(cap.buf, '\n'), cap.buf + strlen(cap.buf) - 1);
+		}
+		free(cap.buf);
+	}
+}
+
+static void test_linkgroup(void **state)
 {
 	struct smcd_linkgroup lo = {
 		.id = 0x100,
@@ -234,27 +289,14 @@ static json_object *linkgroups_doc(void)
 		.n_links = 2,
 		.links = links,
 	};
-	json_object *doc = json_object_new_object(), *d = json_object_new_array(),
-		    *rr = json_object_new_array();
-
-	json_add(doc, "smcd", d);
-	json_add(doc, "smcr", rr);
-	json_append(d, smcd_linkgroup_json(&lo));
-	json_append(d, smcd_linkgroup_json(&old));
-	json_append(rr, smcr_linkgroup_json(&r));
-	return doc;
-}
-
-static void test_linkgroup(void **state)
-{
-	json_object *empty = json_object_new_object();
+	struct smcd_linkgroup d[2];
 	uint32_t id = 0;
 
-	check("linkgroup-list", linkgroups_doc(), linkgroup_list_text, 2, 0);
-	check("linkgroup-show", linkgroups_doc(), linkgroup_show_text, 0, 0);
-	json_add(empty, "smcd", json_object_new_array());
-	json_add(empty, "smcr", json_object_new_array());
-	check("linkgroup-list-empty", empty, linkgroup_list_text, 0, 0);
+	d[0] = lo;
+	d[1] = old;
+	check_linkgroups("linkgroup-list", d, 2, &r, 1, 2, false);
+	check_linkgroups("linkgroup-show", d, 2, &r, 1, 0, true);
+	check_linkgroups("linkgroup-list-empty", d, 0, &r, 0, 0, false);
 
 	assert_int_equal(linkgroup_parse_id("100", &id), 0);
 	assert_int_equal(id, 0x100);
