@@ -15,9 +15,7 @@
 #include <limits.h>
 #include <sched.h>
 #include <stdarg.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli/smcctl.h"
 #include "common/output.h"

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/name-sanitize.h"
 #include "common/output.h"
@@ -14,13 +15,29 @@
 #define CELL_MAX 256
 
 static unsigned style;
+static int color_auto = -1; /* OUT_STYLE_COLOR_AUTO resolved: -1 not yet, 0 or 1 */
 
 unsigned out_style_set(unsigned st)
 {
 	unsigned old = style;
 
 	style = st;
+	color_auto = -1;
 	return old;
+}
+
+/* Whether cells go out in colour: asked once, when the first coloured column is printed
+ * (a verb without one pays no isatty() or getenv()). */
+static bool colors_for(FILE *f)
+{
+	if (style & OUT_STYLE_COLOR)
+		return true;
+	if (!(style & OUT_STYLE_COLOR_AUTO))
+		return false;
+	if (color_auto < 0)
+		color_auto =
+			out_color_auto(isatty(fileno(f)) == 1, getenv("NO_COLOR"), getenv("TERM"));
+	return color_auto;
 }
 
 unsigned out_style(void)
@@ -351,13 +368,17 @@ static void pad(struct line *l, size_t n)
 }
 
 /* Print one line of cells; the last cell is never padded so no line ends in blanks. */
-static void print_line(FILE *f, const struct out_column *cols, size_t n_cols, const bool *show,
-		       const size_t *width, const char *const *cells, unsigned indent, bool header)
+/* show[i]: SHOW_COL when column i is shown, SHOW_RIGHT when it is right-aligned */
+enum { SHOW_COL = 1, SHOW_RIGHT = 2 };
+
+static void print_line(FILE *f, const struct out_column *cols, size_t n_cols,
+		       const unsigned char *show, const size_t *width, const char *const *cells,
+		       unsigned indent, bool colors)
 {
 	struct line l; /* not zeroed: 4 KiB of stores per line (a fifth of 'smcctl socket') */
 	const char *color;
 	size_t last = 0;
-	bool first = true;
+	bool first = true, right;
 
 	l.f = f;
 	l.len = 0;
@@ -374,18 +395,18 @@ static void print_line(FILE *f, const struct out_column *cols, size_t n_cols, co
 			put(&l, "  ", 2);
 		first = false;
 		n = strlen(cells[i]);
-		if (right_aligned(&cols[i]))
+		right = show[i] & SHOW_RIGHT;
+		if (right)
 			pad(&l, width[i] > n ? width[i] - n : 0);
-		/* a header is never coloured; the width counts the text alone */
-		if ((style & OUT_STYLE_COLOR) && !header && cols[i].color &&
-		    (color = cols[i].color(cells[i]))) {
+		/* the width counts the text alone, not the colour's escapes */
+		if (colors && cols[i].color && (color = cols[i].color(cells[i]))) {
 			put(&l, color, strlen(color));
 			put(&l, cells[i], n);
 			put(&l, OUT_ANSI_RESET, strlen(OUT_ANSI_RESET));
 		} else {
 			put(&l, cells[i], n);
 		}
-		if (!right_aligned(&cols[i]) && i != last)
+		if (!right && i != last)
 			pad(&l, width[i] > n ? width[i] - n : 0);
 	}
 	put(&l, "\n", 1);
@@ -431,21 +452,31 @@ void out_cells_done(struct out_cells *t)
 	*t = (struct out_cells){};
 }
 
+static bool n_rows_any(const struct out_cells *t)
+{
+	return t->n > 0;
+}
+
 int out_table_cells(FILE *f, const struct out_column *cols, size_t n_cols,
 		    const struct out_cells *t, unsigned detail, unsigned indent)
 {
 	size_t n_shown = 0, n_rows;
-	_cleanup_(freep) bool *show = calloc(n_cols ? n_cols : 1, sizeof(bool));
+	bool colors = false;
+	_cleanup_(freep) unsigned char *show = calloc(n_cols ? n_cols : 1, 1);
 	_cleanup_(freep) size_t *width = calloc(n_cols ? n_cols : 1, sizeof(size_t));
 	_cleanup_(freep) const char **cells = calloc(n_cols ? n_cols : 1, sizeof(char *));
 
 	if (!show || !width || !cells)
 		return -ENOMEM;
 	for (size_t i = 0; i < n_cols; i++) {
-		show[i] = cols[i].detail <= detail;
+		show[i] = cols[i].detail <= detail ? SHOW_COL : 0;
+		if (show[i] && right_aligned(&cols[i]))
+			show[i] |= SHOW_RIGHT;
 		width[i] = strlen(cols[i].header);
-		n_shown += show[i];
+		n_shown += show[i] != 0;
+		colors |= show[i] && cols[i].color;
 	}
+	colors = colors && n_rows_any(t) && colors_for(f);
 	n_rows = n_shown ? t->n / n_shown : 0;
 	for (size_t r = 0, k = 0; r < n_rows; r++)
 		for (size_t i = 0; i < n_cols; i++) {
@@ -461,11 +492,12 @@ int out_table_cells(FILE *f, const struct out_column *cols, size_t n_cols,
 	for (size_t i = 0; i < n_cols; i++)
 		cells[i] = cols[i].header;
 	if (!(style & OUT_STYLE_NO_LEGEND))
-		print_line(f, cols, n_cols, show, width, cells, indent, true);
+		print_line(f, cols, n_cols, show, width, cells, indent,
+			   false); /* a header is never coloured */
 	for (size_t r = 0, k = 0; r < n_rows; r++) {
 		for (size_t i = 0; i < n_cols; i++)
 			cells[i] = show[i] ? t->buf + t->off[k++] : NULL;
-		print_line(f, cols, n_cols, show, width, cells, indent, false);
+		print_line(f, cols, n_cols, show, width, cells, indent, colors);
 	}
 	return 0;
 }
@@ -820,8 +852,6 @@ static void sink_init(struct out_sink *s, enum out_sink_kind kind, FILE *f)
 	s->cols = NULL;
 	s->n_cols = 0;
 	s->cells = (struct out_cells){};
-	s->row = NULL;
-	s->row_len = s->row_cap = 0;
 	s->len = 0;
 }
 
@@ -851,9 +881,6 @@ int out_sink_done(struct out_sink *s)
 		s->len = 0;
 	}
 	out_cells_done(&s->cells);
-	free(s->row);
-	s->row = NULL;
-	s->row_cap = s->row_len = 0;
 	if (s->kind == OUT_SINK_DOC && s->err && s->stack[0]) {
 		json_object_put(s->stack[0]);
 		s->stack[0] = NULL;
@@ -869,19 +896,17 @@ json_object *out_sink_take_doc(struct out_sink *s)
 	return doc;
 }
 
-void out_object_begin(struct out_sink *s, const char *key)
+void out_object_begin_(struct out_sink *s, const char *key)
 {
 	if (s->err)
 		return;
 	if (s->kind == OUT_SINK_JSON)
 		jopen(s, key, '{');
-	else if (s->kind == OUT_SINK_DOC)
+	else
 		dopen(s, key, json_object_new_object());
-	else if (s->depth + 1 < OUT_SINK_DEPTH)
-		s->arr[++s->depth] = false;
 }
 
-void out_object_end(struct out_sink *s)
+void out_object_end_(struct out_sink *s)
 {
 	if (s->err)
 		return;
@@ -891,19 +916,17 @@ void out_object_end(struct out_sink *s)
 		s->depth--;
 }
 
-void out_array_begin(struct out_sink *s, const char *key)
+void out_array_begin_(struct out_sink *s, const char *key)
 {
 	if (s->err)
 		return;
 	if (s->kind == OUT_SINK_JSON)
 		jopen(s, key, '[');
-	else if (s->kind == OUT_SINK_DOC)
+	else
 		dopen(s, key, json_object_new_array());
-	else if (s->depth + 1 < OUT_SINK_DEPTH)
-		s->arr[++s->depth] = true;
 }
 
-void out_array_end(struct out_sink *s)
+void out_array_end_(struct out_sink *s)
 {
 	if (s->err)
 		return;
@@ -926,6 +949,17 @@ void out_table_begin(struct out_sink *s, const char *key, const struct out_colum
 	s->n_cols = n_cols;
 	s->indent = indent;
 	s->cells.n = s->cells.len = 0;
+	/* the cell of a field not emitted: "-" at offset 0, shared */
+	if (s->kind == OUT_SINK_TEXT && out_cells_add(&s->cells, "-") < 0) {
+		sink_fail(s, -ENOMEM);
+		return;
+	}
+	s->cells.n = 0;
+	memset(s->cell_off, 0, n_cols * sizeof(s->cell_off[0]));
+	s->n_shown = 0;
+	for (size_t i = 0; i < n_cols; i++)
+		if (cols[i].detail <= s->detail)
+			s->shown[s->n_shown++] = (unsigned char)i;
 	out_array_begin(s, key);
 	s->table_depth = s->depth;
 }
@@ -934,23 +968,36 @@ void out_row_begin(struct out_sink *s)
 {
 	if (s->err)
 		return;
-	s->row_len = 0;
-	memset(s->cell_off, 0, s->n_cols * sizeof(s->cell_off[0]));
 	out_object_begin(s, NULL);
 }
 
 void out_row_end(struct out_sink *s)
 {
+	struct out_cells *t = &s->cells;
+
 	out_object_end(s);
 	if (s->err || s->kind != OUT_SINK_TEXT)
 		return;
-	for (size_t i = 0; i < s->n_cols; i++) {
-		if (s->cols[i].detail > s->detail)
-			continue;
-		if (out_cells_add(&s->cells, s->cell_off[i] ? s->row + s->cell_off[i] - 1 : "-") < 0) {
+	/* the row's cells are in t->buf already (out_cell()); their offsets in column order */
+	if (t->n + s->n_shown > t->cap_cells) {
+		size_t cap = t->cap_cells ? 2 * t->cap_cells : 64;
+		size_t *off;
+
+		while (cap < t->n + s->n_shown)
+			cap *= 2;
+		off = realloc(t->off, cap * sizeof(*off));
+		if (!off) {
 			sink_fail(s, -ENOMEM);
 			return;
 		}
+		t->off = off;
+		t->cap_cells = cap;
+	}
+	for (size_t k = 0; k < s->n_shown; k++) {
+		size_t i = s->shown[k];
+
+		t->off[t->n++] = s->cell_off[i] ? s->cell_off[i] - 1 : 0;
+		s->cell_off[i] = 0; /* for the next row (only shown cells are set) */
 	}
 }
 
@@ -972,35 +1019,36 @@ void out_table_drop(struct out_sink *s)
 	s->n_cols = 0;
 }
 
-/* The text of column col of the current row (cut at CELL_MAX - 1 as a table cuts it). */
-void out_cell(struct out_sink *s, int col, const char *text)
+/* The text of column col of the current row (cut at CELL_MAX - 1 as a table cuts it),
+ * straight into the table's cells. */
+void out_cell_put_(struct out_sink *s, int col, const char *text)
 {
+	struct out_cells *t = &s->cells;
 	size_t n;
 
-	if (s->err || s->kind != OUT_SINK_TEXT || col < 0 || (size_t)col >= s->n_cols ||
-	    s->cols[col].detail > s->detail)
+	if (!text || !*text) {
+		s->cell_off[col] = 1; /* the shared "-" */
 		return;
-	if (!text || !*text)
-		text = "-";
+	}
 	n = strnlen(text, CELL_MAX - 1);
-	if (s->row_len + n + 1 > s->row_cap) {
-		size_t cap = s->row_cap ? 2 * s->row_cap : 1024;
-		char *row;
+	if (t->len + n + 1 > t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 4096;
+		char *buf;
 
-		while (cap < s->row_len + n + 1)
+		while (cap < t->len + n + 1)
 			cap *= 2;
-		row = realloc(s->row, cap);
-		if (!row) {
+		buf = realloc(t->buf, cap);
+		if (!buf) {
 			sink_fail(s, -ENOMEM);
 			return;
 		}
-		s->row = row;
-		s->row_cap = cap;
+		t->buf = buf;
+		t->cap = cap;
 	}
-	memcpy(s->row + s->row_len, text, n);
-	s->row[s->row_len + n] = '\0';
-	s->cell_off[col] = s->row_len + 1;
-	s->row_len += n + 1;
+	memcpy(t->buf + t->len, text, n);
+	t->buf[t->len + n] = '\0';
+	s->cell_off[col] = t->len + 1;
+	t->len += n + 1;
 }
 
 /* Whether a field goes into the JSON or the document: a key, or an element of an array. */
@@ -1009,7 +1057,23 @@ static bool json_field(const struct out_sink *s, const char *key)
 	return s->kind != OUT_SINK_TEXT && (key || s->arr[s->depth]);
 }
 
-void out_u64(struct out_sink *s, const char *key, int col, uint64_t v)
+void out_cell_u64_(struct out_sink *s, int col, uint64_t v)
+{
+	struct out_cells *t = &s->cells;
+	enum out_fmt fmt = s->cols[col].fmt;
+	char buf[64];
+
+	if (fmt != OUT_U64 || t->len + 21 > t->cap) {
+		out_cell_put_(s, col, out_fmt_uint(v, fmt, buf, sizeof(buf)));
+		return;
+	}
+	/* a decimal straight into the cells (most of a socket table's cells) */
+	out_fmt_dec(v, t->buf + t->len, 21);
+	s->cell_off[col] = t->len + 1;
+	t->len += strlen(t->buf + t->len) + 1;
+}
+
+void out_u64_(struct out_sink *s, const char *key, uint64_t v)
 {
 	char buf[64];
 
@@ -1020,12 +1084,10 @@ void out_u64(struct out_sink *s, const char *key, int col, uint64_t v)
 		jputs(s, out_fmt_dec(v, buf, sizeof(buf)));
 	} else if (s->kind == OUT_SINK_DOC && json_field(s, key)) {
 		dadd(s, key, json_object_new_uint64(v), false);
-	} else if (out_text_wants(s, col)) {
-		out_cell(s, col, out_fmt_uint(v, s->cols[col].fmt, buf, sizeof(buf)));
 	}
 }
 
-void out_str(struct out_sink *s, const char *key, int col, const char *v)
+void out_str_(struct out_sink *s, const char *key, const char *v)
 {
 	if (s->err)
 		return;
@@ -1040,8 +1102,6 @@ void out_str(struct out_sink *s, const char *key, int col, const char *v)
 			dadd(s, key, json_object_new_string(v), false);
 		else
 			dadd(s, key, NULL, true);
-	} else if (out_text_wants(s, col)) {
-		out_cell(s, col, v);
 	}
 }
 
@@ -1072,11 +1132,6 @@ void out_bool(struct out_sink *s, const char *key, int col, bool v)
 	} else if (out_text_wants(s, col)) {
 		out_cell(s, col, v ? "yes" : "no");
 	}
-}
-
-void out_null(struct out_sink *s, const char *key, int col)
-{
-	out_str(s, key, col, NULL);
 }
 
 void out_text(struct out_sink *s, const char *fmt, ...)

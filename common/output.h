@@ -85,12 +85,15 @@ struct out_column {
 /*
  * Text style for the whole process (smcctl sets it from its options before a verb runs;
  * the text of tables and legends reads it).  OUT_STYLE_NO_LEGEND: tables without their
- * header line, no legend or summary after them.  OUT_STYLE_COLOR: states in colour.
+ * header line, no legend or summary after them.  OUT_STYLE_COLOR: states in colour;
+ * OUT_STYLE_COLOR_AUTO: when out_color_auto() says so for the stream a table goes to
+ * (asked once, at the first table with a coloured column).
  * Returns the style before, for the caller to put back.
  */
 enum {
 	OUT_STYLE_NO_LEGEND = 1 << 0,
-	OUT_STYLE_COLOR = 1 << 1,
+	OUT_STYLE_COLOR = 1 << 1,      /* always */
+	OUT_STYLE_COLOR_AUTO = 1 << 2, /* out_color_auto() of the stream and the environment */
 };
 unsigned out_style_set(unsigned style);
 unsigned out_style(void);
@@ -231,11 +234,11 @@ struct out_sink {
 	const struct out_column *cols;
 	size_t n_cols;
 	unsigned indent;
-	unsigned table_depth; /* depth of the table's array (JSON, document) */
-	struct out_cells cells;
-	size_t cell_off[OUT_SINK_COLS]; /* offset + 1 in row, 0: not set */
-	char *row;
-	size_t row_len, row_cap;
+	unsigned table_depth;		    /* depth of the table's array (JSON, document) */
+	struct out_cells cells;		    /* the table's cells so far */
+	size_t cell_off[OUT_SINK_COLS];	    /* the row's: offset + 1 in cells.buf, 0: not set */
+	unsigned char shown[OUT_SINK_COLS]; /* the columns shown at this detail level */
+	size_t n_shown;
 	/* JSON: output assembled here, written when full and at the end */
 	size_t len;
 	char buf[4096];
@@ -252,12 +255,58 @@ int out_sink_done(struct out_sink *s);
 /* The document sink's root (NULL after a failure); the caller owns it.  Call after done. */
 json_object *out_sink_take_doc(struct out_sink *s);
 
-/* An object or array, by key inside an object, with a NULL key inside an array or as the
- * root.  Text: nothing (the fields inside may still name columns). */
-void out_object_begin(struct out_sink *s, const char *key);
-void out_object_end(struct out_sink *s);
-void out_array_begin(struct out_sink *s, const char *key);
-void out_array_end(struct out_sink *s);
+/* For the inline emits below: what the JSON and document sinks do, and a text cell. */
+void out_object_begin_(struct out_sink *s, const char *key);
+void out_object_end_(struct out_sink *s);
+void out_array_begin_(struct out_sink *s, const char *key);
+void out_array_end_(struct out_sink *s);
+void out_u64_(struct out_sink *s, const char *key, uint64_t v);
+void out_str_(struct out_sink *s, const char *key, const char *v);
+void out_cell_u64_(struct out_sink *s, int col, uint64_t v);
+void out_cell_put_(struct out_sink *s, int col, const char *text);
+
+/* Whether a text-only cell of column col would be shown (to skip rendering it). */
+static inline bool out_text_wants(const struct out_sink *s, int col)
+{
+	return s->kind == OUT_SINK_TEXT && !s->err && col >= 0 && (size_t)col < s->n_cols &&
+	       s->cols[col].detail <= s->detail;
+}
+
+static inline bool out_is_text(const struct out_sink *s)
+{
+	return s->kind == OUT_SINK_TEXT;
+}
+
+/*
+ * An object or array, by key inside an object, with a NULL key inside an array or as the
+ * root.  Text: nothing (the fields inside may still name columns).  The emits are inline
+ * so that a text table pays no call for what it does not show (smcctl socket's hundreds of
+ * rows, bench/smcctl-vs-smctools).
+ */
+static inline void out_object_begin(struct out_sink *s, const char *key)
+{
+	if (s->kind != OUT_SINK_TEXT)
+		out_object_begin_(s, key);
+}
+
+static inline void out_object_end(struct out_sink *s)
+{
+	if (s->kind != OUT_SINK_TEXT)
+		out_object_end_(s);
+}
+
+static inline void out_array_begin(struct out_sink *s, const char *key)
+{
+	if (s->kind != OUT_SINK_TEXT)
+		out_array_begin_(s, key);
+}
+
+static inline void out_array_end(struct out_sink *s)
+{
+	if (s->kind != OUT_SINK_TEXT)
+		out_array_end_(s);
+}
+
 /* A table: the array key of objects, one per row; text: the laid-out table. */
 void out_table_begin(struct out_sink *s, const char *key, const struct out_column *cols,
 		     size_t n_cols, unsigned indent);
@@ -268,24 +317,37 @@ void out_table_end(struct out_sink *s);
 void out_table_drop(struct out_sink *s);
 
 /* Fields: key for JSON (NULL: text only, or an element inside an array), col the column of
- * the current table (OUT_NO_COL: JSON only).  out_str: NULL is null ("-"); out_name: a name a user chose (json_add_name). */
-void out_u64(struct out_sink *s, const char *key, int col, uint64_t v);
-void out_str(struct out_sink *s, const char *key, int col, const char *v);
+ * the current table (OUT_NO_COL: JSON only).  out_str: NULL is null ("-"); out_name: a name
+ * a user chose (json_add_name). */
+static inline void out_u64(struct out_sink *s, const char *key, int col, uint64_t v)
+{
+	if (s->kind != OUT_SINK_TEXT)
+		out_u64_(s, key, v);
+	else if (out_text_wants(s, col))
+		out_cell_u64_(s, col, v);
+}
+
+static inline void out_str(struct out_sink *s, const char *key, int col, const char *v)
+{
+	if (s->kind != OUT_SINK_TEXT)
+		out_str_(s, key, v);
+	else if (out_text_wants(s, col))
+		out_cell_put_(s, col, v);
+}
+
+static inline void out_null(struct out_sink *s, const char *key, int col)
+{
+	out_str(s, key, col, NULL);
+}
+
 void out_name(struct out_sink *s, const char *key, int col, const char *v);
 void out_bool(struct out_sink *s, const char *key, int col, bool v);
-void out_null(struct out_sink *s, const char *key, int col);
-static inline bool out_is_text(const struct out_sink *s)
-{
-	return s->kind == OUT_SINK_TEXT;
-}
-/* Whether a text-only cell of column col would be shown (to skip rendering it). */
-static inline bool out_text_wants(const struct out_sink *s, int col)
-{
-	return s->kind == OUT_SINK_TEXT && !s->err && col >= 0 && (size_t)col < s->n_cols &&
-	       s->cols[col].detail <= s->detail;
-}
 /* A text-only cell, rendered by the handler from several keys (NULL or "" print "-"). */
-void out_cell(struct out_sink *s, int col, const char *text);
+static inline void out_cell(struct out_sink *s, int col, const char *text)
+{
+	if (out_text_wants(s, col))
+		out_cell_put_(s, col, text);
+}
 /* A text-only line that is part of the answer (a section's title, a blank line). */
 void out_text(struct out_sink *s, const char *fmt, ...) _printf_(2, 3);
 /* A text-only line after a table: a legend or summary (not with --no-legend). */

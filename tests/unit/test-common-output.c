@@ -352,6 +352,15 @@ static void test_sink_text(void **state)
 					     "legend 1\n");
 	free(c.buf);
 
+	/* automatic colour: a stream that is no terminal (a pipe, a file, here memory) has none */
+	out_style_set(OUT_STYLE_COLOR_AUTO);
+	capture_begin(&c);
+	out_sink_text(&s, c.f, 0);
+	emit_table(&s);
+	assert_null(strchr(capture_end(&c), '\x1b'));
+	free(c.buf);
+	out_style_set(OUT_STYLE_COLOR);
+
 	/* the JSON of the same emits has neither legend nor colour */
 	capture_begin(&c);
 	out_sink_json(&s, c.f, false);
