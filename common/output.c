@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Table and key/value renderers over json-c documents (see output.h for the conventions).
+ * The sinks (text, streamed JSON, json-c document) and the table and key/value renderers
+ * (see output.h for the conventions).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -961,7 +962,6 @@ void out_table_begin(struct out_sink *s, const char *key, const struct out_colum
 		if (cols[i].detail <= s->detail)
 			s->shown[s->n_shown++] = (unsigned char)i;
 	out_array_begin(s, key);
-	s->table_depth = s->depth;
 }
 
 void out_row_begin(struct out_sink *s)

@@ -5,16 +5,21 @@
  * A handler emits every field of its answer once, from the model, into a sink
  * (struct out_sink, below): each emit names the JSON key, the column of the current table
  * (whose header, format and detail level are the text's) and the value.  The text sink lays
- * the fields out as tables and key/value lines; the JSON sink streams the same fields as
- * one document (compact or indented as json-c prints it), so a table of hundreds of sockets
- * costs no document; the document sink builds a json-c object from the same emits, for a
- * caller that needs one (the agent's answers, smcctl check, the support bundle).  The
- * iproute2 json_print lesson: the text and -j cannot drift apart when one call feeds both.
+ * the fields out as tables; the JSON sink streams the same fields as one document (compact
+ * or indented as json-c prints it), so a table of hundreds of sockets costs no document;
+ * the document sink builds a json-c object from the same emits, for a caller that needs
+ * one (smcctl check's socket, the blocks of linkgroup -d).  The iproute2 json_print lesson:
+ * the text and -j cannot drift apart when one call feeds both.  On the sink: socket and
+ * linkgroup.
  *
- * Verbs whose answer is already a json-c document (the agent's, the configuration) render
- * it with out_table() and out_kv(), which go through the same table layout as the text sink:
- * a column or field there names a key of the document (dotted paths descend into nested
- * objects), a header, a format and the detail level from which it is shown.
+ * Verbs whose answer is a json-c document (the agent's answers, the configuration, and
+ * for now device, info and the kernel's stats, see below) render it with out_table() and
+ * out_kv(), which lay out a table as the text sink does: a column or field there names a
+ * key of the document (dotted paths descend into nested objects), a header, a format and
+ * the detail level from which it is shown.  Still two paths (issue 36): device, info and
+ * the kernel's stats draw their default text from the structs (out_table_cells(),
+ * out_kv_cells(), stats' own lines) and -j from a document; test-cli-rows-text holds the
+ * two equal.
  *
  * Text conventions: a missing value (JSON null, absent key or empty string) prints as "-";
  * numbers are right-aligned, text left-aligned; columns are separated by two blanks; no
@@ -155,8 +160,8 @@ int out_table(FILE *f, const struct out_column *cols, size_t n_cols, json_object
  * The same table from cells already rendered as text (out_table() renders a document into
  * one of these): the shown cells of each row, in column order, added with out_cells_add()
  * (at most 255 characters each, longer ones are cut as out_table() cuts them).  For a
- * handler whose rows are so many that building their document costs more than the answer
- * (cli/socket.c); the layout is out_table()'s own.
+ * handler that draws its text from structs (cli/device.c, cli/stats.c) and for the text
+ * sink; the layout is out_table()'s own.
  */
 struct out_cells {
 	char *buf; /* the cells' strings, each NUL-terminated */
@@ -234,7 +239,6 @@ struct out_sink {
 	const struct out_column *cols;
 	size_t n_cols;
 	unsigned indent;
-	unsigned table_depth;		    /* depth of the table's array (JSON, document) */
 	struct out_cells cells;		    /* the table's cells so far */
 	size_t cell_off[OUT_SINK_COLS];	    /* the row's: offset + 1 in cells.buf, 0: not set */
 	unsigned char shown[OUT_SINK_COLS]; /* the columns shown at this detail level */
