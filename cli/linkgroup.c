@@ -110,7 +110,7 @@ static const struct out_column smcr_fields[] = {
 
 static const struct out_column link_cols[] = {
 	OUT_COL("id", "Link-ID", OUT_U64),
-	OUT_COL("state", "State", OUT_STR, .color = out_color_state),
+	OUT_COL("state", "State", OUT_STR, .color = OUT_COLOR_STATE),
 	OUT_COL("conns", "#Conns", OUT_U64),
 	OUT_COL("netdev", "Net-Dev", OUT_STR),
 	OUT_COL("ib_dev", "IB-Dev", OUT_STR),

@@ -104,9 +104,9 @@ static const struct out_column cols[] = {
 		OUT_COL("conninfo.tx_prod", "TX-Prod", OUT_STR, .detail = 2, .flags = OUT_RIGHT),
 	[COL_TX_CONS] =
 		OUT_COL("conninfo.tx_cons", "TX-Cons", OUT_STR, .detail = 2, .flags = OUT_RIGHT),
-	[COL_MODE] = OUT_COL("mode", "Mode", OUT_STR, .color = out_color_state),
+	[COL_MODE] = OUT_COL("mode", "Mode", OUT_STR, .color = OUT_COLOR_STATE),
 	/* "NOSMCDDEV", or for a decline by the peer "PEERDECL/NOUEID" (smcss: 0x0500.../0x...) */
-	[COL_FALLBACK] = OUT_COL("fallback", "Fallback", OUT_STR, .color = out_color_warn),
+	[COL_FALLBACK] = OUT_COL("fallback", "Fallback", OUT_STR, .color = OUT_COLOR_WARN),
 	/* -p: the first holder as "command/pid", "+N" for N more (a listener shared by
 	 * workers); its unit: the user unit under a user manager, else the system unit, else
 	 * its cgroup path (a cgroup outside systemd's units, a container of the cgroupfs driver) */

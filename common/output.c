@@ -400,7 +400,11 @@ static void print_line(FILE *f, const struct out_column *cols, size_t n_cols,
 		if (right)
 			pad(&l, width[i] > n ? width[i] - n : 0);
 		/* the width counts the text alone, not the colour's escapes */
-		if (colors && cols[i].color && (color = cols[i].color(cells[i]))) {
+		color = !colors				   ? NULL
+			: cols[i].color == OUT_COLOR_STATE ? out_color_state(cells[i])
+			: cols[i].color == OUT_COLOR_WARN  ? out_color_warn(cells[i])
+							   : NULL;
+		if (color) {
 			put(&l, color, strlen(color));
 			put(&l, cells[i], n);
 			put(&l, OUT_ANSI_RESET, strlen(OUT_ANSI_RESET));

@@ -56,8 +56,12 @@ enum out_fmt {
 
 struct out_column;
 
-/* The escape sequence that colours a cell of this text (out_color_state()), or NULL. */
-typedef const char *(*out_color_fn)(const char *cell);
+/* How a column's cells are coloured when colour is on (out_style_set()). */
+enum out_color {
+	OUT_COLOR_NONE,
+	OUT_COLOR_STATE, /* out_color_state() */
+	OUT_COLOR_WARN,	 /* out_color_warn() */
+};
 
 /* Render one cell from the row object (OUT_CUSTOM).  Return buf, or NULL for "-". */
 typedef const char *(*out_format_fn)(json_object *row, const struct out_column *col, char *buf,
@@ -73,9 +77,9 @@ struct out_column {
 	const char *header; /* table header, or key/value label */
 	enum out_fmt fmt;
 	unsigned detail;      /* shown when the detail level (-d count) is >= this */
-	unsigned flags;	      /* OUT_LEFT, OUT_RIGHT */
+	unsigned short flags; /* OUT_LEFT, OUT_RIGHT */
+	unsigned char color;  /* enum out_color (in the padding: no bigger tables) */
 	out_format_fn format; /* OUT_CUSTOM only */
-	out_color_fn color;   /* colour of a cell, when colour is on (out_style_set()) */
 };
 
 /*

@@ -281,7 +281,7 @@ static const struct out_column sink_cols[] = {
 	OUT_COL("name", "Name", OUT_STR),
 	OUT_COL("id", "ID", OUT_HEX32),
 	OUT_COL("more", "More", OUT_U64, .detail = 1),
-	OUT_COL("state", "State", OUT_STR, .color = out_color_state),
+	OUT_COL("state", "State", OUT_STR, .color = OUT_COLOR_STATE),
 };
 
 static void emit_table(struct out_sink *s)
