@@ -788,6 +788,7 @@ static int parse(struct smcctl *c, int argc, char **argv, struct verb_args *a)
 static int run(struct smcctl *c, int argc, char **argv)
 {
 	struct verb_args a;
+	unsigned style;
 	int status;
 
 	/* Shell completion (cli/complete.c): a hidden word, before any option. */
@@ -801,12 +802,15 @@ static int run(struct smcctl *c, int argc, char **argv)
 	status = enter_netns(c);
 	if (status)
 		return status;
-	/* The text's style: colour only for a terminal that wants it (systemd's rule). */
-	out_style_set((c->no_legend ? OUT_STYLE_NO_LEGEND : 0) |
-		      (out_color_auto(isatty(fileno(c->out)) == 1, getenv("NO_COLOR"), getenv("TERM"))
-			       ? OUT_STYLE_COLOR
-			       : 0));
-	return c->verb->run(c, &a);
+	/*
+	 * The text's style: colour only for a terminal that wants it (systemd's rule, decided
+	 * by common/output.c at the first table with a coloured column).  Put back after the
+	 * verb: support-bundle runs smcctl_run() inside one.
+	 */
+	style = out_style_set((c->no_legend ? OUT_STYLE_NO_LEGEND : 0) | OUT_STYLE_COLOR_AUTO);
+	status = c->verb->run(c, &a);
+	out_style_set(style);
+	return status;
 }
 
 int smcctl_parse(int argc, char **argv, FILE *out, FILE *err, const struct verb **ret_verb)
@@ -831,12 +835,9 @@ int smcctl_run(int argc, char **argv, const struct smcnl_options *nl_opts, FILE 
 	};
 	int status;
 
-	unsigned style = out_style(); /* support-bundle runs smcctl_run() inside a verb */
-
 	if (nl_opts)
 		c.nl_opts = *nl_opts;
 	status = run(&c, argc, argv);
-	out_style_set(style);
 	if (c.nl)
 		smcnl_close(c.nl);
 	fflush(err);
