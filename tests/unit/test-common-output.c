@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <pty.h>
+#include <unistd.h>
 
 #include "common/output.h"
 
@@ -391,6 +393,66 @@ static void test_color_auto(void **state)
 	assert_string_equal(out_color_warn("NOSMCDDEV"), OUT_ANSI_YELLOW);
 }
 
+/* A table written to a terminal (a pty) with automatic colour: what the master reads. */
+static char *table_on_tty(void)
+{
+	static char got[4096];
+	int master, slave;
+	struct out_sink s;
+	ssize_t n;
+	FILE *f;
+
+	assert_int_equal(openpty(&master, &slave, NULL, NULL, NULL), 0);
+	assert_non_null(f = fdopen(slave, "w"));
+	out_style_set(OUT_STYLE_COLOR_AUTO); /* asks again: a new style */
+	out_sink_text(&s, f, 0);
+	emit_table(&s);
+	fclose(f);
+	n = read(master, got, sizeof(got) - 1);
+	assert_true(n > 0);
+	got[n] = '\0';
+	close(master);
+	return got;
+}
+
+/* On a terminal states are coloured, unless NO_COLOR (not empty) or TERM=dumb: they win. */
+static void test_color_tty(void **state)
+{
+	unsigned old = out_style();
+	char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
+	int m, t;
+
+	/* a build chroot without /dev/pts has no terminal to offer: nothing to test there */
+	if (openpty(&m, &t, NULL, NULL, NULL) < 0)
+		skip();
+	close(m);
+	close(t);
+
+	no_color = no_color ? strdup(no_color) : NULL;
+	term = term ? strdup(term) : NULL;
+	unsetenv("NO_COLOR");
+	setenv("TERM", "xterm", 1);
+	assert_non_null(strstr(table_on_tty(), "\x1b[0;32mSMCD\x1b[0m"));
+	setenv("NO_COLOR", "1", 1);
+	assert_null(strchr(table_on_tty(), '\x1b'));
+	setenv("NO_COLOR", "", 1); /* empty: as if unset */
+	assert_non_null(strchr(table_on_tty(), '\x1b'));
+	unsetenv("NO_COLOR");
+	setenv("TERM", "dumb", 1);
+	assert_null(strchr(table_on_tty(), '\x1b'));
+	if (no_color)
+		setenv("NO_COLOR", no_color, 1);
+	else
+		unsetenv("NO_COLOR");
+	if (term)
+		setenv("TERM", term, 1);
+	else
+		unsetenv("TERM");
+	free(no_color);
+	free(term);
+	out_style_set(old);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,7 +461,7 @@ int main(void)
 		cmocka_unit_test(test_table),	   cmocka_unit_test(test_table_empty),
 		cmocka_unit_test(test_kv),	   cmocka_unit_test(test_json),
 		cmocka_unit_test(test_sink_json),  cmocka_unit_test(test_sink_text),
-		cmocka_unit_test(test_color_auto),
+		cmocka_unit_test(test_color_auto), cmocka_unit_test(test_color_tty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
