@@ -99,7 +99,7 @@ static const char *global_option(const char *w)
 		if (w[1] == '-' && strncmp(w + 2, o->name, l) == 0 &&
 		    (w[2 + l] == 0 || w[2 + l] == '='))
 			in_word = w[2 + l] == '=';
-		else if (w[1] == o->val && w[1] != '-')
+		else if (o->val && w[1] == o->val && w[1] != '-')
 			in_word = w[2] != 0;
 		else
 			continue;

@@ -127,6 +127,11 @@ int smcctl_emit(struct smcctl *c, json_object *doc, smcctl_text_fn text)
 	return flush_out(c);
 }
 
+int smcctl_flush(struct smcctl *c)
+{
+	return flush_out(c);
+}
+
 /* Help and version are text, even with -j: they are not answers about the kernel. */
 static int flush_out(struct smcctl *c)
 {
@@ -400,6 +405,7 @@ static void print_global_options(FILE *f)
 	      "      --pretty        the same as --json=pretty\n"
 	      "  -d, --details       more details; -dd for even more\n"
 	      "  -n, --netns NAME    run in network namespace NAME (/run/netns/NAME or a path)\n"
+	      "      --no-legend     tables without their header, no legend below them\n"
 	      "  -h, --help          this help\n"
 	      "  -V, --version       print the version\n"
 	      "      --no-pager      never page the text ($SMCCTL_PAGER, $PAGER, less)\n",
@@ -520,6 +526,9 @@ static int global_option(struct smcctl *c, int ch, const char *arg)
 		return 0;
 	case 'n':
 		c->netns = arg;
+		return 0;
+	case SMCCTL_OPT_NO_LEGEND:
+		c->no_legend = true;
 		return 0;
 	default:
 		return 0;
@@ -780,6 +789,7 @@ static int parse(struct smcctl *c, int argc, char **argv, struct verb_args *a)
 static int run(struct smcctl *c, int argc, char **argv)
 {
 	struct verb_args a;
+	unsigned style;
 	int status;
 
 	/* Shell completion (cli/complete.c): a hidden word, before any option. */
@@ -795,7 +805,15 @@ static int run(struct smcctl *c, int argc, char **argv)
 		return status;
 	if (c->verb->flags & VERB_PAGER)
 		smcctl_pager_open(c);
-	return c->verb->run(c, &a);
+	/*
+	 * The text's style: colour only for a terminal that wants it (systemd's rule, decided
+	 * by common/output.c at the first table with a coloured column).  Put back after the
+	 * verb: support-bundle runs smcctl_run() inside one.
+	 */
+	style = out_style_set((c->no_legend ? OUT_STYLE_NO_LEGEND : 0) | OUT_STYLE_COLOR_AUTO);
+	status = c->verb->run(c, &a);
+	out_style_set(style);
+	return status;
 }
 
 int smcctl_parse(int argc, char **argv, FILE *out, FILE *err, const struct verb **ret_verb)

@@ -177,10 +177,10 @@ const struct verb *verb_find(const struct object *o, const char *name);
 const struct verb *object_default_verb(const struct object *o);
 
 /* The global options (-j -d -n -h -V and long-only ones), for the parser and completion. */
-/* --json, --pretty, --details, --netns, --help, --version, --no-pager and the terminator
- * (cli/table.c).  A long-only one has a getopt code above any verb option's. */
-enum { SMCCTL_OPT_PRETTY = 1024, SMCCTL_OPT_NO_PAGER };
-#define SMCCTL_N_GLOBAL_OPTIONS 8
+/* --json, --pretty, --details, --netns, --help, --version, --no-pager, --no-legend and the
+ * terminator (cli/table.c).  A long-only one has a getopt code above any verb option's. */
+enum { SMCCTL_OPT_PRETTY = 1024, SMCCTL_OPT_NO_PAGER, SMCCTL_OPT_NO_LEGEND };
+#define SMCCTL_N_GLOBAL_OPTIONS 9
 extern const struct option smcctl_global_options[SMCCTL_N_GLOBAL_OPTIONS];
 
 /*
@@ -199,6 +199,7 @@ struct smcctl {
 	FILE *err;
 	bool json;
 	bool pretty;
+	bool no_legend; /* --no-legend: tables without header, no legend (out_style_set()) */
 	unsigned detail;
 	bool no_pager; /* --no-pager */
 	const char *netns;
@@ -262,6 +263,9 @@ typedef void (*smcctl_text_fn)(struct smcctl *c, json_object *doc);
  * reference.  Returns an exit status (a failed write is a failure).
  */
 int smcctl_emit(struct smcctl *c, json_object *doc, smcctl_text_fn text);
+
+/* Flush what a handler wrote itself (through a sink): an exit status, as smcctl_emit(). */
+int smcctl_flush(struct smcctl *c);
 
 /* Shorthand for json_object_new_object() failures inside handlers. */
 /*

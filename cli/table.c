@@ -454,6 +454,8 @@ const struct option smcctl_global_options[SMCCTL_N_GLOBAL_OPTIONS] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ "no-pager", no_argument, NULL, SMCCTL_OPT_NO_PAGER },
+	/* no letter, as systemctl's */
+	{ "no-legend", no_argument, NULL, SMCCTL_OPT_NO_LEGEND },
 	{},
 };
 
