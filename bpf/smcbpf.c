@@ -28,6 +28,7 @@
 
 #include "common/bpf-reason.h"
 #include "common/macro.h"
+#include "common/util.h"
 #include "bpf/smcbpf.h"
 #include "bpf/smc_select.skel.h"
 #include "bpf/smc_bufs.skel.h"
@@ -338,7 +339,7 @@ int smcbpf_pin_dir_check(const char *dir, char *why, size_t len)
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return why_set(why, len, negative_errno(), "cannot open the pin directory %s: %s",
 			       dir, strerror(errno));
-	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+	if (!stat_is_ours(&st, false))
 		return why_set(
 			why, len, -EPERM,
 			"the pin directory %s is owned by uid %u with mode %04o, not the agent's own (expected owned by uid %u and not writable by group or others, as the agent creates it: remove it, and the agent creates it)",

@@ -47,6 +47,12 @@ const char *textfile_untrusted(void)
 	return untrusted_why[0] ? untrusted_why : NULL;
 }
 
+bool stat_is_ours(const struct stat *st, bool root_too)
+{
+	return (st->st_uid == geteuid() || (root_too && st->st_uid == 0)) &&
+	       !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
 /*
  * The directory dir, opened one component at a time from / (or the working directory) with
  * O_NOFOLLOW, so that no component is a symlink, and itself owned by root or the caller's
@@ -98,7 +104,7 @@ int textfile_dir_open(const char *dir)
 	}
 	if (fstat(fd, &st) < 0)
 		return negative_errno();
-	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
+	if (!stat_is_ours(&st, true)) {
 		snprintf(untrusted_why, sizeof(untrusted_why),
 			 "refusing the directory %s: it is owned by uid %u with mode %04o, and only a directory of root's that no one else may write is trusted; make it so (chown root %s; chmod go-w %s), or choose another",
 			 dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), dir, dir);
