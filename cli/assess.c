@@ -65,7 +65,7 @@ struct assess {
 
 static volatile sig_atomic_t stop;
 
-static void on_signal(int sig)
+static void assess_on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
@@ -200,7 +200,7 @@ static int open_cmp(const void *a, const void *b)
  * One sample: O(n log n) in sockets, so 10,000 connections cost a sort each, not 10^8
  * comparisons (the listeners and the open records are looked up in sorted copies).
  */
-static int sample(struct assess *k, struct smcnl *nl, uint64_t now, bool first)
+static int assess_sample(struct assess *k, struct smcnl *nl, uint64_t now, bool first)
 {
 	struct tcp_conn *t = NULL;
 	struct listen_port *ls = NULL;
@@ -281,7 +281,7 @@ static int sample(struct assess *k, struct smcnl *nl, uint64_t now, bool first)
 
 static int observe_diag(struct assess *k, unsigned long duration, char *why, size_t len)
 {
-	struct sigaction act = { .sa_handler = on_signal }, old_int, old_term;
+	struct sigaction act = { .sa_handler = assess_on_signal }, old_int, old_term;
 	bool tty = isatty(fileno(k->c->err));
 	uint64_t deadline;
 	struct smcnl *nl;
@@ -299,7 +299,7 @@ static int observe_diag(struct assess *k, unsigned long duration, char *why, siz
 	for (bool first = true; !stop; first = false) {
 		uint64_t now = now_nsec(CLOCK_MONOTONIC);
 
-		r = sample(k, nl, now, first);
+		r = assess_sample(k, nl, now, first);
 		if (r < 0) {
 			if (r == -EPROTONOSUPPORT)
 				snprintf(why, len,
@@ -329,7 +329,7 @@ static int observe_diag(struct assess *k, unsigned long duration, char *why, siz
 }
 
 #ifdef HAVE_BPF
-static void rec_add(const struct smcbpf_assess_rec *r, void *arg)
+static void assess_rec_add(const struct smcbpf_assess_rec *r, void *arg)
 {
 	struct assess *k = arg;
 	struct assess_conn *c = rec_slot(k);
@@ -342,12 +342,12 @@ static int observe_bpf(struct assess *k, unsigned long duration, char *why, size
 		       uint64_t *ret_dropped)
 {
 	struct smcbpf_assess *b = NULL;
-	struct sigaction act = { .sa_handler = on_signal }, old_int, old_term;
+	struct sigaction act = { .sa_handler = assess_on_signal }, old_int, old_term;
 	bool tty = isatty(fileno(k->c->err));
 	uint64_t start, deadline;
 	int r, err = 0;
 
-	r = smcbpf_assess_open(rec_add, k, &b, why, len);
+	r = smcbpf_assess_open(assess_rec_add, k, &b, why, len);
 	if (r < 0)
 		return r;
 	k->observed = true;
@@ -382,7 +382,7 @@ static int observe_bpf(struct assess *k, unsigned long duration, char *why, size
 		}
 	}
 	k->end_ns = now_nsec(CLOCK_MONOTONIC);
-	r = smcbpf_assess_open_conns(b, rec_add, k);
+	r = smcbpf_assess_open_conns(b, assess_rec_add, k);
 	/* closed before the detach, not yet read: they are closed, not open */
 	if (!err && r >= 0) {
 		int c = smcbpf_assess_consume(b);

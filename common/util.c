@@ -24,7 +24,7 @@ char *strstrip_trailing(char *s)
 	return s;
 }
 
-static int write_all(int fd, const char *p, size_t len)
+static int util_write_all(int fd, const char *p, size_t len)
 {
 	while (len) {
 		ssize_t n = write(fd, p, len);
@@ -165,7 +165,7 @@ static int replace(const char *path, const char *data, size_t len, unsigned mode
 	fd = open_temp(dfd, name, tmp, sizeof(tmp));
 	if (fd < 0)
 		return fd;
-	r = write_all(fd, data, len);
+	r = util_write_all(fd, data, len);
 	if (r >= 0 && fchmod(fd, mode) < 0)
 		r = negative_errno();
 	if (r >= 0 && durable && fsync(fd) < 0)
