@@ -24,7 +24,17 @@ char *strstrip_trailing(char *s)
 	return s;
 }
 
-static int util_write_all(int fd, const char *p, size_t len)
+bool str_all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+int fd_write_all(int fd, const char *p, size_t len)
 {
 	while (len) {
 		ssize_t n = write(fd, p, len);
@@ -165,7 +175,7 @@ static int replace(const char *path, const char *data, size_t len, unsigned mode
 	fd = open_temp(dfd, name, tmp, sizeof(tmp));
 	if (fd < 0)
 		return fd;
-	r = util_write_all(fd, data, len);
+	r = fd_write_all(fd, data, len);
 	if (r >= 0 && fchmod(fd, mode) < 0)
 		r = negative_errno();
 	if (r >= 0 && durable && fsync(fd) < 0)

@@ -6,6 +6,10 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+/* Write all of p, across short writes and EINTR; 0 or -errno. */
+int fd_write_all(int fd, const char *p, size_t len);
+/* s is one or more digits 0-9 and nothing else (a pid's name in /proc). */
+bool str_all_digits(const char *s);
 /* Remove trailing whitespace in place; returns s. */
 char *strstrip_trailing(char *s);
 

@@ -23,33 +23,12 @@
 
 #include "netlink/smcnl-internal.h"
 
-/* The kernel's Latin-1 ctype classes (lib/ctype.c) for the bytes a UEID may hold. */
-static bool k_isupper(unsigned char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 0xc0 && c <= 0xde && c != 0xd7);
-}
-
-static bool eid_k_islower(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 0xdf && c != 0xf7);
-}
-
-static bool k_isdigit(unsigned char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool eid_k_isspace(unsigned char c)
-{
-	return (c >= 0x09 && c <= 0x0d) || c == 0x20 || c == 0xa0;
-}
-
 static const char *ueid_char_reason(unsigned char c)
 {
-	if (eid_k_islower(c))
+	if (k_islower(c))
 		return "lower-case letters are not allowed (the kernel compares UEIDs byte by "
 		       "byte): use upper case";
-	if (eid_k_isspace(c))
+	if (k_isspace(c))
 		return "blanks inside a UEID are not allowed";
 	return "only letters A-Z, digits, '.' and '-' are allowed";
 }
@@ -75,14 +54,14 @@ int smc_ueid_validate(const char *ueid, char ret_padded[SMC_EID_LEN + 1], const 
 	memcpy(buf, ueid, len);
 	buf[SMC_EID_LEN] = '\0';
 
-	for (end = SMC_EID_LEN - 1; end >= 0 && eid_k_isspace((unsigned char)buf[end]); end--)
+	for (end = SMC_EID_LEN - 1; end >= 0 && k_isspace((unsigned char)buf[end]); end--)
 		;
 	if (end < 0) {
 		reason = "the UEID is empty";
 		goto invalid;
 	}
 	if (!(k_isupper((unsigned char)buf[0]) || k_isdigit((unsigned char)buf[0]))) {
-		if (eid_k_islower((unsigned char)buf[0]))
+		if (k_islower((unsigned char)buf[0]))
 			reason = ueid_char_reason((unsigned char)buf[0]);
 		else
 			reason = "the first character must be a letter (A-Z) or a digit";

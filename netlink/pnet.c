@@ -23,23 +23,6 @@
 
 #include "netlink/smcnl-internal.h"
 
-/* Kernel Latin-1 ctype (lib/ctype.c): see eid.c. */
-static bool pnet_k_isspace(unsigned char c)
-{
-	return (c >= 0x09 && c <= 0x0d) || c == 0x20 || c == 0xa0;
-}
-
-static bool pnet_k_islower(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 0xdf && c != 0xf7);
-}
-
-static bool k_isalnum(unsigned char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') ||
-	       (c >= 0xc0 && c <= 0xde && c != 0xd7) || pnet_k_islower(c);
-}
-
 int smc_pnetid_validate(const char *pnetid, char ret_norm[SMC_PNETID_LEN + 1], const char **ret_reason)
 {
 	const char *reason = NULL;
@@ -52,10 +35,10 @@ int smc_pnetid_validate(const char *pnetid, char ret_norm[SMC_PNETID_LEN + 1], c
 		goto invalid;
 	}
 	b = (const unsigned char *)pnetid;
-	while (*b && pnet_k_isspace(*b))
+	while (*b && k_isspace(*b))
 		b++;
 	e = b + strlen((const char *)b);
-	while (e > b && pnet_k_isspace(e[-1]))
+	while (e > b && k_isspace(e[-1]))
 		e--;
 	if (e == b) {
 		reason = "the PNET ID is empty";
@@ -71,7 +54,7 @@ int smc_pnetid_validate(const char *pnetid, char ret_norm[SMC_PNETID_LEN + 1], c
 			goto invalid;
 		}
 		/* The kernel's toupper(): islower() bytes minus 0x20 (Latin-1 too). */
-		norm[n++] = (char)(pnet_k_islower(*b) ? *b - 0x20 : *b);
+		norm[n++] = (char)(k_islower(*b) ? *b - 0x20 : *b);
 	}
 	norm[n] = '\0';
 	if (ret_norm)
