@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * smcctl assess: watch TCP connections for a while, without changing anything, and say
- * whether SMC would pay off, for which applications (common/assess.c has the rules).
+ * whether SMC would pay off, for which applications (common/assess-rules.c has the rules).
  *
  * Collection: bpf/smc_assess (read-only tracing programs, never pinned: the programs, maps
  * and links end with this process, also on SIGINT/SIGTERM, which end the observation
@@ -10,7 +10,7 @@
  * common/assess-host.c, which the agent's continuous assessment shares.
  *
  * Where the programs cannot be loaded (no BTF, no CAP_BPF, an old kernel, a build without
- * BPF), --method auto samples inet_diag instead (netlink/tcpdiag.c, every
+ * BPF), --method auto samples inet_diag instead (netlink/smcnl-tcpdiag.c, every
  * ASSESS_SAMPLE_MS, this netns only) and says so ("method": "sock_diag" with the reason):
  * connections that live between two samples are not seen, lifetimes are rounded to the
  * samples, "sends" are data segments and there are no send sizes.
@@ -29,9 +29,9 @@
 #include <systemd/sd-bus.h>
 
 #include "cli/bus.h"
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/bus-api.h"
-#include "common/assess.h"
+#include "common/assess-rules.h"
 #include "common/clock.h"
 #include "common/output.h"
 #include "common/owner.h"
@@ -441,7 +441,7 @@ static int unavailable(struct smcctl *c, int err, const char *why)
 	return status;
 }
 
-/* The agent's last window (smcd-agent/assess.c), rendered as an observation of ours. */
+/* The agent's last window (smcd-agent/assess-continuous.c), rendered as an observation of ours. */
 static void agent_text(struct smcctl *c, json_object *doc)
 {
 	json_object *w = out_get(doc, "window");

@@ -12,7 +12,7 @@
  * the client verifies), then, while both ends are still open, reads the sockets from
  * smc_diag by inode: the mode, the fallback reasons of both ends (loopback) or of ours with
  * the peer's diagnosis (remote), the link group's device, SMC version and negotiated EID.
- * The one thing to change is the reason's advice from netlink/names.c, the same text
+ * The one thing to change is the reason's advice from netlink/smcnl-names.c, the same text
  * smcctl socket and smcctl stats give.
  *
  * Exit status: 0 when the connection used SMC, 1 when it fell back to TCP (or failed);
@@ -37,7 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/clock.h"
 #include "common/output.h"
 #include "common/smc-socket.h"

@@ -5,7 +5,7 @@
  * TCP instead of queueing them.  The netlink commands and the sysctl
  * net.smc.limit_smc_hs (6.12+) set the same flag; netlink works on every kernel since 6.1.
  */
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/output.h"
 
 void hslimit_text(struct smcctl *c, json_object *doc)

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/clock.h"
 #include "common/output.h"
 #include "config/units.h"

@@ -46,7 +46,7 @@
 #include <systemd/sd-bus.h>
 
 #include "cli/bus.h"
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "cli/run.h"
 #include "common/bus-api.h"
 #include "config/units.h"

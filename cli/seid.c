@@ -4,7 +4,7 @@
  * every other architecture the kernel reports an empty SEID once an SMC-Dv2 device exists
  * and refuses enable/disable with EOPNOTSUPP, which smc_strerror() explains in one line.
  */
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/output.h"
 
 json_object *seid_json(const struct smc_seid *s, bool supported)

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/name-sanitize.h"
 #include "common/output.h"
 #include "common/owner.h"

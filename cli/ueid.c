@@ -8,7 +8,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/output.h"
 #include "common/ueid-derive.h"
 

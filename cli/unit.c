@@ -29,7 +29,7 @@
 #include <systemd/sd-bus.h>
 
 #include "cli/bus.h"
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/bus-api.h"
 #include "common/output.h"
 #include "common/util.h"

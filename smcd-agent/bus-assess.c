@@ -11,7 +11,7 @@
 #include <systemd/sd-bus.h>
 
 #include "common/bus-api.h"
-#include "smcd-agent/assess.h"
+#include "smcd-agent/assess-continuous.h"
 #include "smcd-agent/bus-access.h"
 #include "smcd-agent/bus-manager.h"
 #include "smcd-agent/manager.h"

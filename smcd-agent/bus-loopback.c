@@ -28,7 +28,7 @@
 #include "smcd-agent/bus-snapshot.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/loopback-internal.h"
-#include "smcd-agent/loopback.h"
+#include "smcd-agent/loopback-reconcile.h"
 #include "smcd-agent/manager.h"
 
 /* Deactivate() over D-Bus waits in the event loop too: the same bound as the file's. */

@@ -15,7 +15,7 @@
  *                         aborted sockets): shutdown leaves the device draining, -ETIMEDOUT
  *   smclo/set-fails       exists: SET fails with -EIO (nothing stored)
  *
- * The PNET table side of the deactivation protocol (netlink/smclo.c) is not imitated: the
+ * The PNET table side of the deactivation protocol (netlink/smcnl-smclo.c) is not imitated: the
  * fake has no SMC-D device selection for it to protect.  Virtual DMBs are refused with
  * -EOPNOTSUPP like the real module.
  */
@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "common/macro.h"
-#include "smcd-agent/loopback.h"
+#include "smcd-agent/loopback-reconcile.h"
 
 struct fake_lo {
 	char state[16];

@@ -15,15 +15,15 @@
 #include "common/macro.h"
 #include "common/util.h"
 #include "smcd-agent/collector.h"
-#include "smcd-agent/assess.h"
+#include "smcd-agent/assess-continuous.h"
 #include "smcd-agent/bus-access.h"
 #include "smcd-agent/bus-manager.h"
 #include "smcd-agent/bus-snapshot.h"
 #include "smcd-agent/fallback.h"
 #include "smcd-agent/log.h"
-#include "smcd-agent/loopback.h"
+#include "smcd-agent/loopback-reconcile.h"
 #include "smcd-agent/manager.h"
-#include "smcd-agent/policy.h"
+#include "smcd-agent/policy-engine.h"
 
 static const char *const manager_state_names[_MANAGER_STATE_MAX] = {
 	[MANAGER_STARTING] = "starting", [MANAGER_RUNNING] = "running",

@@ -28,12 +28,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/assess.h"
+#include "common/assess-rules.h"
 #include "common/macro.h"
 #include "smcd-agent/fallback.h"
-#include "smcd-agent/netns.h"
+#include "smcd-agent/netns-sampler.h"
 #include "smcd-agent/objects.h"
-#include "smcd-agent/stats.h"
+#include "smcd-agent/stats-engine.h"
 
 struct family {
 	const char *name;

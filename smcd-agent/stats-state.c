@@ -44,7 +44,7 @@
 
 #include "common/clock.h"
 #include "common/macro.h"
-#include "smcd-agent/stats.h"
+#include "smcd-agent/stats-engine.h"
 
 #define STATE_VERSION 1
 /* What the agent can hold: 2 x 36 kernel slots, reason codes of every epoch; devices. */

@@ -22,12 +22,12 @@
 
 #include <json-c/json.h>
 
-#include "common/assess.h"
+#include "common/assess-rules.h"
 #include "common/bus-api.h"
 #include "common/clock.h"
 #include "common/macro.h"
 #include "common/output.h"
-#include "smcd-agent/assess.h"
+#include "smcd-agent/assess-continuous.h"
 #include "smcd-agent/bus-snapshot.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/manager.h"

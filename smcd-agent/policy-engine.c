@@ -24,7 +24,7 @@
 #include "common/macro.h"
 #include "common/util.h"
 #include "smcd-agent/log.h"
-#include "smcd-agent/policy.h"
+#include "smcd-agent/policy-engine.h"
 
 struct total {
 	char name[POLICY_NAME_LEN];

@@ -24,7 +24,7 @@
 #include "common/macro.h"
 #include "smcd-agent/kernel.h"
 #include "smcd-agent/log.h"
-#include "smcd-agent/netns.h"
+#include "smcd-agent/netns-sampler.h"
 
 static void names_clear(struct netns_set *s)
 {
