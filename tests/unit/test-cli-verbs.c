@@ -168,15 +168,29 @@ static int no_run(struct smcctl *c, const struct verb_args *a)
 
 static void test_short_letters(void **state)
 {
-	static const struct option g[] = { { "json", optional_argument, NULL, 'j' },
-					   { "pretty", no_argument, NULL, SMCCTL_OPT_PRETTY },
-					   {} };
-	static const struct verb_opt check[] = { { "timeout", 't', "S", "x" }, {} };
-	static const struct verb_opt assess[] = { { "duration", 't', "S", "x" }, {} };
-	static const struct verb_opt json[] = { { "jobs", 'j', NULL, "x" }, {} };
-	static const struct verb_opt m1[] = { { "method", 'm', "M", "x" }, {} };
-	static const struct verb_opt m2[] = { { "method", 'M', "M", "x" }, {} };
-	static const struct verb_opt m3[] = { { "method", 0, "M", "x" }, {} };
+	static const struct option g[] = {
+		{ .name = "json", .has_arg = optional_argument, .val = 'j' },
+		{ .name = "pretty", .has_arg = no_argument, .val = SMCCTL_OPT_PRETTY },
+		{},
+	};
+	static const struct verb_opt check[] = {
+		{ .name = "timeout", .short_name = 't', .arg = "S", .help = "x" }, {}
+	};
+	static const struct verb_opt assess[] = {
+		{ .name = "duration", .short_name = 't', .arg = "S", .help = "x" }, {}
+	};
+	static const struct verb_opt json[] = {
+		{ .name = "jobs", .short_name = 'j', .arg = NULL, .help = "x" }, {}
+	};
+	static const struct verb_opt m1[] = {
+		{ .name = "method", .short_name = 'm', .arg = "M", .help = "x" }, {}
+	};
+	static const struct verb_opt m2[] = {
+		{ .name = "method", .short_name = 'M', .arg = "M", .help = "x" }, {}
+	};
+	static const struct verb_opt m3[] = {
+		{ .name = "method", .short_name = 0, .arg = "M", .help = "x" }, {}
+	};
 	const struct verb v_check[] = { { .name = "a", .opts = check, .run = no_run }, {} };
 	const struct verb v_assess[] = { { .name = "b", .opts = assess, .run = no_run }, {} };
 	const struct verb v_json[] = { { .name = "c", .opts = json, .run = no_run }, {} };
