@@ -404,8 +404,8 @@ static int fetch(struct smcctl *c, bool want_smcd, bool want_smcr, bool gids, co
 	}
 	if (want_smcr && (r = smcr_device_list(nl, &d->smcr, &d->n_smcr)) < 0)
 		return smcctl_fail(c, SMC_OP_QUERY, r, "cannot list the SMC-R devices");
-	/* smc_lo's state amends the SMC-D devices (cli/loopback.c). */
-	if (want_smcd) {
+	/* smc_lo's state amends the SMC-D devices (cli/loopback.c; not entered without it). */
+	if (want_smcd && smclo_module_loaded(nl)) {
 		r = loopback_amend(c, &d->smcd, &d->n_smcd, name, &d->lo, &d->lo_idx);
 		if (r < 0)
 			return smcctl_oom(c);

@@ -118,7 +118,7 @@ int loopback_amend(struct smcctl *c, struct smcd_device **smcd, size_t *n, const
 	char why[512];
 	int r;
 
-	if (smcctl_nl(c, &nl) != SMCCTL_EXIT_OK || !smclo_module_loaded(nl))
+	if (smcctl_nl(c, &nl) != SMCCTL_EXIT_OK)
 		return 0;
 	r = smclo_get(nl, ret_lo);
 	/* Another network namespace: the host-wide family is not visible there. */

@@ -34,12 +34,13 @@ void smclo_device_emit(struct out_sink *o, const char *key, const struct smclo_d
 json_object *smclo_device_json(const struct smclo_device *d);
 
 /*
- * The device views: when smc_lo is loaded and its device can be read (*ret_lo), find its
- * entry among the n SMC-D devices (*ret_idx), or add one for an inactive device (absent from
- * /sys/class/dibs) when name is NULL or names it, and count its link groups by the module's
- * gauge, which 7.3's link group dump can under-report.  Returns 1 when *ret_lo and *ret_idx
- * are set, 0 when smc_lo has no part in the view, -ENOMEM.  Never fails the view otherwise:
- * a module that cannot be read is reported on stderr.
+ * The device views, once smclo_module_loaded() said smc_lo is loaded (this function would
+ * load it, and listing devices must not): when its device can be read (*ret_lo), find its
+ * entry among the n SMC-D devices (*ret_idx), or add one for an inactive device (absent
+ * from /sys/class/dibs) when name is NULL or names it, and count its link groups by the
+ * module's gauge, which 7.3's link group dump can under-report.  Returns 1 when *ret_lo and
+ * *ret_idx are set, 0 when smc_lo has no part in the view, -ENOMEM.  Never fails the view
+ * otherwise: a module that cannot be read is reported on stderr.
  */
 int loopback_amend(struct smcctl *c, struct smcd_device **smcd, size_t *n, const char *name,
 		   struct smclo_device *ret_lo, size_t *ret_idx);
