@@ -383,8 +383,8 @@ static void devices_done(struct devices *d)
 
 /* gids: the GIDs are shown (else they are read only where a device's link groups need them).
  * name: the device show names (smc_lo's inactive device is added when it is that one). */
-static int fetch(struct smcctl *c, bool want_smcd, bool want_smcr, bool gids, const char *name,
-		 struct devices *d)
+static int device_fetch(struct smcctl *c, bool want_smcd, bool want_smcr, bool gids,
+			const char *name, struct devices *d)
 {
 	unsigned flags = SMCD_LIST_LINKGROUPS | (gids ? SMCD_LIST_GIDS : 0);
 	struct smcnl *nl;
@@ -415,7 +415,7 @@ static int fetch(struct smcctl *c, bool want_smcd, bool want_smcr, bool gids, co
 }
 
 /* The answer into the sink of -j (streamed) or of the table's text. */
-static int answer(struct smcctl *c, const struct devices *d, bool want_smcd, bool want_smcr)
+static int device_answer(struct smcctl *c, const struct devices *d, bool want_smcd, bool want_smcr)
 {
 	struct out_sink o;
 
@@ -438,9 +438,9 @@ int device_list(struct smcctl *c, const struct verb_args *a)
 	if (only_d && only_r)
 		return smcctl_usage(c, "--smcd and --smcr exclude each other");
 	/* The default table has no GID column: -d and -j show them. */
-	if ((s = fetch(c, !only_r, !only_d, c->json || c->detail, NULL, &d)))
+	if ((s = device_fetch(c, !only_r, !only_d, c->json || c->detail, NULL, &d)))
 		return s;
-	return answer(c, &d, !only_r, !only_d);
+	return device_answer(c, &d, !only_r, !only_d);
 }
 
 int device_show(struct smcctl *c, const struct verb_args *a)
@@ -452,7 +452,7 @@ int device_show(struct smcctl *c, const struct verb_args *a)
 	size_t n = 0;
 	int s;
 
-	if ((s = fetch(c, true, true, true, name, &d)))
+	if ((s = device_fetch(c, true, true, true, name, &d)))
 		return s;
 	for (size_t i = 0; i < d.n_smcd; i++)
 		n += smcd_match(&d.smcd[i], name);
