@@ -105,11 +105,12 @@ json_object *smclo_device_json(const struct smclo_device *d)
 			   : json_add_null(o, "generation");
 	r |= json_add_str(o, "gid", d->registered ? d->gid_uuid : NULL);
 	r |= json_add_bool(o, "pending", d->pending);
-	r |= draining ? json_add_u64(o, "drain_timeout_ms", d->drain_timeout_ms)
-		      : json_add_null(o, "drain_timeout_ms");
+	/* JSON times are microseconds, *_usec (smcctl(8) JSON OUTPUT); the module counts ms. */
+	r |= draining ? json_add_u64(o, "drain_timeout_usec", d->drain_timeout_ms * 1000ULL)
+		      : json_add_null(o, "drain_timeout_usec");
 	r |= draining && d->has_drain_remaining
-		     ? json_add_u64(o, "drain_remaining_ms", d->drain_remaining_ms)
-		     : json_add_null(o, "drain_remaining_ms");
+		     ? json_add_u64(o, "drain_remaining_usec", d->drain_remaining_ms * 1000ULL)
+		     : json_add_null(o, "drain_remaining_usec");
 	r |= json_add(o, "settings", settings_json(&d->settings));
 	r |= d->registered ? json_add(o, "active_settings", settings_json(&d->active))
 			   : json_add_null(o, "active_settings");
@@ -230,10 +231,10 @@ static const char *state_words(json_object *lo, char *buf, size_t len)
 
 	if (out_get_bool(lo, "removing", false))
 		snprintf(buf, len, "%s, being removed", state);
-	else if (out_get(lo, "drain_remaining_ms"))
+	else if (out_get(lo, "drain_remaining_usec"))
 		snprintf(buf, len, "%s, %" PRIu64 " of %" PRIu64 " ms of the drain left", state,
-			 out_get_u64(lo, "drain_remaining_ms", 0),
-			 out_get_u64(lo, "drain_timeout_ms", 0));
+			 out_get_u64(lo, "drain_remaining_usec", 0) / 1000,
+			 out_get_u64(lo, "drain_timeout_usec", 0) / 1000);
 	else if (out_get(lo, "generation"))
 		snprintf(buf, len, "%s, generation %" PRIu64, state,
 			 out_get_u64(lo, "generation", 0));
@@ -709,7 +710,7 @@ static int not_loaded(struct smcctl *c)
 {
 	_cleanup_(json_object_putp) json_object *doc = action_json("deactivate", NULL, NULL, false);
 
-	if (!doc || json_add_u64(doc, "waited_ms", 0) < 0 || json_add_null(doc, "device") < 0 ||
+	if (!doc || json_add_u64(doc, "waited_usec", 0) < 0 || json_add_null(doc, "device") < 0 ||
 	    json_add_null(doc, "smc_lo") < 0)
 		return smcctl_oom(c);
 	if (!c->json)
@@ -799,7 +800,7 @@ static int do_deactivate(struct smcctl *c, struct smcnl *nl, unsigned wait_s)
 					   "cannot deactivate the loopback device");
 	}
 	doc = action_json("deactivate", NULL, NULL, res.was_active);
-	if (!doc || json_add_u64(doc, "waited_ms", res.waited_ms) < 0)
+	if (!doc || json_add_u64(doc, "waited_usec", res.waited_ms * 1000ULL) < 0)
 		return smcctl_oom(c);
 	return emit_device(c, doc, &res.last);
 }

@@ -169,6 +169,7 @@ static void emit(struct monitor *m, json_object *ev)
 {
 	if (!ev)
 		return;
+	m->c->answered = true; /* events are its answer: no error document after them */
 	if (m->c->json)
 		out_json(m->c->out, ev, false);
 	else

@@ -198,6 +198,13 @@ struct smcctl {
 	unsigned view;	  /* handler-specific text options (e.g. stats --all) */
 	const struct object *object;
 	const struct verb *verb;
+	/*
+	 * For -j's answer on failure (smcctl_run()): whether a document was printed (an answer,
+	 * even a "no", is not an error), and the first error line with its next step.
+	 */
+	bool answered;
+	char error[512];
+	char hint[128];
 };
 
 /*
