@@ -85,7 +85,7 @@ static const struct family families[] = {
 	{ "smc_assess_windows_total", "counter", "Assessment windows completed; the smc_assess_ gauges are of the last one." },
 	{ "smc_assess_window_seconds", "gauge", "Length of the last assessment window." },
 	{ "smc_assess_dropped_connections", "gauge", "Connections the last assessment window lost (its ring buffer was full)." },
-	{ "smc_assess_connections", "gauge", "TCP connections of the last assessment window by class: well-suited, not-suited (short-lived or tiny), not-servable (SMC cannot reach the peer), failed (never established)." },
+	{ "smc_assess_connections", "gauge", "TCP connections of the last assessment window by class: well_suited, not_suited (short-lived or tiny), not_servable (SMC cannot reach the peer), failed (never established)." },
 	{ "smc_assess_bytes", "gauge", "Bytes moved by the connections of the last assessment window, by class." },
 	{ "smc_assess_reach_connections", "gauge", "TCP connections of the last assessment window by how SMC could carry them: smcd (peer on this host), smcr (over an RDMA interface), none." },
 	{ "smc_assess_application_connections", "gauge", "Connection ends of the last assessment window by application (systemd unit, cgroup or command; the top assess.applications by bytes, the others summed into application=\"other\") and class." },

@@ -516,10 +516,10 @@ static void test_prometheus_golden(void **state)
 	golden_check("agent/smc.prom", text);
 	check_label_consistency(text);
 	/* The assessment: classes, reach, the application's verdict as a set, "other" without. */
-	assert_non_null(strstr(text, "\nsmc_assess_connections{class=\"well-suited\"} 20\n"));
+	assert_non_null(strstr(text, "\nsmc_assess_connections{class=\"well_suited\"} 20\n"));
 	assert_non_null(strstr(text, "\nsmc_assess_reach_connections{reach=\"none\"} 7\n"));
 	assert_non_null(strstr(text, "\nsmc_assess_application_bytes{application=\"nginx.service\","
-				     "class=\"well-suited\"} 1073741824\n"));
+				     "class=\"well_suited\"} 1073741824\n"));
 	assert_non_null(strstr(text, "\nsmc_assess_application_verdict{application=\"nginx."
 				     "service\",verdict=\"likely-faster\"} 1\n"));
 	assert_non_null(strstr(text, "\nsmc_assess_application_verdict{application=\"nginx."
