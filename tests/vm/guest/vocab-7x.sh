@@ -8,7 +8,7 @@
 #   1. keys are snake_case;
 #   2. no key names a unit other than _usec (times) and _bytes (sizes): no _s, _ms, _ns,
 #      _sec, _secs, _seconds, _kb, _kib, _mb;
-#   3. the values of *_usec and *_bytes keys are integers;
+#   3. the values of *_usec and *_bytes keys are integers (or null: no value, as anywhere);
 #   4. a key that is a boolean in any document is null in none;
 #   5. every capability key (info's and the agent's) is one of common/smc-caps-names.c;
 #   6. every link group id is the kernel's 8 hex digits, as the text and D-Bus paths show it;
@@ -162,7 +162,7 @@ lint() {
 		   ($keys[] | select(units) | "2 unit suffix: \(.)"),
 		   (.[] | paths as $p | select(($p[-1] | strings | test("_(usec|bytes)$")) // false)
 			| getpath($p) as $v
-			| select(if ($v | type) == "number" then $v != ($v | floor) else true end)
+			| select(if ($v | type) == "number" then $v != ($v | floor) else $v != null end)
 			| "3 not an integer: \($p | map(tostring) | join(".")) = \($v)"),
 		   (.[] | paths(. == null) as $p | select(($p[-1] | strings) as $k | any($bools[]; . == $k))
 			| "4 null where a boolean is meant: \($p | map(tostring) | join("."))"),
