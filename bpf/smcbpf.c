@@ -1531,32 +1531,6 @@ int smcbpf_cgroup2_root(char *buf, size_t len)
 	return -ENOENT;
 }
 
-int smcbpf_cgroup_id(const char *dir, uint64_t *ret)
-{
-	struct {
-		struct file_handle fh;
-		uint64_t id;
-	} h = { .fh.handle_bytes = sizeof(uint64_t) };
-	struct stat st;
-	int mnt;
-
-	/* The file handle of a cgroup2 directory is its kernfs id (systemd does the same). */
-	if (name_to_handle_at(AT_FDCWD, dir, &h.fh, &mnt, 0) == 0 &&
-	    h.fh.handle_bytes == sizeof(uint64_t)) {
-		memcpy(ret, h.fh.f_handle, sizeof(*ret));
-		return 0;
-	}
-	if (errno != EOPNOTSUPP && errno != EOVERFLOW)
-		return negative_errno();
-	/* On 64-bit kernels the inode number is the id as well. */
-	if (stat(dir, &st) < 0)
-		return negative_errno();
-	if (!S_ISDIR(st.st_mode))
-		return -ENOTDIR;
-	*ret = st.st_ino;
-	return 0;
-}
-
 /* Run fn in the netns at path (the calling thread only), then come back. */
 static int in_netns(const char *path, int (*fn)(void *), void *arg)
 {

@@ -181,8 +181,6 @@ int smcbpf_flush(const char *pin_root, unsigned *ret_n, char *why, size_t len);
 
 /* The cgroup2 mount point (e.g. /sys/fs/cgroup), from /proc/self/mountinfo. */
 int smcbpf_cgroup2_root(char *buf, size_t len);
-/* The cgroup id (the kernfs id the kernel's BPF helpers report) of a cgroup2 directory. */
-int smcbpf_cgroup_id(const char *dir, uint64_t *ret);
 /* The cookie of the network namespace at path (/run/netns/NAME, /proc/PID/ns/net). */
 int smcbpf_netns_cookie(const char *path, uint64_t *ret);
 /* Set net.smc.hs_ctrl in the netns at path (NULL: the caller's); name "" clears it. */

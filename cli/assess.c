@@ -32,6 +32,7 @@
 #include "cli/objects.h"
 #include "common/bus-api.h"
 #include "common/assess.h"
+#include "common/clock.h"
 #include "common/output.h"
 #include "common/owner.h"
 #include "config/units.h"
@@ -68,14 +69,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
-}
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 /* ---- records ------------------------------------------------------------------------- */
@@ -300,11 +293,11 @@ static int observe_diag(struct assess *k, unsigned long duration, char *why, siz
 	}
 	sigaction(SIGINT, &act, &old_int);
 	sigaction(SIGTERM, &act, &old_term);
-	k->start_ns = mono_ns();
+	k->start_ns = now_nsec(CLOCK_MONOTONIC);
 	deadline = k->start_ns + duration * 1000000000ULL;
 	start_lines(k, duration, "sock_diag");
 	for (bool first = true; !stop; first = false) {
-		uint64_t now = mono_ns();
+		uint64_t now = now_nsec(CLOCK_MONOTONIC);
 
 		r = sample(k, nl, now, first);
 		if (r < 0) {
@@ -322,7 +315,7 @@ static int observe_diag(struct assess *k, unsigned long duration, char *why, siz
 		progress(k, (unsigned long)((deadline - now + 999999999ULL) / 1000000000ULL), tty);
 		poll(NULL, 0, ASSESS_SAMPLE_MS);
 	}
-	k->end_ns = mono_ns();
+	k->end_ns = now_nsec(CLOCK_MONOTONIC);
 	for (size_t i = 0; i < k->n; i++) {
 		uint64_t last = k->v[i].open ? k->end_ns : k->seen[i].last_ns;
 
@@ -360,12 +353,12 @@ static int observe_bpf(struct assess *k, unsigned long duration, char *why, size
 	k->observed = true;
 	sigaction(SIGINT, &act, &old_int);
 	sigaction(SIGTERM, &act, &old_term);
-	start = mono_ns();
+	start = now_nsec(CLOCK_MONOTONIC);
 	k->start_ns = start;
 	deadline = start + duration * 1000000000ULL;
 	start_lines(k, duration, "bpf");
 	while (!stop) {
-		uint64_t now = mono_ns();
+		uint64_t now = now_nsec(CLOCK_MONOTONIC);
 		struct pollfd p = { .fd = smcbpf_assess_fd(b), .events = POLLIN };
 
 		if (now >= deadline)
@@ -388,7 +381,7 @@ static int observe_bpf(struct assess *k, unsigned long duration, char *why, size
 			break;
 		}
 	}
-	k->end_ns = mono_ns();
+	k->end_ns = now_nsec(CLOCK_MONOTONIC);
 	r = smcbpf_assess_open_conns(b, rec_add, k);
 	/* closed before the detach, not yet read: they are closed, not open */
 	if (!err && r >= 0) {
@@ -533,7 +526,7 @@ int assess_run(struct smcctl *c, const struct verb_args *a)
 					   "(SO_NETNS_COOKIE, Linux 5.14 or later)");
 		}
 	}
-	t0 = mono_ns();
+	t0 = now_nsec(CLOCK_MONOTONIC);
 	r = -ENOTSUP;
 	snprintf(why, sizeof(why), "smcctl was built without BPF support");
 #ifdef HAVE_BPF

@@ -16,6 +16,7 @@
 
 #include "cli/bus.h"
 #include "common/bus-api.h"
+#include "common/clock.h"
 #include "common/output.h"
 
 bool bus_agent_absent(const sd_bus_error *e)
@@ -48,7 +49,7 @@ int bus_open_quiet(sd_bus **ret)
 		(void)sd_bus_set_allow_interactive_authorization(*ret, true);
 		/* The agent waits up to 5 minutes for a password typed there: a call that gave
 		 * up after sd-bus' 25 s would say "failed" of a change made after all. */
-		(void)sd_bus_set_method_call_timeout(*ret, 6 * 60 * 1000000ULL);
+		(void)sd_bus_set_method_call_timeout(*ret, 6 * 60 * USEC_PER_SEC);
 	}
 	return r;
 }

@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "cli/objects.h"
+#include "common/clock.h"
 #include "common/output.h"
 #include "common/smc-socket.h"
 #include "config/units.h"
@@ -564,14 +565,6 @@ struct served {
 	unsigned char buf[CHECK_BYTES];
 };
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 static void served_close(struct served *s)
 {
 	s->fd = safe_close(s->fd);
@@ -666,7 +659,8 @@ static void served_start(struct check *k, struct served *s, int fd)
 	socklen_t pl = sizeof(pa);
 	char host[INET_ADDRSTRLEN] = "?";
 
-	*s = (struct served){ .fd = fd, .deadline_ms = now_ms() + (uint64_t)k->timeout_ms };
+	*s = (struct served){ .fd = fd,
+			      .deadline_ms = now_msec(CLOCK_MONOTONIC) + (uint64_t)k->timeout_ms };
 	if (getpeername(fd, (struct sockaddr *)&pa, &pl) == 0)
 		inet_ntop(AF_INET, &pa.sin_addr, host, sizeof(host));
 	snprintf(s->peer, sizeof(s->peer), "%s port %u", host, ntohs(pa.sin_port));
@@ -727,7 +721,7 @@ static int check_listen(struct check *k, const struct in_addr *addr, uint16_t po
 	while (!stop && (!count || done < count)) {
 		struct pollfd p[1 + CHECK_CLIENTS_MAX];
 		struct served *free_slot = NULL;
-		uint64_t now = now_ms(), next = UINT64_MAX;
+		uint64_t now = now_msec(CLOCK_MONOTONIC), next = UINT64_MAX;
 		size_t active = 0;
 
 		for (size_t i = 0; i < CHECK_CLIENTS_MAX; i++) {

@@ -70,7 +70,8 @@ static void offer_global_options(FILE *out, const char *cur)
 {
 	for (const struct option *o = smcctl_global_options; o->name; o++) {
 		offer_long(out, cur, o->name);
-		offer_short(out, cur, (char)o->val);
+		if (o->val > 0 && o->val < 128) /* not a long-only one's code */
+			offer_short(out, cur, (char)o->val);
 	}
 }
 
@@ -98,7 +99,7 @@ static const char *global_option(const char *w)
 		if (w[1] == '-' && strncmp(w + 2, o->name, l) == 0 &&
 		    (w[2 + l] == 0 || w[2 + l] == '='))
 			in_word = w[2 + l] == '=';
-		else if (w[1] == o->val && w[1] != '-')
+		else if (o->val && w[1] == o->val && w[1] != '-')
 			in_word = w[2] != 0;
 		else
 			continue;

@@ -136,7 +136,7 @@ static const struct out_column smcr_cols[] = {
 	OUT_COL("netdev", "Net-Dev", OUT_STR),
 	OUT_COL("ib_dev", "IB-Dev", OUT_STR),
 	OUT_COL("port", "IB-P", OUT_U64),
-	OUT_COL(NULL, "IB-State", OUT_CUSTOM, .format = fmt_port_state),
+	OUT_COL(NULL, "IB-State", OUT_CUSTOM, .format = fmt_port_state, .color = OUT_COLOR_STATE),
 	OUT_COL("critical", "Crit", OUT_BOOL),
 	OUT_COL("links", "#Links", OUT_U64),
 	OUT_COL("pci.id", "PCI-ID", OUT_STR, .detail = 1),
@@ -175,7 +175,7 @@ static const struct out_column smcr_fields[] = {
 static const struct out_column smcr_port_fields[] = {
 	OUT_COL("port", "Port", OUT_U64),
 	OUT_COL("netdev", "Net-Dev", OUT_STR),
-	OUT_COL(NULL, "State", OUT_CUSTOM, .format = fmt_port_state),
+	OUT_COL(NULL, "State", OUT_CUSTOM, .format = fmt_port_state, .color = OUT_COLOR_STATE),
 	OUT_COL(NULL, "PNET-ID", OUT_CUSTOM, .format = fmt_pnetid),
 	OUT_COL("links", "Links", OUT_U64),
 };

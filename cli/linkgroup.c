@@ -16,120 +16,9 @@
 #include <time.h>
 
 #include "cli/objects.h"
+#include "common/clock.h"
 #include "common/output.h"
 #include "config/units.h"
-
-static int add_opt_u64(json_object *o, const char *key, bool has, uint64_t v)
-{
-	return has ? json_add_u64(o, key, v) : json_add_null(o, key);
-}
-
-static int add_gid(json_object *o, const char *key, bool has_ext, uint64_t gid, uint64_t ext)
-{
-	char buf[33];
-
-	if (has_ext)
-		smcd_gid_format(gid, ext, buf);
-	else
-		snprintf(buf, sizeof(buf), "%016" PRIx64, gid);
-	return json_add_str(o, key, buf);
-}
-
-static json_object *v2_json(const struct smc_lgr_v2 *v)
-{
-	_cleanup_(json_object_putp) json_object *o = NULL;
-	int r = 0;
-
-	if (!v->present)
-		return NULL;
-	o = json_object_new_object();
-	if (!o)
-		return NULL;
-	r |= json_add_u64(o, "version", v->ver);
-	r |= json_add_u64(o, "peer_release", v->rel);
-	r |= json_add_str(o, "peer_os", smc_os_name(v->os));
-	r |= json_add_str(o, "negotiated_eid", v->neg_eid[0] ? v->neg_eid : NULL);
-	r |= json_add_str(o, "peer_host", v->peer_host[0] ? v->peer_host : NULL);
-	return r < 0 ? NULL : TAKE_PTR(o);
-}
-
-static int add_v2(json_object *o, const struct smc_lgr_v2 *v)
-{
-	json_object *j = v2_json(v);
-
-	if (!j && v->present)
-		return -ENOMEM;
-	return j ? json_add(o, "v2", j) : json_add_null(o, "v2");
-}
-
-json_object *smcd_linkgroup_json(const struct smcd_linkgroup *g)
-{
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-	int r = 0;
-
-	if (!o)
-		return NULL;
-	r |= json_add_u64(o, "id", g->id);
-	r |= json_add_u64(o, "vlan", g->vlan_id);
-	r |= json_add_u64(o, "conns", g->conns);
-	r |= json_add_u64(o, "chid", g->chid);
-	r |= json_add_str(o, "device", g->device[0] ? g->device : NULL);
-	r |= add_gid(o, "gid", g->has_ext_gid, g->gid, g->ext_gid);
-	r |= add_gid(o, "peer_gid", g->has_ext_gid, g->peer_gid, g->peer_ext_gid);
-	r |= json_add_str(o, "pnetid", g->pnetid[0] ? g->pnetid : NULL);
-	r |= add_opt_u64(o, "sndbuf_alloc", g->has_alloc, g->sndbuf_alloc);
-	r |= add_opt_u64(o, "dmb_alloc", g->has_alloc, g->dmb_alloc);
-	r |= add_v2(o, &g->v2);
-	return r < 0 ? NULL : TAKE_PTR(o);
-}
-
-static json_object *smcr_link_json(const struct smcr_link *l)
-{
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-	int r = 0;
-
-	if (!o)
-		return NULL;
-	r |= json_add_u64(o, "id", l->id);
-	r |= json_add_str(o, "state", smc_link_state_name(l->state));
-	r |= json_add_u64(o, "conns", l->conn_cnt);
-	r |= json_add_str(o, "ib_dev", l->ib_dev[0] ? l->ib_dev : NULL);
-	r |= json_add_u64(o, "ib_port", l->ib_port);
-	r |= json_add_str(o, "netdev", l->netdev[0] ? l->netdev : NULL);
-	r |= json_add_u64(o, "ifindex", l->netdev_ifindex);
-	r |= json_add_u64(o, "uid", l->uid);
-	r |= json_add_u64(o, "peer_uid", l->peer_uid);
-	r |= json_add_str(o, "gid", l->gid[0] ? l->gid : NULL);
-	r |= json_add_str(o, "peer_gid", l->peer_gid[0] ? l->peer_gid : NULL);
-	return r < 0 ? NULL : TAKE_PTR(o);
-}
-
-json_object *smcr_linkgroup_json(const struct smcr_linkgroup *g)
-{
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-	json_object *links = json_object_new_array();
-	int r = 0;
-
-	if (!o || json_add_u64(o, "id", g->id) < 0)
-		return NULL;
-	r |= json_add_str(o, "role", smc_lgr_role_name(g->role));
-	r |= json_add_str(o, "type", smc_lgr_type_name(g->type));
-	r |= json_add_u64(o, "vlan", g->vlan_id);
-	r |= json_add_u64(o, "conns", g->conns);
-	r |= json_add_str(o, "pnetid", g->pnetid[0] ? g->pnetid : NULL);
-	r |= add_opt_u64(o, "net_cookie", g->has_net_cookie, g->net_cookie);
-	r |= json_add_str(o, "buf_type", g->has_buf_type ? smc_buf_type_name(g->buf_type) : NULL);
-	r |= add_opt_u64(o, "sndbuf_alloc", g->has_alloc, g->sndbuf_alloc);
-	r |= add_opt_u64(o, "rmb_alloc", g->has_alloc, g->rmb_alloc);
-	r |= add_v2(o, &g->v2);
-	r |= g->has_v2r ? json_add_bool(o, "direct", g->direct) : json_add_null(o, "direct");
-	r |= add_opt_u64(o, "max_conns", g->has_v2r, g->max_conns);
-	r |= add_opt_u64(o, "max_links", g->has_v2r, g->max_links);
-	r |= json_add(o, "links", links);
-	for (size_t i = 0; links && i < g->n_links; i++)
-		r |= json_append(links, smcr_link_json(&g->links[i]));
-	return r < 0 ? NULL : TAKE_PTR(o);
-}
 
 int linkgroup_parse_id(const char *s, uint32_t *ret)
 {
@@ -138,36 +27,6 @@ int linkgroup_parse_id(const char *s, uint32_t *ret)
 
 /* ---------------------------------------------------------------------------------- */
 /* Text                                                                                */
-
-static const char *fmt_n_links(json_object *row, const struct out_column *col, char *buf, size_t len)
-{
-	json_object *l = out_get(row, "links");
-
-	snprintf(buf, len, "%zu", l ? json_object_array_length(l) : (size_t)0);
-	return buf;
-}
-
-/* "3d", "5h", "12m", "40s": how long ago the agent first saw the group. */
-static const char *fmt_age(json_object *row, const struct out_column *col, char *buf, size_t len)
-{
-	uint64_t first = out_get_u64(row, "agent.first_seen_usec", 0), now;
-	struct timespec ts;
-
-	if (!first)
-		return NULL;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
-	now = now > first ? (now - first) / 1000000 : 0;
-	if (now >= 86400)
-		snprintf(buf, len, "%" PRIu64 "d", now / 86400);
-	else if (now >= 3600)
-		snprintf(buf, len, "%" PRIu64 "h", now / 3600);
-	else if (now >= 60)
-		snprintf(buf, len, "%" PRIu64 "m", now / 60);
-	else
-		snprintf(buf, len, "%" PRIu64 "s", now);
-	return buf;
-}
 
 static const char *fmt_first_seen(json_object *row, const struct out_column *col, char *buf,
 				  size_t len)
@@ -182,7 +41,7 @@ static const char *fmt_first_seen(json_object *row, const struct out_column *col
 
 #define AGENT_COLS                                    \
 	OUT_COL("agent.peak_conns", "Peak", OUT_U64), \
-		OUT_COL(NULL, "Age", OUT_CUSTOM, .flags = OUT_RIGHT, .format = fmt_age)
+		OUT_COL("agent.first_seen_usec", "Age", OUT_STR, .flags = OUT_RIGHT)
 #define AGENT_FIELDS                                                               \
 	OUT_COL("agent.peak_conns", "Peak conns", OUT_U64),                        \
 		OUT_COL(NULL, "First seen", OUT_CUSTOM, .format = fmt_first_seen), \
@@ -223,7 +82,7 @@ static const struct out_column smcr_cols[] = {
 	OUT_COL("type", "Type", OUT_STR),
 	OUT_COL("vlan", "VLAN", OUT_U64),
 	OUT_COL("conns", "#Conns", OUT_U64),
-	OUT_COL(NULL, "#Links", OUT_CUSTOM, .flags = OUT_RIGHT, .format = fmt_n_links),
+	OUT_COL("links", "#Links", OUT_STR, .flags = OUT_RIGHT),
 	OUT_COL("pnetid", "PNET-ID", OUT_STR),
 	AGENT_COLS,
 };
@@ -252,7 +111,7 @@ static const struct out_column smcr_fields[] = {
 
 static const struct out_column link_cols[] = {
 	OUT_COL("id", "Link-ID", OUT_U64),
-	OUT_COL("state", "State", OUT_STR),
+	OUT_COL("state", "State", OUT_STR, .color = OUT_COLOR_STATE),
 	OUT_COL("conns", "#Conns", OUT_U64),
 	OUT_COL("netdev", "Net-Dev", OUT_STR),
 	OUT_COL("ib_dev", "IB-Dev", OUT_STR),
@@ -266,28 +125,21 @@ static const struct out_column link_cols[] = {
 #define N_AGENT_COLS 2
 #define N_AGENT_FIELDS 3
 
-static void print_section(struct smcctl *c, const char *title, json_object *arr, bool blocks,
-			  const struct out_column *cols, size_t n_cols,
+/* One block per link group (-d, show): the smc-tools -d layout, from the document. */
+static void print_section(struct smcctl *c, const char *title, json_object *arr,
 			  const struct out_column *fields, size_t n_fields, bool links, bool agent)
 {
 	size_t n = arr ? json_object_array_length(arr) : 0;
-	unsigned detail = blocks && c->detail < 1 ? 1 : c->detail;
+	unsigned detail = c->detail < 1 ? 1 : c->detail;
 
-	/* The agent's columns are the last ones: left out without an agent. */
-	if (!agent) {
-		n_cols -= N_AGENT_COLS;
+	/* The agent's fields are the last ones: left out without an agent. */
+	if (!agent)
 		n_fields -= N_AGENT_FIELDS;
-	}
-
 	if (n == 0) {
 		fprintf(c->out, "%s: none\n", title);
 		return;
 	}
 	fprintf(c->out, "%s:\n", title);
-	if (!blocks) {
-		out_table(c->out, cols, n_cols, arr, detail, 2);
-		return;
-	}
 	for (size_t i = 0; i < n; i++) {
 		json_object *g = json_object_array_get_idx(arr, i), *l = out_get(g, "links");
 
@@ -305,110 +157,276 @@ static void print_section(struct smcctl *c, const char *title, json_object *arr,
 	}
 }
 
-static void print_all(struct smcctl *c, json_object *doc, bool blocks)
+void linkgroup_blocks_text(struct smcctl *c, json_object *doc)
 {
 	json_object *smcd = out_get(doc, "smcd"), *smcr = out_get(doc, "smcr");
 	bool agent = out_get_bool(doc, "agent", false);
 
 	if (smcd)
-		print_section(c, "SMC-D link groups", smcd, blocks, smcd_cols, ELEMENTSOF(smcd_cols),
-			      smcd_fields, ELEMENTSOF(smcd_fields), false, agent);
+		print_section(c, "SMC-D link groups", smcd, smcd_fields, ELEMENTSOF(smcd_fields),
+			      false, agent);
 	if (smcd && smcr)
 		fputc('\n', c->out);
 	if (smcr)
-		print_section(c, "SMC-R link groups", smcr, blocks, smcr_cols, ELEMENTSOF(smcr_cols),
-			      smcr_fields, ELEMENTSOF(smcr_fields), true, agent);
+		print_section(c, "SMC-R link groups", smcr, smcr_fields, ELEMENTSOF(smcr_fields),
+			      true, agent);
 }
 
-/* A table; with -d the smc-tools -d layout, one block per link group. */
-void linkgroup_list_text(struct smcctl *c, json_object *doc)
+/* ---------------------------------------------------------------------------------- */
+/* The answer: each field once, into a sink (common/output.h)                         */
+
+enum { LD_ID, LD_VLAN, LD_CONNS, LD_CHID, LD_DEVICE, LD_PNETID, LD_PEAK, LD_AGE };
+enum { LR_ID, LR_ROLE, LR_TYPE, LR_VLAN, LR_CONNS, LR_LINKS, LR_PNETID, LR_PEAK, LR_AGE };
+static_assert(ELEMENTSOF(smcd_cols) == LD_AGE + 1, "smcd_cols[] and LD_* agree");
+static_assert(ELEMENTSOF(smcr_cols) == LR_AGE + 1, "smcr_cols[] and LR_* agree");
+
+static void opt_u64(struct out_sink *o, const char *key, bool has, uint64_t v)
 {
-	print_all(c, doc, c->detail > 0);
+	if (has)
+		out_u64(o, key, OUT_NO_COL, v);
+	else
+		out_null(o, key, OUT_NO_COL);
 }
 
-void linkgroup_show_text(struct smcctl *c, json_object *doc)
+static void gid_emit(struct out_sink *o, const char *key, bool has_ext, uint64_t gid, uint64_t ext)
 {
-	print_all(c, doc, true);
+	char buf[33];
+
+	if (out_is_text(o))
+		return;
+	if (has_ext)
+		smcd_gid_format(gid, ext, buf);
+	else
+		snprintf(buf, sizeof(buf), "%016" PRIx64, gid);
+	out_str(o, key, OUT_NO_COL, buf);
 }
 
-/*
- * `smcctl linkgroup` as it is mostly run (the tables, no -d, no agent): drawn from the
- * kernel's structs into out_table_cells(), which lays them out as out_table() lays out the
- * document, so this text needs no json-c (cli/dl.c loads it on first use: mapping it, and
- * building and freeing the document, were a third of the verb's instructions).
- * test-cli-rows-text holds it equal to linkgroup_list_text() of the document for every
- * recording.  The cells follow the columns (and their formats) by position.
- */
-static const char *smcd_cell(const struct smcd_linkgroup *g, size_t i, char *buf, size_t len)
+static const char *str_or_null(const char *s)
 {
-	enum out_fmt f = smcd_cols[i].fmt;
+	return s[0] ? s : NULL;
+}
 
-	static_assert(ELEMENTSOF(smcd_cols) == 6 + N_AGENT_COLS, "smcd_cell() knows the columns");
-	switch (i) {
-	case 0:
-		return out_fmt_uint(g->id, f, buf, len);
-	case 1:
-		return out_fmt_uint(g->vlan_id, f, buf, len);
-	case 2:
-		return out_fmt_uint(g->conns, f, buf, len);
-	case 3:
-		return out_fmt_uint(g->chid, f, buf, len);
-	case 4:
-		return out_fmt_str(g->device);
-	default:
-		return out_fmt_str(g->pnetid);
+static void v2_emit(struct out_sink *o, const struct smc_lgr_v2 *v)
+{
+	if (!v->present) {
+		out_null(o, "v2", OUT_NO_COL);
+		return;
 	}
+	out_object_begin(o, "v2");
+	out_u64(o, "version", OUT_NO_COL, v->ver);
+	out_u64(o, "peer_release", OUT_NO_COL, v->rel);
+	out_str(o, "peer_os", OUT_NO_COL, smc_os_name(v->os));
+	out_str(o, "negotiated_eid", OUT_NO_COL, str_or_null(v->neg_eid));
+	out_str(o, "peer_host", OUT_NO_COL, str_or_null(v->peer_host));
+	out_object_end(o);
 }
 
-static const char *smcr_cell(const struct smcr_linkgroup *g, size_t i, char *buf, size_t len)
+static void smcd_group_emit(struct out_sink *o, const struct smcd_linkgroup *g)
 {
-	enum out_fmt f = smcr_cols[i].fmt;
-
-	static_assert(ELEMENTSOF(smcr_cols) == 7 + N_AGENT_COLS, "smcr_cell() knows the columns");
-	switch (i) {
-	case 0:
-		return out_fmt_uint(g->id, f, buf, len);
-	case 1:
-		return out_fmt_str(smc_lgr_role_name(g->role));
-	case 2:
-		return out_fmt_str(smc_lgr_type_name(g->type));
-	case 3:
-		return out_fmt_uint(g->vlan_id, f, buf, len);
-	case 4:
-		return out_fmt_uint(g->conns, f, buf, len);
-	case 5:
-		return out_fmt_uint(g->n_links, OUT_U64, buf, len);
-	default:
-		return out_fmt_str(g->pnetid);
-	}
+	out_u64(o, "id", LD_ID, g->id);
+	out_u64(o, "vlan", LD_VLAN, g->vlan_id);
+	out_u64(o, "conns", LD_CONNS, g->conns);
+	out_u64(o, "chid", LD_CHID, g->chid);
+	out_str(o, "device", LD_DEVICE, str_or_null(g->device));
+	gid_emit(o, "gid", g->has_ext_gid, g->gid, g->ext_gid);
+	gid_emit(o, "peer_gid", g->has_ext_gid, g->peer_gid, g->peer_ext_gid);
+	out_str(o, "pnetid", LD_PNETID, str_or_null(g->pnetid));
+	opt_u64(o, "sndbuf_alloc", g->has_alloc, g->sndbuf_alloc);
+	opt_u64(o, "dmb_alloc", g->has_alloc, g->dmb_alloc);
+	v2_emit(o, &g->v2);
 }
 
-int linkgroup_rows_text(struct smcctl *c, const struct smcd_linkgroup *smcd, size_t n_smcd,
+static void smcr_link_emit(struct out_sink *o, const struct smcr_link *l)
+{
+	out_object_begin(o, NULL);
+	out_u64(o, "id", OUT_NO_COL, l->id);
+	out_str(o, "state", OUT_NO_COL, smc_link_state_name(l->state));
+	out_u64(o, "conns", OUT_NO_COL, l->conn_cnt);
+	out_str(o, "ib_dev", OUT_NO_COL, str_or_null(l->ib_dev));
+	out_u64(o, "ib_port", OUT_NO_COL, l->ib_port);
+	out_str(o, "netdev", OUT_NO_COL, str_or_null(l->netdev));
+	out_u64(o, "ifindex", OUT_NO_COL, l->netdev_ifindex);
+	out_u64(o, "uid", OUT_NO_COL, l->uid);
+	out_u64(o, "peer_uid", OUT_NO_COL, l->peer_uid);
+	out_str(o, "gid", OUT_NO_COL, str_or_null(l->gid));
+	out_str(o, "peer_gid", OUT_NO_COL, str_or_null(l->peer_gid));
+	out_object_end(o);
+}
+
+static void smcr_group_emit(struct out_sink *o, const struct smcr_linkgroup *g)
+{
+	char buf[24];
+
+	out_u64(o, "id", LR_ID, g->id);
+	out_str(o, "role", LR_ROLE, smc_lgr_role_name(g->role));
+	out_str(o, "type", LR_TYPE, smc_lgr_type_name(g->type));
+	out_u64(o, "vlan", LR_VLAN, g->vlan_id);
+	out_u64(o, "conns", LR_CONNS, g->conns);
+	out_str(o, "pnetid", LR_PNETID, str_or_null(g->pnetid));
+	opt_u64(o, "net_cookie", g->has_net_cookie, g->net_cookie);
+	out_str(o, "buf_type", OUT_NO_COL, g->has_buf_type ? smc_buf_type_name(g->buf_type) : NULL);
+	opt_u64(o, "sndbuf_alloc", g->has_alloc, g->sndbuf_alloc);
+	opt_u64(o, "rmb_alloc", g->has_alloc, g->rmb_alloc);
+	v2_emit(o, &g->v2);
+	if (g->has_v2r)
+		out_bool(o, "direct", OUT_NO_COL, g->direct);
+	else
+		out_null(o, "direct", OUT_NO_COL);
+	opt_u64(o, "max_conns", g->has_v2r, g->max_conns);
+	opt_u64(o, "max_links", g->has_v2r, g->max_links);
+	out_array_begin(o, "links");
+	for (size_t i = 0; !out_is_text(o) && i < g->n_links; i++)
+		smcr_link_emit(o, &g->links[i]);
+	out_array_end(o);
+	if (out_text_wants(o, LR_LINKS))
+		out_cell(o, LR_LINKS, out_fmt_dec(g->n_links, buf, sizeof(buf)));
+}
+
+/* "3d", "5h", "12m", "40s": how long ago the agent first saw the group. */
+static const char *age_text(uint64_t first, char *buf, size_t len)
+{
+	struct timespec ts;
+	uint64_t now;
+
+	if (!first)
+		return NULL;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+	now = now > first ? (now - first) / 1000000 : 0;
+	if (now >= 86400)
+		snprintf(buf, len, "%" PRIu64 "d", now / 86400);
+	else if (now >= 3600)
+		snprintf(buf, len, "%" PRIu64 "h", now / 3600);
+	else if (now >= 60)
+		snprintf(buf, len, "%" PRIu64 "m", now / 60);
+	else
+		snprintf(buf, len, "%" PRIu64 "s", now);
+	return buf;
+}
+
+/* The agent's statistics of one group, from GetStatistics()'s linkgroup_list. */
+static json_object *agent_group(json_object *agent, const char *tech, uint32_t id)
+{
+	json_object *list = out_get(agent, "linkgroup_list");
+	size_t n = list && json_object_is_type(list, json_type_array)
+			   ? json_object_array_length(list)
+			   : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *g = json_object_array_get_idx(list, i);
+
+		if (streq_ptr(out_get_str(g, "technology", NULL), tech) &&
+		    out_get_u64(g, "id", UINT64_MAX) == id)
+			return g;
+	}
+	return NULL;
+}
+
+/* "agent": {peak_conns, first_seen_usec, own_series}; null for a group newer than the
+ * agent's last look.  Text: the columns Peak and Age. */
+static void agent_emit(struct out_sink *o, json_object *agent, const char *tech, uint32_t id,
+		       int col_peak, int col_age)
+{
+	json_object *g = agent_group(agent, tech, id);
+	uint64_t first = out_get_u64(g, "first_seen_usec", 0);
+	char buf[32];
+
+	if (!g) {
+		out_null(o, "agent", col_peak);
+		return;
+	}
+	out_object_begin(o, "agent");
+	out_u64(o, "peak_conns", col_peak, out_get_u64(g, "peak_conns", 0));
+	out_u64(o, "first_seen_usec", OUT_NO_COL, first);
+	out_bool(o, "own_series", OUT_NO_COL, out_get_bool(g, "own_series", false));
+	out_object_end(o);
+	if (out_text_wants(o, col_age))
+		out_cell(o, col_age, age_text(first, buf, sizeof(buf)));
+}
+
+static bool smcr_matches(const struct smcr_linkgroup *g, const uint32_t *id)
+{
+	return !id || g->id == *id || g->id == (*id & 0xffffff00u);
+}
+
+int linkgroup_list_emit(struct out_sink *o, const struct smcd_linkgroup *smcd, size_t n_smcd,
 			const struct smcr_linkgroup *smcr, size_t n_smcr, bool want_smcd,
-			bool want_smcr)
+			bool want_smcr, const uint32_t *id, json_object *agent)
 {
-	_cleanup_(out_cells_done) struct out_cells d = {}, r = {};
-	const size_t n_d = ELEMENTSOF(smcd_cols) - N_AGENT_COLS;
-	const size_t n_r = ELEMENTSOF(smcr_cols) - N_AGENT_COLS;
-	char buf[256];
+	size_t m_d = 0, m_r = 0;
 
-	for (size_t g = 0; want_smcd && g < n_smcd; g++)
-		for (size_t i = 0; i < n_d; i++)
-			if (out_cells_add(&d, smcd_cell(&smcd[g], i, buf, sizeof(buf))) < 0)
-				return -ENOMEM;
-	for (size_t g = 0; want_smcr && g < n_smcr; g++)
-		for (size_t i = 0; i < n_r; i++)
-			if (out_cells_add(&r, smcr_cell(&smcr[g], i, buf, sizeof(buf))) < 0)
-				return -ENOMEM;
-	if (want_smcd &&
-	    out_section_cells(c->out, "SMC-D link groups", smcd_cols, n_d, &d, n_smcd, 0) < 0)
-		return -ENOMEM;
+	for (size_t i = 0; i < n_smcd; i++)
+		m_d += !id || smcd[i].id == *id;
+	for (size_t i = 0; i < n_smcr; i++)
+		m_r += smcr_matches(&smcr[i], id);
+	out_object_begin(o, NULL);
+	if (want_smcd) {
+		out_text(o, m_d ? "%s:\n" : "%s: none\n", "SMC-D link groups");
+		/* the agent's columns are the last ones: left out without an agent */
+		out_table_begin(o, "smcd", smcd_cols,
+				ELEMENTSOF(smcd_cols) - (agent ? 0 : N_AGENT_COLS), 2);
+		for (size_t i = 0; i < n_smcd; i++) {
+			if (id && smcd[i].id != *id)
+				continue;
+			out_row_begin(o);
+			smcd_group_emit(o, &smcd[i]);
+			if (agent)
+				agent_emit(o, agent, "smcd", smcd[i].id, LD_PEAK, LD_AGE);
+			out_row_end(o);
+		}
+		if (m_d || !out_is_text(o)) /* "none" has no header */
+			out_table_end(o);
+		else
+			out_table_drop(o);
+	}
 	if (want_smcd && want_smcr)
-		fputc('\n', c->out);
-	if (want_smcr &&
-	    out_section_cells(c->out, "SMC-R link groups", smcr_cols, n_r, &r, n_smcr, 0) < 0)
-		return -ENOMEM;
-	return 0;
+		out_text(o, "\n");
+	if (want_smcr) {
+		out_text(o, m_r ? "%s:\n" : "%s: none\n", "SMC-R link groups");
+		out_table_begin(o, "smcr", smcr_cols,
+				ELEMENTSOF(smcr_cols) - (agent ? 0 : N_AGENT_COLS), 2);
+		for (size_t i = 0; i < n_smcr; i++) {
+			if (!smcr_matches(&smcr[i], id))
+				continue;
+			out_row_begin(o);
+			smcr_group_emit(o, &smcr[i]);
+			if (agent)
+				agent_emit(o, agent, "smcr", smcr[i].id, LR_PEAK, LR_AGE);
+			out_row_end(o);
+		}
+		if (m_r || !out_is_text(o))
+			out_table_end(o);
+		else
+			out_table_drop(o);
+	}
+	if (agent)
+		out_bool(o, "agent", OUT_NO_COL, true);
+	out_object_end(o);
+	return out_sink_done(o);
+}
+
+json_object *smcd_linkgroup_json(const struct smcd_linkgroup *g)
+{
+	struct out_sink o;
+
+	out_sink_doc(&o);
+	out_object_begin(&o, NULL);
+	smcd_group_emit(&o, g);
+	out_object_end(&o);
+	out_sink_done(&o);
+	return out_sink_take_doc(&o);
+}
+
+json_object *smcr_linkgroup_json(const struct smcr_linkgroup *g)
+{
+	struct out_sink o;
+
+	out_sink_doc(&o);
+	out_object_begin(&o, NULL);
+	smcr_group_emit(&o, g);
+	out_object_end(&o);
+	out_sink_done(&o);
+	return out_sink_take_doc(&o);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -442,113 +460,56 @@ static int fetch(struct smcctl *c, bool want_smcd, bool want_smcr, struct linkgr
 }
 
 /*
- * The low byte of an SMC-R id numbers the links of a group (the kernel steps group ids by
- * 256), so a link's id given to "show" selects its group, as in smc-tools.
+ * The answer into a sink: the tables as text, or streamed JSON; the blocks (-d, show) are
+ * drawn from the document the same emits build (the document sink).
  */
-/* The agent's statistics of one group, from GetStatistics()'s linkgroup_list. */
-static json_object *agent_group(json_object *agent, const char *tech, uint32_t id)
+static int answer(struct smcctl *c, const struct linkgroups *l, bool want_smcd, bool want_smcr,
+		  const uint32_t *id, json_object *agent, bool blocks)
 {
-	json_object *list = out_get(agent, "linkgroup_list");
-	size_t n = list && json_object_is_type(list, json_type_array)
-			   ? json_object_array_length(list)
-			   : 0;
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	struct out_sink o;
+	int r;
 
-	for (size_t i = 0; i < n; i++) {
-		json_object *g = json_object_array_get_idx(list, i);
-		_cleanup_(json_object_putp) json_object *o = NULL;
-
-		if (!streq_ptr(out_get_str(g, "technology", NULL), tech) ||
-		    out_get_u64(g, "id", UINT64_MAX) != id)
-			continue;
-		o = json_object_new_object();
-		if (!o || json_add_u64(o, "peak_conns", out_get_u64(g, "peak_conns", 0)) < 0 ||
-		    json_add_u64(o, "first_seen_usec", out_get_u64(g, "first_seen_usec", 0)) < 0 ||
-		    json_add_bool(o, "own_series", out_get_bool(g, "own_series", false)) < 0)
-			return NULL;
-		return TAKE_PTR(o);
+	if (c->json || !blocks) {
+		if (c->json)
+			out_sink_json(&o, c->out, c->pretty);
+		else
+			out_sink_text(&o, c->out, c->detail);
+		r = linkgroup_list_emit(&o, l->smcd, l->n_smcd, l->smcr, l->n_smcr, want_smcd,
+					want_smcr, id, agent);
+		if (r == -ENOMEM)
+			return smcctl_oom(c);
+		return smcctl_flush(c);
 	}
-	return NULL;
-}
-
-static int append_group(json_object *arr, json_object *g, json_object *agent, const char *tech,
-			uint32_t id)
-{
-	json_object *s;
-
-	if (!g)
-		return -ENOMEM;
-	if (agent) {
-		s = agent_group(agent, tech, id);
-		/* A group newer than the agent's last look has no statistics yet: null. */
-		if (s ? json_add(g, "agent", s) < 0 : json_add_null(g, "agent") < 0) {
-			json_object_put(g);
-			return -ENOMEM;
-		}
-	}
-	return json_append(arr, g);
-}
-
-static json_object *linkgroups_json(const struct linkgroups *l, bool want_smcd, bool want_smcr,
-				    const uint32_t *id, json_object *agent, size_t *ret_matches)
-{
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-	json_object *smcd = NULL, *smcr = NULL;
-	int r = 0;
-
-	*ret_matches = 0;
-	if (!o)
-		return NULL;
-	if (want_smcd && json_add(o, "smcd", smcd = json_object_new_array()) < 0)
-		return NULL;
-	if (want_smcr && json_add(o, "smcr", smcr = json_object_new_array()) < 0)
-		return NULL;
-	for (size_t i = 0; i < l->n_smcd; i++)
-		if (!id || l->smcd[i].id == *id) {
-			r |= append_group(smcd, smcd_linkgroup_json(&l->smcd[i]), agent, "smcd",
-					  l->smcd[i].id);
-			(*ret_matches)++;
-		}
-	for (size_t i = 0; i < l->n_smcr; i++)
-		if (!id || l->smcr[i].id == *id || l->smcr[i].id == (*id & 0xffffff00u)) {
-			r |= append_group(smcr, smcr_linkgroup_json(&l->smcr[i]), agent, "smcr",
-					  l->smcr[i].id);
-			(*ret_matches)++;
-		}
-	if (agent)
-		r |= json_add_bool(o, "agent", true);
-	return r < 0 ? NULL : TAKE_PTR(o);
+	out_sink_doc(&o);
+	r = linkgroup_list_emit(&o, l->smcd, l->n_smcd, l->smcr, l->n_smcr, want_smcd, want_smcr,
+				id, agent);
+	doc = out_sink_take_doc(&o);
+	if (r < 0 || !doc)
+		return smcctl_oom(c);
+	return smcctl_emit(c, doc, linkgroup_blocks_text);
 }
 
 int linkgroup_list_with(struct smcctl *c, const struct verb_args *a, json_object *agent)
 {
 	bool only_d = a->opt[FILTER_OPT_SMCD], only_r = a->opt[FILTER_OPT_SMCR];
 	_cleanup_(linkgroups_done) struct linkgroups l = {};
-	_cleanup_(json_object_putp) json_object *doc = NULL;
-	size_t n;
 	int s;
 
 	if (only_d && only_r)
 		return smcctl_usage(c, "--smcd and --smcr exclude each other");
 	if ((s = fetch(c, !only_r, !only_d, &l)))
 		return s;
-	if (!c->json && !agent && c->detail == 0) {
-		if (linkgroup_rows_text(c, l.smcd, l.n_smcd, l.smcr, l.n_smcr, !only_r, !only_d) < 0)
-			return smcctl_oom(c);
-		return smcctl_emit(c, NULL, NULL);
-	}
-	doc = linkgroups_json(&l, !only_r, !only_d, NULL, agent, &n);
-	if (!doc)
-		return smcctl_oom(c);
-	return smcctl_emit(c, doc, linkgroup_list_text);
+	/* a table; with -d the smc-tools -d layout, one block per link group */
+	return answer(c, &l, !only_r, !only_d, NULL, agent, c->detail > 0);
 }
 
 int linkgroup_show_with(struct smcctl *c, const struct verb_args *a, json_object *agent)
 {
 	_cleanup_(linkgroups_done) struct linkgroups l = {};
-	_cleanup_(json_object_putp) json_object *doc = NULL;
 	bool all = a->n_pos == 0 || streq(a->pos[0], "all");
 	uint32_t id = 0;
-	size_t n;
+	size_t n = 0;
 	int s;
 
 	if (!all && linkgroup_parse_id(a->pos[0], &id) < 0)
@@ -556,13 +517,18 @@ int linkgroup_show_with(struct smcctl *c, const struct verb_args *a, json_object
 				    a->pos[0]);
 	if ((s = fetch(c, true, true, &l)))
 		return s;
-	doc = linkgroups_json(&l, true, true, all ? NULL : &id, agent, &n);
-	if (!doc)
-		return smcctl_oom(c);
+	/*
+	 * The low byte of an SMC-R id numbers the links of a group (the kernel steps group
+	 * ids by 256), so a link's id given to "show" selects its group, as in smc-tools.
+	 */
+	for (size_t i = 0; !all && i < l.n_smcd; i++)
+		n += l.smcd[i].id == id;
+	for (size_t i = 0; !all && i < l.n_smcr; i++)
+		n += smcr_matches(&l.smcr[i], &id);
 	if (!all && n == 0)
 		return smcctl_error(c, SMCCTL_EXIT_FAILURE,
 				    "no link group %08x (see 'smcctl linkgroup list')", id);
-	return smcctl_emit(c, doc, linkgroup_show_text);
+	return answer(c, &l, true, true, all ? NULL : &id, agent, true);
 }
 
 int linkgroup_list(struct smcctl *c, const struct verb_args *a)

@@ -32,6 +32,7 @@
  * and the agent may be inside a drain of its own first: every call's timeout covers that
  * (LOOPBACK_BUS_BUSY_USEC), a deactivation's the --wait and the removal on top.
  */
+#include <assert.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -71,23 +72,9 @@ static json_object *counters_json(const struct smclo_counters *c)
 
 	if (!o)
 		return NULL;
-	r |= json_add_u64(o, "dmbs", c->dmbs);
-	r |= json_add_u64(o, "dmb_bytes", c->dmb_bytes);
-	r |= json_add_u64(o, "attached", c->attached);
-	r |= json_add_u64(o, "link_groups", c->link_groups);
-	r |= json_add_u64(o, "registrations", c->registrations);
-	r |= json_add_u64(o, "unregistrations", c->unregistrations);
-	r |= json_add_u64(o, "alloc_failures", c->alloc_failures);
-	r |= json_add_u64(o, "limit_rejects", c->limit_rejects);
-	r |= json_add_u64(o, "moves", c->moves);
-	r |= json_add_u64(o, "move_bytes", c->move_bytes);
-	r |= json_add_u64(o, "move_signals", c->move_signals);
-	r |= json_add_u64(o, "move_errors", c->move_errors);
-	r |= json_add_u64(o, "attaches", c->attaches);
-	r |= json_add_u64(o, "detaches", c->detaches);
-	r |= json_add_u64(o, "activations", c->activations);
-	r |= json_add_u64(o, "deactivations", c->deactivations);
-	r |= json_add_u64(o, "drain_rejects", c->drain_rejects);
+#define COUNTER_JSON(f, bits, attr, kind, line, label) r |= json_add_u64(o, #f, c->f);
+	SMCLO_COUNTERS(COUNTER_JSON)
+#undef COUNTER_JSON
 	return r < 0 ? NULL : TAKE_PTR(o);
 }
 
@@ -321,35 +308,35 @@ static const struct out_column smclo_fields[] = {
 	OUT_COL(NULL, "Next activation", OUT_CUSTOM, .format = fmt_next),
 };
 
-static const struct out_column smclo_counter_fields[] = {
-	OUT_COL(NULL, "DMBs", OUT_CUSTOM, .format = fmt_dmbs),
-	OUT_COL("counters.attached", "Attached (nocopy)", OUT_U64),
-	OUT_COL("counters.link_groups", "Link groups", OUT_U64),
-	OUT_COL("counters.registrations", "Registrations", OUT_COUNT),
-	OUT_COL("counters.unregistrations", "Unregistrations", OUT_COUNT),
-	OUT_COL("counters.alloc_failures", "Allocation failures", OUT_COUNT),
-	OUT_COL("counters.limit_rejects", "Refused at max DMBs", OUT_COUNT),
-	OUT_COL("counters.drain_rejects", "Refused while draining", OUT_COUNT),
-	OUT_COL("counters.moves", "move_data calls", OUT_COUNT),
-	OUT_COL("counters.move_bytes", "move_data bytes", OUT_COUNT),
-	OUT_COL("counters.move_signals", "Signals", OUT_COUNT),
-	OUT_COL("counters.move_errors", "move_data errors", OUT_COUNT),
-	OUT_COL("counters.attaches", "Attaches", OUT_COUNT),
-	OUT_COL("counters.detaches", "Detaches", OUT_COUNT),
-	OUT_COL("counters.activations", "Activations", OUT_COUNT),
-	OUT_COL("counters.deactivations", "Deactivations", OUT_COUNT),
-};
+/* Every line 1..SMCLO_N_COUNTER_LINES taken by one counter (line 0 is "DMBs"). */
+static_assert((0 SMCLO_COUNTERS(SMCLO_COUNTER_LINE_BIT)) == (2ull << SMCLO_N_COUNTER_LINES) - 1,
+	      "SMCLO_COUNTERS: the text lines are not 1, 2, ... once each");
+
+/* The text of the counters: "DMBs" first, then each counter's line of SMCLO_COUNTERS. */
+static void counter_fields(struct out_column cols[static 1 + SMCLO_N_COUNTER_LINES])
+{
+	cols[0] = (struct out_column)OUT_COL(NULL, "DMBs", OUT_CUSTOM, .format = fmt_dmbs);
+#define COUNTER_FIELD(f, bits, attr, kind, line, label)  \
+	if ((line) > 0)                                  \
+		cols[line] = (struct out_column)OUT_COL( \
+			"counters." #f, label,           \
+			SMCLO_COUNTER_##kind == SMCLO_COUNTER_GAUGE ? OUT_U64 : OUT_COUNT);
+	SMCLO_COUNTERS(COUNTER_FIELD)
+#undef COUNTER_FIELD
+}
 
 void loopback_show_text(struct smcctl *c, json_object *dev)
 {
 	json_object *lo = out_get(dev, "smc_lo");
+	struct out_column counters[1 + SMCLO_N_COUNTER_LINES];
 
 	if (!lo)
 		return;
+	counter_fields(counters);
 	fputs("  smc_lo device\n", c->out);
 	out_kv(c->out, smclo_fields, ELEMENTSOF(smclo_fields), lo, c->detail, 4);
 	fputs("  Counters (gauges, and totals since smc_lo was loaded)\n", c->out);
-	out_kv(c->out, smclo_counter_fields, ELEMENTSOF(smclo_counter_fields), lo, c->detail, 4);
+	out_kv(c->out, counters, ELEMENTSOF(counters), lo, c->detail, 4);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -521,61 +508,31 @@ static int device_property(sd_bus_message *m, const char *name, struct smclo_dev
 {
 	static const struct {
 		const char *name;
-		char type;
+		const char *type;
 		size_t off;
-	} map[] = {
-		{ SMCD_BUS_LOOPBACK_DEVICE_GENERATION, 'u',
-		  offsetof(struct smclo_device, generation) },
-		{ SMCD_BUS_LOOPBACK_DEVICE_MAX_DMBS, 'u',
-		  offsetof(struct smclo_device, settings.max_dmbs) },
-		{ SMCD_BUS_LOOPBACK_DEVICE_ACTIVE_MAX_DMBS, 'u',
-		  offsetof(struct smclo_device, active.max_dmbs) },
-		{ SMCD_BUS_LOOPBACK_DEVICE_DRAIN_TIMEOUT_MSEC, 'u',
-		  offsetof(struct smclo_device, drain_timeout_ms) },
-		{ SMCD_BUS_LOOPBACK_DEVICE_DRAIN_REMAINING_MSEC, 'u',
-		  offsetof(struct smclo_device, drain_remaining_ms) },
-		{ SMCD_BUS_LOOPBACK_DEVICE_DMBS, 'u', offsetof(struct smclo_device, counters.dmbs) },
-		{ SMCD_BUS_LOOPBACK_DEVICE_DMB_BYTES, 't',
-		  offsetof(struct smclo_device, counters.dmb_bytes) },
-		{ SMCD_BUS_LOOPBACK_DEVICE_ATTACHED, 'u',
-		  offsetof(struct smclo_device, counters.attached) },
-		{ SMCD_BUS_LOOPBACK_DEVICE_LINK_GROUPS, 'u',
-		  offsetof(struct smclo_device, counters.link_groups) },
-		{ SMCD_BUS_LOOPBACK_DEVICE_REGISTRATIONS, 't',
-		  offsetof(struct smclo_device, counters.registrations) },
-		{ SMCD_BUS_LOOPBACK_DEVICE_UNREGISTRATIONS, 't',
-		  offsetof(struct smclo_device, counters.unregistrations) },
-		{ SMCD_BUS_LOOPBACK_DEVICE_ALLOC_FAILURES, 't',
-		  offsetof(struct smclo_device, counters.alloc_failures) },
-		{ SMCD_BUS_LOOPBACK_DEVICE_LIMIT_REJECTS, 't',
-		  offsetof(struct smclo_device, counters.limit_rejects) },
-		{ SMCD_BUS_LOOPBACK_DEVICE_MOVES, 't', offsetof(struct smclo_device, counters.moves) },
-		{ SMCD_BUS_LOOPBACK_DEVICE_MOVE_BYTES, 't',
-		  offsetof(struct smclo_device, counters.move_bytes) },
-		{ SMCD_BUS_LOOPBACK_DEVICE_MOVE_SIGNALS, 't',
-		  offsetof(struct smclo_device, counters.move_signals) },
-		{ SMCD_BUS_LOOPBACK_DEVICE_MOVE_ERRORS, 't',
-		  offsetof(struct smclo_device, counters.move_errors) },
-		{ SMCD_BUS_LOOPBACK_DEVICE_ATTACHES, 't',
-		  offsetof(struct smclo_device, counters.attaches) },
-		{ SMCD_BUS_LOOPBACK_DEVICE_DETACHES, 't',
-		  offsetof(struct smclo_device, counters.detaches) },
-		{ SMCD_BUS_LOOPBACK_DEVICE_ACTIVATIONS, 't',
-		  offsetof(struct smclo_device, counters.activations) },
-		{ SMCD_BUS_LOOPBACK_DEVICE_DEACTIVATIONS, 't',
-		  offsetof(struct smclo_device, counters.deactivations) },
-		{ SMCD_BUS_LOOPBACK_DEVICE_DRAIN_REJECTS, 't',
-		  offsetof(struct smclo_device, counters.drain_rejects) },
+	} map[] = { { SMCD_BUS_LOOPBACK_DEVICE_GENERATION, "u",
+		      offsetof(struct smclo_device, generation) },
+		    { SMCD_BUS_LOOPBACK_DEVICE_MAX_DMBS, "u",
+		      offsetof(struct smclo_device, settings.max_dmbs) },
+		    { SMCD_BUS_LOOPBACK_DEVICE_ACTIVE_MAX_DMBS, "u",
+		      offsetof(struct smclo_device, active.max_dmbs) },
+		    { SMCD_BUS_LOOPBACK_DEVICE_DRAIN_TIMEOUT_MSEC, "u",
+		      offsetof(struct smclo_device, drain_timeout_ms) },
+		    { SMCD_BUS_LOOPBACK_DEVICE_DRAIN_REMAINING_MSEC, "u",
+		      offsetof(struct smclo_device, drain_remaining_ms) },
+#define SIG_32 "u" /* the D-Bus type of a counter by its width */
+#define SIG_64 "t"
+#define COUNTER_MAP(f, bits, attr, kind, line, label) \
+	{ SMCD_BUS_LOOPBACK_DEVICE_##attr, SIG_##bits, offsetof(struct smclo_device, counters.f) },
+		    SMCLO_COUNTERS(COUNTER_MAP)
+#undef COUNTER_MAP
 	};
 	const char *str;
 	int b, r;
 
 	for (size_t i = 0; i < ELEMENTSOF(map); i++)
-		if (streq(name, map[i].name)) {
-			char sig[2] = { map[i].type, 0 };
-
-			return sd_bus_message_read(m, "v", sig, (char *)d + map[i].off);
-		}
+		if (streq(name, map[i].name))
+			return sd_bus_message_read(m, "v", map[i].type, (char *)d + map[i].off);
 	if (streq(name, SMCD_BUS_LOOPBACK_DEVICE_NAME) ||
 	    streq(name, SMCD_BUS_LOOPBACK_DEVICE_STATE) || streq(name, SMCD_BUS_LOOPBACK_DEVICE_GID) ||
 	    streq(name, SMCD_BUS_LOOPBACK_DEVICE_DMB_TYPE) ||

@@ -33,6 +33,7 @@
 #include "cli/bus.h"
 #include "cli/objects.h"
 #include "common/bus-api.h"
+#include "common/clock.h"
 #include "common/output.h"
 
 struct monitor {
@@ -62,14 +63,6 @@ static json_object *idx(json_object *a, size_t i)
 static size_t len(json_object *a)
 {
 	return json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
-}
-
-static uint64_t now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -182,8 +175,8 @@ static json_object *event_new(const char *name)
 {
 	json_object *ev = json_object_new_object();
 
-	if (ev &&
-	    (json_add_u64(ev, "time_usec", now_usec()) < 0 || json_add_str(ev, "event", name) < 0)) {
+	if (ev && (json_add_u64(ev, "time_usec", now_usec(CLOCK_REALTIME)) < 0 ||
+		   json_add_str(ev, "event", name) < 0)) {
 		json_object_put(ev);
 		return NULL;
 	}

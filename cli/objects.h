@@ -100,14 +100,20 @@ int device_rows_text(struct smcctl *c, const struct smcd_device *smcd, size_t n_
 /* linkgroup */
 int linkgroup_list(struct smcctl *c, const struct verb_args *a);
 int linkgroup_show(struct smcctl *c, const struct verb_args *a);
+/* One group as -j's rows have it. */
 json_object *smcd_linkgroup_json(const struct smcd_linkgroup *g);
 json_object *smcr_linkgroup_json(const struct smcr_linkgroup *g);
-void linkgroup_list_text(struct smcctl *c, json_object *doc);
-void linkgroup_show_text(struct smcctl *c, json_object *doc);
-/* linkgroup_list_text() of the groups' document without -d and agent, from the structs. */
-int linkgroup_rows_text(struct smcctl *c, const struct smcd_linkgroup *smcd, size_t n_smcd,
+struct out_sink;
+/*
+ * The answer of "smcctl linkgroup" into o: the groups of the kinds wanted (with id, only
+ * that group, or the SMC-R group of that link), with the agent's statistics of each when
+ * agent is GetStatistics()'s answer.  The text sink gets the tables; the blocks of -d and
+ * show are linkgroup_blocks_text() of the document sink's.  Finishes o, returns its status.
+ */
+int linkgroup_list_emit(struct out_sink *o, const struct smcd_linkgroup *smcd, size_t n_smcd,
 			const struct smcr_linkgroup *smcr, size_t n_smcr, bool want_smcd,
-			bool want_smcr);
+			bool want_smcr, const uint32_t *id, json_object *agent);
+void linkgroup_blocks_text(struct smcctl *c, json_object *doc);
 /*
  * The same verbs with the agent's per-group statistics merged in: agent is the document of
  * GetStatistics() (its "linkgroup_list"), or NULL.  Each group then gets an "agent" object.
@@ -120,10 +126,14 @@ int linkgroup_parse_id(const char *s, uint32_t *ret);
 /* socket */
 int check_run(struct smcctl *c, const struct verb_args *a);
 int socket_list(struct smcctl *c, const struct verb_args *a);
+/* One socket as -j's rows have it (smcctl check). */
 json_object *socket_json(const struct smc_socket *s);
-void socket_list_text(struct smcctl *c, json_object *doc);
-/* The same text as socket_list_text() of those sockets' document, without building it. */
-int socket_rows_text(struct smcctl *c, const struct smc_socket *const *rows, size_t n);
+struct out_sink;
+struct sock_owners;
+/* The answer of "smcctl socket" for these sockets into o, with their holders when owners
+ * is not NULL (-p); finishes o (out_sink_done()) and returns its status. */
+int socket_list_emit(struct out_sink *o, const struct smc_socket *const *rows, size_t n,
+		     const struct sock_owners *owners);
 
 /* assess: observe TCP connections, say where SMC would pay off (cli/assess.c) */
 int assess_run(struct smcctl *c, const struct verb_args *a);

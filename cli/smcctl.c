@@ -21,9 +21,7 @@
 #include "common/output.h"
 #include "config/units.h"
 
-#define GLOBAL_SHORTOPTS "jpdn:hV"
-/* getopt codes of global long options whose letter a verb option took (parse_verb_args) */
-#define GLOBAL_LONG 512
+#define GLOBAL_SHORTOPTS "jdn:hV"
 #define OBJECTS_MAX 32
 #define VERBS_MAX 16
 
@@ -155,12 +153,22 @@ int smcctl_emit(struct smcctl *c, json_object *doc, smcctl_text_fn text)
 	return flush_out(c);
 }
 
+int smcctl_flush(struct smcctl *c)
+{
+	return flush_out(c);
+}
+
 /* Help and version are text, even with -j: they are not answers about the kernel. */
 static int flush_out(struct smcctl *c)
 {
-	if (fflush(c->out) != 0 || ferror(c->out))
+	if (fflush(c->out) != 0 || ferror(c->out)) {
+		/* Into our pager's pipe, a write fails only when the user quit the pager before
+		 * the end (EPIPE): what they wanted, no error (cli/pager.c). */
+		if (c->pager_pid > 0)
+			return SMCCTL_EXIT_OK;
 		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "cannot write the output: %s",
 				    strerror(errno ? errno : EIO));
+	}
 	return SMCCTL_EXIT_OK;
 }
 
@@ -419,12 +427,14 @@ static void print_global_options(FILE *f)
 {
 	fputs("Options (before the object or after the verb):\n"
 	      "  -j, --json[=MODE]   print one JSON document (schema in smcctl(8)); MODE\n"
-	      "                      short (one line, as -j), pretty (as -p) or off\n"
-	      "  -p, --pretty        indent the JSON (implies --json)\n"
+	      "                      short (one line, as -j), pretty (indented) or off\n"
+	      "      --pretty        the same as --json=pretty\n"
 	      "  -d, --details       more details; -dd for even more\n"
 	      "  -n, --netns NAME    run in network namespace NAME (/run/netns/NAME or a path)\n"
+	      "      --no-legend     tables without their header, no legend below them\n"
 	      "  -h, --help          this help\n"
-	      "  -V, --version       print the version\n",
+	      "  -V, --version       print the version\n"
+	      "      --no-pager      never page the text ($SMCCTL_PAGER, $PAGER, less)\n",
 	      f);
 }
 
@@ -492,6 +502,16 @@ void smcctl_object_help(FILE *f, const struct object *o)
 	fputs("\n(*) needs CAP_NET_ADMIN.  Global options: see 'smcctl help'.\n", f);
 }
 
+/* Help of smcctl (o NULL) or of an object, through the pager as a long text. */
+static void show_help(struct smcctl *c, const struct object *o)
+{
+	smcctl_pager_open(c);
+	if (o)
+		smcctl_object_help(c->out, o);
+	else
+		smcctl_help(c->out);
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* Parsing                                                                             */
 
@@ -521,15 +541,20 @@ static int global_option(struct smcctl *c, int ch, const char *arg)
 	switch (ch) {
 	case 'j':
 		return json_option(c, arg);
-	case 'p':
-		/* -p alone would do nothing in text mode; take it as "pretty JSON". */
+	case SMCCTL_OPT_PRETTY:
 		c->json = c->pretty = true;
+		return 0;
+	case SMCCTL_OPT_NO_PAGER:
+		c->no_pager = true;
 		return 0;
 	case 'd':
 		c->detail++;
 		return 0;
 	case 'n':
 		c->netns = arg;
+		return 0;
+	case SMCCTL_OPT_NO_LEGEND:
+		c->no_legend = true;
 		return 0;
 	default:
 		return 0;
@@ -632,16 +657,8 @@ static int parse_verb_args(struct smcctl *c, const struct verb *v, int argc, cha
 		}
 	}
 	shortopts[s] = '\0';
-	/*
-	 * After the verb its own letter wins over a global one (socket -p is --processes, as
-	 * in ss -p; --pretty still works anywhere): a global long option whose letter a verb
-	 * option takes gets a code of its own, GLOBAL_LONG + its index.
-	 */
+	/* No verb option takes a global letter (cli/table.c, one letter one meaning). */
 	memcpy(&longopts[n], smcctl_global_options, sizeof(smcctl_global_options));
-	for (size_t g = 0; smcctl_global_options[g].name; g++)
-		for (const struct verb_opt *p = v->opts; p && p->name; p++)
-			if (p->short_name && p->short_name == smcctl_global_options[g].val)
-				longopts[n + g].val = GLOBAL_LONG + (int)g;
 
 	optind = 0;
 	opterr = 0;
@@ -651,18 +668,11 @@ static int parse_verb_args(struct smcctl *c, const struct verb *v, int argc, cha
 		if (ch == '?' || ch == ':')
 			return bad_option(c, v, argv, ch);
 		if (ch == 'h') {
-			smcctl_object_help(c->out, c->object);
+			show_help(c, c->object);
 			return -1;
 		}
 		if (ch == 'V')
 			return smcctl_usage(c, "--version is an option of smcctl, not of a verb");
-		if (ch >= GLOBAL_LONG) {
-			status = global_option(c, smcctl_global_options[ch - GLOBAL_LONG].val,
-					       optarg);
-			if (status)
-				return status;
-			continue;
-		}
 		for (const struct verb_opt *p = v->opts; p && p->name; p++, k++)
 			if (ch == (p->short_name ? p->short_name : 256 + (int)k)) {
 				a->opt[k] = p->arg ? optarg : "";
@@ -738,7 +748,7 @@ static int parse(struct smcctl *c, int argc, char **argv, struct verb_args *a)
 		if (ch == '?' || ch == ':')
 			return bad_option(c, NULL, argv, ch);
 		if (ch == 'h') {
-			smcctl_help(c->out);
+			show_help(c, NULL);
 			return -1;
 		}
 		if (ch == 'V') {
@@ -763,11 +773,11 @@ static int parse(struct smcctl *c, int argc, char **argv, struct verb_args *a)
 			if (!o && !help)
 				return status;
 			if (o) {
-				smcctl_object_help(c->out, o);
+				show_help(c, o);
 				return -1;
 			}
 		}
-		smcctl_help(c->out);
+		show_help(c, NULL);
 		return -1;
 	}
 	if (!c->object)
@@ -784,7 +794,7 @@ static int parse(struct smcctl *c, int argc, char **argv, struct verb_args *a)
 	} else if (argc > 1 && argv[1][0] != '-') {
 		v = lookup_verb(c, c->object, argv[1], &help, &status);
 		if (help) {
-			smcctl_object_help(c->out, c->object);
+			show_help(c, c->object);
 			return -1;
 		}
 		if (!v)
@@ -805,6 +815,7 @@ static int parse(struct smcctl *c, int argc, char **argv, struct verb_args *a)
 static int run(struct smcctl *c, int argc, char **argv)
 {
 	struct verb_args a;
+	unsigned style;
 	int status;
 
 	/* Shell completion (cli/complete.c): a hidden word, before any option. */
@@ -818,7 +829,17 @@ static int run(struct smcctl *c, int argc, char **argv)
 	status = enter_netns(c);
 	if (status)
 		return status;
-	return c->verb->run(c, &a);
+	if (c->verb->flags & VERB_PAGER)
+		smcctl_pager_open(c);
+	/*
+	 * The text's style: colour only for a terminal that wants it (systemd's rule, decided
+	 * by common/output.c at the first table with a coloured column).  Put back after the
+	 * verb: support-bundle runs smcctl_run() inside one.
+	 */
+	style = out_style_set((c->no_legend ? OUT_STYLE_NO_LEGEND : 0) | OUT_STYLE_COLOR_AUTO);
+	status = c->verb->run(c, &a);
+	out_style_set(style);
+	return status;
 }
 
 int smcctl_parse(int argc, char **argv, FILE *out, FILE *err, const struct verb **ret_verb)
@@ -831,6 +852,7 @@ int smcctl_parse(int argc, char **argv, FILE *out, FILE *err, const struct verb 
 	int status = parse(&c, argc, argv, &a);
 
 	fflush(err);
+	smcctl_pager_close(&c);
 	*ret_verb = status == 0 ? c.verb : NULL;
 	return status < 0 ? SMCCTL_EXIT_OK : status;
 }
@@ -878,5 +900,6 @@ int smcctl_run(int argc, char **argv, const struct smcnl_options *nl_opts, FILE 
 		smcnl_close(c.nl);
 	fflush(out);
 	fflush(err);
+	smcctl_pager_close(&c);
 	return status;
 }

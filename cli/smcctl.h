@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <json-c/json.h>
 
@@ -108,6 +109,11 @@ enum {
 	 * argument ("smcctl check HOST PORT"); options may still come anywhere.
 	 */
 	VERB_ARGS = 1 << 3,
+	/*
+	 * Its text can be longer than a screen: on a terminal it goes through a pager
+	 * (cli/pager.c).  Never for a verb that follows, waits, runs a command or may ask.
+	 */
+	VERB_PAGER = 1 << 4,
 };
 
 /*
@@ -170,9 +176,11 @@ const struct object *object_find(const char *name);
 const struct verb *verb_find(const struct object *o, const char *name);
 const struct verb *object_default_verb(const struct object *o);
 
-/* The global options (-j -p -d -n -h -V), for the parser and for completion. */
-/* --json, --pretty, --details, --netns, --help, --version and the terminator (cli/table.c). */
-#define SMCCTL_N_GLOBAL_OPTIONS 7
+/* The global options (-j -d -n -h -V and long-only ones), for the parser and completion. */
+/* --json, --pretty, --details, --netns, --help, --version, --no-pager, --no-legend and the
+ * terminator (cli/table.c).  A long-only one has a getopt code above any verb option's. */
+enum { SMCCTL_OPT_PRETTY = 1024, SMCCTL_OPT_NO_PAGER, SMCCTL_OPT_NO_LEGEND };
+#define SMCCTL_N_GLOBAL_OPTIONS 9
 extern const struct option smcctl_global_options[SMCCTL_N_GLOBAL_OPTIONS];
 
 /*
@@ -191,7 +199,9 @@ struct smcctl {
 	FILE *err;
 	bool json;
 	bool pretty;
+	bool no_legend; /* --no-legend: tables without header, no legend (out_style_set()) */
 	unsigned detail;
+	bool no_pager; /* --no-pager */
 	const char *netns;
 	struct smcnl_options nl_opts;
 	struct smcnl *nl; /* opened on first use by smcctl_nl() */
@@ -205,7 +215,24 @@ struct smcctl {
 	bool answered;
 	char error[512];
 	char hint[128];
+	pid_t pager_pid;		/* cli/pager.c: running, our stdout (and stderr) into it */
+	int pager_stdout, pager_stderr; /* the terminal's, while the pager runs; -1 */
 };
+
+/*
+ * The pager (cli/pager.c): open sends stdout (and stderr on the same terminal) through
+ * one when c->out is stdout on a terminal and neither --no-pager nor -j says otherwise;
+ * close ends the text and waits for it.  Both do nothing when there is none.
+ */
+void smcctl_pager_open(struct smcctl *c);
+void smcctl_pager_close(struct smcctl *c);
+/*
+ * The pager's command line from $SMCCTL_PAGER and $PAGER (NULL: unset): NULL for less,
+ * else more; *ret_off when none is wanted ("cat", empty).  secure: privileges granted by
+ * another user, when only less (with LESSSECURE=1) is run.
+ */
+const char *smcctl_pager_command(const char *smcctl_pager, const char *pager, bool secure,
+				 bool *ret_off);
 
 /*
  * Run one command line (argv[0] is the program name).  Returns the exit status.  Output
@@ -243,6 +270,9 @@ typedef void (*smcctl_text_fn)(struct smcctl *c, json_object *doc);
  * reference.  Returns an exit status (a failed write is a failure).
  */
 int smcctl_emit(struct smcctl *c, json_object *doc, smcctl_text_fn text);
+
+/* Flush what a handler wrote itself (through a sink): an exit status, as smcctl_emit(). */
+int smcctl_flush(struct smcctl *c);
 
 /* Shorthand for json_object_new_object() failures inside handlers. */
 /*

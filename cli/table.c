@@ -14,6 +14,20 @@
  * upgrades and is unsafe in a world-writable directory.  The baseline belongs to the agent
  * (cli/stats-agent.c, smcd-agent/stats.c); without it the verb says so.
  */
+/*
+ * One short letter, one meaning, in every verb and among the global options
+ * (tests/unit/test-cli-verbs.c test_short_letters fails otherwise).  Where two verbs
+ * wanted a letter, the meaning users already know from the tools they come from kept it:
+ *   -a --all, -l --listening, -D --smcd, -R --smcr: smcss; -I --eth, -P --port: smc_pnet
+ *      (whose -D is the device: "pnet add --ib" is -i here, as -D is --smcd everywhere);
+ *   -A --absolute: smcd stats (-a there, but -a is --all here, as in smcss);
+ *   -p --processes: ss -p (pretty JSON is --json=pretty; --pretty stays as its alias);
+ *   -c --count: ping -c; --cgroup (assess, enable), a path typed rarely, is long-only;
+ *   -t --duration: iperf3 -t, sockperf -t: how long to measure is what a user of
+ *      "assess" sets; a timeout is a safety net rarely changed, long-only as systemctl's
+ *      and busctl's --timeout ("check --timeout");
+ *   --all-netns and --agent (assess) are long-only: rare, and their letters were taken.
+ */
 #include <getopt.h>
 #include <limits.h>
 
@@ -30,14 +44,14 @@
 #define EXAMPLES(...) ((const struct verb_example[]){ __VA_ARGS__, {} })
 
 static const struct verb status_verbs[] = {
-	{ .name = "show", .flags = VERB_DEFAULT, .run = agent_status,
+	{ .name = "show", .flags = VERB_DEFAULT | VERB_PAGER, .run = agent_status,
 	  .help = "smcd-agent: state, config, reconcile, drift",
 	  .examples = EXAMPLES({ "smcctl status", "is smcd-agent running, and is smc.yaml applied?" }) },
 	{}
 };
 
 static const struct verb config_verbs[] = {
-	{ .name = "show", .flags = VERB_DEFAULT, .run = agent_config_show,
+	{ .name = "show", .flags = VERB_DEFAULT | VERB_PAGER, .run = agent_config_show,
 	  .help = "the effective smc.yaml, defaults filled in",
 	  .examples = EXAMPLES({ "smcctl config", "the settings smcd-agent applies, defaults filled in" }) },
 	{ .name = "check", .synopsis = "[FILE]", .max_args = 1, .run = agent_config_check,
@@ -47,7 +61,8 @@ static const struct verb config_verbs[] = {
 	{ .name = "reload", .flags = VERB_ADMIN, .run = agent_config_reload,
 	  .help = "make smcd-agent apply its file again",
 	  .examples = EXAMPLES({ "smcctl config reload", "apply the edited /etc/smc/smc.yaml now" }) },
-	{ .name = "diff", .synopsis = "[FILE]", .max_args = 1, .run = agent_config_diff,
+	{ .name = "diff", .synopsis = "[FILE]", .max_args = 1, .flags = VERB_PAGER,
+	  .run = agent_config_diff,
 	  .help = "what applying FILE would change, dry run",
 	  .examples = EXAMPLES({ "smcctl config diff /tmp/smc.yaml", "what installing this file would change" }) },
 	{}
@@ -74,7 +89,7 @@ static const struct verb_opt socket_opts[] = {
 	[SOCKET_OPT_LISTENING] = { "listening", 'l', NULL, "listening sockets only" },
 	[SOCKET_OPT_SMCD] = { "smcd", 'D', NULL, "SMC-D sockets only" },
 	[SOCKET_OPT_SMCR] = { "smcr", 'R', NULL, "SMC-R sockets only" },
-	/* 'p' as in `ss -p`: after the verb it is this option, not the global --pretty. */
+	/* 'p' as in `ss -p` */
 	[SOCKET_OPT_PROCESSES] = { "processes", 'p', NULL,
 				   "the processes holding each socket, with their unit" },
 	{}
@@ -82,7 +97,7 @@ static const struct verb_opt socket_opts[] = {
 
 static const struct verb_opt pnet_add_opts[] = {
 	[PNET_ADD_OPT_ETH] = { "eth", 'I', "IFACE", "an Ethernet interface (per netns)" },
-	[PNET_ADD_OPT_IB] = { "ib", 'D', "DEV", "an RDMA or SMC-D (DIBS) device: mlx5_0, lo" },
+	[PNET_ADD_OPT_IB] = { "ib", 'i', "DEV", "an RDMA or SMC-D (DIBS) device: mlx5_0, lo" },
 	[PNET_ADD_OPT_PORT] = { "port", 'P', "1|2", "the RDMA device port",
 				.type = VERB_OPT_COUNT, .min = 1, .max = 2, .def = 1 },
 	{}
@@ -108,14 +123,14 @@ static const struct verb_opt stats_opts[] = {
 };
 
 static const struct verb info_verbs[] = {
-	{ .name = "show", .flags = VERB_DEFAULT, .run = info_show,
+	{ .name = "show", .flags = VERB_DEFAULT | VERB_PAGER, .run = info_show,
 	  .help = "SMC version, features, what is missing",
 	  .examples = EXAMPLES({ "smcctl info", "what this kernel offers for SMC and the next step" }) },
 	{}
 };
 
 static const struct verb ueid_verbs[] = {
-	{ .name = "list", .alias = "show", .flags = VERB_DEFAULT, .run = ueid_list,
+	{ .name = "list", .alias = "show", .flags = VERB_DEFAULT | VERB_PAGER, .run = ueid_list,
 	  .help = "the User Defined EIDs (global, at most 4)",
 	  .examples = EXAMPLES({ "smcctl ueid", "the UEIDs this host offers" }) },
 	{ .name = "add", .synopsis = "UEID", .min_args = 1, .max_args = 1,
@@ -150,11 +165,12 @@ static const struct verb seid_verbs[] = {
 
 static const struct verb device_verbs[] = {
 	{ .name = "list", .synopsis = "[--smcd|--smcr]", .opts = filter_opts,
-	  .flags = VERB_DEFAULT, .run = device_list,
+	  .flags = VERB_DEFAULT | VERB_PAGER, .run = device_list,
 	  .help = "SMC-D and SMC-R devices and their use",
 	  .examples = EXAMPLES({ "smcctl device", "every SMC-D and SMC-R device and its use" },
 				{ "smcctl device list --smcd", "SMC-D devices only" }) },
-	{ .name = "show", .synopsis = "NAME", .min_args = 1, .max_args = 1, .run = device_show,
+	{ .name = "show", .synopsis = "NAME", .min_args = 1, .max_args = 1, .flags = VERB_PAGER,
+	  .run = device_show,
 	  .help = "one SMC-D, RDMA or network device",
 	  .examples = EXAMPLES({ "smcctl device show smclo", "the smc_lo device in detail" }) },
 	{ .name = "loopback-ism",
@@ -168,11 +184,12 @@ static const struct verb device_verbs[] = {
 
 static const struct verb linkgroup_verbs[] = {
 	{ .name = "list", .synopsis = "[--smcd|--smcr]", .opts = filter_opts,
-	  .flags = VERB_DEFAULT, .run = agent_linkgroup_list,
+	  .flags = VERB_DEFAULT | VERB_PAGER, .run = agent_linkgroup_list,
 	  .help = "link groups (-d: in detail)",
 	  .examples = EXAMPLES({ "smcctl linkgroup --smcd", "the SMC-D link groups" },
 				{ "smcctl -d linkgroup", "every link group in detail" }) },
-	{ .name = "show", .synopsis = "[ID|all]", .max_args = 1, .run = agent_linkgroup_show,
+	{ .name = "show", .synopsis = "[ID|all]", .max_args = 1, .flags = VERB_PAGER,
+	  .run = agent_linkgroup_show,
 	  .help = "link groups in detail, with links",
 	  .examples = EXAMPLES({ "smcctl linkgroup show 00000100", "one link group with its links" }) },
 	{}
@@ -180,7 +197,7 @@ static const struct verb linkgroup_verbs[] = {
 
 static const struct verb socket_verbs[] = {
 	{ .name = "list", .synopsis = "[-a|-l] [--smcd|--smcr] [-p]", .opts = socket_opts,
-	  .flags = VERB_DEFAULT, .run = socket_list,
+	  .flags = VERB_DEFAULT | VERB_PAGER, .run = socket_list,
 	  .help = "SMC sockets, mode and fallback reason",
 	  .examples = EXAMPLES({ "smcctl socket", "SMC sockets, their mode and why TCP" },
 				{ "smcctl socket -p", "with the process and unit holding each" }) },
@@ -189,7 +206,7 @@ static const struct verb socket_verbs[] = {
 
 static const struct verb pnet_verbs[] = {
 	{ .name = "list", .alias = "show", .synopsis = "[PNETID]", .max_args = 1,
-	  .flags = VERB_DEFAULT, .run = pnet_list,
+	  .flags = VERB_DEFAULT | VERB_PAGER, .run = pnet_list,
 	  .help = "the PNET table (this netns)",
 	  .examples = EXAMPLES({ "smcctl pnet", "the PNET table of this network namespace" }) },
 	{ .name = "add", .synopsis = "PNETID --eth IFACE | --ib DEV [--port 1|2]",
@@ -208,7 +225,7 @@ static const struct verb pnet_verbs[] = {
 
 static const struct verb sysctl_verbs[] = {
 	{ .name = "show", .alias = "list", .synopsis = "[NAME]", .max_args = 1,
-	  .flags = VERB_DEFAULT, .run = sysctl_show,
+	  .flags = VERB_DEFAULT | VERB_PAGER, .run = sysctl_show,
 	  .help = "net.smc.* with unit and default",
 	  .examples = EXAMPLES({ "smcctl sysctl", "every net.smc.* sysctl with unit and default" },
 				{ "smcctl sysctl show wmem", "one of them" }) },
@@ -234,7 +251,7 @@ static const struct verb hslimit_verbs[] = {
 
 static const struct verb stats_verbs[] = {
 	{ .name = "show", .synopsis = "[-a] [--smcd|--smcr] [--kernel] [--absolute]",
-	  .opts = stats_opts, .flags = VERB_DEFAULT, .run = agent_stats_show,
+	  .opts = stats_opts, .flags = VERB_DEFAULT | VERB_PAGER, .run = agent_stats_show,
 	  .help = "counters, fallback reasons and advice",
 	  .examples = EXAMPLES({ "smcctl stats", "counters and fallback reasons since stats reset" },
 				{ "smcctl stats --kernel --absolute", "the kernel's counters since smc was loaded" }) },
@@ -268,14 +285,14 @@ static const struct verb_opt check_opts[] = {
 				"with --listen: the IPv4 address to answer on (0.0.0.0: all)" },
 	[CHECK_OPT_COUNT] = { "count", 'c', "N", "with --listen: stop after N checks",
 			      .type = VERB_OPT_COUNT, .min = 1, .max = 1000000, .unit = "checks" },
-	[CHECK_OPT_TIMEOUT] = { "timeout", 't', "SECS", "give up a wait after SECS",
+	[CHECK_OPT_TIMEOUT] = { "timeout", 0, "S", "give up a wait after S",
 				.type = VERB_OPT_SECONDS, .min = 1, .max = 3600, .def = 10,
 				.unit = "seconds" },
 	{}
 };
 
 static const struct verb check_verbs[] = {
-	{ .name = "connection", .synopsis = "[HOST PORT | -L PORT --address ADDR [-c N]] [-t SECS]",
+	{ .name = "connection", .synopsis = "[HOST PORT | -L PORT --address ADDR [-c N]] [--timeout S]",
 	  .max_args = 2, .opts = check_opts, .flags = VERB_DEFAULT | VERB_ARGS, .run = check_run,
 	  .help = "test one SMC connection, say what it used",
 	  .examples = EXAMPLES({ "smcctl check", "SMC-D loopback on this host: used, or why not" },
@@ -285,21 +302,21 @@ static const struct verb check_verbs[] = {
 };
 
 static const struct verb_opt assess_opts[] = {
-	[ASSESS_OPT_DURATION] = { "duration", 't', "SECONDS", "observe for SECONDS",
+	[ASSESS_OPT_DURATION] = { "duration", 't', "S", "observe for S",
 				  .type = VERB_OPT_SECONDS, .min = 1, .max = 86400, .def = 30,
 				  .unit = "seconds" },
-	[ASSESS_OPT_ALL_NETNS] = { "all-netns", 'a', NULL, "every network namespace, not only this one" },
-	[ASSESS_OPT_CGROUP] = { "cgroup", 'c', "PATH", "only processes of cgroup PATH and below" },
+	[ASSESS_OPT_ALL_NETNS] = { "all-netns", 0, NULL, "every network namespace, not only this one" },
+	[ASSESS_OPT_CGROUP] = { "cgroup", 0, "PATH", "only processes of cgroup PATH and below" },
 	[ASSESS_OPT_METHOD] = { "method", 'm', "auto|bpf|sock_diag",
 				"BPF tracing, or inet_diag samples; default auto" },
-	[ASSESS_OPT_AGENT] = { "agent", 'A', NULL,
+	[ASSESS_OPT_AGENT] = { "agent", 0, NULL,
 			       "show smcd-agent's last window (assess.interval) instead" },
 	{}
 };
 
 static const struct verb assess_verbs[] = {
 	{ .name = "observe",
-	  .synopsis = "[-t SECONDS] [-a] [--cgroup PATH] [-m METHOD] | --agent",
+	  .synopsis = "[-t S] [--all-netns] [--cgroup PATH] [-m METHOD] | --agent",
 	  .opts = assess_opts, .flags = VERB_DEFAULT, .run = assess_run,
 	  .help = "watch TCP, say where SMC would pay off",
 	  .examples = EXAMPLES({ "smcctl assess", "watch TCP for 30 seconds: would SMC pay off?" },
@@ -319,7 +336,7 @@ static const struct verb run_verbs[] = {
 };
 
 static const struct verb policy_verbs[] = {
-	{ .name = "list", .alias = "show", .flags = VERB_DEFAULT, .run = policy_list,
+	{ .name = "list", .alias = "show", .flags = VERB_DEFAULT | VERB_PAGER, .run = policy_list,
 	  .help = "smc.yaml policies as smcd-agent applies them",
 	  .examples = EXAMPLES({ "smcctl policy", "which cgroups and netns smcd-agent switched" }) },
 	{ .name = "flush", .flags = VERB_ADMIN, .run = policy_flush,
@@ -329,7 +346,7 @@ static const struct verb policy_verbs[] = {
 };
 
 static const struct verb_opt enable_opts[] = {
-	[UNIT_OPT_CGROUP] = { "cgroup", 'c', "PATH",
+	[UNIT_OPT_CGROUP] = { "cgroup", 0, "PATH",
 			      "this cgroup, without asking systemd (e.g. /system.slice/x.service)" },
 	[UNIT_OPT_CONFIG] = { "config", 0, "FILE",
 			      "without smcd-agent: the drop-ins of FILE (default /etc/smc/smc.yaml)" },
@@ -430,11 +447,15 @@ const struct object smcctl_objects[] = {
 const struct option smcctl_global_options[SMCCTL_N_GLOBAL_OPTIONS] = {
 	/* --json=pretty|short|off (cli/smcctl.c json_option()) */
 	{ "json", optional_argument, NULL, 'j' },
-	{ "pretty", no_argument, NULL, 'p' },
+	/* long-only: -p is --processes (socket); --pretty is --json=pretty, kept for scripts */
+	{ "pretty", no_argument, NULL, SMCCTL_OPT_PRETTY },
 	{ "details", no_argument, NULL, 'd' },
 	{ "netns", required_argument, NULL, 'n' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
+	{ "no-pager", no_argument, NULL, SMCCTL_OPT_NO_PAGER },
+	/* no letter, as systemctl's */
+	{ "no-legend", no_argument, NULL, SMCCTL_OPT_NO_LEGEND },
 	{},
 };
 

@@ -31,6 +31,7 @@
 #include "bpf/smcbpf-abi.h"
 #include "common/assess.h"
 #include "common/macro.h"
+#include "common/util.h"
 #include "netlink/smcnl.h"
 
 #ifndef SO_NETNS_COOKIE
@@ -328,26 +329,6 @@ int assess_host_fill(struct assess_host *k, struct assess_conn *v, size_t n)
 }
 
 /* cgroup ids to paths: one walk of the cgroup2 mount for all of them. */
-static int cgroup_id_of(const char *dir, uint64_t *ret)
-{
-	struct {
-		struct file_handle fh;
-		uint64_t id;
-	} h = { .fh.handle_bytes = sizeof(uint64_t) };
-	struct stat st;
-	int mnt;
-
-	if (name_to_handle_at(AT_FDCWD, dir, &h.fh, &mnt, 0) == 0 &&
-	    h.fh.handle_bytes == sizeof(uint64_t)) {
-		memcpy(ret, h.fh.f_handle, sizeof(*ret));
-		return 0;
-	}
-	if (stat(dir, &st) < 0)
-		return -errno;
-	*ret = st.st_ino;
-	return 0;
-}
-
 static void cgroup_walk(struct assess_conn *v, size_t n, const char *rel, unsigned depth)
 {
 	char full[ASSESS_CGROUP_LEN + 32], sub[ASSESS_CGROUP_LEN];

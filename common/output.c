@@ -1,16 +1,82 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Table and key/value renderers over json-c documents (see output.h for the conventions).
+ * The sinks (text, streamed JSON, json-c document) and the table and key/value renderers
+ * (see output.h for the conventions).
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/name-sanitize.h"
 #include "common/output.h"
 
 #define CELL_MAX 256
+
+static unsigned style;
+static int color_auto = -1; /* OUT_STYLE_COLOR_AUTO resolved: -1 not yet, 0 or 1 */
+
+unsigned out_style_set(unsigned st)
+{
+	unsigned old = style;
+
+	style = st;
+	color_auto = -1;
+	return old;
+}
+
+/* Whether cells go out in colour: asked once, when the first coloured column is printed
+ * (a verb without one pays no isatty() or getenv()). */
+static bool colors_for(FILE *f)
+{
+	if (style & OUT_STYLE_COLOR)
+		return true;
+	if (!(style & OUT_STYLE_COLOR_AUTO))
+		return false;
+	if (color_auto < 0)
+		color_auto =
+			out_color_auto(isatty(fileno(f)) == 1, getenv("NO_COLOR"), getenv("TERM"));
+	return color_auto;
+}
+
+unsigned out_style(void)
+{
+	return style;
+}
+
+bool out_color_auto(bool tty, const char *no_color, const char *term)
+{
+	if (no_color && *no_color)
+		return false;
+	if (term && strcmp(term, "dumb") == 0)
+		return false;
+	return tty;
+}
+
+const char *out_color_state(const char *cell)
+{
+	static const char *const good[] = { "ACTIVE", "active", "SMCD", "SMCR", "yes", "ok" };
+	static const char *const warn[] = { "TCP", "INACTIVE", "degraded", "inactive", "fallback" };
+	static const char *const bad[] = { "failed", "FAILED", "error" };
+
+	for (size_t i = 0; i < ELEMENTSOF(good); i++)
+		if (strcmp(cell, good[i]) == 0)
+			return OUT_ANSI_GREEN;
+	for (size_t i = 0; i < ELEMENTSOF(warn); i++)
+		if (strcmp(cell, warn[i]) == 0)
+			return OUT_ANSI_YELLOW;
+	for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+		if (strcmp(cell, bad[i]) == 0)
+			return OUT_ANSI_RED;
+	return NULL;
+}
+
+const char *out_color_warn(const char *cell)
+{
+	return strcmp(cell, "-") ? OUT_ANSI_YELLOW : NULL;
+}
 
 json_object *out_get(json_object *obj, const char *path)
 {
@@ -303,12 +369,17 @@ static void pad(struct line *l, size_t n)
 }
 
 /* Print one line of cells; the last cell is never padded so no line ends in blanks. */
-static void print_line(FILE *f, const struct out_column *cols, size_t n_cols, const bool *show,
-		       const size_t *width, const char *const *cells, unsigned indent)
+/* show[i]: SHOW_COL when column i is shown, SHOW_RIGHT when it is right-aligned */
+enum { SHOW_COL = 1, SHOW_RIGHT = 2 };
+
+static void print_line(FILE *f, const struct out_column *cols, size_t n_cols,
+		       const unsigned char *show, const size_t *width, const char *const *cells,
+		       unsigned indent, bool colors)
 {
 	struct line l; /* not zeroed: 4 KiB of stores per line (a fifth of 'smcctl socket') */
+	const char *color;
 	size_t last = 0;
-	bool first = true;
+	bool first = true, right;
 
 	l.f = f;
 	l.len = 0;
@@ -325,14 +396,23 @@ static void print_line(FILE *f, const struct out_column *cols, size_t n_cols, co
 			put(&l, "  ", 2);
 		first = false;
 		n = strlen(cells[i]);
-		if (right_aligned(&cols[i])) {
+		right = show[i] & SHOW_RIGHT;
+		if (right)
 			pad(&l, width[i] > n ? width[i] - n : 0);
+		/* the width counts the text alone, not the colour's escapes */
+		color = !colors				   ? NULL
+			: cols[i].color == OUT_COLOR_STATE ? out_color_state(cells[i])
+			: cols[i].color == OUT_COLOR_WARN  ? out_color_warn(cells[i])
+							   : NULL;
+		if (color) {
+			put(&l, color, strlen(color));
 			put(&l, cells[i], n);
+			put(&l, OUT_ANSI_RESET, strlen(OUT_ANSI_RESET));
 		} else {
 			put(&l, cells[i], n);
-			if (i != last)
-				pad(&l, width[i] > n ? width[i] - n : 0);
 		}
+		if (!right && i != last)
+			pad(&l, width[i] > n ? width[i] - n : 0);
 	}
 	put(&l, "\n", 1);
 	fwrite(l.buf, 1, l.len, f);
@@ -377,21 +457,31 @@ void out_cells_done(struct out_cells *t)
 	*t = (struct out_cells){};
 }
 
+static bool n_rows_any(const struct out_cells *t)
+{
+	return t->n > 0;
+}
+
 int out_table_cells(FILE *f, const struct out_column *cols, size_t n_cols,
 		    const struct out_cells *t, unsigned detail, unsigned indent)
 {
 	size_t n_shown = 0, n_rows;
-	_cleanup_(freep) bool *show = calloc(n_cols ? n_cols : 1, sizeof(bool));
+	bool colors = false;
+	_cleanup_(freep) unsigned char *show = calloc(n_cols ? n_cols : 1, 1);
 	_cleanup_(freep) size_t *width = calloc(n_cols ? n_cols : 1, sizeof(size_t));
 	_cleanup_(freep) const char **cells = calloc(n_cols ? n_cols : 1, sizeof(char *));
 
 	if (!show || !width || !cells)
 		return -ENOMEM;
 	for (size_t i = 0; i < n_cols; i++) {
-		show[i] = cols[i].detail <= detail;
+		show[i] = cols[i].detail <= detail ? SHOW_COL : 0;
+		if (show[i] && right_aligned(&cols[i]))
+			show[i] |= SHOW_RIGHT;
 		width[i] = strlen(cols[i].header);
-		n_shown += show[i];
+		n_shown += show[i] != 0;
+		colors |= show[i] && cols[i].color;
 	}
+	colors = colors && n_rows_any(t) && colors_for(f);
 	n_rows = n_shown ? t->n / n_shown : 0;
 	for (size_t r = 0, k = 0; r < n_rows; r++)
 		for (size_t i = 0; i < n_cols; i++) {
@@ -406,11 +496,13 @@ int out_table_cells(FILE *f, const struct out_column *cols, size_t n_cols,
 
 	for (size_t i = 0; i < n_cols; i++)
 		cells[i] = cols[i].header;
-	print_line(f, cols, n_cols, show, width, cells, indent);
+	if (!(style & OUT_STYLE_NO_LEGEND))
+		print_line(f, cols, n_cols, show, width, cells, indent,
+			   false); /* a header is never coloured */
 	for (size_t r = 0, k = 0; r < n_rows; r++) {
 		for (size_t i = 0; i < n_cols; i++)
 			cells[i] = show[i] ? t->buf + t->off[k++] : NULL;
-		print_line(f, cols, n_cols, show, width, cells, indent);
+		print_line(f, cols, n_cols, show, width, cells, indent, colors);
 	}
 	return 0;
 }
@@ -584,4 +676,488 @@ int json_append_str(json_object *arr, const char *s)
 	if (!s)
 		return json_object_array_add(arr, NULL) < 0 ? -ENOMEM : 0;
 	return json_append(arr, json_object_new_string(s));
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* The sink                                                                            */
+
+static void sink_fail(struct out_sink *s, int err)
+{
+	if (!s->err)
+		s->err = err;
+}
+
+static void jput(struct out_sink *s, const char *p, size_t n)
+{
+	while (n) {
+		size_t k;
+
+		if (s->len == sizeof(s->buf)) {
+			if (fwrite(s->buf, 1, s->len, s->f) != s->len)
+				sink_fail(s, -EIO);
+			s->len = 0;
+		}
+		k = sizeof(s->buf) - s->len < n ? sizeof(s->buf) - s->len : n;
+		memcpy(s->buf + s->len, p, k);
+		s->len += k;
+		p += k;
+		n -= k;
+	}
+}
+
+static void jputs(struct out_sink *s, const char *p)
+{
+	jput(s, p, strlen(p));
+}
+
+/* A string as json-c writes it with JSON_C_TO_STRING_NOSLASHESCAPE (json_escape_str()). */
+static void jstring(struct out_sink *s, const char *p)
+{
+	static const char hex[] = "0123456789abcdef";
+	const char *run = p;
+
+	jput(s, "\"", 1);
+	for (; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		char esc[7] = { '\\', 0 };
+		size_t n = 2;
+
+		switch (c) {
+		case '\b':
+			esc[1] = 'b';
+			break;
+		case '\n':
+			esc[1] = 'n';
+			break;
+		case '\r':
+			esc[1] = 'r';
+			break;
+		case '\t':
+			esc[1] = 't';
+			break;
+		case '\f':
+			esc[1] = 'f';
+			break;
+		case '"':
+		case '\\':
+			esc[1] = (char)c;
+			break;
+		default:
+			if (c >= ' ')
+				continue;
+			memcpy(esc + 1, "u00", 3);
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 0xf];
+			n = 6;
+		}
+		jput(s, run, (size_t)(p - run));
+		jput(s, esc, n);
+		run = p + 1;
+	}
+	jput(s, run, (size_t)(p - run));
+	jput(s, "\"", 1);
+}
+
+/* Before a member: the comma, the line and indent of pretty output, the key. */
+static void jmember(struct out_sink *s, const char *key)
+{
+	if (s->depth == 0) /* the root */
+		return;
+	if (s->had[s->depth])
+		jput(s, ",", 1);
+	/* json-c: a bracket ends its line (jopen()), so does every member but the last */
+	if (s->pretty && s->had[s->depth])
+		jput(s, "\n", 1);
+	if (s->pretty)
+		for (unsigned i = 0; i < s->depth; i++)
+			jput(s, "  ", 2);
+	s->had[s->depth] = true;
+	if (key) {
+		jstring(s, key);
+		jputs(s, s->pretty ? ": " : ":");
+	}
+}
+
+static void jopen(struct out_sink *s, const char *key, char c)
+{
+	jmember(s, key);
+	if (s->depth + 1 >= OUT_SINK_DEPTH) {
+		sink_fail(s, -E2BIG);
+		return;
+	}
+	jput(s, &c, 1);
+	if (s->pretty)
+		jput(s, "\n", 1);
+	s->had[++s->depth] = false;
+	s->arr[s->depth] = c == '[';
+}
+
+static void jclose(struct out_sink *s, char c)
+{
+	if (s->depth == 0)
+		return;
+	if (s->pretty) { /* empty: "{", a line, the indent, "}" */
+		if (s->had[s->depth])
+			jput(s, "\n", 1);
+		for (unsigned i = 1; i < s->depth; i++)
+			jput(s, "  ", 2);
+	}
+	jput(s, &c, 1);
+	s->depth--;
+}
+
+/* Document: add v under key to the open object, or append it to the open array. */
+static void dadd(struct out_sink *s, const char *key, json_object *v, bool is_null)
+{
+	json_object *top = s->stack[s->depth];
+	int r;
+
+	if (!v && !is_null) {
+		sink_fail(s, -ENOMEM);
+		return;
+	}
+	if (!top) { /* the root */
+		s->stack[0] = v;
+		return;
+	}
+	if (json_object_is_type(top, json_type_array))
+		r = is_null ? (json_object_array_add(top, NULL) < 0 ? -ENOMEM : 0)
+			    : json_append(top, v);
+	else
+		r = is_null ? json_add_null(top, key) : json_add(top, key, v);
+	if (r < 0)
+		sink_fail(s, r);
+}
+
+static void dopen(struct out_sink *s, const char *key, json_object *v)
+{
+	if (s->depth + 1 >= OUT_SINK_DEPTH) {
+		json_object_put(v);
+		sink_fail(s, -E2BIG);
+		return;
+	}
+	/* added before it is filled: the parent (or stack[0], the root) holds the reference */
+	dadd(s, key, v, false);
+	if (!s->err) {
+		s->stack[++s->depth] = v;
+		s->arr[s->depth] = json_object_is_type(v, json_type_array);
+	}
+}
+
+static void sink_init(struct out_sink *s, enum out_sink_kind kind, FILE *f)
+{
+	s->kind = kind;
+	s->f = f;
+	s->detail = 0;
+	s->pretty = false;
+	s->err = 0;
+	s->depth = 0;
+	s->had[0] = s->arr[0] = false;
+	s->stack[0] = NULL;
+	s->cols = NULL;
+	s->n_cols = 0;
+	s->cells = (struct out_cells){};
+	s->len = 0;
+}
+
+void out_sink_text(struct out_sink *s, FILE *f, unsigned detail)
+{
+	sink_init(s, OUT_SINK_TEXT, f);
+	s->detail = detail;
+}
+
+void out_sink_json(struct out_sink *s, FILE *f, bool pretty)
+{
+	sink_init(s, OUT_SINK_JSON, f);
+	s->pretty = pretty;
+}
+
+void out_sink_doc(struct out_sink *s)
+{
+	sink_init(s, OUT_SINK_DOC, NULL);
+}
+
+int out_sink_done(struct out_sink *s)
+{
+	if (s->kind == OUT_SINK_JSON) {
+		jput(s, "\n", 1);
+		if (s->len && fwrite(s->buf, 1, s->len, s->f) != s->len)
+			sink_fail(s, -EIO);
+		s->len = 0;
+	}
+	out_cells_done(&s->cells);
+	if (s->kind == OUT_SINK_DOC && s->err && s->stack[0]) {
+		json_object_put(s->stack[0]);
+		s->stack[0] = NULL;
+	}
+	return s->err;
+}
+
+json_object *out_sink_take_doc(struct out_sink *s)
+{
+	json_object *doc = s->err ? NULL : s->stack[0];
+
+	s->stack[0] = NULL;
+	return doc;
+}
+
+void out_object_begin_(struct out_sink *s, const char *key)
+{
+	if (s->err)
+		return;
+	if (s->kind == OUT_SINK_JSON)
+		jopen(s, key, '{');
+	else
+		dopen(s, key, json_object_new_object());
+}
+
+void out_object_end_(struct out_sink *s)
+{
+	if (s->err)
+		return;
+	if (s->kind == OUT_SINK_JSON)
+		jclose(s, '}');
+	else if (s->depth)
+		s->depth--;
+}
+
+void out_array_begin_(struct out_sink *s, const char *key)
+{
+	if (s->err)
+		return;
+	if (s->kind == OUT_SINK_JSON)
+		jopen(s, key, '[');
+	else
+		dopen(s, key, json_object_new_array());
+}
+
+void out_array_end_(struct out_sink *s)
+{
+	if (s->err)
+		return;
+	if (s->kind == OUT_SINK_JSON)
+		jclose(s, ']');
+	else if (s->depth)
+		s->depth--;
+}
+
+void out_table_begin(struct out_sink *s, const char *key, const struct out_column *cols,
+		     size_t n_cols, unsigned indent)
+{
+	if (s->err)
+		return;
+	if (n_cols > OUT_SINK_COLS) {
+		sink_fail(s, -E2BIG);
+		return;
+	}
+	s->cols = cols;
+	s->n_cols = n_cols;
+	s->indent = indent;
+	s->cells.n = s->cells.len = 0;
+	/* the cell of a field not emitted: "-" at offset 0, shared */
+	if (s->kind == OUT_SINK_TEXT && out_cells_add(&s->cells, "-") < 0) {
+		sink_fail(s, -ENOMEM);
+		return;
+	}
+	s->cells.n = 0;
+	memset(s->cell_off, 0, n_cols * sizeof(s->cell_off[0]));
+	s->n_shown = 0;
+	for (size_t i = 0; i < n_cols; i++)
+		if (cols[i].detail <= s->detail)
+			s->shown[s->n_shown++] = (unsigned char)i;
+	out_array_begin(s, key);
+}
+
+void out_row_begin(struct out_sink *s)
+{
+	if (s->err)
+		return;
+	out_object_begin(s, NULL);
+}
+
+void out_row_end(struct out_sink *s)
+{
+	struct out_cells *t = &s->cells;
+
+	out_object_end(s);
+	if (s->err || s->kind != OUT_SINK_TEXT)
+		return;
+	/* the row's cells are in t->buf already (out_cell()); their offsets in column order */
+	if (t->n + s->n_shown > t->cap_cells) {
+		size_t cap = t->cap_cells ? 2 * t->cap_cells : 64;
+		size_t *off;
+
+		while (cap < t->n + s->n_shown)
+			cap *= 2;
+		off = realloc(t->off, cap * sizeof(*off));
+		if (!off) {
+			sink_fail(s, -ENOMEM);
+			return;
+		}
+		t->off = off;
+		t->cap_cells = cap;
+	}
+	for (size_t k = 0; k < s->n_shown; k++) {
+		size_t i = s->shown[k];
+
+		t->off[t->n++] = s->cell_off[i] ? s->cell_off[i] - 1 : 0;
+		s->cell_off[i] = 0; /* for the next row (only shown cells are set) */
+	}
+}
+
+void out_table_end(struct out_sink *s)
+{
+	out_array_end(s);
+	if (s->err || s->kind != OUT_SINK_TEXT || !s->cols)
+		return;
+	if (out_table_cells(s->f, s->cols, s->n_cols, &s->cells, s->detail, s->indent) < 0)
+		sink_fail(s, -ENOMEM);
+	s->cols = NULL;
+	s->n_cols = 0;
+}
+
+void out_table_drop(struct out_sink *s)
+{
+	out_array_end(s);
+	s->cols = NULL;
+	s->n_cols = 0;
+}
+
+/* The text of column col of the current row (cut at CELL_MAX - 1 as a table cuts it),
+ * straight into the table's cells. */
+void out_cell_put_(struct out_sink *s, int col, const char *text)
+{
+	struct out_cells *t = &s->cells;
+	size_t n;
+
+	if (!text || !*text) {
+		s->cell_off[col] = 1; /* the shared "-" */
+		return;
+	}
+	n = strnlen(text, CELL_MAX - 1);
+	if (t->len + n + 1 > t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 4096;
+		char *buf;
+
+		while (cap < t->len + n + 1)
+			cap *= 2;
+		buf = realloc(t->buf, cap);
+		if (!buf) {
+			sink_fail(s, -ENOMEM);
+			return;
+		}
+		t->buf = buf;
+		t->cap = cap;
+	}
+	memcpy(t->buf + t->len, text, n);
+	t->buf[t->len + n] = '\0';
+	s->cell_off[col] = t->len + 1;
+	t->len += n + 1;
+}
+
+/* Whether a field goes into the JSON or the document: a key, or an element of an array. */
+static bool json_field(const struct out_sink *s, const char *key)
+{
+	return s->kind != OUT_SINK_TEXT && (key || s->arr[s->depth]);
+}
+
+void out_cell_u64_(struct out_sink *s, int col, uint64_t v)
+{
+	struct out_cells *t = &s->cells;
+	enum out_fmt fmt = s->cols[col].fmt;
+	char buf[64];
+
+	if (fmt != OUT_U64 || t->len + 21 > t->cap) {
+		out_cell_put_(s, col, out_fmt_uint(v, fmt, buf, sizeof(buf)));
+		return;
+	}
+	/* a decimal straight into the cells (most of a socket table's cells) */
+	out_fmt_dec(v, t->buf + t->len, 21);
+	s->cell_off[col] = t->len + 1;
+	t->len += strlen(t->buf + t->len) + 1;
+}
+
+void out_u64_(struct out_sink *s, const char *key, uint64_t v)
+{
+	char buf[64];
+
+	if (s->err)
+		return;
+	if (s->kind == OUT_SINK_JSON && json_field(s, key)) {
+		jmember(s, key);
+		jputs(s, out_fmt_dec(v, buf, sizeof(buf)));
+	} else if (s->kind == OUT_SINK_DOC && json_field(s, key)) {
+		dadd(s, key, json_object_new_uint64(v), false);
+	}
+}
+
+void out_str_(struct out_sink *s, const char *key, const char *v)
+{
+	if (s->err)
+		return;
+	if (s->kind == OUT_SINK_JSON && json_field(s, key)) {
+		jmember(s, key);
+		if (v)
+			jstring(s, v);
+		else
+			jputs(s, "null");
+	} else if (s->kind == OUT_SINK_DOC && json_field(s, key)) {
+		if (v)
+			dadd(s, key, json_object_new_string(v), false);
+		else
+			dadd(s, key, NULL, true);
+	}
+}
+
+void out_name(struct out_sink *s, const char *key, int col, const char *v)
+{
+	char buf[NAME_OUT_MAX + 1];
+
+	if (s->err)
+		return;
+	if (!v || (s->kind == OUT_SINK_TEXT && !out_text_wants(s, col)) ||
+	    (s->kind != OUT_SINK_TEXT && !json_field(s, key))) {
+		out_str(s, key, col, v);
+		return;
+	}
+	name_sanitize(v, buf, sizeof(buf));
+	out_str(s, key, col, buf);
+}
+
+void out_bool(struct out_sink *s, const char *key, int col, bool v)
+{
+	if (s->err)
+		return;
+	if (s->kind == OUT_SINK_JSON && json_field(s, key)) {
+		jmember(s, key);
+		jputs(s, v ? "true" : "false");
+	} else if (s->kind == OUT_SINK_DOC && json_field(s, key)) {
+		dadd(s, key, json_object_new_boolean(v), false);
+	} else if (out_text_wants(s, col)) {
+		out_cell(s, col, v ? "yes" : "no");
+	}
+}
+
+void out_text(struct out_sink *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->err || s->kind != OUT_SINK_TEXT)
+		return;
+	va_start(ap, fmt);
+	if (vfprintf(s->f, fmt, ap) < 0)
+		sink_fail(s, -EIO);
+	va_end(ap);
+}
+
+void out_legend(struct out_sink *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->err || s->kind != OUT_SINK_TEXT || (style & OUT_STYLE_NO_LEGEND))
+		return;
+	va_start(ap, fmt);
+	if (vfprintf(s->f, fmt, ap) < 0)
+		sink_fail(s, -EIO);
+	va_end(ap);
 }

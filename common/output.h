@@ -1,18 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * One rendering path for smcctl and the agent.
+ * One output path for smcctl and the agent.
  *
- * Every answer is first built as one json-c document.  "-j" prints that document; text mode
- * renders the SAME document with the table and key/value renderers below, so the two
- * outputs cannot drift apart (the iproute2 lesson, done with a document instead of paired
- * print calls).  A column or field names a key of the document (dotted paths descend into
- * nested objects), a header, a format and the detail level from which it is shown.  The one
- * exception is "smcctl socket", whose rows are too many to pay for their document in text
- * mode: it fills the same columns itself (out_table_cells(); a test holds it equal).
+ * A handler emits every field of its answer once, from the model, into a sink
+ * (struct out_sink, below): each emit names the JSON key, the column of the current table
+ * (whose header, format and detail level are the text's) and the value.  The text sink lays
+ * the fields out as tables; the JSON sink streams the same fields as one document (compact
+ * or indented as json-c prints it), so a table of hundreds of sockets costs no document;
+ * the document sink builds a json-c object from the same emits, for a caller that needs
+ * one (smcctl check's socket, the blocks of linkgroup -d).  The iproute2 json_print lesson:
+ * the text and -j cannot drift apart when one call feeds both.  On the sink: socket and
+ * linkgroup.
+ *
+ * Verbs whose answer is a json-c document (the agent's answers, the configuration, and
+ * for now device, info and the kernel's stats, see below) render it with out_table() and
+ * out_kv(), which lay out a table as the text sink does: a column or field there names a
+ * key of the document (dotted paths descend into nested objects), a header, a format and
+ * the detail level from which it is shown.  Still two paths (issue 36): device, info and
+ * the kernel's stats draw their default text from the structs (out_table_cells(),
+ * out_kv_cells(), stats' own lines) and -j from a document; test-cli-rows-text holds the
+ * two equal.
  *
  * Text conventions: a missing value (JSON null, absent key or empty string) prints as "-";
  * numbers are right-aligned, text left-aligned; columns are separated by two blanks; no
- * line ends in blanks.
+ * line ends in blanks.  Text style (out_style_set()): --no-legend drops the tables' header
+ * lines and the legends and summaries after them (systemctl's); colour marks states (a
+ * column's .color) only on a terminal without NO_COLOR (out_color_auto()).
  */
 #pragma once
 
@@ -43,6 +56,13 @@ enum out_fmt {
 
 struct out_column;
 
+/* How a column's cells are coloured when colour is on (out_style_set()). */
+enum out_color {
+	OUT_COLOR_NONE,
+	OUT_COLOR_STATE, /* out_color_state() */
+	OUT_COLOR_WARN,	 /* out_color_warn() */
+};
+
 /* Render one cell from the row object (OUT_CUSTOM).  Return buf, or NULL for "-". */
 typedef const char *(*out_format_fn)(json_object *row, const struct out_column *col, char *buf,
 				     size_t len);
@@ -57,7 +77,8 @@ struct out_column {
 	const char *header; /* table header, or key/value label */
 	enum out_fmt fmt;
 	unsigned detail;      /* shown when the detail level (-d count) is >= this */
-	unsigned flags;	      /* OUT_LEFT, OUT_RIGHT */
+	unsigned short flags; /* OUT_LEFT, OUT_RIGHT */
+	unsigned char color;  /* enum out_color (in the padding: no bigger tables) */
 	out_format_fn format; /* OUT_CUSTOM only */
 };
 
@@ -69,6 +90,37 @@ struct out_column {
 	{                                                          \
 		.key = (k), .header = (h), .fmt = (f), __VA_ARGS__ \
 	}
+
+/*
+ * Text style for the whole process (smcctl sets it from its options before a verb runs;
+ * the text of tables and legends reads it).  OUT_STYLE_NO_LEGEND: tables without their
+ * header line, no legend or summary after them.  OUT_STYLE_COLOR: states in colour;
+ * OUT_STYLE_COLOR_AUTO: when out_color_auto() says so for the stream a table goes to
+ * (asked once, at the first table with a coloured column).
+ * Returns the style before, for the caller to put back.
+ */
+enum {
+	OUT_STYLE_NO_LEGEND = 1 << 0,
+	OUT_STYLE_COLOR = 1 << 1,      /* always */
+	OUT_STYLE_COLOR_AUTO = 1 << 2, /* out_color_auto() of the stream and the environment */
+};
+unsigned out_style_set(unsigned style);
+unsigned out_style(void);
+/*
+ * Whether text to a stream is coloured, as systemd's tools decide: never when NO_COLOR is
+ * set and not empty (https://no-color.org) or TERM is "dumb", else when it is a terminal.
+ * The environment is passed in (getenv("NO_COLOR"), getenv("TERM")) so a test can force it.
+ */
+bool out_color_auto(bool tty, const char *no_color, const char *term);
+/* The colour of a state word: green for a working one (ACTIVE, SMCD, SMCR, yes, ok),
+ * yellow for a degraded one or a fallback (TCP, a reason name), red for a failure. */
+const char *out_color_state(const char *cell);
+/* Any cell but "-" in yellow (a fallback reason column). */
+const char *out_color_warn(const char *cell);
+#define OUT_ANSI_GREEN "\x1b[0;32m"
+#define OUT_ANSI_YELLOW "\x1b[0;33m"
+#define OUT_ANSI_RED "\x1b[0;31m"
+#define OUT_ANSI_RESET "\x1b[0m"
 
 /* Look up a dotted path ("v2.peer_host"); NULL when any step is missing or not an object. */
 json_object *out_get(json_object *obj, const char *path);
@@ -112,8 +164,8 @@ int out_table(FILE *f, const struct out_column *cols, size_t n_cols, json_object
  * The same table from cells already rendered as text (out_table() renders a document into
  * one of these): the shown cells of each row, in column order, added with out_cells_add()
  * (at most 255 characters each, longer ones are cut as out_table() cuts them).  For a
- * handler whose rows are so many that building their document costs more than the answer
- * (cli/socket.c); the layout is out_table()'s own.
+ * handler that draws its text from structs (cli/device.c, cli/stats.c) and for the text
+ * sink; the layout is out_table()'s own.
  */
 struct out_cells {
 	char *buf; /* the cells' strings, each NUL-terminated */
@@ -142,6 +194,172 @@ int out_kv_cells(FILE *f, const struct out_column *fields, size_t n_fields,
 
 /* Print the document: compact on one line, or pretty; always followed by one newline. */
 int out_json(FILE *f, json_object *doc, bool pretty);
+
+/*
+ * The sink.  A handler emits, in its JSON order:
+ *
+ *	out_table_begin(s, "sockets", cols, n_cols, 0);	     "sockets": [ ... ] / the table
+ *	for each socket:
+ *		out_row_begin(s);			     { ... } / one line
+ *		out_u64(s, "uid", COL_UID, sk->uid);	     "uid": 0 / the UID column
+ *		out_object_begin(s, "local");		     "local": { (no text of its own)
+ *		out_str(s, "address", OUT_NO_COL, a);	     JSON only
+ *		out_object_end(s);
+ *		out_cell(s, COL_LOCAL, "10.0.0.1:80");	     text only: a cell made of several keys
+ *		out_row_end(s);
+ *	out_table_end(s);				     ] / the laid-out table
+ *	out_legend(s, "...");				     text only, not with --no-legend
+ *
+ * A field with a column of the current table is that cell, formatted by the column's
+ * format and shown from its detail level; OUT_NO_COL is JSON only, a NULL key text only.
+ * The text sink keeps one table's cells to size its columns (as systemctl does); the JSON
+ * sink writes as it goes; the document sink builds json-c objects.  Emits after a failure
+ * do nothing; out_sink_done() returns the first error (-ENOMEM, -EIO).
+ */
+#define OUT_NO_COL (-1)
+#define OUT_SINK_DEPTH 16
+#define OUT_SINK_COLS 32
+
+enum out_sink_kind {
+	OUT_SINK_TEXT,
+	OUT_SINK_JSON,
+	OUT_SINK_DOC,
+};
+
+struct out_sink {
+	enum out_sink_kind kind;
+	FILE *f;
+	unsigned detail; /* text: the -d count */
+	bool pretty;	 /* JSON: indented as json-c's JSON_C_TO_STRING_PRETTY | _SPACED */
+	int err;
+	unsigned depth;
+	/* JSON: whether the open object or array at each depth has a member yet; all sinks:
+	 * whether it is an array (a field without a key is then its element) */
+	bool had[OUT_SINK_DEPTH];
+	bool arr[OUT_SINK_DEPTH];
+	/* document: the open objects and arrays; stack[0] the root */
+	json_object *stack[OUT_SINK_DEPTH];
+	/* text: the current table and its row */
+	const struct out_column *cols;
+	size_t n_cols;
+	unsigned indent;
+	struct out_cells cells;		    /* the table's cells so far */
+	size_t cell_off[OUT_SINK_COLS];	    /* the row's: offset + 1 in cells.buf, 0: not set */
+	unsigned char shown[OUT_SINK_COLS]; /* the columns shown at this detail level */
+	size_t n_shown;
+	/* JSON: output assembled here, written when full and at the end */
+	size_t len;
+	char buf[4096];
+};
+
+void out_sink_text(struct out_sink *s, FILE *f, unsigned detail);
+void out_sink_json(struct out_sink *s, FILE *f, bool pretty);
+void out_sink_doc(struct out_sink *s);
+/*
+ * Finish: JSON: the final newline and the write; text: nothing left open.  Frees what the
+ * sink holds but the document.  Returns the first error, or 0.
+ */
+int out_sink_done(struct out_sink *s);
+/* The document sink's root (NULL after a failure); the caller owns it.  Call after done. */
+json_object *out_sink_take_doc(struct out_sink *s);
+
+/* For the inline emits below: what the JSON and document sinks do, and a text cell. */
+void out_object_begin_(struct out_sink *s, const char *key);
+void out_object_end_(struct out_sink *s);
+void out_array_begin_(struct out_sink *s, const char *key);
+void out_array_end_(struct out_sink *s);
+void out_u64_(struct out_sink *s, const char *key, uint64_t v);
+void out_str_(struct out_sink *s, const char *key, const char *v);
+void out_cell_u64_(struct out_sink *s, int col, uint64_t v);
+void out_cell_put_(struct out_sink *s, int col, const char *text);
+
+/* Whether a text-only cell of column col would be shown (to skip rendering it). */
+static inline bool out_text_wants(const struct out_sink *s, int col)
+{
+	return s->kind == OUT_SINK_TEXT && !s->err && col >= 0 && (size_t)col < s->n_cols &&
+	       s->cols[col].detail <= s->detail;
+}
+
+static inline bool out_is_text(const struct out_sink *s)
+{
+	return s->kind == OUT_SINK_TEXT;
+}
+
+/*
+ * An object or array, by key inside an object, with a NULL key inside an array or as the
+ * root.  Text: nothing (the fields inside may still name columns).  The emits are inline
+ * so that a text table pays no call for what it does not show (smcctl socket's hundreds of
+ * rows, bench/smcctl-vs-smctools).
+ */
+static inline void out_object_begin(struct out_sink *s, const char *key)
+{
+	if (s->kind != OUT_SINK_TEXT)
+		out_object_begin_(s, key);
+}
+
+static inline void out_object_end(struct out_sink *s)
+{
+	if (s->kind != OUT_SINK_TEXT)
+		out_object_end_(s);
+}
+
+static inline void out_array_begin(struct out_sink *s, const char *key)
+{
+	if (s->kind != OUT_SINK_TEXT)
+		out_array_begin_(s, key);
+}
+
+static inline void out_array_end(struct out_sink *s)
+{
+	if (s->kind != OUT_SINK_TEXT)
+		out_array_end_(s);
+}
+
+/* A table: the array key of objects, one per row; text: the laid-out table. */
+void out_table_begin(struct out_sink *s, const char *key, const struct out_column *cols,
+		     size_t n_cols, unsigned indent);
+void out_row_begin(struct out_sink *s);
+void out_row_end(struct out_sink *s);
+void out_table_end(struct out_sink *s);
+/* Text: leave the table out (a section that says "none" instead).  Not for JSON. */
+void out_table_drop(struct out_sink *s);
+
+/* Fields: key for JSON (NULL: text only, or an element inside an array), col the column of
+ * the current table (OUT_NO_COL: JSON only).  out_str: NULL is null ("-"); out_name: a name
+ * a user chose (json_add_name). */
+static inline void out_u64(struct out_sink *s, const char *key, int col, uint64_t v)
+{
+	if (s->kind != OUT_SINK_TEXT)
+		out_u64_(s, key, v);
+	else if (out_text_wants(s, col))
+		out_cell_u64_(s, col, v);
+}
+
+static inline void out_str(struct out_sink *s, const char *key, int col, const char *v)
+{
+	if (s->kind != OUT_SINK_TEXT)
+		out_str_(s, key, v);
+	else if (out_text_wants(s, col))
+		out_cell_put_(s, col, v);
+}
+
+static inline void out_null(struct out_sink *s, const char *key, int col)
+{
+	out_str(s, key, col, NULL);
+}
+
+void out_name(struct out_sink *s, const char *key, int col, const char *v);
+void out_bool(struct out_sink *s, const char *key, int col, bool v);
+/* A text-only cell, rendered by the handler from several keys (NULL or "" print "-"). */
+static inline void out_cell(struct out_sink *s, int col, const char *text)
+{
+	if (out_text_wants(s, col))
+		out_cell_put_(s, col, text);
+}
+/* A text-only line that is part of the answer (a section's title, a blank line). */
+void out_text(struct out_sink *s, const char *fmt, ...) _printf_(2, 3);
+/* A text-only line after a table: a legend or summary (not with --no-legend). */
+void out_legend(struct out_sink *s, const char *fmt, ...) _printf_(2, 3);
 
 /* Builders: add a key to an object.  NULL strings become JSON null.  Return 0 or -ENOMEM. */
 int json_add_u64(json_object *obj, const char *key, uint64_t v);

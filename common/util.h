@@ -45,3 +45,7 @@ int textfile_unlink(const char *path);
  * is put back when a change is refused.
  */
 int textfile_read_small(const char *path, size_t max, char **ret);
+
+/* The cgroup id (the kernfs id the kernel's BPF helpers report, the cookie of cgroup
+ * sockets) of a cgroup2 directory: 0 or -errno (-ENOTDIR). */
+int cgroup_id_of(const char *dir, uint64_t *ret);

@@ -81,7 +81,7 @@ static int dropin_load(struct ctx *main, const char *dir, const char *name, int 
 	_cleanup_(ynode_freep) struct ynode *root = NULL;
 	_cleanup_(freep) char *path = NULL, *read = NULL;
 	const char *kind = NULL, *stored, *text = given;
-	struct ctx ctx = { .errors = main->errors, .config = c };
+	struct ctx ctx = { .errors = main->errors, .config = c, .keys = main->keys };
 	size_t len;
 	int r;
 

@@ -6,13 +6,13 @@
  */
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/macro.h"
 #include "common/ueid-derive.h"
 #include "config/config.h"
 #include "config/keys.h"
 #include "config/sections.h"
 
-#define USEC_PER_SEC 1000000ULL
 #define DAY_USEC (86400 * USEC_PER_SEC)
 
 static const char *const switch_names[] = {
@@ -265,3 +265,4 @@ const struct config_key config_keys[] = {
 };
 
 const size_t config_n_keys = ELEMENTSOF(config_keys);
+const struct config_key_table config_key_table = { config_keys, ELEMENTSOF(config_keys) };

@@ -7,8 +7,8 @@
  * their own, so that the walk, the order and the list of expected keys still come from
  * here.  A new scalar key is its field of struct config (config.h), a row of keys.c, a case
  * in tests/unit/test-agent-config.c and its text in man/smc.yaml.5, which man-coverage.test
- * asks for (tests/tools/config-keys prints the table); ARCHITECTURE.md (config/) says the
- * rest.
+ * asks for (tests/tools/config-keys prints the table); ARCHITECTURE.md ("To add one
+ * thing") says the rest.
  */
 #pragma once
 
@@ -66,16 +66,27 @@ struct config_key {
 
 extern const struct config_key config_keys[];
 extern const size_t config_n_keys;
+/*
+ * The table as the engine (schema.c) takes it: from its callers (config.c, through
+ * struct ctx for the sections), never by name, because the rows name the sections' parsers
+ * and those call the engine: naming the table there would close a circle.
+ */
+struct config_key_table {
+	const struct config_key *rows;
+	size_t n;
+};
+extern const struct config_key_table config_key_table;
 
-const struct config_key *config_key_find(const char *path);
+const struct config_key *config_key_find(const struct config_key_table *t, const char *path);
 /* The type's name for listings ("bool", "uint", ...). */
 const char *config_key_type_name(enum config_key_type t);
 
 /* Walk the mapping v of section prefix ("" for the file) against the rows below it. */
 int config_keys_parse(struct ctx *ctx, const struct ynode *v, const char *prefix);
 /* The defaults of every row below prefix (NULL: every row without CONFIG_KEY_IN_SECTION). */
-int config_keys_defaults(struct config *c, const char *prefix);
+int config_keys_defaults(const struct config_key_table *t, struct config *c, const char *prefix);
 /* Every row below prefix (NULL: the file) as YAML, indented by its depth. */
-void config_keys_dump(FILE *f, const struct config *c, const char *prefix);
+void config_keys_dump(const struct config_key_table *t, FILE *f, const struct config *c,
+		      const char *prefix);
 /* "PATH|TYPE|DEFAULT" per row, for tests/tools/config-keys. */
-void config_keys_list(FILE *f);
+void config_keys_list(const struct config_key_table *t, FILE *f);

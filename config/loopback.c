@@ -75,7 +75,7 @@ int section_loopback(struct ctx *ctx, const struct ynode *k, const struct ynode 
 	memset(l, 0, sizeof(*l));
 	l->present = true;
 	l->mark = k->mark;
-	r = config_keys_defaults(ctx->config, "loopback");
+	r = config_keys_defaults(ctx->keys, ctx->config, "loopback");
 	if (r == 0)
 		r = config_keys_parse(ctx, v, "loopback");
 	if (r == 0 && !l->has_active && l->has_take_over_lo) {

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/clock.h"
 #include "config/ytree.h"
 #include "netlink/smclo.h"
 
@@ -43,5 +44,5 @@ struct config_loopback {
 
 /* Limits of loopback.drain-timeout: the agent waits that long (plus the removal) in its
  * event loop, which must stay well below WatchdogSec=1min. */
-#define LOOPBACK_DRAIN_MIN_USEC 1000000ULL
-#define LOOPBACK_DRAIN_MAX_USEC (SMCLO_WAIT_MAX_S * 1000000ULL)
+#define LOOPBACK_DRAIN_MIN_USEC USEC_PER_SEC
+#define LOOPBACK_DRAIN_MAX_USEC (SMCLO_WAIT_MAX_S * USEC_PER_SEC)

@@ -496,3 +496,9 @@ void config_policies_dump(FILE *f, const struct config_policies *p, const char *
 		fputs("\n", f);
 	}
 }
+
+/* The policies: row of the key table (keys.c). */
+void policies_dump(FILE *f, const struct config *c)
+{
+	config_policies_dump(f, &c->policies, c->path);
+}

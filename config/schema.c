@@ -9,13 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/macro.h"
 #include "config/config.h"
 #include "config/keys.h"
 #include "config/units.h"
 #include "config/ytree.h"
-
-#define USEC_PER_SEC 1000000ULL
 
 static void *field(struct config *c, size_t offset)
 {
@@ -226,18 +225,19 @@ static bool child_of(const char *path, const char *prefix, const char **ret, siz
 }
 
 /* The direct children of prefix, in the table's order, each once. */
-static void expected_children(const char *prefix, char *buf, size_t len)
+static void expected_children(const struct config_key_table *t, const char *prefix, char *buf,
+			      size_t len)
 {
 	const char *prev = NULL;
 	size_t prev_len = 0, o = 0;
 
 	buf[0] = '\0';
-	for (size_t i = 0; i < config_n_keys && o < len; i++) {
+	for (size_t i = 0; i < t->n && o < len; i++) {
 		const char *name;
 		size_t n;
 		bool seen = false;
 
-		if (!child_of(config_keys[i].path, prefix, &name, &n))
+		if (!child_of(t->rows[i].path, prefix, &name, &n))
 			continue;
 		/* rows of one section are adjacent, so comparing with the last one is enough */
 		seen = prev && n == prev_len && strncmp(name, prev, n) == 0;
@@ -259,13 +259,14 @@ static int key_each(struct ctx *ctx, const char *section, const struct ynode *k,
 	/* "stats.interval:" at the top is no way to write stats: {interval: ...} */
 	plain = !strchr(k->value, '.') && strlen(prefix) + strlen(k->value) + 2 <= sizeof(path);
 	snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "", k->value);
-	for (size_t i = 0; plain && i < config_n_keys; i++) {
+	for (size_t i = 0; plain && i < ctx->keys->n; i++) {
+		const struct config_key *row = &ctx->keys->rows[i];
 		const char *name;
 		size_t n;
 
-		if (streq(config_keys[i].path, path))
-			return parse_key(ctx, &config_keys[i], k, v);
-		if (child_of(config_keys[i].path, prefix, &name, &n) && n == strlen(k->value) &&
+		if (streq(row->path, path))
+			return parse_key(ctx, row, k, v);
+		if (child_of(row->path, prefix, &name, &n) && n == strlen(k->value) &&
 		    strncmp(name, k->value, n) == 0)
 			known = true;
 	}
@@ -274,7 +275,7 @@ static int key_each(struct ctx *ctx, const char *section, const struct ynode *k,
 
 	char keys[512];
 
-	expected_children(prefix, keys, sizeof(keys));
+	expected_children(ctx->keys, prefix, keys, sizeof(keys));
 	error_unknown_key(ctx, k, section, keys);
 	return -EINVAL;
 }
@@ -284,11 +285,11 @@ int config_keys_parse(struct ctx *ctx, const struct ynode *v, const char *prefix
 	return walk_map(ctx, v, *prefix ? prefix : "smc.yaml", key_each, prefix);
 }
 
-const struct config_key *config_key_find(const char *path)
+const struct config_key *config_key_find(const struct config_key_table *t, const char *path)
 {
-	for (size_t i = 0; i < config_n_keys; i++)
-		if (streq(config_keys[i].path, path))
-			return &config_keys[i];
+	for (size_t i = 0; i < t->n; i++)
+		if (streq(t->rows[i].path, path))
+			return &t->rows[i];
 	return NULL;
 }
 
@@ -299,14 +300,14 @@ static bool below(const char *path, const char *prefix)
 	return strncmp(path, prefix, n) == 0 && path[n] == '.';
 }
 
-int config_keys_defaults(struct config *c, const char *prefix)
+int config_keys_defaults(const struct config_key_table *t, struct config *c, const char *prefix)
 {
 	struct config_errors errors = {};
-	struct ctx ctx = { .path = "(built-in default)", .errors = &errors, .config = c };
+	struct ctx ctx = { .path = "(built-in default)", .errors = &errors, .config = c, .keys = t };
 	int r = 0;
 
-	for (size_t i = 0; i < config_n_keys && r >= 0; i++) {
-		const struct config_key *k = &config_keys[i];
+	for (size_t i = 0; i < t->n && r >= 0; i++) {
+		const struct config_key *k = &t->rows[i];
 		struct ynode v = { .type = YNODE_SCALAR, .value = (char *)k->def };
 
 		if (!k->def || k->type == CONFIG_KEY_SECTION)
@@ -395,15 +396,16 @@ static void dump_headers(FILE *f, char *open, size_t len, const char *path)
 	snprintf(open, len, "%.*s", (int)parent, path);
 }
 
-void config_keys_dump(FILE *f, const struct config *c, const char *prefix)
+void config_keys_dump(const struct config_key_table *t, FILE *f, const struct config *c,
+		      const char *prefix)
 {
 	const char *skip = NULL;
 	char open[128] = "";
 
 	if (prefix)
 		snprintf(open, sizeof(open), "%s", prefix);
-	for (size_t i = 0; i < config_n_keys; i++) {
-		const struct config_key *k = &config_keys[i];
+	for (size_t i = 0; i < t->n; i++) {
+		const struct config_key *k = &t->rows[i];
 		const char *name = strrchr(k->path, '.');
 
 		if (prefix && !below(k->path, prefix))
@@ -446,10 +448,9 @@ const char *config_key_type_name(enum config_key_type t)
 	return (size_t)t < ELEMENTSOF(names) ? names[t] : "?";
 }
 
-void config_keys_list(FILE *f)
+void config_keys_list(const struct config_key_table *t, FILE *f)
 {
-	for (size_t i = 0; i < config_n_keys; i++)
-		fprintf(f, "%s|%s|%s\n", config_keys[i].path,
-			config_key_type_name(config_keys[i].type),
-			config_keys[i].def ? config_keys[i].def : "");
+	for (size_t i = 0; i < t->n; i++)
+		fprintf(f, "%s|%s|%s\n", t->rows[i].path, config_key_type_name(t->rows[i].type),
+			t->rows[i].def ? t->rows[i].def : "");
 }

@@ -18,7 +18,7 @@
  * The rows of keys.c that are not plain scalars: their parsers (each reports its own
  * errors) and dumpers (whole lines, key included).
  */
-/* config.c */
+/* sections.c */
 int section_ueid(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
 int ueid_entries(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
 void ueid_entries_dump(FILE *f, const struct config *c);
@@ -30,7 +30,10 @@ int pnet_entries(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
 void pnet_entries_dump(FILE *f, const struct config *c);
 int section_modules(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
 void modules_dump(FILE *f, const struct config *c);
-void policies_dump(FILE *f, const struct config *c);
+void policies_dump(FILE *f, const struct config *c); /* policy.c */
+/* The lists' built-in defaults (sysctl: and modules:), and their memory. */
+int config_lists_defaults(struct config *c);
+void config_lists_free(struct config *c);
 int stats_netns_parse(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
 void stats_netns_dump(FILE *f, const struct config *c);
 
@@ -41,8 +44,8 @@ int config_policies_check(struct ctx *ctx);
 /* The drop-ins (dropin.c), after the main file: only their policies:.  dir: PATH.d, for
  * the names of d->texts (read from disk only as d->dir). */
 int config_dropins_load(struct ctx *ctx, const char *dir, const struct config_dropins *d);
-/* config.c, for dropin.c: a file read as the main one is (-EBADFD: not a regular file, of
- * the kind *ret_kind names), that failure as an error line, and the revision's hash. */
+/* read.c, for config.c and dropin.c: a file read as the main one is (-EBADFD: not a regular file,
+ * of the kind *ret_kind names), that failure as an error line, and the revision's hash. */
 int config_read_file(const char *path, char **ret, size_t *ret_len, const char **ret_kind);
 /*
  * The same of an open fd (taken).  owned: the file must be the reader's own as well

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/clock.h"
 #include "common/macro.h"
 #include "config/units.h"
 
@@ -213,10 +214,10 @@ int parse_bool(const char *s, bool *ret)
 
 const char *format_duration(uint64_t usec, char *buf, size_t len)
 {
-	if (usec && usec % (60 * 1000000ULL) == 0)
-		snprintf(buf, len, "%" PRIu64 "m", (uint64_t)(usec / (60 * 1000000ULL)));
-	else if (usec % 1000000ULL == 0)
-		snprintf(buf, len, "%" PRIu64 "s", (uint64_t)(usec / 1000000ULL));
+	if (usec && usec % (60 * USEC_PER_SEC) == 0)
+		snprintf(buf, len, "%" PRIu64 "m", (uint64_t)(usec / (60 * USEC_PER_SEC)));
+	else if (usec % USEC_PER_SEC == 0)
+		snprintf(buf, len, "%" PRIu64 "s", (uint64_t)(usec / USEC_PER_SEC));
 	else
 		snprintf(buf, len, "%" PRIu64 "ms", (uint64_t)(usec / 1000ULL));
 	return buf;

@@ -50,12 +50,14 @@ struct ynode {
 };
 
 struct config;
+struct config_key_table;
 struct yaml_parser_s;
 
 struct ctx {
 	const char *path;
 	struct config_errors *errors;
 	struct config *config; /* what the sections fill in; the toolkit never looks */
+	const struct config_key_table *keys; /* the key table (keys.h), for its engine */
 	struct yaml_parser_s *parser;
 	size_t n_nodes;	  /* built so far, against CONFIG_MAX_NODES */
 	const char *text; /* the file, for positions of encoding errors */

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include <linux/genetlink.h>
+#include <linux/sock_diag.h>
 
 #include <netlink/msg.h>
 
@@ -36,6 +37,20 @@ int smcnl_parse_attrs(struct nlattr **tb, int maxtype, struct nlattr *head, int 
 	if (nla_parse(tb, maxtype, head, len, NULL) < 0)
 		return -EBADMSG;
 	return 0;
+}
+
+int smcnl_sock_diag_parse(struct nlmsghdr *nlh, void *hdr, size_t hdr_len, struct nlattr **tb,
+			  int maxtype)
+{
+	int r;
+
+	if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
+		return 0;
+	if (nlmsg_datalen(nlh) < (int)hdr_len)
+		return -EBADMSG;
+	memcpy(hdr, nlmsg_data(nlh), hdr_len);
+	r = smcnl_parse_attrs(tb, maxtype, nlmsg_attrdata(nlh, hdr_len), nlmsg_attrlen(nlh, hdr_len));
+	return r < 0 ? r : 1;
 }
 
 int smcnl_parse_nested(struct nlattr **tb, int maxtype, const struct nlattr *nest)

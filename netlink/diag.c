@@ -182,14 +182,8 @@ static int diag_msg(struct nlmsghdr *nlh, void *userdata)
 	struct smc_socket s = {};
 	int r;
 
-	if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
-		return 0;
-	if (nlmsg_datalen(nlh) < (int)sizeof(m))
-		return -EBADMSG;
-	memcpy(&m, nlmsg_data(nlh), sizeof(m));
-	r = smcnl_parse_attrs(tb, SMC_DIAG_MAX, nlmsg_attrdata(nlh, sizeof(m)),
-			      nlmsg_attrlen(nlh, sizeof(m)));
-	if (r < 0)
+	r = smcnl_sock_diag_parse(nlh, &m, sizeof(m), tb, SMC_DIAG_MAX);
+	if (r <= 0)
 		return r;
 	s.diag_family = m.diag_family;
 	s.state = m.diag_state;

@@ -34,6 +34,7 @@
 
 #include <netlink/socket.h>
 
+#include "common/clock.h"
 #include "netlink/smcnl-internal.h"
 #include "netlink/smclo.h"
 #include "netlink/uapi/smc_lo.h"
@@ -152,26 +153,12 @@ static int counters_parse(const struct nlattr *nest, struct smclo_counters *c)
 		return -EBADMSG;
 	r = smcnl_parse_nested(tb, SMC_LO_C_MAX, nest);
 	/* The gauges say what holds the device: the module always sends them. */
-	if (r == 0 && (!tb[SMC_LO_C_DMBS] || !tb[SMC_LO_C_DMB_BYTES] || !tb[SMC_LO_C_ATTACHED] ||
-		       !tb[SMC_LO_C_LINK_GROUPS]))
-		return -EBADMSG;
-	r = r ?: attr_u32(tb[SMC_LO_C_DMBS], &c->dmbs);
-	r = r ?: attr_u64(tb[SMC_LO_C_DMB_BYTES], &c->dmb_bytes);
-	r = r ?: attr_u32(tb[SMC_LO_C_ATTACHED], &c->attached);
-	r = r ?: attr_u32(tb[SMC_LO_C_LINK_GROUPS], &c->link_groups);
-	r = r ?: attr_u64(tb[SMC_LO_C_REGISTRATIONS], &c->registrations);
-	r = r ?: attr_u64(tb[SMC_LO_C_UNREGISTRATIONS], &c->unregistrations);
-	r = r ?: attr_u64(tb[SMC_LO_C_ALLOC_FAILURES], &c->alloc_failures);
-	r = r ?: attr_u64(tb[SMC_LO_C_LIMIT_REJECTS], &c->limit_rejects);
-	r = r ?: attr_u64(tb[SMC_LO_C_MOVES], &c->moves);
-	r = r ?: attr_u64(tb[SMC_LO_C_MOVE_BYTES], &c->move_bytes);
-	r = r ?: attr_u64(tb[SMC_LO_C_MOVE_SIGNALS], &c->move_signals);
-	r = r ?: attr_u64(tb[SMC_LO_C_MOVE_ERRORS], &c->move_errors);
-	r = r ?: attr_u64(tb[SMC_LO_C_ATTACHES], &c->attaches);
-	r = r ?: attr_u64(tb[SMC_LO_C_DETACHES], &c->detaches);
-	r = r ?: attr_u64(tb[SMC_LO_C_ACTIVATIONS], &c->activations);
-	r = r ?: attr_u64(tb[SMC_LO_C_DEACTIVATIONS], &c->deactivations);
-	r = r ?: attr_u64(tb[SMC_LO_C_DRAIN_REJECTS], &c->drain_rejects);
+#define COUNTER_PARSE(f, bits, attr, kind, line, label)                                    \
+	if (r == 0 && SMCLO_COUNTER_##kind == SMCLO_COUNTER_GAUGE && !tb[SMC_LO_C_##attr]) \
+		return -EBADMSG;                                                           \
+	r = r ?: attr_u##bits(tb[SMC_LO_C_##attr], &c->f);
+	SMCLO_COUNTERS(COUNTER_PARSE)
+#undef COUNTER_PARSE
 	return r;
 }
 
@@ -616,12 +603,9 @@ struct clock {
 
 static uint64_t clock_ms(const struct clock *c)
 {
-	struct timespec ts;
-
 	if (c->replay)
 		return c->virt_ms;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return now_msec(CLOCK_MONOTONIC);
 }
 
 static void clock_wait(struct clock *c, int fd, unsigned ms)

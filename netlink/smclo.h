@@ -58,25 +58,58 @@ struct smclo_settings {
 	uint32_t max_dmbs;
 };
 
-/* Gauges describe the registered device (0 when inactive); the rest are totals since load. */
+/*
+ * The module's counters, one row each: the one list that struct smclo_counters, the parser
+ * (attribute SMC_LO_C_<ATTR>), the agent's LoopbackDevice properties (bus name
+ * SMCD_BUS_LOOPBACK_DEVICE_<ATTR> of common/bus-api.h), smcctl's JSON (key: the field, in
+ * this order) and its text follow.  A new counter is its row here, its attribute in
+ * netlink/uapi/smc_lo.h, its bus name and its text in the man pages.
+ *   X(field, bits, ATTR, kind, line, label)
+ *   bits   32 or 64: the field's width (D-Bus "u" or "t")
+ *   kind   GAUGE: describes the registered device (0 when inactive); the module always
+ *          sends it, a reply without it is -EBADMSG.  TOTAL: since the module was loaded;
+ *          0 from a module that does not send it
+ *   line   smcctl's text: the counter's line (1, 2, ...), 0 for none of its own (dmbs and
+ *          dmb_bytes share the first line, "DMBs")
+ *   label  smcctl's text: the line's label
+ */
+#define SMCLO_COUNTERS(X)                                                      \
+	X(dmbs, 32, DMBS, GAUGE, 0, NULL)                                      \
+	X(dmb_bytes, 64, DMB_BYTES, GAUGE, 0, NULL)                            \
+	X(attached, 32, ATTACHED, GAUGE, 1, "Attached (nocopy)")               \
+	/* references held by others: one per SMC-D link group */              \
+	X(link_groups, 32, LINK_GROUPS, GAUGE, 2, "Link groups")               \
+	X(registrations, 64, REGISTRATIONS, TOTAL, 3, "Registrations")         \
+	X(unregistrations, 64, UNREGISTRATIONS, TOTAL, 4, "Unregistrations")   \
+	X(alloc_failures, 64, ALLOC_FAILURES, TOTAL, 5, "Allocation failures") \
+	X(limit_rejects, 64, LIMIT_REJECTS, TOTAL, 6, "Refused at max DMBs")   \
+	X(moves, 64, MOVES, TOTAL, 8, "move_data calls")                       \
+	X(move_bytes, 64, MOVE_BYTES, TOTAL, 9, "move_data bytes")             \
+	X(move_signals, 64, MOVE_SIGNALS, TOTAL, 10, "Signals")                \
+	X(move_errors, 64, MOVE_ERRORS, TOTAL, 11, "move_data errors")         \
+	X(attaches, 64, ATTACHES, TOTAL, 12, "Attaches")                       \
+	X(detaches, 64, DETACHES, TOTAL, 13, "Detaches")                       \
+	X(activations, 64, ACTIVATIONS, TOTAL, 14, "Activations")              \
+	X(deactivations, 64, DEACTIVATIONS, TOTAL, 15, "Deactivations")        \
+	X(drain_rejects, 64, DRAIN_REJECTS, TOTAL, 7, "Refused while draining")
+
+enum smclo_counter_kind {
+	SMCLO_COUNTER_GAUGE,
+	SMCLO_COUNTER_TOTAL,
+};
+
 struct smclo_counters {
-	uint32_t dmbs;
-	uint64_t dmb_bytes;
-	uint32_t attached;
-	uint32_t link_groups; /* references held by others: one per SMC-D link group */
-	uint64_t registrations;
-	uint64_t unregistrations;
-	uint64_t alloc_failures;
-	uint64_t limit_rejects;
-	uint64_t moves;
-	uint64_t move_bytes;
-	uint64_t move_signals;
-	uint64_t move_errors;
-	uint64_t attaches;
-	uint64_t detaches;
-	uint64_t activations;
-	uint64_t deactivations;
-	uint64_t drain_rejects; /* 0 from a module that does not send it */
+#define SMCLO_COUNTER_FIELD(f, bits, attr, kind, line, label) uint##bits##_t f;
+	SMCLO_COUNTERS(SMCLO_COUNTER_FIELD)
+#undef SMCLO_COUNTER_FIELD
+};
+
+/* How many lines of smcctl's text the counters make (the line numbers 1, 2, ... once each:
+ * cli/loopback.c checks). */
+#define SMCLO_COUNTER_LINE(f, bits, attr, kind, line, label) +((line) > 0)
+#define SMCLO_COUNTER_LINE_BIT(f, bits, attr, kind, line, label) | (1ull << (line))
+enum {
+	SMCLO_N_COUNTER_LINES = 0 SMCLO_COUNTERS(SMCLO_COUNTER_LINE),
 };
 
 /* A GET reply (also the body of every other reply and of notifications). */

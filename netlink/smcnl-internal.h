@@ -199,6 +199,13 @@ bool smcnl_genl_valid(const struct nlmsghdr *nlh);
 int smcnl_parse_genl(struct nlmsghdr *nlh, struct nlattr **tb, int maxtype, uint8_t *ret_cmd);
 int smcnl_parse_nested(struct nlattr **tb, int maxtype, const struct nlattr *nest);
 int smcnl_parse_attrs(struct nlattr **tb, int maxtype, struct nlattr *head, int len);
+/*
+ * One message of a sock_diag dump: its fixed header (hdr_len bytes, copied to hdr) and the
+ * attributes after it.  1: parsed; 0: not a SOCK_DIAG_BY_FAMILY message (skip it);
+ * -EBADMSG: shorter than the header or corrupt attributes.
+ */
+int smcnl_sock_diag_parse(struct nlmsghdr *nlh, void *hdr, size_t hdr_len, struct nlattr **tb,
+			  int maxtype);
 
 /*
  * Getters: a NULL attribute leaves *ret alone and returns 0 (optional attributes); a

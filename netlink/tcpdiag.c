@@ -47,14 +47,8 @@ static int tcpdiag_msg(struct nlmsghdr *nlh, void *userdata)
 	struct tcp_conn t = {}, *nv;
 	int r;
 
-	if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
-		return 0;
-	if (nlmsg_datalen(nlh) < (int)sizeof(m))
-		return -EBADMSG;
-	memcpy(&m, nlmsg_data(nlh), sizeof(m));
-	r = smcnl_parse_attrs(tb, TCPDIAG_ATTR_MAX, nlmsg_attrdata(nlh, sizeof(m)),
-			      nlmsg_attrlen(nlh, sizeof(m)));
-	if (r < 0)
+	r = smcnl_sock_diag_parse(nlh, &m, sizeof(m), tb, TCPDIAG_ATTR_MAX);
+	if (r <= 0)
 		return r;
 	t.family = m.idiag_family;
 	t.state = m.idiag_state;

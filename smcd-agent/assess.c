@@ -24,6 +24,7 @@
 
 #include "common/assess.h"
 #include "common/bus-api.h"
+#include "common/clock.h"
 #include "common/macro.h"
 #include "common/output.h"
 #include "smcd-agent/assess.h"
@@ -35,7 +36,6 @@
 #include "bpf/smcbpf.h"
 #endif
 
-#define USEC_PER_SEC ((uint64_t)1000000)
 #define READ_USEC USEC_PER_SEC
 #define BATCH 1024
 
@@ -79,21 +79,6 @@ static void announce(struct manager *m)
 						SMCD_BUS_ASSESS_WINDOW_END_USEC,
 						NULL,
 					});
-}
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t real_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * USEC_PER_SEC + (uint64_t)ts.tv_nsec / 1000;
 }
 
 bool assess_enabled(const struct manager *m)
@@ -221,13 +206,13 @@ static void window_end(struct assess_agent *a)
 				    .scope = "all network namespaces" };
 	_cleanup_(json_object_putp) json_object *doc = NULL;
 	uint64_t dropped = smcbpf_assess_dropped(a->bpf);
-	uint64_t end_usec = real_usec();
+	uint64_t end_usec = now_usec(CLOCK_REALTIME);
 	struct assess_gauges g;
 	json_object *w;
 	char *text;
 	int r;
 
-	a->window_end_ns = mono_ns();
+	a->window_end_ns = now_nsec(CLOCK_MONOTONIC);
 	read_ring(a);
 	r = smcbpf_assess_snapshot(a->bpf, rec_add, a);
 	if (r < 0) {
@@ -321,8 +306,8 @@ static int start_bpf(struct assess_agent *a)
 		snprintf(a->why, sizeof(a->why), "cannot set up its timers: %s", strerror(-r));
 		return r;
 	}
-	a->observe_start_ns = a->window_start_ns = mono_ns();
-	a->window_start_real_usec = real_usec();
+	a->observe_start_ns = a->window_start_ns = now_nsec(CLOCK_MONOTONIC);
+	a->window_start_real_usec = now_usec(CLOCK_REALTIME);
 	return 0;
 }
 #endif
@@ -403,6 +388,6 @@ void assess_configure(struct manager *m)
 		log_warning("Assessment is unavailable: %s", a->why);
 	else
 		log_info("Assessment: observing TCP connections in windows of %" PRIu64 " s",
-			 a->interval_usec / USEC_PER_SEC);
+			 (uint64_t)(a->interval_usec / USEC_PER_SEC));
 	announce(m);
 }

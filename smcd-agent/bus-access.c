@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "common/bus-api.h"
+#include "common/clock.h"
 #include "common/macro.h"
 #include "common/util.h"
 #include "smcd-agent/bus-access.h"
@@ -180,15 +181,13 @@ int bus_rate_limit(sd_bus_message *msg, struct manager *m, uid_t *ret_uid, sd_bu
 int bus_rate_limit_uid(sd_bus_message *msg, struct manager *m, uid_t uid, sd_bus_error *error)
 {
 	unsigned long long window_s = BUS_RATE_WINDOW_USEC / 1000000ULL;
-	struct timespec ts;
 	uint64_t now;
 
 	/* A caller the bus gives no uid for is counted as uid (uid_t)-1: the system bus always
 	 * gives one, so no real caller shares that entry. */
 	if (uid == 0)
 		return 0;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000 + 1;
+	now = now_usec(CLOCK_MONOTONIC) + 1;
 	switch (rate_table_charge(&m->rate, (uint32_t)uid, now, BUS_RATE_WINDOW_USEC,
 				  m->config->rate_limit)) {
 	case RATE_OK:

@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/macro.h"
 #include "smcd-agent/collector.h"
 #include "smcd-agent/kernel.h"
@@ -29,14 +30,6 @@
 
 #define STATE_FILE "stats.state"
 #define ON_DEMAND_MIN_USEC 250000ULL
-
-static uint64_t now_usec(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
-}
 
 /*
  * systemd's StateDirectory= sets $STATE_DIRECTORY (a colon-separated list: ours is the

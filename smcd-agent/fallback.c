@@ -13,7 +13,7 @@
  * is resolved at once.
  *
  * cgroup id to path: a cgroup v2 id is the kernfs id of its directory (the file handle
- * name_to_handle_at() gives, smcbpf_cgroup_id()).  Resolved by a walk of the cgroup2 mount
+ * name_to_handle_at() gives, cgroup_id_of()).  Resolved by a walk of the cgroup2 mount
  * that caches every id it passes, repeated when a batch has an id it does not know; an id
  * that a walk started after its record arrived did not find is gone for good (ids are
  * never reused) and is remembered as such (the last NEGATIVE_CACHE of them), so it costs
@@ -45,9 +45,11 @@
 #include <unistd.h>
 
 #include "common/bus-api.h"
+#include "common/clock.h"
 #include "common/macro.h"
 #include "common/output.h"
 #include "common/owner.h"
+#include "common/util.h"
 #include "netlink/smcnl.h"
 #include "smcd-agent/bus-snapshot.h"
 #include "smcd-agent/fallback.h"
@@ -64,8 +66,8 @@
 #define NEGATIVE_CACHE 64
 #define OWNER_CACHE 64
 #define BATCH_MAX 1024
-#define OWNER_TTL_USEC (10ULL * 1000000ULL)
-#define RETRY_USEC (5ULL * 1000000ULL)
+#define OWNER_TTL_USEC (10 * USEC_PER_SEC)
+#define RETRY_USEC (5 * USEC_PER_SEC)
 
 struct cg_entry {
 	uint64_t id;
@@ -118,18 +120,12 @@ struct fallback {
 
 static uint64_t mono_usec(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+	return now_usec(CLOCK_MONOTONIC);
 }
 
 static uint64_t real_usec(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+	return now_usec(CLOCK_REALTIME);
 }
 
 const char *fallback_error(const struct manager *m)
@@ -241,7 +237,7 @@ static void walk(struct fallback *f, size_t *cap, const char *rel, unsigned dept
 	if (f->n_cgs >= CGROUP_WALK_MAX)
 		return;
 	snprintf(full, sizeof(full), "%s%s", f->cgroot, rel);
-	if (smcbpf_cgroup_id(full, &id) == 0) {
+	if (cgroup_id_of(full, &id) == 0) {
 		if (f->n_cgs == *cap) {
 			size_t n = *cap ? *cap * 2 : 256;
 			struct cg_entry *v = realloc(f->cgs, n * sizeof(*v));
@@ -386,7 +382,7 @@ static void emit(struct fallback *f, const struct fbattr_event *ev)
 
 	if (!m->bus)
 		return;
-	if (now - f->window_mono_usec >= 1000000ULL) {
+	if (now - f->window_mono_usec >= USEC_PER_SEC) {
 		f->window_mono_usec = now;
 		f->window_signals = 0;
 	}

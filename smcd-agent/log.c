@@ -9,6 +9,7 @@
 #include <systemd/sd-journal.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "smcd-agent/log.h"
 
 static bool log_to_journal;
@@ -89,19 +90,16 @@ static void *rl_wakeup_userdata;
 
 static uint64_t monotonic_usec(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+	return now_usec(CLOCK_MONOTONIC);
 }
 
 static uint64_t (*rl_now)(void) = monotonic_usec;
 
-void log_ratelimit_setup(unsigned burst, uint64_t interval_usec, uint64_t (*now_usec)(void))
+void log_ratelimit_setup(unsigned burst, uint64_t interval_usec, uint64_t (*now)(void))
 {
 	rl_burst = burst ? burst : LOG_RATELIMIT_BURST;
 	rl_interval = interval_usec ? interval_usec : LOG_RATELIMIT_INTERVAL_USEC;
-	rl_now = now_usec ? now_usec : monotonic_usec;
+	rl_now = now ?: monotonic_usec;
 	memset(sites, 0, sizeof(sites));
 }
 
@@ -122,7 +120,7 @@ static void site_summary(struct log_site *s)
 	if (asprintf(&msg,
 		     "Suppressed %u message%s like \"%s\" (more than %u in %llu s from the same place)",
 		     s->suppressed, s->suppressed == 1 ? "" : "s", s->example, rl_burst,
-		     (unsigned long long)(rl_interval / 1000000ULL)) >= 0)
+		     (unsigned long long)(rl_interval / USEC_PER_SEC)) >= 0)
 		log_write(s->level, 0, fields, msg);
 }
 

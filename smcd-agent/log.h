@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <syslog.h>
 
+#include "common/clock.h"
 #include "common/macro.h"
 
 /* MESSAGE_IDs an operator searches for (journalctl MESSAGE_ID=...); listed in smcd-agent(8). */
@@ -30,7 +31,7 @@
 #define SMCD_MESSAGE_CONFIG_APPLIED "71498faa2f2549879f8ae203b25b87ce"
 
 #define LOG_RATELIMIT_BURST 10
-#define LOG_RATELIMIT_INTERVAL_USEC (30ULL * 1000000ULL)
+#define LOG_RATELIMIT_INTERVAL_USEC (30 * USEC_PER_SEC)
 
 void log_setup(void);
 /* Messages above level are dropped; returns the previous level.  The dry run (plan.c)
@@ -68,4 +69,4 @@ uint64_t log_ratelimit_deadline(void);
  * log), so that the caller can arm its timer. */
 void log_ratelimit_set_wakeup(void (*fn)(void *userdata), void *userdata);
 /* Tests: another burst and interval (0, 0: the defaults) and clock (NULL: CLOCK_MONOTONIC). */
-void log_ratelimit_setup(unsigned burst, uint64_t interval_usec, uint64_t (*now_usec)(void));
+void log_ratelimit_setup(unsigned burst, uint64_t interval_usec, uint64_t (*now)(void));

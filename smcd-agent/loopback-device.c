@@ -30,7 +30,6 @@ struct loopback *loopback_of(struct manager *m)
 static void snapshot(const struct smclo_device *d, struct loopback_object *s)
 {
 	_cleanup_(freep) char *p = NULL;
-	const struct smclo_counters *c = &d->counters;
 
 	memset(s, 0, sizeof(*s));
 	if (sd_bus_path_encode(SMCD_BUS_PATH_SMCD_DEVICE, d->name, &p) >= 0 &&
@@ -56,23 +55,7 @@ static void snapshot(const struct smclo_device *d, struct loopback_object *s)
 	}
 	s->drain_timeout_ms = d->state == SMCLO_STATE_DRAINING ? d->drain_timeout_ms : 0;
 	s->drain_remaining_ms = d->has_drain_remaining ? d->drain_remaining_ms : 0;
-	s->dmbs = c->dmbs;
-	s->dmb_bytes = c->dmb_bytes;
-	s->attached = c->attached;
-	s->link_groups = c->link_groups;
-	s->registrations = c->registrations;
-	s->unregistrations = c->unregistrations;
-	s->alloc_failures = c->alloc_failures;
-	s->limit_rejects = c->limit_rejects;
-	s->moves = c->moves;
-	s->move_bytes = c->move_bytes;
-	s->move_signals = c->move_signals;
-	s->move_errors = c->move_errors;
-	s->attaches = c->attaches;
-	s->detaches = c->detaches;
-	s->activations = c->activations;
-	s->deactivations = c->deactivations;
-	s->drain_rejects = c->drain_rejects;
+	s->counters = d->counters;
 }
 
 static void monitor_close(struct loopback *lb)

@@ -39,23 +39,7 @@ struct loopback_object {
 	uint32_t active_max_dmbs;
 	uint32_t drain_timeout_ms;
 	uint32_t drain_remaining_ms;
-	uint32_t dmbs;
-	uint64_t dmb_bytes;
-	uint32_t attached;
-	uint32_t link_groups;
-	uint64_t registrations;
-	uint64_t unregistrations;
-	uint64_t alloc_failures;
-	uint64_t limit_rejects;
-	uint64_t moves;
-	uint64_t move_bytes;
-	uint64_t move_signals;
-	uint64_t move_errors;
-	uint64_t attaches;
-	uint64_t detaches;
-	uint64_t activations;
-	uint64_t deactivations;
-	uint64_t drain_rejects;
+	struct smclo_counters counters; /* as the module sent them (SMCLO_COUNTERS) */
 };
 
 struct bus_snapshot_type;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/bus-api.h"
+#include "common/clock.h"
 #include "common/macro.h"
 #include "common/util.h"
 #include "smcd-agent/collector.h"
@@ -88,10 +89,7 @@ const char *manager_state_to_string(enum manager_state s)
 
 static uint64_t now_realtime_usec(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+	return now_usec(CLOCK_REALTIME);
 }
 
 /* ------------------------------------------------------------------------------------- */
@@ -475,10 +473,7 @@ int manager_reconcile(struct manager *m, enum reconcile_reason reason)
 
 static uint64_t now_mono_usec(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+	return now_usec(CLOCK_MONOTONIC);
 }
 
 /* ObjectsStale changes only when a read fails after a good one, or succeeds after a bad one. */

@@ -152,43 +152,34 @@ void obj_linkgroup_from_smcr(const struct smcr_linkgroup *r, struct obj_linkgrou
  * marked stale (manager_poll()).  Reading it as "no objects" removed every link group
  * from D-Bus and Prometheus, counted them as removed and added them again at the next poll.
  */
-static bool dump_means_none(int r)
+static int dump_or_none(int r, size_t *n)
 {
-	return r == -EPROTONOSUPPORT || r == -EOPNOTSUPP;
+	if (r == -EPROTONOSUPPORT || r == -EOPNOTSUPP) {
+		*n = 0;
+		return 0;
+	}
+	return r < 0 ? r : 0;
 }
 
 static int read_devices(struct kernel *k, struct obj_device **ret, size_t *ret_n)
 {
-	struct smcd_device *d = NULL;
-	struct smcr_device *rd = NULL;
+	_cleanup_(freep) struct smcd_device *d = NULL;
+	_cleanup_(freep) struct smcr_device *rd = NULL;
 	size_t nd = 0, nr = 0;
 	struct obj_device *v;
 	int r;
 
-	r = k->ops->smcd_devices(k, &d, &nd);
-	if (r < 0 && !dump_means_none(r))
-		return r;
+	r = dump_or_none(k->ops->smcd_devices(k, &d, &nd), &nd);
+	r = r ?: dump_or_none(k->ops->smcr_devices(k, &rd, &nr), &nr);
 	if (r < 0)
-		nd = 0;
-	r = k->ops->smcr_devices(k, &rd, &nr);
-	if (r < 0 && !dump_means_none(r)) {
-		free(d);
 		return r;
-	}
-	if (r < 0)
-		nr = 0;
 	v = calloc(nd + nr + 1, sizeof(*v));
-	if (!v) {
-		free(d);
-		free(rd);
+	if (!v)
 		return -ENOMEM;
-	}
 	for (size_t i = 0; i < nd; i++)
 		obj_device_from_smcd(&d[i], &v[i]);
 	for (size_t i = 0; i < nr; i++)
 		obj_device_from_smcr(&rd[i], &v[nd + i]);
-	free(d);
-	free(rd);
 	*ret = v;
 	*ret_n = nd + nr;
 	return 0;
@@ -196,39 +187,26 @@ static int read_devices(struct kernel *k, struct obj_device **ret, size_t *ret_n
 
 static int read_linkgroups(struct kernel *k, struct obj_linkgroup **ret, size_t *ret_n)
 {
-	struct smcd_linkgroup *d = NULL;
+	_cleanup_(freep) struct smcd_linkgroup *d = NULL;
 	struct smcr_linkgroup *rl = NULL;
 	size_t nd = 0, nr = 0;
-	struct obj_linkgroup *v;
+	struct obj_linkgroup *v = NULL;
 	int r;
 
-	r = k->ops->smcd_linkgroups(k, &d, &nd);
-	if (r < 0 && !dump_means_none(r))
-		return r;
-	if (r < 0)
-		nd = 0;
-	r = k->ops->smcr_linkgroups(k, &rl, &nr);
-	if (r < 0 && !dump_means_none(r)) {
-		free(d);
-		return r;
+	r = dump_or_none(k->ops->smcd_linkgroups(k, &d, &nd), &nd);
+	r = r ?: dump_or_none(k->ops->smcr_linkgroups(k, &rl, &nr), &nr);
+	if (r == 0 && !(v = calloc(nd + nr + 1, sizeof(*v))))
+		r = -ENOMEM;
+	if (r == 0) {
+		for (size_t i = 0; i < nd; i++)
+			obj_linkgroup_from_smcd(&d[i], &v[i]);
+		for (size_t i = 0; i < nr; i++)
+			obj_linkgroup_from_smcr(&rl[i], &v[nd + i]);
+		*ret = v;
+		*ret_n = nd + nr;
 	}
-	if (r < 0)
-		nr = 0;
-	v = calloc(nd + nr + 1, sizeof(*v));
-	if (!v) {
-		free(d);
-		smcr_linkgroup_list_free(rl, nr);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < nd; i++)
-		obj_linkgroup_from_smcd(&d[i], &v[i]);
-	for (size_t i = 0; i < nr; i++)
-		obj_linkgroup_from_smcr(&rl[i], &v[nd + i]);
-	free(d);
 	smcr_linkgroup_list_free(rl, nr);
-	*ret = v;
-	*ret_n = nd + nr;
-	return 0;
+	return r;
 }
 
 int objects_read(struct kernel *k, struct objects *ret)

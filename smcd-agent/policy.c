@@ -20,7 +20,9 @@
 #include <unistd.h>
 
 #include "bpf/smcbpf.h"
+#include "common/clock.h"
 #include "common/macro.h"
+#include "common/util.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/policy.h"
 
@@ -151,7 +153,7 @@ static void resolve_targets(const struct config_policies *c, struct policy_obser
 		/* "/" is the root itself: every process of the host. */
 		snprintf(path, sizeof(path), "%s%s", root,
 			 streq(c->cgroups[i].path, "/") ? "" : c->cgroups[i].path);
-		t->err = BPF_OR(smcbpf_cgroup_id(path, &t->key), -ENOTSUP);
+		t->err = BPF_OR(cgroup_id_of(path, &t->key), -ENOTSUP);
 		if (t->err == -ENOTDIR)
 			t->err = -ENOENT;
 	}
@@ -684,16 +686,14 @@ int policy_enroll(struct policy_engine *e, int pidfd, uint32_t sndbuf, uint32_t 
 	}
 	adopt(e, NULL);
 	if (!e->select) {
-		struct timespec ts;
 		uint64_t now;
 
 		/* A failed probe is kept for a minute here (a reconcile still probes afresh):
 		 * it reads the kernel's 5 MB BTF, 18 ms of CPU that any caller could make the
 		 * agent spend again and again. */
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		now = (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000 + 1;
+		now = now_usec(CLOCK_MONOTONIC) + 1;
 		if (!e->caps.probed || e->caps.select_err >= 0 || !e->enroll_probe_usec ||
-		    now - e->enroll_probe_usec >= 60ULL * 1000000ULL) {
+		    now - e->enroll_probe_usec >= 60 * USEC_PER_SEC) {
 			probe(e, true, false);
 			e->enroll_probe_usec = now;
 		}
@@ -702,7 +702,7 @@ int policy_enroll(struct policy_engine *e, int pidfd, uint32_t sndbuf, uint32_t 
 			return e->caps.select_err;
 		}
 		/* A failed load is kept for as long, for the same reason. */
-		if (e->enroll_open_err < 0 && now - e->enroll_open_usec < 60ULL * 1000000ULL) {
+		if (e->enroll_open_err < 0 && now - e->enroll_open_usec < 60 * USEC_PER_SEC) {
 			snprintf(why, len, "%s", e->enroll_open_why);
 			return e->enroll_open_err;
 		}

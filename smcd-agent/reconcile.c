@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/macro.h"
 #include "common/ueid-derive.h"
 #include "common/util.h"
@@ -677,12 +678,10 @@ int reconcile(struct kernel *k, const struct config *c, const struct report *pre
 	struct actual_state a = {};
 	struct desired_extra x;
 	struct plan p = {};
-	struct timespec ts;
 	int r;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
 	report_clear(ret);
-	ret->timestamp = (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000;
+	ret->timestamp = now_usec(CLOCK_REALTIME);
 
 	/* Modules first, then look again: loading smc creates everything else. */
 	r = actual_observe_modules(k, c, &a);

@@ -42,6 +42,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "common/clock.h"
 #include "common/macro.h"
 #include "smcd-agent/stats.h"
 
@@ -463,7 +464,6 @@ int stats_state_load(struct stats_engine *e, const char *path, const char *boot_
 	_cleanup_(fclosep) FILE *f = NULL;
 	_cleanup_(freep) bool *seen = calloc(e->n_counters + _STATS_AGENT_MAX, sizeof(*seen));
 	struct load l = { .e = e, .seen = seen };
-	struct timespec ts;
 	uint64_t reset;
 	int r;
 
@@ -471,9 +471,7 @@ int stats_state_load(struct stats_engine *e, const char *path, const char *boot_
 		*ret_why = NULL;
 	if (!seen)
 		return -ENOMEM;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	l.latest_usec = (uint64_t)ts.tv_sec * 1000000ULL + (uint64_t)ts.tv_nsec / 1000 +
-			STATE_FUTURE_SLACK_USEC;
+	l.latest_usec = now_usec(CLOCK_REALTIME) + STATE_FUTURE_SLACK_USEC;
 	r = open_state(&l, path, &f);
 	if (r > 0)
 		r = header(&l, f, boot_id, &reset);

@@ -10,6 +10,6 @@
 
 int main(void)
 {
-	config_keys_list(stdout);
+	config_keys_list(&config_key_table, stdout);
 	return fflush(stdout) == 0 ? 0 : 1;
 }

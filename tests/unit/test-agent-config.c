@@ -639,7 +639,7 @@ static void test_key_table(void **state)
 		const struct config_key *k = &config_keys[i];
 		const char *dot = strrchr(k->path, '.');
 
-		assert_ptr_equal(config_key_find(k->path), k);
+		assert_ptr_equal(config_key_find(&config_key_table, k->path), k);
 		assert_string_not_equal(config_key_type_name(k->type), "?");
 		if (k->type == CONFIG_KEY_ENUM)
 			assert_true(k->names && k->n_names && k->expected);

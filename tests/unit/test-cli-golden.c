@@ -50,30 +50,30 @@ static const struct cmd read_cmds[] = {
 	{ "seid.json", { "-j", "seid" } },
 	{ "device", { "device" } },
 	{ "device-d", { "device", "list", "-d" } },
-	{ "device.json", { "-p", "device" } },
+	{ "device.json", { "--json=pretty", "device" } },
 	{ "device-show-lo", { "device", "show", "lo" } },
 	{ "linkgroup", { "linkgroup" } },
 	{ "linkgroup-d", { "-d", "linkgroup" } },
-	{ "linkgroup.json", { "-p", "linkgroup" } },
+	{ "linkgroup.json", { "--json=pretty", "linkgroup" } },
 	{ "linkgroup-show-100", { "linkgroup", "show", "0x100" } },
 	{ "socket", { "socket" } },
 	{ "socket-a", { "socket", "-a" } },
 	{ "socket-l", { "socket", "--listening" } },
 	{ "socket-ad", { "socket", "-a", "-d" } },
 	{ "socket-add", { "socket", "-a", "-dd" } },
-	{ "socket.json", { "-p", "socket", "-a", "-d" } },
+	{ "socket.json", { "--json=pretty", "socket", "-a", "-d" } },
 	{ "pnet", { "pnet" } },
 	{ "pnet.json", { "-j", "pnet" } },
 	{ "sysctl", { "sysctl" } },
 	{ "sysctl-d", { "sysctl", "-d" } },
-	{ "sysctl.json", { "-p", "sysctl" } },
+	{ "sysctl.json", { "--json=pretty", "sysctl" } },
 	{ "sysctl-wmem", { "sysctl", "show", "net.smc.wmem" } },
 	{ "hs-limit", { "hs-limit" } },
 	{ "hs-limit.json", { "-j", "hs-limit" } },
 	{ "stats", { "stats" } },
 	{ "stats-d", { "stats", "-d" } },
 	{ "stats-all", { "stats", "--all" } },
-	{ "stats.json", { "-p", "stats" } },
+	{ "stats.json", { "--json=pretty", "stats" } },
 };
 
 /* Write commands: replayed only in the folder that recorded that request. */
@@ -108,28 +108,30 @@ static const struct write_cmd write_cmds[] = {
 	{ "smclo-missing",
 	  { "loopback-deactivate.json", { "-j", "device", "loopback-ism", "deactivate" } } },
 	{ "smclo-get-inactive", { "loopback-show", { "device", "loopback-ism" } } },
-	{ "smclo-get-inactive", { "loopback-show.json", { "-p", "device", "loopback-ism", "show" } } },
+	{ "smclo-get-inactive",
+	  { "loopback-show.json", { "--json=pretty", "device", "loopback-ism", "show" } } },
 	{ "smclo-set-virtual",
 	  { "loopback-set-virtual", { "device", "loopback-ism", "set", "dmb-type", "virtual" } } },
 	{ "smclo-set-nocopy",
-	  { "loopback-set-nocopy.json", { "-p", "device", "loopback-ism", "set", "nocopy", "off" } } },
+	  { "loopback-set-nocopy.json",
+	    { "--json=pretty", "device", "loopback-ism", "set", "nocopy", "off" } } },
 	/* The boolean words of smc.yaml's nocopy: the same request as "off". */
 	{ "smclo-set-nocopy",
 	  { "loopback-set-nocopy-false.json",
-	    { "-p", "device", "loopback-ism", "set", "nocopy", "false" } } },
+	    { "--json=pretty", "device", "loopback-ism", "set", "nocopy", "false" } } },
 	{ "smclo-set-pending",
 	  { "loopback-set-max-dmbs", { "device", "loopback-ism", "set", "max-dmbs", "64" } } },
 	{ "smclo-set-pending",
 	  { "loopback-set-max-dmbs.json", { "-j", "device", "loopback-ism", "set", "max", "64" } } },
 	{ "smclo-activate", { "loopback-activate", { "device", "loopback-ism", "activate" } } },
 	{ "smclo-activate",
-	  { "loopback-activate.json", { "-p", "device", "loopback-ism", "activate" } } },
+	  { "loopback-activate.json", { "--json=pretty", "device", "loopback-ism", "activate" } } },
 	{ "smclo-activate-again",
 	  { "loopback-activate.json", { "-j", "device", "loopback-ism", "act" } } },
 	{ "smclo-activate-busy", { "loopback-activate", { "device", "loopback-ism", "activate" } } },
 	{ "smclo-shutdown",
 	  { "loopback-deactivate.json",
-	    { "-p", "device", "loopback-ism", "deactivate", "--wait", "5" } } },
+	    { "--json=pretty", "device", "loopback-ism", "deactivate", "--wait", "5" } } },
 	{ "smclo-shutdown-inactive",
 	  { "loopback-deactivate.json", { "-j", "device", "loopback-ism", "deactivate" } } },
 	{ "smclo-shutdown-timeout",
@@ -138,10 +140,12 @@ static const struct write_cmd write_cmds[] = {
 	  { "loopback-deactivate", { "device", "loopback-ism", "deactivate", "-w", "1" } } },
 	{ "smclo-idle", { "device-show-smclo", { "device", "show", "smclo" } } },
 	{ "smclo-traffic", { "device-show-smclo", { "device", "show", "smclo" } } },
-	{ "smclo-traffic", { "device-show-smclo.json", { "-p", "device", "show", "smclo" } } },
+	{ "smclo-traffic",
+	  { "device-show-smclo.json", { "--json=pretty", "device", "show", "smclo" } } },
 	{ "smclo-both", { "device-show-smclo", { "device", "show", "smclo" } } },
 	{ "smclo-after", { "device-show-smclo", { "device", "show", "smclo" } } },
-	{ "smclo-after", { "device-show-smclo.json", { "-p", "device", "show", "smclo" } } },
+	{ "smclo-after",
+	  { "device-show-smclo.json", { "--json=pretty", "device", "show", "smclo" } } },
 };
 
 static char fixtures[4096];
@@ -181,7 +185,7 @@ static void run(const char *lane, const char *step, const char *dir, const struc
 	argv[argc++] = (char *)"smcctl";
 	for (size_t i = 0; i < ARGS_MAX && cmd->argv[i]; i++) {
 		argv[argc++] = (char *)cmd->argv[i];
-		json |= streq(cmd->argv[i], "-j") || streq(cmd->argv[i], "-p");
+		json |= streq(cmd->argv[i], "-j") || strncmp(cmd->argv[i], "--json", 6) == 0;
 	}
 	argv[argc] = NULL;
 

@@ -156,7 +156,62 @@ static void test_device(void **state)
 	check("device-list-smcd-none", only_d, device_list_text, 0, 0);
 }
 
-static json_object *linkgroups_doc(void)
+/*
+ * check() of smcctl linkgroup's answer for these groups: the tables from the text sink (no
+ * -d), the blocks of -d and -dd (and of show) from the document sink's, the JSON from the
+ * JSON sink.
+ */
+static void check_linkgroups(const char *name, const struct smcd_linkgroup *d, size_t n_d,
+			     const struct smcr_linkgroup *r, size_t n_r, unsigned max_detail,
+			     bool show)
+{
+	struct out_sink o;
+	struct capture cap;
+	char file[256];
+
+	for (unsigned det = 0; det <= max_detail; det++) {
+		struct smcctl c = { .detail = det };
+		json_object *doc;
+
+		capture_begin(&cap);
+		c.out = cap.f;
+		if (det == 0 && !show) {
+			out_sink_text(&o, cap.f, 0);
+			assert_int_equal(
+				linkgroup_list_emit(&o, d, n_d, r, n_r, true, true, NULL, NULL), 0);
+		} else {
+			out_sink_doc(&o);
+			assert_int_equal(
+				linkgroup_list_emit(&o, d, n_d, r, n_r, true, true, NULL, NULL), 0);
+			assert_non_null(doc = out_sink_take_doc(&o));
+			linkgroup_blocks_text(&c, doc);
+			json_object_put(doc);
+		}
+		capture_end(&cap);
+		snprintf(file, sizeof(file), "synthetic/%s%s%s.txt", name, det ? "-" : "",
+			 det == 1   ? "d"
+			 : det == 2 ? "dd"
+				    : "");
+		golden_check(file, cap.buf);
+		free(cap.buf);
+	}
+	for (int pretty = 1; pretty >= 0; pretty--) {
+		capture_begin(&cap);
+		out_sink_json(&o, cap.f, pretty);
+		assert_int_equal(linkgroup_list_emit(&o, d, n_d, r, n_r, true, true, NULL, NULL), 0);
+		capture_end(&cap);
+		assert_one_json_document(cap.buf);
+		if (pretty) {
+			snprintf(file, sizeof(file), "synthetic/%s.json", name);
+			golden_check(file, cap.buf);
+		} else {
+			assert_ptr_equal(strchr(cap.buf, '\n'), cap.buf + strlen(cap.buf) - 1);
+		}
+		free(cap.buf);
+	}
+}
+
+static void test_linkgroup(void **state)
 {
 	struct smcd_linkgroup lo = {
 		.id = 0x100,
@@ -234,27 +289,14 @@ static json_object *linkgroups_doc(void)
 		.n_links = 2,
 		.links = links,
 	};
-	json_object *doc = json_object_new_object(), *d = json_object_new_array(),
-		    *rr = json_object_new_array();
-
-	json_add(doc, "smcd", d);
-	json_add(doc, "smcr", rr);
-	json_append(d, smcd_linkgroup_json(&lo));
-	json_append(d, smcd_linkgroup_json(&old));
-	json_append(rr, smcr_linkgroup_json(&r));
-	return doc;
-}
-
-static void test_linkgroup(void **state)
-{
-	json_object *empty = json_object_new_object();
+	struct smcd_linkgroup d[2];
 	uint32_t id = 0;
 
-	check("linkgroup-list", linkgroups_doc(), linkgroup_list_text, 2, 0);
-	check("linkgroup-show", linkgroups_doc(), linkgroup_show_text, 0, 0);
-	json_add(empty, "smcd", json_object_new_array());
-	json_add(empty, "smcr", json_object_new_array());
-	check("linkgroup-list-empty", empty, linkgroup_list_text, 0, 0);
+	d[0] = lo;
+	d[1] = old;
+	check_linkgroups("linkgroup-list", d, 2, &r, 1, 2, false);
+	check_linkgroups("linkgroup-show", d, 2, &r, 1, 0, true);
+	check_linkgroups("linkgroup-list-empty", d, 0, &r, 0, 0, false);
 
 	assert_int_equal(linkgroup_parse_id("100", &id), 0);
 	assert_int_equal(id, 0x100);
@@ -267,11 +309,9 @@ static void test_linkgroup(void **state)
 	assert_int_equal(linkgroup_parse_id("-1", &id), -EINVAL);
 }
 
-static json_object *sockets_doc(void)
+/* Six sockets with what the test VMs cannot produce. */
+static void sockets_fill(struct smc_socket v[6])
 {
-	struct smc_socket v[6] = {};
-	json_object *doc = json_object_new_object(), *arr = json_object_new_array();
-
 	/* SMC-D over loopback, AF_SMC, IPv4, with -d infos */
 	v[0] = (struct smc_socket){ .diag_family = 43,
 				    .state = 1,
@@ -358,19 +398,160 @@ static json_object *sockets_doc(void)
 				    .inode = 1239,
 				    .has_fallback = true,
 				    .fallback_reason = 0x0999abcd };
-	json_add(doc, "sockets", arr);
-	for (size_t i = 0; i < ELEMENTSOF(v); i++)
-		json_append(arr, socket_json(&v[i]));
-	return doc;
+}
+
+/*
+ * check() for an answer emitted into a sink (smcctl socket): the text sink at each detail
+ * level, the JSON sink indented (one document) and compact (one line, one document).
+ */
+static void check_sockets(const char *name, const struct smc_socket *v, size_t n, unsigned max_detail)
+{
+	const struct smc_socket *rows[128];
+	struct out_sink o;
+	struct capture cap;
+	char file[256];
+
+	assert_true(n <= ELEMENTSOF(rows));
+	for (size_t i = 0; i < n; i++)
+		rows[i] = &v[i];
+	for (unsigned d = 0; d <= max_detail; d++) {
+		capture_begin(&cap);
+		out_sink_text(&o, cap.f, d);
+		assert_int_equal(socket_list_emit(&o, rows, n, NULL), 0);
+		capture_end(&cap);
+		snprintf(file, sizeof(file), "synthetic/%s%s%s.txt", name, d ? "-" : "",
+			 d == 1	  ? "d"
+			 : d == 2 ? "dd"
+				  : "");
+		golden_check(file, cap.buf);
+		free(cap.buf);
+	}
+	for (int pretty = 1; pretty >= 0; pretty--) {
+		capture_begin(&cap);
+		out_sink_json(&o, cap.f, pretty);
+		assert_int_equal(socket_list_emit(&o, rows, n, NULL), 0);
+		capture_end(&cap);
+		assert_one_json_document(cap.buf);
+		if (pretty) {
+			snprintf(file, sizeof(file), "synthetic/%s.json", name);
+			golden_check(file, cap.buf);
+		} else {
+			assert_ptr_equal(strchr(cap.buf, '\n'), cap.buf + strlen(cap.buf) - 1);
+		}
+		free(cap.buf);
+	}
 }
 
 static void test_socket(void **state)
 {
-	json_object *empty = json_object_new_object();
+	struct smc_socket v[6] = {};
 
-	check("socket-list", sockets_doc(), socket_list_text, 2, 0);
-	json_add(empty, "sockets", json_object_new_array());
-	check("socket-list-empty", empty, socket_list_text, 0, 0);
+	sockets_fill(v);
+	check_sockets("socket-list", v, ELEMENTSOF(v), 2);
+	check_sockets("socket-list-empty", v, 0, 0);
+}
+
+/*
+ * The edges of the socket table (once held by a parity test of two renderers): IPv6, no
+ * address, SMC-R link infos with and without a device name, every octet width, a listener,
+ * INIT and an unknown state, unknown and peer reason codes, reason 0 in TCP mode, and more
+ * distinct reasons than the legend keeps (64).
+ */
+static void test_socket_edges(void **state)
+{
+	struct smc_socket v[80] = {};
+	size_t n = 0;
+
+	/* SMC-D, IPv4, every info */
+	v[n] = (struct smc_socket){ .diag_family = 43,
+				    .state = 1,
+				    .mode = 2,
+				    .addr_family = AF_INET,
+				    .sport = 5201,
+				    .dport = 40000,
+				    .inode = 1234,
+				    .has_fallback = true,
+				    .has_conninfo = true,
+				    .has_dmbinfo = true };
+	inet_pton(AF_INET, "127.0.0.1", &v[n].src.s6_addr32[0]);
+	inet_pton(AF_INET, "10.1.2.3", &v[n].dst.s6_addr32[0]);
+	v[n].conn.token = 0x1234;
+	v[n].conn.sndbuf_size = 65536;
+	v[n].conn.rx_prod = (struct smc_cursor){ 1, 200 };
+	v[n].conn.tx_cons = (struct smc_cursor){ 65535, 4294967295u };
+	v[n].dmb.linkid = 0x100;
+	n++;
+	/* SMC-R over IPv6 with link infos, an empty IB device name */
+	v[n] = (struct smc_socket){ .diag_family = 10,
+				    .state = 1,
+				    .mode = 0,
+				    .addr_family = AF_INET6,
+				    .sport = 1,
+				    .dport = 65535,
+				    .uid = 4294967295u,
+				    .inode = 7,
+				    .ifindex = 3,
+				    .shutdown = 3,
+				    .has_conninfo = true,
+				    .has_lgrinfo = true };
+	inet_pton(AF_INET6, "fe80::1", &v[n].src);
+	inet_pton(AF_INET6, "2001:db8::42", &v[n].dst);
+	v[n].lgr.link_id = 2;
+	v[n].lgr.ibport = 1;
+	n++;
+	v[n] = v[n - 1];
+	snprintf(v[n].lgr.ibname, sizeof(v[n].lgr.ibname), "rxe0");
+	n++;
+	/* IPv4 with every octet width and the highest port */
+	v[n] = (struct smc_socket){ .diag_family = 43,
+				    .state = 1,
+				    .mode = 2,
+				    .addr_family = AF_INET,
+				    .sport = 65535,
+				    .dport = 0 };
+	inet_pton(AF_INET, "255.0.10.100", &v[n].src.s6_addr32[0]);
+	inet_pton(AF_INET, "0.0.0.0", &v[n].dst.s6_addr32[0]);
+	n++;
+	/* IPPROTO_SMC without addresses, a listener, a socket in INIT, an unknown state */
+	v[n++] = (struct smc_socket){ .diag_family = 2, .state = 10, .mode = 2, .sport = 80 };
+	v[n++] = (struct smc_socket){ .diag_family = 43, .state = 2, .mode = 0 };
+	v[n++] = (struct smc_socket){ .diag_family = 43, .state = 200, .mode = 9 };
+	/* fallbacks: known, unknown, with a peer diagnosis, reason 0 in TCP mode */
+	v[n++] = (struct smc_socket){ .diag_family = 43,
+				      .state = 1,
+				      .mode = 1,
+				      .addr_family = AF_INET,
+				      .has_fallback = true,
+				      .fallback_reason = 0x03030008 };
+	v[n++] = (struct smc_socket){ .diag_family = 43,
+				      .state = 1,
+				      .mode = 1,
+				      .has_fallback = true,
+				      .fallback_reason = 0x05000000,
+				      .peer_diagnosis = 0x03030008 };
+	v[n++] = (struct smc_socket){ .diag_family = 43,
+				      .state = 1,
+				      .mode = 1,
+				      .has_fallback = true,
+				      .fallback_reason = 0x12345678,
+				      .peer_diagnosis = 0x9abcdef0 };
+	v[n++] = (struct smc_socket){ .diag_family = 43, .state = 1, .mode = 1, .has_fallback = true };
+	v[n++] = (struct smc_socket){ .diag_family = 43,
+				      .state = 1,
+				      .mode = 2,
+				      .has_fallback = true,
+				      .fallback_reason = 0x03030008 };
+	/* more distinct reasons than the legend keeps (64) */
+	while (n < ELEMENTSOF(v)) {
+		v[n] = (struct smc_socket){ .diag_family = 43,
+					    .state = 1,
+					    .mode = 1,
+					    .has_fallback = true,
+					    .fallback_reason = 0x7f000000u + (uint32_t)n };
+		n++;
+	}
+	check_sockets("socket-edges", v, n, 2);
+	check_sockets("socket-edges-11", v, 11, 0);
 }
 
 static void test_pnet(void **state)
@@ -635,12 +816,12 @@ static void test_action(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ueid),   cmocka_unit_test(test_seid),
-		cmocka_unit_test(test_device), cmocka_unit_test(test_linkgroup),
-		cmocka_unit_test(test_socket), cmocka_unit_test(test_pnet),
-		cmocka_unit_test(test_sysctl), cmocka_unit_test(test_stats),
-		cmocka_unit_test(test_info),   cmocka_unit_test(test_info_next_step),
-		cmocka_unit_test(test_action),
+		cmocka_unit_test(test_ueid),	       cmocka_unit_test(test_seid),
+		cmocka_unit_test(test_device),	       cmocka_unit_test(test_linkgroup),
+		cmocka_unit_test(test_socket),	       cmocka_unit_test(test_socket_edges),
+		cmocka_unit_test(test_pnet),	       cmocka_unit_test(test_sysctl),
+		cmocka_unit_test(test_stats),	       cmocka_unit_test(test_info),
+		cmocka_unit_test(test_info_next_step), cmocka_unit_test(test_action),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,11 +2,12 @@
 /*
  * The read verbs whose default text is drawn from the kernel's structs, not from their
  * document (so that it needs no json-c): the text must be exactly what the document's
- * renderer prints for the same objects.  linkgroup_rows_text() against linkgroup_list_text()
- * of smcd_linkgroup_json()/smcr_linkgroup_json(), with --smcd, --smcr and both, for every
- * link group dump recorded in tests/fixtures (every lane and step) and for synthetic groups
- * with what no recording has (SMC-R groups with links, every role and type, unknown ones,
- * VLANs, PNET IDs, long names).  stats_rows_text() against stats_text() of
+ * renderer prints for the same objects.  linkgroup has one path (cli/linkgroup.c emits
+ * into a sink): its streamed JSON against json-c's print of its document, with --smcd,
+ * --smcr and both, for every link group dump recorded in tests/fixtures (every lane and
+ * step) and for synthetic groups with what no recording has (SMC-R groups with links,
+ * every role and type, unknown ones, VLANs, PNET IDs, long names; their tables' text held
+ * by goldens).  stats_rows_text() against stats_text() of
  * stats_tree_from_kernel() (less the other technology for --smcd and --smcr), in every view
  * and at both detail levels, for every statistics dump recorded and for synthetic numbers
  * (all counters set, gauges sent and not, numbers past 2^32, reasons known and unknown,
@@ -40,62 +41,64 @@
 #include "netlink/smcnl-internal.h"
 #include "tests/unit/golden.h"
 
-static char *lgr_doc(const struct smcd_linkgroup *d, size_t n_d, const struct smcr_linkgroup *r,
-		     size_t n_r, bool want_d, bool want_r)
-{
-	json_object *doc = json_object_new_object(), *arr;
-	struct smcctl c = {};
-	struct capture cap;
-
-	assert_non_null(doc);
-	if (want_d) {
-		assert_int_equal(json_add(doc, "smcd", arr = json_object_new_array()), 0);
-		for (size_t i = 0; i < n_d; i++)
-			assert_int_equal(json_append(arr, smcd_linkgroup_json(&d[i])), 0);
-	}
-	if (want_r) {
-		assert_int_equal(json_add(doc, "smcr", arr = json_object_new_array()), 0);
-		for (size_t i = 0; i < n_r; i++)
-			assert_int_equal(json_append(arr, smcr_linkgroup_json(&r[i])), 0);
-	}
-	capture_begin(&cap);
-	c.out = cap.f;
-	linkgroup_list_text(&c, doc);
-	capture_end(&cap);
-	json_object_put(doc);
-	return cap.buf;
-}
-
-static char *lgr_rows(const struct smcd_linkgroup *d, size_t n_d, const struct smcr_linkgroup *r,
-		      size_t n_r, bool want_d, bool want_r)
-{
-	struct smcctl c = {};
-	struct capture cap;
-
-	capture_begin(&cap);
-	c.out = cap.f;
-	assert_int_equal(linkgroup_rows_text(&c, d, n_d, r, n_r, want_d, want_r), 0);
-	capture_end(&cap);
-	return cap.buf;
-}
-
+/*
+ * smcctl linkgroup's answer has one path (linkgroup_list_emit()): its streamed JSON must be
+ * what json-c prints for the document the same emits build (the -d blocks are drawn from
+ * that document), compact and pretty, with --smcd, --smcr and both; the tables' text of
+ * the synthetic groups is held by goldens (synthetic/NAME-{both,smcd,smcr}.txt), that of
+ * every recording by test-cli-golden.
+ */
 static void lgr_same(const char *what, const struct smcd_linkgroup *d, size_t n_d,
-		     const struct smcr_linkgroup *r, size_t n_r)
+		     const struct smcr_linkgroup *r, size_t n_r, const char *golden)
 {
 	static const bool wants[][2] = { { true, true }, { true, false }, { false, true } };
+	static const char *const suffix[] = { "both", "smcd", "smcr" };
 
 	for (size_t w = 0; w < ELEMENTSOF(wants); w++) {
-		char *a = lgr_doc(d, n_d, r, n_r, wants[w][0], wants[w][1]);
-		char *b = lgr_rows(d, n_d, r, n_r, wants[w][0], wants[w][1]);
+		for (int pretty = 0; pretty < 2; pretty++) {
+			struct out_sink o;
+			struct capture a, b;
+			json_object *doc;
 
-		/* Both renderers printed something: a title at least. */
-		assert_true(strlen(a) > 0);
-		if (strcmp(a, b) != 0)
-			fail_msg("%s (smcd %d, smcr %d): the text differs\n--- from the document:\n"
-				 "%s\n--- from the structs:\n%s",
-				 what, wants[w][0], wants[w][1], a, b);
-		free(a);
-		free(b);
+			out_sink_doc(&o);
+			assert_int_equal(linkgroup_list_emit(&o, d, n_d, r, n_r, wants[w][0],
+							     wants[w][1], NULL, NULL),
+					 0);
+			assert_non_null(doc = out_sink_take_doc(&o));
+			capture_begin(&a);
+			assert_int_equal(out_json(a.f, doc, pretty), 0);
+			capture_end(&a);
+			json_object_put(doc);
+			capture_begin(&b);
+			out_sink_json(&o, b.f, pretty);
+			assert_int_equal(linkgroup_list_emit(&o, d, n_d, r, n_r, wants[w][0],
+							     wants[w][1], NULL, NULL),
+					 0);
+			capture_end(&b);
+			if (strcmp(a.buf, b.buf) != 0)
+				fail_msg("%s (smcd %d, smcr %d): the JSON differs\n--- json-c:\n%s\n"
+					 "--- streamed:\n%s",
+					 what, wants[w][0], wants[w][1], a.buf, b.buf);
+			free(a.buf);
+			free(b.buf);
+		}
+		if (golden) {
+			struct out_sink o;
+			struct capture t;
+			char file[256];
+
+			capture_begin(&t);
+			out_sink_text(&o, t.f, 0);
+			assert_int_equal(linkgroup_list_emit(&o, d, n_d, r, n_r, wants[w][0],
+							     wants[w][1], NULL, NULL),
+					 0);
+			capture_end(&t);
+			/* a title at least */
+			assert_true(strlen(t.buf) > 0);
+			snprintf(file, sizeof(file), "synthetic/%s-%s.txt", golden, suffix[w]);
+			golden_check(file, t.buf);
+			free(t.buf);
+		}
 	}
 }
 
@@ -127,10 +130,10 @@ static void test_lgr_synthetic(void **state)
 	links[0].id = 1;
 	r[2].links = links;
 	r[2].n_links = 1;
-	lgr_same("synthetic", d, 3, r, ELEMENTSOF(r));
-	lgr_same("synthetic SMC-D only", d, 3, NULL, 0);
-	lgr_same("synthetic SMC-R only", NULL, 0, r, ELEMENTSOF(r));
-	lgr_same("no groups", NULL, 0, NULL, 0);
+	lgr_same("synthetic", d, 3, r, ELEMENTSOF(r), "linkgroup-edges");
+	lgr_same("synthetic SMC-D only", d, 3, NULL, 0, NULL);
+	lgr_same("synthetic SMC-R only", NULL, 0, r, ELEMENTSOF(r), NULL);
+	lgr_same("no groups", NULL, 0, NULL, 0, "linkgroup-edges-none");
 }
 
 static void lgr_step(const char *dir)
@@ -147,7 +150,7 @@ static void lgr_step(const char *dir)
 	assert_int_equal(smcnl_open(&opts, &nl), 0);
 	/* A step whose recording has the dump fail (no SMC) has nothing to render. */
 	if (smcd_linkgroup_list(nl, &d, &n_d) == 0 && smcr_linkgroup_list(nl, true, &r, &n_r) == 0)
-		lgr_same(dir, d, n_d, r, n_r);
+		lgr_same(dir, d, n_d, r, n_r, NULL);
 	free(d);
 	smcr_linkgroup_list_free(r, n_r);
 	smcnl_close(nl);

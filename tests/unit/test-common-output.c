@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <pty.h>
+#include <unistd.h>
 
 #include "common/output.h"
 
@@ -207,13 +209,263 @@ static void test_json(void **state)
 	free(c.buf);
 }
 
+/* Everything a JSON value can be, once into the sink s (key order is the document's). */
+static void emit_all(struct out_sink *s)
+{
+	out_object_begin(s, NULL);
+	out_str(s, "esc", OUT_NO_COL, "q\"b\\s/\b\f\n\r\t\x01\x1f\x7f \xc3\xa9 \xff");
+	out_u64(s, "big", OUT_NO_COL, UINT64_MAX);
+	out_u64(s, "zero", OUT_NO_COL, 0);
+	out_bool(s, "t", OUT_NO_COL, true);
+	out_bool(s, "f", OUT_NO_COL, false);
+	out_null(s, "n", OUT_NO_COL);
+	out_str(s, "empty", OUT_NO_COL, "");
+	out_name(s, "name", OUT_NO_COL, "a\033b");
+	out_object_begin(s, "eo");
+	out_object_end(s);
+	out_array_begin(s, "ea");
+	out_array_end(s);
+	out_table_begin(s, "rows", NULL, 0, 0);
+	for (int i = 0; i < 2; i++) {
+		out_row_begin(s);
+		out_u64(s, "i", OUT_NO_COL, (uint64_t)i);
+		out_object_begin(s, "in");
+		out_array_begin(s, "list");
+		out_str(s, NULL, OUT_NO_COL, "x");
+		out_null(s, NULL, OUT_NO_COL);
+		out_object_begin(s, NULL);
+		out_object_end(s);
+		out_array_end(s);
+		out_object_end(s);
+		out_row_end(s);
+	}
+	out_table_end(s);
+	out_object_end(s);
+}
+
+/* The JSON sink streams what json-c prints for the document sink's object, both ways. */
+static void test_sink_json(void **state)
+{
+	for (int pretty = 0; pretty < 2; pretty++) {
+		struct out_sink s;
+		struct capture a, b;
+		json_object *doc;
+
+		out_sink_doc(&s);
+		emit_all(&s);
+		assert_int_equal(out_sink_done(&s), 0);
+		assert_non_null(doc = out_sink_take_doc(&s));
+		capture_begin(&a);
+		assert_int_equal(out_json(a.f, doc, pretty), 0);
+		capture_end(&a);
+		json_object_put(doc);
+
+		capture_begin(&b);
+		out_sink_json(&s, b.f, pretty);
+		emit_all(&s);
+		assert_int_equal(out_sink_done(&s), 0);
+		capture_end(&b);
+		assert_string_equal(b.buf, a.buf);
+		if (!pretty)
+			assert_string_equal(
+				b.buf,
+				"{\"esc\":\"q\\\"b\\\\s/\\b\\f\\n\\r\\t\\u0001\\u001f\x7f \xc3\xa9 \xff\","
+				"\"big\":18446744073709551615,\"zero\":0,\"t\":true,\"f\":false,"
+				"\"n\":null,\"empty\":\"\",\"name\":\"a\\\\x1bb\",\"eo\":{},\"ea\":[],"
+				"\"rows\":[{\"i\":0,\"in\":{\"list\":[\"x\",null,{}]}},"
+				"{\"i\":1,\"in\":{\"list\":[\"x\",null,{}]}}]}\n");
+		free(a.buf);
+		free(b.buf);
+	}
+}
+
+static const struct out_column sink_cols[] = {
+	OUT_COL("name", "Name", OUT_STR),
+	OUT_COL("id", "ID", OUT_HEX32),
+	OUT_COL("more", "More", OUT_U64, .detail = 1),
+	OUT_COL("state", "State", OUT_STR, .color = OUT_COLOR_STATE),
+};
+
+static void emit_table(struct out_sink *s)
+{
+	static const char *const names[] = { "lo", "longer-name" };
+	static const char *const states[] = { "SMCD", "TCP" };
+
+	out_object_begin(s, NULL);
+	out_table_begin(s, "rows", sink_cols, ELEMENTSOF(sink_cols), 2);
+	for (size_t i = 0; i < 2; i++) {
+		out_row_begin(s);
+		out_str(s, "state", 3, states[i]); /* any order: the column places it */
+		out_str(s, "name", 0, names[i]);
+		out_u64(s, "secret", OUT_NO_COL, 7); /* JSON only */
+		if (i == 0)
+			out_u64(s, "id", 1, 256);
+		out_u64(s, "more", 2, 12345);
+		out_row_end(s);
+	}
+	out_table_end(s);
+	out_legend(s, "legend %d\n", 1);
+	out_object_end(s);
+	assert_int_equal(out_sink_done(s), 0);
+}
+
+/* The text sink: cells by column, detail levels, "-", legends; --no-legend; colour. */
+static void test_sink_text(void **state)
+{
+	unsigned old = out_style_set(0);
+	struct out_sink s;
+	struct capture c;
+
+	capture_begin(&c);
+	out_sink_text(&s, c.f, 0);
+	emit_table(&s);
+	assert_string_equal(capture_end(&c), "  Name               ID  State\n"
+					     "  lo           00000100  SMCD\n"
+					     "  longer-name         -  TCP\n"
+					     "legend 1\n");
+	free(c.buf);
+
+	capture_begin(&c);
+	out_sink_text(&s, c.f, 1);
+	emit_table(&s);
+	assert_string_equal(capture_end(&c), "  Name               ID   More  State\n"
+					     "  lo           00000100  12345  SMCD\n"
+					     "  longer-name         -  12345  TCP\n"
+					     "legend 1\n");
+	free(c.buf);
+
+	/* --no-legend: no header line, no legend; the columns as wide as before */
+	out_style_set(OUT_STYLE_NO_LEGEND);
+	capture_begin(&c);
+	out_sink_text(&s, c.f, 0);
+	emit_table(&s);
+	assert_string_equal(capture_end(&c), "  lo           00000100  SMCD\n"
+					     "  longer-name         -  TCP\n");
+	free(c.buf);
+
+	/* colour: the state's cell only, never the header, padding by the text's width */
+	out_style_set(OUT_STYLE_COLOR);
+	capture_begin(&c);
+	out_sink_text(&s, c.f, 0);
+	emit_table(&s);
+	assert_string_equal(capture_end(&c), "  Name               ID  State\n"
+					     "  lo           00000100  \x1b[0;32mSMCD\x1b[0m\n"
+					     "  longer-name         -  \x1b[0;33mTCP\x1b[0m\n"
+					     "legend 1\n");
+	free(c.buf);
+
+	/* automatic colour: a stream that is no terminal (a pipe, a file, here memory) has none */
+	out_style_set(OUT_STYLE_COLOR_AUTO);
+	capture_begin(&c);
+	out_sink_text(&s, c.f, 0);
+	emit_table(&s);
+	assert_null(strchr(capture_end(&c), '\x1b'));
+	free(c.buf);
+	out_style_set(OUT_STYLE_COLOR);
+
+	/* the JSON of the same emits has neither legend nor colour */
+	capture_begin(&c);
+	out_sink_json(&s, c.f, false);
+	emit_table(&s);
+	assert_string_equal(capture_end(&c),
+			    "{\"rows\":[{\"state\":\"SMCD\",\"name\":\"lo\",\"secret\":7,\"id\":256,"
+			    "\"more\":12345},{\"state\":\"TCP\",\"name\":\"longer-name\",\"secret\":7,"
+			    "\"more\":12345}]}\n");
+	free(c.buf);
+	out_style_set(old);
+}
+
+/* Colour as systemd's tools decide it: a terminal, unless NO_COLOR (not empty) or dumb. */
+static void test_color_auto(void **state)
+{
+	assert_true(out_color_auto(true, NULL, "xterm-256color"));
+	assert_true(out_color_auto(true, NULL, NULL));
+	assert_true(out_color_auto(true, "", "xterm")); /* no-color.org: empty means unset */
+	assert_false(out_color_auto(true, "1", "xterm"));
+	assert_false(out_color_auto(true, "0", "xterm")); /* any value, even "0" */
+	assert_false(out_color_auto(true, NULL, "dumb"));
+	assert_false(out_color_auto(false, NULL, "xterm"));
+	assert_string_equal(out_color_state("SMCD"), OUT_ANSI_GREEN);
+	assert_string_equal(out_color_state("TCP"), OUT_ANSI_YELLOW);
+	assert_string_equal(out_color_state("failed"), OUT_ANSI_RED);
+	assert_null(out_color_state("-"));
+	assert_null(out_color_warn("-"));
+	assert_string_equal(out_color_warn("NOSMCDDEV"), OUT_ANSI_YELLOW);
+}
+
+/* A table written to a terminal (a pty) with automatic colour: what the master reads. */
+static char *table_on_tty(void)
+{
+	static char got[4096];
+	size_t len = 0;
+	int master, slave;
+	struct out_sink s;
+	ssize_t n;
+	FILE *f;
+
+	assert_int_equal(openpty(&master, &slave, NULL, NULL, NULL), 0);
+	assert_non_null(f = fdopen(slave, "w"));
+	out_style_set(OUT_STYLE_COLOR_AUTO); /* asks again: a new style */
+	out_sink_text(&s, f, 0);
+	emit_table(&s);
+	fclose(f);
+	/* a pty hands its data over in pieces: read until the closed slave's end (EIO) */
+	while (len < sizeof(got) - 1 && (n = read(master, got + len, sizeof(got) - 1 - len)) > 0)
+		len += (size_t)n;
+	assert_true(len > 0);
+	assert_non_null(memmem(got, len, "legend 1", 8)); /* all of it */
+	got[len] = '\0';
+	close(master);
+	return got;
+}
+
+/* On a terminal states are coloured, unless NO_COLOR (not empty) or TERM=dumb: they win. */
+static void test_color_tty(void **state)
+{
+	unsigned old = out_style();
+	char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
+	int m, t;
+
+	/* a build chroot without /dev/pts has no terminal to offer: nothing to test there */
+	if (openpty(&m, &t, NULL, NULL, NULL) < 0)
+		skip();
+	close(m);
+	close(t);
+
+	no_color = no_color ? strdup(no_color) : NULL;
+	term = term ? strdup(term) : NULL;
+	unsetenv("NO_COLOR");
+	setenv("TERM", "xterm", 1);
+	assert_non_null(strstr(table_on_tty(), "\x1b[0;32mSMCD\x1b[0m"));
+	setenv("NO_COLOR", "1", 1);
+	assert_null(strchr(table_on_tty(), '\x1b'));
+	setenv("NO_COLOR", "", 1); /* empty: as if unset */
+	assert_non_null(strchr(table_on_tty(), '\x1b'));
+	unsetenv("NO_COLOR");
+	setenv("TERM", "dumb", 1);
+	assert_null(strchr(table_on_tty(), '\x1b'));
+	if (no_color)
+		setenv("NO_COLOR", no_color, 1);
+	else
+		unsetenv("NO_COLOR");
+	if (term)
+		setenv("TERM", term, 1);
+	else
+		unsetenv("TERM");
+	free(no_color);
+	free(term);
+	out_style_set(old);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_abbrev), cmocka_unit_test(test_dec),
-		cmocka_unit_test(test_sizes),  cmocka_unit_test(test_format_values),
-		cmocka_unit_test(test_table),  cmocka_unit_test(test_table_empty),
-		cmocka_unit_test(test_kv),     cmocka_unit_test(test_json),
+		cmocka_unit_test(test_abbrev),	   cmocka_unit_test(test_dec),
+		cmocka_unit_test(test_sizes),	   cmocka_unit_test(test_format_values),
+		cmocka_unit_test(test_table),	   cmocka_unit_test(test_table_empty),
+		cmocka_unit_test(test_kv),	   cmocka_unit_test(test_json),
+		cmocka_unit_test(test_sink_json),  cmocka_unit_test(test_sink_text),
+		cmocka_unit_test(test_color_auto), cmocka_unit_test(test_color_tty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

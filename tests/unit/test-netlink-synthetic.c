@@ -14,6 +14,8 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <linux/genetlink.h>
+#include <linux/inet_diag.h>
+#include <linux/sock_diag.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -21,6 +23,12 @@
 
 #include "netlink/smcnl-internal.h"
 #include "tests/unit/netlink-test-util.h"
+
+/* The end of a dump. */
+static const struct {
+	struct nlmsghdr h;
+	int e;
+} done = { .h = { .nlmsg_len = sizeof(done), .nlmsg_type = NLMSG_DONE, .nlmsg_flags = NLM_F_MULTI } };
 
 static const struct smcr_linkgroup *lgr_by_id(const struct smcr_linkgroup *v, size_t n, uint32_t id)
 {
@@ -198,12 +206,6 @@ static void ism_host(const char *dir, struct smcnl *nl, bool lgr)
 	static const char gid_ism[] = "11111111-2222-4333-8444-555555555555\n";
 	static const char pci[] = "0000:00:05.0";
 	static uint8_t dump[256], sysinfo[256];
-	static const struct {
-		struct nlmsghdr h;
-		int e;
-	} done = { .h = { .nlmsg_len = sizeof(done),
-			  .nlmsg_type = NLMSG_DONE,
-			  .nlmsg_flags = NLM_F_MULTI } };
 	static const struct {
 		struct nlmsghdr h;
 		struct nlmsgerr e;
@@ -579,6 +581,74 @@ static void test_malformed(void **state)
 	}
 }
 
+/* A TCP socket of inet_diag (tcpdiag.c) into buf at *off: header, INET_DIAG_INFO, cgroup. */
+static void put_tcp_msg(uint8_t *buf, size_t *off, uint16_t type, uint32_t inode, uint64_t cgroup)
+{
+	size_t start = *off, at = *off + NLMSG_HDRLEN;
+	struct inet_diag_msg m = { .idiag_family = AF_INET, .idiag_state = 1, .idiag_inode = inode };
+	uint8_t info[160] = { 0 };
+	uint64_t acked = 1000, received = 2000;
+	uint32_t segs = 7;
+
+	m.id.idiag_sport = htons(4000);
+	m.id.idiag_dport = htons(80);
+	m.id.idiag_src[0] = htonl(0x7f000001);
+	memcpy(info + 120, &acked, 8);
+	memcpy(info + 128, &received, 8);
+	memcpy(info + 156, &segs, 4);
+	memcpy(buf + at, &m, sizeof(m));
+	*off = at + NLMSG_ALIGN(sizeof(m));
+	put_attr(buf, off, INET_DIAG_INFO, info, sizeof(info));
+	put_attr(buf, off, INET_DIAG_CGROUP_ID, &cgroup, sizeof(cgroup));
+	*(struct nlmsghdr *)(buf + start) = (struct nlmsghdr){ .nlmsg_len = (uint32_t)(*off - start),
+							       .nlmsg_type = type,
+							       .nlmsg_flags = NLM_F_MULTI };
+}
+
+/*
+ * inet_diag's TCP sockets (smcctl assess without BPF): the header and attributes through
+ * the sock_diag reader smc_diag shares, a message of another type skipped, a header cut
+ * short refused.
+ */
+static void test_tcp_diag(void **state)
+{
+	static uint8_t dump[1024];
+	struct smcnl *nl = replay_open_abs("/nonexistent");
+	struct tcp_conn *v;
+	size_t off = 0, n;
+
+	put_tcp_msg(dump, &off, SOCK_DIAG_BY_FAMILY, 11, 0x1234);
+	put_tcp_msg(dump, &off, NLMSG_MIN_TYPE + 100, 12, 0); /* not a socket: skipped */
+	put_tcp_msg(dump, &off, SOCK_DIAG_BY_FAMILY, 13, 0);
+	memcpy(dump + off, &done, sizeof(done));
+	assert_int_equal(smcnl_replay_mem(nl, "tcp-diag-4", dump, off + sizeof(done)), 0);
+	assert_int_equal(smcnl_replay_mem(nl, "tcp-diag-6", &done, sizeof(done)), 0);
+	assert_int_equal(tcp_conn_list(nl, &v, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(v[0].inode, 11);
+	assert_int_equal(v[0].family, AF_INET);
+	assert_int_equal(v[0].sport, 4000);
+	assert_int_equal(v[0].dport, 80);
+	assert_int_equal(v[0].cgroup_id, 0x1234);
+	assert_int_equal(v[0].bytes_acked, 1000);
+	assert_int_equal(v[0].bytes_received, 2000);
+	assert_int_equal(v[0].data_segs_out, 7);
+	assert_int_equal(v[1].inode, 13);
+	free(v);
+	smcnl_close(nl);
+
+	/* A message shorter than struct inet_diag_msg. */
+	nl = replay_open_abs("/nonexistent");
+	*(struct nlmsghdr *)dump = (struct nlmsghdr){ .nlmsg_len = NLMSG_HDRLEN + 8,
+						      .nlmsg_type = SOCK_DIAG_BY_FAMILY,
+						      .nlmsg_flags = NLM_F_MULTI };
+	off = NLMSG_HDRLEN + 8;
+	memcpy(dump + off, &done, sizeof(done));
+	assert_int_equal(smcnl_replay_mem(nl, "tcp-diag-4", dump, off + sizeof(done)), 0);
+	assert_int_equal(tcp_conn_list(nl, &v, &n), -EBADMSG);
+	smcnl_close(nl);
+}
+
 static const struct smcr_reach *reach_find(const struct smcr_reach *v, size_t n, const char *netdev)
 {
 	for (size_t i = 0; i < n; i++)
@@ -649,6 +719,7 @@ int main(void)
 		cmocka_unit_test(test_fback_clnt_only),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_tcp_diag),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

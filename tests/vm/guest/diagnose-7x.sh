@@ -49,10 +49,12 @@ assert_match "$out" "Process +Unit"
 assert_match "$out" "smc-conn/$app +conn-app.service"
 assert_ok smcctl socket --processes -d
 assert_match "$out" "smc-conn/$app +conn-app.service"
-# before the verb -p is --pretty
-assert_ok smcctl -p socket
+# pretty JSON is --pretty (--json=pretty); -p is --processes only, no option before the object
+assert_ok smcctl --pretty socket
 assert_contains "$out" '"sockets": ['
 assert_not_contains "$out" '"processes"'
+run smcctl -p socket
+assert_eq 2 "$rc" "smcctl -p socket: a usage error"
 
 # --- unprivileged: root's processes cannot be inspected, and the text says so -------------
 smcctl=$(command -v smcctl)

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * smcctl socket prints its table from the sockets (socket_rows_text(), cli/socket.c), not
- * from their document: the text must be exactly what socket_list_text() renders from
- * socket_json() of the same sockets, at every detail level.  Checked for every socket
- * dump recorded in tests/fixtures (every lane and step, with and without the -d infos) and
- * for synthetic sockets with what no recording has (IPv6, no address, SMC-R link infos,
- * unknown and peer reason codes, more reasons than the legend keeps).
+ * smcctl socket: its answer streamed as JSON (the JSON sink, no document) is byte for byte
+ * what json-c prints for the document of the same sockets (the document sink, socket_json()),
+ * compact and indented, for every socket dump recorded in tests/fixtures (every lane and
+ * step, with and without the -d infos); and -p, the processes holding the sockets.  The
+ * text of every recording is held by the goldens (test-cli-golden), the edges by
+ * test-cli-render.
  */
 #include <arpa/inet.h>
 #include <setjmp.h>
@@ -24,150 +24,37 @@
 #include "common/output.h"
 #include "tests/unit/golden.h"
 
-static char *render_doc(const struct smc_socket *s, size_t n, unsigned detail)
-{
-	json_object *doc = json_object_new_object(), *arr = json_object_new_array();
-	struct smcctl c = { .detail = detail };
-	struct capture cap;
-
-	assert_int_equal(json_add(doc, "sockets", arr), 0);
-	for (size_t i = 0; i < n; i++)
-		assert_int_equal(json_append(arr, socket_json(&s[i])), 0);
-	capture_begin(&cap);
-	c.out = cap.f;
-	socket_list_text(&c, doc);
-	capture_end(&cap);
-	json_object_put(doc);
-	return cap.buf;
-}
-
-static char *render_rows(const struct smc_socket *s, size_t n, unsigned detail)
+/* The JSON sink's stream against json-c's print of the document of the same sockets. */
+static void check_json(const char *what, const struct smc_socket *s, size_t n)
 {
 	const struct smc_socket **rows = calloc(n ? n : 1, sizeof(*rows));
-	struct smcctl c = { .detail = detail };
-	struct capture cap;
 
 	assert_non_null(rows);
 	for (size_t i = 0; i < n; i++)
 		rows[i] = &s[i];
-	capture_begin(&cap);
-	c.out = cap.f;
-	assert_int_equal(socket_rows_text(&c, rows, n), 0);
-	capture_end(&cap);
+	for (int pretty = 0; pretty < 2; pretty++) {
+		json_object *doc = json_object_new_object(), *arr = json_object_new_array();
+		struct capture a, b;
+		struct out_sink o;
+
+		assert_int_equal(json_add(doc, "sockets", arr), 0);
+		for (size_t i = 0; i < n; i++)
+			assert_int_equal(json_append(arr, socket_json(&s[i])), 0);
+		capture_begin(&a);
+		assert_int_equal(out_json(a.f, doc, pretty), 0);
+		capture_end(&a);
+		capture_begin(&b);
+		out_sink_json(&o, b.f, pretty);
+		assert_int_equal(socket_list_emit(&o, rows, n, NULL), 0);
+		capture_end(&b);
+		if (strcmp(a.buf, b.buf) != 0)
+			fail_msg("%s, %s: the JSON differs\n--- json-c:\n%s\n--- streamed:\n%s",
+				 what, pretty ? "pretty" : "compact", a.buf, b.buf);
+		free(a.buf);
+		free(b.buf);
+		json_object_put(doc);
+	}
 	free(rows);
-	return cap.buf;
-}
-
-static void check_same(const char *what, const struct smc_socket *s, size_t n)
-{
-	for (unsigned d = 0; d <= 2; d++) {
-		char *a = render_doc(s, n, d), *b = render_rows(s, n, d);
-
-		if (strcmp(a, b) != 0)
-			fail_msg("%s, detail %u: the text differs\n--- from the document:\n%s\n"
-				 "--- from the sockets:\n%s",
-				 what, d, a, b);
-		free(a);
-		free(b);
-	}
-}
-
-static void test_synthetic(void **state)
-{
-	struct smc_socket v[80] = {};
-	size_t n = 0;
-
-	/* SMC-D, IPv4, every info */
-	v[n] = (struct smc_socket){ .diag_family = 43,
-				    .state = 1,
-				    .mode = 2,
-				    .addr_family = AF_INET,
-				    .sport = 5201,
-				    .dport = 40000,
-				    .inode = 1234,
-				    .has_fallback = true,
-				    .has_conninfo = true,
-				    .has_dmbinfo = true };
-	inet_pton(AF_INET, "127.0.0.1", &v[n].src.s6_addr32[0]);
-	inet_pton(AF_INET, "10.1.2.3", &v[n].dst.s6_addr32[0]);
-	v[n].conn.token = 0x1234;
-	v[n].conn.sndbuf_size = 65536;
-	v[n].conn.rx_prod = (struct smc_cursor){ 1, 200 };
-	v[n].conn.tx_cons = (struct smc_cursor){ 65535, 4294967295u };
-	v[n].dmb.linkid = 0x100;
-	n++;
-	/* SMC-R over IPv6 with link infos, an empty IB device name */
-	v[n] = (struct smc_socket){ .diag_family = 10,
-				    .state = 1,
-				    .mode = 0,
-				    .addr_family = AF_INET6,
-				    .sport = 1,
-				    .dport = 65535,
-				    .uid = 4294967295u,
-				    .inode = 7,
-				    .ifindex = 3,
-				    .shutdown = 3,
-				    .has_conninfo = true,
-				    .has_lgrinfo = true };
-	inet_pton(AF_INET6, "fe80::1", &v[n].src);
-	inet_pton(AF_INET6, "2001:db8::42", &v[n].dst);
-	v[n].lgr.link_id = 2;
-	v[n].lgr.ibport = 1;
-	n++;
-	v[n] = v[n - 1];
-	snprintf(v[n].lgr.ibname, sizeof(v[n].lgr.ibname), "rxe0");
-	n++;
-	/* IPv4 with every octet width and the highest port */
-	v[n] = (struct smc_socket){ .diag_family = 43,
-				    .state = 1,
-				    .mode = 2,
-				    .addr_family = AF_INET,
-				    .sport = 65535,
-				    .dport = 0 };
-	inet_pton(AF_INET, "255.0.10.100", &v[n].src.s6_addr32[0]);
-	inet_pton(AF_INET, "0.0.0.0", &v[n].dst.s6_addr32[0]);
-	n++;
-	/* IPPROTO_SMC without addresses, a listener, a socket in INIT, an unknown state */
-	v[n++] = (struct smc_socket){ .diag_family = 2, .state = 10, .mode = 2, .sport = 80 };
-	v[n++] = (struct smc_socket){ .diag_family = 43, .state = 2, .mode = 0 };
-	v[n++] = (struct smc_socket){ .diag_family = 43, .state = 200, .mode = 9 };
-	/* fallbacks: known, unknown, with a peer diagnosis, reason 0 in TCP mode */
-	v[n++] = (struct smc_socket){ .diag_family = 43,
-				      .state = 1,
-				      .mode = 1,
-				      .addr_family = AF_INET,
-				      .has_fallback = true,
-				      .fallback_reason = 0x03030008 };
-	v[n++] = (struct smc_socket){ .diag_family = 43,
-				      .state = 1,
-				      .mode = 1,
-				      .has_fallback = true,
-				      .fallback_reason = 0x05000000,
-				      .peer_diagnosis = 0x03030008 };
-	v[n++] = (struct smc_socket){ .diag_family = 43,
-				      .state = 1,
-				      .mode = 1,
-				      .has_fallback = true,
-				      .fallback_reason = 0x12345678,
-				      .peer_diagnosis = 0x9abcdef0 };
-	v[n++] = (struct smc_socket){ .diag_family = 43, .state = 1, .mode = 1, .has_fallback = true };
-	v[n++] = (struct smc_socket){ .diag_family = 43,
-				      .state = 1,
-				      .mode = 2,
-				      .has_fallback = true,
-				      .fallback_reason = 0x03030008 };
-	/* more distinct reasons than the legend keeps (64) */
-	while (n < ELEMENTSOF(v)) {
-		v[n] = (struct smc_socket){ .diag_family = 43,
-					    .state = 1,
-					    .mode = 1,
-					    .has_fallback = true,
-					    .fallback_reason = 0x7f000000u + (uint32_t)n };
-		n++;
-	}
-	check_same("synthetic", v, n);
-	check_same("synthetic, the first 11", v, 11);
-	check_same("no sockets", v, 0);
 }
 
 /* Every recorded socket dump, with and without the -d infos. */
@@ -189,7 +76,7 @@ static void replay_dir(const char *dir)
 		assert_int_equal(smcnl_open(&opts, &nl), 0);
 		if (smc_socket_list(nl, wants[w], &s, &n) == 0) {
 			snprintf(what, sizeof(what), "%s, want %u", dir, wants[w]);
-			check_same(what, s, n);
+			check_json(what, s, n);
 		}
 		free(s);
 		smcnl_close(nl);
@@ -222,17 +109,14 @@ static void fd_link(const char *rel, const char *target)
 	assert_int_equal(symlink(target, p), 0);
 }
 
-/* smcctl ARGS replayed from the 7x loopback recording, with proc_root as the sysroot. */
-static char *run_p(const char *sysroot, int want_status, const char *const *args)
+/* smcctl ARGS replayed from the recording in dir with this sysroot. */
+static char *run_p_in(const char *dir, const char *sysroot, int want_status, const char *const *args)
 {
-	_cleanup_(freep) char *dir = NULL;
-	struct smcnl_options opts = { .sysroot = sysroot };
+	struct smcnl_options opts = { .sysroot = sysroot, .replay_dir = dir };
 	struct capture out, err;
 	char *argv[16];
 	int argc = 0, status;
 
-	assert_true(asprintf(&dir, "%s/tests/fixtures/7x/loopback", golden_top_srcdir()) > 0);
-	opts.replay_dir = dir;
 	argv[argc++] = (char *)"smcctl";
 	for (size_t i = 0; args[i]; i++)
 		argv[argc++] = (char *)args[i];
@@ -246,6 +130,15 @@ static char *run_p(const char *sysroot, int want_status, const char *const *args
 		fail_msg("smcctl %s: exit %d, not %d: %s", args[0], status, want_status, err.buf);
 	free(err.buf);
 	return out.buf;
+}
+
+/* smcctl ARGS replayed from the 7x loopback recording, with proc_root as the sysroot. */
+static char *run_p(const char *sysroot, int want_status, const char *const *args)
+{
+	_cleanup_(freep) char *dir = NULL;
+
+	assert_true(asprintf(&dir, "%s/tests/fixtures/7x/loopback", golden_top_srcdir()) > 0);
+	return run_p_in(dir, sysroot, want_status, args);
 }
 
 #define RUN_P(status, ...) run_p(proc_root, status, (const char *const[]){ __VA_ARGS__, NULL })
@@ -327,8 +220,12 @@ static void test_processes(void **state)
 	json_object_put(doc);
 	free(t);
 
-	/* the letter's two meanings: before the verb -p is --pretty, after it --processes */
-	t = RUN_P(0, "-p", "socket");
+	/* -p has one meaning, --processes (cli/table.c): before the object it is none, pretty
+	 * JSON is --pretty (--json=pretty) before the object or after the verb */
+	t = RUN_P(SMCCTL_EXIT_USAGE, "-p", "socket");
+	assert_string_equal(t, "");
+	free(t);
+	t = RUN_P(0, "--pretty", "socket");
 	assert_non_null(strstr(t, "{\n"));
 	assert_null(strstr(t, "\"processes\""));
 	free(t);
@@ -387,14 +284,63 @@ static void test_processes_no_proc(void **state)
 	rm_tree(empty);
 }
 
+/* smcctl ARGS replayed from a recording of the 7x lane (no sysroot of its own). */
+static char *run_step(const char *step, const char *const *args)
+{
+	_cleanup_(freep) char *dir = NULL, *sysroot = NULL;
+
+	assert_true(asprintf(&dir, "%s/tests/fixtures/7x/%s", golden_top_srcdir(), step) > 0);
+	assert_true(asprintf(&sysroot, "%s/sysroot", dir) > 0);
+	return run_p_in(dir, sysroot, 0, args);
+}
+
+/*
+ * --no-legend (global, as systemctl's): the table's rows alone, no header line, no fallback
+ * reasons below; the same rows as without it.  Anywhere on the line; JSON is unchanged.
+ */
+static void test_no_legend(void **state)
+{
+	char *full, *bare, *rows, *j1, *j2;
+
+	(void)state;
+	full = run_step("fallback", (const char *const[]){ "socket", "-a", NULL });
+	bare = run_step("fallback", (const char *const[]){ "--no-legend", "socket", "-a", NULL });
+	assert_non_null(strstr(full, "Fallback reasons:"));
+	assert_null(strstr(bare, "Fallback reasons:"));
+	assert_null(strstr(bare, "Local-Address"));
+	assert_non_null(strstr(bare, "NOUEID"));
+	/* the header line and everything from the blank line on are what is left out */
+	rows = strchr(full, '\n') + 1;
+	*strstr(rows, "\n\n") = '\0';
+	assert_int_equal(strlen(bare), strlen(rows) + 1);
+	assert_memory_equal(bare, rows, strlen(rows));
+	free(bare);
+	bare = run_step("fallback", (const char *const[]){ "socket", "-a", "--no-legend", NULL });
+	assert_null(strstr(bare, "Local-Address"));
+	free(bare);
+	free(full);
+	/* a table drawn from a document goes the same way: sysctl's, less its header line */
+	bare = run_step("fallback", (const char *const[]){ "--no-legend", "sysctl", NULL });
+	full = run_step("fallback", (const char *const[]){ "sysctl", NULL });
+	assert_true(strncmp(full, "Name ", 5) == 0);
+	assert_string_equal(bare, strchr(full, '\n') + 1);
+	free(bare);
+	free(full);
+	j1 = run_step("fallback", (const char *const[]){ "-j", "socket", "-a", NULL });
+	j2 = run_step("fallback", (const char *const[]){ "-j", "--no-legend", "socket", "-a", NULL });
+	assert_string_equal(j1, j2);
+	free(j1);
+	free(j2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_synthetic),
 		cmocka_unit_test(test_recorded),
 		cmocka_unit_test(test_processes),
 		cmocka_unit_test(test_processes_hostile_names),
 		cmocka_unit_test(test_processes_no_proc),
+		cmocka_unit_test(test_no_legend),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
