@@ -378,7 +378,7 @@ static void test_usage_errors(void **state)
 	expect_usage(RUN("-d"), "missing OBJECT");
 	/* With -j the same line, and the one document of a failure on stdout (json_error()). */
 	expect_json_error(RUN("-j"), SMCCTL_EXIT_USAGE, "missing OBJECT", "see 'smcctl help'");
-	expect_json_error(RUN("-p", "linkgroup", "show", "x"), SMCCTL_EXIT_USAGE,
+	expect_json_error(RUN("--json=pretty", "linkgroup", "show", "x"), SMCCTL_EXIT_USAGE,
 			  "invalid link group ID 'x'", "see 'smcctl linkgroup help'");
 	expect_usage(RUN("s"), "ambiguous object 's': could be seid, socket, sysctl, status, stats");
 	expect_usage(RUN("h"), "ambiguous object 'h': could be hs-limit, help");
