@@ -155,6 +155,7 @@ int smcctl_emit(struct smcctl *c, json_object *doc, smcctl_text_fn text)
 
 int smcctl_flush(struct smcctl *c)
 {
+	c->answered = true; /* a streamed answer (the sinks): no error document after it */
 	return flush_out(c);
 }
 

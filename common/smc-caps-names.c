@@ -31,7 +31,8 @@ static const struct smc_cap_name caps_names[] = {
 	/* From the system information: smcctl info shows them as its features, not here. */
 	CAP("smcd_v2", "SMC-Dv2", smcd_v2, false, NULL),
 	CAP("smcr_v2", "SMC-Rv2", smcr_v2, false, NULL),
-	CAP("seid", "SEID", seid_supported, false, NULL),
+	/* "seid_supported", not "seid": that key is the SEID itself in smcctl seid -j */
+	CAP("seid_supported", "SEID", seid_supported, false, NULL),
 };
 
 const struct smc_cap_name *smc_caps_names(size_t *ret_n)

@@ -144,7 +144,8 @@ static json_object *lgr_json(const struct stats_engine *e, const struct obj_link
 	if (!o)
 		return NULL;
 	r |= json_add_str(o, "technology", l->technology);
-	r |= json_add_u64(o, "id", l->id);
+	/* 8 hex digits, as the Id property and smcctl linkgroup show it */
+	r |= json_add_str(o, "id", l->id_hex);
 	r |= json_add_str(o, "device", l->device[0] ? l->device : NULL);
 	r |= json_add_str(o, "pnetid", l->pnetid[0] ? l->pnetid : NULL);
 	r |= json_add_str(o, "role", l->role[0] ? l->role : NULL);

@@ -260,6 +260,7 @@ static void lgr(struct obj_linkgroup *l, const char *tech, uint32_t id, uint32_t
 	memset(l, 0, sizeof(*l));
 	snprintf(l->technology, sizeof(l->technology), "%s", tech);
 	l->id = id;
+	snprintf(l->id_hex, sizeof(l->id_hex), "%08x", id);
 	l->conns = conns;
 	snprintf(l->device, sizeof(l->device), "%s", streq(tech, "smcd") ? "lo" : "mlx5_0");
 	snprintf(l->role, sizeof(l->role), "%s", streq(tech, "smcd") ? "" : "SERV");

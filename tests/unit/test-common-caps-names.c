@@ -42,6 +42,8 @@ static void test_keys(void **state)
 		assert_true(t[i].offset + sizeof(bool) <= sizeof(struct smc_caps));
 		/* a row smcctl info shows says what its absence means */
 		assert_true(!t[i].info || t[i].missing);
+		/* smcctl info's rows come first (cli/info.c info_caps()) */
+		assert_true(!t[i].info || i == 0 || t[i - 1].info);
 		for (size_t j = 0; j < i; j++) {
 			assert_false(streq(t[i].key, t[j].key));
 			assert_false(streq(t[i].label, t[j].label));
@@ -55,10 +57,10 @@ static void test_keys(void **state)
 /* The vocabulary test's list (tests/vm/guest/vocab-7x.sh CAPS), in the table's order. */
 static void test_vocab_list(void **state)
 {
-	static const char *const vocab[] = {
-		"smc_module", "smc_gen_netlink", "smc_pnetid", "smc_diag", "af_smc", "ipproto_smc",
-		"dibs",	      "loopback",	 "smcd_v2",    "smcr_v2",  "seid"
-	};
+	static const char *const vocab[] = { "smc_module", "smc_gen_netlink", "smc_pnetid",
+					     "smc_diag",   "af_smc",	      "ipproto_smc",
+					     "dibs",	   "loopback",	      "smcd_v2",
+					     "smcr_v2",	   "seid_supported" };
 	size_t n;
 	const struct smc_cap_name *t = smc_caps_names(&n);
 
@@ -71,8 +73,10 @@ static void test_values(void **state)
 {
 	struct smc_caps c = { .smc_genl = true, .af_smc = true, .seid_supported = true };
 
+	assert_null(smc_caps_name_lookup("seid")); /* the SEID itself in smcctl seid -j */
+
 	assert_true(smc_caps_value(&c, smc_caps_name_lookup("af_smc")));
-	assert_true(smc_caps_value(&c, smc_caps_name_lookup("seid")));
+	assert_true(smc_caps_value(&c, smc_caps_name_lookup("seid_supported")));
 	assert_false(smc_caps_value(&c, smc_caps_name_lookup("loopback")));
 	/* the module is there when its family answers, /sys/module or not */
 	assert_true(smc_caps_value(&c, smc_caps_name_lookup("smc_module")));

@@ -22,7 +22,7 @@ require_cmd smcd-agent smcctl smc-conn dbus-daemon busctl jq
 
 # common/smc-caps-names.c's keys (the table test-common-caps-names holds unique and
 # snake_case); info -j and the agent's Capabilities must use these and no other spelling.
-CAPS="smc_module smc_gen_netlink smc_pnetid smc_diag af_smc ipproto_smc dibs loopback smcd_v2 smcr_v2 seid"
+CAPS="smc_module smc_gen_netlink smc_pnetid smc_diag af_smc ipproto_smc dibs loopback smcd_v2 smcr_v2 seid_supported"
 # and the facts the agent's Capabilities carries beside them (named as info -j names them)
 FACTS="kernel_release smc_version smc_release"
 # Verbs with no JSON answer of their own: run's output is the command's.  monitor follows
