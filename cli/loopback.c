@@ -312,6 +312,17 @@ static const struct out_column smclo_fields[] = {
 static_assert((0 SMCLO_COUNTERS(SMCLO_COUNTER_LINE_BIT)) == (2ull << SMCLO_N_COUNTER_LINES) - 1,
 	      "SMCLO_COUNTERS: the text lines are not 1, 2, ... once each");
 
+/*
+ * A total's format: a size in bytes in IEC units ("1728 (1.7 KiB)"), any other count with
+ * its decimal abbreviation from a million on (smcctl(8) JSON OUTPUT: one unit per kind).
+ */
+static enum out_fmt total_fmt(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 6 && streq(name + n - 6, "_bytes") ? OUT_BYTES : OUT_COUNT;
+}
+
 /* The text of the counters: "DMBs" first, then each counter's line of SMCLO_COUNTERS. */
 static void counter_fields(struct out_column cols[static 1 + SMCLO_N_COUNTER_LINES])
 {
@@ -320,7 +331,7 @@ static void counter_fields(struct out_column cols[static 1 + SMCLO_N_COUNTER_LIN
 	if ((line) > 0)                                  \
 		cols[line] = (struct out_column)OUT_COL( \
 			"counters." #f, label,           \
-			SMCLO_COUNTER_##kind == SMCLO_COUNTER_GAUGE ? OUT_U64 : OUT_COUNT);
+			SMCLO_COUNTER_##kind == SMCLO_COUNTER_GAUGE ? OUT_U64 : total_fmt(#f));
 	SMCLO_COUNTERS(COUNTER_FIELD)
 #undef COUNTER_FIELD
 }

@@ -1097,7 +1097,7 @@ static void text_classes(FILE *f, json_object *classes, const char *indent)
 {
 	for (unsigned k = 0; k < _ASSESS_CLASS_MAX; k++) {
 		json_object *c = out_get(classes, class_names[k]);
-		char sz[16];
+		char sz[24];
 
 		if (!out_get_u64(c, "connections", 0))
 			continue;
@@ -1106,7 +1106,7 @@ static void text_classes(FILE *f, json_object *classes, const char *indent)
 			"%% of bytes (%s)\n",
 			indent, class_labels[k], out_get_u64(c, "share_connections", 0),
 			out_get_u64(c, "connections", 0), out_get_u64(c, "share_bytes", 0),
-			out_fmt_size(out_get_u64(c, "bytes", 0), sz, sizeof(sz)));
+			out_fmt_iec(out_get_u64(c, "bytes", 0), sz, sizeof(sz)));
 	}
 }
 
@@ -1114,7 +1114,7 @@ void assess_report_text(FILE *f, json_object *doc, unsigned detail)
 {
 	json_object *apps = out_get(doc, "applications"), *conns = out_get(doc, "connections");
 	json_object *total = out_get(doc, "total");
-	char sz[16];
+	char sz[24];
 
 	fprintf(f, "Observed %.0f s (%s%s%s), %s: %s.\n",
 		out_get_u64(doc, "duration_usec", 0) / 1e6, out_get_str(doc, "method", "?"),
@@ -1124,7 +1124,7 @@ void assess_report_text(FILE *f, json_object *doc, unsigned detail)
 		fprintf(f, "%" PRIu64 " records were lost (too many connections at once).\n",
 			out_get_u64(doc, "dropped", 0));
 	fprintf(f, "\nTotal: %" PRIu64 " connections, %s\n", out_get_u64(total, "connections", 0),
-		out_fmt_size(out_get_u64(total, "bytes", 0), sz, sizeof(sz)));
+		out_fmt_iec(out_get_u64(total, "bytes", 0), sz, sizeof(sz)));
 	text_classes(f, out_get(total, "classes"), "  ");
 	for (size_t j = 0; j < json_object_array_length(apps); j++) {
 		json_object *a = json_object_array_get_idx(apps, j), *procs = out_get(a, "processes");

@@ -51,7 +51,7 @@ static const struct family families[] = {
 	{ "smc_requests_total", "counter", "Receive (rx) and send (tx) calls on SMC sockets." },
 	{ "smc_buffer_usage_bytes", "gauge", "Bytes of SMC receive (rx) and send (tx) buffers in use (kernel 6.12+)." },
 	{ "smc_buffer_events_total", "counter", "Buffer events: full, full_peer, too_small, too_small_peer, alloc, reuse, downgrade." },
-	{ "smc_buffer_sizes_total", "counter", "Buffers allocated or reused, by size (8k: up to 8 KiB, 16k: over 8 up to 16 KiB, ..., over_1024k)." },
+	{ "smc_buffer_sizes_total", "counter", "Buffers allocated or reused, by size (up_to_8kib, up_to_16kib: over 8 up to 16 KiB, ..., over_1024kib)." },
 	{ "smc_request_sizes_total", "counter", "Send (tx) and receive (rx) requests by size, buckets as smc_buffer_sizes_total." },
 	{ "smc_socket_calls_total", "counter", "Special socket calls on SMC sockets: cork, nodelay, sendpage, splice, urgent_data." },
 	{ "smc_sockets", "gauge", "SMC sockets by mode: smcd, smcr, fallback (to TCP), listen, init (handshake not finished)." },

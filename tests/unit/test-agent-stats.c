@@ -402,7 +402,7 @@ static struct stats_engine *golden_engine(struct obj_device *d, struct obj_linkg
 	set(&s, "smcd.server_v2", 3);
 	set(&s, "smcd.rx.bytes", 123456789);
 	set(&s, "smcd.tx.bytes", 987654321);
-	set(&s, "smcd.rx.buffer_sizes.1024k", 6);
+	set(&s, "smcd.rx.buffer_sizes.up_to_1024kib", 6);
 	set(&s, "smcr.server_v1", 1);
 	set(&s, "handshake_errors.client", 1);
 	set(&s, "fallback.client", 70000);
