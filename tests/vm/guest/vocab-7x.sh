@@ -59,7 +59,7 @@ args_for() {
 	pnet:add) echo VOCAB --eth lo ;;
 	pnet:del) echo VOCAB ;;
 	sysctl:set) echo wmem "$(cat /proc/sys/net/smc/wmem)" ;;
-	check:connection) echo -t 30 ;;
+	check:connection) echo --timeout 30 ;;
 	assess:observe) echo -t 1 ;;
 	enable:unit) echo vocab.service --cgroup /vocab.slice ;;
 	disable:unit) echo vocab.service ;;
@@ -133,6 +133,9 @@ while [ $i -lt $n ]; do
 	cat $D/$i.json >>$D/all.jsonl
 	if [ "$docs" != 1 ]; then
 		problem "smcctl -j ${cmd% *} (exit $rc): $docs documents, expected one; stderr: $(head -c 200 $D/$i.err)"
+	elif [ ! -e $D/$i.fail ] && [ "$rc" -eq 2 ]; then
+		# a usage error where the verb should have run: args_for() is out of date
+		problem "smcctl -j ${cmd% *}: a usage error, the test's arguments are wrong: $(head -c 200 $D/$i.err)"
 	elif [ -e $D/$i.fail ] && [ "$rc" -eq 0 ]; then
 		problem "smcctl -j ${cmd% *} succeeded, expected a failure"
 	elif [ "$rc" -ne 0 ] && jq -e 'has("error")' $D/$i.json >/dev/null; then
