@@ -71,8 +71,8 @@ static const struct out_column smcd_fields[] = {
 	OUT_COL("v2.peer_os", "Peer-OS", OUT_STR),
 	OUT_COL("v2.negotiated_eid", "EID", OUT_STR),
 	OUT_COL("conns", "#Conns", OUT_U64),
-	OUT_COL("sndbuf_alloc", "Sndbuf", OUT_BYTES),
-	OUT_COL("dmb_alloc", "DMB", OUT_BYTES),
+	OUT_COL("sndbuf_alloc_bytes", "Sndbuf", OUT_BYTES),
+	OUT_COL("dmb_alloc_bytes", "DMB", OUT_BYTES),
 	AGENT_FIELDS,
 };
 
@@ -104,8 +104,8 @@ static const struct out_column smcr_fields[] = {
 	OUT_COL("max_conns", "Max conns", OUT_U64),
 	OUT_COL("max_links", "Max links", OUT_U64),
 	OUT_COL("conns", "#Conns", OUT_U64),
-	OUT_COL("sndbuf_alloc", "Sndbuf", OUT_BYTES),
-	OUT_COL("rmb_alloc", "RMB", OUT_BYTES),
+	OUT_COL("sndbuf_alloc_bytes", "Sndbuf", OUT_BYTES),
+	OUT_COL("rmb_alloc_bytes", "RMB", OUT_BYTES),
 	AGENT_FIELDS,
 };
 
@@ -244,8 +244,9 @@ static void smcd_group_emit(struct out_sink *o, const struct smcd_linkgroup *g)
 	gid_emit(o, "gid", g->has_ext_gid, g->gid, g->ext_gid);
 	gid_emit(o, "peer_gid", g->has_ext_gid, g->peer_gid, g->peer_ext_gid);
 	out_str(o, "pnetid", LD_PNETID, str_or_null(g->pnetid));
-	opt_u64(o, "sndbuf_alloc", g->has_alloc, g->sndbuf_alloc);
-	opt_u64(o, "dmb_alloc", g->has_alloc, g->dmb_alloc);
+	/* sizes: *_bytes (smcctl(8) JSON OUTPUT) */
+	opt_u64(o, "sndbuf_alloc_bytes", g->has_alloc, g->sndbuf_alloc);
+	opt_u64(o, "dmb_alloc_bytes", g->has_alloc, g->dmb_alloc);
 	v2_emit(o, &g->v2);
 }
 
@@ -278,8 +279,8 @@ static void smcr_group_emit(struct out_sink *o, const struct smcr_linkgroup *g)
 	out_str(o, "pnetid", LR_PNETID, str_or_null(g->pnetid));
 	opt_u64(o, "net_cookie", g->has_net_cookie, g->net_cookie);
 	out_str(o, "buf_type", OUT_NO_COL, g->has_buf_type ? smc_buf_type_name(g->buf_type) : NULL);
-	opt_u64(o, "sndbuf_alloc", g->has_alloc, g->sndbuf_alloc);
-	opt_u64(o, "rmb_alloc", g->has_alloc, g->rmb_alloc);
+	opt_u64(o, "sndbuf_alloc_bytes", g->has_alloc, g->sndbuf_alloc);
+	opt_u64(o, "rmb_alloc_bytes", g->has_alloc, g->rmb_alloc);
 	v2_emit(o, &g->v2);
 	/* A boolean is never null: left out when the kernel does not say (before SMC-Rv2.1) */
 	if (g->has_v2r)
