@@ -45,6 +45,7 @@
 #include "cli/bus.h"
 #include "cli/loopback.h"
 #include "cli/objects.h"
+#include "common/clock.h"
 #include "common/bus-api.h"
 #include "common/output.h"
 #include "config/units.h"
@@ -527,10 +528,6 @@ static int device_property(sd_bus_message *m, const char *name, struct smclo_dev
 		      offsetof(struct smclo_device, settings.max_dmbs) },
 		    { SMCD_BUS_LOOPBACK_DEVICE_ACTIVE_MAX_DMBS, "u",
 		      offsetof(struct smclo_device, active.max_dmbs) },
-		    { SMCD_BUS_LOOPBACK_DEVICE_DRAIN_TIMEOUT_MSEC, "u",
-		      offsetof(struct smclo_device, drain_timeout_ms) },
-		    { SMCD_BUS_LOOPBACK_DEVICE_DRAIN_REMAINING_MSEC, "u",
-		      offsetof(struct smclo_device, drain_remaining_ms) },
 #define SIG_32 "u" /* the D-Bus type of a counter by its width */
 #define SIG_64 "t"
 #define COUNTER_MAP(f, bits, attr, kind, line, label) \
@@ -541,9 +538,21 @@ static int device_property(sd_bus_message *m, const char *name, struct smclo_dev
 	const char *str;
 	int b, r;
 
+	uint64_t usec;
+
 	for (size_t i = 0; i < ELEMENTSOF(map); i++)
 		if (streq(name, map[i].name))
 			return sd_bus_message_read(m, "v", map[i].type, (char *)d + map[i].off);
+	/* the bus says microseconds (USec), the module's struct milliseconds */
+	if (streq(name, SMCD_BUS_LOOPBACK_DEVICE_DRAIN_TIMEOUT_USEC) ||
+	    streq(name, SMCD_BUS_LOOPBACK_DEVICE_DRAIN_REMAINING_USEC)) {
+		r = sd_bus_message_read(m, "v", "t", &usec);
+		if (r >= 0 && streq(name, SMCD_BUS_LOOPBACK_DEVICE_DRAIN_TIMEOUT_USEC))
+			d->drain_timeout_ms = (uint32_t)(usec / USEC_PER_MSEC);
+		else if (r >= 0)
+			d->drain_remaining_ms = (uint32_t)(usec / USEC_PER_MSEC);
+		return r;
+	}
 	if (streq(name, SMCD_BUS_LOOPBACK_DEVICE_NAME) ||
 	    streq(name, SMCD_BUS_LOOPBACK_DEVICE_STATE) || streq(name, SMCD_BUS_LOOPBACK_DEVICE_GID) ||
 	    streq(name, SMCD_BUS_LOOPBACK_DEVICE_DMB_TYPE) ||
@@ -732,9 +741,12 @@ static int do_deactivate(struct smcctl *c, struct smcnl *nl, unsigned wait_s)
 	s = forward(c, "cannot deactivate the loopback device", timeout, &reply,
 		    SMCD_BUS_LOOPBACK_DEACTIVATE, "u", (uint32_t)wait_s);
 	if (s == SMCCTL_EXIT_OK) {
-		if (sd_bus_message_read(reply, "bu", &b, &res.waited_ms) < 0)
+		uint64_t waited_usec;
+
+		if (sd_bus_message_read(reply, "bt", &b, &waited_usec) < 0)
 			return smcctl_error(c, SMCCTL_EXIT_FAILURE,
 					    "smcd-agent's answer to Deactivate did not parse");
+		res.waited_ms = (uint32_t)(waited_usec / USEC_PER_MSEC);
 		res.was_active = b;
 		if ((s = agent_device(c, &res.last, &found)))
 			return s;
