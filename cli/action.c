@@ -8,7 +8,7 @@
  * boolean is one in every answer): absent when smcctl cannot tell, e.g. a flush of a table
  * it did not read first or a switch the kernel takes either way.
  */
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/output.h"
 
 json_object *action_json(const char *action, const char *key, const char *value, int changed)

@@ -10,7 +10,7 @@
 #include <inttypes.h>
 
 #include "cli/loopback.h"
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/output.h"
 #include "netlink/uapi/smc_lo.h"
 

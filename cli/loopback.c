@@ -44,7 +44,7 @@
 #include "cli/agent.h"
 #include "cli/bus.h"
 #include "cli/loopback.h"
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/clock.h"
 #include "common/bus-api.h"
 #include "common/output.h"

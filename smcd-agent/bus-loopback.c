@@ -29,7 +29,7 @@
 #include "smcd-agent/bus-snapshot.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/loopback-internal.h"
-#include "smcd-agent/loopback.h"
+#include "smcd-agent/loopback-reconcile.h"
 #include "smcd-agent/manager.h"
 
 /* Deactivate() over D-Bus waits in the event loop too: the same bound as the file's. */
@@ -86,8 +86,8 @@ static const struct bus_snapshot_type device_type = {
 	.whole_object = false,
 };
 
-static int find_device(sd_bus *bus, const char *path, const char *iface, void *userdata, void **ret,
-		       sd_bus_error *error)
+static int bus_loopback_find_device(sd_bus *bus, const char *path, const char *iface,
+				    void *userdata, void **ret, sd_bus_error *error)
 {
 	struct manager *m = userdata;
 
@@ -97,7 +97,8 @@ static int find_device(sd_bus *bus, const char *path, const char *iface, void *u
 	return 1;
 }
 
-static int enumerate(sd_bus *bus, const char *prefix, void *userdata, char ***ret, sd_bus_error *error)
+static int bus_loopback_enumerate(sd_bus *bus, const char *prefix, void *userdata, char ***ret,
+				  sd_bus_error *error)
 {
 	struct manager *m = userdata;
 	char **v = calloc(2, sizeof(char *));
@@ -122,7 +123,7 @@ static int owned(struct manager *m, sd_bus_error *error, struct config_mark mark
 				 m->config->path, mark.line, mark.column);
 }
 
-static int kernel_error(struct manager *m, sd_bus_error *error, enum smc_op op, int r)
+static int bus_loopback_kernel_error(struct manager *m, sd_bus_error *error, enum smc_op op, int r)
 {
 	char buf[512];
 
@@ -188,7 +189,7 @@ static int method_activate(sd_bus_message *msg, void *userdata, sd_bus_error *er
 	r = m->kernel->ops->smclo_activate(m->kernel, &d, &changed);
 	(void)loopback_refresh(m);
 	if (r < 0)
-		return kernel_error(m, error, SMC_OP_LOOPBACK_ACTIVATE, r);
+		return bus_loopback_kernel_error(m, error, SMC_OP_LOOPBACK_ACTIVATE, r);
 	return sd_bus_reply_method_return(msg, "b", (int)changed);
 }
 
@@ -233,7 +234,7 @@ static int method_deactivate(sd_bus_message *msg, void *userdata, sd_bus_error *
 			res.last.counters.link_groups, res.last.counters.attached,
 			SMCLO_DRAIN_PNETID);
 	if (r < 0)
-		return kernel_error(m, error, SMC_OP_LOOPBACK_DEACTIVATE, r);
+		return bus_loopback_kernel_error(m, error, SMC_OP_LOOPBACK_DEACTIVATE, r);
 	return sd_bus_reply_method_return(msg, "bt", (int)res.was_active,
 					  (uint64_t)res.waited_ms * USEC_PER_MSEC);
 }
@@ -289,7 +290,7 @@ static int method_set(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 	r = m->kernel->ops->smclo_set(m->kernel, &q, &d);
 	(void)loopback_refresh(m);
 	if (r < 0)
-		return kernel_error(m, error, SMC_OP_LOOPBACK_SET, r);
+		return bus_loopback_kernel_error(m, error, SMC_OP_LOOPBACK_SET, r);
 	return sd_bus_reply_method_return(msg, NULL);
 }
 
@@ -320,8 +321,9 @@ int bus_loopback_register(struct manager *m)
 	if (r >= 0)
 		r = sd_bus_add_fallback_vtable(m->bus, NULL, SMCD_BUS_PATH_SMCD_DEVICE,
 					       SMCD_BUS_IFACE_LOOPBACK_DEVICE, device_vtable,
-					       find_device, m);
+					       bus_loopback_find_device, m);
 	if (r >= 0)
-		r = sd_bus_add_node_enumerator(m->bus, NULL, SMCD_BUS_PATH, enumerate, m);
+		r = sd_bus_add_node_enumerator(m->bus, NULL, SMCD_BUS_PATH, bus_loopback_enumerate,
+					       m);
 	return r;
 }

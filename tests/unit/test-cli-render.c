@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/output.h"
 #include "common/stats-table.h"
 #include "tests/unit/golden.h"

@@ -35,7 +35,7 @@
 #include <cmocka.h>
 #include <linux/genetlink.h>
 
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/output.h"
 #include "common/stats-table.h"
 #include "netlink/smcnl-internal.h"

@@ -372,6 +372,37 @@ static void test_help(void **state)
 	}
 }
 
+/*
+ * Every verb of the table, whatever it does: --help answers with its usage and exits 0 with
+ * nothing on stderr; an unknown option is a usage error (exit 2, one line on stderr naming
+ * the option, nothing on stdout) before the verb does anything.
+ */
+static void test_every_verb(void **state)
+{
+	for (const struct object *o = smcctl_objects; o->name; o++)
+		for (const struct verb *v = o->verbs; v->name; v++) {
+			struct result r = RUN(o->name, v->name, "--help");
+			char a[160], b[160];
+
+			snprintf(a, sizeof(a), "%s %s", o->name, v->name);
+			snprintf(b, sizeof(b), "%s [%s]", o->name, v->name);
+			if (r.status != 0 || r.err[0] || !strstr(r.out, "Usage:") ||
+			    (!strstr(r.out, a) && !strstr(r.out, b)))
+				fail_msg("smcctl %s %s --help: exit %d, stderr \"%s\", stdout \"%s\"",
+					 o->name, v->name, r.status, r.err, r.out);
+			result_free(&r);
+			/* the option named, and where to look: smcctl OBJECT help */
+			snprintf(a, sizeof(a), "smcctl %s help", o->name);
+			r = RUN(o->name, v->name, "--no-such-option");
+			if (!strstr(r.err, a))
+				fail_msg("smcctl %s %s --no-such-option: no next step in \"%s\"",
+					 o->name, v->name, r.err);
+			expect_usage(r, "option '--no-such-option'");
+			expect_usage(RUN("-j", o->name, v->name, "--no-such-option"),
+				     "option '--no-such-option'");
+		}
+}
+
 static void test_usage_errors(void **state)
 {
 	expect_usage(RUN(""), "unknown object ''");
@@ -1026,6 +1057,7 @@ int main(void)
 		cmocka_unit_test(test_short_letters),
 		cmocka_unit_test(test_pager_command),
 		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_every_verb),
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_library_failure),
 		cmocka_unit_test(test_loopback_device_dump_fails),
