@@ -398,8 +398,10 @@ static void test_every_verb(void **state)
 				fail_msg("smcctl %s %s --no-such-option: no next step in \"%s\"",
 					 o->name, v->name, r.err);
 			expect_usage(r, "option '--no-such-option'");
-			expect_usage(RUN("-j", o->name, v->name, "--no-such-option"),
-				     "option '--no-such-option'");
+			/* with -j the same line, and its error document on stdout */
+			snprintf(b, sizeof(b), "see '%s'", a);
+			expect_json_error(RUN("-j", o->name, v->name, "--no-such-option"),
+					  SMCCTL_EXIT_USAGE, "option '--no-such-option'", b);
 		}
 }
 
