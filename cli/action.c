@@ -3,6 +3,10 @@
  * The answer of a verb that changes kernel state.  Text mode prints nothing on success (the
  * iproute2 convention: silence is success); -j prints {"action": ..., KEY: VALUE,
  * "changed": bool} so that every -j invocation yields exactly one JSON document.
+ *
+ * "changed" is a boolean or absent, never null (smcctl(8) JSON OUTPUT: a key that is a
+ * boolean is one in every answer): absent when smcctl cannot tell, e.g. a flush of a table
+ * it did not read first or a switch the kernel takes either way.
  */
 #include "cli/verbs.h"
 #include "common/output.h"
@@ -13,7 +17,7 @@ json_object *action_json(const char *action, const char *key, const char *value,
 
 	if (!o || json_add_str(o, "action", action) < 0 || (key && json_add_str(o, key, value) < 0))
 		return NULL;
-	if ((changed < 0 ? json_add_null(o, "changed") : json_add_bool(o, "changed", changed)) < 0)
+	if (changed != CHANGED_UNKNOWN && json_add_bool(o, "changed", changed) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }

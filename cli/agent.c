@@ -21,6 +21,7 @@
 #include "cli/verbs.h"
 #include "common/bus-api.h"
 #include "common/output.h"
+#include "common/smc-caps-names.h"
 #include "config/units.h"
 
 /* [[item, result, message], ...] -> [{"item":, "result":, "message":}, ...] */
@@ -152,7 +153,7 @@ void agent_status_text(struct smcctl *c, json_object *doc)
 		drift ? json_object_array_length(drift) : (size_t)0);
 	caps_line(out_get(doc, "capabilities"), caps, sizeof(caps));
 	fprintf(c->out, "Kernel:         %s: %s\n",
-		out_get_str(doc, "capabilities.kernel-release", "-"), caps);
+		out_get_str(doc, "capabilities." SMC_CAPS_KEY_KERNEL_RELEASE, "-"), caps);
 	fprintf(c->out, "Last reconcile: %s (checked %s)\n",
 		agent_fmt_time(out_get_u64(doc, "last_reconcile.time_usec", 0), t1, sizeof(t1)),
 		agent_fmt_time(out_get_u64(doc, "last_check_usec", 0), t2, sizeof(t2)));

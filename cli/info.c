@@ -18,51 +18,22 @@
 
 #include "cli/verbs.h"
 #include "common/output.h"
+#include "common/smc-caps-names.h"
 #include "common/stats-table.h"
 
-struct capability {
-	const char *key;     /* JSON key under "capabilities" */
-	const char *label;   /* text */
-	size_t offset;	     /* bool in struct smc_caps */
-	const char *missing; /* what its absence means and how to get it */
-};
-
-#define CAP(k, l, f, m)                               \
-	{                                             \
-		k, l, offsetof(struct smc_caps, f), m \
-	}
-
-static const struct capability capabilities[] = {
-	CAP("smc_module", "SMC module", smc_module,
-	    "the smc module is not loaded and could not be loaded (CONFIG_SMC; since Linux 6.18 "
-	    "SMC also needs CONFIG_DIBS)"),
-	CAP("smc_gen_netlink", "SMC_GEN_NETLINK", smc_genl,
-	    "no SMC netlink family: no link groups, devices, statistics or UEIDs"),
-	CAP("smc_pnetid", "SMC_PNETID", pnet_genl,
-	    "no PNET table family (it is loaded with smc_diag: modprobe smc_diag)"),
-	CAP("smc_diag", "smc_diag", smc_diag,
-	    "'smcctl socket' cannot list sockets (CONFIG_SMC_DIAG: modprobe smc_diag)"),
-	CAP("af_smc", "AF_SMC", af_smc,
-	    "socket(AF_SMC) fails: applications cannot create SMC sockets"),
-	CAP("ipproto_smc", "IPPROTO_SMC", ipproto_smc,
-	    "socket(AF_INET, SOCK_STREAM, IPPROTO_SMC) fails: needs Linux 6.11 or later"),
-	CAP("dibs", "DIBS", dibs,
-	    "no /sys/class/dibs: the DIBS device layer arrived in Linux 6.18 (CONFIG_DIBS)"),
-	CAP("loopback", "SMC-D loopback device", loopback,
-	    "no SMC-D loopback device: needs CONFIG_DIBS_LO (6.18+) or CONFIG_SMC_LO "
-	    "(6.10 to 6.17)"),
-};
-
-static bool cap_value(const struct smc_caps *caps, const struct capability *c)
+/*
+ * The capabilities info shows, in its order: the rows of common/smc-caps-names.c marked
+ * info (they come first), one spelling with the agent's Capabilities property.
+ */
+static const struct smc_cap_name *info_caps(size_t *ret_n)
 {
-	/*
-	 * The module is there when its netlink family answers, whatever /sys/module says: a
-	 * built-in smc without parameters has no /sys/module/smc, and the family lookup may
-	 * itself have just loaded the module.
-	 */
-	if (c->offset == offsetof(struct smc_caps, smc_module) && caps->smc_genl)
-		return true;
-	return *(const bool *)((const char *)caps + c->offset);
+	size_t n, k = 0;
+	const struct smc_cap_name *t = smc_caps_names(&n);
+
+	while (k < n && t[k].info)
+		k++;
+	*ret_n = k;
+	return t;
 }
 
 /*
@@ -253,11 +224,13 @@ static int add_opt(json_object *o, const char *key, json_object *v)
 
 static json_object *caps_json(const struct info_facts *i, json_object **ret_missing)
 {
+	size_t n_caps;
+	const struct smc_cap_name *capabilities = info_caps(&n_caps);
 	json_object *o = json_object_new_object(), *missing = json_object_new_array();
 
-	for (size_t k = 0; o && missing && k < ELEMENTSOF(capabilities); k++) {
-		const struct capability *cap = &capabilities[k];
-		bool v = cap_value(&i->caps, cap);
+	for (size_t k = 0; o && missing && k < n_caps; k++) {
+		const struct smc_cap_name *cap = &capabilities[k];
+		bool v = smc_caps_value(&i->caps, cap);
 
 		json_add_bool(o, cap->key, v);
 		if (!v && !cap_not_needed(cap->key, v, i->caps.loopback)) {
@@ -553,6 +526,8 @@ static void print_list(struct smcctl *c, const char *label, json_object *arr)
 
 void info_text(struct smcctl *c, json_object *doc)
 {
+	size_t n_caps;
+	const struct smc_cap_name *capabilities = info_caps(&n_caps);
 	json_object *caps = out_get(doc, "capabilities"), *missing = out_get(doc, "missing");
 	json_object *verdicts = out_get(doc, "verdicts"), *errors = out_get(doc, "errors");
 
@@ -560,7 +535,7 @@ void info_text(struct smcctl *c, json_object *doc)
 	out_kv(c->out, kernel_fields, ELEMENTSOF(kernel_fields), doc, c->detail, 2);
 
 	fputs("\nCapabilities\n", c->out);
-	for (size_t k = 0; k < ELEMENTSOF(capabilities); k++)
+	for (size_t k = 0; k < n_caps; k++)
 		fprintf(c->out, "  %-22s %s\n", capabilities[k].label,
 			cap_state(capabilities[k].key, out_get_bool(caps, capabilities[k].key, false),
 				  out_get_bool(caps, "loopback", false)));
@@ -647,6 +622,8 @@ static void print_words(struct smcctl *c, const char *label, const char *const *
  */
 int info_facts_text(struct smcctl *c, const struct info_facts *i)
 {
+	size_t n_caps;
+	const struct smc_cap_name *capabilities = info_caps(&n_caps);
 	size_t n_known = 0, n_present = 0, n_absent = 0, n_unknown = 0;
 	const struct smc_sysctl_desc *t = smc_sysctl_table(&n_known);
 	const char **present = NULL, **absent = NULL, **unknown = NULL;
@@ -676,8 +653,8 @@ int info_facts_text(struct smcctl *c, const struct info_facts *i)
 	out_kv_cells(c->out, kernel_fields, ELEMENTSOF(kernel_fields), values, c->detail, 2);
 
 	fputs("\nCapabilities\n", c->out);
-	for (size_t k = 0; k < ELEMENTSOF(capabilities); k++) {
-		bool v = cap_value(&i->caps, &capabilities[k]);
+	for (size_t k = 0; k < n_caps; k++) {
+		bool v = smc_caps_value(&i->caps, &capabilities[k]);
 
 		/* "  %-22s %s\n", without printf (the labels are shorter than 22). */
 		char line[40] = "                         "; /* 25 blanks */
@@ -726,10 +703,10 @@ int info_facts_text(struct smcctl *c, const struct info_facts *i)
 
 	if (any_missing) {
 		/* Without the module everything else is missing too: one line says it all. */
-		no_module = !cap_value(&i->caps, &capabilities[0]) && !i->caps.smc_genl;
+		no_module = !smc_caps_value(&i->caps, &capabilities[0]) && !i->caps.smc_genl;
 		fputs("\nMissing\n", c->out);
-		for (size_t k = 0; k < ELEMENTSOF(capabilities); k++) {
-			bool v = cap_value(&i->caps, &capabilities[k]);
+		for (size_t k = 0; k < n_caps; k++) {
+			bool v = smc_caps_value(&i->caps, &capabilities[k]);
 
 			if (v || cap_not_needed(capabilities[k].key, v, i->caps.loopback))
 				continue;

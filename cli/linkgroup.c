@@ -71,8 +71,8 @@ static const struct out_column smcd_fields[] = {
 	OUT_COL("v2.peer_os", "Peer-OS", OUT_STR),
 	OUT_COL("v2.negotiated_eid", "EID", OUT_STR),
 	OUT_COL("conns", "#Conns", OUT_U64),
-	OUT_COL("sndbuf_alloc", "Sndbuf", OUT_BYTES),
-	OUT_COL("dmb_alloc", "DMB", OUT_BYTES),
+	OUT_COL("sndbuf_alloc_bytes", "Sndbuf", OUT_BYTES),
+	OUT_COL("dmb_alloc_bytes", "DMB", OUT_BYTES),
 	AGENT_FIELDS,
 };
 
@@ -104,8 +104,8 @@ static const struct out_column smcr_fields[] = {
 	OUT_COL("max_conns", "Max conns", OUT_U64),
 	OUT_COL("max_links", "Max links", OUT_U64),
 	OUT_COL("conns", "#Conns", OUT_U64),
-	OUT_COL("sndbuf_alloc", "Sndbuf", OUT_BYTES),
-	OUT_COL("rmb_alloc", "RMB", OUT_BYTES),
+	OUT_COL("sndbuf_alloc_bytes", "Sndbuf", OUT_BYTES),
+	OUT_COL("rmb_alloc_bytes", "RMB", OUT_BYTES),
 	AGENT_FIELDS,
 };
 
@@ -221,9 +221,22 @@ static void v2_emit(struct out_sink *o, const struct smc_lgr_v2 *v)
 	out_object_end(o);
 }
 
+/*
+ * A link group's id as the kernel's tools, our text, the agent's object path and Id
+ * property and the textfile show it: 8 hex digits, "00000101", in JSON too (it was the
+ * number 257 there).  One form per id (smcctl(8) JSON OUTPUT).
+ */
+static void lgr_id_emit(struct out_sink *o, const char *key, int col, uint32_t id)
+{
+	char buf[12];
+
+	snprintf(buf, sizeof(buf), "%08" PRIx32, id);
+	out_str(o, key, col, buf);
+}
+
 static void smcd_group_emit(struct out_sink *o, const struct smcd_linkgroup *g)
 {
-	out_u64(o, "id", LD_ID, g->id);
+	lgr_id_emit(o, "id", LD_ID, g->id);
 	out_u64(o, "vlan", LD_VLAN, g->vlan_id);
 	out_u64(o, "conns", LD_CONNS, g->conns);
 	out_u64(o, "chid", LD_CHID, g->chid);
@@ -231,8 +244,9 @@ static void smcd_group_emit(struct out_sink *o, const struct smcd_linkgroup *g)
 	gid_emit(o, "gid", g->has_ext_gid, g->gid, g->ext_gid);
 	gid_emit(o, "peer_gid", g->has_ext_gid, g->peer_gid, g->peer_ext_gid);
 	out_str(o, "pnetid", LD_PNETID, str_or_null(g->pnetid));
-	opt_u64(o, "sndbuf_alloc", g->has_alloc, g->sndbuf_alloc);
-	opt_u64(o, "dmb_alloc", g->has_alloc, g->dmb_alloc);
+	/* sizes: *_bytes (smcctl(8) JSON OUTPUT) */
+	opt_u64(o, "sndbuf_alloc_bytes", g->has_alloc, g->sndbuf_alloc);
+	opt_u64(o, "dmb_alloc_bytes", g->has_alloc, g->dmb_alloc);
 	v2_emit(o, &g->v2);
 }
 
@@ -257,7 +271,7 @@ static void smcr_group_emit(struct out_sink *o, const struct smcr_linkgroup *g)
 {
 	char buf[24];
 
-	out_u64(o, "id", LR_ID, g->id);
+	lgr_id_emit(o, "id", LR_ID, g->id);
 	out_str(o, "role", LR_ROLE, smc_lgr_role_name(g->role));
 	out_str(o, "type", LR_TYPE, smc_lgr_type_name(g->type));
 	out_u64(o, "vlan", LR_VLAN, g->vlan_id);
@@ -265,13 +279,12 @@ static void smcr_group_emit(struct out_sink *o, const struct smcr_linkgroup *g)
 	out_str(o, "pnetid", LR_PNETID, str_or_null(g->pnetid));
 	opt_u64(o, "net_cookie", g->has_net_cookie, g->net_cookie);
 	out_str(o, "buf_type", OUT_NO_COL, g->has_buf_type ? smc_buf_type_name(g->buf_type) : NULL);
-	opt_u64(o, "sndbuf_alloc", g->has_alloc, g->sndbuf_alloc);
-	opt_u64(o, "rmb_alloc", g->has_alloc, g->rmb_alloc);
+	opt_u64(o, "sndbuf_alloc_bytes", g->has_alloc, g->sndbuf_alloc);
+	opt_u64(o, "rmb_alloc_bytes", g->has_alloc, g->rmb_alloc);
 	v2_emit(o, &g->v2);
+	/* A boolean is never null: left out when the kernel does not say (before SMC-Rv2.1) */
 	if (g->has_v2r)
 		out_bool(o, "direct", OUT_NO_COL, g->direct);
-	else
-		out_null(o, "direct", OUT_NO_COL);
 	opt_u64(o, "max_conns", g->has_v2r, g->max_conns);
 	opt_u64(o, "max_links", g->has_v2r, g->max_links);
 	out_array_begin(o, "links");
@@ -304,19 +317,22 @@ static const char *age_text(uint64_t first, char *buf, size_t len)
 	return buf;
 }
 
-/* The agent's statistics of one group, from GetStatistics()'s linkgroup_list. */
+/* The agent's statistics of one group, from GetStatistics()'s linkgroup_list (ids as
+ * 8 hex digits there too). */
 static json_object *agent_group(json_object *agent, const char *tech, uint32_t id)
 {
 	json_object *list = out_get(agent, "linkgroup_list");
 	size_t n = list && json_object_is_type(list, json_type_array)
 			   ? json_object_array_length(list)
 			   : 0;
+	char hex[12];
 
+	snprintf(hex, sizeof(hex), "%08" PRIx32, id);
 	for (size_t i = 0; i < n; i++) {
 		json_object *g = json_object_array_get_idx(list, i);
 
 		if (streq_ptr(out_get_str(g, "technology", NULL), tech) &&
-		    out_get_u64(g, "id", UINT64_MAX) == id)
+		    streq_ptr(out_get_str(g, "id", NULL), hex))
 			return g;
 	}
 	return NULL;

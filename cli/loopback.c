@@ -45,6 +45,7 @@
 #include "cli/bus.h"
 #include "cli/loopback.h"
 #include "cli/verbs.h"
+#include "common/clock.h"
 #include "common/bus-api.h"
 #include "common/output.h"
 #include "config/units.h"
@@ -76,14 +77,15 @@ void smclo_device_emit(struct out_sink *o, const char *key, const struct smclo_d
 		out_null(o, "generation", OUT_NO_COL);
 	out_str(o, "gid", OUT_NO_COL, d->registered ? d->gid_uuid : NULL);
 	out_bool(o, "pending", OUT_NO_COL, d->pending);
+	/* JSON times are microseconds, *_usec (smcctl(8) JSON OUTPUT); the module counts ms. */
 	if (draining)
-		out_u64(o, "drain_timeout_ms", OUT_NO_COL, d->drain_timeout_ms);
+		out_u64(o, "drain_timeout_usec", OUT_NO_COL, d->drain_timeout_ms * USEC_PER_MSEC);
 	else
-		out_null(o, "drain_timeout_ms", OUT_NO_COL);
+		out_null(o, "drain_timeout_usec", OUT_NO_COL);
 	if (draining && d->has_drain_remaining)
-		out_u64(o, "drain_remaining_ms", OUT_NO_COL, d->drain_remaining_ms);
+		out_u64(o, "drain_remaining_usec", OUT_NO_COL, d->drain_remaining_ms * USEC_PER_MSEC);
 	else
-		out_null(o, "drain_remaining_ms", OUT_NO_COL);
+		out_null(o, "drain_remaining_usec", OUT_NO_COL);
 	settings_emit(o, "settings", &d->settings);
 	if (d->registered)
 		settings_emit(o, "active_settings", &d->active);
@@ -179,10 +181,10 @@ static const char *state_words(const char *state, bool removing, bool has_remain
 static const char *state_words_json(json_object *lo, char *buf, size_t len)
 {
 	return state_words(out_get_str(lo, "state", "-"), out_get_bool(lo, "removing", false),
-			   out_get(lo, "drain_remaining_ms"),
-			   out_get_u64(lo, "drain_remaining_ms", 0),
-			   out_get_u64(lo, "drain_timeout_ms", 0), out_get(lo, "generation"),
-			   out_get_u64(lo, "generation", 0), buf, len);
+			   out_get(lo, "drain_remaining_usec"),
+			   out_get_u64(lo, "drain_remaining_usec", 0) / USEC_PER_MSEC,
+			   out_get_u64(lo, "drain_timeout_usec", 0) / USEC_PER_MSEC,
+			   out_get(lo, "generation"), out_get_u64(lo, "generation", 0), buf, len);
 }
 
 void loopback_list_emit(struct out_sink *o, const struct smcd_device *smcd, size_t n,
@@ -268,6 +270,17 @@ static const struct out_column smclo_fields[] = {
 static_assert((0 SMCLO_COUNTERS(SMCLO_COUNTER_LINE_BIT)) == (2ull << SMCLO_N_COUNTER_LINES) - 1,
 	      "SMCLO_COUNTERS: the text lines are not 1, 2, ... once each");
 
+/*
+ * A total's format: a size in bytes in IEC units ("1728 (1.7 KiB)"), any other count with
+ * its decimal abbreviation from a million on (smcctl(8) JSON OUTPUT: one unit per kind).
+ */
+static enum out_fmt total_fmt(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 6 && streq(name + n - 6, "_bytes") ? OUT_BYTES : OUT_COUNT;
+}
+
 /* The text of the counters: "DMBs" first, then each counter's line of SMCLO_COUNTERS. */
 static void counter_fields(struct out_column cols[static 1 + SMCLO_N_COUNTER_LINES])
 {
@@ -276,7 +289,7 @@ static void counter_fields(struct out_column cols[static 1 + SMCLO_N_COUNTER_LIN
 	if ((line) > 0)                                  \
 		cols[line] = (struct out_column)OUT_COL( \
 			"counters." #f, label,           \
-			SMCLO_COUNTER_##kind == SMCLO_COUNTER_GAUGE ? OUT_U64 : OUT_COUNT);
+			SMCLO_COUNTER_##kind == SMCLO_COUNTER_GAUGE ? OUT_U64 : total_fmt(#f));
 	SMCLO_COUNTERS(COUNTER_FIELD)
 #undef COUNTER_FIELD
 }
@@ -472,10 +485,6 @@ static int device_property(sd_bus_message *m, const char *name, struct smclo_dev
 		      offsetof(struct smclo_device, settings.max_dmbs) },
 		    { SMCD_BUS_LOOPBACK_DEVICE_ACTIVE_MAX_DMBS, "u",
 		      offsetof(struct smclo_device, active.max_dmbs) },
-		    { SMCD_BUS_LOOPBACK_DEVICE_DRAIN_TIMEOUT_MSEC, "u",
-		      offsetof(struct smclo_device, drain_timeout_ms) },
-		    { SMCD_BUS_LOOPBACK_DEVICE_DRAIN_REMAINING_MSEC, "u",
-		      offsetof(struct smclo_device, drain_remaining_ms) },
 #define SIG_32 "u" /* the D-Bus type of a counter by its width */
 #define SIG_64 "t"
 #define COUNTER_MAP(f, bits, attr, kind, line, label) \
@@ -486,9 +495,21 @@ static int device_property(sd_bus_message *m, const char *name, struct smclo_dev
 	const char *str;
 	int b, r;
 
+	uint64_t usec;
+
 	for (size_t i = 0; i < ELEMENTSOF(map); i++)
 		if (streq(name, map[i].name))
 			return sd_bus_message_read(m, "v", map[i].type, (char *)d + map[i].off);
+	/* the bus says microseconds (USec), the module's struct milliseconds */
+	if (streq(name, SMCD_BUS_LOOPBACK_DEVICE_DRAIN_TIMEOUT_USEC) ||
+	    streq(name, SMCD_BUS_LOOPBACK_DEVICE_DRAIN_REMAINING_USEC)) {
+		r = sd_bus_message_read(m, "v", "t", &usec);
+		if (r >= 0 && streq(name, SMCD_BUS_LOOPBACK_DEVICE_DRAIN_TIMEOUT_USEC))
+			d->drain_timeout_ms = (uint32_t)(usec / USEC_PER_MSEC);
+		else if (r >= 0)
+			d->drain_remaining_ms = (uint32_t)(usec / USEC_PER_MSEC);
+		return r;
+	}
 	if (streq(name, SMCD_BUS_LOOPBACK_DEVICE_NAME) ||
 	    streq(name, SMCD_BUS_LOOPBACK_DEVICE_STATE) || streq(name, SMCD_BUS_LOOPBACK_DEVICE_GID) ||
 	    streq(name, SMCD_BUS_LOOPBACK_DEVICE_DMB_TYPE) ||
@@ -623,7 +644,7 @@ static int not_loaded(struct smcctl *c)
 {
 	_cleanup_(json_object_putp) json_object *doc = action_json("deactivate", NULL, NULL, false);
 
-	if (!doc || json_add_u64(doc, "waited_ms", 0) < 0 || json_add_null(doc, "device") < 0 ||
+	if (!doc || json_add_u64(doc, "waited_usec", 0) < 0 || json_add_null(doc, "device") < 0 ||
 	    json_add_null(doc, "smc_lo") < 0)
 		return smcctl_oom(c);
 	if (!c->json)
@@ -677,9 +698,12 @@ static int do_deactivate(struct smcctl *c, struct smcnl *nl, unsigned wait_s)
 	s = forward(c, "cannot deactivate the loopback device", timeout, &reply,
 		    SMCD_BUS_LOOPBACK_DEACTIVATE, "u", (uint32_t)wait_s);
 	if (s == SMCCTL_EXIT_OK) {
-		if (sd_bus_message_read(reply, "bu", &b, &res.waited_ms) < 0)
+		uint64_t waited_usec;
+
+		if (sd_bus_message_read(reply, "bt", &b, &waited_usec) < 0)
 			return smcctl_error(c, SMCCTL_EXIT_FAILURE,
 					    "smcd-agent's answer to Deactivate did not parse");
+		res.waited_ms = (uint32_t)(waited_usec / USEC_PER_MSEC);
 		res.was_active = b;
 		if ((s = agent_device(c, &res.last, &found)))
 			return s;
@@ -713,7 +737,7 @@ static int do_deactivate(struct smcctl *c, struct smcnl *nl, unsigned wait_s)
 					   "cannot deactivate the loopback device");
 	}
 	doc = action_json("deactivate", NULL, NULL, res.was_active);
-	if (!doc || json_add_u64(doc, "waited_ms", res.waited_ms) < 0)
+	if (!doc || json_add_u64(doc, "waited_usec", res.waited_ms * 1000ULL) < 0)
 		return smcctl_oom(c);
 	return emit_device(c, doc, &res.last);
 }

@@ -75,8 +75,8 @@ static const char *tech_name(const char *t)
 
 static void lgr_text(FILE *f, json_object *ev, const char *what)
 {
-	fprintf(f, "linkgroup %s%s%s %08" PRIx64, what, *what ? " " : "",
-		tech_name(out_get_str(ev, "technology", NULL)), out_get_u64(ev, "id", 0));
+	fprintf(f, "linkgroup %s%s%s %s", what, *what ? " " : "",
+		tech_name(out_get_str(ev, "technology", NULL)), out_get_str(ev, "id", "-"));
 }
 
 static const char *plural(uint64_t n)
@@ -162,6 +162,7 @@ static void monitor_emit(struct monitor *m, json_object *ev)
 {
 	if (!ev)
 		return;
+	m->c->answered = true; /* events are its answer: no error document after them */
 	if (m->c->json)
 		out_json(m->c->out, ev, false);
 	else
@@ -197,7 +198,8 @@ static json_object *lgr_event(const char *name, json_object *p)
 	if (!ev)
 		return NULL;
 	json_add_str(ev, "technology", out_get_str(p, SMCD_BUS_LINKGROUP_TECHNOLOGY, NULL));
-	json_add_u64(ev, "id", out_get_u64(p, SMCD_BUS_LINKGROUP_ID, 0));
+	/* The Id property's 8 hex digits, as smcctl linkgroup shows it (smcctl(8) JSON OUTPUT). */
+	json_add_str(ev, "id", out_get_str(p, SMCD_BUS_LINKGROUP_ID, NULL));
 	json_add_str(ev, "device", out_get_str(p, SMCD_BUS_LINKGROUP_DEVICE, NULL));
 	json_add_str(ev, "pnetid", out_get_str(p, SMCD_BUS_LINKGROUP_PNET_ID, NULL));
 	json_add_u64(ev, "conns", out_get_u64(p, SMCD_BUS_LINKGROUP_CONNECTIONS, 0));

@@ -14,7 +14,8 @@ json_object *seid_json(const struct smc_seid *s, bool supported)
 
 	if (!o || json_add_bool(o, "supported", supported) < 0 ||
 	    json_add_str(o, "seid", has ? s->seid : NULL) < 0 ||
-	    (has ? json_add_bool(o, "enabled", s->enabled) : json_add_null(o, "enabled")) < 0)
+	    /* no SEID, none offered: false, as smcctl info says (a boolean is never null) */
+	    json_add_bool(o, "enabled", has && s->enabled) < 0)
 		return NULL;
 	return TAKE_PTR(o);
 }

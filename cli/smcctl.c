@@ -35,12 +35,25 @@ static void vline(struct smcctl *c, const char *fmt, va_list ap)
 	fputc('\n', c->err);
 }
 
+/* The first error of a run is the one -j answers with (json_error()); later lines follow
+ * from it. */
+static void keep_error(struct smcctl *c, const char *hint, const char *fmt, va_list ap)
+{
+	if (c->error[0])
+		return;
+	vsnprintf(c->error, sizeof(c->error), fmt, ap);
+	snprintf(c->hint, sizeof(c->hint), "%s", hint ? hint : "");
+}
+
 int smcctl_error(struct smcctl *c, int status, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
 	vline(c, fmt, ap);
+	va_end(ap);
+	va_start(ap, fmt);
+	keep_error(c, NULL, fmt, ap);
 	va_end(ap);
 	return status;
 }
@@ -56,16 +69,19 @@ void smcctl_note(struct smcctl *c, const char *fmt, ...)
 
 int smcctl_usage(struct smcctl *c, const char *fmt, ...)
 {
+	char hint[96];
 	va_list ap;
 
+	snprintf(hint, sizeof(hint), "see 'smcctl %s%shelp'", c->object ? c->object->name : "",
+		 c->object ? " " : "");
 	fputs("smcctl: ", c->err);
 	va_start(ap, fmt);
 	vfprintf(c->err, fmt, ap);
 	va_end(ap);
-	if (c->object)
-		fprintf(c->err, " (see 'smcctl %s help')\n", c->object->name);
-	else
-		fputs(" (see 'smcctl help')\n", c->err);
+	fprintf(c->err, " (%s)\n", hint);
+	va_start(ap, fmt);
+	keep_error(c, hint, fmt, ap);
+	va_end(ap);
 	return SMCCTL_EXIT_USAGE;
 }
 
@@ -103,6 +119,15 @@ int smcctl_fail(struct smcctl *c, enum smc_op op, int err, const char *what, ...
 	vfprintf(c->err, what, ap);
 	va_end(ap);
 	fprintf(c->err, ": %s\n", why);
+	if (!c->error[0]) {
+		size_t n;
+
+		va_start(ap, what);
+		vsnprintf(c->error, sizeof(c->error), what, ap);
+		va_end(ap);
+		n = strlen(c->error);
+		snprintf(c->error + n, sizeof(c->error) - n, ": %s", why);
+	}
 	return status_for_errno(err);
 }
 
@@ -120,6 +145,7 @@ static int flush_out(struct smcctl *c);
 
 int smcctl_emit(struct smcctl *c, json_object *doc, smcctl_text_fn text)
 {
+	c->answered = true;
 	if (c->json)
 		out_json(c->out, doc, c->pretty);
 	else if (text)
@@ -129,6 +155,7 @@ int smcctl_emit(struct smcctl *c, json_object *doc, smcctl_text_fn text)
 
 int smcctl_flush(struct smcctl *c)
 {
+	c->answered = true; /* a streamed answer (the sinks): no error document after it */
 	return flush_out(c);
 }
 
@@ -831,6 +858,32 @@ int smcctl_parse(int argc, char **argv, FILE *out, FILE *err, const struct verb 
 	return status < 0 ? SMCCTL_EXIT_OK : status;
 }
 
+/*
+ * -j's answer when a verb failed without one: {"error": {"message", "hint", "exit_status"}},
+ * the same message as the line on stderr, so a script reading stdout is never left with
+ * nothing (config reload printed nothing).  A verb that answered and then said "no" (check,
+ * status degraded, config check's {"valid": false}) answered: a no is not an error.  One
+ * place for every verb, as the exit statuses are one table.
+ */
+static void json_error(struct smcctl *c, int status)
+{
+	_cleanup_(json_object_putp) json_object *doc = json_object_new_object();
+	json_object *e = json_object_new_object();
+	int r;
+
+	if (!doc || !e) {
+		json_object_put(e);
+		return; /* json-c itself may be what is missing (smcctl_oom()) */
+	}
+	r = json_add(doc, "error", e);
+	r |= json_add_str(e, "message", c->error[0] ? c->error : "failed");
+	if (c->hint[0])
+		r |= json_add_str(e, "hint", c->hint);
+	r |= json_add_i64(e, "exit_status", status);
+	if (r >= 0)
+		out_json(c->out, doc, c->pretty);
+}
+
 int smcctl_run(int argc, char **argv, const struct smcnl_options *nl_opts, FILE *out, FILE *err)
 {
 	struct smcctl c = {
@@ -842,8 +895,11 @@ int smcctl_run(int argc, char **argv, const struct smcnl_options *nl_opts, FILE 
 	if (nl_opts)
 		c.nl_opts = *nl_opts;
 	status = run(&c, argc, argv);
+	if (status != SMCCTL_EXIT_OK && c.json && !c.answered)
+		json_error(&c, status);
 	if (c.nl)
 		smcnl_close(c.nl);
+	fflush(out);
 	fflush(err);
 	smcctl_pager_close(&c);
 	return status;

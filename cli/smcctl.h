@@ -208,6 +208,13 @@ struct smcctl {
 	unsigned view;	  /* handler-specific text options (e.g. stats --all) */
 	const struct object *object;
 	const struct verb *verb;
+	/*
+	 * For -j's answer on failure (smcctl_run()): whether a document was printed (an answer,
+	 * even a "no", is not an error), and the first error line with its next step.
+	 */
+	bool answered;
+	char error[512];
+	char hint[128];
 	pid_t pager_pid;		/* cli/pager.c: running, our stdout (and stderr) into it */
 	int pager_stdout, pager_stderr; /* the terminal's, while the pager runs; -1 */
 };

@@ -297,7 +297,11 @@ static void dmbinfo_emit(struct out_sink *o, const struct smc_socket *s)
 		return;
 	}
 	out_object_begin(o, "dmbinfo");
-	out_u64(o, "linkgroup_id", OUT_NO_COL, s->dmb.linkid);
+	/* the link group's id as its 8 hex digits, as in smcctl linkgroup (smcctl(8) JSON
+	 * OUTPUT); smc_diag calls it linkid */
+	if (!out_is_text(o))
+		out_str(o, "linkgroup_id", OUT_NO_COL,
+			out_fmt_uint(s->dmb.linkid, OUT_HEX32, buf, sizeof(buf)));
 	if (!out_is_text(o)) {
 		if (s->dmb.has_ext) {
 			smcd_gid_format(s->dmb.my_gid, s->dmb.my_gid_ext, gid);

@@ -31,11 +31,14 @@
 /* ---------------------------------------------------------------------------------- */
 /* Text                                                                                */
 
+/* The size buckets: keys of the counter tree (common/stats-table.c: snake_case, and the
+ * textfile's size label), and IEC units in the text (smcctl(8) JSON OUTPUT). */
 static const char *const bucket_keys[SMC_STATS_BUCKETS] = {
-	"8k", "16k", "32k", "64k", "128k", "256k", "512k", "1024k", "over_1024k",
+	"up_to_8kib",	"up_to_16kib",	"up_to_32kib",	 "up_to_64kib",	 "up_to_128kib",
+	"up_to_256kib", "up_to_512kib", "up_to_1024kib", "over_1024kib",
 };
 static const char *const bucket_headers[SMC_STATS_BUCKETS] = {
-	"8K", "16K", "32K", "64K", "128K", "256K", "512K", "1M", ">1M",
+	"8KiB", "16KiB", "32KiB", "64KiB", "128KiB", "256KiB", "512KiB", "1MiB", ">1MiB",
 };
 
 #define LABEL_WIDTH 30
@@ -230,7 +233,20 @@ static void line_u64(struct smcctl *c, unsigned indent, const char *label, uint6
 	line(c, indent, label, out_fmt_dec(v, buf, sizeof(buf)), extra);
 }
 
-/* "123456789012 (123.5G)" as smc-tools prints byte and request counts. */
+/*
+ * "2132416 (2.0 MiB)": a size in bytes with its IEC size, as smc.yaml and every other
+ * size smcctl shows (smc-tools' "(2.132M)" is decimal, so "M" meant two things here).
+ */
+static void line_bytes(struct smcctl *c, unsigned indent, const char *label, uint64_t v)
+{
+	char size[24], extra[32] = "";
+
+	if (v >= 1024)
+		snprintf(extra, sizeof(extra), "(%s)", out_fmt_iec(v, size, sizeof(size)));
+	line_u64(c, indent, label, v, extra);
+}
+
+/* "123456789012 (123.5G)" as smc-tools prints request counts: a count, not a size. */
 static void line_abbrev(struct smcctl *c, unsigned indent, const char *label, uint64_t v)
 {
 	char a[16], extra[24] = "";
@@ -293,10 +309,10 @@ static void direction(struct smcctl *c, const struct sv *d, bool tx)
 	uint64_t cnt = u(d, "requests");
 
 	fprintf(c->out, "  %s\n", tx ? "TX" : "RX");
-	line_abbrev(c, 4, tx ? "Data transmitted (bytes)" : "Data received (bytes)", u(d, "bytes"));
+	line_bytes(c, 4, tx ? "Data transmitted (bytes)" : "Data received (bytes)", u(d, "bytes"));
 	line_abbrev(c, 4, "Requests", cnt);
 	if (has(d, "buffer_usage"))
-		line_abbrev(c, 4, "Buffer usage (bytes)", u(d, "buffer_usage"));
+		line_bytes(c, 4, "Buffer usage (bytes)", u(d, "buffer_usage"));
 	else if (c->view & STATS_VIEW_ALL)
 		line(c, 4, "Buffer usage (bytes)", "-", "(kernel 6.12+)");
 	line_pct(c, 4, "Buffer full", u(d, "buffer.full"), cnt);

@@ -219,7 +219,8 @@ int ueid_derive_verb(struct smcctl *c, const struct verb_args *a)
 		return s;
 	if (json_add_str(doc, "ueid", ueid) < 0 || json_add_str(doc, "machine_id_file", file) < 0 ||
 	    json_add_str(doc, "derive", how) < 0 || json_add_bool(doc, "apply", do_apply) < 0 ||
-	    (do_apply ? json_add_bool(doc, "changed", changed) : json_add_null(doc, "changed")) < 0)
+	    /* without --apply nothing was asked of the kernel: no "changed" (never null) */
+	    (do_apply && json_add_bool(doc, "changed", changed) < 0))
 		return smcctl_oom(c);
 	return smcctl_emit(c, doc, ueid_derive_text);
 }

@@ -190,7 +190,7 @@ size_t stats_tree_advice(struct smcctl *c, json_object *tree, struct advice *out
 
 /*
  * Write verbs print nothing in text mode and this document with -j.  changed: 1 the kernel
- * state changed, 0 it already was so, -1 unknown (the kernel does not say; JSON null).
+ * state changed, 0 it already was so, -1 unknown (the kernel does not say; no "changed" key).
  */
 enum { CHANGED_UNKNOWN = -1 };
 /* enable, disable (unit.c) */

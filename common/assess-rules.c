@@ -37,7 +37,18 @@ static const char *const reach_names[] = {
 	[ASSESS_REACH_SMCR] = "smcr",
 	[ASSESS_REACH_NONE] = "none",
 };
+/*
+ * A class's name in JSON (keys of "classes" and the "class" value) and the textfile's class
+ * label: snake_case as every JSON key (smcctl(8) JSON OUTPUT), one spelling in both; the
+ * text says it in words.
+ */
 static const char *const class_names[] = {
+	[ASSESS_WELL_SUITED] = "well_suited",
+	[ASSESS_NOT_SUITED] = "not_suited",
+	[ASSESS_NOT_SERVABLE] = "not_servable",
+	[ASSESS_FAILED] = "failed",
+};
+static const char *const class_labels[] = {
 	[ASSESS_WELL_SUITED] = "well-suited",
 	[ASSESS_NOT_SUITED] = "not-suited",
 	[ASSESS_NOT_SERVABLE] = "not-servable",
@@ -774,7 +785,8 @@ static json_object *conn_json(const struct assess_conn *c)
 	json_object_object_add(o, "established", json_object_new_boolean(c->established));
 	json_object_object_add(o, "open", json_object_new_boolean(c->open));
 	json_object_object_add(o, "before", json_object_new_boolean(c->before));
-	json_object_object_add(o, "lifetime_ms", json_object_new_double(c->lifetime_ns / 1e6));
+	/* JSON times are whole microseconds, *_usec (smcctl(8) JSON OUTPUT) */
+	json_object_object_add(o, "lifetime_usec", json_object_new_uint64(c->lifetime_ns / 1000));
 	json_object_object_add(o, "bytes_sent", json_object_new_uint64(c->bytes_sent));
 	json_object_object_add(o, "bytes_received", json_object_new_uint64(c->bytes_received));
 	json_object_object_add(o, "sends", json_object_new_uint64(c->sends));
@@ -797,7 +809,7 @@ static json_object *thresholds_json(const struct assess_thresholds *t)
 
 	if (!o)
 		return NULL;
-	json_object_object_add(o, "short_ms", json_object_new_uint64(t->short_ns / MS));
+	json_object_object_add(o, "short_usec", json_object_new_uint64(t->short_ns / 1000));
 	json_object_object_add(o, "tiny_bytes", json_object_new_uint64(t->tiny_bytes));
 	json_object_object_add(o, "tiny_sends", json_object_new_uint64(t->tiny_sends));
 	json_object_object_add(o, "majority_percent", json_object_new_uint64(t->major_pct));
@@ -828,7 +840,10 @@ static json_object *report(const struct assess_sum *s, const struct assess_thres
 			       m->method_reason ? json_object_new_string(m->method_reason) : NULL);
 	json_object_object_add(doc, "coverage", json_object_new_string(m->coverage));
 	json_object_object_add(doc, "scope", json_object_new_string(m->scope));
-	json_object_object_add(doc, "duration_s", json_object_new_double(m->duration_s));
+	/* whole microseconds, not 1.0095499619999999 seconds */
+	json_object_object_add(
+		doc, "duration_usec",
+		json_object_new_uint64(m->duration_s > 0 ? (uint64_t)(m->duration_s * 1e6 + 0.5) : 0));
 	json_object_object_add(doc, "dropped", json_object_new_uint64(m->dropped));
 	json_object_object_add(doc, "thresholds", thresholds_json(t));
 	json_object_object_add(total, "connections", json_object_new_uint64(s->all.n));
@@ -1082,16 +1097,16 @@ static void text_classes(FILE *f, json_object *classes, const char *indent)
 {
 	for (unsigned k = 0; k < _ASSESS_CLASS_MAX; k++) {
 		json_object *c = out_get(classes, class_names[k]);
-		char sz[16];
+		char sz[24];
 
 		if (!out_get_u64(c, "connections", 0))
 			continue;
 		fprintf(f,
 			"%s%-13s %3" PRIu64 "%% of connections (%" PRIu64 "), %3" PRIu64
 			"%% of bytes (%s)\n",
-			indent, class_names[k], out_get_u64(c, "share_connections", 0),
+			indent, class_labels[k], out_get_u64(c, "share_connections", 0),
 			out_get_u64(c, "connections", 0), out_get_u64(c, "share_bytes", 0),
-			out_fmt_size(out_get_u64(c, "bytes", 0), sz, sizeof(sz)));
+			out_fmt_iec(out_get_u64(c, "bytes", 0), sz, sizeof(sz)));
 	}
 }
 
@@ -1099,17 +1114,17 @@ void assess_report_text(FILE *f, json_object *doc, unsigned detail)
 {
 	json_object *apps = out_get(doc, "applications"), *conns = out_get(doc, "connections");
 	json_object *total = out_get(doc, "total");
-	char sz[16];
+	char sz[24];
 
 	fprintf(f, "Observed %.0f s (%s%s%s), %s: %s.\n",
-		json_object_get_double(out_get(doc, "duration_s")), out_get_str(doc, "method", "?"),
+		out_get_u64(doc, "duration_usec", 0) / 1e6, out_get_str(doc, "method", "?"),
 		out_get(doc, "method_reason") ? ": " : "", out_get_str(doc, "method_reason", ""),
 		out_get_str(doc, "scope", "?"), out_get_str(doc, "coverage", "?"));
 	if (out_get_u64(doc, "dropped", 0))
 		fprintf(f, "%" PRIu64 " records were lost (too many connections at once).\n",
 			out_get_u64(doc, "dropped", 0));
 	fprintf(f, "\nTotal: %" PRIu64 " connections, %s\n", out_get_u64(total, "connections", 0),
-		out_fmt_size(out_get_u64(total, "bytes", 0), sz, sizeof(sz)));
+		out_fmt_iec(out_get_u64(total, "bytes", 0), sz, sizeof(sz)));
 	text_classes(f, out_get(total, "classes"), "  ");
 	for (size_t j = 0; j < json_object_array_length(apps); j++) {
 		json_object *a = json_object_array_get_idx(apps, j), *procs = out_get(a, "processes");

@@ -51,7 +51,7 @@ enum assess_class {
 	_ASSESS_CLASS_MAX,
 };
 
-/* Stable names (JSON, text): "smcd", "smcr", "none"; "well-suited", ... */
+/* Stable names (JSON, the textfile): "smcd", "smcr", "none"; "well_suited", ... */
 const char *assess_reach_name(enum assess_reach r);
 const char *assess_class_name(enum assess_class c);
 
@@ -119,7 +119,7 @@ struct assess_meta {
 };
 
 /*
- * The whole answer: {method, method_reason, coverage, duration_s, scope, dropped,
+ * The whole answer: {method, method_reason, coverage, duration_usec, scope, dropped,
  * thresholds, total, applications[], connections[], fragment}.  The records must have
  * been classified.  NULL: out of memory.
  */

@@ -195,8 +195,8 @@
 #define SMCD_BUS_LOOPBACK_DEVICE_ACTIVE_DMB_TYPE "ActiveDmbType"	   /* property */
 #define SMCD_BUS_LOOPBACK_DEVICE_ACTIVE_NOCOPY "ActiveNocopy"		   /* property */
 #define SMCD_BUS_LOOPBACK_DEVICE_ACTIVE_MAX_DMBS "ActiveMaxDmbs"	   /* property */
-#define SMCD_BUS_LOOPBACK_DEVICE_DRAIN_TIMEOUT_MSEC "DrainTimeoutMSec"	   /* property */
-#define SMCD_BUS_LOOPBACK_DEVICE_DRAIN_REMAINING_MSEC "DrainRemainingMSec" /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_DRAIN_TIMEOUT_USEC "DrainTimeoutUSec"	   /* property */
+#define SMCD_BUS_LOOPBACK_DEVICE_DRAIN_REMAINING_USEC "DrainRemainingUSec" /* property */
 #define SMCD_BUS_LOOPBACK_DEVICE_DMBS "Dmbs"				   /* property */
 #define SMCD_BUS_LOOPBACK_DEVICE_DMB_BYTES "DmbBytes"			   /* property */
 #define SMCD_BUS_LOOPBACK_DEVICE_ATTACHED "Attached"			   /* property */

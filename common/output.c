@@ -196,6 +196,22 @@ const char *out_fmt_size(uint64_t v, char *buf, size_t len)
 	return buf;
 }
 
+/* A size in IEC units for text: "512 B", "256 KiB", "2.0 MiB" (smcctl(8) JSON OUTPUT). */
+const char *out_fmt_iec(uint64_t v, char *buf, size_t len)
+{
+	char size[32];
+	size_t n;
+
+	if (v < 1024) {
+		snprintf(buf, len, "%" PRIu64 " B", v);
+		return buf;
+	}
+	/* "256K" becomes "256 KiB". */
+	n = strlen(out_fmt_size(v, size, sizeof(size)));
+	snprintf(buf, len, "%.*s %ciB", (int)(n - 1), size, size[n - 1]);
+	return buf;
+}
+
 /* Exact number of bytes, plus the IEC size when that says more: "262144 (256 KiB)". */
 const char *out_fmt_bytes(uint64_t v, char *buf, size_t len)
 {

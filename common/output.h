@@ -151,6 +151,8 @@ const char *out_fmt_dec(uint64_t v, char *buf, size_t len);
 const char *out_fmt_abbrev(uint64_t v, char *buf, size_t len);
 const char *out_fmt_size(uint64_t v, char *buf, size_t len);
 const char *out_fmt_bytes(uint64_t v, char *buf, size_t len);
+/* A size in IEC units for text: "512 B", "256 KiB", "2.0 MiB". */
+const char *out_fmt_iec(uint64_t v, char *buf, size_t len);
 
 /*
  * A table: one header line, one line per element of the array "rows" (objects).  Columns

@@ -40,24 +40,24 @@
 	ROW(t, ".rx.buffer.alloc", "smc_buffer_events_total", "direction=\"rx\",event=\"alloc\"", COUNTER, rx_rmb.alloc), \
 	ROW(t, ".rx.buffer.reuse", "smc_buffer_events_total", "direction=\"rx\",event=\"reuse\"", COUNTER, rx_rmb.reuse), \
 	ROW(t, ".rx.buffer.downgrade", "smc_buffer_events_total", "direction=\"rx\",event=\"downgrade\"", COUNTER, rx_rmb.downgrade), \
-	ROW(t, ".rx.buffer_sizes.8k", "smc_buffer_sizes_total", "direction=\"rx\",size=\"8k\"", COUNTER, rx_rmb_size[0]), \
-	ROW(t, ".rx.buffer_sizes.16k", "smc_buffer_sizes_total", "direction=\"rx\",size=\"16k\"", COUNTER, rx_rmb_size[1]), \
-	ROW(t, ".rx.buffer_sizes.32k", "smc_buffer_sizes_total", "direction=\"rx\",size=\"32k\"", COUNTER, rx_rmb_size[2]), \
-	ROW(t, ".rx.buffer_sizes.64k", "smc_buffer_sizes_total", "direction=\"rx\",size=\"64k\"", COUNTER, rx_rmb_size[3]), \
-	ROW(t, ".rx.buffer_sizes.128k", "smc_buffer_sizes_total", "direction=\"rx\",size=\"128k\"", COUNTER, rx_rmb_size[4]), \
-	ROW(t, ".rx.buffer_sizes.256k", "smc_buffer_sizes_total", "direction=\"rx\",size=\"256k\"", COUNTER, rx_rmb_size[5]), \
-	ROW(t, ".rx.buffer_sizes.512k", "smc_buffer_sizes_total", "direction=\"rx\",size=\"512k\"", COUNTER, rx_rmb_size[6]), \
-	ROW(t, ".rx.buffer_sizes.1024k", "smc_buffer_sizes_total", "direction=\"rx\",size=\"1024k\"", COUNTER, rx_rmb_size[7]), \
-	ROW(t, ".rx.buffer_sizes.over_1024k", "smc_buffer_sizes_total", "direction=\"rx\",size=\"over_1024k\"", COUNTER, rx_rmb_size[8]), \
-	ROW(t, ".rx.request_sizes.8k", "smc_request_sizes_total", "direction=\"rx\",size=\"8k\"", COUNTER, rx_pload[0]), \
-	ROW(t, ".rx.request_sizes.16k", "smc_request_sizes_total", "direction=\"rx\",size=\"16k\"", COUNTER, rx_pload[1]), \
-	ROW(t, ".rx.request_sizes.32k", "smc_request_sizes_total", "direction=\"rx\",size=\"32k\"", COUNTER, rx_pload[2]), \
-	ROW(t, ".rx.request_sizes.64k", "smc_request_sizes_total", "direction=\"rx\",size=\"64k\"", COUNTER, rx_pload[3]), \
-	ROW(t, ".rx.request_sizes.128k", "smc_request_sizes_total", "direction=\"rx\",size=\"128k\"", COUNTER, rx_pload[4]), \
-	ROW(t, ".rx.request_sizes.256k", "smc_request_sizes_total", "direction=\"rx\",size=\"256k\"", COUNTER, rx_pload[5]), \
-	ROW(t, ".rx.request_sizes.512k", "smc_request_sizes_total", "direction=\"rx\",size=\"512k\"", COUNTER, rx_pload[6]), \
-	ROW(t, ".rx.request_sizes.1024k", "smc_request_sizes_total", "direction=\"rx\",size=\"1024k\"", COUNTER, rx_pload[7]), \
-	ROW(t, ".rx.request_sizes.over_1024k", "smc_request_sizes_total", "direction=\"rx\",size=\"over_1024k\"", COUNTER, rx_pload[8]), \
+	ROW(t, ".rx.buffer_sizes.up_to_8kib", "smc_buffer_sizes_total", "direction=\"rx\",size=\"up_to_8kib\"", COUNTER, rx_rmb_size[0]), \
+	ROW(t, ".rx.buffer_sizes.up_to_16kib", "smc_buffer_sizes_total", "direction=\"rx\",size=\"up_to_16kib\"", COUNTER, rx_rmb_size[1]), \
+	ROW(t, ".rx.buffer_sizes.up_to_32kib", "smc_buffer_sizes_total", "direction=\"rx\",size=\"up_to_32kib\"", COUNTER, rx_rmb_size[2]), \
+	ROW(t, ".rx.buffer_sizes.up_to_64kib", "smc_buffer_sizes_total", "direction=\"rx\",size=\"up_to_64kib\"", COUNTER, rx_rmb_size[3]), \
+	ROW(t, ".rx.buffer_sizes.up_to_128kib", "smc_buffer_sizes_total", "direction=\"rx\",size=\"up_to_128kib\"", COUNTER, rx_rmb_size[4]), \
+	ROW(t, ".rx.buffer_sizes.up_to_256kib", "smc_buffer_sizes_total", "direction=\"rx\",size=\"up_to_256kib\"", COUNTER, rx_rmb_size[5]), \
+	ROW(t, ".rx.buffer_sizes.up_to_512kib", "smc_buffer_sizes_total", "direction=\"rx\",size=\"up_to_512kib\"", COUNTER, rx_rmb_size[6]), \
+	ROW(t, ".rx.buffer_sizes.up_to_1024kib", "smc_buffer_sizes_total", "direction=\"rx\",size=\"up_to_1024kib\"", COUNTER, rx_rmb_size[7]), \
+	ROW(t, ".rx.buffer_sizes.over_1024kib", "smc_buffer_sizes_total", "direction=\"rx\",size=\"over_1024kib\"", COUNTER, rx_rmb_size[8]), \
+	ROW(t, ".rx.request_sizes.up_to_8kib", "smc_request_sizes_total", "direction=\"rx\",size=\"up_to_8kib\"", COUNTER, rx_pload[0]), \
+	ROW(t, ".rx.request_sizes.up_to_16kib", "smc_request_sizes_total", "direction=\"rx\",size=\"up_to_16kib\"", COUNTER, rx_pload[1]), \
+	ROW(t, ".rx.request_sizes.up_to_32kib", "smc_request_sizes_total", "direction=\"rx\",size=\"up_to_32kib\"", COUNTER, rx_pload[2]), \
+	ROW(t, ".rx.request_sizes.up_to_64kib", "smc_request_sizes_total", "direction=\"rx\",size=\"up_to_64kib\"", COUNTER, rx_pload[3]), \
+	ROW(t, ".rx.request_sizes.up_to_128kib", "smc_request_sizes_total", "direction=\"rx\",size=\"up_to_128kib\"", COUNTER, rx_pload[4]), \
+	ROW(t, ".rx.request_sizes.up_to_256kib", "smc_request_sizes_total", "direction=\"rx\",size=\"up_to_256kib\"", COUNTER, rx_pload[5]), \
+	ROW(t, ".rx.request_sizes.up_to_512kib", "smc_request_sizes_total", "direction=\"rx\",size=\"up_to_512kib\"", COUNTER, rx_pload[6]), \
+	ROW(t, ".rx.request_sizes.up_to_1024kib", "smc_request_sizes_total", "direction=\"rx\",size=\"up_to_1024kib\"", COUNTER, rx_pload[7]), \
+	ROW(t, ".rx.request_sizes.over_1024kib", "smc_request_sizes_total", "direction=\"rx\",size=\"over_1024kib\"", COUNTER, rx_pload[8]), \
 	ROW(t, ".tx.bytes", "smc_bytes_total", "direction=\"tx\"", COUNTER, tx_bytes), \
 	ROW(t, ".tx.requests", "smc_requests_total", "direction=\"tx\"", COUNTER, tx_cnt), \
 	ROW(t, ".tx.buffer_usage", "smc_buffer_usage_bytes", "direction=\"tx\"", GAUGE, tx_rmb_usage), \
@@ -68,24 +68,24 @@
 	ROW(t, ".tx.buffer.alloc", "smc_buffer_events_total", "direction=\"tx\",event=\"alloc\"", COUNTER, tx_rmb.alloc), \
 	ROW(t, ".tx.buffer.reuse", "smc_buffer_events_total", "direction=\"tx\",event=\"reuse\"", COUNTER, tx_rmb.reuse), \
 	ROW(t, ".tx.buffer.downgrade", "smc_buffer_events_total", "direction=\"tx\",event=\"downgrade\"", COUNTER, tx_rmb.downgrade), \
-	ROW(t, ".tx.buffer_sizes.8k", "smc_buffer_sizes_total", "direction=\"tx\",size=\"8k\"", COUNTER, tx_rmb_size[0]), \
-	ROW(t, ".tx.buffer_sizes.16k", "smc_buffer_sizes_total", "direction=\"tx\",size=\"16k\"", COUNTER, tx_rmb_size[1]), \
-	ROW(t, ".tx.buffer_sizes.32k", "smc_buffer_sizes_total", "direction=\"tx\",size=\"32k\"", COUNTER, tx_rmb_size[2]), \
-	ROW(t, ".tx.buffer_sizes.64k", "smc_buffer_sizes_total", "direction=\"tx\",size=\"64k\"", COUNTER, tx_rmb_size[3]), \
-	ROW(t, ".tx.buffer_sizes.128k", "smc_buffer_sizes_total", "direction=\"tx\",size=\"128k\"", COUNTER, tx_rmb_size[4]), \
-	ROW(t, ".tx.buffer_sizes.256k", "smc_buffer_sizes_total", "direction=\"tx\",size=\"256k\"", COUNTER, tx_rmb_size[5]), \
-	ROW(t, ".tx.buffer_sizes.512k", "smc_buffer_sizes_total", "direction=\"tx\",size=\"512k\"", COUNTER, tx_rmb_size[6]), \
-	ROW(t, ".tx.buffer_sizes.1024k", "smc_buffer_sizes_total", "direction=\"tx\",size=\"1024k\"", COUNTER, tx_rmb_size[7]), \
-	ROW(t, ".tx.buffer_sizes.over_1024k", "smc_buffer_sizes_total", "direction=\"tx\",size=\"over_1024k\"", COUNTER, tx_rmb_size[8]), \
-	ROW(t, ".tx.request_sizes.8k", "smc_request_sizes_total", "direction=\"tx\",size=\"8k\"", COUNTER, tx_pload[0]), \
-	ROW(t, ".tx.request_sizes.16k", "smc_request_sizes_total", "direction=\"tx\",size=\"16k\"", COUNTER, tx_pload[1]), \
-	ROW(t, ".tx.request_sizes.32k", "smc_request_sizes_total", "direction=\"tx\",size=\"32k\"", COUNTER, tx_pload[2]), \
-	ROW(t, ".tx.request_sizes.64k", "smc_request_sizes_total", "direction=\"tx\",size=\"64k\"", COUNTER, tx_pload[3]), \
-	ROW(t, ".tx.request_sizes.128k", "smc_request_sizes_total", "direction=\"tx\",size=\"128k\"", COUNTER, tx_pload[4]), \
-	ROW(t, ".tx.request_sizes.256k", "smc_request_sizes_total", "direction=\"tx\",size=\"256k\"", COUNTER, tx_pload[5]), \
-	ROW(t, ".tx.request_sizes.512k", "smc_request_sizes_total", "direction=\"tx\",size=\"512k\"", COUNTER, tx_pload[6]), \
-	ROW(t, ".tx.request_sizes.1024k", "smc_request_sizes_total", "direction=\"tx\",size=\"1024k\"", COUNTER, tx_pload[7]), \
-	ROW(t, ".tx.request_sizes.over_1024k", "smc_request_sizes_total", "direction=\"tx\",size=\"over_1024k\"", COUNTER, tx_pload[8]), \
+	ROW(t, ".tx.buffer_sizes.up_to_8kib", "smc_buffer_sizes_total", "direction=\"tx\",size=\"up_to_8kib\"", COUNTER, tx_rmb_size[0]), \
+	ROW(t, ".tx.buffer_sizes.up_to_16kib", "smc_buffer_sizes_total", "direction=\"tx\",size=\"up_to_16kib\"", COUNTER, tx_rmb_size[1]), \
+	ROW(t, ".tx.buffer_sizes.up_to_32kib", "smc_buffer_sizes_total", "direction=\"tx\",size=\"up_to_32kib\"", COUNTER, tx_rmb_size[2]), \
+	ROW(t, ".tx.buffer_sizes.up_to_64kib", "smc_buffer_sizes_total", "direction=\"tx\",size=\"up_to_64kib\"", COUNTER, tx_rmb_size[3]), \
+	ROW(t, ".tx.buffer_sizes.up_to_128kib", "smc_buffer_sizes_total", "direction=\"tx\",size=\"up_to_128kib\"", COUNTER, tx_rmb_size[4]), \
+	ROW(t, ".tx.buffer_sizes.up_to_256kib", "smc_buffer_sizes_total", "direction=\"tx\",size=\"up_to_256kib\"", COUNTER, tx_rmb_size[5]), \
+	ROW(t, ".tx.buffer_sizes.up_to_512kib", "smc_buffer_sizes_total", "direction=\"tx\",size=\"up_to_512kib\"", COUNTER, tx_rmb_size[6]), \
+	ROW(t, ".tx.buffer_sizes.up_to_1024kib", "smc_buffer_sizes_total", "direction=\"tx\",size=\"up_to_1024kib\"", COUNTER, tx_rmb_size[7]), \
+	ROW(t, ".tx.buffer_sizes.over_1024kib", "smc_buffer_sizes_total", "direction=\"tx\",size=\"over_1024kib\"", COUNTER, tx_rmb_size[8]), \
+	ROW(t, ".tx.request_sizes.up_to_8kib", "smc_request_sizes_total", "direction=\"tx\",size=\"up_to_8kib\"", COUNTER, tx_pload[0]), \
+	ROW(t, ".tx.request_sizes.up_to_16kib", "smc_request_sizes_total", "direction=\"tx\",size=\"up_to_16kib\"", COUNTER, tx_pload[1]), \
+	ROW(t, ".tx.request_sizes.up_to_32kib", "smc_request_sizes_total", "direction=\"tx\",size=\"up_to_32kib\"", COUNTER, tx_pload[2]), \
+	ROW(t, ".tx.request_sizes.up_to_64kib", "smc_request_sizes_total", "direction=\"tx\",size=\"up_to_64kib\"", COUNTER, tx_pload[3]), \
+	ROW(t, ".tx.request_sizes.up_to_128kib", "smc_request_sizes_total", "direction=\"tx\",size=\"up_to_128kib\"", COUNTER, tx_pload[4]), \
+	ROW(t, ".tx.request_sizes.up_to_256kib", "smc_request_sizes_total", "direction=\"tx\",size=\"up_to_256kib\"", COUNTER, tx_pload[5]), \
+	ROW(t, ".tx.request_sizes.up_to_512kib", "smc_request_sizes_total", "direction=\"tx\",size=\"up_to_512kib\"", COUNTER, tx_pload[6]), \
+	ROW(t, ".tx.request_sizes.up_to_1024kib", "smc_request_sizes_total", "direction=\"tx\",size=\"up_to_1024kib\"", COUNTER, tx_pload[7]), \
+	ROW(t, ".tx.request_sizes.over_1024kib", "smc_request_sizes_total", "direction=\"tx\",size=\"over_1024kib\"", COUNTER, tx_pload[8]), \
 	ROW(t, ".cork", "smc_socket_calls_total", "call=\"cork\"", COUNTER, cork), \
 	ROW(t, ".nodelay", "smc_socket_calls_total", "call=\"nodelay\"", COUNTER, ndly), \
 	ROW(t, ".sendpage", "smc_socket_calls_total", "call=\"sendpage\"", COUNTER, sendpage), \

@@ -242,7 +242,11 @@ static void format_range(const struct smc_sysctl_desc *d, char *buf, size_t len)
 {
 	char a[32], b[32];
 
-	if (d->unit == SMC_UNIT_BYTES)
+	/* Both ends in one unit: "16KiB to 1073741823" read as KiB to something else. */
+	if (d->unit == SMC_UNIT_BYTES && d->max % 1024 == 1023)
+		snprintf(buf, len, "%s to %s less 1 byte", format_size(d->min, a, sizeof(a)),
+			 format_size(d->max + 1, b, sizeof(b)));
+	else if (d->unit == SMC_UNIT_BYTES)
 		snprintf(buf, len, "%s to %s", format_size(d->min, a, sizeof(a)),
 			 format_size(d->max, b, sizeof(b)));
 	else

@@ -3,7 +3,7 @@
  * smc_lo on D-Bus (loopback-internal.h).
  *
  * org.smcd.Agent1.Loopback on /org/smcd/Agent1: Activate() -> b changed,
- * Deactivate(u seconds) -> (b changed, u waited_msec), Set(s setting, s value):
+ * Deactivate(u seconds) -> (b changed, t waited_usec), Set(s setting, s value):
  * smcctl's "device loopback-ism" when the agent runs.  What
  * the file owns (loopback.active, a setting key) is refused with the line to edit, like
  * every other runtime change (bus-manager.c).
@@ -20,6 +20,7 @@
 #include <string.h>
 #include <systemd/sd-bus.h>
 
+#include "common/clock.h"
 #include "common/bus-api.h"
 #include "common/macro.h"
 #include "config/units.h"
@@ -64,10 +65,11 @@ static const sd_bus_vtable device_vtable[] = {
 	SD_BUS_PROPERTY(SMCD_BUS_LOOPBACK_DEVICE_ACTIVE_NOCOPY, "b", bus_snapshot_prop_bool,
 			LB(active_nocopy), RO),
 	SD_BUS_PROPERTY(SMCD_BUS_LOOPBACK_DEVICE_ACTIVE_MAX_DMBS, "u", NULL, LB(active_max_dmbs), RO),
-	SD_BUS_PROPERTY(SMCD_BUS_LOOPBACK_DEVICE_DRAIN_TIMEOUT_MSEC, "u", NULL,
-			LB(drain_timeout_ms), RO),
-	SD_BUS_PROPERTY(SMCD_BUS_LOOPBACK_DEVICE_DRAIN_REMAINING_MSEC, "u", NULL,
-			LB(drain_remaining_ms), RO),
+	/* USec as every time of the agent's (ConfigLoadedUSec, FirstSeenUSec): one unit */
+	SD_BUS_PROPERTY(SMCD_BUS_LOOPBACK_DEVICE_DRAIN_TIMEOUT_USEC, "t", NULL,
+			LB(drain_timeout_usec), RO),
+	SD_BUS_PROPERTY(SMCD_BUS_LOOPBACK_DEVICE_DRAIN_REMAINING_USEC, "t", NULL,
+			LB(drain_remaining_usec), RO),
 #define COUNTER_PROPERTY(f, bits, attr, kind, line, label) \
 	SD_BUS_PROPERTY(SMCD_BUS_LOOPBACK_DEVICE_##attr, SIG_##bits, NULL, LB(counters.f), RO),
 	SMCLO_COUNTERS(COUNTER_PROPERTY)
@@ -216,7 +218,7 @@ static int method_deactivate(sd_bus_message *msg, void *userdata, sd_bus_error *
 	/* Nothing registered: inactive already (smcctl says "not loaded"). */
 	if (k->ops->module_loaded(k, LOOPBACK_MODULE) <= 0) {
 		(void)loopback_refresh(m);
-		return sd_bus_reply_method_return(msg, "bu", 0, (uint32_t)0);
+		return sd_bus_reply_method_return(msg, "bt", 0, (uint64_t)0);
 	}
 	log_change(msg, "deactivate");
 	r = k->ops->smclo_shutdown(k, secs * 1000, LOOPBACK_REMOVAL_MS, &res);
@@ -233,7 +235,8 @@ static int method_deactivate(sd_bus_message *msg, void *userdata, sd_bus_error *
 			SMCLO_DRAIN_PNETID);
 	if (r < 0)
 		return bus_loopback_kernel_error(m, error, SMC_OP_LOOPBACK_DEACTIVATE, r);
-	return sd_bus_reply_method_return(msg, "bu", (int)res.was_active, res.waited_ms);
+	return sd_bus_reply_method_return(msg, "bt", (int)res.was_active,
+					  (uint64_t)res.waited_ms * USEC_PER_MSEC);
 }
 
 static int method_set(sd_bus_message *msg, void *userdata, sd_bus_error *error)
@@ -296,7 +299,7 @@ static const sd_bus_vtable loopback_vtable[] = {
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_LOOPBACK_ACTIVATE, SD_BUS_NO_ARGS,
 				SD_BUS_RESULT("b", changed), method_activate, POLKIT),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_LOOPBACK_DEACTIVATE, SD_BUS_ARGS("u", seconds),
-				SD_BUS_RESULT("b", changed, "u", waited_msec), method_deactivate,
+				SD_BUS_RESULT("b", changed, "t", waited_usec), method_deactivate,
 				POLKIT),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_LOOPBACK_SET, SD_BUS_ARGS("s", setting, "s", value),
 				SD_BUS_NO_RESULT, method_set, POLKIT),

@@ -32,6 +32,7 @@
 #include "common/bus-api.h"
 #include "common/macro.h"
 #include "common/output.h"
+#include "common/smc-caps-names.h"
 #include "common/util.h"
 #include "smcd-agent/assess-continuous.h"
 #include "smcd-agent/bus-access.h"
@@ -275,36 +276,27 @@ static int prop_drift_repairs(sd_bus *bus, const char *path, const char *iface, 
 	return sd_bus_message_append(reply, "t", m->drift_repairs);
 }
 
+/*
+ * The dictionary's keys are common/smc-caps-names.c's, as smcctl info -j spells them (it was
+ * "af-smc", "smc-genl" here): one spelling per capability on D-Bus and in JSON.
+ */
 int bus_append_capabilities(sd_bus_message *reply, const struct smc_caps *c)
 {
-	static const struct {
-		const char *name;
-		size_t offset;
-	} flags[] = {
-		{ "smc-genl", offsetof(struct smc_caps, smc_genl) },
-		{ "pnet-genl", offsetof(struct smc_caps, pnet_genl) },
-		{ "smc-diag", offsetof(struct smc_caps, smc_diag) },
-		{ "af-smc", offsetof(struct smc_caps, af_smc) },
-		{ "ipproto-smc", offsetof(struct smc_caps, ipproto_smc) },
-		{ "dibs", offsetof(struct smc_caps, dibs) },
-		{ "loopback", offsetof(struct smc_caps, loopback) },
-		{ "smc-module", offsetof(struct smc_caps, smc_module) },
-		{ "smcd-v2", offsetof(struct smc_caps, smcd_v2) },
-		{ "smcr-v2", offsetof(struct smc_caps, smcr_v2) },
-		{ "seid", offsetof(struct smc_caps, seid_supported) },
-	};
+	size_t n;
+	const struct smc_cap_name *names = smc_caps_names(&n);
 	int r;
 
 	r = sd_bus_message_open_container(reply, 'a', "{sv}");
 	if (r >= 0)
-		r = sd_bus_message_append(reply, "{sv}", "kernel-release", "s", c->kernel_release);
-	for (size_t i = 0; r >= 0 && i < ELEMENTSOF(flags); i++)
-		r = sd_bus_message_append(reply, "{sv}", flags[i].name, "b",
-					  (int)*(const bool *)((const char *)c + flags[i].offset));
+		r = sd_bus_message_append(reply, "{sv}", SMC_CAPS_KEY_KERNEL_RELEASE, "s",
+					  c->kernel_release);
+	for (size_t i = 0; r >= 0 && i < n; i++)
+		r = sd_bus_message_append(reply, "{sv}", names[i].key, "b",
+					  (int)smc_caps_value(c, &names[i]));
 	if (r >= 0)
-		r = sd_bus_message_append(reply, "{sv}", "smc-version", "y", c->smc_ver);
+		r = sd_bus_message_append(reply, "{sv}", SMC_CAPS_KEY_SMC_VERSION, "y", c->smc_ver);
 	if (r >= 0)
-		r = sd_bus_message_append(reply, "{sv}", "smc-release", "y", c->smc_rel);
+		r = sd_bus_message_append(reply, "{sv}", SMC_CAPS_KEY_SMC_RELEASE, "y", c->smc_rel);
 	if (r >= 0)
 		r = sd_bus_message_close_container(reply);
 	return r;

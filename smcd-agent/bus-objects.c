@@ -86,7 +86,10 @@ static const sd_bus_vtable device_vtable[] = {
 
 static const sd_bus_vtable linkgroup_vtable[] = {
 	SD_BUS_VTABLE_START(0),
-	SD_BUS_PROPERTY(SMCD_BUS_LINKGROUP_ID, "u", NULL, LGR(id), SD_BUS_VTABLE_PROPERTY_CONST),
+	/* 8 hex digits, as in the path, smcctl's text and JSON and the textfile: one form per id
+	 * (it was the number, 257, beside the path's 00000101). */
+	SD_BUS_PROPERTY(SMCD_BUS_LINKGROUP_ID, "s", bus_snapshot_prop_string, LGR(id_hex),
+			SD_BUS_VTABLE_PROPERTY_CONST),
 	SD_BUS_PROPERTY(SMCD_BUS_LINKGROUP_TECHNOLOGY, "s", bus_snapshot_prop_string,
 			LGR(technology), SD_BUS_VTABLE_PROPERTY_CONST),
 	SD_BUS_PROPERTY(SMCD_BUS_LINKGROUP_CONNECTIONS, "u", NULL, LGR(conns), RO),

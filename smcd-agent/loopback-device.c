@@ -12,6 +12,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "common/clock.h"
 #include "common/bus-api.h"
 #include "common/macro.h"
 #include "smcd-agent/bus-snapshot.h"
@@ -53,8 +54,9 @@ static void snapshot(const struct smclo_device *d, struct loopback_object *s)
 		s->active_nocopy = d->active.nocopy;
 		s->active_max_dmbs = d->active.max_dmbs;
 	}
-	s->drain_timeout_ms = d->state == SMCLO_STATE_DRAINING ? d->drain_timeout_ms : 0;
-	s->drain_remaining_ms = d->has_drain_remaining ? d->drain_remaining_ms : 0;
+	s->drain_timeout_usec =
+		d->state == SMCLO_STATE_DRAINING ? d->drain_timeout_ms * USEC_PER_MSEC : 0;
+	s->drain_remaining_usec = d->has_drain_remaining ? d->drain_remaining_ms * USEC_PER_MSEC : 0;
 	s->counters = d->counters;
 }
 

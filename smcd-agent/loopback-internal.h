@@ -37,8 +37,9 @@ struct loopback_object {
 	char active_dmb_type[16];
 	bool active_nocopy;
 	uint32_t active_max_dmbs;
-	uint32_t drain_timeout_ms;
-	uint32_t drain_remaining_ms;
+	/* microseconds, as every time on the bus (USec); the module counts ms */
+	uint64_t drain_timeout_usec;
+	uint64_t drain_remaining_usec;
 	struct smclo_counters counters; /* as the module sent them (SMCLO_COUNTERS) */
 };
 

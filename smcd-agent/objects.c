@@ -70,6 +70,7 @@ void obj_device_from_smcr(const struct smcr_device *d, struct obj_device *ret)
 
 static void linkgroup_path(struct obj_linkgroup *l)
 {
+	snprintf(l->id_hex, sizeof(l->id_hex), "%08x", l->id);
 	snprintf(l->path, sizeof(l->path), SMCD_BUS_PATH_LINKGROUP "/%s/%08x", l->technology, l->id);
 }
 

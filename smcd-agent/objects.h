@@ -27,6 +27,7 @@ struct obj_linkgroup {
 	char path[256];
 	char technology[8]; /* "smcd" or "smcr" */
 	uint32_t id;
+	char id_hex[9]; /* id as everyone shows it: 8 hex digits, "00000101" (the Id property) */
 	uint32_t conns;
 	char pnetid[SMC_PNETID_LEN + 1];
 	uint8_t vlan_id;

@@ -144,7 +144,8 @@ static json_object *lgr_json(const struct stats_engine *e, const struct obj_link
 	if (!o)
 		return NULL;
 	r |= json_add_str(o, "technology", l->technology);
-	r |= json_add_u64(o, "id", l->id);
+	/* 8 hex digits, as the Id property and smcctl linkgroup show it */
+	r |= json_add_str(o, "id", l->id_hex);
 	r |= json_add_str(o, "device", l->device[0] ? l->device : NULL);
 	r |= json_add_str(o, "pnetid", l->pnetid[0] ? l->pnetid : NULL);
 	r |= json_add_str(o, "role", l->role[0] ? l->role : NULL);
@@ -152,8 +153,8 @@ static json_object *lgr_json(const struct stats_engine *e, const struct obj_link
 	r |= json_add_u64(o, "conns", l->conns);
 	r |= json_add_u64(o, "peak_conns", t ? t->peak_conns : l->conns);
 	r |= json_add_u64(o, "first_seen_usec", t ? t->first_seen_usec : 0);
-	r |= json_add_u64(o, "sndbuf_alloc", l->sndbuf_alloc);
-	r |= json_add_u64(o, "buf_alloc", l->buf_alloc);
+	r |= json_add_u64(o, "sndbuf_alloc_bytes", l->sndbuf_alloc);
+	r |= json_add_u64(o, "buf_alloc_bytes", l->buf_alloc);
 	r |= json_add_bool(o, "own_series", t && t->exported);
 	r |= json_add(o, "links", links = json_object_new_array());
 	for (size_t i = 0; links && i < l->n_links; i++)

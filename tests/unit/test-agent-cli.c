@@ -21,8 +21,8 @@ static const char props_text[] =
 	"[\"ueid:MID-X\",\"failed\",\"table full\"]]],\"LastCheckUSec\":1700000000000000,"
 	"\"Drift\":[[\"sysctl:rmem\",\"drifted\",\"desired 1048576, actual 65536\"]],"
 	"\"DriftAction\":\"report\",\"DriftIntervalUSec\":30000000,\"DriftRepairs\":2,"
-	"\"Capabilities\":{\"kernel-release\":\"7.3.4\",\"smc-genl\":true,\"loopback\":true,"
-	"\"dibs\":false,\"smc-version\":2}}";
+	"\"Capabilities\":{\"kernel_release\":\"7.3.4\",\"smc_gen_netlink\":true,\"loopback\":true,"
+	"\"dibs\":false,\"smc_version\":2}}";
 
 static char *render(json_object *doc, void (*text)(struct smcctl *, json_object *))
 {
@@ -65,7 +65,7 @@ static void test_status(void **state)
 				     "                /etc/smc/smc.yaml:2:1: foo\n"));
 	assert_non_null(
 		strstr(text, "Drift:          report every 30s; 2 repaired since start; 1 now\n"));
-	assert_non_null(strstr(text, "Kernel:         7.3.4: smc-genl loopback\n"));
+	assert_non_null(strstr(text, "Kernel:         7.3.4: smc_gen_netlink loopback\n"));
 	assert_non_null(strstr(text, "sysctl:wmem  applied  set to 1048576 (was 65536)"));
 	assert_non_null(strstr(text, "Drifted (not repaired, drift action is report):\n"));
 	free(text);

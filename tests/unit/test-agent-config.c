@@ -358,7 +358,7 @@ static void test_error_empty_value(void **state)
 static void test_error_out_of_range(void **state)
 {
 	expect_error("sysctl:\n  wmem: 8KiB\n",
-		     "2:9: sysctl.wmem: 8KiB is out of range (expected 16KiB to 1073741823)");
+		     "2:9: sysctl.wmem: 8KiB is out of range (expected 16KiB to 1GiB less 1 byte)");
 	expect_error("sysctl:\n  smcr_max_conns_per_lgr: 300\n",
 		     "2:27: sysctl.smcr_max_conns_per_lgr: 300 is out of range (expected 16 to 255)");
 	expect_error(

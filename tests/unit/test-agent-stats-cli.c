@@ -300,7 +300,9 @@ static char *agent_doc_text(void)
 {
 	struct stats_engine *e = NULL;
 	struct stats_sample s = { .ok = true, .has_sockets = true };
-	struct obj_linkgroup l = { .technology = "smcd", .id = 0x100, .conns = 2, .device = "lo" };
+	struct obj_linkgroup l = {
+		.technology = "smcd", .id = 0x100, .id_hex = "00000100", .conns = 2, .device = "lo"
+	};
 	json_object *doc;
 	char *text;
 

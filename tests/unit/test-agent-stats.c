@@ -260,6 +260,7 @@ static void lgr(struct obj_linkgroup *l, const char *tech, uint32_t id, uint32_t
 	memset(l, 0, sizeof(*l));
 	snprintf(l->technology, sizeof(l->technology), "%s", tech);
 	l->id = id;
+	snprintf(l->id_hex, sizeof(l->id_hex), "%08x", id);
 	l->conns = conns;
 	snprintf(l->device, sizeof(l->device), "%s", streq(tech, "smcd") ? "lo" : "mlx5_0");
 	snprintf(l->role, sizeof(l->role), "%s", streq(tech, "smcd") ? "" : "SERV");
@@ -401,7 +402,7 @@ static struct stats_engine *golden_engine(struct obj_device *d, struct obj_linkg
 	set(&s, "smcd.server_v2", 3);
 	set(&s, "smcd.rx.bytes", 123456789);
 	set(&s, "smcd.tx.bytes", 987654321);
-	set(&s, "smcd.rx.buffer_sizes.1024k", 6);
+	set(&s, "smcd.rx.buffer_sizes.up_to_1024kib", 6);
 	set(&s, "smcr.server_v1", 1);
 	set(&s, "handshake_errors.client", 1);
 	set(&s, "fallback.client", 70000);
@@ -516,10 +517,10 @@ static void test_prometheus_golden(void **state)
 	golden_check("agent/smc.prom", text);
 	check_label_consistency(text);
 	/* The assessment: classes, reach, the application's verdict as a set, "other" without. */
-	assert_non_null(strstr(text, "\nsmc_assess_connections{class=\"well-suited\"} 20\n"));
+	assert_non_null(strstr(text, "\nsmc_assess_connections{class=\"well_suited\"} 20\n"));
 	assert_non_null(strstr(text, "\nsmc_assess_reach_connections{reach=\"none\"} 7\n"));
 	assert_non_null(strstr(text, "\nsmc_assess_application_bytes{application=\"nginx.service\","
-				     "class=\"well-suited\"} 1073741824\n"));
+				     "class=\"well_suited\"} 1073741824\n"));
 	assert_non_null(strstr(text, "\nsmc_assess_application_verdict{application=\"nginx."
 				     "service\",verdict=\"likely-faster\"} 1\n"));
 	assert_non_null(strstr(text, "\nsmc_assess_application_verdict{application=\"nginx."

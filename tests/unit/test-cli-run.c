@@ -81,6 +81,7 @@ static void test_usage(void **state)
 static void test_command_line(void **state)
 {
 	const char *missing = "the LD_PRELOAD library /nonexistent/libsmc-preload.so is missing";
+	struct result r;
 
 	expect(RUN("run", "-m", "preload", "--", "sockperf", "sr", "--tcp"),
 	       SMCCTL_EXIT_UNAVAILABLE, missing);
@@ -88,8 +89,14 @@ static void test_command_line(void **state)
 	       SMCCTL_EXIT_UNAVAILABLE, missing);
 	expect(RUN("run", "exec", "-m", "preload", "-q", "--sndbuf", "1MiB", "--", "true"),
 	       SMCCTL_EXIT_UNAVAILABLE, missing);
-	expect(RUN("-j", "run", "--method=preload", "--rcvbuf=256KiB", "true"),
-	       SMCCTL_EXIT_UNAVAILABLE, missing);
+	/* -j: the same line, and the failure's one document on stdout (smcctl(8) JSON OUTPUT) */
+	r = RUN("-j", "run", "--method=preload", "--rcvbuf=256KiB", "true");
+	assert_int_equal(r.status, SMCCTL_EXIT_UNAVAILABLE);
+	assert_non_null(strstr(r.err, missing));
+	assert_non_null(strstr(r.out, "{\"error\":{\"message\":\"run: the LD_PRELOAD library"));
+	assert_non_null(strstr(r.out, ",\"exit_status\":3}}\n"));
+	free(r.out);
+	free(r.err);
 	/* A word that is no verb starts the command, even right after "run". */
 	expect(RUN("run", "--method", "preload", "list"), SMCCTL_EXIT_UNAVAILABLE, missing);
 }

@@ -88,7 +88,7 @@ static void test_buckets(void **state)
 	assert_int_equal(assess_bucket(1024 * 1024 + 1), 8);
 	assert_int_equal(assess_bucket(1ULL << 40), 8);
 	assert_int_equal(assess_bucket_size(3), 65536);
-	assert_string_equal(assess_class_name(ASSESS_NOT_SERVABLE), "not-servable");
+	assert_string_equal(assess_class_name(ASSESS_NOT_SERVABLE), "not_servable");
 	assert_string_equal(assess_reach_name(ASSESS_REACH_SMCR), "smcr");
 	assert_null(assess_class_name(_ASSESS_CLASS_MAX));
 }
@@ -225,9 +225,9 @@ static void test_pairs(void **state)
 	assert_non_null(doc = assess_report_json(v, 3, &th, &m));
 	/* two connections, not three ends */
 	assert_int_equal(out_get_u64(doc, "total.connections", 0), 2);
-	assert_int_equal(out_get_u64(doc, "total.classes.well-suited.connections", 0), 1);
-	assert_int_equal(out_get_u64(doc, "total.classes.well-suited.share_connections", 0), 50);
-	assert_int_equal(out_get_u64(doc, "total.classes.not-servable.share_bytes", 0), 50);
+	assert_int_equal(out_get_u64(doc, "total.classes.well_suited.connections", 0), 1);
+	assert_int_equal(out_get_u64(doc, "total.classes.well_suited.share_connections", 0), 50);
+	assert_int_equal(out_get_u64(doc, "total.classes.not_servable.share_bytes", 0), 50);
 	assert_int_equal(json_object_array_length(out_get(doc, "applications")), 3);
 	assert_int_equal(json_object_array_length(out_get(doc, "connections")), 3);
 	assert_string_equal(out_get_str(doc, "method", ""), "bpf");
@@ -329,8 +329,8 @@ static void test_verdicts(void **state)
 	a = app_named(doc, "/assess-far");
 	assert_string_equal(out_get_str(a, "verdict", ""), "no-change");
 	assert_int_equal(out_get_u64(doc, "total.connections", 0), 33);
-	assert_int_equal(out_get_u64(doc, "total.classes.not-suited.connections", 0), 30);
-	assert_int_equal(out_get_u64(doc, "total.classes.not-servable.connections", 0), 1);
+	assert_int_equal(out_get_u64(doc, "total.classes.not_suited.connections", 0), 30);
+	assert_int_equal(out_get_u64(doc, "total.classes.not_servable.connections", 0), 1);
 }
 
 static void test_buffers(void **state)

@@ -85,6 +85,12 @@ static void test_sizes(void **state)
 	assert_string_equal(out_fmt_bytes(1000, b, sizeof(b)), "1000");
 	assert_string_equal(out_fmt_bytes(262144, b, sizeof(b)), "262144 (256 KiB)");
 	assert_string_equal(out_fmt_bytes(1572864, b, sizeof(b)), "1572864 (1.5 MiB)");
+	/* IEC units for every size in text: smcctl stats, assess (not smc-tools' 2.132M) */
+	assert_string_equal(out_fmt_iec(0, b, sizeof(b)), "0 B");
+	assert_string_equal(out_fmt_iec(1023, b, sizeof(b)), "1023 B");
+	assert_string_equal(out_fmt_iec(262144, b, sizeof(b)), "256 KiB");
+	assert_string_equal(out_fmt_iec(2132416, b, sizeof(b)), "2.0 MiB");
+	assert_string_equal(out_fmt_iec(1000000, b, sizeof(b)), "976.6 KiB");
 }
 
 static void test_format_values(void **state)

@@ -63,8 +63,8 @@ assert_contains "$out" "\"policy:netns:/run/netns/smc-ns\" \"unsupported\" \"$HO
 assert_contains "$out" '"policy:exclude:*:5555" "unsupported" "this kernel has no smc_hs_ctrl (Linux 6.19 or later'
 assert_eq 's "running"' "$(prop State)" "unsupported items do not degrade the state"
 run prop Capabilities
-assert_contains "$out" '"ipproto-smc" b false'
-assert_contains "$out" '"smc-release" y 0'
+assert_contains "$out" '"ipproto_smc" b false'
+assert_contains "$out" '"smc_release" y 0'
 
 # Each policy entry, with the hook it lacks; the kernel's answer in one place.
 assert_ok smcctl policy

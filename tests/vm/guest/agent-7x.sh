@@ -64,7 +64,7 @@ assert_eq 1048576 "$(cat /proc/sys/net/smc/wmem)" "net.smc.wmem in the kernel"
 assert_eq 1048576 "$(cat /proc/sys/net/smc/rmem)" "net.smc.rmem in the kernel"
 run prop Capabilities
 info "$out"
-assert_contains "$out" '"smc-genl" b true' "capabilities: SMC netlink"
+assert_contains "$out" '"smc_gen_netlink" b true' "capabilities: SMC netlink"
 assert_contains "$out" '"loopback" b true' "capabilities: loopback device"
 
 # Idempotent: asking again changes nothing.

@@ -62,7 +62,7 @@ assert_json "$out" .method bpf "6.12: observed with BPF"
 assert_json "$out" .method_reason null "no reason to sample instead"
 a=$(app /assess-bulk)
 assert_json "$a" .verdict likely-faster "bulk on one host: likely faster"
-assert_json "$a" '.classes["well-suited"].connections' 2 "bulk: both ends well suited"
+assert_json "$a" '.classes.well_suited.connections' 2 "bulk: both ends well suited"
 assert_json "$out" '[.connections[] | select(.cgroup == "/assess-bulk") | .reach] | unique | join(",")' \
 	smcd "bulk: same host, SMC-D"
 assert_json "$out" '[.connections[] | select(.cgroup == "/assess-bulk" and .side == "server")][0].local' \
@@ -73,7 +73,7 @@ assert_json "$out" '[.connections[] | select(.cgroup == "/assess-bulk")][0].both
 	"both ends paired"
 a=$(app /assess-short)
 assert_json "$a" .verdict likely-slower "short connections: likely slower"
-assert_json "$a" '.classes["not-suited"].connections >= 20' true "short: all 10, both ends, not suited"
+assert_json "$a" '.classes.not_suited.connections >= 20' true "short: all 10, both ends, not suited"
 a=$(app /assess-far)
 assert_json "$a" .verdict no-change "the unanswered peer: no change"
 assert_json "$out" '[.connections[] | select(.cgroup == "/assess-far")][0].why' \

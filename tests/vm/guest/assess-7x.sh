@@ -107,7 +107,7 @@ a=$(app /assess-bulk)
 assert_json "$a" .verdict likely-faster "bulk on one host: likely faster"
 assert_json "$a" "[.processes[].pid] | index($bulk) != null" true "bulk: the process is named"
 assert_json "$a" ".processes[0].comm" smc-conn "bulk: its command"
-assert_json "$a" '.classes["well-suited"].connections' 2 "bulk: both ends well suited"
+assert_json "$a" '.classes.well_suited.connections' 2 "bulk: both ends well suited"
 a=$(app /assess-xns)
 assert_json "$a" .verdict likely-faster "bulk across network namespaces: likely faster"
 assert_json "$out" '[.connections[] | select(.cgroup == "/assess-xns" and .side == "client")][0].reach' smcd \
@@ -116,13 +116,13 @@ assert_json "$out" '[.connections[] | select(.cgroup == "/assess-xns" and .side 
 	"across netns: both ends seen (--all-netns)"
 a=$(app /assess-short)
 assert_json "$a" .verdict likely-slower "short connections: likely slower"
-assert_json "$a" '.classes["not-suited"].connections >= 40' true "short: all 20 connections, both ends, not suited"
-assert_json "$a" '.classes["well-suited"].connections' 0 "short: none well suited"
+assert_json "$a" '.classes.not_suited.connections >= 40' true "short: all 20 connections, both ends, not suited"
+assert_json "$a" '.classes.well_suited.connections' 0 "short: none well suited"
 a=$(app /assess-far)
 assert_json "$a" .verdict no-change "the unreachable peer: no change"
 assert_json "$out" '[.connections[] | select(.cgroup == "/assess-far")][0].why' \
 	"peer 198.51.100.7 is not on this host and va has no RDMA device" "with the reason"
-assert_json "$out" '.total.classes["well-suited"].connections' 2 "two well-suited connections in total"
+assert_json "$out" '.total.classes.well_suited.connections' 2 "two well-suited connections in total"
 
 json_get "$out" .fragment >/tmp/fragment.yaml
 cat /tmp/fragment.yaml

@@ -157,9 +157,9 @@ assert_eq "no-change " "$(verdicts /assess-far)" "the unreachable peer: no chang
 # when it closes: at most the few ends open at once (one connection's two, a server's end
 # of the one before) for each window after the first that holds them.  Counting every
 # closed connection twice, or missing one end, is outside that.
-assert_eq "" "$(apps /assess-short | jq -r 'select(.classes["not-suited"].connections != .connections)')" \
+assert_eq "" "$(apps /assess-short | jq -r 'select(.classes.not_suited.connections != .connections)')" \
 	"short connections: not suited, all of them, in every window"
-short=$(apps /assess-short | jq -s 'map(.classes["not-suited"].connections) | add')
+short=$(apps /assess-short | jq -s 'map(.classes.not_suited.connections) | add')
 nshort=$(apps /assess-short | jq -s length)
 [ "$short" -ge 40 ] && [ "$short" -le $((40 + 4 * (nshort - 1))) ] ||
 	fail "short connections over the $nshort windows that hold them: expected 40 ends (up to $((4 * (nshort - 1))) more counted open at a window's end), got $short"
@@ -167,14 +167,14 @@ assert_json "$(apps /assess-bulk | head -n 1)" '.processes[0].comm' smc-conn "bu
 assert_json "$(apps /assess-bulk | head -n 1)" "[.processes[].pid] | length > 0" true "bulk: and its processes"
 # Both ends in the window that holds the whole connection (one it spans holds both ends
 # open at its end, then both closed in the next).
-assert_eq 2 "$(apps /assess-xns | jq -s 'map(.classes["well-suited"].connections) | max')" \
+assert_eq 2 "$(apps /assess-xns | jq -s 'map(.classes.well_suited.connections) | max')" \
 	"across netns: both ends seen and well suited"
 
 # The last window: the bulk transfer still open, the far connection still trying.
 assert_json "$(jq -c '.applications[] | select(.cgroup == "/assess-bulk")' "$lastf")" \
-	'.classes["well-suited"].connections' 2 "the last window has the open bulk transfer"
+	'.classes.well_suited.connections' 2 "the last window has the open bulk transfer"
 assert_json "$(jq -c '.applications[] | select(.cgroup == "/assess-far")' "$lastf")" \
-	'.classes["not-servable"].connections' 1 "and the far connection, not servable"
+	'.classes.not_servable.connections' 1 "and the far connection, not servable"
 # The textfile has the last window or a later one (one may end before this looks); the
 # gauges below hold for any window while the bulk transfer and the far connection are open.
 has_window() { [ "$(awk '$1 == "smc_assess_windows_total" { print $2 }' "$1")" -ge "$last" ]; }
@@ -183,8 +183,8 @@ p=$(cat "$prom_snap")
 assert_contains "$p" "smc_assess_available 1"
 assert_contains "$p" 'smc_assess_application_verdict{application="/assess-bulk",verdict="likely-faster"} 1'
 assert_contains "$p" 'smc_assess_application_verdict{application="/assess-far",verdict="no-change"} 1'
-assert_contains "$p" 'smc_assess_application_connections{application="/assess-bulk",class="well-suited"} 2'
-assert_match "$p" 'smc_assess_connections\{class="not-servable"\} [1-9]'
+assert_contains "$p" 'smc_assess_application_connections{application="/assess-bulk",class="well_suited"} 2'
+assert_match "$p" 'smc_assess_connections\{class="not_servable"\} [1-9]'
 # In seconds (a window of 15 s; a late timer on a loaded machine makes one longer).
 assert_match "$p" '^smc_assess_window_seconds [1-9][0-9]\.[0-9]{3}$'
 

@@ -125,7 +125,7 @@ assert_json "$c" '.[0].rdma_port' 1 "its port"
 assert_json "$c" '.[0].pnetid' null "no PNET ID"
 assert_contains "$(json_get "$c" '.[0].why')" \
 	"peer $FAR is reached through vethA, which has an RDMA device (rxe0 port 1), lived"
-assert_json "$c" '.[0].class' well-suited "4 MiB over 1 s: well suited"
+assert_json "$c" '.[0].class' well_suited "4 MiB over 1 s: well suited"
 
 # The default scope: init_net's own pair (both ends), nothing of the other namespaces.
 out=$(cat /tmp/here.json)

@@ -85,8 +85,8 @@ assert_match "$out" "^  [0-9a-f]{8} +0 +[0-9]+ +0xffff +lo"
 assert_ok smcctl -j linkgroup
 json_true "$out" '(.smcd | length) > 0 and .smcd[0].device == "lo" and .smcd[0].chid == 65535' "SMC-D link group on lo"
 assert_json "$out" '.smcd[0].v2.negotiated_eid' "$expected"
-id=$(json_get "$out" '.smcd[0].id')
-hex=$(printf '%08x' "$id")
+hex=$(json_get "$out" '.smcd[0].id')
+assert_match "$hex" '^[0-9a-f]{8}$' "the link group id in JSON as in the text"
 assert_ok smcctl linkgroup show "0x$hex"
 assert_contains "$out" "LG-ID:     $hex"
 assert_contains "$out" "EID:       $expected"

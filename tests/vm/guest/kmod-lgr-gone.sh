@@ -93,7 +93,7 @@ wait $agent
 assert_eq 0 "$?" "the agent stops cleanly"
 stop_monitor /tmp/monitor.json
 for id in $ids; do
-	grep -q "\"event\":\"linkgroup-removed\",\"technology\":\"smcd\",\"id\":$((0x$id))," /tmp/monitor.json ||
+	grep -q "\"event\":\"linkgroup-removed\",\"technology\":\"smcd\",\"id\":\"$id\"," /tmp/monitor.json ||
 		fail "smcctl monitor did not report the removal of $id: $(cat /tmp/monitor.json)"
 done
 kmod_check_dmesg

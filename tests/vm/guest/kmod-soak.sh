@@ -103,8 +103,8 @@ view_monitor() {
 	sed -n 's/^{"time_usec":[0-9]*,"event":"\(linkgroup-added\|linkgroup-removed\|device-added\|device-removed\)","technology":"\([a-z]*\)","\(id\|name\)":"\{0,1\}\([0-9A-Za-z_.-]*\)[",].*}$/\1 \2 \4/p' $MON |
 		awk -v init="$DEVS0" '
 		BEGIN { n = split(init, a, " "); for (i = 1; i <= n; i++) s["dev smcd " a[i]] = 1 }
-		$1 == "linkgroup-added" { s[sprintf("lgr %s %08x", $2, $3)] = 1 }
-		$1 == "linkgroup-removed" { delete s[sprintf("lgr %s %08x", $2, $3)] }
+		$1 == "linkgroup-added" { s["lgr " $2 " " $3] = 1 }
+		$1 == "linkgroup-removed" { delete s["lgr " $2 " " $3] }
 		$1 == "device-added" { s["dev " $2 " " $3] = 1 }
 		$1 == "device-removed" { delete s["dev " $2 " " $3] }
 		END { for (k in s) print k }'

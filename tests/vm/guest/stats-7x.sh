@@ -85,7 +85,6 @@ lg_with_conns() {
 # seconds, which a busy machine stretches.
 wait_prom $PROM 30 "an SMC-D link group with connections in $PROM" lg_with_conns
 lgid=$(lg_with_conns "$prom_snap")
-lg=$((0x$lgid))
 info "link group $lgid in the file after $(elapsed "$t0" "$(now)")s, $samples sample(s) after the kernel counted its connection (interval 1s)"
 [ "$samples" -le 2 ] ||
 	fail "link group $lgid appeared in the file $samples samples after the kernel counted its first connection, expected within one interval"
@@ -93,7 +92,7 @@ run busctl get-property $SMCD_BUS_NAME "$SMCD_BUS_PATH_LINKGROUP/smcd/$lgid" $SM
 assert_match "$out" '^u [1-9]' "PeakConnections on D-Bus"
 run smcctl linkgroup --smcd
 assert_match "$out" '^  LG-ID +VLAN +#Conns +CHID +Device +PNET-ID +Peak +Age$' "smcctl linkgroup adds the agent's columns"
-assert_json "$(smcctl -j linkgroup show "$lgid")" "[.smcd[] | select(.id == $lg)][0].agent.peak_conns >= 1" true \
+assert_json "$(smcctl -j linkgroup show "$lgid")" "[.smcd[] | select(.id == \"$lgid\")][0].agent.peak_conns >= 1" true \
 	"smcctl linkgroup show has the agent's statistics of the group"
 
 # --- a tight-loop reader while the agent rewrites the file ---------------------------------
@@ -182,7 +181,7 @@ assert_eq 0 "$?" "the agent stops cleanly"
 stop_monitor /tmp/monitor.json
 assert_eq 0 "$mon_rc" "smcctl monitor says agent-gone, follows on, exits 0 on SIGTERM"
 info "monitor: $(jq -r .event /tmp/monitor.json | sort | uniq -c | tr '\n' ' ')"
-grep -q "\"event\":\"linkgroup-added\",\"technology\":\"smcd\",\"id\":$lg," /tmp/monitor.json ||
+grep -q "\"event\":\"linkgroup-added\",\"technology\":\"smcd\",\"id\":\"$lgid\"," /tmp/monitor.json ||
 	fail "smcctl monitor did not report link group $lgid: $(cat /tmp/monitor.json)"
 grep -q '"event":"fallback","side":"client"' /tmp/monitor.json ||
 	fail "smcctl monitor did not report the fallbacks: $(cat /tmp/monitor.json)"
