@@ -396,7 +396,7 @@ static void test_every_verb(void **state)
 	for (const struct object *o = smcctl_objects; o->name; o++)
 		for (const struct verb *v = o->verbs; v->name; v++) {
 			struct result r = RUN(o->name, v->name, "--help");
-			char a[160], b[160];
+			char a[160], b[176];
 
 			snprintf(a, sizeof(a), "%s %s", o->name, v->name);
 			snprintf(b, sizeof(b), "%s [%s]", o->name, v->name);
