@@ -395,7 +395,7 @@ static int run_smcctl(struct bundle *b, const char *name, const char *in, const 
 		free(err);
 		return SMCCTL_EXIT_FAILURE;
 	}
-	s = smcctl_run((int)n, argv, NULL, out, errf);
+	s = b->c->run_nested((int)n, argv, NULL, out, errf);
 	fflush(out);
 	fstat(fd, &st);
 	if (fclose(out) != 0 && s == 0)
@@ -436,7 +436,7 @@ static void collect_netns_objects(struct bundle *b, const char *dir, const char 
 	char name[PATH_MAX];
 
 	for (size_t i = 0; i < ELEMENTSOF(items); i++) {
-		if (!object_find(items[i].words[0]))
+		if (!b->c->find_object(items[i].words[0]))
 			continue;
 		snprintf(name, sizeof(name), "%s/%s", dir, items[i].file);
 		item_smcctl(b, name, in, items[i].words);
@@ -1186,7 +1186,7 @@ static void collect_agent(struct bundle *b)
 		/* What only the agent knows: since-reset counters and rates, per-group stats. */
 		ITEM(b, "agent/stats.json", NULL, "stats", "show", "-a");
 	}
-	if (object_find("policy"))
+	if (b->c->find_object("policy"))
 		ITEM(b, "agent/policy.json", NULL, "policy", "list");
 	ITEM(b, "agent/config.json", NULL, "config", "show");
 	ITEM(b, "agent/config-check.json", NULL, "config", "check", b->config_path);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * smcctl: command line parsing, dispatch through the object/verb table, errors, output.
+ * smcctl: command line parsing, help, and dispatch through the object/verb table; what a
+ * handler answers with (messages, exit statuses, output) is smcctl-answer.c.
  *
  * Nothing here opens the library before a handler asks for it, so "help", "--help" and
  * "--version" work on a kernel without SMC (smc-tools needs the SMC module even to print
@@ -26,264 +27,7 @@
 #define VERBS_MAX 16
 
 /* ---------------------------------------------------------------------------------- */
-/* Messages                                                                            */
-
-static void vline(struct smcctl *c, const char *fmt, va_list ap)
-{
-	fputs("smcctl: ", c->err);
-	vfprintf(c->err, fmt, ap);
-	fputc('\n', c->err);
-}
-
-/* The first error of a run is the one -j answers with (json_error()); later lines follow
- * from it. */
-static void keep_error(struct smcctl *c, const char *hint, const char *fmt, va_list ap)
-{
-	if (c->error[0])
-		return;
-	vsnprintf(c->error, sizeof(c->error), fmt, ap);
-	snprintf(c->hint, sizeof(c->hint), "%s", hint ? hint : "");
-}
-
-int smcctl_error(struct smcctl *c, int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vline(c, fmt, ap);
-	va_end(ap);
-	va_start(ap, fmt);
-	keep_error(c, NULL, fmt, ap);
-	va_end(ap);
-	return status;
-}
-
-void smcctl_note(struct smcctl *c, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vline(c, fmt, ap);
-	va_end(ap);
-}
-
-int smcctl_usage(struct smcctl *c, const char *fmt, ...)
-{
-	char hint[96];
-	va_list ap;
-
-	snprintf(hint, sizeof(hint), "see 'smcctl %s%shelp'", c->object ? c->object->name : "",
-		 c->object ? " " : "");
-	fputs("smcctl: ", c->err);
-	va_start(ap, fmt);
-	vfprintf(c->err, fmt, ap);
-	va_end(ap);
-	fprintf(c->err, " (%s)\n", hint);
-	va_start(ap, fmt);
-	keep_error(c, hint, fmt, ap);
-	va_end(ap);
-	return SMCCTL_EXIT_USAGE;
-}
-
-static int status_for_errno(int err)
-{
-	switch (err) {
-	case -EPROTONOSUPPORT:
-		return SMCCTL_EXIT_UNAVAILABLE;
-	case -EPERM:
-	case -EACCES:
-		return SMCCTL_EXIT_PERMISSION;
-	default:
-		return SMCCTL_EXIT_FAILURE;
-	}
-}
-
-const char *smcctl_lib_missing;
-
-int smcctl_fail(struct smcctl *c, enum smc_op op, int err, const char *what, ...)
-{
-	char why[512];
-	va_list ap;
-
-	/* An errno of 0 here is our bug; never let it reach the user as "Success". */
-	if (err >= 0)
-		snprintf(why, sizeof(why), "internal error (no error code): please report this");
-	else if (err == -ENOMEM && smcctl_lib_missing)
-		snprintf(why, sizeof(why), "cannot go on without %s (reinstall smcd-agent)",
-			 smcctl_lib_missing);
-	else
-		smc_strerror(op, err, c->nl ? smcnl_extack(c->nl) : NULL, why, sizeof(why));
-
-	fputs("smcctl: ", c->err);
-	va_start(ap, what);
-	vfprintf(c->err, what, ap);
-	va_end(ap);
-	fprintf(c->err, ": %s\n", why);
-	if (!c->error[0]) {
-		size_t n;
-
-		va_start(ap, what);
-		vsnprintf(c->error, sizeof(c->error), what, ap);
-		va_end(ap);
-		n = strlen(c->error);
-		snprintf(c->error + n, sizeof(c->error) - n, ": %s", why);
-	}
-	return status_for_errno(err);
-}
-
-int smcctl_oom(struct smcctl *c)
-{
-	/* dl.c said which library it could not load: that is why, not the memory. */
-	if (smcctl_lib_missing)
-		return smcctl_error(c, SMCCTL_EXIT_FAILURE,
-				    "cannot go on without %s (reinstall smcd-agent)",
-				    smcctl_lib_missing);
-	return smcctl_error(c, SMCCTL_EXIT_FAILURE, "out of memory");
-}
-
-static int flush_out(struct smcctl *c);
-
-int smcctl_emit(struct smcctl *c, json_object *doc, smcctl_text_fn text)
-{
-	c->answered = true;
-	if (c->json)
-		out_json(c->out, doc, c->pretty);
-	else if (text)
-		text(c, doc);
-	return flush_out(c);
-}
-
-int smcctl_flush(struct smcctl *c)
-{
-	c->answered = true; /* a streamed answer (the sinks): no error document after it */
-	return flush_out(c);
-}
-
-/* Help and version are text, even with -j: they are not answers about the kernel. */
-static int flush_out(struct smcctl *c)
-{
-	if (fflush(c->out) != 0 || ferror(c->out)) {
-		/* Into our pager's pipe, a write fails only when the user quit the pager before
-		 * the end (EPIPE): what they wanted, no error (cli/pager.c). */
-		if (c->pager_pid > 0)
-			return SMCCTL_EXIT_OK;
-		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "cannot write the output: %s",
-				    strerror(errno ? errno : EIO));
-	}
-	return SMCCTL_EXIT_OK;
-}
-
-int smcctl_nl(struct smcctl *c, struct smcnl **ret)
-{
-	int r;
-
-	if (!c->nl) {
-		r = smcnl_open(&c->nl_opts, &c->nl);
-		if (r < 0)
-			return smcctl_fail(c, SMC_OP_QUERY, r, "cannot open the SMC interfaces");
-	}
-	*ret = c->nl;
-	return SMCCTL_EXIT_OK;
-}
-
-/* ---------------------------------------------------------------------------------- */
 /* The table                                                                           */
-
-int word_lookup(const char *word, const char *const *names, const size_t *dup, size_t n,
-		char *candidates, size_t len)
-{
-	size_t wl = strlen(word), used = 0;
-	int found = -ENOENT;
-
-	if (candidates && len)
-		candidates[0] = '\0';
-	for (size_t i = 0; i < n; i++)
-		if (names[i] && streq(word, names[i]))
-			return (int)(dup ? dup[i] : i);
-	if (wl == 0)
-		return -ENOENT;
-	for (size_t i = 0; i < n; i++) {
-		size_t target = dup ? dup[i] : i;
-
-		if (!names[i] || strncmp(word, names[i], wl) != 0)
-			continue;
-		if (found >= 0 && (size_t)found != target)
-			found = -ENOTUNIQ;
-		else if (found == -ENOENT)
-			found = (int)target;
-		if (candidates && used < len) {
-			int k = snprintf(candidates + used, len - used, "%s%s", used ? ", " : "",
-					 names[i]);
-			if (k > 0)
-				used += (size_t)k;
-		}
-	}
-	return found;
-}
-
-/*
- * Edits from a to b (insert, delete, replace, swap two neighbours: the optimal string
- * alignment distance), at most WORD_MAX letters each; SIZE_MAX for longer words.
- */
-#define WORD_MAX 32
-static size_t min3(size_t a, size_t b, size_t c)
-{
-	return a < b ? (a < c ? a : c) : (b < c ? b : c);
-}
-
-static size_t word_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), d[WORD_MAX + 1][WORD_MAX + 1];
-
-	if (la > WORD_MAX || lb > WORD_MAX)
-		return SIZE_MAX;
-	for (size_t i = 0; i <= la; i++)
-		d[i][0] = i;
-	for (size_t j = 0; j <= lb; j++)
-		d[0][j] = j;
-	for (size_t i = 1; i <= la; i++)
-		for (size_t j = 1; j <= lb; j++) {
-			size_t best = min3(d[i - 1][j - 1] + (a[i - 1] != b[j - 1]),
-					   d[i - 1][j] + 1, d[i][j - 1] + 1);
-
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    d[i - 2][j - 2] + 1 < best)
-				best = d[i - 2][j - 2] + 1;
-			d[i][j] = best;
-		}
-	return d[la][lb];
-}
-
-const char *word_nearest(const char *word, const char *const *names, size_t n, const char *prefix,
-			 char *buf, size_t len)
-{
-	/* One edit in a short word, two in a longer one: "stauts", "lnkgroup", "--jsno". */
-	size_t limit = strlen(word) <= 4 ? 1 : 2, best = SIZE_MAX, used = 0, found = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < n; i++) {
-		size_t k = names[i] ? word_distance(word, names[i]) : SIZE_MAX;
-
-		if (k < best)
-			best = k;
-	}
-	if (best > limit)
-		return buf;
-	for (size_t i = 0; i < n && used < len; i++) {
-		int k;
-
-		if (!names[i] || word_distance(word, names[i]) != best)
-			continue;
-		k = snprintf(buf + used, len - used, "%s'%s%s'",
-			     !found ? ": did you mean " : " or ", prefix, names[i]);
-		if (k > 0)
-			used += (size_t)k;
-		found++;
-	}
-	if (used + 1 < len)
-		snprintf(buf + used, len - used, "?");
-	return buf;
-}
 
 static size_t n_objects(void)
 {
@@ -735,7 +479,7 @@ static void print_version(struct smcctl *c)
  * The command line up to the verb's arguments: 0 with c->verb and a set, -1 when help
  * was printed (exit 0), or an exit status.
  */
-static int parse(struct smcctl *c, int argc, char **argv, struct verb_args *a)
+static int smcctl_parse_argv(struct smcctl *c, int argc, char **argv, struct verb_args *a)
 {
 	const struct verb *v = NULL;
 	bool help = false;
@@ -813,7 +557,7 @@ static int parse(struct smcctl *c, int argc, char **argv, struct verb_args *a)
 	return parse_verb_args(c, v, argc, argv, a);
 }
 
-static int run(struct smcctl *c, int argc, char **argv)
+static int smcctl_dispatch(struct smcctl *c, int argc, char **argv)
 {
 	struct verb_args a;
 	unsigned style;
@@ -822,9 +566,9 @@ static int run(struct smcctl *c, int argc, char **argv)
 	/* Shell completion (cli/complete.c): a hidden word, before any option. */
 	if (argc > 1 && streq(argv[1], SMCCTL_COMPLETE_WORD))
 		return smcctl_complete(c, argc - 2, argv + 2);
-	status = parse(c, argc, argv, &a);
+	status = smcctl_parse_argv(c, argc, argv, &a);
 	if (status < 0)
-		return flush_out(c); /* help was printed */
+		return smcctl_output_flush(c); /* help was printed */
 	if (status)
 		return status;
 	status = enter_netns(c);
@@ -850,7 +594,7 @@ int smcctl_parse(int argc, char **argv, FILE *out, FILE *err, const struct verb 
 		.err = err,
 	};
 	struct verb_args a;
-	int status = parse(&c, argc, argv, &a);
+	int status = smcctl_parse_argv(&c, argc, argv, &a);
 
 	fflush(err);
 	smcctl_pager_close(&c);
@@ -889,12 +633,14 @@ int smcctl_run(int argc, char **argv, const struct smcnl_options *nl_opts, FILE 
 	struct smcctl c = {
 		.out = out,
 		.err = err,
+		.run_nested = smcctl_run,
+		.find_object = object_find,
 	};
 	int status;
 
 	if (nl_opts)
 		c.nl_opts = *nl_opts;
-	status = run(&c, argc, argv);
+	status = smcctl_dispatch(&c, argc, argv);
 	if (status != SMCCTL_EXIT_OK && c.json && !c.answered)
 		json_error(&c, status);
 	if (c.nl)

@@ -164,6 +164,8 @@ extern const struct object smcctl_objects[];
 int word_lookup(const char *word, const char *const *names, const size_t *dup, size_t n,
 		char *candidates, size_t len);
 
+/* The longest word word_nearest() compares (cli/smcctl-words.c). */
+#define WORD_MAX 32
 /*
  * ": did you mean 'status' or 'stats'?": the names nearest a mistyped word, an edit or two
  * away ("stauts", "lnkgroup"), each after prefix ("--" for options); "" when none is that
@@ -197,6 +199,14 @@ void smcctl_object_help(FILE *f, const struct object *o);
 struct smcctl {
 	FILE *out;
 	FILE *err;
+	/*
+	 * For a verb that runs others in process (support-bundle): smcctl_run() and the
+	 * table's lookup, handed down by the dispatcher so that no handler names the table
+	 * whose rows name the handlers (tests/integration/architecture-calls.test).
+	 */
+	int (*run_nested)(int argc, char **argv, const struct smcnl_options *nl_opts, FILE *out,
+			  FILE *err);
+	const struct object *(*find_object)(const char *name);
 	bool json;
 	bool pretty;
 	bool no_legend; /* --no-legend: tables without header, no legend (out_style_set()) */
@@ -273,6 +283,9 @@ int smcctl_emit(struct smcctl *c, json_object *doc, smcctl_text_fn text);
 
 /* Flush what a handler wrote itself (through a sink): an exit status, as smcctl_emit(). */
 int smcctl_flush(struct smcctl *c);
+/* Flush the output, an answer or not (help); a failed write is an error, but for a pager
+ * the user quit. */
+int smcctl_output_flush(struct smcctl *c);
 
 /* Shorthand for json_object_new_object() failures inside handlers. */
 /*
