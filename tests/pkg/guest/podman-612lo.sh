@@ -92,6 +92,6 @@ assert_contains "$(journalctl -t smcctl -o cat)" "stays on TCP: it has no networ
 	"... and the journal says why"
 
 # --- stopped: nothing left ----------------------------------------------------------------
-assert_ok podman rm -f smc-srv smc-cli smc-cli2 tcp-srv tcp-cli host-net
+assert_ok podman rm -f -t 0 smc-srv smc-cli smc-cli2 tcp-srv tcp-cli host-net
 assert_eq "" "$(ls $D | grep libpod || true)" "no drop-in left after the containers stopped"
 assert_not_contains "$(smcctl policy)" "libpod-" "no policy left"
