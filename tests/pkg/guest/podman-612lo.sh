@@ -91,6 +91,28 @@ assert_not_contains "$(smcctl policy)" "$(scope_of host-net)" "... no policy for
 assert_contains "$(journalctl -t smcctl -o cat)" "stays on TCP: it has no network namespace of its own (host network)" \
 	"... and the journal says why"
 
+# --- podman kube play, the annotation on the pod -----------------------------------------
+cat >/tmp/smc-pod.yaml <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: smc-pod
+  annotations:
+    org.smcd.smc: "true"
+spec:
+  restartPolicy: Never
+  containers:
+    - name: pair
+      image: localhost/smc-conn
+      command: ["/bin/smc-conn", "pair", "--proto", "tcp", "--port", "5100", "--conns", "1"]
+EOF
+assert_ok podman kube play /tmp/smc-pod.yaml
+wait_until 120 "the pod's container exited" sh -c \
+	"podman inspect -f '{{.State.Status}}' smc-pod-pair | grep -qx exited"
+sum=$(podman logs smc-pod-pair 2>&1 | grep '"summary"')
+assert_eq 1 "$(echo "$sum" | jq .smcd)" "kube play, annotation on the pod: SMC-D ($sum)"
+assert_ok podman kube down /tmp/smc-pod.yaml
+
 # --- stopped: nothing left ----------------------------------------------------------------
 assert_ok podman rm -f -t 0 smc-srv smc-cli smc-cli2 tcp-srv tcp-cli host-net
 assert_eq "" "$(ls $D | grep libpod || true)" "no drop-in left after the containers stopped"
