@@ -33,7 +33,7 @@ struct {
 __u64 buffers_set;
 __u64 buffers_failed;
 
-static __always_inline void set_buf(struct bpf_sock *sk, int opt, __u32 bytes)
+static __always_inline void bufs_set_buf(struct bpf_sock *sk, int opt, __u32 bytes)
 {
 	int v = (int)bytes;
 
@@ -55,7 +55,7 @@ int smcd_bufs(struct bpf_sock *sk)
 	m = bpf_task_storage_get(&run_tasks, bpf_get_current_task_btf(), 0, 0);
 	if (!m)
 		return 1;
-	set_buf(sk, SMCBPF_SO_SNDBUF, m->sndbuf);
-	set_buf(sk, SMCBPF_SO_RCVBUF, m->rcvbuf);
+	bufs_set_buf(sk, SMCBPF_SO_SNDBUF, m->sndbuf);
+	bufs_set_buf(sk, SMCBPF_SO_RCVBUF, m->rcvbuf);
 	return 1;
 }

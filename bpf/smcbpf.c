@@ -28,6 +28,7 @@
 
 #include "common/bpf-reason.h"
 #include "common/macro.h"
+#include "common/util.h"
 #include "bpf/smcbpf.h"
 #include "bpf/smc_select.skel.h"
 #include "bpf/smc_bufs.skel.h"
@@ -119,7 +120,7 @@ static void log_init(void)
 	in_prog_log = false;
 }
 
-_printf_(4, 5) static int why_set(char *why, size_t len, int err, const char *fmt, ...)
+_printf_(4, 5) static int smcbpf_why_set(char *why, size_t len, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -171,7 +172,7 @@ static int module_btf_has(const char *module, const char *name, int kind)
 static int need_btf(char *why, size_t len)
 {
 	if (access("/sys/kernel/btf/vmlinux", R_OK) < 0)
-		return why_set(
+		return smcbpf_why_set(
 			why, len, -ENOTSUP,
 			"this kernel has no BTF (/sys/kernel/btf/vmlinux; CONFIG_DEBUG_INFO_BTF), which BPF programs that attach to kernel functions need");
 	return 0;
@@ -187,21 +188,22 @@ int smcbpf_probe_select(char *why, size_t len)
 		return r;
 	r = btf_has("update_socket_protocol", BTF_KIND_FUNC);
 	if (r < 0)
-		return why_set(why, len, r, "cannot read the kernel's BTF: %s", strerror(-r));
+		return smcbpf_why_set(why, len, r, "cannot read the kernel's BTF: %s", strerror(-r));
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, SMCBPF_IPPROTO_SMC);
 	err = fd < 0 ? errno : 0;
 	if (fd >= 0)
 		close(fd);
 	/* Both missing (6.1): name both, or a user would take 6.6 to be enough. */
 	if (r == 0 && err)
-		return why_set(
+		return smcbpf_why_set(
 			why, len, -ENOTSUP,
 			"this kernel has no update_socket_protocol hook (Linux 6.6) and no IPPROTO_SMC (6.11): switching sockets through BPF needs Linux 6.11 or later");
 	if (r == 0)
-		return why_set(why, len, -ENOTSUP,
-			       "this kernel has no update_socket_protocol hook (Linux 6.6 or later)");
+		return smcbpf_why_set(
+			why, len, -ENOTSUP,
+			"this kernel has no update_socket_protocol hook (Linux 6.6 or later)");
 	if (err)
-		return why_set(
+		return smcbpf_why_set(
 			why, len, -ENOTSUP,
 			"this kernel cannot create IPPROTO_SMC sockets (Linux 6.11 or later with SMC; socket() says: %s)",
 			strerror(err));
@@ -214,7 +216,7 @@ static int explain_select_failure(int err, const char *step, const char *target,
 	/* Not a question of rights, and no errno says it: the kernel lets BPF modify
 	 * update_socket_protocol only with MPTCP, which declares it modifiable. */
 	if (err != -EPERM && btf_has("mptcp_sock", BTF_KIND_STRUCT) == 0)
-		return why_set(
+		return smcbpf_why_set(
 			why, len, -ENOTSUP,
 			"this kernel has no MPTCP (CONFIG_MPTCP), which is what allows BPF programs to modify update_socket_protocol");
 	return smcbpf_load_reason(
@@ -285,15 +287,17 @@ static int pin_root_ready(const char *root, char *why, size_t len)
 	struct statfs sf;
 
 	if ((size_t)snprintf(parent, sizeof(parent), "%s", root) >= sizeof(parent))
-		return why_set(why, len, -ENAMETOOLONG, "the pin directory %s is too long", root);
+		return smcbpf_why_set(why, len, -ENAMETOOLONG, "the pin directory %s is too long",
+				      root);
 	slash = strrchr(parent, '/');
 	if (!slash || slash == parent)
-		return why_set(why, len, -EINVAL,
-			       "the pin directory %s is not below a BPF filesystem mount", root);
+		return smcbpf_why_set(why, len, -EINVAL,
+				      "the pin directory %s is not below a BPF filesystem mount",
+				      root);
 	*slash = '\0';
 	if (statfs(parent, &sf) < 0)
-		return why_set(why, len, negative_errno(), "cannot look at %s: %s", parent,
-			       strerror(errno));
+		return smcbpf_why_set(why, len, negative_errno(), "cannot look at %s: %s", parent,
+				      strerror(errno));
 	if ((unsigned long)sf.f_type != SMCBPF_BPF_FS_MAGIC) {
 		struct stat self, init;
 
@@ -301,19 +305,19 @@ static int pin_root_ready(const char *root, char *why, size_t len)
 		 * the pins with it, while looking pinned: only in the initial one. */
 		if (stat("/proc/self/ns/mnt", &self) < 0 || stat("/proc/1/ns/mnt", &init) < 0 ||
 		    self.st_ino != init.st_ino)
-			return why_set(
+			return smcbpf_why_set(
 				why, len, -ENOTSUP,
 				"%s is not a BPF filesystem here, and this process is not in the initial mount namespace, where one mounted would outlive it (systemd mounts it at boot; or mount -t bpf bpf %s)",
 				parent, parent);
 		if (mount("bpf", parent, "bpf", 0, "mode=0700") < 0)
-			return why_set(
+			return smcbpf_why_set(
 				why, len, negative_errno(),
 				"%s is not a BPF filesystem and mounting one there failed (%s; systemd mounts it at boot)",
 				parent, strerror(errno));
 	}
 	if (mkdir(root, 0700) < 0 && errno != EEXIST)
-		return why_set(why, len, negative_errno(), "cannot create %s: %s", root,
-			       strerror(errno));
+		return smcbpf_why_set(why, len, negative_errno(), "cannot create %s: %s", root,
+				      strerror(errno));
 	return smcbpf_pin_dir_check(root, why, len);
 }
 
@@ -331,15 +335,15 @@ int smcbpf_pin_dir_check(const char *dir, char *why, size_t len)
 	/* O_DIRECTORY on a link says ENOTDIR, O_NOFOLLOW on one ELOOP. */
 	if (fd < 0 && (errno == ELOOP || errno == ENOTDIR) && lstat(dir, &st) == 0 &&
 	    S_ISLNK(st.st_mode))
-		return why_set(
+		return smcbpf_why_set(
 			why, len, -ELOOP,
 			"the pin directory %s is a symbolic link, which is not followed (expected the directory itself: remove the link, and the agent creates it)",
 			dir);
 	if (fd < 0 || fstat(fd, &st) < 0)
-		return why_set(why, len, negative_errno(), "cannot open the pin directory %s: %s",
-			       dir, strerror(errno));
-	if (st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
-		return why_set(
+		return smcbpf_why_set(why, len, negative_errno(),
+				      "cannot open the pin directory %s: %s", dir, strerror(errno));
+	if (!stat_is_ours(&st, false))
+		return smcbpf_why_set(
 			why, len, -EPERM,
 			"the pin directory %s is owned by uid %u with mode %04o, not the agent's own (expected owned by uid %u and not writable by group or others, as the agent creates it: remove it, and the agent creates it)",
 			dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777),
@@ -688,11 +692,12 @@ static int select_pin(struct smcbpf_select *s, const char *layout, char *why, si
 
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/new-%s-%d", s->root, layout, (int)getpid()) >=
 	    sizeof(tmp))
-		return why_set(why, len, -ENAMETOOLONG, "the pin directory %s is too long", s->root);
+		return smcbpf_why_set(why, len, -ENAMETOOLONG, "the pin directory %s is too long",
+				      s->root);
 	(void)remove_layout(tmp);
 	if (mkdir(tmp, 0700) < 0)
-		return why_set(why, len, negative_errno(), "cannot create %s: %s", tmp,
-			       strerror(errno));
+		return smcbpf_why_set(why, len, negative_errno(), "cannot create %s: %s", tmp,
+				      strerror(errno));
 	for (size_t i = 0; i < SEL_N_MAPS; i++) {
 		r = obj_pin(s->map_fd[i], tmp, sel_map_pin[i]);
 		if (r < 0)
@@ -708,7 +713,8 @@ static int select_pin(struct smcbpf_select *s, const char *layout, char *why, si
 		return 0;
 fail:
 	(void)remove_layout(tmp);
-	return why_set(why, len, r, "cannot pin the programs in %s: %s", s->root, strerror(-r));
+	return smcbpf_why_set(why, len, r, "cannot pin the programs in %s: %s", s->root,
+			      strerror(-r));
 }
 
 int smcbpf_select_open(bool buffers, const char *pin_root, struct smcbpf_select **ret, char *why,
@@ -806,9 +812,10 @@ int smcbpf_select_adopt(const char *pin_root, struct smcbpf_select **ret, char *
 	snprintf(s->root, sizeof(s->root), "%s", pin_root);
 	snprintf(s->dir, sizeof(s->dir), "%s/%s", pin_root, layout);
 	if (stat(s->dir, &st) < 0)
-		return errno == ENOENT ? 0
-				       : why_set(why, len, negative_errno(),
-						 "cannot look at %s: %s", s->dir, strerror(errno));
+		return errno == ENOENT
+			       ? 0
+			       : smcbpf_why_set(why, len, negative_errno(), "cannot look at %s: %s",
+						s->dir, strerror(errno));
 	for (size_t i = 0; i < SEL_N_MAPS; i++) {
 		r = s->map_fd[i] = obj_get(s->dir, sel_map_pin[i]);
 		if (r < 0)
@@ -1098,15 +1105,15 @@ int smcbpf_probe_excl(char *why, size_t len)
 		return r;
 	r = btf_has("smc_hs_ctrl", BTF_KIND_STRUCT);
 	if (r < 0)
-		return why_set(why, len, r, "cannot read the kernel's BTF: %s", strerror(-r));
+		return smcbpf_why_set(why, len, r, "cannot read the kernel's BTF: %s", strerror(-r));
 	if (r > 0)
 		return 0;
 	if (module_btf_has("smc", "smc_hs_ctrl", BTF_KIND_STRUCT) > 0)
-		return why_set(
+		return smcbpf_why_set(
 			why, len, -ENOTSUP,
 			"smc_hs_ctrl is in the smc module's BTF, and the libbpf this was built with (%d.%d) registers struct_ops of vmlinux only (libbpf 1.4 or later can)",
 			LIBBPF_MAJOR_VERSION, LIBBPF_MINOR_VERSION);
-	return why_set(
+	return smcbpf_why_set(
 		why, len, -ENOTSUP,
 		"this kernel has no smc_hs_ctrl (Linux 6.19 or later with CONFIG_SMC_HS_CTRL_BPF)");
 }
@@ -1243,11 +1250,12 @@ static int excl_pin(struct smcbpf_excl *e, const char *layout, char *why, size_t
 
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s/new-%s-%d", e->root, layout, (int)getpid()) >=
 	    sizeof(tmp))
-		return why_set(why, len, -ENAMETOOLONG, "the pin directory %s is too long", e->root);
+		return smcbpf_why_set(why, len, -ENAMETOOLONG, "the pin directory %s is too long",
+				      e->root);
 	(void)remove_layout(tmp);
 	if (mkdir(tmp, 0700) < 0)
-		return why_set(why, len, negative_errno(), "cannot create %s: %s", tmp,
-			       strerror(errno));
+		return smcbpf_why_set(why, len, negative_errno(), "cannot create %s: %s", tmp,
+				      strerror(errno));
 	r = obj_pin(e->ops_fd, tmp, "struct_ops");
 	if (r == 0)
 		r = obj_pin(e->bss_fd, tmp, "bss");
@@ -1256,7 +1264,7 @@ static int excl_pin(struct smcbpf_excl *e, const char *layout, char *why, size_t
 	if (r == 0)
 		return 0;
 	(void)remove_layout(tmp);
-	return why_set(why, len, r, "cannot pin smc_hs_ctrl in %s: %s", e->root, strerror(-r));
+	return smcbpf_why_set(why, len, r, "cannot pin smc_hs_ctrl in %s: %s", e->root, strerror(-r));
 }
 
 int smcbpf_excl_open(const char *pin_root, struct smcbpf_excl **ret, char *why, size_t len)
@@ -1279,8 +1287,8 @@ int smcbpf_excl_open(const char *pin_root, struct smcbpf_excl **ret, char *why, 
 	}
 	skel = smc_excl__open();
 	if (!skel)
-		return why_set(why, len, negative_errno(), "cannot open the exclusion program: %s",
-			       strerror(errno));
+		return smcbpf_why_set(why, len, negative_errno(),
+				      "cannot open the exclusion program: %s", strerror(errno));
 	r = smc_excl__load(skel);
 	if (r < 0) {
 		smc_excl__destroy(skel);
@@ -1300,8 +1308,8 @@ int smcbpf_excl_open(const char *pin_root, struct smcbpf_excl **ret, char *why, 
 	}
 	if (r < 0) {
 		smc_excl__destroy(skel);
-		return why_set(why, len, r, "cannot take the exclusion program's maps: %s",
-			       strerror(-r));
+		return smcbpf_why_set(why, len, r, "cannot take the exclusion program's maps: %s",
+				      strerror(-r));
 	}
 	/* The name is the kernel's key: another registration of it (another layout, or one
 	 * that was never pinned) goes first.  Network namespaces that selected it keep it until
@@ -1313,8 +1321,9 @@ int smcbpf_excl_open(const char *pin_root, struct smcbpf_excl **ret, char *why, 
 	if (!reg) {
 		r = negative_errno();
 		smc_excl__destroy(skel);
-		return why_set(why, len, r, "the kernel refused to register smc_hs_ctrl '%s': %s",
-			       SMCBPF_EXCL_NAME, strerror(-r));
+		return smcbpf_why_set(why, len, r,
+				      "the kernel refused to register smc_hs_ctrl '%s': %s",
+				      SMCBPF_EXCL_NAME, strerror(-r));
 	}
 	/* Ours now (through ops_fd): destroying libbpf's handle must not unregister it. */
 	bpf_link__disconnect(reg);
@@ -1345,8 +1354,8 @@ int smcbpf_excl_adopt(const char *pin_root, struct smcbpf_excl **ret, char *why,
 		r = errno == ENOENT ? 0 : -errno;
 		e->dir[0] = '\0'; /* nothing to keep registered on free */
 		return r == 0 ? 0
-			      : why_set(why, len, r, "cannot look at %s/%s: %s", pin_root, layout,
-					strerror(-r));
+			      : smcbpf_why_set(why, len, r, "cannot look at %s/%s: %s", pin_root,
+					       layout, strerror(-r));
 	}
 	r = e->ops_fd = obj_get(e->dir, "struct_ops");
 	if (r >= 0)
@@ -1482,12 +1491,13 @@ int smcbpf_flush(const char *pin_root, unsigned *ret_n, char *why, size_t len)
 	why[0] = '\0';
 	lock = smcbpf_pin_lock(pin_root, false);
 	if (lock == -EWOULDBLOCK)
-		return why_set(
+		return smcbpf_why_set(
 			why, len, -EBUSY,
 			"a running smcd-agent holds the programs pinned in %s: stop it first (systemctl stop smcd-agent), then flush",
 			pin_root);
 	if (lock < 0 && lock != -ENOENT)
-		return why_set(why, len, lock, "cannot open %s: %s", pin_root, strerror(-lock));
+		return smcbpf_why_set(why, len, lock, "cannot open %s: %s", pin_root,
+				      strerror(-lock));
 	/* Exclusions first, out of every netns (a netns that names them keeps them alive). */
 	(void)smcbpf_netns_each(clear_hs_cb, NULL);
 	r = each_layout(pin_root, true, "", flush_cb, &a);
@@ -1495,11 +1505,11 @@ int smcbpf_flush(const char *pin_root, unsigned *ret_n, char *why, size_t len)
 	if (r == 0)
 		r = each_layout(pin_root, false, "", flush_cb, &a);
 	if (r < 0)
-		return why_set(why, len, r, "cannot remove the pins in %s: %s", pin_root,
-			       strerror(-r));
+		return smcbpf_why_set(why, len, r, "cannot remove the pins in %s: %s", pin_root,
+				      strerror(-r));
 	if (rmdir(pin_root) < 0 && errno != ENOENT && errno != ENOTEMPTY)
-		return why_set(why, len, negative_errno(), "cannot remove %s: %s", pin_root,
-			       strerror(errno));
+		return smcbpf_why_set(why, len, negative_errno(), "cannot remove %s: %s", pin_root,
+				      strerror(errno));
 	*ret_n = a.n;
 	return 0;
 }
@@ -1681,23 +1691,24 @@ int smcbpf_probe_fallback(char *why, size_t len)
 		return r;
 	r = btf_has(FALLBACK_TP, BTF_KIND_TYPEDEF);
 	if (r < 0)
-		return why_set(why, len, r, "cannot read the kernel's BTF: %s", strerror(-r));
+		return smcbpf_why_set(why, len, r, "cannot read the kernel's BTF: %s", strerror(-r));
 	if (r > 0)
 		return 0;
 	if (access("/sys/kernel/btf/smc", R_OK) == 0) {
 		if (module_btf_has("smc", FALLBACK_TP, BTF_KIND_TYPEDEF) > 0)
 			return 0;
-		return why_set(why, len, -ENOTSUP,
-			       "the smc module's BTF has no smc:smc_switch_to_fallback tracepoint "
-			       "(Linux 5.17 or later)");
+		return smcbpf_why_set(why, len, -ENOTSUP,
+				      "the smc module's BTF has no smc:smc_switch_to_fallback tracepoint "
+				      "(Linux 5.17 or later)");
 	}
 	if (access("/sys/module/smc", F_OK) == 0)
-		return why_set(why, len, -ENOTSUP,
-			       "the smc module carries no BTF (/sys/kernel/btf/smc; "
-			       "CONFIG_DEBUG_INFO_BTF_MODULES), which the fallback tracepoint needs");
-	return why_set(why, len, -ENOENT,
-		       "SMC is not loaded (the smc:smc_switch_to_fallback tracepoint comes with "
-		       "the smc module)");
+		return smcbpf_why_set(
+			why, len, -ENOTSUP,
+			"the smc module carries no BTF (/sys/kernel/btf/smc; "
+			"CONFIG_DEBUG_INFO_BTF_MODULES), which the fallback tracepoint needs");
+	return smcbpf_why_set(why, len, -ENOENT,
+			      "SMC is not loaded (the smc:smc_switch_to_fallback tracepoint comes with "
+			      "the smc module)");
 }
 
 struct smcbpf_fallback {
@@ -1727,14 +1738,15 @@ int smcbpf_fallback_open(smcbpf_fallback_fn fn, void *arg, struct smcbpf_fallbac
 		return r;
 	f = calloc(1, sizeof(*f));
 	if (!f)
-		return why_set(why, len, -ENOMEM, "out of memory");
+		return smcbpf_why_set(why, len, -ENOMEM, "out of memory");
 	f->fn = fn;
 	f->arg = arg;
 	f->skel = smc_fallback__open();
 	if (!f->skel) {
 		r = negative_errno();
 		smcbpf_fallback_free(f);
-		return why_set(why, len, r, "cannot open the fallback program: %s", strerror(-r));
+		return smcbpf_why_set(why, len, r, "cannot open the fallback program: %s",
+				      strerror(-r));
 	}
 	r = smc_fallback__load(f->skel);
 	if (r < 0) {
@@ -1755,7 +1767,8 @@ int smcbpf_fallback_open(smcbpf_fallback_fn fn, void *arg, struct smcbpf_fallbac
 	if (!f->ring) {
 		r = negative_errno();
 		smcbpf_fallback_free(f);
-		return why_set(why, len, r, "cannot read the fallback ring buffer: %s", strerror(-r));
+		return smcbpf_why_set(why, len, r, "cannot read the fallback ring buffer: %s",
+				      strerror(-r));
 	}
 	*ret = f;
 	return 0;
@@ -1799,15 +1812,15 @@ int smcbpf_probe_assess(char *why, size_t len)
 		return r;
 	r = btf_has("btf_trace_inet_sock_set_state", BTF_KIND_TYPEDEF);
 	if (r < 0)
-		return why_set(why, len, r, "cannot read the kernel's BTF: %s", strerror(-r));
+		return smcbpf_why_set(why, len, r, "cannot read the kernel's BTF: %s", strerror(-r));
 	if (r == 0)
-		return why_set(why, len, -ENOTSUP,
-			       "this kernel's BTF has no sock:inet_sock_set_state tracepoint "
-			       "(Linux 4.16 or later)");
+		return smcbpf_why_set(why, len, -ENOTSUP,
+				      "this kernel's BTF has no sock:inet_sock_set_state tracepoint "
+				      "(Linux 4.16 or later)");
 	r = btf_has("tcp_sendmsg", BTF_KIND_FUNC);
 	if (r <= 0)
-		return why_set(why, len, r < 0 ? r : -ENOTSUP,
-			       "this kernel's BTF has no tcp_sendmsg to attach to");
+		return smcbpf_why_set(why, len, r < 0 ? r : -ENOTSUP,
+				      "this kernel's BTF has no tcp_sendmsg to attach to");
 	return 0;
 }
 
@@ -1840,14 +1853,15 @@ int smcbpf_assess_open(smcbpf_assess_fn fn, void *arg, struct smcbpf_assess **re
 		return r;
 	a = calloc(1, sizeof(*a));
 	if (!a)
-		return why_set(why, len, -ENOMEM, "out of memory");
+		return smcbpf_why_set(why, len, -ENOMEM, "out of memory");
 	a->fn = fn;
 	a->arg = arg;
 	a->skel = smc_assess__open();
 	if (!a->skel) {
 		r = negative_errno();
 		smcbpf_assess_free(a);
-		return why_set(why, len, r, "cannot open the assessment programs: %s", strerror(-r));
+		return smcbpf_why_set(why, len, r, "cannot open the assessment programs: %s",
+				      strerror(-r));
 	}
 	r = smc_assess__load(a->skel);
 	if (r < 0) {
@@ -1867,8 +1881,8 @@ int smcbpf_assess_open(smcbpf_assess_fn fn, void *arg, struct smcbpf_assess **re
 	if (!a->ring) {
 		r = negative_errno();
 		smcbpf_assess_free(a);
-		return why_set(why, len, r, "cannot read the assessment ring buffer: %s",
-			       strerror(-r));
+		return smcbpf_why_set(why, len, r, "cannot read the assessment ring buffer: %s",
+				      strerror(-r));
 	}
 	*ret = a;
 	return 0;

@@ -4,7 +4,7 @@
  * iproute2 convention: silence is success); -j prints {"action": ..., KEY: VALUE,
  * "changed": bool} so that every -j invocation yields exactly one JSON document.
  */
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/output.h"
 
 json_object *action_json(const char *action, const char *key, const char *value, int changed)

@@ -18,7 +18,7 @@
 
 #include "cli/agent.h"
 #include "cli/bus.h"
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/bus-api.h"
 #include "common/output.h"
 #include "config/units.h"
@@ -377,7 +377,8 @@ int agent_config_reload(struct smcctl *c, const struct verb_args *a)
 	return smcctl_emit(c, doc, agent_status_text);
 }
 
-static int forward(struct smcctl *c, const char *what, const char *method, const char *types, ...)
+static int agent_forward(struct smcctl *c, const char *what, const char *method, const char *types,
+			 ...)
 {
 	va_list ap;
 	int r;
@@ -404,7 +405,7 @@ static int forwarded(struct smcctl *c, int s, const char *action, const char *ke
 
 #define FORWARD_OR_DIRECT(direct, action, key, value, ...)                          \
 	({                                                                          \
-		int _s = forward(c, __VA_ARGS__);                                   \
+		int _s = agent_forward(c, __VA_ARGS__);                             \
 		_s == -ESRCH ? direct(c, a) : forwarded(c, _s, action, key, value); \
 	})
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * smcctl assess: watch TCP connections for a while, without changing anything, and say
- * whether SMC would pay off, for which applications (common/assess.c has the rules).
+ * whether SMC would pay off, for which applications (common/assess-rules.c has the rules).
  *
  * Collection: bpf/smc_assess (read-only tracing programs, never pinned: the programs, maps
  * and links end with this process, also on SIGINT/SIGTERM, which end the observation
@@ -10,7 +10,7 @@
  * common/assess-host.c, which the agent's continuous assessment shares.
  *
  * Where the programs cannot be loaded (no BTF, no CAP_BPF, an old kernel, a build without
- * BPF), --method auto samples inet_diag instead (netlink/tcpdiag.c, every
+ * BPF), --method auto samples inet_diag instead (netlink/smcnl-tcpdiag.c, every
  * ASSESS_SAMPLE_MS, this netns only) and says so ("method": "sock_diag" with the reason):
  * connections that live between two samples are not seen, lifetimes are rounded to the
  * samples, "sends" are data segments and there are no send sizes.
@@ -29,9 +29,9 @@
 #include <systemd/sd-bus.h>
 
 #include "cli/bus.h"
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/bus-api.h"
-#include "common/assess.h"
+#include "common/assess-rules.h"
 #include "common/clock.h"
 #include "common/output.h"
 #include "common/owner.h"
@@ -65,7 +65,7 @@ struct assess {
 
 static volatile sig_atomic_t stop;
 
-static void on_signal(int sig)
+static void assess_on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
@@ -200,7 +200,7 @@ static int open_cmp(const void *a, const void *b)
  * One sample: O(n log n) in sockets, so 10,000 connections cost a sort each, not 10^8
  * comparisons (the listeners and the open records are looked up in sorted copies).
  */
-static int sample(struct assess *k, struct smcnl *nl, uint64_t now, bool first)
+static int assess_sample(struct assess *k, struct smcnl *nl, uint64_t now, bool first)
 {
 	struct tcp_conn *t = NULL;
 	struct listen_port *ls = NULL;
@@ -281,7 +281,7 @@ static int sample(struct assess *k, struct smcnl *nl, uint64_t now, bool first)
 
 static int observe_diag(struct assess *k, unsigned long duration, char *why, size_t len)
 {
-	struct sigaction act = { .sa_handler = on_signal }, old_int, old_term;
+	struct sigaction act = { .sa_handler = assess_on_signal }, old_int, old_term;
 	bool tty = isatty(fileno(k->c->err));
 	uint64_t deadline;
 	struct smcnl *nl;
@@ -299,7 +299,7 @@ static int observe_diag(struct assess *k, unsigned long duration, char *why, siz
 	for (bool first = true; !stop; first = false) {
 		uint64_t now = now_nsec(CLOCK_MONOTONIC);
 
-		r = sample(k, nl, now, first);
+		r = assess_sample(k, nl, now, first);
 		if (r < 0) {
 			if (r == -EPROTONOSUPPORT)
 				snprintf(why, len,
@@ -329,7 +329,7 @@ static int observe_diag(struct assess *k, unsigned long duration, char *why, siz
 }
 
 #ifdef HAVE_BPF
-static void rec_add(const struct smcbpf_assess_rec *r, void *arg)
+static void assess_rec_add(const struct smcbpf_assess_rec *r, void *arg)
 {
 	struct assess *k = arg;
 	struct assess_conn *c = rec_slot(k);
@@ -342,12 +342,12 @@ static int observe_bpf(struct assess *k, unsigned long duration, char *why, size
 		       uint64_t *ret_dropped)
 {
 	struct smcbpf_assess *b = NULL;
-	struct sigaction act = { .sa_handler = on_signal }, old_int, old_term;
+	struct sigaction act = { .sa_handler = assess_on_signal }, old_int, old_term;
 	bool tty = isatty(fileno(k->c->err));
 	uint64_t start, deadline;
 	int r, err = 0;
 
-	r = smcbpf_assess_open(rec_add, k, &b, why, len);
+	r = smcbpf_assess_open(assess_rec_add, k, &b, why, len);
 	if (r < 0)
 		return r;
 	k->observed = true;
@@ -382,7 +382,7 @@ static int observe_bpf(struct assess *k, unsigned long duration, char *why, size
 		}
 	}
 	k->end_ns = now_nsec(CLOCK_MONOTONIC);
-	r = smcbpf_assess_open_conns(b, rec_add, k);
+	r = smcbpf_assess_open_conns(b, assess_rec_add, k);
 	/* closed before the detach, not yet read: they are closed, not open */
 	if (!err && r >= 0) {
 		int c = smcbpf_assess_consume(b);
@@ -441,7 +441,7 @@ static int unavailable(struct smcctl *c, int err, const char *why)
 	return status;
 }
 
-/* The agent's last window (smcd-agent/assess.c), rendered as an observation of ours. */
+/* The agent's last window (smcd-agent/assess-continuous.c), rendered as an observation of ours. */
 static void agent_text(struct smcctl *c, json_object *doc)
 {
 	json_object *w = out_get(doc, "window");

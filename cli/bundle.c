@@ -48,6 +48,7 @@
 #include "cli/bundle.h"
 #include "common/output.h"
 #include "common/ueid-derive.h"
+#include "common/util.h"
 #include "config/config.h"
 
 extern char **environ;
@@ -218,21 +219,6 @@ static char *read_staged(struct bundle *b, const char *name, size_t *ret_len)
 	return NULL;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len > 0) {
-		ssize_t k = write(fd, p, len);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return negative_errno();
-		p += k;
-		len -= (size_t)k;
-	}
-	return 0;
-}
-
 /* One pass of scrubbing over text: an ID (bundle_scrub) or a word (bundle_scrub_word). */
 static int scrub_pass(char **text, size_t *len, bool id, const char *what, const char *by,
 		      size_t *occurrences)
@@ -284,7 +270,7 @@ static int scrub_file(struct bundle *b, const char *name)
 	r = scrub_text(b, &text, &len);
 	if (r == 0 && len != before) {
 		fd = openat(b->dirfd, name, O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOFOLLOW);
-		r = fd < 0 ? negative_errno() : write_all(fd, text, len);
+		r = fd < 0 ? negative_errno() : fd_write_all(fd, text, len);
 	}
 	free(text);
 	return r;
@@ -332,7 +318,7 @@ static int record_text(struct bundle *b, const char *name, const char *source, c
 	_cleanup_(closep) int fd = stage_open(b, name);
 	char why[256];
 
-	if (fd < 0 || write_all(fd, text ? text : "", text ? len : 0) < 0) {
+	if (fd < 0 || fd_write_all(fd, text ? text : "", text ? len : 0) < 0) {
 		snprintf(why, sizeof(why), "cannot stage the file: %s", strerror(errno));
 		return record(b, name, source, why);
 	}
@@ -516,7 +502,7 @@ static ssize_t count_sockets(struct bundle *b, const char *name)
 /* The processes listed with their command per namespace in the manifest; the rest counted. */
 #define NETNS_PIDS_LISTED 16
 
-static int netns_cmp(const void *x, const void *y)
+static int bundle_netns_cmp(const void *x, const void *y)
 {
 	const struct bundle_netns *a = x, *b = y;
 
@@ -560,16 +546,6 @@ static int netns_add_pid(struct bundle_netns *ns, pid_t pid)
 	ns->pids = p;
 	ns->pids[ns->n_pids++] = pid;
 	return 0;
-}
-
-static bool all_digits(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
 }
 
 /* The names in run_netns, sorted: a namespace with two names is known by the first. */
@@ -624,7 +600,7 @@ int bundle_netns_scan(const char *proc, const char *run_netns, struct bundle_net
 		struct bundle_netns *ns;
 		struct stat st;
 
-		if (!all_digits(de->d_name))
+		if (!str_all_digits(de->d_name))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s/ns/net", proc, de->d_name);
 		if (stat(path, &st) < 0) {
@@ -648,7 +624,7 @@ int bundle_netns_scan(const char *proc, const char *run_netns, struct bundle_net
 	}
 	/* qsort's array may not be NULL, even for no elements (an empty list has none). */
 	if (l.n > 1)
-		qsort(l.ns, l.n, sizeof(*l.ns), netns_cmp);
+		qsort(l.ns, l.n, sizeof(*l.ns), bundle_netns_cmp);
 	*ret = l;
 	return 0;
 }
@@ -662,8 +638,8 @@ void bundle_netns_list_done(struct bundle_netns_list *l)
 }
 
 /* The directory of a namespace in the archive, and its label in the manifest and sources. */
-static void netns_label(const struct bundle_netns *ns, char *label, size_t label_len, char *dir,
-			size_t dir_len)
+static void bundle_netns_label(const struct bundle_netns *ns, char *label, size_t label_len,
+			       char *dir, size_t dir_len)
 {
 	if (ns->name[0]) {
 		snprintf(label, label_len, "%s", ns->name);
@@ -740,7 +716,7 @@ static int netns_note(struct bundle *b, const char *name, const char *path,
  * Open the namespace: its bind mount in /run/netns, else the nsfs file of one of its
  * processes, checked to be that namespace still (a pid may have ended and been reused).
  */
-static int netns_open(const struct bundle_netns *ns, char *path, size_t len)
+static int bundle_netns_open(const struct bundle_netns *ns, char *path, size_t len)
 {
 	int err = ESRCH;
 
@@ -795,8 +771,8 @@ static int collect_other_netns(struct bundle *b, const struct bundle_netns *ns)
 	ssize_t n;
 	int s, r;
 
-	netns_label(ns, label, sizeof(label), dir, sizeof(dir));
-	fd = netns_open(ns, path, sizeof(path));
+	bundle_netns_label(ns, label, sizeof(label), dir, sizeof(dir));
+	fd = bundle_netns_open(ns, path, sizeof(path));
 	if (fd < 0) {
 		snprintf(why, sizeof(why), "cannot open it: %s%s",
 			 fd == -ESRCH ? "its processes ended" : strerror(-fd),
@@ -1424,8 +1400,8 @@ static int write_manifest(struct bundle *b, const char *release, const char *hos
 	fd = stage_open(b, "manifest.json");
 	if (fd < 0)
 		return negative_errno();
-	r = write_all(fd, text, len);
-	return r < 0 ? r : write_all(fd, "\n", 1);
+	r = fd_write_all(fd, text, len);
+	return r < 0 ? r : fd_write_all(fd, "\n", 1);
 }
 
 /* tar -czf - -C DIR manifest.json FILES... onto out_fd; 0 or an error line. */

@@ -12,7 +12,7 @@
  * the client verifies), then, while both ends are still open, reads the sockets from
  * smc_diag by inode: the mode, the fallback reasons of both ends (loopback) or of ours with
  * the peer's diagnosis (remote), the link group's device, SMC version and negotiated EID.
- * The one thing to change is the reason's advice from netlink/names.c, the same text
+ * The one thing to change is the reason's advice from netlink/smcnl-names.c, the same text
  * smcctl socket and smcctl stats give.
  *
  * Exit status: 0 when the connection used SMC, 1 when it fell back to TCP (or failed);
@@ -37,7 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/clock.h"
 #include "common/output.h"
 #include "common/smc-socket.h"
@@ -79,7 +79,7 @@ static int wait_fd(struct check *k, int fd, short events, const char *what)
  * An SMC stream socket of family (AF_INET or AF_INET6), non-blocking: IPPROTO_SMC where the
  * kernel has it, else AF_SMC (whose sockets take the same sockaddr_in/in6).
  */
-static int smc_socket(struct check *k, int family)
+static int check_smc_socket(struct check *k, int family)
 {
 	int fd = socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_SMC);
 
@@ -215,7 +215,7 @@ static const struct smc_socket *find_inode(const struct smc_socket *s, size_t n,
 	return NULL;
 }
 
-static json_object *reason_json(uint32_t code)
+static json_object *check_reason_json(uint32_t code)
 {
 	json_object *o = json_object_new_object();
 	char hex[16];
@@ -289,15 +289,15 @@ static int describe(struct smcnl *nl, json_object *doc, const struct smc_socket 
 	if (s->mode == 1) {
 		json_object *fb = json_object_new_object();
 
-		json_add(fb, "client", reason_json(s->fallback_reason));
+		json_add(fb, "client", check_reason_json(s->fallback_reason));
 		if (s->fallback_reason == DECL_PEER && s->peer_diagnosis) {
-			json_add(fb, "peer_diagnosis", reason_json(s->peer_diagnosis));
+			json_add(fb, "peer_diagnosis", check_reason_json(s->peer_diagnosis));
 			cause = s->peer_diagnosis;
 		} else {
 			cause = s->fallback_reason;
 		}
 		if (srv && srv->mode == 1) {
-			json_add(fb, "server", reason_json(srv->fallback_reason));
+			json_add(fb, "server", check_reason_json(srv->fallback_reason));
 			if (srv->fallback_reason != DECL_PEER)
 				cause = srv->fallback_reason;
 		}
@@ -310,7 +310,7 @@ static int describe(struct smcnl *nl, json_object *doc, const struct smc_socket 
 
 /* ---- text --------------------------------------------------------------------------- */
 
-static void reason_text(FILE *f, json_object *r)
+static void check_reason_text(FILE *f, json_object *r)
 {
 	fprintf(f, "%s (%s)", out_get_str(r, "name", "?"), out_get_str(r, "text", "?"));
 }
@@ -343,16 +343,16 @@ static void check_text(struct smcctl *c, json_object *doc)
 		fputs("  Result:  TCP fallback\n", c->out);
 		if (out_get(fb, "client")) {
 			fputs("  Client:  ", c->out);
-			reason_text(c->out, out_get(fb, "client"));
+			check_reason_text(c->out, out_get(fb, "client"));
 			if (out_get(fb, "peer_diagnosis")) {
 				fputs(", the peer's diagnosis: ", c->out);
-				reason_text(c->out, out_get(fb, "peer_diagnosis"));
+				check_reason_text(c->out, out_get(fb, "peer_diagnosis"));
 			}
 			fputc('\n', c->out);
 		}
 		if (out_get(fb, "server")) {
 			fputs("  Server:  ", c->out);
-			reason_text(c->out, out_get(fb, "server"));
+			check_reason_text(c->out, out_get(fb, "server"));
 			fputc('\n', c->out);
 		}
 		if (out_get_str(doc, "advice", NULL))
@@ -364,7 +364,7 @@ static void check_text(struct smcctl *c, json_object *doc)
 
 /* ---- the checks --------------------------------------------------------------------- */
 
-static json_object *report(const struct check *k, const char *kind, int fd)
+static json_object *check_report(const struct check *k, const char *kind, int fd)
 {
 	json_object *doc = json_object_new_object();
 	struct sockaddr_storage la = {}, pa = {};
@@ -446,7 +446,7 @@ static int check_loopback(struct check *k)
 	socklen_t len = sizeof(sa);
 	int r;
 
-	lfd = smc_socket(k, AF_INET);
+	lfd = check_smc_socket(k, AF_INET);
 	if (lfd < 0)
 		return socket_failure(k, lfd);
 	if (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(lfd, 1) < 0 ||
@@ -454,7 +454,7 @@ static int check_loopback(struct check *k)
 		return smcctl_error(k->c, SMCCTL_EXIT_FAILURE,
 				    "cannot listen on 127.0.0.1 for the check: %s (is lo up?)",
 				    strerror(errno));
-	cfd = smc_socket(k, AF_INET);
+	cfd = check_smc_socket(k, AF_INET);
 	if (cfd < 0)
 		return socket_failure(k, cfd);
 	r = connect_fd(k, cfd, (struct sockaddr *)&sa, sizeof(sa));
@@ -476,7 +476,7 @@ static int check_loopback(struct check *k)
 	if (memcmp(in, out, sizeof(in)) != 0)
 		return smcctl_error(k->c, SMCCTL_EXIT_FAILURE,
 				    "check failed: the data came back changed");
-	doc = report(k, "loopback", cfd);
+	doc = check_report(k, "loopback", cfd);
 	if (!doc)
 		return smcctl_oom(k->c);
 	r = kernel_view(k, doc, cfd, afd);
@@ -505,7 +505,7 @@ static int check_client(struct check *k, const char *host, uint16_t port_n)
 	r = -EADDRNOTAVAIL;
 	for (struct addrinfo *p = ai; p; p = p->ai_next) {
 		fd = safe_close(fd);
-		fd = smc_socket(k, p->ai_family);
+		fd = check_smc_socket(k, p->ai_family);
 		if (fd < 0) {
 			r = fd;
 			if (r == -EAFNOSUPPORT || r == -EPROTONOSUPPORT)
@@ -531,7 +531,7 @@ static int check_client(struct check *k, const char *host, uint16_t port_n)
 		return smcctl_error(k->c, SMCCTL_EXIT_FAILURE,
 				    "check failed: the data came back changed (is the server "
 				    "smcctl check --listen?)");
-	doc = report(k, "client", fd);
+	doc = check_report(k, "client", fd);
 	if (!doc)
 		return smcctl_oom(k->c);
 	r = kernel_view(k, doc, fd, -1);
@@ -542,7 +542,7 @@ static int check_client(struct check *k, const char *host, uint16_t port_n)
 
 static volatile sig_atomic_t stop;
 
-static void on_signal(int sig)
+static void check_on_signal(int sig)
 {
 	(void)sig;
 	stop = 1;
@@ -645,7 +645,7 @@ static int served_step(struct check *k, struct served *s)
 	}
 	if (!s->doc) {
 		/* the report's addresses now; the kernel's view once the client closed, final */
-		s->doc = report(k, "server", s->fd);
+		s->doc = check_report(k, "server", s->fd);
 		if (!s->doc)
 			return smcctl_oom(k->c);
 		return 0;
@@ -691,7 +691,7 @@ static int served_accept(struct check *k, int lfd, struct served *s)
 static int check_listen(struct check *k, const struct in_addr *addr, uint16_t port, uint64_t count)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr = *addr };
-	struct sigaction act = { .sa_handler = on_signal };
+	struct sigaction act = { .sa_handler = check_on_signal };
 	_cleanup_(served_free) struct served *v = calloc(CHECK_CLIENTS_MAX, sizeof(*v));
 	char host[INET_ADDRSTRLEN];
 	_cleanup_(closep) int lfd = -1;
@@ -703,7 +703,7 @@ static int check_listen(struct check *k, const struct in_addr *addr, uint16_t po
 	for (size_t i = 0; i < CHECK_CLIENTS_MAX; i++)
 		v[i].fd = -1;
 	inet_ntop(AF_INET, addr, host, sizeof(host));
-	lfd = smc_socket(k, AF_INET);
+	lfd = check_smc_socket(k, AF_INET);
 	if (lfd < 0)
 		return socket_failure(k, lfd);
 	sa.sin_port = htons(port);

@@ -88,7 +88,7 @@ static void offer_verb_options(FILE *out, const char *cur, const struct verb *v)
  * upper case, "NETNS" for --netns), "" for a flag or an argument in the same word; NULL if
  * it is none of them.
  */
-static const char *global_option(const char *w)
+static const char *complete_global_option(const char *w)
 {
 	static char meta[64];
 
@@ -132,7 +132,7 @@ static const char *verb_option(const struct verb *v, const char *w, const struct
 			return p->arg && w[2] == 0 ? p->arg : "";
 	}
 	*ret_opt = NULL;
-	return global_option(w);
+	return complete_global_option(w);
 }
 
 /*
@@ -317,7 +317,7 @@ int smcctl_complete(struct smcctl *c, int argc, char **argv)
 			return 0; /* "help OBJECT" takes nothing more */
 		if (!st.object) {
 			if (w[0] == '-') {
-				arg = global_option(w);
+				arg = complete_global_option(w);
 				st.want_arg = arg && arg[0] ? arg : NULL;
 				continue;
 			}

@@ -10,93 +10,180 @@
 #include <inttypes.h>
 
 #include "cli/loopback.h"
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/output.h"
 #include "netlink/uapi/smc_lo.h"
 
-static json_object *pci_json(bool has, uint32_t fid, uint16_t pchid, uint16_t vendor,
-			     uint16_t device, const char *id)
-{
-	_cleanup_(json_object_putp) json_object *o = NULL;
+/* ---------------------------------------------------------------------------------- */
+/* The answer: each field once, into a sink (common/output.h)                         */
 
-	if (!has)
-		return NULL;
-	o = json_object_new_object();
-	if (!o || json_add_str(o, "id", id[0] ? id : NULL) < 0 || json_add_u64(o, "fid", fid) < 0 ||
-	    json_add_u64(o, "pchid", pchid) < 0 || json_add_u64(o, "vendor", vendor) < 0 ||
-	    json_add_u64(o, "device", device) < 0)
-		return NULL;
-	return TAKE_PTR(o);
+enum {
+	DD_NAME,
+	DD_TYPE,
+	DD_CHID,
+	DD_LGS,
+	DD_CONNS,
+	DD_GID,
+	DD_PCI_ID,
+	DD_FID,
+	DD_PCHID,
+	DD_PNETID
+};
+enum {
+	DR_NETDEV,
+	DR_IBDEV,
+	DR_PORT,
+	DR_STATE,
+	DR_CRIT,
+	DR_LINKS,
+	DR_PCI_ID,
+	DR_FID,
+	DR_PCHID,
+	DR_PNETID
+};
+
+/* smc-tools marks a PNET ID set by the user (PNET table) with a leading '*'. */
+static void pnetid_emit(struct out_sink *o, int col, const struct smc_pnet_port *p)
+{
+	char buf[64];
+
+	out_str(o, "pnetid", OUT_NO_COL, p->pnetid[0] ? p->pnetid : NULL);
+	out_bool(o, "pnetid_by_user", OUT_NO_COL, p->user_defined);
+	if (out_text_wants(o, col) && p->pnetid[0]) {
+		snprintf(buf, sizeof(buf), "%s%s", p->user_defined ? "*" : "", p->pnetid);
+		out_cell(o, col, buf);
+	}
 }
 
-/* json_add() of a possibly-NULL object: NULL is JSON null, not an error. */
-static int add_opt(json_object *o, const char *key, json_object *v)
+/* "pci": {id, fid, pchid, vendor, device}, or null. */
+static void pci_emit(struct out_sink *o, bool has, const char *id, uint32_t fid, uint16_t pchid,
+		     uint16_t vendor, uint16_t device, int col_id, int col_fid, int col_pchid)
 {
-	return v ? json_add(o, key, v) : json_add_null(o, key);
+	if (!has) {
+		out_null(o, "pci", OUT_NO_COL);
+		return;
+	}
+	out_object_begin(o, "pci");
+	out_str(o, "id", col_id, id[0] ? id : NULL);
+	out_u64(o, "fid", col_fid, fid);
+	out_u64(o, "pchid", col_pchid, pchid);
+	out_u64(o, "vendor", OUT_NO_COL, vendor);
+	out_u64(o, "device", OUT_NO_COL, device);
+	out_object_end(o);
+}
+
+/*
+ * One SMC-D device.  lo: smc_lo's view of it (loopback_amend(): a source and the "smc_lo"
+ * object); with_lo: whether the "smc_lo" key is there at all (the device views have it,
+ * null for the other devices; device loopback-ism's "loopback_ism" has not).
+ */
+static void smcd_dev_emit(struct out_sink *o, const struct smcd_device *d,
+			  const struct smclo_device *lo, bool with_lo)
+{
+	bool netlink = d->seen & SMCD_SEEN_NETLINK;
+
+	out_str(o, "name", DD_NAME, d->name);
+	out_array_begin(o, "sources");
+	if (netlink)
+		out_str(o, NULL, OUT_NO_COL, "netlink");
+	if (d->seen & SMCD_SEEN_DIBS)
+		out_str(o, NULL, OUT_NO_COL, "sysfs");
+	if (d->seen & SMCD_SEEN_BUILTIN)
+		out_str(o, NULL, OUT_NO_COL, "inferred");
+	if (lo)
+		out_str(o, NULL, OUT_NO_COL, "smc_lo");
+	out_array_end(o);
+	out_str(o, "type", DD_TYPE, d->loopback ? "loopback" : "ism");
+	if (d->has_fabric_id)
+		out_u64(o, "chid", DD_CHID, d->fabric_id);
+	else
+		out_null(o, "chid", DD_CHID);
+	out_str(o, "gid", DD_GID, d->gid[0] ? d->gid : NULL);
+	pnetid_emit(o, DD_PNETID, &d->port);
+	out_bool(o, "in_use", OUT_NO_COL, d->is_crit || d->linkgroups > 0);
+	out_u64(o, "linkgroups", DD_LGS, d->linkgroups);
+	out_u64(o, "connections", DD_CONNS, d->conns);
+	pci_emit(o, netlink && d->pci_id[0], d->pci_id, d->pci_fid, d->pci_chid, d->pci_vendor,
+		 d->pci_device, DD_PCI_ID, DD_FID, DD_PCHID);
+	if (!with_lo)
+		return;
+	if (lo)
+		smclo_device_emit(o, "smc_lo", lo);
+	else
+		out_null(o, "smc_lo", OUT_NO_COL);
+}
+
+static void smcr_port_emit(struct out_sink *o, const struct smcr_port *p, unsigned idx)
+{
+	out_u64(o, "port", DR_PORT, idx + 1);
+	out_str(o, "netdev", DR_NETDEV, p->netdev[0] ? p->netdev : NULL);
+	out_u64(o, "ifindex", OUT_NO_COL, p->netdev_ifindex);
+	out_bool(o, "active", OUT_NO_COL, p->active);
+	out_cell(o, DR_STATE, p->active ? "ACTIVE" : "INACTIVE");
+	pnetid_emit(o, DR_PNETID, &p->pnet);
+	out_u64(o, "links", DR_LINKS, p->link_cnt);
+}
+
+/* The device's own fields; the text has them in each of its ports' rows. */
+static void smcr_dev_fields_emit(struct out_sink *o, const struct smcr_device *d)
+{
+	out_bool(o, "critical", DR_CRIT, d->is_crit);
+	pci_emit(o, d->has_pci, d->pci_id, d->pci_fid, d->pci_chid, d->pci_vendor, d->pci_device,
+		 DR_PCI_ID, DR_FID, DR_PCHID);
+}
+
+/*
+ * One RDMA device: in JSON an object with its ports; as text one row per valid port (the
+ * smc-tools layout), the device's fields in each.
+ */
+static void smcr_dev_emit(struct out_sink *o, const struct smcr_device *d)
+{
+	if (out_is_text(o)) {
+		for (unsigned i = 0; i < ELEMENTSOF(d->ports); i++) {
+			if (!d->ports[i].valid)
+				continue;
+			out_row_begin(o);
+			out_str(o, "ib_dev", DR_IBDEV, d->ib_name);
+			smcr_port_emit(o, &d->ports[i], i);
+			smcr_dev_fields_emit(o, d);
+			out_row_end(o);
+		}
+		return;
+	}
+	out_row_begin(o); /* an object, also outside a table */
+	out_str(o, "ib_dev", DR_IBDEV, d->ib_name);
+	out_array_begin(o, "ports");
+	for (unsigned i = 0; i < ELEMENTSOF(d->ports); i++)
+		if (d->ports[i].valid) {
+			out_object_begin(o, NULL);
+			smcr_port_emit(o, &d->ports[i], i);
+			out_object_end(o);
+		}
+	out_array_end(o);
+	smcr_dev_fields_emit(o, d);
+	out_row_end(o);
 }
 
 json_object *smcd_device_json(const struct smcd_device *d)
 {
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-	json_object *src = json_object_new_array();
-	bool netlink = d->seen & SMCD_SEEN_NETLINK;
-	int r = 0;
+	struct out_sink o;
 
-	if (!o || json_add_str(o, "name", d->name) < 0 || json_add(o, "sources", src) < 0)
-		return NULL;
-	if (netlink)
-		r |= json_append_str(src, "netlink");
-	if (d->seen & SMCD_SEEN_DIBS)
-		r |= json_append_str(src, "sysfs");
-	if (d->seen & SMCD_SEEN_BUILTIN)
-		r |= json_append_str(src, "inferred");
-	r |= json_add_str(o, "type", d->loopback ? "loopback" : "ism");
-	r |= d->has_fabric_id ? json_add_u64(o, "chid", d->fabric_id) : json_add_null(o, "chid");
-	r |= json_add_str(o, "gid", d->gid[0] ? d->gid : NULL);
-	r |= json_add_str(o, "pnetid", d->port.pnetid[0] ? d->port.pnetid : NULL);
-	r |= json_add_bool(o, "pnetid_by_user", d->port.user_defined);
-	r |= json_add_bool(o, "in_use", d->is_crit || d->linkgroups > 0);
-	r |= json_add_u64(o, "linkgroups", d->linkgroups);
-	r |= json_add_u64(o, "connections", d->conns);
-	r |= add_opt(o, "pci",
-		     pci_json(netlink && d->pci_id[0], d->pci_fid, d->pci_chid, d->pci_vendor,
-			      d->pci_device, d->pci_id));
-	return r < 0 ? NULL : TAKE_PTR(o);
-}
-
-static json_object *smcr_port_json(const struct smcr_port *p, unsigned idx)
-{
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-	int r = 0;
-
-	if (!o)
-		return NULL;
-	r |= json_add_u64(o, "port", idx + 1);
-	r |= json_add_str(o, "netdev", p->netdev[0] ? p->netdev : NULL);
-	r |= json_add_u64(o, "ifindex", p->netdev_ifindex);
-	r |= json_add_bool(o, "active", p->active);
-	r |= json_add_str(o, "pnetid", p->pnet.pnetid[0] ? p->pnet.pnetid : NULL);
-	r |= json_add_bool(o, "pnetid_by_user", p->pnet.user_defined);
-	r |= json_add_u64(o, "links", p->link_cnt);
-	return r < 0 ? NULL : TAKE_PTR(o);
+	out_sink_doc(&o);
+	out_object_begin(&o, NULL);
+	smcd_dev_emit(&o, d, NULL, false);
+	out_object_end(&o);
+	out_sink_done(&o);
+	return out_sink_take_doc(&o);
 }
 
 json_object *smcr_device_json(const struct smcr_device *d)
 {
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-	json_object *ports = json_object_new_array();
-	int r = 0;
+	struct out_sink o;
 
-	if (!o || json_add_str(o, "ib_dev", d->ib_name) < 0 || json_add(o, "ports", ports) < 0)
-		return NULL;
-	r |= json_add_bool(o, "critical", d->is_crit);
-	r |= add_opt(o, "pci",
-		     pci_json(d->has_pci, d->pci_fid, d->pci_chid, d->pci_vendor, d->pci_device,
-			      d->pci_id));
-	for (unsigned i = 0; i < ELEMENTSOF(d->ports); i++)
-		if (d->ports[i].valid)
-			r |= json_append(ports, smcr_port_json(&d->ports[i], i));
-	return r < 0 ? NULL : TAKE_PTR(o);
+	out_sink_doc(&o);
+	smcr_dev_emit(&o, d);
+	out_sink_done(&o);
+	return out_sink_take_doc(&o);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -129,21 +216,23 @@ static const struct out_column smcd_cols[] = {
 	OUT_COL("pci.id", "PCI-ID", OUT_STR, .detail = 1),
 	OUT_COL("pci.fid", "FID", OUT_HEX32, .detail = 1),
 	OUT_COL("pci.pchid", "PCHID", OUT_HEX16, .detail = 1),
-	OUT_COL(NULL, "PNET-ID", OUT_CUSTOM, .format = fmt_pnetid),
+	OUT_COL(NULL, "PNET-ID", OUT_STR),
 };
 
 static const struct out_column smcr_cols[] = {
 	OUT_COL("netdev", "Net-Dev", OUT_STR),
 	OUT_COL("ib_dev", "IB-Dev", OUT_STR),
 	OUT_COL("port", "IB-P", OUT_U64),
-	OUT_COL(NULL, "IB-State", OUT_CUSTOM, .format = fmt_port_state, .color = OUT_COLOR_STATE),
+	OUT_COL(NULL, "IB-State", OUT_STR, .color = OUT_COLOR_STATE),
 	OUT_COL("critical", "Crit", OUT_BOOL),
 	OUT_COL("links", "#Links", OUT_U64),
 	OUT_COL("pci.id", "PCI-ID", OUT_STR, .detail = 1),
 	OUT_COL("pci.fid", "FID", OUT_HEX32, .detail = 1),
 	OUT_COL("pci.pchid", "PCHID", OUT_HEX16, .detail = 1),
-	OUT_COL(NULL, "PNET-ID", OUT_CUSTOM, .format = fmt_pnetid),
+	OUT_COL(NULL, "PNET-ID", OUT_STR),
 };
+static_assert(ELEMENTSOF(smcd_cols) == DD_PNETID + 1, "smcd_cols[] and DD_* agree");
+static_assert(ELEMENTSOF(smcr_cols) == DR_PNETID + 1, "smcr_cols[] and DR_* agree");
 
 static const struct out_column smcd_fields[] = {
 	OUT_COL("name", "Name", OUT_STR),
@@ -180,69 +269,6 @@ static const struct out_column smcr_port_fields[] = {
 	OUT_COL("links", "Links", OUT_U64),
 };
 
-/* Share a member of src with dst (json-c counts references; null stays null). */
-static void share(json_object *dst, const char *key, json_object *val)
-{
-	json_object_object_add(dst, key, json_object_get(val));
-}
-
-/* One row per valid port of every RDMA device (the smc-tools layout). */
-static json_object *smcr_port_rows(json_object *devs)
-{
-	json_object *rows = json_object_new_array();
-	size_t n = devs ? json_object_array_length(devs) : 0;
-
-	for (size_t i = 0; rows && i < n; i++) {
-		json_object *d = json_object_array_get_idx(devs, i), *ports = out_get(d, "ports");
-		size_t m = ports ? json_object_array_length(ports) : 0;
-
-		for (size_t k = 0; k < m; k++) {
-			json_object *row = json_object_new_object();
-
-			if (!row)
-				break;
-			json_object_object_foreach(json_object_array_get_idx(ports, k), key, val)
-				share(row, key, val);
-			share(row, "ib_dev", out_get(d, "ib_dev"));
-			share(row, "critical", out_get(d, "critical"));
-			share(row, "pci", out_get(d, "pci"));
-			json_append(rows, row);
-		}
-	}
-	return rows;
-}
-
-static void section_table(struct smcctl *c, const char *title, json_object *rows,
-			  const struct out_column *cols, size_t n_cols)
-{
-	if (!rows || json_object_array_length(rows) == 0) {
-		fprintf(c->out, "%s: none\n", title);
-		return;
-	}
-	fprintf(c->out, "%s:\n", title);
-	out_table(c->out, cols, n_cols, rows, c->detail, 2);
-}
-
-void device_list_text(struct smcctl *c, json_object *doc)
-{
-	json_object *smcd = out_get(doc, "smcd"), *smcr = out_get(doc, "smcr");
-
-	if (smcd) {
-		section_table(c, "SMC-D devices", smcd, smcd_cols, ELEMENTSOF(smcd_cols));
-		loopback_list_text(c, smcd);
-	}
-	if (smcr) {
-		_cleanup_(json_object_putp) json_object *rows = smcr_port_rows(smcr);
-
-		if (smcd)
-			fputc('\n', c->out);
-		if (json_object_array_length(smcr) && rows && !json_object_array_length(rows))
-			fputs("SMC-R devices: present, but no port is usable\n", c->out);
-		else
-			section_table(c, "SMC-R devices", rows, smcr_cols, ELEMENTSOF(smcr_cols));
-	}
-}
-
 void device_show_text(struct smcctl *c, json_object *doc)
 {
 	json_object *smcd = out_get(doc, "smcd"), *smcr = out_get(doc, "smcr");
@@ -267,117 +293,73 @@ void device_show_text(struct smcctl *c, json_object *doc)
 	}
 }
 
-/*
- * `smcctl device` as it is mostly run (no -j, and no smc_lo module whose state amends the
- * SMC-D rows): drawn from the kernel's structs into out_table_cells(), so the text needs no
- * json-c (cli/dl.c loads it on first use), as linkgroup_rows_text() does for the groups.
- * test-cli-rows-text holds it equal to device_list_text() of the document for every
- * recording, at both detail levels.  The cells follow the columns by position.
- */
-static const char *pnetid_cell(const struct smc_pnet_port *p, char *buf, size_t len)
+/* name == NULL: every device.  A name matches an SMC-D name or PCI id, an RDMA device
+ * name, or the netdev of one of its ports. */
+static bool smcd_match(const struct smcd_device *d, const char *name)
 {
-	if (!p->pnetid[0])
-		return "-";
-	snprintf(buf, len, "%s%s", p->user_defined ? "*" : "", p->pnetid);
-	return buf;
+	return !name || streq(d->name, name) || streq(d->pci_id, name);
 }
 
-static const char *smcd_cell(const struct smcd_device *d, size_t i, char *buf, size_t len)
+static bool smcr_match(const struct smcr_device *d, const char *name)
 {
-	enum out_fmt f = smcd_cols[i].fmt;
-	bool pci = (d->seen & SMCD_SEEN_NETLINK) && d->pci_id[0];
-
-	static_assert(ELEMENTSOF(smcd_cols) == 10, "smcd_cell() knows the columns");
-	switch (i) {
-	case 0:
-		return out_fmt_str(d->name);
-	case 1:
-		return d->loopback ? "loopback" : "ism";
-	case 2:
-		return d->has_fabric_id ? out_fmt_uint(d->fabric_id, f, buf, len) : "-";
-	case 3:
-		return out_fmt_uint(d->linkgroups, f, buf, len);
-	case 4:
-		return out_fmt_uint(d->conns, f, buf, len);
-	case 5:
-		return out_fmt_str(d->gid);
-	case 6:
-		return pci ? out_fmt_str(d->pci_id) : "-";
-	case 7:
-		return pci ? out_fmt_uint(d->pci_fid, f, buf, len) : "-";
-	case 8:
-		return pci ? out_fmt_uint(d->pci_chid, f, buf, len) : "-";
-	default:
-		return pnetid_cell(&d->port, buf, len);
-	}
+	if (!name || streq(d->ib_name, name))
+		return true;
+	for (unsigned i = 0; i < ELEMENTSOF(d->ports); i++)
+		if (d->ports[i].valid && streq(d->ports[i].netdev, name))
+			return true;
+	return false;
 }
 
-static const char *smcr_cell(const struct smcr_device *d, unsigned port, size_t i, char *buf,
-			     size_t len)
+int device_list_emit(struct out_sink *o, const struct smcd_device *smcd, size_t n_smcd,
+		     const struct smcr_device *smcr, size_t n_smcr, bool want_smcd, bool want_smcr,
+		     const char *name, const struct smclo_device *lo, size_t lo_idx)
 {
-	const struct smcr_port *p = &d->ports[port];
-	enum out_fmt f = smcr_cols[i].fmt;
+	size_t m_d = 0, m_r = 0, n_ports = 0;
 
-	static_assert(ELEMENTSOF(smcr_cols) == 10, "smcr_cell() knows the columns");
-	switch (i) {
-	case 0:
-		return out_fmt_str(p->netdev);
-	case 1:
-		return out_fmt_str(d->ib_name);
-	case 2:
-		return out_fmt_uint(port + 1, f, buf, len);
-	case 3:
-		return p->active ? "ACTIVE" : "INACTIVE";
-	case 4:
-		return out_fmt_uint(d->is_crit, f, buf, len);
-	case 5:
-		return out_fmt_uint(p->link_cnt, f, buf, len);
-	case 6:
-		return d->has_pci ? out_fmt_str(d->pci_id) : "-";
-	case 7:
-		return d->has_pci ? out_fmt_uint(d->pci_fid, f, buf, len) : "-";
-	case 8:
-		return d->has_pci ? out_fmt_uint(d->pci_chid, f, buf, len) : "-";
-	default:
-		return pnetid_cell(&p->pnet, buf, len);
-	}
-}
-
-int device_rows_text(struct smcctl *c, const struct smcd_device *smcd, size_t n_smcd,
-		     const struct smcr_device *smcr, size_t n_smcr, bool want_smcd, bool want_smcr)
-{
-	_cleanup_(out_cells_done) struct out_cells d = {}, r = {};
-	size_t n_ports = 0;
-	char buf[256];
-
-	for (size_t k = 0; want_smcd && k < n_smcd; k++)
-		for (size_t i = 0; i < ELEMENTSOF(smcd_cols); i++)
-			if (smcd_cols[i].detail <= c->detail &&
-			    out_cells_add(&d, smcd_cell(&smcd[k], i, buf, sizeof(buf))) < 0)
-				return -ENOMEM;
-	for (size_t k = 0; want_smcr && k < n_smcr; k++)
-		for (unsigned p = 0; p < ELEMENTSOF(smcr[k].ports); p++) {
-			if (!smcr[k].ports[p].valid)
-				continue;
-			n_ports++;
-			for (size_t i = 0; i < ELEMENTSOF(smcr_cols); i++)
-				if (smcr_cols[i].detail <= c->detail &&
-				    out_cells_add(&r, smcr_cell(&smcr[k], p, i, buf, sizeof(buf))) < 0)
-					return -ENOMEM;
+	for (size_t i = 0; i < n_smcd; i++)
+		m_d += smcd_match(&smcd[i], name);
+	for (size_t i = 0; i < n_smcr; i++)
+		if (smcr_match(&smcr[i], name)) {
+			m_r++;
+			for (unsigned p = 0; p < ELEMENTSOF(smcr[i].ports); p++)
+				n_ports += smcr[i].ports[p].valid;
 		}
-	if (want_smcd && out_section_cells(c->out, "SMC-D devices", smcd_cols,
-					   ELEMENTSOF(smcd_cols), &d, n_smcd, c->detail) < 0)
-		return -ENOMEM;
-	if (!want_smcr)
-		return 0;
-	if (want_smcd)
-		fputc('\n', c->out);
-	if (n_smcr && !n_ports) {
-		fputs("SMC-R devices: present, but no port is usable\n", c->out);
-		return 0;
+	out_object_begin(o, NULL);
+	if (want_smcd) {
+		out_text(o, m_d ? "%s:\n" : "%s: none\n", "SMC-D devices");
+		out_table_begin(o, "smcd", smcd_cols, ELEMENTSOF(smcd_cols), 2);
+		for (size_t i = 0; i < n_smcd; i++) {
+			if (!smcd_match(&smcd[i], name))
+				continue;
+			out_row_begin(o);
+			smcd_dev_emit(o, &smcd[i], lo && i == lo_idx ? lo : NULL, true);
+			out_row_end(o);
+		}
+		if (m_d || !out_is_text(o)) /* "none" has no header */
+			out_table_end(o);
+		else
+			out_table_drop(o);
+		if (lo)
+			loopback_list_emit(o, smcd, n_smcd, lo);
 	}
-	return out_section_cells(c->out, "SMC-R devices", smcr_cols, ELEMENTSOF(smcr_cols), &r,
-				 n_ports, c->detail);
+	if (want_smcd && want_smcr)
+		out_text(o, "\n");
+	if (want_smcr) {
+		if (m_r && !n_ports)
+			out_text(o, "SMC-R devices: present, but no port is usable\n");
+		else
+			out_text(o, n_ports ? "%s:\n" : "%s: none\n", "SMC-R devices");
+		out_table_begin(o, "smcr", smcr_cols, ELEMENTSOF(smcr_cols), 2);
+		for (size_t i = 0; i < n_smcr; i++)
+			if (smcr_match(&smcr[i], name))
+				smcr_dev_emit(o, &smcr[i]);
+		if (n_ports || !out_is_text(o))
+			out_table_end(o);
+		else
+			out_table_drop(o);
+	}
+	out_object_end(o);
+	return out_sink_done(o);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -388,6 +370,9 @@ struct devices {
 	size_t n_smcd;
 	struct smcr_device *smcr;
 	size_t n_smcr;
+	struct smclo_device lo; /* when has_lo: smc_lo's, the entry smcd[lo_idx] */
+	bool has_lo;
+	size_t lo_idx;
 };
 
 static void devices_done(struct devices *d)
@@ -396,8 +381,10 @@ static void devices_done(struct devices *d)
 	free(d->smcr);
 }
 
-/* gids: the GIDs are shown (else they are read only where a device's link groups need them). */
-static int fetch(struct smcctl *c, bool want_smcd, bool want_smcr, bool gids, struct devices *d)
+/* gids: the GIDs are shown (else they are read only where a device's link groups need them).
+ * name: the device show names (smc_lo's inactive device is added when it is that one). */
+static int device_fetch(struct smcctl *c, bool want_smcd, bool want_smcr, bool gids,
+			const char *name, struct devices *d)
 {
 	unsigned flags = SMCD_LIST_LINKGROUPS | (gids ? SMCD_LIST_GIDS : 0);
 	struct smcnl *nl;
@@ -417,102 +404,80 @@ static int fetch(struct smcctl *c, bool want_smcd, bool want_smcr, bool gids, st
 	}
 	if (want_smcr && (r = smcr_device_list(nl, &d->smcr, &d->n_smcr)) < 0)
 		return smcctl_fail(c, SMC_OP_QUERY, r, "cannot list the SMC-R devices");
+	/* smc_lo's state amends the SMC-D devices (cli/loopback.c; not entered without it). */
+	if (want_smcd && smclo_module_loaded(nl)) {
+		r = loopback_amend(c, &d->smcd, &d->n_smcd, name, &d->lo, &d->lo_idx);
+		if (r < 0)
+			return smcctl_oom(c);
+		d->has_lo = r > 0;
+	}
 	return SMCCTL_EXIT_OK;
 }
 
-/* name == NULL: every device.  A name matches an SMC-D name or PCI id, an RDMA device
- * name, or the netdev of one of its ports. */
-static bool smcd_match(const struct smcd_device *d, const char *name)
+/* The answer into the sink of -j (streamed) or of the table's text. */
+static int device_answer(struct smcctl *c, const struct devices *d, bool want_smcd, bool want_smcr)
 {
-	return !name || streq(d->name, name) || streq(d->pci_id, name);
-}
+	struct out_sink o;
 
-static bool smcr_match(const struct smcr_device *d, const char *name)
-{
-	if (!name || streq(d->ib_name, name))
-		return true;
-	for (unsigned i = 0; i < ELEMENTSOF(d->ports); i++)
-		if (d->ports[i].valid && streq(d->ports[i].netdev, name))
-			return true;
-	return false;
-}
-
-static json_object *devices_json(const struct devices *d, bool want_smcd, bool want_smcr,
-				 const char *name, size_t *ret_matches)
-{
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-	json_object *smcd = NULL, *smcr = NULL;
-	int r = 0;
-
-	*ret_matches = 0;
-	if (!o)
-		return NULL;
-	if (want_smcd && json_add(o, "smcd", smcd = json_object_new_array()) < 0)
-		return NULL;
-	if (want_smcr && json_add(o, "smcr", smcr = json_object_new_array()) < 0)
-		return NULL;
-	for (size_t i = 0; i < d->n_smcd; i++)
-		if (smcd_match(&d->smcd[i], name)) {
-			r |= json_append(smcd, smcd_device_json(&d->smcd[i]));
-			(*ret_matches)++;
-		}
-	for (size_t i = 0; i < d->n_smcr; i++)
-		if (smcr_match(&d->smcr[i], name)) {
-			r |= json_append(smcr, smcr_device_json(&d->smcr[i]));
-			(*ret_matches)++;
-		}
-	return r < 0 ? NULL : TAKE_PTR(o);
+	if (c->json)
+		out_sink_json(&o, c->out, c->pretty);
+	else
+		out_sink_text(&o, c->out, c->detail);
+	if (device_list_emit(&o, d->smcd, d->n_smcd, d->smcr, d->n_smcr, want_smcd, want_smcr, NULL,
+			     d->has_lo ? &d->lo : NULL, d->lo_idx) == -ENOMEM)
+		return smcctl_oom(c);
+	return smcctl_flush(c);
 }
 
 int device_list(struct smcctl *c, const struct verb_args *a)
 {
 	bool only_d = a->opt[FILTER_OPT_SMCD], only_r = a->opt[FILTER_OPT_SMCR];
 	_cleanup_(devices_done) struct devices d = {};
-	_cleanup_(json_object_putp) json_object *doc = NULL;
-	struct smcnl *nl;
-	bool doc_text;
-	size_t n;
 	int s;
 
 	if (only_d && only_r)
 		return smcctl_usage(c, "--smcd and --smcr exclude each other");
-	if ((s = smcctl_nl(c, &nl)))
+	/* The default table has no GID column: -d and -j show them. */
+	if ((s = device_fetch(c, !only_r, !only_d, c->json || c->detail, NULL, &d)))
 		return s;
-	/* smc_lo's state amends the rows (loopback_amend_devices()): that takes the document. */
-	doc_text = c->json || (!only_r && smclo_module_loaded(nl));
-	/* The default table has no GID column: -d, -j and the document show them. */
-	if ((s = fetch(c, !only_r, !only_d, doc_text || c->detail, &d)))
-		return s;
-	if (!doc_text) {
-		if (device_rows_text(c, d.smcd, d.n_smcd, d.smcr, d.n_smcr, !only_r, !only_d) < 0)
-			return smcctl_oom(c);
-		return smcctl_emit(c, NULL, NULL);
-	}
-	doc = devices_json(&d, !only_r, !only_d, NULL, &n);
-	if (!doc || loopback_amend_devices(c, out_get(doc, "smcd"), NULL, &n) < 0)
-		return smcctl_oom(c);
-	return smcctl_emit(c, doc, device_list_text);
+	return device_answer(c, &d, !only_r, !only_d);
 }
 
 int device_show(struct smcctl *c, const struct verb_args *a)
 {
 	_cleanup_(devices_done) struct devices d = {};
 	_cleanup_(json_object_putp) json_object *doc = NULL;
-	size_t n;
+	const char *name = a->pos[0];
+	struct out_sink o;
+	size_t n = 0;
 	int s;
 
-	if ((s = fetch(c, true, true, true, &d)))
+	if ((s = device_fetch(c, true, true, true, name, &d)))
 		return s;
-	doc = devices_json(&d, true, true, a->pos[0], &n);
-	if (!doc || loopback_amend_devices(c, out_get(doc, "smcd"), a->pos[0], &n) < 0)
-		return smcctl_oom(c);
+	for (size_t i = 0; i < d.n_smcd; i++)
+		n += smcd_match(&d.smcd[i], name);
+	for (size_t i = 0; i < d.n_smcr; i++)
+		n += smcr_match(&d.smcr[i], name);
 	if (n == 0)
 		return smcctl_error(c, SMCCTL_EXIT_FAILURE,
-				    "no SMC device named '%s' (see 'smcctl device list')%s",
-				    a->pos[0],
-				    streq(a->pos[0], SMC_LO_DEFAULT_DEVNAME)
+				    "no SMC device named '%s' (see 'smcctl device list')%s", name,
+				    streq(name, SMC_LO_DEFAULT_DEVNAME)
 					    ? "; smclo is the device of the smc_lo module, which is "
 					      "not loaded: install smc-lo-dkms or modprobe smc_lo"
 					    : "");
+	/* -j streamed; the blocks from the document the same emits build. */
+	if (c->json)
+		out_sink_json(&o, c->out, c->pretty);
+	else
+		out_sink_doc(&o);
+	s = device_list_emit(&o, d.smcd, d.n_smcd, d.smcr, d.n_smcr, true, true, name,
+			     d.has_lo ? &d.lo : NULL, d.lo_idx);
+	if (s == -ENOMEM)
+		return smcctl_oom(c);
+	if (c->json)
+		return smcctl_flush(c);
+	doc = out_sink_take_doc(&o);
+	if (s < 0 || !doc)
+		return smcctl_oom(c);
 	return smcctl_emit(c, doc, device_show_text);
 }

@@ -16,10 +16,10 @@
  * libyaml is the same story for the smc.yaml loader (config/ytree.c), which only `config
  * check` and `run` without an agent use (and which the tests and the agent link).  So is
  * json-c: `-j` of the verbs that build a document, the agent's answers and the text of the
- * verbs that render from a document use it, but `--version`, `socket` and `linkgroup`
- * (text and -j: streamed from the structs, common/output.h) and every verb whose text is
- * drawn from the kernel's structs (`stats` without the agent) do not; mapping and
- * relocating it was most of what starting smcctl cost beyond starting smc-tools' smcd
+ * verbs that render from a document use it, but `--version`, `socket`, `linkgroup` and
+ * `device list` (text and -j: streamed from the structs, common/output.h) and every verb
+ * whose text is drawn from the kernel's structs (`stats` without the agent) do not; mapping
+ * and relocating it was most of what starting smcctl cost beyond starting smc-tools' smcd
  * (bench/smcctl-vs-smctools).
  *
  * The libraries are dependencies of the package: failing to load one is a broken install.

@@ -5,7 +5,7 @@
  * TCP instead of queueing them.  The netlink commands and the sysctl
  * net.smc.limit_smc_hs (6.12+) set the same flag; netlink works on every kernel since 6.1.
  */
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/output.h"
 
 void hslimit_text(struct smcctl *c, json_object *doc)
@@ -47,7 +47,7 @@ int hslimit_show(struct smcctl *c, const struct verb_args *a)
  * One request, no read-before-write: the kernel does not say whether the flag changed, and
  * a verb whose permission error depended on the current state would confuse.
  */
-static int set(struct smcctl *c, bool enable)
+static int hslimit_set_enabled(struct smcctl *c, bool enable)
 {
 	_cleanup_(json_object_putp) json_object *doc = NULL;
 	struct smcnl *nl;
@@ -68,10 +68,10 @@ static int set(struct smcctl *c, bool enable)
 
 int hslimit_enable(struct smcctl *c, const struct verb_args *a)
 {
-	return set(c, true);
+	return hslimit_set_enabled(c, true);
 }
 
 int hslimit_disable(struct smcctl *c, const struct verb_args *a)
 {
-	return set(c, false);
+	return hslimit_set_enabled(c, false);
 }

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/output.h"
 #include "common/stats-table.h"
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/clock.h"
 #include "common/output.h"
 #include "config/units.h"
@@ -445,7 +445,7 @@ static void linkgroups_done(struct linkgroups *l)
 	smcr_linkgroup_list_free(l->smcr, l->n_smcr);
 }
 
-static int fetch(struct smcctl *c, bool want_smcd, bool want_smcr, struct linkgroups *l)
+static int linkgroup_fetch(struct smcctl *c, bool want_smcd, bool want_smcr, struct linkgroups *l)
 {
 	struct smcnl *nl;
 	int r, s;
@@ -498,7 +498,7 @@ int linkgroup_list_with(struct smcctl *c, const struct verb_args *a, json_object
 
 	if (only_d && only_r)
 		return smcctl_usage(c, "--smcd and --smcr exclude each other");
-	if ((s = fetch(c, !only_r, !only_d, &l)))
+	if ((s = linkgroup_fetch(c, !only_r, !only_d, &l)))
 		return s;
 	/* a table; with -d the smc-tools -d layout, one block per link group */
 	return answer(c, &l, !only_r, !only_d, NULL, agent, c->detail > 0);
@@ -515,7 +515,7 @@ int linkgroup_show_with(struct smcctl *c, const struct verb_args *a, json_object
 	if (!all && linkgroup_parse_id(a->pos[0], &id) < 0)
 		return smcctl_usage(c, "invalid link group ID '%s': expected up to 8 hex digits",
 				    a->pos[0]);
-	if ((s = fetch(c, true, true, &l)))
+	if ((s = linkgroup_fetch(c, true, true, &l)))
 		return s;
 	/*
 	 * The low byte of an SMC-R id numbers the links of a group (the kernel steps group

@@ -44,7 +44,7 @@
 #include "cli/agent.h"
 #include "cli/bus.h"
 #include "cli/loopback.h"
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/bus-api.h"
 #include "common/output.h"
 #include "config/units.h"
@@ -52,114 +52,75 @@
 /* ---------------------------------------------------------------------------------- */
 /* JSON                                                                                */
 
-static json_object *settings_json(const struct smclo_settings *s)
+static void settings_emit(struct out_sink *o, const char *key, const struct smclo_settings *s)
 {
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-	int r = 0;
-
-	if (!o)
-		return NULL;
-	r |= json_add_str(o, "dmb_type", smclo_dmb_type_name(s->dmb_type));
-	r |= json_add_bool(o, "nocopy", s->nocopy);
-	r |= json_add_u64(o, "max_dmbs", s->max_dmbs);
-	return r < 0 ? NULL : TAKE_PTR(o);
+	out_object_begin(o, key);
+	out_str(o, "dmb_type", OUT_NO_COL, smclo_dmb_type_name(s->dmb_type));
+	out_bool(o, "nocopy", OUT_NO_COL, s->nocopy);
+	out_u64(o, "max_dmbs", OUT_NO_COL, s->max_dmbs);
+	out_object_end(o);
 }
 
-static json_object *counters_json(const struct smclo_counters *c)
+void smclo_device_emit(struct out_sink *o, const char *key, const struct smclo_device *d)
 {
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-	int r = 0;
+	bool draining = d->state == SMCLO_STATE_DRAINING;
 
-	if (!o)
-		return NULL;
-#define COUNTER_JSON(f, bits, attr, kind, line, label) r |= json_add_u64(o, #f, c->f);
-	SMCLO_COUNTERS(COUNTER_JSON)
-#undef COUNTER_JSON
-	return r < 0 ? NULL : TAKE_PTR(o);
+	if (out_is_text(o))
+		return;
+	out_object_begin(o, key);
+	out_str(o, "state", OUT_NO_COL, smclo_state_name(d->state));
+	out_bool(o, "removing", OUT_NO_COL, d->removing);
+	if (d->registered)
+		out_u64(o, "generation", OUT_NO_COL, d->generation);
+	else
+		out_null(o, "generation", OUT_NO_COL);
+	out_str(o, "gid", OUT_NO_COL, d->registered ? d->gid_uuid : NULL);
+	out_bool(o, "pending", OUT_NO_COL, d->pending);
+	if (draining)
+		out_u64(o, "drain_timeout_ms", OUT_NO_COL, d->drain_timeout_ms);
+	else
+		out_null(o, "drain_timeout_ms", OUT_NO_COL);
+	if (draining && d->has_drain_remaining)
+		out_u64(o, "drain_remaining_ms", OUT_NO_COL, d->drain_remaining_ms);
+	else
+		out_null(o, "drain_remaining_ms", OUT_NO_COL);
+	settings_emit(o, "settings", &d->settings);
+	if (d->registered)
+		settings_emit(o, "active_settings", &d->active);
+	else
+		out_null(o, "active_settings", OUT_NO_COL);
+	out_object_begin(o, "counters");
+#define COUNTER_EMIT(f, bits, attr, kind, line, label) out_u64(o, #f, OUT_NO_COL, d->counters.f);
+	SMCLO_COUNTERS(COUNTER_EMIT)
+#undef COUNTER_EMIT
+	out_object_end(o);
+	out_object_end(o);
 }
 
 json_object *smclo_device_json(const struct smclo_device *d)
 {
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-	bool draining = d->state == SMCLO_STATE_DRAINING;
-	int r = 0;
+	struct out_sink o;
 
-	if (!o)
-		return NULL;
-	r |= json_add_str(o, "state", smclo_state_name(d->state));
-	r |= json_add_bool(o, "removing", d->removing);
-	r |= d->registered ? json_add_u64(o, "generation", d->generation)
-			   : json_add_null(o, "generation");
-	r |= json_add_str(o, "gid", d->registered ? d->gid_uuid : NULL);
-	r |= json_add_bool(o, "pending", d->pending);
-	r |= draining ? json_add_u64(o, "drain_timeout_ms", d->drain_timeout_ms)
-		      : json_add_null(o, "drain_timeout_ms");
-	r |= draining && d->has_drain_remaining
-		     ? json_add_u64(o, "drain_remaining_ms", d->drain_remaining_ms)
-		     : json_add_null(o, "drain_remaining_ms");
-	r |= json_add(o, "settings", settings_json(&d->settings));
-	r |= d->registered ? json_add(o, "active_settings", settings_json(&d->active))
-			   : json_add_null(o, "active_settings");
-	r |= json_add(o, "counters", counters_json(&d->counters));
-	return r < 0 ? NULL : TAKE_PTR(o);
+	out_sink_doc(&o);
+	smclo_device_emit(&o, NULL, d);
+	out_sink_done(&o);
+	return out_sink_take_doc(&o);
 }
 
 /* ---------------------------------------------------------------------------------- */
 /* The device views                                                                    */
 
-static bool has_source(json_object *dev, const char *src)
+int loopback_amend(struct smcctl *c, struct smcd_device **smcd, size_t *n, const char *name,
+		   struct smclo_device *ret_lo, size_t *ret_idx)
 {
-	json_object *s = out_get(dev, "sources");
-
-	for (size_t i = 0; s && i < json_object_array_length(s); i++)
-		if (streq_ptr(json_object_get_string(json_object_array_get_idx(s, i)), src))
-			return true;
-	return false;
-}
-
-/* An entry of the "smcd" array for an inactive device (no DIBS device, no sysfs). */
-static json_object *inactive_entry(const struct smclo_device *d)
-{
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-	json_object *src;
-	int r = 0;
-
-	/* json_add() takes src, also when it fails. */
-	if (!o || json_add_str(o, "name", d->name) < 0 ||
-	    json_add(o, "sources", src = json_object_new_array()) < 0)
-		return NULL;
-	r |= json_append_str(src, "smc_lo");
-	r |= json_add_str(o, "type", "loopback");
-	r |= json_add_null(o, "chid");
-	r |= json_add_null(o, "gid");
-	r |= json_add_null(o, "pnetid");
-	r |= json_add_bool(o, "pnetid_by_user", false);
-	r |= json_add_bool(o, "in_use", false);
-	r |= json_add_u64(o, "linkgroups", 0);
-	r |= json_add_u64(o, "connections", 0);
-	r |= json_add_null(o, "pci");
-	return r < 0 ? NULL : TAKE_PTR(o);
-}
-
-int loopback_amend_devices(struct smcctl *c, json_object *smcd, const char *name, size_t *ret_matches)
-{
-	json_object *entry = NULL;
-	struct smclo_device d;
+	struct smcd_device *e = NULL;
 	struct smcnl *nl;
 	char why[512];
 	int r;
 
-	if (!smcd)
+	if (smcctl_nl(c, &nl) != SMCCTL_EXIT_OK)
 		return 0;
-	for (size_t i = 0; i < json_object_array_length(smcd); i++) {
-		json_object *e = json_object_array_get_idx(smcd, i);
-
-		if (!json_object_object_get_ex(e, "smc_lo", NULL) && json_add_null(e, "smc_lo") < 0)
-			return -ENOMEM;
-	}
-	if (smcctl_nl(c, &nl) != SMCCTL_EXIT_OK || !smclo_module_loaded(nl))
-		return 0;
-	r = smclo_get(nl, &d);
+	r = smclo_get(nl, ret_lo);
 	/* Another network namespace: the host-wide family is not visible there. */
 	if (r == -EPROTONOSUPPORT)
 		return 0;
@@ -169,100 +130,96 @@ int loopback_amend_devices(struct smcctl *c, json_object *smcd, const char *name
 			smc_strerror(SMC_OP_LOOPBACK_QUERY, r, smcnl_extack(nl), why, sizeof(why)));
 		return 0;
 	}
-	for (size_t i = 0; i < json_object_array_length(smcd); i++) {
-		json_object *e = json_object_array_get_idx(smcd, i);
+	for (size_t i = 0; i < *n; i++)
+		if (streq((*smcd)[i].name, ret_lo->name)) {
+			e = &(*smcd)[i];
+			*ret_idx = i;
+		}
+	if (!e) {
+		/* Inactive: no DIBS device, no sysfs; an entry of its own. */
+		struct smcd_device *a;
 
-		if (streq_ptr(out_get_str(e, "name", NULL), d.name))
-			entry = e;
-	}
-	if (!entry) {
-		if (name && !streq(name, d.name))
+		if (name && !streq(name, ret_lo->name))
 			return 0;
-		entry = inactive_entry(&d);
-		if (!entry || json_append(smcd, entry) < 0)
+		a = reallocarray(*smcd, *n + 1, sizeof(**smcd));
+		if (!a)
 			return -ENOMEM;
-		(*ret_matches)++;
-	} else if (!has_source(entry, "smc_lo")) {
-		if (json_append_str(out_get(entry, "sources"), "smc_lo") < 0)
-			return -ENOMEM;
+		*smcd = a;
+		e = &a[*n];
+		*e = (struct smcd_device){ .loopback = true };
+		snprintf(e->name, sizeof(e->name), "%s", ret_lo->name);
+		*ret_idx = (*n)++;
 	}
-	if (json_add(entry, "smc_lo", smclo_device_json(&d)) < 0)
-		return -ENOMEM;
 	/*
 	 * SMC holds one device reference per link group: the module's count is exact, the
 	 * link group dump of 7.3 may hide a later device's link groups (smc-lo(4) BUGS).
 	 */
-	if (d.counters.link_groups > out_get_u64(entry, "linkgroups", 0)) {
-		if (json_add_u64(entry, "linkgroups", d.counters.link_groups) < 0 ||
-		    json_add_bool(entry, "in_use", true) < 0)
-			return -ENOMEM;
-	}
-	return 0;
+	if (ret_lo->counters.link_groups > e->linkgroups)
+		e->linkgroups = (uint32_t)ret_lo->counters.link_groups;
+	return 1;
 }
 
-static json_object *smclo_entry(json_object *smcd)
+/* The state in words, from smc_lo's device or from its "smc_lo" object. */
+static const char *state_words(const char *state, bool removing, bool has_remaining,
+			       uint64_t remaining, uint64_t timeout, bool has_generation,
+			       uint64_t generation, char *buf, size_t len)
 {
-	for (size_t i = 0; smcd && i < json_object_array_length(smcd); i++) {
-		json_object *e = json_object_array_get_idx(smcd, i);
-
-		if (out_get(e, "smc_lo"))
-			return e;
-	}
-	return NULL;
-}
-
-static const char *state_words(json_object *lo, char *buf, size_t len)
-{
-	const char *state = out_get_str(lo, "state", "-");
-
-	if (out_get_bool(lo, "removing", false))
+	if (removing)
 		snprintf(buf, len, "%s, being removed", state);
-	else if (out_get(lo, "drain_remaining_ms"))
+	else if (has_remaining)
 		snprintf(buf, len, "%s, %" PRIu64 " of %" PRIu64 " ms of the drain left", state,
-			 out_get_u64(lo, "drain_remaining_ms", 0),
-			 out_get_u64(lo, "drain_timeout_ms", 0));
-	else if (out_get(lo, "generation"))
-		snprintf(buf, len, "%s, generation %" PRIu64, state,
-			 out_get_u64(lo, "generation", 0));
+			 remaining, timeout);
+	else if (has_generation)
+		snprintf(buf, len, "%s, generation %" PRIu64, state, generation);
 	else
 		snprintf(buf, len, "%s", state);
 	return buf;
 }
 
-void loopback_list_text(struct smcctl *c, json_object *smcd)
+static const char *state_words_json(json_object *lo, char *buf, size_t len)
 {
-	json_object *lo = smclo_entry(smcd);
-	char line[512], state[96];
-	size_t o = 0, n_busy = 0;
+	return state_words(out_get_str(lo, "state", "-"), out_get_bool(lo, "removing", false),
+			   out_get(lo, "drain_remaining_ms"),
+			   out_get_u64(lo, "drain_remaining_ms", 0),
+			   out_get_u64(lo, "drain_timeout_ms", 0), out_get(lo, "generation"),
+			   out_get_u64(lo, "generation", 0), buf, len);
+}
 
-	if (!lo)
+void loopback_list_emit(struct out_sink *o, const struct smcd_device *smcd, size_t n,
+			const struct smclo_device *lo)
+{
+	const char *state = smclo_state_name(lo->state);
+	char line[512], words[96];
+	size_t k = 0, n_busy = 0;
+
+	if (!out_is_text(o))
 		return;
 	/* Which loopback device carries SMC-D traffic: the ones with link groups. */
 	line[0] = '\0';
 	for (size_t pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < json_object_array_length(smcd); i++) {
-			json_object *e = json_object_array_get_idx(smcd, i);
-			uint64_t lgs = out_get_u64(e, "linkgroups", 0);
+		for (size_t i = 0; i < n; i++) {
+			const struct smcd_device *e = &smcd[i];
 
-			if (!streq_ptr(out_get_str(e, "type", NULL), "loopback") ||
-			    (pass == 0) != (lgs > 0))
+			if (!e->loopback || (pass == 0) != (e->linkgroups > 0))
 				continue;
 			n_busy += pass == 0;
 			if (pass == 0)
-				o += (size_t)snprintf(
-					line + o, o < sizeof(line) ? sizeof(line) - o : 0,
-					"%s%s (%" PRIu64 " link group%s)", o ? ", " : "",
-					out_get_str(e, "name", "-"), lgs, lgs == 1 ? "" : "s");
+				k += (size_t)snprintf(
+					line + k, k < sizeof(line) ? sizeof(line) - k : 0,
+					"%s%s (%" PRIu32 " link group%s)", k ? ", " : "", e->name,
+					e->linkgroups, e->linkgroups == 1 ? "" : "s");
 			else
-				o += (size_t)snprintf(
-					line + o, o < sizeof(line) ? sizeof(line) - o : 0,
-					"%s%s: none", o ? "; " : "", out_get_str(e, "name", "-"));
+				k += (size_t)snprintf(line + k,
+						      k < sizeof(line) ? sizeof(line) - k : 0,
+						      "%s%s: none", k ? "; " : "", e->name);
 		}
-	fprintf(c->out, "\nSMC-D loopback traffic: %s\n", n_busy ? line : "none");
-	fprintf(c->out, "%s is smc_lo's device: %s (smcctl device show %s)\n",
-		out_get_str(lo, "name", "-"),
-		state_words(out_get(lo, "smc_lo"), state, sizeof(state)),
-		out_get_str(lo, "name", "-"));
+	out_text(o, "\nSMC-D loopback traffic: %s\n", n_busy ? line : "none");
+	out_text(o, "%s is smc_lo's device: %s (smcctl device show %s)\n", lo->name,
+		 state_words(state ? state : "-", lo->removing,
+			     lo->state == SMCLO_STATE_DRAINING && lo->has_drain_remaining,
+			     lo->drain_remaining_ms, lo->drain_timeout_ms, lo->registered,
+			     lo->generation, words, sizeof(words)),
+		 lo->name);
 }
 
 static const char *fmt_settings(json_object *s, char *buf, size_t len)
@@ -276,7 +233,7 @@ static const char *fmt_settings(json_object *s, char *buf, size_t len)
 
 static const char *fmt_state(json_object *row, const struct out_column *col, char *buf, size_t len)
 {
-	return state_words(row, buf, len);
+	return state_words_json(row, buf, len);
 }
 
 static const char *fmt_running(json_object *row, const struct out_column *col, char *buf, size_t len)

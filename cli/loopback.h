@@ -27,19 +27,25 @@ enum { LOOPBACK_OPT_WAIT };
 /* smcctl device loopback-ism [show | activate | deactivate [--wait S] | set KEY VALUE] */
 int loopback_ism(struct smcctl *c, const struct verb_args *a);
 
-/* The "smc_lo" object of a device in smcctl's JSON (keys in smcctl(8)). */
+struct out_sink;
+/* The "smc_lo" object of a device in smcctl's JSON (keys in smcctl(8)), by key (NULL: the
+ * root or an element); nothing for text.  smclo_device_json(): the same as a document. */
+void smclo_device_emit(struct out_sink *o, const char *key, const struct smclo_device *d);
 json_object *smclo_device_json(const struct smclo_device *d);
 
 /*
- * The device views: when smc_lo is loaded, add its device to the document's "smcd" array
- * (its entry gets the "smc_lo" object; an inactive device, absent from /sys/class/dibs, gets
- * an entry of its own when name is NULL or names it) and count its link groups by the
- * module's gauge, which 7.3's link group dump can under-report.  *ret_matches grows by the
- * entries added.  Every other SMC-D entry gets "smc_lo": null.  Never fails the view: a
- * module that cannot be read is reported on stderr.
+ * The device views, once smclo_module_loaded() said smc_lo is loaded (this function would
+ * load it, and listing devices must not): when its device can be read (*ret_lo), find its
+ * entry among the n SMC-D devices (*ret_idx), or add one for an inactive device (absent
+ * from /sys/class/dibs) when name is NULL or names it, and count its link groups by the
+ * module's gauge, which 7.3's link group dump can under-report.  Returns 1 when *ret_lo and
+ * *ret_idx are set, 0 when smc_lo has no part in the view, -ENOMEM.  Never fails the view
+ * otherwise: a module that cannot be read is reported on stderr.
  */
-int loopback_amend_devices(struct smcctl *c, json_object *smcd, const char *name,
-			   size_t *ret_matches);
-/* The text of device list / device show for the loopback devices (after the table). */
-void loopback_list_text(struct smcctl *c, json_object *smcd);
+int loopback_amend(struct smcctl *c, struct smcd_device **smcd, size_t *n, const char *name,
+		   struct smclo_device *ret_lo, size_t *ret_idx);
+/* Text: the lines of device list about the loopback devices (after the SMC-D table). */
+void loopback_list_emit(struct out_sink *o, const struct smcd_device *smcd, size_t n,
+			const struct smclo_device *lo);
+/* The text of device show for smc_lo's device, from its "smc_lo" object. */
 void loopback_show_text(struct smcctl *c, json_object *dev);

@@ -31,7 +31,7 @@
 
 #include "cli/agent.h"
 #include "cli/bus.h"
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/bus-api.h"
 #include "common/clock.h"
 #include "common/output.h"
@@ -158,7 +158,7 @@ void monitor_event_text(FILE *f, json_object *ev)
 }
 
 /* Print and flush one event; takes the reference. */
-static void emit(struct monitor *m, json_object *ev)
+static void monitor_emit(struct monitor *m, json_object *ev)
 {
 	if (!ev)
 		return;
@@ -228,8 +228,8 @@ static void object_added(struct monitor *m, const char *path, json_object *iface
 		return;
 	json_add(m->objects, path, json_object_get(p));
 	if (announce)
-		emit(m, is_lgr(path) ? lgr_event("linkgroup-added", p)
-				     : device_event("device-added", p));
+		monitor_emit(m, is_lgr(path) ? lgr_event("linkgroup-added", p)
+					     : device_event("device-added", p));
 }
 
 static int on_added(sd_bus_message *msg, void *userdata, sd_bus_error *error)
@@ -252,7 +252,8 @@ static int on_removed(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 
 	if (!path || !json_object_object_get_ex(m->objects, path, &p))
 		return 0;
-	emit(m, is_lgr(path) ? lgr_event("linkgroup-removed", p) : device_event("device-removed", p));
+	monitor_emit(m, is_lgr(path) ? lgr_event("linkgroup-removed", p)
+				     : device_event("device-removed", p));
 	json_object_object_del(m->objects, path);
 	return 0;
 }
@@ -273,7 +274,7 @@ static void lgr_changed(struct monitor *m, const char *path, json_object *change
 	v = lgr_event("linkgroup-changed", p);
 	if (v)
 		json_add_u64(v, "previous_conns", before);
-	emit(m, v);
+	monitor_emit(m, v);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -304,7 +305,7 @@ static void reasons_changed(struct monitor *m, json_object *arr, bool announce)
 		json_add_u64(ev, "total", total);
 		json_add_str(ev, "text", smc_decline_text(code));
 		json_add_str(ev, "advice", smc_decline_advice(code));
-		emit(m, ev);
+		monitor_emit(m, ev);
 	}
 }
 
@@ -323,7 +324,7 @@ static void counters_changed(struct monitor *m, json_object *counters, bool anno
 			json_add_str(ev, "side", s ? "server" : "client");
 			json_add_u64(ev, "count", now - m->hs_err[s]);
 			json_add_u64(ev, "total", now);
-			emit(m, ev);
+			monitor_emit(m, ev);
 		}
 		m->hs_err[s] = now;
 	}
@@ -341,7 +342,7 @@ static void stats_changed(struct monitor *m, json_object *changed, bool announce
 		bool now = json_object_get_boolean(v);
 
 		if (announce && now != m->available)
-			emit(m, event_new(now ? "smc-available" : "smc-unavailable"));
+			monitor_emit(m, event_new(now ? "smc-available" : "smc-unavailable"));
 		m->available = now;
 	}
 	if (json_object_object_get_ex(changed, SMCD_BUS_STATS_KERNEL_EPOCHS, &v)) {
@@ -350,7 +351,7 @@ static void stats_changed(struct monitor *m, json_object *changed, bool announce
 
 		if (announce && now > m->epochs && (ev = event_new("kernel-epoch"))) {
 			json_add_u64(ev, "epochs", now);
-			emit(m, ev);
+			monitor_emit(m, ev);
 		}
 		m->epochs = now;
 	}
@@ -360,7 +361,7 @@ static void stats_changed(struct monitor *m, json_object *changed, bool announce
 
 		if (announce && now != m->reset_usec && (ev = event_new("stats-reset"))) {
 			json_add_u64(ev, "reset_usec", now);
-			emit(m, ev);
+			monitor_emit(m, ev);
 		}
 		m->reset_usec = now;
 	}
@@ -401,7 +402,7 @@ static int on_attributed(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 	json_add_u64(ev, "peer_port", rport);
 	json_add_str(ev, "peer_address", peer);
 	json_add_str(ev, "advice", smc_decline_advice(code));
-	emit(m, ev);
+	monitor_emit(m, ev);
 	return 0;
 }
 
@@ -438,7 +439,7 @@ static void drift_changed(struct monitor *m, json_object *arr, bool announce)
 		json_add_str(now, name, msg);
 		if (announce && (!json_object_object_get_ex(m->drift, name, &prev) ||
 				 !streq_ptr(json_object_get_string(prev), msg)))
-			emit(m, item_event("drift", item));
+			monitor_emit(m, item_event("drift", item));
 	}
 	json_object_object_foreach(m->drift, key, val) {
 		json_object *ev;
@@ -447,7 +448,7 @@ static void drift_changed(struct monitor *m, json_object *arr, bool announce)
 		if (announce && !json_object_object_get_ex(now, key, NULL) &&
 		    (ev = event_new("drift-resolved"))) {
 			json_add_str(ev, "item", key);
-			emit(m, ev);
+			monitor_emit(m, ev);
 		}
 	}
 	json_object_put(m->drift);
@@ -469,7 +470,7 @@ static void reconcile_changed(struct monitor *m, json_object *rec, bool announce
 		const char *result = json_object_get_string(idx(item, 1));
 
 		if (streq_ptr(result, "applied") || streq_ptr(result, "failed"))
-			emit(m, item_event("reconcile", item));
+			monitor_emit(m, item_event("reconcile", item));
 	}
 }
 
@@ -484,7 +485,7 @@ static void manager_changed(struct monitor *m, json_object *changed, bool announ
 		if (announce && !streq_ptr(now, m->state) && (ev = event_new("state"))) {
 			json_add_str(ev, "state", now);
 			json_add_str(ev, "previous", m->state);
-			emit(m, ev);
+			monitor_emit(m, ev);
 		}
 		free(m->state);
 		m->state = now ? strdup(now) : NULL;
@@ -514,7 +515,7 @@ static int on_properties(sd_bus_message *msg, void *userdata, sd_bus_error *erro
 	return 0;
 }
 
-static int load_state(struct monitor *m, sd_bus *bus);
+static int monitor_load_state(struct monitor *m, sd_bus *bus);
 
 /* What the last agent told: forgotten, so that the next one's state is no event. */
 static int forget_state(struct monitor *m)
@@ -533,7 +534,7 @@ static void agent_gone(struct monitor *m)
 {
 	m->agent_here = false;
 	if (m->c->json)
-		emit(m, event_new("agent-gone"));
+		monitor_emit(m, event_new("agent-gone"));
 	fprintf(m->c->err, "smcctl: smcd-agent went away; waiting for it\n");
 	fflush(m->c->err);
 }
@@ -564,7 +565,7 @@ static void agent_back(struct monitor *m)
 		sd_event_exit(m->event, 0);
 		return;
 	}
-	if (load_state(m, m->bus) != SMCCTL_EXIT_OK) {
+	if (monitor_load_state(m, m->bus) != SMCCTL_EXIT_OK) {
 		fprintf(m->c->err, "smcctl: still waiting for smcd-agent\n");
 		fflush(m->c->err);
 		if (!m->retry_pending && sd_event_add_time_relative(m->event, NULL, CLOCK_MONOTONIC,
@@ -576,7 +577,7 @@ static void agent_back(struct monitor *m)
 		ev = event_new("agent-back");
 		if (ev)
 			json_add_str(ev, "state", m->state);
-		emit(m, ev);
+		monitor_emit(m, ev);
 	}
 	fprintf(m->c->err, "smcctl: smcd-agent is back: following again (state %s)\n",
 		m->state ? m->state : "?");
@@ -599,7 +600,7 @@ static int on_owner(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 	return 0;
 }
 
-static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
+static int monitor_on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata)
 {
 	struct monitor *m = userdata;
 
@@ -611,7 +612,7 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 /* Setup                                                                               */
 
 /* The current state, without events: what the first signals are compared with. */
-static int load_state(struct monitor *m, sd_bus *bus)
+static int monitor_load_state(struct monitor *m, sd_bus *bus)
 {
 	static const char *const ifaces[] = { SMCD_BUS_IFACE_MANAGER, SMCD_BUS_IFACE_STATS };
 	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
@@ -688,9 +689,9 @@ static int setup_signals(struct monitor *m)
 	sigaddset(&ss, SIGTERM);
 	if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0)
 		return -errno;
-	r = sd_event_add_signal(m->event, NULL, SIGINT, on_signal, m);
+	r = sd_event_add_signal(m->event, NULL, SIGINT, monitor_on_signal, m);
 	if (r >= 0)
-		r = sd_event_add_signal(m->event, NULL, SIGTERM, on_signal, m);
+		r = sd_event_add_signal(m->event, NULL, SIGTERM, monitor_on_signal, m);
 	return r;
 }
 
@@ -723,7 +724,7 @@ int monitor_events(struct smcctl *c, const struct verb_args *a)
 	if ((s = bus_open(c, &bus)))
 		return s;
 	m.bus = bus;
-	m.agent_here = true; /* else load_state() below says it is not running */
+	m.agent_here = true; /* else monitor_load_state() below says it is not running */
 	r = sd_event_new(&m.event);
 	if (r >= 0)
 		r = setup_signals(&m);
@@ -738,7 +739,7 @@ int monitor_events(struct smcctl *c, const struct verb_args *a)
 	if (r < 0)
 		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "cannot follow smcd-agent: %s",
 				    strerror(-r));
-	if ((s = load_state(&m, bus)))
+	if ((s = monitor_load_state(&m, bus)))
 		return s;
 	/* Also with -j (on stderr, not in the stream): from this line on nothing is missed,
 	 * which is what a script starting a monitor in the background waits for. */

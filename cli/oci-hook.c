@@ -22,10 +22,10 @@
  * the container's own scope; a process not in that scope.
  */
 #include <errno.h>
-#include <stdint.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +36,8 @@
 #include <systemd/sd-bus.h>
 
 #include "cli/bus.h"
-#include "cli/objects.h"
 #include "cli/oci-hook.h"
+#include "cli/verbs.h"
 #include "common/bus-api.h"
 #include "common/macro.h"
 #include "common/util.h"
@@ -290,8 +290,8 @@ int oci_container_check(const struct oci_container *c, char *why, size_t len)
 
 /* ---- the hook --------------------------------------------------------------------------- */
 
-static void say(struct smcctl *c, int level, const char *fmt, ...) _printf_(3, 4);
-static void say(struct smcctl *c, int level, const char *fmt, ...)
+static void hook_say(struct smcctl *c, int level, const char *fmt, ...) _printf_(3, 4);
+static void hook_say(struct smcctl *c, int level, const char *fmt, ...)
 {
 	char msg[2048];
 	va_list ap;
@@ -349,12 +349,13 @@ static int container_load(struct smcctl *c, const char *stage, struct oci_contai
 
 	r = read_stdin(&state);
 	if (r < 0) {
-		say(c, LOG_WARNING, "%s: cannot read the container's state on stdin: %s", stage,
-		    strerror(-r));
+		hook_say(c, LOG_WARNING, "%s: cannot read the container's state on stdin: %s",
+			 stage, strerror(-r));
 		return 0;
 	}
 	if (oci_state_parse(state, oc, &bad) < 0) {
-		say(c, LOG_WARNING, "%s: the state on stdin is not an OCI state: %s", stage, bad);
+		hook_say(c, LOG_WARNING, "%s: the state on stdin is not an OCI state: %s", stage,
+			 bad);
 		return 0;
 	}
 	if (asprintf(&path, "%s/config.json", oc->bundle) < 0)
@@ -363,15 +364,15 @@ static int container_load(struct smcctl *c, const char *stage, struct oci_contai
 	if (r < 0 || !config) {
 		/* Annotated or not, the state said; the rest needs the file. */
 		if (oc->opted_in)
-			say(c, LOG_WARNING, "%s: container %.12s: cannot read %s: %s", stage,
-			    oc->id, path, strerror(r < 0 ? -r : ENOENT));
+			hook_say(c, LOG_WARNING, "%s: container %.12s: cannot read %s: %s", stage,
+				 oc->id, path, strerror(r < 0 ? -r : ENOENT));
 		return 0;
 	}
 	r = oci_config_parse(config, oc, why, sizeof(why));
 	if (!oc->opted_in)
 		return 0; /* not annotated: not ours, nothing to say */
 	if (r < 0) {
-		say(c, LOG_WARNING, "%s: container %.12s stays on TCP: %s", stage, oc->id, why);
+		hook_say(c, LOG_WARNING, "%s: container %.12s stays on TCP: %s", stage, oc->id, why);
 		return 0;
 	}
 	return 1;
@@ -420,18 +421,20 @@ static int hook_run(struct smcctl *c, const char *stage, bool enable, uint64_t t
 	if (r <= 0)
 		return r < 0 ? smcctl_oom(c) : SMCCTL_EXIT_OK;
 	if (enable && oci_container_check(&oc, why, sizeof(why)) < 0) {
-		say(c, LOG_WARNING, "%s: container %.12s is annotated %s=%s but stays on TCP: %s",
-		    stage, oc.id, OCI_HOOK_ANNOTATION, OCI_HOOK_ANNOTATION_ON, why);
+		hook_say(c, LOG_WARNING,
+			 "%s: container %.12s is annotated %s=%s but stays on TCP: %s", stage,
+			 oc.id, OCI_HOOK_ANNOTATION, OCI_HOOK_ANNOTATION_ON, why);
 		return SMCCTL_EXIT_OK;
 	}
 	r = ask_agent(&oc, enable, timeout, why, sizeof(why));
 	if (r < 0)
-		say(c, LOG_WARNING, "%s: container %.12s: %s %s: %s%s", stage, oc.id,
-		    enable ? "cannot switch its scope" : "cannot remove the drop-in of", oc.unit,
-		    why, enable ? "; it starts with TCP sockets" : "; smcctl disable removes it");
+		hook_say(c, LOG_WARNING, "%s: container %.12s: %s %s: %s%s", stage, oc.id,
+			 enable ? "cannot switch its scope" : "cannot remove the drop-in of",
+			 oc.unit, why,
+			 enable ? "; it starts with TCP sockets" : "; smcctl disable removes it");
 	else
-		say(c, LOG_INFO, "%s: container %.12s: %s %s (cgroup %s)", stage, oc.id,
-		    enable ? "new sockets use SMC in" : "TCP again in", oc.unit, oc.cgroup);
+		hook_say(c, LOG_INFO, "%s: container %.12s: %s %s (cgroup %s)", stage, oc.id,
+			 enable ? "new sockets use SMC in" : "TCP again in", oc.unit, oc.cgroup);
 	return SMCCTL_EXIT_OK;
 }
 

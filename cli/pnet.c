@@ -10,7 +10,7 @@
 #include <net/if.h>
 #include <string.h>
 
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/output.h"
 #include "config/units.h"
 

@@ -24,7 +24,7 @@
 
 #include "cli/agent.h"
 #include "cli/bus.h"
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "cli/run.h"
 #include "common/bus-api.h"
 #include "common/output.h"

@@ -46,7 +46,7 @@
 #include <systemd/sd-bus.h>
 
 #include "cli/bus.h"
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "cli/run.h"
 #include "common/bus-api.h"
 #include "config/units.h"
@@ -293,7 +293,7 @@ static int enroll_via_agent(const struct run_args *r, char *why, size_t len, cha
 #ifdef HAVE_BPF
 static volatile sig_atomic_t child_pid;
 
-static void forward(int sig)
+static void run_forward(int sig)
 {
 	if (child_pid > 0)
 		kill((pid_t)child_pid, sig);
@@ -326,8 +326,8 @@ static int pass_status(int status)
 static int fork_and_wait(char **argv)
 {
 	static const int forwarded[] = { SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGCONT, SIGWINCH };
-	struct sigaction sa = { .sa_handler = forward }, ign = { .sa_handler = SIG_IGN }, old_int,
-			 old_quit;
+	struct sigaction sa = { .sa_handler = run_forward }, ign = { .sa_handler = SIG_IGN },
+			 old_int, old_quit;
 	sigset_t block, old_mask;
 	int status;
 	pid_t pid;

@@ -4,7 +4,7 @@
  * every other architecture the kernel reports an empty SEID once an SMC-Dv2 device exists
  * and refuses enable/disable with EOPNOTSUPP, which smc_strerror() explains in one line.
  */
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/output.h"
 
 json_object *seid_json(const struct smc_seid *s, bool supported)
@@ -56,7 +56,7 @@ int seid_show(struct smcctl *c, const struct verb_args *a)
 	return smcctl_emit(c, doc, seid_text);
 }
 
-static int set(struct smcctl *c, bool enable)
+static int seid_set_enabled(struct smcctl *c, bool enable)
 {
 	_cleanup_(json_object_putp) json_object *doc = NULL;
 	struct smcnl *nl;
@@ -76,10 +76,10 @@ static int set(struct smcctl *c, bool enable)
 
 int seid_enable(struct smcctl *c, const struct verb_args *a)
 {
-	return set(c, true);
+	return seid_set_enabled(c, true);
 }
 
 int seid_disable(struct smcctl *c, const struct verb_args *a)
 {
-	return set(c, false);
+	return seid_set_enabled(c, false);
 }

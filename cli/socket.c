@@ -25,7 +25,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/name-sanitize.h"
 #include "common/output.h"
 #include "common/owner.h"
@@ -120,8 +120,8 @@ static const struct out_column cols[] = {
  * "a.b.c.d:port", "[v6]:port" or "*:port".  IPv4 and the port without stdio: a table of
  * sockets formats two of these per row (glibc's inet_ntop() for IPv4 is an snprintf()).
  */
-static const char *addr_text(int family, const struct in6_addr *a, uint16_t port, char *buf,
-			     size_t len)
+static const char *socket_addr_text(int family, const struct in6_addr *a, uint16_t port, char *buf,
+				    size_t len)
 {
 	char s[INET6_ADDRSTRLEN + 8], p[8];
 	size_t n = 0, lp;
@@ -174,7 +174,7 @@ static void addr_emit(struct out_sink *o, const char *key, int col, int family,
 	}
 	out_object_end(o);
 	if (out_text_wants(o, col))
-		out_cell(o, col, addr_text(family, a, port, buf, sizeof(buf)));
+		out_cell(o, col, socket_addr_text(family, a, port, buf, sizeof(buf)));
 }
 
 /* {code, name, text, advice} of a CLC decline code; names from the library's table. */
@@ -188,7 +188,7 @@ static void reason_emit(struct out_sink *o, const char *key, uint32_t code)
 	out_object_end(o);
 }
 
-static const char *reason_text(uint32_t code, char *buf, size_t len)
+static const char *socket_reason_text(uint32_t code, char *buf, size_t len)
 {
 	const char *name = smc_decline_name(code);
 
@@ -216,10 +216,12 @@ static void fallback_emit(struct out_sink *o, const struct smc_socket *s)
 	if (!out_text_wants(o, COL_FALLBACK))
 		return;
 	if (s->peer_diagnosis)
-		snprintf(buf, sizeof(buf), "%s/%s", reason_text(s->fallback_reason, a, sizeof(a)),
-			 reason_text(s->peer_diagnosis, b, sizeof(b)));
+		snprintf(buf, sizeof(buf), "%s/%s",
+			 socket_reason_text(s->fallback_reason, a, sizeof(a)),
+			 socket_reason_text(s->peer_diagnosis, b, sizeof(b)));
 	else
-		snprintf(buf, sizeof(buf), "%s", reason_text(s->fallback_reason, a, sizeof(a)));
+		snprintf(buf, sizeof(buf), "%s",
+			 socket_reason_text(s->fallback_reason, a, sizeof(a)));
 	out_cell(o, COL_FALLBACK, buf);
 }
 
@@ -456,7 +458,7 @@ struct filter {
 };
 
 /* smcss semantics: by default connected and closing sockets; -a adds LISTEN and INIT. */
-static bool wanted(const struct filter *f, const struct smc_socket *s)
+static bool socket_wanted(const struct filter *f, const struct smc_socket *s)
 {
 	bool listen = s->state == SMC_STATE_LISTEN;
 
@@ -517,7 +519,7 @@ int socket_list(struct smcctl *c, const struct verb_args *a)
 		if (!inodes)
 			return smcctl_oom(c);
 		for (size_t i = 0; i < n; i++)
-			if (wanted(&f, &socks[i]))
+			if (socket_wanted(&f, &socks[i]))
 				inodes[m++] = socks[i].inode;
 		/* the tests' sysroot holds a procfs tree of their own */
 		snprintf(proc, sizeof(proc), "%s/proc", sysroot);
@@ -534,7 +536,7 @@ int socket_list(struct smcctl *c, const struct verb_args *a)
 	if (!rows)
 		return smcctl_oom(c);
 	for (size_t i = 0; i < n; i++)
-		if (wanted(&f, &socks[i]))
+		if (socket_wanted(&f, &socks[i]))
 			rows[k++] = &socks[i];
 	/* No document: streamed as JSON or laid out as text (json-c is not even loaded). */
 	if (c->json)

@@ -21,7 +21,7 @@
 
 #include "cli/agent.h"
 #include "cli/bus.h"
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/advice.h"
 #include "common/bus-api.h"
 #include "common/output.h"

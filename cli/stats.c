@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "cli/agent.h"
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/advice.h"
 #include "common/output.h"
 #include "common/stats-table.h"

@@ -12,7 +12,7 @@
  * "stats reset" needs smcd-agent.  The kernel has no reset: smc-tools fakes one with a
  * per-UID baseline file in /tmp, which is shared across network namespaces, breaks on
  * upgrades and is unsafe in a world-writable directory.  The baseline belongs to the agent
- * (cli/stats-agent.c, smcd-agent/stats.c); without it the verb says so.
+ * (cli/stats-agent.c, smcd-agent/stats-engine.c); without it the verb says so.
  */
 /*
  * One short letter, one meaning, in every verb and among the global options
@@ -34,8 +34,8 @@
 #include "cli/agent.h"
 #include "cli/bundle.h"
 #include "cli/loopback.h"
-#include "cli/objects.h"
 #include "cli/oci-hook.h"
+#include "cli/verbs.h"
 #include "cli/run.h"
 
 /* Tables read better aligned by hand: */

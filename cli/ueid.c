@@ -8,7 +8,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/output.h"
 #include "common/ueid-derive.h"
 
@@ -171,7 +171,7 @@ static int derive(struct smcctl *c, const char *file, enum ueid_derivation how,
 }
 
 /* Idempotent: present already -> "already configured", exit 0. */
-static int apply(struct smcctl *c, const char *ueid, bool *ret_changed)
+static int ueid_apply_one(struct smcctl *c, const char *ueid, bool *ret_changed)
 {
 	char list[SMC_UEID_MAX][SMC_EID_LEN + 1], padded[SMC_EID_LEN + 1];
 	struct smcnl *nl;
@@ -215,7 +215,7 @@ int ueid_derive_verb(struct smcctl *c, const struct verb_args *a)
 		return smcctl_usage(c, "invalid --derive '%s' (app-specific or machine-id)", how);
 	if ((s = derive(c, file, d, ueid)))
 		return s;
-	if (do_apply && (s = apply(c, ueid, &changed)))
+	if (do_apply && (s = ueid_apply_one(c, ueid, &changed)))
 		return s;
 	if (json_add_str(doc, "ueid", ueid) < 0 || json_add_str(doc, "machine_id_file", file) < 0 ||
 	    json_add_str(doc, "derive", how) < 0 || json_add_bool(doc, "apply", do_apply) < 0 ||

@@ -29,7 +29,7 @@
 #include <systemd/sd-bus.h>
 
 #include "cli/bus.h"
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/bus-api.h"
 #include "common/output.h"
 #include "common/util.h"
@@ -279,8 +279,8 @@ static int add_policy_state(json_object *results, const char *cgroup)
 	return 0;
 }
 
-static int emit(struct smcctl *c, const char *action, const char *unit, const char *cgroup,
-		const char *file, bool changed, bool agent, sd_bus_message *reply)
+static int unit_emit(struct smcctl *c, const char *action, const char *unit, const char *cgroup,
+		     const char *file, bool changed, bool agent, sd_bus_message *reply)
 {
 	_cleanup_(json_object_putp) json_object *doc = json_object_new_object();
 	json_object *results = json_object_new_array();
@@ -359,7 +359,7 @@ static int through_agent(struct smcctl *c, const char *action, const char *unit,
 	if (r < 0)
 		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "cannot read smcd-agent's answer: %s",
 				    strerror(-r));
-	return emit(c, action, unit, cgroup, file, changed, true, reply);
+	return unit_emit(c, action, unit, cgroup, file, changed, true, reply);
 }
 
 /* ---- without an agent ------------------------------------------------------------------- */
@@ -418,10 +418,10 @@ static int enable_direct(struct smcctl *c, const struct verb_args *a, const char
 				    "%s is not valid: fix it first (smcctl config check)", main_path);
 	for (size_t i = 0; i < cfg->policies.n_cgroups; i++)
 		if (streq(cfg->policies.cgroups[i].path, cgroup))
-			return emit(c, "enable", unit, cgroup,
-				    cfg->policies.cgroups[i].file ? cfg->policies.cgroups[i].file
-								  : main_path,
-				    false, false, NULL);
+			return unit_emit(c, "enable", unit, cgroup,
+					 cfg->policies.cgroups[i].file ? cfg->policies.cgroups[i].file
+								       : main_path,
+					 false, false, NULL);
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return write_error(c, "create", dir, -errno);
 	/* The unit's drop-in as it was (another cgroup, say), to put back if refused. */
@@ -447,7 +447,7 @@ static int enable_direct(struct smcctl *c, const struct verb_args *a, const char
 				    "the configuration with %s is not valid: %s", path,
 				    old ? "put its old text back" : "removed it again");
 	}
-	return emit(c, "enable", unit, cgroup, path, true, false, NULL);
+	return unit_emit(c, "enable", unit, cgroup, path, true, false, NULL);
 }
 
 static int disable_direct(struct smcctl *c, const struct verb_args *a, const char *unit)
@@ -460,7 +460,7 @@ static int disable_direct(struct smcctl *c, const struct verb_args *a, const cha
 	if (!path)
 		return smcctl_oom(c);
 	if (unlink(path) == 0)
-		return emit(c, "disable", unit, NULL, path, true, false, NULL);
+		return unit_emit(c, "disable", unit, NULL, path, true, false, NULL);
 	if (errno != ENOENT)
 		return write_error(c, "remove", path, -errno);
 	cfg = load_config(c, main_path);
@@ -473,12 +473,12 @@ static int disable_direct(struct smcctl *c, const struct verb_args *a, const cha
 			c, SMCCTL_EXIT_FAILURE,
 			"cannot disable %s: it is not enabled by a drop-in of smcctl enable: its cgroup %s is listed in %s, line %u; remove it there",
 			unit, t->path, t->file ? t->file : main_path, t->line);
-	return emit(c, "disable", unit, NULL, "", false, false, NULL);
+	return unit_emit(c, "disable", unit, NULL, "", false, false, NULL);
 }
 
 /* ---- the verbs -------------------------------------------------------------------------- */
 
-static int unit_argument(struct smcctl *c, const char *arg, char unit[CONFIG_UNIT_NAME_MAX + 1])
+static int unit_verb_argument(struct smcctl *c, const char *arg, char unit[CONFIG_UNIT_NAME_MAX + 1])
 {
 	const char *why = NULL;
 
@@ -495,7 +495,7 @@ int unit_enable(struct smcctl *c, const struct verb_args *a)
 	const char *given = a->opt[UNIT_OPT_CGROUP], *why;
 	int s;
 
-	if ((s = unit_argument(c, a->pos[0], unit)))
+	if ((s = unit_verb_argument(c, a->pos[0], unit)))
 		return s;
 	if (given) {
 		why = config_cgroup_path_problem(given);
@@ -514,7 +514,7 @@ int unit_disable(struct smcctl *c, const struct verb_args *a)
 	char unit[CONFIG_UNIT_NAME_MAX + 1];
 	int s;
 
-	if ((s = unit_argument(c, a->pos[0], unit)))
+	if ((s = unit_verb_argument(c, a->pos[0], unit)))
 		return s;
 	s = through_agent(c, "disable", unit, NULL);
 	return s == -ESRCH ? disable_direct(c, a, unit) : s;

@@ -48,7 +48,7 @@
 
 #define PEERNOSMC 0x03010000u
 
-static uint64_t row(const struct stats_num *rows, const char *key)
+static uint64_t advice_row(const struct stats_num *rows, const char *key)
 {
 	int i = stats_table_find(key);
 
@@ -67,9 +67,9 @@ static uint64_t both(const struct stats_num *rows, const char *key)
 		return 0;
 	memcpy(k, "smcd.", 5);
 	memcpy(k + 5, key, n + 1);
-	v = row(rows, k);
+	v = advice_row(rows, k);
 	k[3] = 'r';
-	return v + row(rows, k);
+	return v + advice_row(rows, k);
 }
 
 /* The env's values, read now if they were left to be read on demand (advice_env.load). */
@@ -90,7 +90,7 @@ static bool above(uint64_t count, uint64_t total, unsigned percent)
 	return total && count > total / 100 * percent + total % 100 * percent / 100;
 }
 
-static double pct(uint64_t count, uint64_t total)
+static double advice_pct(uint64_t count, uint64_t total)
 {
 	return total ? 100.0 * (double)count / (double)total : 0.0;
 }
@@ -189,8 +189,8 @@ static void buffer_full(const struct stats_num *rows, struct advice_env *e, bool
 	snprintf(a->text, sizeof(a->text),
 		 "the %s buffer was full on %.1f%% of %s (%" PRIu64 " of %" PRIu64
 		 "): SMC's buffers do not grow like TCP's, %s",
-		 tx ? "send" : "receive", pct(full, reqs), tx ? "sends" : "receives", full, reqs,
-		 how);
+		 tx ? "send" : "receive", advice_pct(full, reqs), tx ? "sends" : "receives", full,
+		 reqs, how);
 }
 
 /* The peer's receive buffer (RMB) was full when we wanted to write: the peer's rmem. */
@@ -211,7 +211,7 @@ static void peer_full(const struct stats_num *rows, struct advice out[], size_t 
 		 "the peer's receive buffer was full on %.1f%% of sends (%" PRIu64 " of %" PRIu64
 		 "): raise net.smc.rmem on the peer's host (its 'smcctl stats' shows the same as "
 		 "RX buffer full), or the application there reads too slowly",
-		 pct(full, reqs), full, reqs);
+		 advice_pct(full, reqs), full, reqs);
 }
 
 /*
@@ -244,7 +244,7 @@ static void too_small(const struct stats_num *rows, struct advice_env *e, struct
 	snprintf(a->text, sizeof(a->text),
 		 "%.1f%% of sends (%" PRIu64 " of %" PRIu64 ") were larger than the whole send "
 		 "buffer and went through it in pieces: %s",
-		 pct(small, reqs), small, reqs, how);
+		 advice_pct(small, reqs), small, reqs, how);
 }
 
 /* The kernel could not allocate the buffer size asked for and used a smaller one. */

@@ -4,7 +4,7 @@
  * of every network namespace this process can enter (this one, those in /run/netns, those
  * of running processes), the interface the route to a peer leaves through (a UDP socket's
  * connect(), which sends nothing), which RDMA port SMC-R would take there (asked from
- * inside that netns through libsmcnl, netlink/smcr-reach.c: by ifindex, PNET ID and lower
+ * inside that netns through libsmcnl, netlink/smcnl-smcr-reach.c: by ifindex, PNET ID and lower
  * device, never by a name seen in another netns), and the cgroup path of each cgroup id (a
  * walk of the cgroup2 mount).  Shared by smcctl
  * assess and the agent's continuous assessment.
@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "bpf/smcbpf-abi.h"
-#include "common/assess.h"
+#include "common/assess-rules.h"
 #include "common/macro.h"
 #include "common/util.h"
 #include "netlink/smcnl.h"
@@ -185,7 +185,7 @@ static bool is_loopback(int family, const struct in6_addr *a)
 }
 
 /*
- * What SMC-R can leave through in the netns we are in (netlink/smcr-reach.c: by ifindex in
+ * What SMC-R can leave through in the netns we are in (netlink/smcnl-smcr-reach.c: by ifindex in
  * this netns, with PNET IDs and lower devices as SMC itself looks at them).  A handle of
  * its own, opened here: a netlink socket stays in the netns it was created in.
  */

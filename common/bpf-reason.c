@@ -36,7 +36,7 @@ void bpf_lockdown_mode(const char *text, char *ret, size_t len)
 }
 
 /* The first line of a small file, or "" when it cannot be read. */
-static void read_line(const char *path, char *buf, size_t len)
+static void bpf_reason_read_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "re");
 
@@ -74,10 +74,10 @@ void bpf_load_facts_read(struct bpf_load_facts *f)
 	f->caps_known = syscall(SYS_capget, &h, d) == 0;
 	f->caps_effective = f->caps_known ? (uint64_t)d[1].effective << 32 | d[0].effective : 0;
 	f->euid = geteuid();
-	read_line(LOCKDOWN_FILE, line, sizeof(line));
+	bpf_reason_read_line(LOCKDOWN_FILE, line, sizeof(line));
 	bpf_lockdown_mode(line, f->lockdown, sizeof(f->lockdown));
 	f->btf = access(BTF_VMLINUX, R_OK) == 0;
-	read_line(UNPRIV_BPF_SYSCTL, line, sizeof(line));
+	bpf_reason_read_line(UNPRIV_BPF_SYSCTL, line, sizeof(line));
 	f->unprivileged_bpf_disabled = line[0] ? atoi(line) : -1;
 	f->seccomp_filter = seccomp_mode() == 2;
 }

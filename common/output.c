@@ -507,17 +507,6 @@ int out_table_cells(FILE *f, const struct out_column *cols, size_t n_cols,
 	return 0;
 }
 
-int out_section_cells(FILE *f, const char *title, const struct out_column *cols, size_t n_cols,
-		      const struct out_cells *t, size_t n_rows, unsigned detail)
-{
-	if (n_rows == 0) {
-		fprintf(f, "%s: none\n", title);
-		return 0;
-	}
-	fprintf(f, "%s:\n", title);
-	return out_table_cells(f, cols, n_cols, t, detail, 2);
-}
-
 int out_table(FILE *f, const struct out_column *cols, size_t n_cols, json_object *rows,
 	      unsigned detail, unsigned indent)
 {

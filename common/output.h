@@ -8,18 +8,17 @@
  * the fields out as tables; the JSON sink streams the same fields as one document (compact
  * or indented as json-c prints it), so a table of hundreds of sockets costs no document;
  * the document sink builds a json-c object from the same emits, for a caller that needs
- * one (smcctl check's socket, the blocks of linkgroup -d).  The iproute2 json_print lesson:
- * the text and -j cannot drift apart when one call feeds both.  On the sink: socket and
- * linkgroup.
+ * one (smcctl check's socket, the blocks of linkgroup -d and of device show).  The
+ * iproute2 json_print lesson: the text and -j cannot drift apart when one call feeds both.
+ * On the sink: socket, linkgroup and device.
  *
  * Verbs whose answer is a json-c document (the agent's answers, the configuration, and
- * for now device, info and the kernel's stats, see below) render it with out_table() and
+ * for now info and the kernel's stats, see below) render it with out_table() and
  * out_kv(), which lay out a table as the text sink does: a column or field there names a
  * key of the document (dotted paths descend into nested objects), a header, a format and
- * the detail level from which it is shown.  Still two paths (issue 36): device, info and
- * the kernel's stats draw their default text from the structs (out_table_cells(),
- * out_kv_cells(), stats' own lines) and -j from a document; test-cli-rows-text holds the
- * two equal.
+ * the detail level from which it is shown.  Still two paths (issue 36): info and the
+ * kernel's stats draw their default text from the structs (out_kv_cells(), stats' own
+ * lines) and -j from a document; test-cli-rows-text holds the two equal.
  *
  * Text conventions: a missing value (JSON null, absent key or empty string) prints as "-";
  * numbers are right-aligned, text left-aligned; columns are separated by two blanks; no
@@ -164,8 +163,8 @@ int out_table(FILE *f, const struct out_column *cols, size_t n_cols, json_object
  * The same table from cells already rendered as text (out_table() renders a document into
  * one of these): the shown cells of each row, in column order, added with out_cells_add()
  * (at most 255 characters each, longer ones are cut as out_table() cuts them).  For a
- * handler that draws its text from structs (cli/device.c, cli/stats.c) and for the text
- * sink; the layout is out_table()'s own.
+ * handler that draws its text from structs and for the text sink; the layout is
+ * out_table()'s own.
  */
 struct out_cells {
 	char *buf; /* the cells' strings, each NUL-terminated */
@@ -177,9 +176,6 @@ int out_cells_add(struct out_cells *t, const char *s);
 void out_cells_done(struct out_cells *t);
 int out_table_cells(FILE *f, const struct out_column *cols, size_t n_cols,
 		    const struct out_cells *t, unsigned detail, unsigned indent);
-/* "TITLE: none" without rows, else "TITLE:" and the table of t indented by two blanks. */
-int out_section_cells(FILE *f, const char *title, const struct out_column *cols, size_t n_cols,
-		      const struct out_cells *t, size_t n_rows, unsigned detail);
 
 /* Key/value lines "Label:  value" for one object, labels aligned. */
 int out_kv(FILE *f, const struct out_column *fields, size_t n_fields, json_object *obj,

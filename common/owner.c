@@ -47,16 +47,6 @@ static uint64_t socket_inode(const char *link)
 	return v;
 }
 
-static bool all_digits(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
-}
-
 /* A small file of the process directory, first line without its newline; "" if unreadable. */
 static void read_line_at(int dirfd, const char *name, char *buf, size_t len)
 {
@@ -158,7 +148,7 @@ static int scan_pid(struct scan *s, int procfd, const char *name, size_t *unread
 		ssize_t k;
 		uint64_t ino;
 
-		if (!all_digits(de->d_name))
+		if (!str_all_digits(de->d_name))
 			continue;
 		k = readlinkat(dirfd(fds), de->d_name, link, sizeof(link) - 1);
 		if (k <= 0)
@@ -211,7 +201,7 @@ int sock_owners_scan(const char *proc, const uint64_t *inodes, size_t n, struct 
 	if (!(d = opendir(proc)))
 		return -errno;
 	while ((de = readdir(d)))
-		if (all_digits(de->d_name) &&
+		if (str_all_digits(de->d_name) &&
 		    (r = scan_pid(&s, dirfd(d), de->d_name, &unreadable)) < 0)
 			break;
 	o->procs = s.procs;

@@ -238,7 +238,7 @@ int stats_tree_add(json_object *root, const char *path, struct stats_num n, bool
 	return o ? add_num(o, leaf, n, rate) : -ENOMEM;
 }
 
-static struct stats_num row(const struct stats_num *rows, const char *key)
+static struct stats_num stats_table_row(const struct stats_num *rows, const char *key)
 {
 	int i = stats_table_find(key);
 
@@ -260,13 +260,13 @@ struct stats_num stats_rows_connections(const struct stats_num *rows, const char
 	key[lt] = '.';
 	for (size_t i = 0; i < ELEMENTSOF(keys); i++) {
 		memcpy(key + lt + 1, keys[i], strlen(keys[i]) + 1);
-		num_add(&n, row(rows, key));
+		num_add(&n, stats_table_row(rows, key));
 	}
 	return n;
 }
 
 /* Server first, then the larger number, then the code: a stable order. */
-static int cmp_reason(const void *a, const void *b, void *userdata)
+static int stats_table_cmp_reason(const void *a, const void *b, void *userdata)
 {
 	const struct stats_tree_reason *x = a, *y = b;
 	bool rate = *(const bool *)userdata;
@@ -281,7 +281,7 @@ static int cmp_reason(const void *a, const void *b, void *userdata)
 	return x->code < y->code ? -1 : x->code > y->code;
 }
 
-static json_object *reason_json(const struct stats_tree_reason *e, bool rate)
+static json_object *stats_table_reason_json(const struct stats_tree_reason *e, bool rate)
 {
 	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
 	int r = 0;
@@ -308,11 +308,11 @@ void stats_rows_reasons(const struct stats_num *rows, struct stats_tree_reason *
 	struct stats_num sum[2] = {};
 
 	if (n > 1) /* qsort_r(NULL, 0, ...) is undefined, and UBSan says so */
-		qsort_r(reasons, n, sizeof(*reasons), cmp_reason, &rate);
+		qsort_r(reasons, n, sizeof(*reasons), stats_table_cmp_reason, &rate);
 	for (size_t i = 0; i < n; i++)
 		num_add(&sum[reasons[i].server], reasons[i].n);
-	ret_not_itemised[0] = minus(row(rows, "fallback.client"), sum[0]);
-	ret_not_itemised[1] = minus(row(rows, "fallback.server"), sum[1]);
+	ret_not_itemised[0] = minus(stats_table_row(rows, "fallback.client"), sum[0]);
+	ret_not_itemised[1] = minus(stats_table_row(rows, "fallback.server"), sum[1]);
 }
 
 static int add_reasons(json_object *fallback, const struct stats_num *rows,
@@ -327,7 +327,7 @@ static int add_reasons(json_object *fallback, const struct stats_num *rows,
 		return -ENOMEM;
 	stats_rows_reasons(rows, reasons, n, rate, ni);
 	for (size_t i = 0; i < n; i++)
-		r |= json_append(arr, reason_json(&reasons[i], rate));
+		r |= json_append(arr, stats_table_reason_json(&reasons[i], rate));
 	r |= add_num(rest, "client", ni[0], rate);
 	r |= add_num(rest, "server", ni[1], rate);
 	return r | json_add(fallback, "not_itemised", TAKE_PTR(rest));
@@ -337,10 +337,10 @@ void stats_rows_summary(const struct stats_num *rows, struct stats_summary *ret)
 {
 	ret->smcd = stats_rows_connections(rows, "smcd");
 	ret->smcr = stats_rows_connections(rows, "smcr");
-	ret->fallback = row(rows, "fallback.client");
-	ret->handshake_errors = row(rows, "handshake_errors.client");
-	num_add(&ret->fallback, row(rows, "fallback.server"));
-	num_add(&ret->handshake_errors, row(rows, "handshake_errors.server"));
+	ret->fallback = stats_table_row(rows, "fallback.client");
+	ret->handshake_errors = stats_table_row(rows, "handshake_errors.client");
+	num_add(&ret->fallback, stats_table_row(rows, "fallback.server"));
+	num_add(&ret->handshake_errors, stats_table_row(rows, "handshake_errors.server"));
 	ret->total = ret->smcd;
 	num_add(&ret->total, ret->smcr);
 	num_add(&ret->total, ret->fallback);

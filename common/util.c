@@ -24,7 +24,17 @@ char *strstrip_trailing(char *s)
 	return s;
 }
 
-static int write_all(int fd, const char *p, size_t len)
+bool str_all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return false;
+	return true;
+}
+
+int fd_write_all(int fd, const char *p, size_t len)
 {
 	while (len) {
 		ssize_t n = write(fd, p, len);
@@ -45,6 +55,12 @@ static char untrusted_why[4400];
 const char *textfile_untrusted(void)
 {
 	return untrusted_why[0] ? untrusted_why : NULL;
+}
+
+bool stat_is_ours(const struct stat *st, bool root_too)
+{
+	return (st->st_uid == geteuid() || (root_too && st->st_uid == 0)) &&
+	       !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
 /*
@@ -98,7 +114,7 @@ int textfile_dir_open(const char *dir)
 	}
 	if (fstat(fd, &st) < 0)
 		return negative_errno();
-	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & 022)) {
+	if (!stat_is_ours(&st, true)) {
 		snprintf(untrusted_why, sizeof(untrusted_why),
 			 "refusing the directory %s: it is owned by uid %u with mode %04o, and only a directory of root's that no one else may write is trusted; make it so (chown root %s; chmod go-w %s), or choose another",
 			 dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777), dir, dir);
@@ -159,7 +175,7 @@ static int replace(const char *path, const char *data, size_t len, unsigned mode
 	fd = open_temp(dfd, name, tmp, sizeof(tmp));
 	if (fd < 0)
 		return fd;
-	r = write_all(fd, data, len);
+	r = fd_write_all(fd, data, len);
 	if (r >= 0 && fchmod(fd, mode) < 0)
 		r = negative_errno();
 	if (r >= 0 && durable && fsync(fd) < 0)

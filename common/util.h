@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
+/* Write all of p, across short writes and EINTR; 0 or -errno. */
+int fd_write_all(int fd, const char *p, size_t len);
+/* s is one or more digits 0-9 and nothing else (a pid's name in /proc). */
+bool str_all_digits(const char *s);
 /* Remove trailing whitespace in place; returns s. */
 char *strstrip_trailing(char *s);
 
@@ -17,6 +23,12 @@ char *strstrip_trailing(char *s);
  * not replaced, it is as it was (the temporary file is removed).
  */
 #define TEXTFILE_NOT_DURABLE 1
+/*
+ * The one rule for a file or directory of ours: owned by the caller's euid (or by root,
+ * when root_too) and writable by neither group nor others.  The agent's drop-ins, its BPF
+ * pin directory and the textfile's directory are trusted only so.
+ */
+bool stat_is_ours(const struct stat *st, bool root_too);
 int textfile_write_atomic(const char *path, const char *data, size_t len, unsigned mode,
 			  int *ret_sync_error);
 /*

@@ -19,8 +19,8 @@
 #include <stdint.h>
 
 #include "config/dropin.h"
-#include "config/loopback.h"
-#include "config/policy.h"
+#include "config/section-loopback.h"
+#include "config/section-policies.h"
 #include "config/units.h"
 #include "common/ueid-derive.h"
 #include "config/ytree.h"

@@ -43,7 +43,7 @@ int config_read_file(const char *path, char **ret, size_t *ret_len, const char *
 
 bool config_stat_owned(const struct stat *st)
 {
-	return st->st_uid == geteuid() && !(st->st_mode & (S_IWGRP | S_IWOTH));
+	return stat_is_ours(st, false);
 }
 
 int config_read_fd(int fd, bool owned, char **ret, size_t *ret_len, const char **ret_kind)

@@ -323,3 +323,29 @@ struct smcnl_errmsg {
 
 /* Every mapped (operation, errno) pair, for the tests. */
 const struct smcnl_errmsg *smcnl_errmsg_table(size_t *ret_n);
+
+/* The kernel's Latin-1 ctype classes (lib/ctype.c), for the bytes UEIDs and PNET IDs hold. */
+static inline bool k_isupper(unsigned char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 0xc0 && c <= 0xde && c != 0xd7);
+}
+
+static inline bool k_islower(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 0xdf && c != 0xf7);
+}
+
+static inline bool k_isdigit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline bool k_isalnum(unsigned char c)
+{
+	return k_isdigit(c) || k_isupper(c) || k_islower(c);
+}
+
+static inline bool k_isspace(unsigned char c)
+{
+	return (c >= 0x09 && c <= 0x0d) || c == 0x20 || c == 0xa0;
+}

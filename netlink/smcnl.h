@@ -72,7 +72,7 @@ struct smcnl_options {
 	 * instead of a socket (unit tests).  Record: additionally write every reply stream
 	 * received from the real kernel to this folder (tests/fixtures/record uses it).
 	 * The environment variable SMCNL_RECORD_DIR sets record_dir when this is NULL.
-	 * File naming: netlink/socket.c.  Replay and record exclude each other (-EINVAL).
+	 * File naming: netlink/smcnl-socket.c.  Replay and record exclude each other (-EINVAL).
 	 */
 	const char *replay_dir;
 	const char *record_dir;
@@ -226,7 +226,7 @@ struct smcr_port {
 	struct smc_pnet_port pnet;
 	uint32_t netdev_ifindex;
 	/* The ifindex is the one in the netdev's own netns: named only when RDMA netlink says
-	 * it is this port's netdev in the caller's netns, else empty (netlink/rdma.c). */
+	 * it is this port's netdev in the caller's netns, else empty (netlink/smcnl-rdma.c). */
 	char netdev[IF_NAMESIZE];
 	uint32_t link_cnt;
 	/*
@@ -568,7 +568,7 @@ typedef int (*smc_socket_fn)(const struct smc_socket *s, void *userdata);
 int smc_socket_foreach(struct smcnl *nl, unsigned want, smc_socket_fn fn, void *userdata);
 
 /*
- * TCP connections of this netns from inet_diag (netlink/tcpdiag.c), for smcctl assess's
+ * TCP connections of this netns from inet_diag (netlink/smcnl-tcpdiag.c), for smcctl assess's
  * sampling without BPF: every state but TIME_WAIT (LISTEN included).  Addresses as in smc_socket
  * (IPv4 in s6_addr32[0]); bytes and segments from tcp_info (0 where the kernel's tcp_info
  * is too short to have them).

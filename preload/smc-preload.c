@@ -68,7 +68,7 @@ static bool debug;
 /* MODE_AUTO: 0 not known yet, 1 IPPROTO_SMC works, -1 it does not (use AF_SMC). */
 static int ipproto_state;
 
-static int parse_size(const char *s)
+static int preload_parse_size(const char *s)
 {
 	char *end;
 	unsigned long v;
@@ -99,8 +99,8 @@ static void init(void)
 		mode = MODE_IPPROTO;
 	else if (p && strcmp(p, "afsmc") == 0)
 		mode = MODE_AFSMC;
-	sndbuf = parse_size(getenv("SMC_SNDBUF"));
-	rcvbuf = parse_size(getenv("SMC_RCVBUF"));
+	sndbuf = preload_parse_size(getenv("SMC_SNDBUF"));
+	rcvbuf = preload_parse_size(getenv("SMC_RCVBUF"));
 	debug = d && *d && strcmp(d, "0") != 0;
 	errno = saved;
 }
@@ -133,7 +133,7 @@ static int try_afsmc(int domain, int type)
 			 domain == AF_INET6 ? PRELOAD_SMCPROTO_SMC6 : PRELOAD_SMCPROTO_SMC);
 }
 
-static int smc_socket(int domain, int type, const char **ret_how)
+static int preload_smc_socket(int domain, int type, const char **ret_how)
 {
 	int fd, state;
 
@@ -165,7 +165,7 @@ static int smc_socket(int domain, int type, const char **ret_how)
 	return try_afsmc(domain, type);
 }
 
-static void set_buf(int fd, int opt, int bytes, const char *name)
+static void preload_set_buf(int fd, int opt, int bytes, const char *name)
 {
 	if (bytes && setsockopt(fd, SOL_SOCKET, opt, &bytes, sizeof(bytes)) < 0 && debug)
 		dprintf(STDERR_FILENO, "libsmc-preload: setsockopt(%s, %d): %s\n", name, bytes,
@@ -182,7 +182,7 @@ EXPORT int socket(int domain, int type, int protocol)
 	    (type & PRELOAD_SOCK_TYPE_MASK) != SOCK_STREAM ||
 	    (protocol != 0 && protocol != PRELOAD_IPPROTO_TCP))
 		return call_real(domain, type, protocol);
-	fd = smc_socket(domain, type, &how);
+	fd = preload_smc_socket(domain, type, &how);
 	if (fd < 0) {
 		if (debug)
 			dprintf(STDERR_FILENO, "libsmc-preload: %s socket failed (%s), using TCP\n",
@@ -190,8 +190,8 @@ EXPORT int socket(int domain, int type, int protocol)
 		errno = saved;
 		return call_real(domain, type, protocol);
 	}
-	set_buf(fd, SO_SNDBUF, sndbuf, "SO_SNDBUF");
-	set_buf(fd, SO_RCVBUF, rcvbuf, "SO_RCVBUF");
+	preload_set_buf(fd, SO_SNDBUF, sndbuf, "SO_SNDBUF");
+	preload_set_buf(fd, SO_RCVBUF, rcvbuf, "SO_RCVBUF");
 	if (debug)
 		dprintf(STDERR_FILENO, "libsmc-preload: socket(%s, %#x, %d) -> %s, fd %d\n",
 			domain == AF_INET ? "AF_INET" : "AF_INET6", (unsigned)type, protocol, how,

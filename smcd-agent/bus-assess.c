@@ -11,13 +11,14 @@
 #include <systemd/sd-bus.h>
 
 #include "common/bus-api.h"
-#include "smcd-agent/assess.h"
+#include "smcd-agent/assess-continuous.h"
 #include "smcd-agent/bus-access.h"
 #include "smcd-agent/bus-manager.h"
 #include "smcd-agent/manager.h"
 
-static int prop_available(sd_bus *bus, const char *path, const char *interface, const char *property,
-			  sd_bus_message *reply, void *userdata, sd_bus_error *error)
+static int bus_assess_prop_available(sd_bus *bus, const char *path, const char *interface,
+				     const char *property, sd_bus_message *reply, void *userdata,
+				     sd_bus_error *error)
 {
 	struct manager *m = userdata;
 
@@ -34,8 +35,9 @@ static int prop_error(sd_bus *bus, const char *path, const char *interface, cons
 	return sd_bus_message_append(reply, "s", assess_error(m) ?: "");
 }
 
-static int prop_interval(sd_bus *bus, const char *path, const char *interface, const char *property,
-			 sd_bus_message *reply, void *userdata, sd_bus_error *error)
+static int bus_assess_prop_interval(sd_bus *bus, const char *path, const char *interface,
+				    const char *property, sd_bus_message *reply, void *userdata,
+				    sd_bus_error *error)
 {
 	struct manager *m = userdata;
 
@@ -61,7 +63,7 @@ static int prop_window_end(sd_bus *bus, const char *path, const char *interface,
 	return sd_bus_message_append(reply, "t", assess_window_end_usec(m));
 }
 
-static int method_get(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+static int bus_assess_method_get(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
 	const char *doc = assess_document(m);
@@ -85,13 +87,13 @@ static int method_get(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 
 static const sd_bus_vtable assess_vtable[] = {
 	SD_BUS_VTABLE_START(0),
-	SD_BUS_PROPERTY(SMCD_BUS_ASSESS_AVAILABLE, "b", prop_available, 0, RO),
+	SD_BUS_PROPERTY(SMCD_BUS_ASSESS_AVAILABLE, "b", bus_assess_prop_available, 0, RO),
 	SD_BUS_PROPERTY(SMCD_BUS_ASSESS_ERROR, "s", prop_error, 0, RO),
-	SD_BUS_PROPERTY(SMCD_BUS_ASSESS_INTERVAL_USEC, "t", prop_interval, 0, RO),
+	SD_BUS_PROPERTY(SMCD_BUS_ASSESS_INTERVAL_USEC, "t", bus_assess_prop_interval, 0, RO),
 	SD_BUS_PROPERTY(SMCD_BUS_ASSESS_WINDOWS, "t", prop_windows, 0, RO),
 	SD_BUS_PROPERTY(SMCD_BUS_ASSESS_WINDOW_END_USEC, "t", prop_window_end, 0, RO),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_ASSESS_GET_ASSESSMENT, SD_BUS_NO_ARGS,
-				SD_BUS_RESULT("s", json), method_get, ANYONE),
+				SD_BUS_RESULT("s", json), bus_assess_method_get, ANYONE),
 	SD_BUS_VTABLE_END,
 };
 

@@ -28,7 +28,7 @@
 #include "smcd-agent/bus-snapshot.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/loopback-internal.h"
-#include "smcd-agent/loopback.h"
+#include "smcd-agent/loopback-reconcile.h"
 #include "smcd-agent/manager.h"
 
 /* Deactivate() over D-Bus waits in the event loop too: the same bound as the file's. */
@@ -84,8 +84,8 @@ static const struct bus_snapshot_type device_type = {
 	.whole_object = false,
 };
 
-static int find_device(sd_bus *bus, const char *path, const char *iface, void *userdata, void **ret,
-		       sd_bus_error *error)
+static int bus_loopback_find_device(sd_bus *bus, const char *path, const char *iface,
+				    void *userdata, void **ret, sd_bus_error *error)
 {
 	struct manager *m = userdata;
 
@@ -95,7 +95,8 @@ static int find_device(sd_bus *bus, const char *path, const char *iface, void *u
 	return 1;
 }
 
-static int enumerate(sd_bus *bus, const char *prefix, void *userdata, char ***ret, sd_bus_error *error)
+static int bus_loopback_enumerate(sd_bus *bus, const char *prefix, void *userdata, char ***ret,
+				  sd_bus_error *error)
 {
 	struct manager *m = userdata;
 	char **v = calloc(2, sizeof(char *));
@@ -120,7 +121,7 @@ static int owned(struct manager *m, sd_bus_error *error, struct config_mark mark
 				 m->config->path, mark.line, mark.column);
 }
 
-static int kernel_error(struct manager *m, sd_bus_error *error, enum smc_op op, int r)
+static int bus_loopback_kernel_error(struct manager *m, sd_bus_error *error, enum smc_op op, int r)
 {
 	char buf[512];
 
@@ -186,7 +187,7 @@ static int method_activate(sd_bus_message *msg, void *userdata, sd_bus_error *er
 	r = m->kernel->ops->smclo_activate(m->kernel, &d, &changed);
 	(void)loopback_refresh(m);
 	if (r < 0)
-		return kernel_error(m, error, SMC_OP_LOOPBACK_ACTIVATE, r);
+		return bus_loopback_kernel_error(m, error, SMC_OP_LOOPBACK_ACTIVATE, r);
 	return sd_bus_reply_method_return(msg, "b", (int)changed);
 }
 
@@ -231,7 +232,7 @@ static int method_deactivate(sd_bus_message *msg, void *userdata, sd_bus_error *
 			res.last.counters.link_groups, res.last.counters.attached,
 			SMCLO_DRAIN_PNETID);
 	if (r < 0)
-		return kernel_error(m, error, SMC_OP_LOOPBACK_DEACTIVATE, r);
+		return bus_loopback_kernel_error(m, error, SMC_OP_LOOPBACK_DEACTIVATE, r);
 	return sd_bus_reply_method_return(msg, "bu", (int)res.was_active, res.waited_ms);
 }
 
@@ -286,7 +287,7 @@ static int method_set(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 	r = m->kernel->ops->smclo_set(m->kernel, &q, &d);
 	(void)loopback_refresh(m);
 	if (r < 0)
-		return kernel_error(m, error, SMC_OP_LOOPBACK_SET, r);
+		return bus_loopback_kernel_error(m, error, SMC_OP_LOOPBACK_SET, r);
 	return sd_bus_reply_method_return(msg, NULL);
 }
 
@@ -317,8 +318,9 @@ int bus_loopback_register(struct manager *m)
 	if (r >= 0)
 		r = sd_bus_add_fallback_vtable(m->bus, NULL, SMCD_BUS_PATH_SMCD_DEVICE,
 					       SMCD_BUS_IFACE_LOOPBACK_DEVICE, device_vtable,
-					       find_device, m);
+					       bus_loopback_find_device, m);
 	if (r >= 0)
-		r = sd_bus_add_node_enumerator(m->bus, NULL, SMCD_BUS_PATH, enumerate, m);
+		r = sd_bus_add_node_enumerator(m->bus, NULL, SMCD_BUS_PATH, bus_loopback_enumerate,
+					       m);
 	return r;
 }

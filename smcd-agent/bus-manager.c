@@ -33,11 +33,11 @@
 #include "common/macro.h"
 #include "common/output.h"
 #include "common/util.h"
-#include "smcd-agent/assess.h"
+#include "smcd-agent/assess-continuous.h"
 #include "smcd-agent/bus-access.h"
 #include "smcd-agent/bus-manager.h"
 #include "smcd-agent/log.h"
-#include "smcd-agent/loopback.h"
+#include "smcd-agent/loopback-reconcile.h"
 #include "smcd-agent/manager.h"
 #include "smcd-agent/plan.h"
 

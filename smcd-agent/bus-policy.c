@@ -42,7 +42,7 @@
 #include "smcd-agent/bus-manager.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/manager.h"
-#include "smcd-agent/policy.h"
+#include "smcd-agent/policy-engine.h"
 
 static const char *state_name(const struct policy_item *it)
 {

@@ -65,7 +65,7 @@ size_t bus_snapshot_changed(const struct bus_snapshot_type *t, const void *a, co
 	return n;
 }
 
-static const char *path_of(const struct bus_snapshot_type *t, const void *s)
+static const char *bus_snapshot_path_of(const struct bus_snapshot_type *t, const void *s)
 {
 	return (const char *)s + t->path_offset;
 }
@@ -77,7 +77,7 @@ int bus_snapshot_emit(sd_bus *bus, const struct bus_snapshot_type *t, const void
 	if (!bus || (!old && !new))
 		return 0;
 	/* A new path (another device name) is a removal and an addition. */
-	if (old && new && !streq(path_of(t, old), path_of(t, new))) {
+	if (old && new && !streq(bus_snapshot_path_of(t, old), bus_snapshot_path_of(t, new))) {
 		int r = bus_snapshot_emit(bus, t, old, NULL),
 		    k = bus_snapshot_emit(bus, t, NULL, new);
 
@@ -85,15 +85,17 @@ int bus_snapshot_emit(sd_bus *bus, const struct bus_snapshot_type *t, const void
 	}
 	if (!new)
 		return t->whole_object
-			       ? sd_bus_emit_object_removed(bus, path_of(t, old))
-			       : sd_bus_emit_interfaces_removed(bus, path_of(t, old), t->iface, NULL);
+			       ? sd_bus_emit_object_removed(bus, bus_snapshot_path_of(t, old))
+			       : sd_bus_emit_interfaces_removed(bus, bus_snapshot_path_of(t, old),
+								t->iface, NULL);
 	if (!old)
-		return t->whole_object
-			       ? sd_bus_emit_object_added(bus, path_of(t, new))
-			       : sd_bus_emit_interfaces_added(bus, path_of(t, new), t->iface, NULL);
+		return t->whole_object ? sd_bus_emit_object_added(bus, bus_snapshot_path_of(t, new))
+				       : sd_bus_emit_interfaces_added(
+						 bus, bus_snapshot_path_of(t, new), t->iface, NULL);
 	if (!bus_snapshot_changed(t, old, new, names, ELEMENTSOF(names)))
 		return 0;
-	return sd_bus_emit_properties_changed_strv(bus, path_of(t, new), t->iface, (char **)names);
+	return sd_bus_emit_properties_changed_strv(bus, bus_snapshot_path_of(t, new), t->iface,
+						   (char **)names);
 }
 
 int bus_snapshot_emit_changed(sd_bus *bus, const char *path, const char *iface,

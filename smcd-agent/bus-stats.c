@@ -33,8 +33,9 @@ static struct stats_engine *engine(void *userdata)
 	return m->collector ? m->collector->engine : NULL;
 }
 
-static int prop_available(sd_bus *bus, const char *path, const char *iface, const char *prop,
-			  sd_bus_message *reply, void *userdata, sd_bus_error *error)
+static int bus_stats_prop_available(sd_bus *bus, const char *path, const char *iface,
+				    const char *prop, sd_bus_message *reply, void *userdata,
+				    sd_bus_error *error)
 {
 	struct stats_engine *e = engine(userdata);
 
@@ -57,8 +58,8 @@ static int prop_collection(sd_bus *bus, const char *path, const char *iface, con
 	return sd_bus_message_append(reply, "t", e ? e->last.duration_usec : 0);
 }
 
-static int prop_interval(sd_bus *bus, const char *path, const char *iface, const char *prop,
-			 sd_bus_message *reply, void *userdata, sd_bus_error *error)
+static int bus_stats_prop_interval(sd_bus *bus, const char *path, const char *iface, const char *prop,
+				   sd_bus_message *reply, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
 
@@ -338,7 +339,7 @@ int bus_stats_wait_for_sample(sd_bus_message *msg, struct manager *m, uint64_t d
 }
 
 /* Anyone may read; refresh=true: a sample taken after the call (see above). */
-static int method_get(sd_bus_message *msg, void *userdata, sd_bus_error *error)
+static int bus_stats_method_get(sd_bus_message *msg, void *userdata, sd_bus_error *error)
 {
 	struct manager *m = userdata;
 	uint64_t due;
@@ -395,10 +396,10 @@ static int method_reset(sd_bus_message *msg, void *userdata, sd_bus_error *error
 
 static const sd_bus_vtable stats_vtable[] = {
 	SD_BUS_VTABLE_START(0),
-	SD_BUS_PROPERTY(SMCD_BUS_STATS_AVAILABLE, "b", prop_available, 0, RO),
+	SD_BUS_PROPERTY(SMCD_BUS_STATS_AVAILABLE, "b", bus_stats_prop_available, 0, RO),
 	SD_BUS_PROPERTY(SMCD_BUS_STATS_TIMESTAMP_USEC, "t", prop_timestamp, 0, 0),
 	SD_BUS_PROPERTY(SMCD_BUS_STATS_COLLECTION_USEC, "t", prop_collection, 0, 0),
-	SD_BUS_PROPERTY(SMCD_BUS_STATS_INTERVAL_USEC, "t", prop_interval, 0, RO),
+	SD_BUS_PROPERTY(SMCD_BUS_STATS_INTERVAL_USEC, "t", bus_stats_prop_interval, 0, RO),
 	SD_BUS_PROPERTY(SMCD_BUS_STATS_RESET_USEC, "t", prop_reset, 0, RO),
 	SD_BUS_PROPERTY(SMCD_BUS_STATS_KERNEL_EPOCHS, "t", prop_epochs, 0, RO),
 	SD_BUS_PROPERTY(SMCD_BUS_STATS_COUNTERS, "a{st}", prop_counters, 0, RO),
@@ -420,7 +421,7 @@ static const sd_bus_vtable stats_vtable[] = {
 					    "q", local_port, "q", peer_port, "s", peer_address),
 				0),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_STATS_GET_STATISTICS, SD_BUS_ARGS("b", refresh),
-				SD_BUS_RESULT("s", json), method_get, ANYONE),
+				SD_BUS_RESULT("s", json), bus_stats_method_get, ANYONE),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_STATS_RESET_STATISTICS, SD_BUS_NO_ARGS,
 				SD_BUS_RESULT("s", json), method_reset, POLKIT),
 	SD_BUS_VTABLE_END,

@@ -87,7 +87,7 @@ static void save_state(struct collector *c)
  * and the statistics start afresh: never a half-loaded state, never one that holds the
  * agent above its MemoryMax (issue 35).
  */
-static void load_state(struct collector *c)
+static void collector_load_state(struct collector *c)
 {
 	_cleanup_(freep) char *aside = NULL;
 	const char *why = NULL;
@@ -132,7 +132,7 @@ int collector_new(uint32_t linkgroup_series, struct collector **ret)
 	if (textfile_remove_stale(c->state_path) > 0)
 		log_info("Removed the temporary statistics state a killed agent left next to %s",
 			 c->state_path);
-	load_state(c);
+	collector_load_state(c);
 	*ret = TAKE_PTR(c);
 	return 0;
 }
@@ -310,7 +310,7 @@ static int read_kernel(struct kernel *k, struct stats_sample *s)
 
 /* A failed socket dump leaves the socket gauges out (never 0): said once, as it changes.
  * Without smc_diag (-EPROTONOSUPPORT) they are left out too, which info and check say. */
-static void say_sockets_error(struct collector *c, int r)
+static void collector_say_sockets_error(struct collector *c, int r)
 {
 	bool failed = r < 0 && r != -EPROTONOSUPPORT, was = c->sockets_error < 0;
 
@@ -333,7 +333,7 @@ int collector_sample(struct collector *c, struct kernel *k)
 
 	if (!s)
 		return -ENOMEM;
-	say_sockets_error(c, read_kernel(k, s));
+	collector_say_sockets_error(c, read_kernel(k, s));
 	if (!s->ok && s->error != c->sample_error)
 		log_debug("Statistics not available: %s", strerror(-s->error));
 	c->sample_error = s->error;

@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "smcd-agent/netns.h"
-#include "smcd-agent/stats.h"
+#include "smcd-agent/netns-sampler.h"
+#include "smcd-agent/stats-engine.h"
 
 struct kernel;
 struct objects;

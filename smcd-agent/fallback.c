@@ -372,7 +372,7 @@ static void owners_walk(struct fallback *f, uint64_t now, struct sock_owners *o)
 
 /* ---- records ---------------------------------------------------------------------------- */
 
-static void emit(struct fallback *f, const struct fbattr_event *ev)
+static void fallback_signal_emit(struct fallback *f, const struct fbattr_event *ev)
 {
 	struct manager *m = f->m;
 	const char *name = smc_decline_name(ev->reason);
@@ -450,7 +450,7 @@ static void resolve(struct fallback *f, const struct pending *p, uint64_t now,
 		  " (%s), netns %" PRIu64,
 		  ev.server ? "server" : "client", ev.reason, ev.unit, ev.pid, ev.comm,
 		  ev.netns_cookie);
-	emit(f, &ev);
+	fallback_signal_emit(f, &ev);
 }
 
 static int on_defer(sd_event_source *s, uint64_t usec, void *userdata);

@@ -15,7 +15,7 @@
  *                         aborted sockets): shutdown leaves the device draining, -ETIMEDOUT
  *   smclo/set-fails       exists: SET fails with -EIO (nothing stored)
  *
- * The PNET table side of the deactivation protocol (netlink/smclo.c) is not imitated: the
+ * The PNET table side of the deactivation protocol (netlink/smcnl-smclo.c) is not imitated: the
  * fake has no SMC-D device selection for it to protect.  Virtual DMBs are refused with
  * -EOPNOTSUPP like the real module.
  */
@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "common/macro.h"
-#include "smcd-agent/loopback.h"
+#include "smcd-agent/loopback-reconcile.h"
 
 struct fake_lo {
 	char state[16];
@@ -35,7 +35,7 @@ struct fake_lo {
 	unsigned long long activations, deactivations;
 };
 
-static void path_of(const char *dir, const char *name, char *buf, size_t len)
+static void fake_smclo_path_of(const char *dir, const char *name, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s/%s", dir, name);
 }
@@ -44,7 +44,7 @@ static bool exists(const char *dir, const char *name)
 {
 	char p[1024];
 
-	path_of(dir, name, p, sizeof(p));
+	fake_smclo_path_of(dir, name, p, sizeof(p));
 	return access(p, F_OK) == 0;
 }
 
@@ -55,7 +55,7 @@ static bool read_settings(const char *dir, const char *name, struct smclo_settin
 	FILE *f;
 	bool ok;
 
-	path_of(dir, name, p, sizeof(p));
+	fake_smclo_path_of(dir, name, p, sizeof(p));
 	f = fopen(p, "re");
 	if (!f)
 		return false;
@@ -69,7 +69,7 @@ static bool read_settings(const char *dir, const char *name, struct smclo_settin
 	return ok;
 }
 
-static void load(const char *dir, struct fake_lo *l)
+static void fake_smclo_load(const char *dir, struct fake_lo *l)
 {
 	char p[1024];
 	FILE *f;
@@ -79,7 +79,7 @@ static void load(const char *dir, struct fake_lo *l)
 	l->next = (struct smclo_settings){ .dmb_type = SMCLO_DMB_PHYSICAL,
 					   .nocopy = true,
 					   .max_dmbs = 5000 };
-	path_of(dir, "smclo/state", p, sizeof(p));
+	fake_smclo_path_of(dir, "smclo/state", p, sizeof(p));
 	f = fopen(p, "re");
 	if (f) {
 		if (fscanf(f, "%15s %u", l->state, &l->generation) < 1)
@@ -89,7 +89,7 @@ static void load(const char *dir, struct fake_lo *l)
 	read_settings(dir, "smclo/settings", &l->next);
 	l->active = l->next;
 	read_settings(dir, "smclo/active", &l->active);
-	path_of(dir, "smclo/counters", p, sizeof(p));
+	fake_smclo_path_of(dir, "smclo/counters", p, sizeof(p));
 	f = fopen(p, "re");
 	if (f) {
 		if (fscanf(f, "%llu %llu", &l->activations, &l->deactivations) != 2)
@@ -103,7 +103,7 @@ static int write_settings(const char *dir, const char *name, const struct smclo_
 	char p[1024];
 	FILE *f;
 
-	path_of(dir, name, p, sizeof(p));
+	fake_smclo_path_of(dir, name, p, sizeof(p));
 	f = fopen(p, "we");
 	if (!f)
 		return negative_errno();
@@ -117,16 +117,16 @@ static int save(const char *dir, const struct fake_lo *l)
 	FILE *f;
 	int r;
 
-	path_of(dir, "smclo", p, sizeof(p));
+	fake_smclo_path_of(dir, "smclo", p, sizeof(p));
 	if (mkdir(p, 0755) < 0 && errno != EEXIST)
 		return negative_errno();
-	path_of(dir, "smclo/state", p, sizeof(p));
+	fake_smclo_path_of(dir, "smclo/state", p, sizeof(p));
 	f = fopen(p, "we");
 	if (!f)
 		return negative_errno();
 	fprintf(f, "%s %u\n", l->state, l->generation);
 	fclose(f);
-	path_of(dir, "smclo/counters", p, sizeof(p));
+	fake_smclo_path_of(dir, "smclo/counters", p, sizeof(p));
 	f = fopen(p, "we");
 	if (!f)
 		return negative_errno();
@@ -172,7 +172,7 @@ int fake_smclo_get_dir(const char *dir, struct smclo_device *ret)
 
 	if (!exists(dir, "modules/smc_lo"))
 		return -EPROTONOSUPPORT;
-	load(dir, &l);
+	fake_smclo_load(dir, &l);
 	to_device(&l, ret);
 	return 0;
 }
@@ -184,7 +184,7 @@ int fake_smclo_activate_dir(const char *dir, struct smclo_device *ret, bool *ret
 
 	if (!exists(dir, "modules/smc_lo"))
 		return -EPROTONOSUPPORT;
-	load(dir, &l);
+	fake_smclo_load(dir, &l);
 	if (streq(l.state, "draining"))
 		return -EBUSY;
 	if (ret_changed)
@@ -212,7 +212,7 @@ int fake_smclo_shutdown_dir(const char *dir, uint32_t drain_ms, struct smclo_shu
 		return -EINVAL;
 	if (!exists(dir, "modules/smc_lo"))
 		return -EPROTONOSUPPORT;
-	load(dir, &l);
+	fake_smclo_load(dir, &l);
 	res->was_active = !streq(l.state, "inactive");
 	if (res->was_active && exists(dir, "smclo/stuck")) {
 		snprintf(l.state, sizeof(l.state), "draining");
@@ -249,7 +249,7 @@ int fake_smclo_set_dir(const char *dir, const struct smclo_set_request *q, struc
 	     (q->max_dmbs < SMCLO_MAX_DMBS_MIN || q->max_dmbs > SMCLO_MAX_DMBS_MAX)) ||
 	    (!q->set_dmb_type && !q->set_nocopy && !q->set_max_dmbs))
 		return -EINVAL;
-	load(dir, &l);
+	fake_smclo_load(dir, &l);
 	if (q->set_dmb_type)
 		l.next.dmb_type = q->dmb_type;
 	if (q->set_nocopy)

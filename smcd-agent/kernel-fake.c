@@ -47,8 +47,8 @@
 #include "common/macro.h"
 #include "common/util.h"
 #include "smcd-agent/kernel.h"
-#include "smcd-agent/stats.h"
-#include "smcd-agent/loopback.h"
+#include "smcd-agent/stats-engine.h"
+#include "smcd-agent/loopback-reconcile.h"
 
 struct kernel_fake {
 	struct kernel base;

@@ -17,7 +17,7 @@
 #include "smcd-agent/bus-snapshot.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/loopback-internal.h"
-#include "smcd-agent/loopback.h"
+#include "smcd-agent/loopback-reconcile.h"
 #include "smcd-agent/manager.h"
 
 struct loopback *loopback_of(struct manager *m)

@@ -15,15 +15,15 @@
 #include "common/macro.h"
 #include "common/util.h"
 #include "smcd-agent/collector.h"
-#include "smcd-agent/assess.h"
+#include "smcd-agent/assess-continuous.h"
 #include "smcd-agent/bus-access.h"
 #include "smcd-agent/bus-manager.h"
 #include "smcd-agent/bus-snapshot.h"
 #include "smcd-agent/fallback.h"
 #include "smcd-agent/log.h"
-#include "smcd-agent/loopback.h"
+#include "smcd-agent/loopback-reconcile.h"
 #include "smcd-agent/manager.h"
-#include "smcd-agent/policy.h"
+#include "smcd-agent/policy-engine.h"
 
 static const char *const manager_state_names[_MANAGER_STATE_MAX] = {
 	[MANAGER_STARTING] = "starting", [MANAGER_RUNNING] = "running",
@@ -160,7 +160,8 @@ int manager_config_read(const char *path, bool reload, bool running_builtin, str
 	return r;
 }
 
-static int load(const char *path, bool reload, bool *builtin, struct config **ret, char **ret_error)
+static int manager_config_load(const char *path, bool reload, bool *builtin, struct config **ret,
+			       char **ret_error)
 {
 	struct config_errors errors = {};
 	int r;
@@ -182,7 +183,7 @@ static int load(const char *path, bool reload, bool *builtin, struct config **re
 
 int manager_load_config(struct manager *m)
 {
-	return load(m->config_path, false, &m->config_builtin, &m->config, NULL);
+	return manager_config_load(m->config_path, false, &m->config_builtin, &m->config, NULL);
 }
 
 static void manager_arm_timers(struct manager *m);
@@ -197,7 +198,7 @@ int manager_reload(struct manager *m, bool *ret_refused, char **ret_error)
 	if (ret_refused)
 		*ret_refused = false;
 	(void)sd_notify(0, "RELOADING=1\nSTATUS=Reloading configuration");
-	r = load(m->config_path, true, &builtin, &c, &error);
+	r = manager_config_load(m->config_path, true, &builtin, &c, &error);
 	if (r < 0) {
 		free(m->config_error);
 		m->config_error = error ? error : strdup("the configuration could not be read");

@@ -15,9 +15,9 @@
 #include "common/output.h"
 #include "common/plan-text.h"
 #include "smcd-agent/log.h"
-#include "smcd-agent/loopback.h"
+#include "smcd-agent/loopback-reconcile.h"
 #include "smcd-agent/plan.h"
-#include "smcd-agent/policy.h"
+#include "smcd-agent/policy-engine.h"
 #include "smcd-agent/reconcile.h"
 
 /* What smc.yaml has that is no kernel state: applied by a reload, never planned. */

@@ -15,7 +15,7 @@
 
 #include "bpf/smcbpf.h"
 #include "common/macro.h"
-#include "smcd-agent/policy.h"
+#include "smcd-agent/policy-engine.h"
 
 #define PRELOAD_HINT \
 	"; programs can still be switched one by one with: smcctl run --method preload -- COMMAND"

@@ -28,12 +28,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/assess.h"
+#include "common/assess-rules.h"
 #include "common/macro.h"
 #include "smcd-agent/fallback.h"
-#include "smcd-agent/netns.h"
+#include "smcd-agent/netns-sampler.h"
 #include "smcd-agent/objects.h"
-#include "smcd-agent/stats.h"
+#include "smcd-agent/stats-engine.h"
 
 struct family {
 	const char *name;
@@ -113,7 +113,7 @@ struct out {
 	struct prom_cache *cache; /* NULL: every family is rendered */
 };
 
-static void put(struct out *o, const char *s, size_t n)
+static void prom_put(struct out *o, const char *s, size_t n)
 {
 	if (o->oom)
 		return;
@@ -134,12 +134,12 @@ static void put(struct out *o, const char *s, size_t n)
 
 static void put_str(struct out *o, const char *s)
 {
-	put(o, s, strlen(s));
+	prom_put(o, s, strlen(s));
 }
 
 static void put_char(struct out *o, char c)
 {
-	put(o, &c, 1);
+	prom_put(o, &c, 1);
 }
 
 static void put_u64(struct out *o, uint64_t v)
@@ -150,7 +150,7 @@ static void put_u64(struct out *o, uint64_t v)
 	do
 		b[--i] = (char)('0' + v % 10);
 	while ((v /= 10));
-	put(o, b + i, sizeof(b) - i);
+	prom_put(o, b + i, sizeof(b) - i);
 }
 
 /* A value with a fixed number of decimals (timestamps, durations): a handful per file. */
@@ -160,14 +160,14 @@ static void put_fixed(struct out *o, double v, int decimals)
 	int n = snprintf(b, sizeof(b), "%.*f", decimals, v);
 
 	if (n > 0)
-		put(o, b, (size_t)n < sizeof(b) ? (size_t)n : sizeof(b) - 1);
+		prom_put(o, b, (size_t)n < sizeof(b) ? (size_t)n : sizeof(b) - 1);
 }
 
 /*
  * "# HELP NAME HELP\n# TYPE NAME TYPE\n" of every family, made once from the table (a third
  * of the file; the agent renders on one thread).  NULL when out of memory: made each time.
  */
-static const char *header(size_t i, size_t *ret_len)
+static const char *prom_header(size_t i, size_t *ret_len)
 {
 	static char *text;
 	static size_t at[ELEMENTSOF(families) + 1];
@@ -203,9 +203,9 @@ static void begin(struct out *o, const char *name)
 
 		if (!streq(families[i].name, name))
 			continue;
-		h = header(i, &len);
+		h = prom_header(i, &len);
 		if (h)
-			put(o, h, len);
+			prom_put(o, h, len);
 		else {
 			put_str(o, "# HELP ");
 			put_str(o, name);
@@ -298,7 +298,7 @@ static bool memo_hit(struct out *o, size_t slot)
 		return false;
 	}
 	c->hits++;
-	put(o, m->text, m->text_len);
+	prom_put(o, m->text, m->text_len);
 	if (m->family)
 		o->family = m->family;
 	return true;
@@ -352,7 +352,7 @@ static void put_value(struct out *o, const char *s)
 	for (;;) {
 		size_t n = strcspn(s, "\\\"\n");
 
-		put(o, s, n);
+		prom_put(o, s, n);
 		s += n;
 		if (!*s)
 			return;
@@ -362,7 +362,7 @@ static void put_value(struct out *o, const char *s)
 }
 
 /* labels: NULL-terminated name, value pairs. */
-static void sample(struct out *o, const char *name, const char *const *labels, uint64_t v)
+static void prom_sample(struct out *o, const char *name, const char *const *labels, uint64_t v)
 {
 	begin(o, name);
 	put_str(o, name);
@@ -392,7 +392,7 @@ struct ns_view {
 	const struct stats_sample *s; /* gauges and sockets (the engine's last sample) */
 };
 
-static void netns_label(struct out *o, const char *label)
+static void prom_netns_label(struct out *o, const char *label)
 {
 	put_str(o, "netns=\"");
 	put_value(o, label);
@@ -480,7 +480,7 @@ static void kernel_family(struct out *o, const struct ns_view *views, size_t n_v
 			begin(o, family);
 			put_str(o, family);
 			put_char(o, '{');
-			netns_label(o, w->label);
+			prom_netns_label(o, w->label);
 			put_char(o, ',');
 			put_str(o, t[i].labels);
 			put_str(o, "} ");
@@ -500,7 +500,7 @@ static const char *reason_name(uint32_t code, char buf[16])
 	return buf;
 }
 
-static int cmp_reason(const void *a, const void *b)
+static int prom_cmp_reason(const void *a, const void *b)
 {
 	const struct stats_reason *x = a, *y = b;
 
@@ -510,7 +510,7 @@ static int cmp_reason(const void *a, const void *b)
 }
 
 /* The agent's own: its totals (u16 wraps added up); another's: the kernel's u16 counts. */
-static void reasons(struct out *o, const struct ns_view *views, size_t n_views)
+static void prom_reasons(struct out *o, const struct ns_view *views, size_t n_views)
 {
 	size_t start = o->len;
 
@@ -550,18 +550,18 @@ static void reasons(struct out *o, const struct ns_view *views, size_t n_views)
 				    : (struct stats_reason){ .server = w->s->fback.entries[i].server,
 							     .code = w->s->fback.entries[i].code,
 							     .c.total = w->s->fback.entries[i].count };
-		qsort(v, n, sizeof(*v), cmp_reason);
+		qsort(v, n, sizeof(*v), prom_cmp_reason);
 		for (size_t i = 0; i < n; i++)
-			sample(o, "smc_fallback_reasons_total",
-			       (const char *const[]){ "netns", w->label, "side",
-						      v[i].server ? "server" : "client", "reason",
-						      reason_name(v[i].code, buf), NULL },
-			       v[i].c.total);
+			prom_sample(o, "smc_fallback_reasons_total",
+				    (const char *const[]){ "netns", w->label, "side",
+							   v[i].server ? "server" : "client", "reason",
+							   reason_name(v[i].code, buf), NULL },
+				    v[i].c.total);
 	}
 	memo_store(o, SLOT_REASONS, start);
 }
 
-static void sockets(struct out *o, const struct ns_view *views, size_t n_views)
+static void prom_sockets(struct out *o, const struct ns_view *views, size_t n_views)
 {
 	size_t start = o->len;
 	char buf[16];
@@ -587,20 +587,20 @@ static void sockets(struct out *o, const struct ns_view *views, size_t n_views)
 		const struct stats_sample *s = views[j].s;
 
 		for (size_t i = 0; s->has_sockets && i < _STATS_SOCK_MAX; i++)
-			sample(o, "smc_sockets",
-			       (const char *const[]){ "netns", views[j].label, "mode",
-						      stats_sock_name(i), NULL },
-			       s->sockets[i]);
+			prom_sample(o, "smc_sockets",
+				    (const char *const[]){ "netns", views[j].label, "mode",
+							   stats_sock_name(i), NULL },
+				    s->sockets[i]);
 	}
 	for (size_t j = 0; j < n_views; j++) {
 		const struct stats_sample *s = views[j].s;
 
 		for (size_t i = 0; s->has_sockets && i < s->n_fallback_sockets; i++)
-			sample(o, "smc_fallback_sockets",
-			       (const char *const[]){ "netns", views[j].label, "reason",
-						      reason_name(s->fallback_sockets[i].code, buf),
-						      NULL },
-			       s->fallback_sockets[i].count);
+			prom_sample(o, "smc_fallback_sockets",
+				    (const char *const[]){
+					    "netns", views[j].label, "reason",
+					    reason_name(s->fallback_sockets[i].code, buf), NULL },
+				    s->fallback_sockets[i].count);
 	}
 	memo_store(o, SLOT_SOCKETS, start);
 }
@@ -608,13 +608,14 @@ static void sockets(struct out *o, const struct ns_view *views, size_t n_views)
 /* Which namespaces were read: every one sampled, 1 or 0, and those left out. */
 static void netns_meta(struct out *o, const struct stats_engine *e, const struct netns_set *ns)
 {
-	sample(o, "smc_netns_up", (const char *const[]){ "netns", NETNS_HOST_LABEL, NULL },
-	       e->available);
+	prom_sample(o, "smc_netns_up", (const char *const[]){ "netns", NETNS_HOST_LABEL, NULL },
+		    e->available);
 	for (size_t i = 0; ns && i < ns->n; i++)
-		sample(o, "smc_netns_up", (const char *const[]){ "netns", ns->v[i].id.name, NULL },
-		       ns->v[i].error == 0);
+		prom_sample(o, "smc_netns_up",
+			    (const char *const[]){ "netns", ns->v[i].id.name, NULL },
+			    ns->v[i].error == 0);
 	if (ns)
-		sample(o, "smc_netns_left_out", NULL, ns->left_out);
+		prom_sample(o, "smc_netns_left_out", NULL, ns->left_out);
 }
 
 /* ---- link groups ------------------------------------------------------------------------- */
@@ -641,24 +642,24 @@ static void lgr_counts(struct out *o, const struct stats_engine *e,
 
 		for (size_t i = 0; i < n; i++)
 			cur += streq(lgrs[i].technology, techs[t]);
-		sample(o, "smc_linkgroups", (const char *const[]){ "technology", techs[t], NULL },
-		       cur);
+		prom_sample(o, "smc_linkgroups",
+			    (const char *const[]){ "technology", techs[t], NULL }, cur);
 	}
 	for (size_t t = 0; t < 2; t++)
-		sample(o, "smc_linkgroups_seen_total",
-		       (const char *const[]){ "technology", techs[t], NULL },
-		       agent_total(e, t ? STATS_LGR_SEEN_SMCR : STATS_LGR_SEEN_SMCD));
+		prom_sample(o, "smc_linkgroups_seen_total",
+			    (const char *const[]){ "technology", techs[t], NULL },
+			    agent_total(e, t ? STATS_LGR_SEEN_SMCR : STATS_LGR_SEEN_SMCD));
 	for (size_t t = 0; t < 2; t++)
-		sample(o, "smc_linkgroups_removed_total",
-		       (const char *const[]){ "technology", techs[t], NULL },
-		       agent_total(e, t ? STATS_LGR_REMOVED_SMCR : STATS_LGR_REMOVED_SMCD));
+		prom_sample(o, "smc_linkgroups_removed_total",
+			    (const char *const[]){ "technology", techs[t], NULL },
+			    agent_total(e, t ? STATS_LGR_REMOVED_SMCR : STATS_LGR_REMOVED_SMCD));
 	for (size_t t = 0; t < 2; t++) {
 		uint64_t agg = 0;
 
 		for (size_t i = 0; i < n; i++)
 			agg += streq(lgrs[i].technology, techs[t]) && !exported(e, &lgrs[i]);
-		sample(o, "smc_linkgroups_aggregated",
-		       (const char *const[]){ "technology", techs[t], NULL }, agg);
+		prom_sample(o, "smc_linkgroups_aggregated",
+			    (const char *const[]){ "technology", techs[t], NULL }, agg);
 	}
 }
 
@@ -677,10 +678,11 @@ static void lgr_family(struct out *o, const struct stats_engine *e,
 		if (!exported(e, l))
 			continue;
 		snprintf(id, sizeof(id), "%08" PRIx32, l->id);
-		sample(o, family,
-		       (const char *const[]){ "technology", l->technology, "linkgroup", id, "device",
-					      l->device, "pnetid", l->pnetid, "role", l->role, NULL },
-		       *(const uint64_t *)((const char *)&v + field));
+		prom_sample(o, family,
+			    (const char *const[]){ "technology", l->technology, "linkgroup", id,
+						   "device", l->device, "pnetid", l->pnetid, "role",
+						   l->role, NULL },
+			    *(const uint64_t *)((const char *)&v + field));
 	}
 	if (field == offsetof(struct lgr_values, peak))
 		return; /* a peak of a sum means nothing */
@@ -698,10 +700,11 @@ static void lgr_family(struct out *o, const struct stats_engine *e,
 			any = true;
 		}
 		if (any)
-			sample(o, family,
-			       (const char *const[]){ "technology", techs[t], "linkgroup", "_other",
-						      "device", "", "pnetid", "", "role", "", NULL },
-			       sum);
+			prom_sample(o, family,
+				    (const char *const[]){ "technology", techs[t], "linkgroup",
+							   "_other", "device", "", "pnetid", "",
+							   "role", "", NULL },
+				    sum);
 	}
 }
 
@@ -716,12 +719,13 @@ static void link_family(struct out *o, const struct stats_engine *e,
 		snprintf(id, sizeof(id), "%08" PRIx32, lgrs[i].id);
 		for (size_t k = 0; k < lgrs[i].n_links; k++) {
 			snprintf(link, sizeof(link), "%u", lgrs[i].links[k].id);
-			sample(o, up ? "smc_link_up" : "smc_link_connections",
-			       (const char *const[]){ "technology", lgrs[i].technology, "linkgroup",
-						      id, "link", link, "device",
-						      lgrs[i].links[k].ib_dev, "netdev",
-						      lgrs[i].links[k].netdev, NULL },
-			       up ? streq(lgrs[i].links[k].state, "ACTIVE") : lgrs[i].links[k].conns);
+			prom_sample(o, up ? "smc_link_up" : "smc_link_connections",
+				    (const char *const[]){ "technology", lgrs[i].technology,
+							   "linkgroup", id, "link", link, "device",
+							   lgrs[i].links[k].ib_dev, "netdev",
+							   lgrs[i].links[k].netdev, NULL },
+				    up ? streq(lgrs[i].links[k].state, "ACTIVE")
+				       : lgrs[i].links[k].conns);
 		}
 	}
 }
@@ -769,10 +773,11 @@ static void devices(struct out *o, const struct obj_device *devs, size_t n_devs,
 
 			device_counts(&devs[i], lgrs, n_lgrs, &v[0], &v[1]);
 			v[2] = devs[i].linkgroups_seen;
-			sample(o, names[f],
-			       (const char *const[]){ "technology", devs[i].technology, "device",
-						      devs[i].name, "pnetid", devs[i].pnetid, NULL },
-			       v[f]);
+			prom_sample(o, names[f],
+				    (const char *const[]){ "technology", devs[i].technology,
+							   "device", devs[i].name, "pnetid",
+							   devs[i].pnetid, NULL },
+				    v[f]);
 		}
 }
 
@@ -781,7 +786,7 @@ static void devices(struct out *o, const struct obj_device *devs, size_t n_devs,
 /* A failed read keeps the last objects (no false removal): say so, and how old they are. */
 static void objects_meta(struct out *o, const struct objects *obj)
 {
-	sample(o, "smc_agent_objects_stale", NULL, objects_stale(obj));
+	prom_sample(o, "smc_agent_objects_stale", NULL, objects_stale(obj));
 	begin(o, "smc_agent_objects_timestamp_seconds");
 	put_str(o, "smc_agent_objects_timestamp_seconds ");
 	put_fixed(o, (double)obj->read_real_usec / 1e6, 3);
@@ -799,20 +804,22 @@ static void agent_meta(struct out *o, const struct prom_agent *a)
 					      "stopping" };
 	static const char *const lo_states[] = { "inactive", "active", "draining" };
 
-	sample(o, "smc_agent_info",
-	       (const char *const[]){ "version", a->version ?: "", "kernel", a->kernel ?: "", NULL },
-	       1);
+	prom_sample(o, "smc_agent_info",
+		    (const char *const[]){ "version", a->version ?: "", "kernel", a->kernel ?: "",
+					   NULL },
+		    1);
 	for (size_t i = 0; i < ELEMENTSOF(states); i++)
-		sample(o, "smc_agent_state", (const char *const[]){ "state", states[i], NULL },
-		       streq_ptr(a->state, states[i]));
-	sample(o, "smc_agent_drift_repairs_total", NULL, a->drift_repairs);
-	sample(o, "smc_agent_drifted_items", NULL, a->drifted);
+		prom_sample(o, "smc_agent_state", (const char *const[]){ "state", states[i], NULL },
+			    streq_ptr(a->state, states[i]));
+	prom_sample(o, "smc_agent_drift_repairs_total", NULL, a->drift_repairs);
+	prom_sample(o, "smc_agent_drifted_items", NULL, a->drifted);
 	if (!a->loopback)
 		return;
 	for (size_t i = 0; i < ELEMENTSOF(lo_states); i++)
-		sample(o, "smc_loopback_state",
-		       (const char *const[]){ "device", a->loopback, "state", lo_states[i], NULL },
-		       streq_ptr(a->loopback_state, lo_states[i]));
+		prom_sample(
+			o, "smc_loopback_state",
+			(const char *const[]){ "device", a->loopback, "state", lo_states[i], NULL },
+			streq_ptr(a->loopback_state, lo_states[i]));
 }
 
 /*
@@ -826,42 +833,45 @@ static void assessment(struct out *o, const struct prom_agent *a)
 
 	if (!a->assess_enabled)
 		return;
-	sample(o, "smc_assess_available", NULL, a->assess_available);
-	sample(o, "smc_assess_windows_total", NULL, a->assess_windows);
+	prom_sample(o, "smc_assess_available", NULL, a->assess_available);
+	prom_sample(o, "smc_assess_windows_total", NULL, a->assess_windows);
 	if (!g)
 		return;
 	begin(o, "smc_assess_window_seconds");
 	put_str(o, "smc_assess_window_seconds ");
 	put_fixed(o, a->assess_seconds, 3);
 	put_char(o, '\n');
-	sample(o, "smc_assess_dropped_connections", NULL, a->assess_dropped);
+	prom_sample(o, "smc_assess_dropped_connections", NULL, a->assess_dropped);
 	for (unsigned k = 0; k < _ASSESS_CLASS_MAX; k++)
-		sample(o, "smc_assess_connections",
-		       (const char *const[]){ "class", assess_class_name(k), NULL }, g->conns[k]);
+		prom_sample(o, "smc_assess_connections",
+			    (const char *const[]){ "class", assess_class_name(k), NULL },
+			    g->conns[k]);
 	for (unsigned k = 0; k < _ASSESS_CLASS_MAX; k++)
-		sample(o, "smc_assess_bytes",
-		       (const char *const[]){ "class", assess_class_name(k), NULL }, g->bytes[k]);
+		prom_sample(o, "smc_assess_bytes",
+			    (const char *const[]){ "class", assess_class_name(k), NULL },
+			    g->bytes[k]);
 	for (unsigned k = 0; k < _ASSESS_REACH_MAX; k++)
-		sample(o, "smc_assess_reach_connections",
-		       (const char *const[]){ "reach", assess_reach_name(k), NULL }, g->reach[k]);
+		prom_sample(o, "smc_assess_reach_connections",
+			    (const char *const[]){ "reach", assess_reach_name(k), NULL },
+			    g->reach[k]);
 	for (size_t j = 0; j < g->n_apps; j++)
 		for (unsigned k = 0; k < _ASSESS_CLASS_MAX; k++)
-			sample(o, "smc_assess_application_connections",
-			       (const char *const[]){ "application", g->apps[j].name, "class",
-						      assess_class_name(k), NULL },
-			       g->apps[j].conns[k]);
+			prom_sample(o, "smc_assess_application_connections",
+				    (const char *const[]){ "application", g->apps[j].name, "class",
+							   assess_class_name(k), NULL },
+				    g->apps[j].conns[k]);
 	for (size_t j = 0; j < g->n_apps; j++)
 		for (unsigned k = 0; k < _ASSESS_CLASS_MAX; k++)
-			sample(o, "smc_assess_application_bytes",
-			       (const char *const[]){ "application", g->apps[j].name, "class",
-						      assess_class_name(k), NULL },
-			       g->apps[j].bytes[k]);
+			prom_sample(o, "smc_assess_application_bytes",
+				    (const char *const[]){ "application", g->apps[j].name, "class",
+							   assess_class_name(k), NULL },
+				    g->apps[j].bytes[k]);
 	for (size_t j = 0; j < g->n_apps; j++)
 		for (size_t v = 0; g->apps[j].verdict && v < assess_n_verdicts; v++)
-			sample(o, "smc_assess_application_verdict",
-			       (const char *const[]){ "application", g->apps[j].name, "verdict",
-						      assess_verdict_names[v], NULL },
-			       streq(g->apps[j].verdict, assess_verdict_names[v]));
+			prom_sample(o, "smc_assess_application_verdict",
+				    (const char *const[]){ "application", g->apps[j].name, "verdict",
+							   assess_verdict_names[v], NULL },
+				    streq(g->apps[j].verdict, assess_verdict_names[v]));
 }
 
 /* smc_stats_timestamp_seconds last: a reader checks that a file is whole by its last line
@@ -869,8 +879,8 @@ static void assessment(struct out *o, const struct prom_agent *a)
 static void meta(struct out *o, const struct stats_engine *e, const struct objects *obj)
 {
 	objects_meta(o, obj);
-	sample(o, "smc_kernel_epochs_total", NULL, agent_total(e, STATS_KERNEL_EPOCHS));
-	sample(o, "smc_up", NULL, e->available);
+	prom_sample(o, "smc_kernel_epochs_total", NULL, agent_total(e, STATS_KERNEL_EPOCHS));
+	prom_sample(o, "smc_up", NULL, e->available);
 	begin(o, "smc_stats_collection_duration_seconds");
 	put_str(o, "smc_stats_collection_duration_seconds ");
 	put_fixed(o, (double)e->last.duration_usec / 1e6, 6);
@@ -884,12 +894,12 @@ static void meta(struct out *o, const struct stats_engine *e, const struct objec
 /* The HELP text above, smcd-agent(8), smcctl(8) and the README say 8 and 64. */
 _Static_assert(FBATTR_TOP_UNITS == 8 && FBATTR_MAX_REASONS == 64, "update the texts");
 
-static void attribution(struct out *o, const struct prom_fallback *fb)
+static void prom_attribution(struct out *o, const struct prom_fallback *fb)
 {
 	const struct fbattr *a = fb->table;
 	char buf[16];
 
-	sample(o, "smc_fallback_attribution_available", NULL, fb->available);
+	prom_sample(o, "smc_fallback_attribution_available", NULL, fb->available);
 	if (!fb->available && (!a || !a->events))
 		return;
 	for (size_t i = 0; a && i < a->n_reasons; i++) {
@@ -897,20 +907,22 @@ static void attribution(struct out *o, const struct prom_fallback *fb)
 		const char *reason = reason_name(r->code, buf);
 
 		for (size_t u = 0; u < r->n_units; u++)
-			sample(o, "smc_fallback_attributed_total",
-			       (const char *const[]){ "reason", reason, "unit", r->units[u].unit,
-						      NULL },
-			       r->units[u].count);
+			prom_sample(o, "smc_fallback_attributed_total",
+				    (const char *const[]){ "reason", reason, "unit",
+							   r->units[u].unit, NULL },
+				    r->units[u].count);
 		if (r->other)
-			sample(o, "smc_fallback_attributed_total",
-			       (const char *const[]){ "reason", reason, "unit", FBATTR_OTHER, NULL },
-			       r->other);
+			prom_sample(o, "smc_fallback_attributed_total",
+				    (const char *const[]){ "reason", reason, "unit", FBATTR_OTHER,
+							   NULL },
+				    r->other);
 	}
 	if (a && a->other_reasons)
-		sample(o, "smc_fallback_attributed_total",
-		       (const char *const[]){ "reason", FBATTR_OTHER, "unit", FBATTR_OTHER, NULL },
-		       a->other_reasons);
-	sample(o, "smc_fallback_attribution_lost_total", NULL, fb->lost);
+		prom_sample(
+			o, "smc_fallback_attributed_total",
+			(const char *const[]){ "reason", FBATTR_OTHER, "unit", FBATTR_OTHER, NULL },
+			a->other_reasons);
+	prom_sample(o, "smc_fallback_attribution_lost_total", NULL, fb->lost);
 }
 
 char *prometheus_render(const struct stats_engine *e, const struct objects *obj)
@@ -949,12 +961,12 @@ char *prometheus_render_agent(const struct stats_engine *e, const struct objects
 	for (size_t f = 0; f < ELEMENTSOF(kernel_families); f++) {
 		kernel_family(&o, views, n_views, f);
 		if (f == 2)
-			reasons(&o, views, n_views);
+			prom_reasons(&o, views, n_views);
 	}
-	sockets(&o, views, n_views);
+	prom_sockets(&o, views, n_views);
 	netns_meta(&o, e, ns);
 	if (fb)
-		attribution(&o, fb);
+		prom_attribution(&o, fb);
 	linkgroups(&o, e, obj->linkgroups, obj->n_linkgroups);
 	devices(&o, obj->devices, obj->n_devices, obj->linkgroups, obj->n_linkgroups);
 	if (a) {

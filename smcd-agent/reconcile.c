@@ -11,7 +11,7 @@
 #include "common/macro.h"
 #include "common/ueid-derive.h"
 #include "common/util.h"
-#include "smcd-agent/loopback.h"
+#include "smcd-agent/loopback-reconcile.h"
 #include "smcd-agent/reconcile.h"
 
 static const char *const item_result_names[_ITEM_RESULT_MAX] = {

@@ -44,7 +44,7 @@
 
 #include "common/clock.h"
 #include "common/macro.h"
-#include "smcd-agent/stats.h"
+#include "smcd-agent/stats-engine.h"
 
 #define STATE_VERSION 1
 /* What the agent can hold: 2 x 36 kernel slots, reason codes of every epoch; devices. */
@@ -336,7 +336,7 @@ static int load_line(struct load *l, const char *line)
  * with one and writes none as long as the buffer: a line without (the file ends in it, or
  * it is longer) is damage.
  */
-static int read_line(struct load *l, FILE *f, char *buf, size_t size)
+static int stats_state_read_line(struct load *l, FILE *f, char *buf, size_t size)
 {
 	size_t n;
 
@@ -353,13 +353,13 @@ static int read_line(struct load *l, FILE *f, char *buf, size_t size)
  * The header: 1 when the entries apply to this boot, 0 when they do not (another boot, or a
  * format version this agent does not read), -EBADMSG when it is not a header.
  */
-static int header(struct load *l, FILE *f, const char *boot_id, uint64_t *ret_reset)
+static int stats_state_header(struct load *l, FILE *f, const char *boot_id, uint64_t *ret_reset)
 {
 	char line[256], boot[64] = "";
 	int version = -1, r;
 
 	*ret_reset = 0;
-	while ((r = read_line(l, f, line, sizeof(line))) > 0) {
+	while ((r = stats_state_read_line(l, f, line, sizeof(line))) > 0) {
 		if (line[0] == '#')
 			continue;
 		if (sscanf(line, "version %d", &version) == 1 ||
@@ -394,7 +394,7 @@ static int load_entries(struct load *l, FILE *f)
 	bool framed = false, first = true;
 	int r;
 
-	while ((r = read_line(l, f, line, sizeof(line))) > 0) {
+	while ((r = stats_state_read_line(l, f, line, sizeof(line))) > 0) {
 		if (first && sscanf(line, "entries %zu", &want) == 1) {
 			framed = true;
 			first = false;
@@ -404,7 +404,7 @@ static int load_entries(struct load *l, FILE *f)
 		if (framed && streq(line, "end")) {
 			if (n != want)
 				return damaged(l, "it holds another number of entries than it says");
-			return read_line(l, f, line, sizeof(line)) == 0
+			return stats_state_read_line(l, f, line, sizeof(line)) == 0
 				       ? 0
 				       : damaged(l, "lines follow its end line");
 		}
@@ -474,7 +474,7 @@ int stats_state_load(struct stats_engine *e, const char *path, const char *boot_
 	l.latest_usec = now_usec(CLOCK_REALTIME) + STATE_FUTURE_SLACK_USEC;
 	r = open_state(&l, path, &f);
 	if (r > 0)
-		r = header(&l, f, boot_id, &reset);
+		r = stats_state_header(&l, f, boot_id, &reset);
 	if (r > 0) { /* else no file, or another boot: the kernel started from 0, so do we */
 		r = load_entries(&l, f);
 		if (r == 0) {

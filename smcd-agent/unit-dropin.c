@@ -51,8 +51,8 @@ static int put_back(const char *path, const char *old)
 	return r == -ENOENT ? 0 : r;
 }
 
-static int why_set(char **ret_why, const char *fmt, ...) _printf_(2, 3);
-static int why_set(char **ret_why, const char *fmt, ...)
+static int dropin_why_set(char **ret_why, const char *fmt, ...) _printf_(2, 3);
+static int dropin_why_set(char **ret_why, const char *fmt, ...)
 {
 	va_list ap;
 	int r;
@@ -94,8 +94,8 @@ static int reload_or_put_back(struct manager *m, const char *path, const char *o
 	manager_announce(m, SMCD_BUS_MANAGER_CONFIG_ERROR, NULL);
 	if (k < 0) {
 		log_error("Cannot put %s back as it was: %s", path, strerror(-k));
-		why_set(ret_why, "%s\n(and %s could not be put back as it was: %s)", why ? why : "",
-			path, strerror(-k));
+		dropin_why_set(ret_why, "%s\n(and %s could not be put back as it was: %s)",
+			       why ? why : "", path, strerror(-k));
 	} else
 		*ret_why = TAKE_PTR(why);
 	return MANAGER_UNIT_REFUSED;
@@ -112,17 +112,18 @@ int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup,
 
 	*ret_path = *ret_why = NULL;
 	if (config_unit_name(unit, name, &why) < 0)
-		return why_set(ret_why, "'%s' is not a unit name: %s", unit, why), -EINVAL;
+		return dropin_why_set(ret_why, "'%s' is not a unit name: %s", unit, why), -EINVAL;
 	why = config_cgroup_path_problem(cgroup);
 	if (why)
-		return why_set(ret_why, "'%s' is not a valid cgroup path: %s", cgroup, why), -EINVAL;
+		return dropin_why_set(ret_why, "'%s' is not a valid cgroup path: %s", cgroup, why),
+		       -EINVAL;
 	path = config_unit_dropin_path(m->config_path, name);
 	text = config_unit_dropin_text(name, cgroup);
 	if (!path || !text)
 		return -ENOMEM;
 	r = textfile_read_small(path, DROPIN_MAX_BYTES, &old);
 	if (r < 0)
-		return why_set(ret_why, "cannot read %s: %s", path, strerror(-r)), r;
+		return dropin_why_set(ret_why, "cannot read %s: %s", path, strerror(-r)), r;
 	/* Already in force: the same drop-in, or the cgroup from smc.yaml or another file. */
 	for (size_t i = 0; i < m->config->policies.n_cgroups; i++) {
 		have = &m->config->policies.cgroups[i];
@@ -141,7 +142,8 @@ int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup,
 		(void)chmod(dir, 0755); /* whatever the umask */
 	else if (errno != EEXIST) {
 		r = negative_errno();
-		return why_set(ret_why,
+		return dropin_why_set(
+			       ret_why,
 			       "cannot create %s: %s (smcd-agent's unit has ReadWritePaths=-%s: create the directory, mode 0755, and restart smcd-agent)",
 			       dir, strerror(-r), dir),
 		       r;
@@ -150,8 +152,10 @@ int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup,
 	r = written(path, r, sync_error);
 	if (r < 0)
 		return (textfile_untrusted()
-				? why_set(ret_why, "cannot write %s: %s", path, textfile_untrusted())
-				: why_set(ret_why,
+				? dropin_why_set(ret_why, "cannot write %s: %s", path,
+						 textfile_untrusted())
+				: dropin_why_set(
+					  ret_why,
 					  "cannot write %s: %s (the directory must exist and be writable for smcd-agent: its unit has ReadWritePaths=-%s.d)",
 					  path, strerror(-r), m->config_path)),
 		       r;
@@ -161,7 +165,8 @@ int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup,
 		return r;
 	*ret_path = TAKE_PTR(path);
 	if (r < 0)
-		return why_set(ret_why,
+		return dropin_why_set(
+			       ret_why,
 			       "wrote %s and it is the running configuration, but applying it failed: %s (see LastReconcile; smcctl config reload tries again)",
 			       *ret_path, strerror(-r)),
 		       MANAGER_UNIT_APPLY_FAILED;
@@ -178,27 +183,28 @@ int manager_disable_unit(struct manager *m, const char *unit, char **ret_path, c
 
 	*ret_path = *ret_why = NULL;
 	if (config_unit_name(unit, name, &why) < 0)
-		return why_set(ret_why, "'%s' is not a unit name: %s", unit, why), -EINVAL;
+		return dropin_why_set(ret_why, "'%s' is not a unit name: %s", unit, why), -EINVAL;
 	path = config_unit_dropin_path(m->config_path, name);
 	if (!path)
 		return -ENOMEM;
 	r = textfile_read_small(path, DROPIN_MAX_BYTES, &old);
 	if (r < 0)
-		return why_set(ret_why, "cannot read %s: %s", path, strerror(-r)), r;
+		return dropin_why_set(ret_why, "cannot read %s: %s", path, strerror(-r)), r;
 	if (!old) {
 		/* Not ours to remove: a line of smc.yaml or of another drop-in. */
 		t = config_unit_cgroup_find(m->config, name, NULL);
 		if (!t)
 			return 1;
-		return why_set(ret_why,
+		return dropin_why_set(
+			       ret_why,
 			       "%s is not enabled by a drop-in of smcctl enable: its cgroup %s is listed in %s, line %u; remove it there (then reload)",
 			       name, t->path, t->file ? t->file : m->config->path, t->line),
 		       -EEXIST;
 	}
 	r = textfile_unlink(path);
 	if (r < 0)
-		return why_set(ret_why, "cannot remove %s: %s", path,
-			       textfile_untrusted() ? textfile_untrusted() : strerror(-r)),
+		return dropin_why_set(ret_why, "cannot remove %s: %s", path,
+				      textfile_untrusted() ? textfile_untrusted() : strerror(-r)),
 		       r;
 	log_info("Removed %s: %s no longer gets SMC from it", path, name);
 	r = reload_or_put_back(m, path, old, ret_why);
@@ -206,7 +212,8 @@ int manager_disable_unit(struct manager *m, const char *unit, char **ret_path, c
 		return r;
 	*ret_path = TAKE_PTR(path);
 	if (r < 0)
-		return why_set(ret_why,
+		return dropin_why_set(
+			       ret_why,
 			       "removed %s and the configuration without it is the running one, but applying it failed: %s (see LastReconcile; smcctl config reload tries again)",
 			       *ret_path, strerror(-r)),
 		       MANAGER_UNIT_APPLY_FAILED;

@@ -269,7 +269,7 @@ static void op_list(void *arg)
 	list_dir(arg);
 }
 
-/* The device's directory once (O_PATH, as netlink/sysfs.c opens it), then two files. */
+/* The device's directory once (O_PATH, as netlink/smcnl-sysfs.c opens it), then two files. */
 static void op_dibs_dir(void *arg)
 {
 	int cfd = *(int *)arg, dfd = openat(cfd, "lo", O_PATH | O_DIRECTORY | O_CLOEXEC);

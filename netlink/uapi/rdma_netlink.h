@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ((GPL-2.0 WITH Linux-syscall-note) OR Linux-OpenIB) */
 /*
  * smcd-agent's copy of the few names of the kernel uapi header include/uapi/rdma/
- * rdma_netlink.h (RDMA netlink, NETLINK_RDMA, "nldev") that netlink/rdma.c uses, with
+ * rdma_netlink.h (RDMA netlink, NETLINK_RDMA, "nldev") that netlink/smcnl-rdma.c uses, with
  * their values (an ABI: never renumbered; tests/unit/test-netlink-uapi.c checks them
  * against the system's header).  Only these, so no RDMA headers are needed to build.
  */

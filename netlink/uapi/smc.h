@@ -17,7 +17,7 @@
  * only appends to the 6.1 enums (nothing renumbered); tests/unit/test-netlink-uapi checks
  * that every value the system header defines agrees with this copy.
  *
- * Wire traps the enum comments below do not tell (see netlink/smc-genl.c):
+ * Wire traps the enum comments below do not tell (see netlink/smcnl-genl.c):
  *   SMC_NLA_LGR_D_CHID is a u32 on the wire (the comment says u16);
  *   SMC_NLA_LGR_V2_* starts at 0 (no UNSPEC);
  *   "uint" attributes are 4 or 8 bytes (nla_put_uint).

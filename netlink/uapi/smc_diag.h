@@ -5,7 +5,7 @@
  * constant we need from it (IB_DEVICE_NAME_MAX, 64), so no RDMA headers are required.
  *
  * struct smcd_diag_dmbinfo is 56 bytes since 6.8 (peer_gid_ext, my_gid_ext) and 40 bytes
- * before: readers must check the attribute length (netlink/diag.c does).
+ * before: readers must check the attribute length (netlink/smcnl-diag.c does).
  */
 #ifndef SMCNL_UAPI_SMC_DIAG_H
 #define SMCNL_UAPI_SMC_DIAG_H

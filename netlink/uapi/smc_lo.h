@@ -3,7 +3,7 @@
  * smc_lo: a controllable SMC-D loopback device (DIBS) and its generic netlink family.
  *
  * This header is the one contract between the kernel module (kmod/) and user space
- * (netlink/smclo.c, smcctl, smcd-agent).  It is included by both; keep it free of kernel-
+ * (netlink/smcnl-smclo.c, smcctl, smcd-agent).  It is included by both; keep it free of kernel-
  * or libc-only types.  Numbering is ABI: append, never renumber or reuse.
  *
  * Family

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "smcd-agent/stats.h"
+#include "smcd-agent/stats-engine.h"
 
 /* The agent writes only into a directory no one else may write (not /tmp itself). */
 static char dir[] = "/tmp/fuzz-state-XXXXXX";

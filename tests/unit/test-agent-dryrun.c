@@ -20,7 +20,7 @@
 #include "common/macro.h"
 #include "common/output.h"
 #include "common/plan-text.h"
-#include "smcd-agent/loopback.h"
+#include "smcd-agent/loopback-reconcile.h"
 #include "smcd-agent/plan.h"
 #include "tests/unit/golden.h"
 

@@ -19,7 +19,7 @@
 #include "common/macro.h"
 #include "smcd-agent/fallback.h"
 #include "smcd-agent/objects.h"
-#include "smcd-agent/stats.h"
+#include "smcd-agent/stats-engine.h"
 
 #define NOUEID 0x03030008u
 #define PEERDECL 0x05000000u

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * smc.yaml's loopback: section (config/loopback.c) and its reconciliation (smcd-agent/loopback.c)
- * through the whole manager on the fake kernel (kernel-fake-smclo.c): the order of the
- * items (lo's PNET ID only while smclo is active), re-activation for pending settings,
- * drift, a removal that cannot finish, a host without the module, and pnet.exclusive
- * leaving the loopback PNET IDs alone; and the real kernel's check for a module being
- * removed.
+ * smc.yaml's loopback: section (config/section-loopback.c) and its reconciliation
+ * (smcd-agent/loopback-reconcile.c) through the whole manager on the fake kernel
+ * (kernel-fake-smclo.c): the order of the items (lo's PNET ID only while smclo is active),
+ * re-activation for pending settings, drift, a removal that cannot finish, a host without the
+ * module, and pnet.exclusive leaving the loopback PNET IDs alone; and the real kernel's check for a
+ * module being removed.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "common/macro.h"
-#include "smcd-agent/loopback.h"
+#include "smcd-agent/loopback-reconcile.h"
 #include "smcd-agent/manager.h"
 #include "tests/unit/golden.h"
 

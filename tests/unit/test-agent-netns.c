@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The statistics of other network namespaces (smcd-agent/netns.c) on the fake kernel, whose
+ * The statistics of other network namespaces (smcd-agent/netns-sampler.c) on the fake kernel, whose
  * DIR/netns/NAME directories are the named namespaces (kernel-fake.c): which are sampled
  * (all, a list, none, at most stats.netns-max, never the agent's own twice, never one named
  * "host"), one handle per namespace kept while its name names it (a name made again is a new
@@ -23,9 +23,9 @@
 #include "common/macro.h"
 #include "smcd-agent/collector.h"
 #include "smcd-agent/kernel.h"
-#include "smcd-agent/netns.h"
+#include "smcd-agent/netns-sampler.h"
 #include "smcd-agent/objects.h"
-#include "smcd-agent/stats.h"
+#include "smcd-agent/stats-engine.h"
 
 static char dir[] = "/tmp/test-agent-netns-XXXXXX";
 

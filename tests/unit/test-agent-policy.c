@@ -22,7 +22,7 @@
 #ifdef HAVE_BPF
 #include "bpf/smcbpf.h"
 #endif
-#include "smcd-agent/policy.h"
+#include "smcd-agent/policy-engine.h"
 
 static char tmp_path[] = "/tmp/test-agent-policy-XXXXXX";
 

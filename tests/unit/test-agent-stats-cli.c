@@ -20,12 +20,12 @@
 #include <cmocka.h>
 
 #include "cli/agent.h"
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/advice.h"
 #include "common/output.h"
 #include "common/stats-table.h"
 #include "smcd-agent/manager.h"
-#include "smcd-agent/stats.h"
+#include "smcd-agent/stats-engine.h"
 #include "tests/unit/golden.h"
 
 #define SEC 1000000ULL

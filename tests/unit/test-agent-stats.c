@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The statistics engine (smcd-agent/stats.c) and what hangs off it: baseline and reset, u16
+ * The statistics engine (smcd-agent/stats-engine.c) and what hangs off it: baseline and reset, u16
  * wraps of the fallback reasons, kernel epochs (smc reloaded), link-group tracking and the
  * Prometheus series cap, the rendering (golden file), the state file, the atomic textfile
  * write and the stats: section of smc.yaml.
@@ -22,15 +22,15 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "common/assess.h"
+#include "common/assess-rules.h"
 #include "common/bus-api.h"
 #include "common/macro.h"
 #include "common/output.h"
 #include "common/util.h"
 #include "config/config.h"
 #include "smcd-agent/manager.h"
-#include "smcd-agent/netns.h"
-#include "smcd-agent/stats.h"
+#include "smcd-agent/netns-sampler.h"
+#include "smcd-agent/stats-engine.h"
 #include "tests/unit/golden.h"
 
 #define SEC 1000000ULL

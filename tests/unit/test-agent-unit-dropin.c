@@ -23,7 +23,7 @@
 #include "common/macro.h"
 #include "smcd-agent/bus-manager.h"
 #include "smcd-agent/manager.h"
-#include "smcd-agent/policy.h"
+#include "smcd-agent/policy-engine.h"
 #include "tests/unit/golden.h"
 
 static char dir[] = "/tmp/test-agent-unit-dropin-XXXXXX";

@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/output.h"
 #include "common/stats-table.h"
 #include "tests/unit/golden.h"
@@ -86,9 +86,9 @@ static void test_seid(void **state)
 	check("seid-s390", seid_json(&s390, true), seid_text, 0, 0);
 }
 
-static json_object *devices_doc(void)
-{
-	struct smcd_device lo = {
+/* Two DIBS loopback devices (one with a user PNET ID), an ISM device, a RoCE device. */
+static const struct smcd_device test_smcd[] = {
+	{
 		.name = "lo",
 		.seen = SMCD_SEEN_DIBS,
 		.loopback = true,
@@ -97,8 +97,8 @@ static json_object *devices_doc(void)
 		.gid = "5b2c0e7d-0c44-4e3b-9a41-0f7c2d3e4f50",
 		.linkgroups = 2,
 		.conns = 4,
-	};
-	struct smcd_device lo2 = {
+	},
+	{
 		.name = "smcd-lo2",
 		.seen = SMCD_SEEN_DIBS,
 		.loopback = true,
@@ -106,8 +106,8 @@ static json_object *devices_doc(void)
 		.fabric_id = 0xffff,
 		.gid = "0a1b2c3d-4e5f-4061-8273-94a5b6c7d8e9",
 		.port = { .user_defined = true, .pnetid = "NOLO" },
-	};
-	struct smcd_device ism = {
+	},
+	{
 		.name = "ism0001",
 		.seen = SMCD_SEEN_NETLINK | SMCD_SEEN_DIBS,
 		.has_fabric_id = true,
@@ -123,8 +123,10 @@ static json_object *devices_doc(void)
 		.port = { .pnetid = "NET1" },
 		.linkgroups = 1,
 		.conns = 7,
-	};
-	struct smcr_device mlx = {
+	},
+};
+static const struct smcr_device test_smcr[] = {
+	{
 		.ib_name = "mlx5_0", .is_crit = true, .has_pci = true, .pci_fid = 0x2002,
 		.pci_chid = 0x1c0, .pci_vendor = 0x15b3, .pci_device = 0x1016,
 		.pci_id = "0000:3b:00.0",
@@ -133,27 +135,121 @@ static json_object *devices_doc(void)
 			  .netdev_ifindex = 4, .netdev = "eth1", .link_cnt = 2 },
 			{ .valid = true, .netdev_ifindex = 5, .netdev = "eth2" },
 		},
-	};
+	},
+};
+
+/* The devices as smcd_device_json() and smcr_device_json() have them (without "smc_lo"). */
+static json_object *devices_doc(void)
+{
 	json_object *doc = json_object_new_object(), *d = json_object_new_array(),
 		    *r = json_object_new_array();
 
 	json_add(doc, "smcd", d);
 	json_add(doc, "smcr", r);
-	json_append(d, smcd_device_json(&lo));
-	json_append(d, smcd_device_json(&lo2));
-	json_append(d, smcd_device_json(&ism));
-	json_append(r, smcr_device_json(&mlx));
+	for (size_t i = 0; i < ELEMENTSOF(test_smcd); i++)
+		json_append(d, smcd_device_json(&test_smcd[i]));
+	for (size_t i = 0; i < ELEMENTSOF(test_smcr); i++)
+		json_append(r, smcr_device_json(&test_smcr[i]));
 	return doc;
+}
+
+/* The JSON of doc pretty into a golden, and compact on one line. */
+static void check_json_doc(const char *name, json_object *doc)
+{
+	struct capture cap;
+	char file[256];
+
+	assert_non_null(doc);
+	capture_begin(&cap);
+	out_json(cap.f, doc, true);
+	capture_end(&cap);
+	assert_one_json_document(cap.buf);
+	snprintf(file, sizeof(file), "synthetic/%s.json", name);
+	golden_check(file, cap.buf);
+	free(cap.buf);
+	capture_begin(&cap);
+	out_json(cap.f, doc, false);
+	capture_end(&cap);
+	assert_one_json_document(cap.buf);
+	assert_ptr_equal(strchr(cap.buf, '\n'), cap.buf + strlen(cap.buf) - 1);
+	free(cap.buf);
+	json_object_put(doc);
+}
+
+/*
+ * smcctl device's answer for these devices (smc_lo not loaded): device list's table from
+ * the text sink at each detail level up to max_detail, device show's blocks from the
+ * document sink's document (show), the JSON sink's JSON into a golden (json) and equal to
+ * json-c's print of that document, compact and pretty.
+ */
+static void check_devices(const char *name, const struct smcd_device *d, size_t n_d,
+			  const struct smcr_device *r, size_t n_r, bool want_d, bool want_r,
+			  unsigned max_detail, const char *show, const char *json)
+{
+	struct out_sink o;
+	struct capture cap, doc_cap;
+	json_object *doc;
+	char file[256];
+
+	for (unsigned det = 0; det <= max_detail; det++) {
+		capture_begin(&cap);
+		out_sink_text(&o, cap.f, det);
+		assert_int_equal(device_list_emit(&o, d, n_d, r, n_r, want_d, want_r, NULL, NULL, 0),
+				 0);
+		capture_end(&cap);
+		assert_non_null(strstr(cap.buf, "devices"));
+		snprintf(file, sizeof(file), "synthetic/%s%s.txt", name, det ? "-d" : "");
+		golden_check(file, cap.buf);
+		free(cap.buf);
+	}
+	for (int pretty = 1; pretty >= 0; pretty--) {
+		out_sink_doc(&o);
+		assert_int_equal(device_list_emit(&o, d, n_d, r, n_r, want_d, want_r, NULL, NULL, 0),
+				 0);
+		assert_non_null(doc = out_sink_take_doc(&o));
+		if (show && pretty) {
+			struct smcctl c = {};
+
+			capture_begin(&cap);
+			c.out = cap.f;
+			device_show_text(&c, doc);
+			capture_end(&cap);
+			snprintf(file, sizeof(file), "synthetic/%s.txt", show);
+			golden_check(file, cap.buf);
+			free(cap.buf);
+		}
+		capture_begin(&doc_cap);
+		assert_int_equal(out_json(doc_cap.f, doc, pretty), 0);
+		capture_end(&doc_cap);
+		json_object_put(doc);
+		capture_begin(&cap);
+		out_sink_json(&o, cap.f, pretty);
+		assert_int_equal(device_list_emit(&o, d, n_d, r, n_r, want_d, want_r, NULL, NULL, 0),
+				 0);
+		capture_end(&cap);
+		assert_one_json_document(cap.buf);
+		assert_string_equal(cap.buf, doc_cap.buf);
+		if (json && pretty) {
+			snprintf(file, sizeof(file), "synthetic/%s.json", json);
+			golden_check(file, cap.buf);
+		}
+		free(cap.buf);
+		free(doc_cap.buf);
+	}
 }
 
 static void test_device(void **state)
 {
 	json_object *only_d = json_object_new_object();
 
-	check("device-list", devices_doc(), device_list_text, 1, 0);
-	check("device-show", devices_doc(), device_show_text, 0, 0);
+	check_devices("device-list", test_smcd, ELEMENTSOF(test_smcd), test_smcr,
+		      ELEMENTSOF(test_smcr), true, true, 1, "device-show", "device-list-views");
+	check_json_doc("device-list", devices_doc());
+	check_json_doc("device-show", devices_doc());
+	check_devices("device-list-smcd-none", NULL, 0, NULL, 0, true, false, 0, NULL,
+		      "device-list-smcd-none");
 	json_add(only_d, "smcd", json_object_new_array());
-	check("device-list-smcd-none", only_d, device_list_text, 0, 0);
+	check_json_doc("device-list-smcd-none", only_d);
 }
 
 /*

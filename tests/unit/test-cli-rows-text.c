@@ -11,12 +11,13 @@
  * stats_tree_from_kernel() (less the other technology for --smcd and --smcr), in every view
  * and at both detail levels, for every statistics dump recorded and for synthetic numbers
  * (all counters set, gauges sent and not, numbers past 2^32, reasons known and unknown,
- * more fallbacks than the reasons count).  device_rows_text() against device_list_text() of
- * smcd_device_json()/smcr_device_json() (smc_lo not loaded), with --smcd, --smcr and both
- * and at both detail levels, for every device dump recorded and for synthetic devices (ISM
- * with PCI data, user PNET IDs, RDMA ports down, without PCI ids, no usable port); and
- * the counts of the default table's device list, which reads GIDs only where two devices
- * share a fabric id, equal to those of the whole list for every recording.
+ * more fallbacks than the reasons count).  device has one path (cli/device.c emits into a
+ * sink): its streamed JSON against json-c's print of its document, with --smcd, --smcr and
+ * both, for every device dump recorded and for synthetic devices (ISM with PCI data, user
+ * PNET IDs, RDMA ports down, without PCI ids, no usable port; their tables' text at both
+ * detail levels held by goldens); and the counts of the default table's device list, which
+ * reads GIDs only where two devices share a fabric id, equal to those of the whole list
+ * for every recording.
  * info_facts_text() against info_text() of info_json() for every recorded step the
  * capability probe can be replayed in, at both detail levels (test-cli-render holds both
  * to the goldens of its synthetic hosts); and that info asks for the SEID only when the
@@ -35,7 +36,7 @@
 #include <cmocka.h>
 #include <linux/genetlink.h>
 
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/output.h"
 #include "common/stats-table.h"
 #include "netlink/smcnl-internal.h"
@@ -286,69 +287,65 @@ static void test_stats_recorded(void **state)
 
 /* ---- device --------------------------------------------------------------------------- */
 
-static char *dev_doc(const struct smcd_device *d, size_t n_d, const struct smcr_device *r,
-		     size_t n_r, bool want_d, bool want_r, unsigned detail)
-{
-	json_object *doc = json_object_new_object(), *arr;
-	struct smcctl c = { .detail = detail };
-	struct capture cap;
-
-	/* As device_list() builds it when smc_lo is not loaded (every "smc_lo" null). */
-	assert_non_null(doc);
-	if (want_d) {
-		assert_int_equal(json_add(doc, "smcd", arr = json_object_new_array()), 0);
-		for (size_t i = 0; i < n_d; i++) {
-			json_object *e = smcd_device_json(&d[i]);
-
-			assert_non_null(e);
-			assert_int_equal(json_add_null(e, "smc_lo"), 0);
-			assert_int_equal(json_append(arr, e), 0);
-		}
-	}
-	if (want_r) {
-		assert_int_equal(json_add(doc, "smcr", arr = json_object_new_array()), 0);
-		for (size_t i = 0; i < n_r; i++)
-			assert_int_equal(json_append(arr, smcr_device_json(&r[i])), 0);
-	}
-	capture_begin(&cap);
-	c.out = cap.f;
-	device_list_text(&c, doc);
-	capture_end(&cap);
-	json_object_put(doc);
-	return cap.buf;
-}
-
-static char *dev_rows(const struct smcd_device *d, size_t n_d, const struct smcr_device *r,
-		      size_t n_r, bool want_d, bool want_r, unsigned detail)
-{
-	struct smcctl c = { .detail = detail };
-	struct capture cap;
-
-	capture_begin(&cap);
-	c.out = cap.f;
-	assert_int_equal(device_rows_text(&c, d, n_d, r, n_r, want_d, want_r), 0);
-	capture_end(&cap);
-	return cap.buf;
-}
-
+/*
+ * smcctl device's answer has one path (device_list_emit()): its streamed JSON must be what
+ * json-c prints for the document the same emits build (device show's blocks are drawn from
+ * that document), compact and pretty, with --smcd, --smcr and both; the tables' text of
+ * the synthetic devices, at both detail levels, is held by goldens
+ * (synthetic/NAME-{both,smcd,smcr}[-d].txt), that of every recording by test-cli-golden.
+ */
 static void dev_same(const char *what, const struct smcd_device *d, size_t n_d,
-		     const struct smcr_device *r, size_t n_r)
+		     const struct smcr_device *r, size_t n_r, const char *golden)
 {
 	static const bool wants[][2] = { { true, true }, { true, false }, { false, true } };
+	static const char *const suffix[] = { "both", "smcd", "smcr" };
 
-	for (size_t w = 0; w < ELEMENTSOF(wants); w++)
-		for (unsigned detail = 0; detail <= 1; detail++) {
-			char *a = dev_doc(d, n_d, r, n_r, wants[w][0], wants[w][1], detail);
-			char *b = dev_rows(d, n_d, r, n_r, wants[w][0], wants[w][1], detail);
+	for (size_t w = 0; w < ELEMENTSOF(wants); w++) {
+		for (int pretty = 0; pretty < 2; pretty++) {
+			struct out_sink o;
+			struct capture a, b;
+			json_object *doc;
 
-			assert_non_null(strstr(a, "devices"));
-			if (strcmp(a, b) != 0)
-				fail_msg("%s (smcd %d, smcr %d, detail %u): the text differs\n--- from "
-					 "the document:\n%s\n--- from the structs:\n%s",
-					 what, wants[w][0], wants[w][1], detail, a, b);
-			free(a);
-			free(b);
+			out_sink_doc(&o);
+			assert_int_equal(device_list_emit(&o, d, n_d, r, n_r, wants[w][0],
+							  wants[w][1], NULL, NULL, 0),
+					 0);
+			assert_non_null(doc = out_sink_take_doc(&o));
+			capture_begin(&a);
+			assert_int_equal(out_json(a.f, doc, pretty), 0);
+			capture_end(&a);
+			json_object_put(doc);
+			capture_begin(&b);
+			out_sink_json(&o, b.f, pretty);
+			assert_int_equal(device_list_emit(&o, d, n_d, r, n_r, wants[w][0],
+							  wants[w][1], NULL, NULL, 0),
+					 0);
+			capture_end(&b);
+			if (strcmp(a.buf, b.buf) != 0)
+				fail_msg("%s (smcd %d, smcr %d): the JSON differs\n--- json-c:\n%s\n"
+					 "--- streamed:\n%s",
+					 what, wants[w][0], wants[w][1], a.buf, b.buf);
+			free(a.buf);
+			free(b.buf);
 		}
+		for (unsigned detail = 0; golden && detail <= 1; detail++) {
+			struct out_sink o;
+			struct capture t;
+			char file[256];
+
+			capture_begin(&t);
+			out_sink_text(&o, t.f, detail);
+			assert_int_equal(device_list_emit(&o, d, n_d, r, n_r, wants[w][0],
+							  wants[w][1], NULL, NULL, 0),
+					 0);
+			capture_end(&t);
+			assert_non_null(strstr(t.buf, "devices"));
+			snprintf(file, sizeof(file), "synthetic/%s-%s%s.txt", golden, suffix[w],
+				 detail ? "-d" : "");
+			golden_check(file, t.buf);
+			free(t.buf);
+		}
+	}
 }
 
 static void test_dev_synthetic(void **state)
@@ -402,10 +399,10 @@ static void test_dev_synthetic(void **state)
 	snprintf(r[1].ports[1].pnet.pnetid, sizeof(r[1].ports[1].pnet.pnetid), "NET2");
 	snprintf(r[2].ib_name, sizeof(r[2].ib_name), "siw0");
 
-	dev_same("synthetic", d, ELEMENTSOF(d), r, 3);
-	dev_same("synthetic, no usable port", d, 2, &r[2], 1);
-	dev_same("synthetic SMC-R only", NULL, 0, r, 2);
-	dev_same("no devices", NULL, 0, NULL, 0);
+	dev_same("synthetic", d, ELEMENTSOF(d), r, 3, "device-edges");
+	dev_same("synthetic, no usable port", d, 2, &r[2], 1, "device-edges-no-port");
+	dev_same("synthetic SMC-R only", NULL, 0, r, 2, "device-edges-smcr-only");
+	dev_same("no devices", NULL, 0, NULL, 0, "device-edges-none");
 }
 
 /* Recorded steps where two SMC-D devices with link groups share a fabric id. */
@@ -454,7 +451,7 @@ static void dev_step(const char *dir)
 	snprintf(sysroot, sizeof(sysroot), "%s/sysroot", dir);
 	assert_int_equal(smcnl_open(&opts, &nl), 0);
 	if (smcd_device_list(nl, &d, &n_d) == 0 && smcr_device_list(nl, &r, &n_r) == 0) {
-		dev_same(dir, d, n_d, r, n_r);
+		dev_same(dir, d, n_d, r, n_r, NULL);
 		dev_counts_same(dir, &opts, d, n_d);
 	}
 	free(d);

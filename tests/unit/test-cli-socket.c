@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "cli/objects.h"
+#include "cli/verbs.h"
 #include "common/output.h"
 #include "tests/unit/golden.h"
 

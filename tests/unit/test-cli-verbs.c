@@ -168,15 +168,29 @@ static int no_run(struct smcctl *c, const struct verb_args *a)
 
 static void test_short_letters(void **state)
 {
-	static const struct option g[] = { { "json", optional_argument, NULL, 'j' },
-					   { "pretty", no_argument, NULL, SMCCTL_OPT_PRETTY },
-					   {} };
-	static const struct verb_opt check[] = { { "timeout", 't', "S", "x" }, {} };
-	static const struct verb_opt assess[] = { { "duration", 't', "S", "x" }, {} };
-	static const struct verb_opt json[] = { { "jobs", 'j', NULL, "x" }, {} };
-	static const struct verb_opt m1[] = { { "method", 'm', "M", "x" }, {} };
-	static const struct verb_opt m2[] = { { "method", 'M', "M", "x" }, {} };
-	static const struct verb_opt m3[] = { { "method", 0, "M", "x" }, {} };
+	static const struct option g[] = {
+		{ .name = "json", .has_arg = optional_argument, .val = 'j' },
+		{ .name = "pretty", .has_arg = no_argument, .val = SMCCTL_OPT_PRETTY },
+		{},
+	};
+	static const struct verb_opt check[] = {
+		{ .name = "timeout", .short_name = 't', .arg = "S", .help = "x" }, {}
+	};
+	static const struct verb_opt assess[] = {
+		{ .name = "duration", .short_name = 't', .arg = "S", .help = "x" }, {}
+	};
+	static const struct verb_opt json[] = {
+		{ .name = "jobs", .short_name = 'j', .arg = NULL, .help = "x" }, {}
+	};
+	static const struct verb_opt m1[] = {
+		{ .name = "method", .short_name = 'm', .arg = "M", .help = "x" }, {}
+	};
+	static const struct verb_opt m2[] = {
+		{ .name = "method", .short_name = 'M', .arg = "M", .help = "x" }, {}
+	};
+	static const struct verb_opt m3[] = {
+		{ .name = "method", .short_name = 0, .arg = "M", .help = "x" }, {}
+	};
 	const struct verb v_check[] = { { .name = "a", .opts = check, .run = no_run }, {} };
 	const struct verb v_assess[] = { { .name = "b", .opts = assess, .run = no_run }, {} };
 	const struct verb v_json[] = { { .name = "c", .opts = json, .run = no_run }, {} };
@@ -338,6 +352,37 @@ static void test_help(void **state)
 		snprintf(want, sizeof(want), "smcctl %s: ", o->name);
 		expect_ok(RUN(o->name, "help"), want);
 	}
+}
+
+/*
+ * Every verb of the table, whatever it does: --help answers with its usage and exits 0 with
+ * nothing on stderr; an unknown option is a usage error (exit 2, one line on stderr naming
+ * the option, nothing on stdout) before the verb does anything.
+ */
+static void test_every_verb(void **state)
+{
+	for (const struct object *o = smcctl_objects; o->name; o++)
+		for (const struct verb *v = o->verbs; v->name; v++) {
+			struct result r = RUN(o->name, v->name, "--help");
+			char a[160], b[160];
+
+			snprintf(a, sizeof(a), "%s %s", o->name, v->name);
+			snprintf(b, sizeof(b), "%s [%s]", o->name, v->name);
+			if (r.status != 0 || r.err[0] || !strstr(r.out, "Usage:") ||
+			    (!strstr(r.out, a) && !strstr(r.out, b)))
+				fail_msg("smcctl %s %s --help: exit %d, stderr \"%s\", stdout \"%s\"",
+					 o->name, v->name, r.status, r.err, r.out);
+			result_free(&r);
+			/* the option named, and where to look: smcctl OBJECT help */
+			snprintf(a, sizeof(a), "smcctl %s help", o->name);
+			r = RUN(o->name, v->name, "--no-such-option");
+			if (!strstr(r.err, a))
+				fail_msg("smcctl %s %s --no-such-option: no next step in \"%s\"",
+					 o->name, v->name, r.err);
+			expect_usage(r, "option '--no-such-option'");
+			expect_usage(RUN("-j", o->name, v->name, "--no-such-option"),
+				     "option '--no-such-option'");
+		}
 }
 
 static void test_usage_errors(void **state)
@@ -984,6 +1029,7 @@ int main(void)
 		cmocka_unit_test(test_short_letters),
 		cmocka_unit_test(test_pager_command),
 		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_every_verb),
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_library_failure),
 		cmocka_unit_test(test_loopback_device_dump_fails),

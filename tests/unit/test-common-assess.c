@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * common/assess.c over synthetic connection records: reach, class and reason of each
+ * common/assess-rules.c over synthetic connection records: reach, class and reason of each
  * shape, both ends of one connection counted once, the verdict per application, the
  * buffer sizing, and the smc.yaml fragment, which the real loader (config/) must accept
  * with the cgroups, exclusions and sizes the records call for.  The real kernel's records
@@ -19,10 +19,10 @@
 
 #include <cmocka.h>
 
-#include "common/assess.h"
+#include "common/assess-rules.h"
 #include "common/output.h"
 #include "config/config.h"
-#include "config/policy.h"
+#include "config/section-policies.h"
 
 #define MS 1000000ULL
 #define SEC (1000 * MS)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libsmcnl's SMC_LO client (netlink/smclo.c) against the real module's answers recorded in
+ * libsmcnl's SMC_LO client (netlink/smcnl-smclo.c) against the real module's answers recorded in
  * the 7x lane (tests/fixtures/7x-smclo, tests/fixtures/record --lane 7x-smclo): every
  * command, the kernel's refusals with their extended acks, the "state" notifications and
  * the deactivation protocol, replayed through the public API.  The assertions hold for any

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The names the system's uapi headers (<linux/smc.h>, <linux/smc_diag.h> of Debian 12:
- * Linux 6.1; the RDMA netlink names netlink/rdma.c uses from <rdma/rdma_netlink.h>)
+ * Linux 6.1; the RDMA netlink names netlink/smcnl-rdma.c uses from <rdma/rdma_netlink.h>)
  * define, for test-netlink-uapi: every one must have the same value in our netlink/uapi
  * copies (7.3).  *_MAX values grow when attributes are appended: ours may only
  * be larger.  Generated once from the 6.1 headers; the test fails to compile if a name is

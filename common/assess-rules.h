@@ -139,7 +139,7 @@ uint64_t assess_buffer_size(const uint64_t hist[ASSESS_BUCKETS]);
 
 /*
  * The same in pieces, for an observation that does not keep every record: the agent's
- * continuous assessment (smcd-agent/assess.c) adds a window's records a batch at a time,
+ * continuous assessment (smcd-agent/assess-continuous.c) adds a window's records a batch at a time,
  * classified (assess_classify_all() over the batch), and frees them.  Two ends of one
  * connection that fall into two batches are not paired: they count as two connections.
  * max_apps bounds the applications (0: no bound); those beyond are summed into one named

@@ -2,7 +2,7 @@
 /*
  * smcd-agent and our loopback module (kmod/, smc-lo(4), netlink/smclo.h).
  *
- * Reconciliation of smc.yaml's loopback: section (config/loopback.c), after the other
+ * Reconciliation of smc.yaml's loopback: section (config/section-loopback.c), after the other
  * items, with the same report, drift and logging rules (loopback.h lists the items).
  * The module is loaded with libkmod (kernel-smcnl.c's module_load) when the file says
  * active: true; a host without it gets an "unsupported" item, not a fault.
@@ -16,7 +16,7 @@
  * its PNET ID meanwhile, so they do not move to "lo" for good.
  *
  * The deactivation waits synchronously, in the event loop: at most drain-timeout (30 s
- * at most, config/loopback.h) plus the removal bound (10 s), well inside WatchdogSec=1min.
+ * at most, config/section-loopback.h) plus the removal bound (10 s), well inside WatchdogSec=1min.
  * D-Bus calls wait meanwhile.  Doing it asynchronously would split the reconcile into
  * callbacks for an operation that is rare and bounded; not worth it.
  *
@@ -34,7 +34,7 @@
 #include "common/macro.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/loopback-internal.h"
-#include "smcd-agent/loopback.h"
+#include "smcd-agent/loopback-reconcile.h"
 #include "smcd-agent/kernel.h"
 
 /* ------------------------------------------------------------------------------------- */

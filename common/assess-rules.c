@@ -24,7 +24,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "common/assess.h"
+#include "common/assess-rules.h"
 #include "common/macro.h"
 #include "common/name-sanitize.h"
 #include "common/output.h"
@@ -961,7 +961,7 @@ static void sb_path(struct sbuf *b, const char *path)
 
 /*
  * A cgroup smc.yaml can name: not the root, not unknown, valid UTF-8 without control
- * characters (config/policy.c; a YAML file is UTF-8).
+ * characters (config/section-policies.c; a YAML file is UTF-8).
  */
 static bool cgroup_nameable(const char *cg)
 {

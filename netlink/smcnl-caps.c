@@ -60,7 +60,7 @@ static int probe_ipproto_smc(void)
 	return probe_socket(AF_INET, SMCNL_IPPROTO_SMC);
 }
 
-static bool path_exists(const struct smcnl *nl, const char *p)
+static bool caps_path_exists(const struct smcnl *nl, const char *p)
 {
 	char path[PATH_MAX];
 	struct stat st;
@@ -182,8 +182,8 @@ int smc_caps_probe(struct smcnl *nl, struct smc_caps *ret)
 	 * sysfs and the sysctls say: a built-in smc without parameters has no /sys/module/smc,
 	 * and its sysctls (5.18+) always exist.
 	 */
-	c.smc_module = c.smc_genl || path_exists(nl, "/sys/module/smc") ||
-		       path_exists(nl, "/proc/sys/net/smc");
+	c.smc_module = c.smc_genl || caps_path_exists(nl, "/sys/module/smc") ||
+		       caps_path_exists(nl, "/proc/sys/net/smc");
 	probe_dibs(nl, &c);
 	*ret = c;
 	return 0;

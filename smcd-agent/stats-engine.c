@@ -12,7 +12,7 @@
 #include "common/macro.h"
 #include "common/output.h"
 #include "smcd-agent/objects.h"
-#include "smcd-agent/stats.h"
+#include "smcd-agent/stats-engine.h"
 
 /* ------------------------------------------------------------------------------------- */
 /* Counters of the agent and sockets                                                      */

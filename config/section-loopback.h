@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * smc.yaml's loopback: section: our loopback DIBS device (kmod/, smc-lo(4)).  Parsed by
- * config/loopback.c, kept by smcd-agent/loopback.c.  See smc.yaml(5).
+ * config/section-loopback.c, kept by smcd-agent/loopback-reconcile.c.  See smc.yaml(5).
  *
  * Every key owns what it names, as elsewhere in smc.yaml: a key left out is neither read
  * nor written by the agent, and a section left out (the shipped default) means the agent

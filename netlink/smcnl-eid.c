@@ -23,27 +23,6 @@
 
 #include "netlink/smcnl-internal.h"
 
-/* The kernel's Latin-1 ctype classes (lib/ctype.c) for the bytes a UEID may hold. */
-static bool k_isupper(unsigned char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 0xc0 && c <= 0xde && c != 0xd7);
-}
-
-static bool k_islower(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 0xdf && c != 0xf7);
-}
-
-static bool k_isdigit(unsigned char c)
-{
-	return c >= '0' && c <= '9';
-}
-
-static bool k_isspace(unsigned char c)
-{
-	return (c >= 0x09 && c <= 0x0d) || c == 0x20 || c == 0xa0;
-}
-
 static const char *ueid_char_reason(unsigned char c)
 {
 	if (k_islower(c))

@@ -89,13 +89,21 @@ void seid_text(struct smcctl *c, json_object *doc);
 /* device */
 int device_list(struct smcctl *c, const struct verb_args *a);
 int device_show(struct smcctl *c, const struct verb_args *a);
+/* One device as -j's rows have it (without the device views' "smc_lo"). */
 json_object *smcd_device_json(const struct smcd_device *d);
 json_object *smcr_device_json(const struct smcr_device *d);
-void device_list_text(struct smcctl *c, json_object *doc);
+struct out_sink;
+struct smclo_device;
+/*
+ * The answer of "smcctl device" into o: the devices of the kinds wanted (with name, those
+ * device show names), lo smc_lo's device when it is loaded (the SMC-D entry lo_idx; see
+ * loopback_amend()).  The text sink gets the tables of device list; device show's blocks
+ * are device_show_text() of the document sink's.  Finishes o, returns its status.
+ */
+int device_list_emit(struct out_sink *o, const struct smcd_device *smcd, size_t n_smcd,
+		     const struct smcr_device *smcr, size_t n_smcr, bool want_smcd, bool want_smcr,
+		     const char *name, const struct smclo_device *lo, size_t lo_idx);
 void device_show_text(struct smcctl *c, json_object *doc);
-/* device_list_text() of the devices' document when smc_lo does not amend it, from the structs. */
-int device_rows_text(struct smcctl *c, const struct smcd_device *smcd, size_t n_smcd,
-		     const struct smcr_device *smcr, size_t n_smcr, bool want_smcd, bool want_smcr);
 
 /* linkgroup */
 int linkgroup_list(struct smcctl *c, const struct verb_args *a);

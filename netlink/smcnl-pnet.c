@@ -23,23 +23,6 @@
 
 #include "netlink/smcnl-internal.h"
 
-/* Kernel Latin-1 ctype (lib/ctype.c): see eid.c. */
-static bool k_isspace(unsigned char c)
-{
-	return (c >= 0x09 && c <= 0x0d) || c == 0x20 || c == 0xa0;
-}
-
-static bool k_islower(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 0xdf && c != 0xf7);
-}
-
-static bool k_isalnum(unsigned char c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') ||
-	       (c >= 0xc0 && c <= 0xde && c != 0xd7) || k_islower(c);
-}
-
 int smc_pnetid_validate(const char *pnetid, char ret_norm[SMC_PNETID_LEN + 1], const char **ret_reason)
 {
 	const char *reason = NULL;

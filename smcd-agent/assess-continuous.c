@@ -22,12 +22,12 @@
 
 #include <json-c/json.h>
 
-#include "common/assess.h"
+#include "common/assess-rules.h"
 #include "common/bus-api.h"
 #include "common/clock.h"
 #include "common/macro.h"
 #include "common/output.h"
-#include "smcd-agent/assess.h"
+#include "smcd-agent/assess-continuous.h"
 #include "smcd-agent/bus-snapshot.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/manager.h"
@@ -159,7 +159,7 @@ static void flush(struct assess_agent *a)
 	a->n_batch = 0;
 }
 
-static void rec_add(const struct smcbpf_assess_rec *r, void *arg)
+static void assess_agent_rec_add(const struct smcbpf_assess_rec *r, void *arg)
 {
 	struct assess_agent *a = arg;
 
@@ -214,7 +214,7 @@ static void window_end(struct assess_agent *a)
 
 	a->window_end_ns = now_nsec(CLOCK_MONOTONIC);
 	read_ring(a);
-	r = smcbpf_assess_snapshot(a->bpf, rec_add, a);
+	r = smcbpf_assess_snapshot(a->bpf, assess_agent_rec_add, a);
 	if (r < 0) {
 		log_warning_errno(r, "Assessment: cannot read the open connections: %m");
 		a->failed = true;
@@ -292,7 +292,7 @@ static int start_bpf(struct assess_agent *a)
 	uint64_t now;
 	int r;
 
-	r = smcbpf_assess_open(rec_add, a, &a->bpf, a->why, sizeof(a->why));
+	r = smcbpf_assess_open(assess_agent_rec_add, a, &a->bpf, a->why, sizeof(a->why));
 	if (r < 0)
 		return r;
 	r = sd_event_now(a->m->event, CLOCK_MONOTONIC, &now);

@@ -24,7 +24,7 @@
 #include "common/macro.h"
 #include "common/util.h"
 #include "smcd-agent/log.h"
-#include "smcd-agent/policy.h"
+#include "smcd-agent/policy-engine.h"
 
 struct total {
 	char name[POLICY_NAME_LEN];
@@ -308,7 +308,8 @@ static void fail_items(struct policy_plan *p, int item, const char *msg)
 	}
 }
 
-static void apply(struct policy_engine *e, const struct config_policies *c, struct policy_plan *p)
+static void policy_apply(struct policy_engine *e, const struct config_policies *c,
+			 struct policy_plan *p)
 {
 	for (size_t i = 0; i < p->n_ops; i++) {
 		const struct policy_op *op = &p->ops[i];
@@ -605,7 +606,7 @@ static int second_round(struct policy_engine *e, const struct config_policies *c
 	if (r >= 0)
 		r = policy_plan(cp, &e->caps, &o, &q);
 	if (r >= 0) {
-		apply(e, cp, &q);
+		policy_apply(e, cp, &q);
 		for (size_t i = 0; i < q.n_items && i < p->n_items; i++)
 			if (p->items[i].state == PI_CHANGE && q.items[i].state == PI_OK)
 				q.items[i].state = PI_CHANGE;
@@ -632,7 +633,7 @@ int policy_reconcile(struct policy_engine *e, const struct config *c, struct rep
 	if (r >= 0)
 		r = policy_plan(cp, &e->caps, &o, &p);
 	if (r >= 0)
-		apply(e, cp, &p);
+		policy_apply(e, cp, &p);
 	if (r >= 0 && reloaded_with_entries(e, &p))
 		r = second_round(e, cp, &p);
 	if (r >= 0) {

@@ -24,7 +24,7 @@
 #include "common/macro.h"
 #include "smcd-agent/kernel.h"
 #include "smcd-agent/log.h"
-#include "smcd-agent/netns.h"
+#include "smcd-agent/netns-sampler.h"
 
 static void names_clear(struct netns_set *s)
 {
@@ -80,7 +80,7 @@ static bool same_ns(const struct smc_netns *a, const struct smc_netns *b)
 	return a->dev == b->dev && a->ino == b->ino;
 }
 
-static bool wanted(const struct netns_set *s, const char *name)
+static bool netns_wanted(const struct netns_set *s, const char *name)
 {
 	if (s->all)
 		return true;
@@ -104,7 +104,7 @@ static size_t choose(const struct netns_set *s, const struct smc_netns *self, st
 
 		for (size_t j = 0; j < o && !dup; j++)
 			dup = same_ns(&v[i], &v[j]);
-		if (dup || !wanted(s, v[i].name))
+		if (dup || !netns_wanted(s, v[i].name))
 			continue;
 		if (streq(v[i].name, NETNS_HOST_LABEL) || o >= s->max) {
 			left_out++;
@@ -127,7 +127,7 @@ static void say_left_out(struct netns_set *s, size_t left_out)
 }
 
 /* The new set: entries of the same name and identity kept (handle and all), others new. */
-static int reconcile(struct netns_set *s, const struct smc_netns *want, size_t n)
+static int netns_reconcile(struct netns_set *s, const struct smc_netns *want, size_t n)
 {
 	struct netns_entry *v = n ? calloc(n, sizeof(*v)) : NULL;
 
@@ -170,7 +170,7 @@ static void say_error(const struct netns_entry *e, int was, int r)
 			e->id.name, strerror(-r));
 }
 
-static void say_sockets_error(struct netns_entry *e, int r)
+static void netns_say_sockets_error(struct netns_entry *e, int r)
 {
 	bool failed = r < 0 && r != -EPROTONOSUPPORT;
 
@@ -210,7 +210,7 @@ static int entry_read(struct kernel *k, struct netns_entry *e)
 		return r;
 	/* The counters stand; a failed dump leaves the socket gauges out, never "no sockets",
 	 * and the journal says so once (without smc_diag, -EPROTONOSUPPORT, info says why). */
-	say_sockets_error(e, r);
+	netns_say_sockets_error(e, r);
 	stats_sample_sockets_end(&s, r);
 	e->sample = s;
 	return 0;
@@ -245,7 +245,7 @@ int netns_set_sample(struct netns_set *s, struct kernel *k)
 	s->list_error = 0;
 	n = choose(s, &self, v, n, &left_out);
 	say_left_out(s, left_out);
-	r = reconcile(s, v, n);
+	r = netns_reconcile(s, v, n);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < s->n; i++) {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The continuous assessment (smc.yaml assess.interval, off by default): the rules of
- * `smcctl assess` (common/assess.c) over back-to-back windows, so that a fleet's
+ * `smcctl assess` (common/assess-rules.c) over back-to-back windows, so that a fleet's
  * dashboards show where SMC would pay before it is switched on.  The tracing programs of
  * bpf/smc_assess (read-only, never pinned) stay loaded while it is on; every second the
  * agent reads the closed connections off their ring buffer, and a batch of them at a time

@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "netlink/smcnl.h"
-#include "smcd-agent/stats.h"
+#include "smcd-agent/stats-engine.h"
 
 struct kernel;
 struct kernel_netns;

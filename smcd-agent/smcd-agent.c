@@ -21,7 +21,7 @@
 #include "smcd-agent/log.h"
 #include "smcd-agent/manager.h"
 #include "smcd-agent/plan.h"
-#include "smcd-agent/policy.h"
+#include "smcd-agent/policy-engine.h"
 
 static const char *arg_config = CONFIG_DEFAULT_PATH;
 static bool arg_config_named; /* -c FILE or --check-config FILE, not the default */
