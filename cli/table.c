@@ -34,6 +34,7 @@
 #include "cli/agent.h"
 #include "cli/bundle.h"
 #include "cli/loopback.h"
+#include "cli/oci-hook.h"
 #include "cli/verbs.h"
 #include "cli/run.h"
 
@@ -377,6 +378,25 @@ static const struct verb disable_verbs[] = {
 	{}
 };
 
+static const struct verb_opt oci_hook_opts[] = {
+	[OCI_HOOK_OPT_TIMEOUT] = { "timeout", 0, "S", "give up asking smcd-agent after S",
+				   .type = VERB_OPT_SECONDS, .min = 1, .max = 30, .def = 2,
+				   .unit = "seconds" },
+	{}
+};
+
+/* Run by the container runtime (hooks.d), the container's OCI state on stdin. */
+static const struct verb oci_hook_verbs[] = {
+	{ .name = "createRuntime", .synopsis = "[--timeout S]", .opts = oci_hook_opts,
+	  .run = oci_hook_create_runtime,
+	  .help = "an annotated container's scope into SMC",
+	  .examples = EXAMPLES({ "smcctl oci-hook createRuntime", "as the runtime runs it: the OCI state on stdin" }) },
+	{ .name = "poststop", .synopsis = "[--timeout S]", .opts = oci_hook_opts,
+	  .run = oci_hook_poststop, .help = "remove its scope's drop-in again",
+	  .examples = EXAMPLES({ "smcctl oci-hook poststop --timeout 5", "after the container stopped, waiting up to 5 s" }) },
+	{}
+};
+
 static const struct verb_opt bundle_opts[] = {
 	[BUNDLE_OPT_OUTPUT] = { "output", 'o', "FILE",
 				"write to FILE (- for stdout); default smc-bundle-HOST-DATE.tar.gz" },
@@ -423,6 +443,8 @@ const struct object smcctl_objects[] = {
 	  .help = "switch a systemd unit's sockets to SMC, kept in smc.yaml.d" },
 	{ .name = "disable", .verbs = disable_verbs,
 	  .help = "undo enable: the unit's sockets are TCP again" },
+	{ .name = "oci-hook", .verbs = oci_hook_verbs,
+	  .help = "the OCI hook: annotated containers on SMC (org.smcd.smc=true)" },
 	{ .name = "status", .verbs = status_verbs,
 	  .help = "smcd-agent: the daemon keeping smc.yaml",
 	  .note = "Exit status, as systemctl is-system-running: 0 running, 1 degraded,\n"

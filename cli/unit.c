@@ -38,7 +38,7 @@
 /* ---- systemd ---------------------------------------------------------------------------- */
 
 /* a-b.slice: /a.slice/a-b.slice as systemd nests slices ("-.slice", the root: ""). */
-static int slice_path(const char *slice, char *buf, size_t len)
+int unit_slice_path(const char *slice, char *buf, size_t len)
 {
 	size_t n = strlen(slice), base = n - strlen(".slice"), at = 0;
 
@@ -149,10 +149,11 @@ static int resolve_unit(struct smcctl *c, const char *unit, char *ret, size_t le
 	if (r >= 0 && !ret[0]) {
 		/* Not running: where systemd will put it. */
 		if (is_slice)
-			r = slice_path(unit, ret, len);
+			r = unit_slice_path(unit, ret, len);
 		else if ((r = get_string(bus, path, iface, SYSTEMD_UNIT_SLICE, &e, slice,
 					 sizeof(slice))) >= 0 &&
-			 (r = slice_path(slice[0] ? slice : "-.slice", parent, sizeof(parent))) >= 0 &&
+			 (r = unit_slice_path(slice[0] ? slice : "-.slice", parent, sizeof(parent))) >=
+				 0 &&
 			 (size_t)snprintf(ret, len, "%s/%s", parent, unit) >= len)
 			r = -ENAMETOOLONG;
 	}

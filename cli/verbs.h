@@ -196,6 +196,12 @@ enum { CHANGED_UNKNOWN = -1 };
 /* enable, disable (unit.c) */
 int unit_enable(struct smcctl *c, const struct verb_args *a);
 int unit_disable(struct smcctl *c, const struct verb_args *a);
+/* a-b.slice as systemd nests it, /a.slice/a-b.slice ("-.slice": ""); -EINVAL for a name
+ * systemd refuses. */
+int unit_slice_path(const char *slice, char *buf, size_t len);
+/* oci-hook createRuntime|poststop (oci-hook.c) */
+int oci_hook_create_runtime(struct smcctl *c, const struct verb_args *a);
+int oci_hook_poststop(struct smcctl *c, const struct verb_args *a);
 
 json_object *action_json(const char *action, const char *key, const char *value, int changed);
 void action_text(struct smcctl *c, json_object *doc);

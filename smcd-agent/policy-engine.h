@@ -36,7 +36,7 @@
 #include "smcd-agent/reconcile.h"
 
 #define POLICY_WHY_LEN 512
-#define POLICY_NAME_LEN 96
+#define POLICY_NAME_LEN REPORT_ITEM_NAME_LEN
 
 /* What this kernel can do; probed when first needed, again after a reload. */
 struct policy_caps {

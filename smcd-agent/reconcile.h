@@ -51,8 +51,15 @@ enum plan_action {
 	PLAN_PNET_DEL,
 };
 
+/*
+ * An item's name: "policy:cgroup:" and a cgroup path of smc.yaml (at most 255 characters,
+ * a podman scope below a pod's slice comes near 120) fit whole, so two containers' scopes
+ * are never one item.
+ */
+#define REPORT_ITEM_NAME_LEN 288
+
 struct plan_item {
-	char name[96];
+	char name[REPORT_ITEM_NAME_LEN];
 	enum plan_action action;
 	char desired[96]; /* for reports and the Drift property */
 	char actual[96];
@@ -125,7 +132,7 @@ int plan_settings(const struct config *c, const struct desired_extra *x,
 		  const struct actual_state *a, struct plan *p);
 
 struct item_report {
-	char name[96];
+	char name[REPORT_ITEM_NAME_LEN];
 	enum item_result result;
 	char message[256];
 };

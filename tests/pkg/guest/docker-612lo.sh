@@ -1,0 +1,71 @@
+#!/bin/sh
+# lanes: 612lo
+#
+# smc.yaml(5)'s recipe for every container of docker (docker.io from Debian 12, the systemd
+# cgroup driver), on the kernel with SMC-D loopback with the installed package: docker's
+# containers in a slice of their own ("cgroup-parent": "docker.slice" in daemon.json) and
+# that slice switched (smcctl enable docker.slice, a drop-in with /docker.slice): two
+# containers on docker's default bridge talk SMC-D; a container given another parent, and a
+# system service, stay TCP (the slice is not /system.slice, which would switch every
+# service).  The image is made offline (smc-conn and its libraries, docker import).  Run
+# by tests/pkg/systemd-lane --lane 612lo --docker --tool smc-conn.
+. "$(dirname "$0")/lib.sh"
+require_cmd docker smcctl smc-conn jq nsenter systemd-run
+U=smcd-agent
+
+info "boot: $SMCD_VM_BOOT_STATE after $(cut -d' ' -f1 /proc/uptime)s; kernel $SMCD_VM_KERNEL"
+wait_until 120 "$U.service active" systemctl is-active --quiet $U
+# The recipe: docker's own slice.
+printf '{"storage-driver": "vfs", "cgroup-parent": "docker.slice"}\n' >/etc/docker/daemon.json
+assert_ok systemctl restart docker
+wait_until 120 "docker.service active" systemctl is-active --quiet docker
+assert_ok smcctl enable docker.slice
+assert_contains "$(smcctl policy)" "/docker.slice" "smcctl policy lists docker's slice"
+
+img=/tmp/smc-image
+mkdir -p $img/bin
+cp /usr/local/bin/smc-conn $img/bin/
+for lib in $(ldd /usr/local/bin/smc-conn | grep -o '/[^ ]*'); do
+	mkdir -p "$img$(dirname "$lib")"
+	cp -L "$lib" "$img$lib"
+done
+tar -C $img -c . | docker import - smc-conn >/tmp/import.out 2>&1 ||
+	fail "docker import: $(cat /tmp/import.out)"
+
+# srv NAME [ARGS...]: a detached server, listening on 5000 when this returns its address.
+srv() {
+	name=$1
+	shift
+	docker run -d --name "$name" "$@" smc-conn /bin/smc-conn serve --proto tcp --addr 0.0.0.0 \
+		--port 5000 >/tmp/$name.id 2>&1 || fail "docker run $name: $(cat /tmp/$name.id)"
+	pid=$(docker inspect -f '{{.State.Pid}}' "$name")
+	wait_until 60 "$name listens" sh -c "nsenter -t $pid -n cat /proc/net/tcp | grep -q ':1388 [0-9A-F:]* 0A'"
+	docker inspect -f '{{.NetworkSettings.IPAddress}}' "$name"
+}
+cli() {
+	name=$1 addr=$2
+	shift 2
+	docker run --name "$name" "$@" smc-conn /bin/smc-conn connect --proto tcp --addr "$addr" \
+		--port 5000 --conns 2 --bytes 65536 >/tmp/$name.out 2>&1 ||
+		fail "docker run $name: $(cat /tmp/$name.out)"
+	grep '"summary"' /tmp/$name.out
+}
+
+ip=$(srv smc-srv | tail -n 1)
+assert_match "$ip" '^[0-9.]+$' "smc-srv's address on docker's bridge"
+cg=$(sed -n 's/^0:://p' "/proc/$(docker inspect -f '{{.State.Pid}}' smc-srv)/cgroup")
+assert_match "$cg" '^/docker\.slice/docker-[0-9a-f]+\.scope' "the server's scope is below docker.slice"
+sum=$(cli smc-cli "$ip")
+assert_eq 2 "$(echo "$sum" | jq .smcd)" "two containers of docker.slice: SMC-D ($sum)"
+
+# Another parent: not switched.
+ip2=$(srv tcp-srv --cgroup-parent other.slice | tail -n 1)
+sum=$(cli tcp-cli "$ip2" --cgroup-parent other.slice)
+assert_eq 2 "$(echo "$sum" | jq .tcp)" "containers of another slice: TCP ($sum)"
+
+# A system service: not switched (the recipe is not /system.slice).
+out=$(systemd-run --wait --pipe --quiet --unit smc-svc /usr/local/bin/smc-conn pair --proto tcp \
+	--port 5099 --conns 1 2>&1)
+assert_eq 1 "$(printf '%s\n' "$out" | grep '"summary"' | jq .tcp)" "a service of system.slice: TCP ($out)"
+
+assert_ok docker rm -f smc-srv smc-cli tcp-srv tcp-cli

@@ -1,0 +1,119 @@
+#!/bin/sh
+# lanes: 612lo
+#
+# podman's containers and the package's OCI hook (smcctl oci-hook, issue 39), under systemd on
+# the kernel with SMC-D loopback, with the installed package and its shipped smc.yaml:
+# two containers annotated org.smcd.smc=true on podman's default bridge network talk SMC-D
+# (their plain TCP sockets switched by the agent's policy on their own scopes); the same two
+# without the annotation talk TCP; a host-network container with the annotation is refused
+# with the reason in the journal; the enrollment survives an agent restart; stopped
+# containers leave no drop-in and no policy behind.  The image is made offline from this
+# rootfs: smc-conn (tests/tools, the lane's --tool) and the libraries it needs, podman
+# import.  Run by tests/pkg/systemd-lane --lane 612lo --podman --tool smc-conn.
+. "$(dirname "$0")/lib.sh"
+require_cmd podman smcctl smc-conn jq journalctl nsenter
+U=smcd-agent
+ANN=org.smcd.smc=true
+D=/etc/smc/smc.yaml.d
+
+info "boot: $SMCD_VM_BOOT_STATE after $(cut -d' ' -f1 /proc/uptime)s; kernel $SMCD_VM_KERNEL"
+wait_until 120 "$U.service active" systemctl is-active --quiet $U
+assert_exists /usr/share/containers/oci/hooks.d/smcd-smc.json "the hook the package installs"
+
+# The image: smc-conn and what ldd names, at the same paths.
+img=/tmp/smc-image
+mkdir -p $img/bin
+cp /usr/local/bin/smc-conn $img/bin/
+for lib in $(ldd /usr/local/bin/smc-conn | grep -o '/[^ ]*'); do
+	mkdir -p "$img$(dirname "$lib")"
+	cp -L "$lib" "$img$lib"
+done
+t0=$(cut -d' ' -f1 /proc/uptime)
+tar -C $img -c . | podman import - localhost/smc-conn >/tmp/import.out 2>&1 ||
+	fail "podman import: $(cat /tmp/import.out)"
+info "podman import took $(echo "$(cut -d' ' -f1 /proc/uptime) $t0" | awk '{print $1 - $2}')s"
+
+# srv NAME [ARGS...]: a server container, detached; waits until it listens on 5000.
+srv() {
+	name=$1
+	shift
+	podman run -d --name "$name" "$@" localhost/smc-conn /bin/smc-conn serve --proto tcp --addr 0.0.0.0 \
+		--port 5000 >/tmp/$name.id 2>&1 || fail "podman run $name: $(cat /tmp/$name.id)"
+	pid=$(podman inspect -f '{{.State.Pid}}' "$name")
+	# port 5000 (1388) listening (0A) in its network namespace
+	wait_until 60 "$name listens" sh -c "nsenter -t $pid -n cat /proc/net/tcp | grep -q ':1388 [0-9A-F:]* 0A'"
+	podman inspect -f '{{.NetworkSettings.IPAddress}}' "$name"
+}
+# cli NAME ADDR [ARGS...]: a client container, its summary line on stdout.
+cli() {
+	name=$1 addr=$2
+	shift 2
+	podman run --name "$name" "$@" localhost/smc-conn /bin/smc-conn connect --proto tcp \
+		--addr "$addr" --port 5000 --conns 2 --bytes 65536 >/tmp/$name.out 2>&1 ||
+		fail "podman run $name: $(cat /tmp/$name.out)"
+	grep '"summary"' /tmp/$name.out
+}
+scope_of() { echo "/machine.slice/libpod-$(podman inspect -f '{{.Id}}' "$1").scope"; }
+
+# --- annotated: SMC-D --------------------------------------------------------------------
+ip=$(srv smc-srv --annotation $ANN | tail -n 1)
+assert_match "$ip" '^[0-9.]+$' "smc-srv's address on the bridge"
+scope=$(scope_of smc-srv)
+assert_exists "$D/50-unit-${scope##*/}.yaml" "the server's drop-in, written through the hook"
+assert_contains "$(smcctl policy)" "$scope" "smcctl policy lists the server's own scope"
+sum=$(cli smc-cli "$ip" --annotation $ANN)
+assert_eq 2 "$(echo "$sum" | jq .smcd)" "annotated client to annotated server: SMC-D ($sum)"
+assert_eq 2 "$(echo "$sum" | jq .ok)" "... every byte verified"
+assert_contains "$(journalctl -t smcctl -o cat)" "new sockets use SMC in libpod-" \
+	"the hook said what it did"
+
+# --- the agent restarted: the enrollment stays ------------------------------------------
+assert_ok systemctl restart $U
+wait_until 120 "$U.service active again" systemctl is-active --quiet $U
+assert_contains "$(smcctl policy)" "$scope" "a restarted agent keeps the server's scope"
+sum=$(cli smc-cli2 "$ip" --annotation $ANN)
+assert_eq 2 "$(echo "$sum" | jq .smcd)" "after the restart: SMC-D still ($sum)"
+
+# --- not annotated: TCP -------------------------------------------------------------------
+ip2=$(srv tcp-srv | tail -n 1)
+assert_match "$ip2" '^[0-9.]+$' "tcp-srv's address on the bridge"
+assert_not_contains "$(smcctl policy)" "$(scope_of tcp-srv)" "no policy for a container without the annotation"
+sum=$(cli tcp-cli "$ip2")
+assert_eq 2 "$(echo "$sum" | jq .tcp)" "client and server without the annotation: TCP ($sum)"
+
+# --- host network, annotated: refused, with the reason ----------------------------------
+podman run --name host-net --network host --annotation $ANN localhost/smc-conn \
+	/bin/smc-conn pair --proto tcp --port 5099 --conns 1 >/tmp/host-net.out 2>&1 ||
+	fail "podman run --network host: $(cat /tmp/host-net.out)"
+sum=$(grep '"summary"' /tmp/host-net.out)
+assert_eq 1 "$(echo "$sum" | jq .tcp)" "a host-network container's sockets stay TCP ($sum)"
+assert_not_contains "$(smcctl policy)" "$(scope_of host-net)" "... no policy for its scope"
+assert_contains "$(journalctl -t smcctl -o cat)" "stays on TCP: it has no network namespace of its own (host network)" \
+	"... and the journal says why"
+
+# --- podman kube play, the annotation on the pod -----------------------------------------
+cat >/tmp/smc-pod.yaml <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: smc-pod
+  annotations:
+    org.smcd.smc: "true"
+spec:
+  restartPolicy: Never
+  containers:
+    - name: pair
+      image: localhost/smc-conn
+      command: ["/bin/smc-conn", "pair", "--proto", "tcp", "--port", "5100", "--conns", "1"]
+EOF
+assert_ok podman kube play /tmp/smc-pod.yaml
+wait_until 120 "the pod's container exited" sh -c \
+	"podman inspect -f '{{.State.Status}}' smc-pod-pair | grep -qx exited"
+sum=$(podman logs smc-pod-pair 2>&1 | grep '"summary"')
+assert_eq 1 "$(echo "$sum" | jq .smcd)" "kube play, annotation on the pod: SMC-D ($sum)"
+assert_ok podman kube down /tmp/smc-pod.yaml
+
+# --- stopped: nothing left ----------------------------------------------------------------
+assert_ok podman rm -f -t 0 smc-srv smc-cli smc-cli2 tcp-srv tcp-cli host-net
+assert_eq "" "$(ls $D | grep libpod || true)" "no drop-in left after the containers stopped"
+assert_not_contains "$(smcctl policy)" "libpod-" "no policy left"
