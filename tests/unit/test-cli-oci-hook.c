@@ -120,18 +120,19 @@ static void test_config(void **state)
 {
 	static const struct config_case cases[] = {
 		{ "bridge", 0, "libpod-" ID ".scope", "/machine.slice/libpod-" ID ".scope",
-		  OCI_NETNS_PATH },
+		  OCI_NETNS_PATH, NULL },
 		{ "plain", 0, "libpod-" ID ".scope", "/machine.slice/libpod-" ID ".scope",
-		  OCI_NETNS_OWN },
+		  OCI_NETNS_OWN, NULL },
 		{ "host", 0, "libpod-" ID ".scope", "/machine.slice/libpod-" ID ".scope",
-		  OCI_NETNS_HOST },
+		  OCI_NETNS_HOST, NULL },
 		/* a pod's slice nests as systemd nests slices */
 		{ "pod", 0, "libpod-" ID ".scope",
-		  "/machine.slice/machine-libpod_pod_5b2e.slice/libpod-" ID ".scope", OCI_NETNS_PATH },
+		  "/machine.slice/machine-libpod_pod_5b2e.slice/libpod-" ID ".scope",
+		  OCI_NETNS_PATH, NULL },
 		{ "docker", 0, "docker-" ID ".scope", "/docker.slice/docker-" ID ".scope",
-		  OCI_NETNS_PATH },
-		{ "cgroupfs", -EINVAL, .why = "not in systemd's form SLICE:PREFIX:NAME" },
-		{ "other-scope", -EINVAL, .why = "does not name the container's own scope" },
+		  OCI_NETNS_PATH, NULL },
+		{ "cgroupfs", -EINVAL, NULL, NULL, 0, "not in systemd's form SLICE:PREFIX:NAME" },
+		{ "other-scope", -EINVAL, NULL, NULL, 0, "does not name the container's own scope" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -183,7 +184,7 @@ static void test_config(void **state)
 
 static void own_cgroup(char *buf, size_t len)
 {
-	char line[512];
+	char line[256];
 	FILE *f = fopen("/proc/self/cgroup", "re");
 
 	assert_non_null(f);
