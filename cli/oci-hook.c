@@ -40,6 +40,7 @@
 #include "cli/verbs.h"
 #include "common/bus-api.h"
 #include "common/macro.h"
+#include "common/output.h"
 #include "common/util.h"
 
 #define OCI_STATE_MAX (64 * 1024)
@@ -290,17 +291,27 @@ int oci_container_check(const struct oci_container *c, char *why, size_t len)
 
 /* ---- the hook --------------------------------------------------------------------------- */
 
+/*
+ * What the hook did, for -j (every -j run answers with one document, smcctl(8) JSON
+ * OUTPUT): the container, whether the agent made the change the stage asks for, and the
+ * line the hook logged.  A runtime ignores it; a person trying the hook by hand reads it.
+ */
+static struct {
+	char id[OCI_ID_MAX + 1];
+	bool changed;
+	char message[2048];
+} hook_result;
+
 static void hook_say(struct smcctl *c, int level, const char *fmt, ...) _printf_(3, 4);
 static void hook_say(struct smcctl *c, int level, const char *fmt, ...)
 {
-	char msg[2048];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsnprintf(hook_result.message, sizeof(hook_result.message), fmt, ap);
 	va_end(ap);
-	fprintf(c->err, "smcctl oci-hook: %s\n", msg);
-	syslog(level, "%s", msg);
+	fprintf(c->err, "smcctl oci-hook: %s\n", hook_result.message);
+	syslog(level, "%s", hook_result.message);
 }
 
 /* The hard stop: whatever hangs (the bus's connect, say), the container starts. */
@@ -427,6 +438,8 @@ static int hook_run(struct smcctl *c, const char *stage, bool enable, uint64_t t
 		return SMCCTL_EXIT_OK;
 	}
 	r = ask_agent(&oc, enable, timeout, why, sizeof(why));
+	snprintf(hook_result.id, sizeof(hook_result.id), "%s", oc.id);
+	hook_result.changed = r >= 0;
 	if (r < 0)
 		hook_say(c, LOG_WARNING, "%s: container %.12s: %s %s: %s%s", stage, oc.id,
 			 enable ? "cannot switch its scope" : "cannot remove the drop-in of",
@@ -457,6 +470,20 @@ static int hook(struct smcctl *c, const struct verb_args *a, bool enable)
 	alarm(0);
 	signal(SIGALRM, old);
 	closelog();
+	if (s == SMCCTL_EXIT_OK && c->json) {
+		json_object *doc = json_object_new_object();
+
+		if (!doc || json_add_str(doc, "stage", stage) < 0 ||
+		    (hook_result.id[0] && json_add_str(doc, "container", hook_result.id) < 0) ||
+		    json_add_bool(doc, "changed", hook_result.changed) < 0 ||
+		    json_add_str(doc, "message",
+				 hook_result.message[0] ? hook_result.message : NULL) < 0) {
+			json_object_put(doc);
+			return smcctl_oom(c);
+		}
+		s = smcctl_emit(c, doc, NULL);
+		json_object_put(doc);
+	}
 	return s;
 }
 
