@@ -117,3 +117,55 @@ assert_ok podman kube down /tmp/smc-pod.yaml
 assert_ok podman rm -f -t 0 smc-srv smc-cli smc-cli2 tcp-srv tcp-cli host-net
 assert_eq "" "$(ls $D | grep libpod || true)" "no drop-in left after the containers stopped"
 assert_not_contains "$(smcctl policy)" "libpod-" "no policy left"
+
+# === kube play: the annotation on the container; the DaemonSet's pod (begin) ==============
+# (issue 39, docs/kubernetes.md)  Kubernetes has annotations on pods only; podman kube play
+# --annotation puts one on every container of the pod it creates, and not on the pod's
+# infra container.  The same pod without it talks TCP.
+cat >/tmp/smc-pod-ctr.yaml <<'EOT'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: smc-pod-ctr
+spec:
+  restartPolicy: Never
+  containers:
+    - name: pair
+      image: localhost/smc-conn
+      command: ["/bin/smc-conn", "pair", "--proto", "tcp", "--port", "5101", "--conns", "1"]
+EOT
+# kube_pair ARGS...: play the pod with ARGS, its pair's summary line once it exited, then down
+# (podman's own output to stderr: stdout is the summary).
+kube_pair() {
+	assert_ok podman kube play "$@" /tmp/smc-pod-ctr.yaml >&2
+	wait_until 120 "smc-pod-ctr's container exited" sh -c \
+		"podman inspect -f '{{.State.Status}}' smc-pod-ctr-pair | grep -qx exited"
+	podman inspect -f '{{index .Config.Annotations "org.smcd.smc"}}' smc-pod-ctr-pair >/tmp/kube-ann.out
+	podman logs smc-pod-ctr-pair 2>&1 | grep '"summary"'
+	assert_ok podman kube down /tmp/smc-pod-ctr.yaml >&2
+}
+sum=$(kube_pair --annotation $ANN)
+assert_eq true "$(cat /tmp/kube-ann.out)" "kube play --annotation: on the container"
+assert_eq 1 "$(echo "$sum" | jq .smcd)" "kube play, annotation on the container only: SMC-D ($sum)"
+sum=$(kube_pair)
+assert_eq "" "$(cat /tmp/kube-ann.out)" "kube play without --annotation: none on the container"
+assert_eq 1 "$(echo "$sum" | jq .tcp)" "kube play, no annotation: TCP ($sum)"
+
+# contrib/kubernetes/smcd-agent-daemonset.yaml (systemd-lane copies it to /tests): its pod
+# template, as a Pod, is one podman's Kubernetes parser takes and creates (not started: it
+# installs a package on the node), with the node's PID namespace and network, privileged.
+awk 'BEGIN { print "apiVersion: v1"; print "kind: Pod" } /^---/ { t = 0 }
+	t { sub(/^    /, ""); print; if ($0 == "metadata:") print "  name: smcd-agent-template" }
+	/^  template:$/ { t = 1 }' /tests/smcd-agent-daemonset.yaml >/tmp/ds-pod.yaml
+assert_contains "$(cat /tmp/ds-pod.yaml)" "initContainers:" "the DaemonSet's pod template extracted"
+img=$(sed -n 's/^ *image: *//p' /tmp/ds-pod.yaml | sort -u)
+assert_match "$img" '^[^ ]+$' "one image for both containers of the template ($img)"
+assert_ok podman tag localhost/smc-conn "$img"
+assert_ok podman kube play --start=false /tmp/ds-pod.yaml
+for c in install status; do
+	assert_eq "true host host" "$(podman inspect -f '{{.HostConfig.Privileged}} {{.HostConfig.PidMode}} {{.HostConfig.NetworkMode}}' \
+		smcd-agent-template-$c)" "the template's $c container: privileged, the node's PIDs and network"
+done
+assert_ok podman kube down /tmp/ds-pod.yaml
+assert_eq "" "$(ls $D | grep libpod || true)" "no drop-in left after the kube pods"
+# === kube play: the annotation on the container; the DaemonSet's pod (end) ================
