@@ -153,7 +153,9 @@ assert_eq 1 "$(echo "$sum" | jq .tcp)" "kube play, no annotation: TCP ($sum)"
 
 # contrib/kubernetes/smcd-agent-daemonset.yaml (systemd-lane copies it to /tests): its pod
 # template, as a Pod, is one podman's Kubernetes parser takes and creates (not started: it
-# installs a package on the node), with the node's PID namespace and network, privileged.
+# installs a package on the node), privileged, on the node's network.  Its hostPID is not
+# checked here: podman 4.3 gives the init container a PID namespace of its own (Kubernetes
+# gives hostPID to every container of the pod); kubernetes-manifest.test checks the field.
 awk 'BEGIN { print "apiVersion: v1"; print "kind: Pod" } /^---/ { t = 0 }
 	t { sub(/^    /, ""); print; if ($0 == "metadata:") print "  name: smcd-agent-template" }
 	/^  template:$/ { t = 1 }' /tests/smcd-agent-daemonset.yaml >/tmp/ds-pod.yaml
@@ -163,8 +165,9 @@ assert_match "$img" '^[^ ]+$' "one image for both containers of the template ($i
 assert_ok podman tag localhost/smc-conn "$img"
 assert_ok podman kube play --start=false /tmp/ds-pod.yaml
 for c in install status; do
-	assert_eq "true host host" "$(podman inspect -f '{{.HostConfig.Privileged}} {{.HostConfig.PidMode}} {{.HostConfig.NetworkMode}}' \
-		smcd-agent-template-$c)" "the template's $c container: privileged, the node's PIDs and network"
+	assert_eq "true host" "$(podman inspect -f '{{.HostConfig.Privileged}} {{.HostConfig.NetworkMode}}' \
+		smcd-agent-template-$c)" "the template's $c container: privileged, on the node's network"
+	info "$c: PidMode $(podman inspect -f '{{.HostConfig.PidMode}}' smcd-agent-template-$c)"
 done
 assert_ok podman kube down /tmp/ds-pod.yaml
 assert_eq "" "$(ls $D | grep libpod || true)" "no drop-in left after the kube pods"
