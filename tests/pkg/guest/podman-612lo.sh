@@ -113,6 +113,27 @@ sum=$(podman logs smc-pod-pair 2>&1 | grep '"summary"')
 assert_eq 1 "$(echo "$sum" | jq .smcd)" "kube play, annotation on the pod: SMC-D ($sum)"
 assert_ok podman kube down /tmp/smc-pod.yaml
 
+# >>> identity (issue 39): smcctl socket -p names a container, not its scope >>>>>>>>>>>>>>>>>>>>
+# A client holds its connection to smc-srv open (--hold); while the two talk, the Unit column
+# names both containers as podman:NAME, never libpod-<id>.scope, and -j has each holder's
+# "container" object from podman's containers.json.
+podman run -d --name smc-hold --annotation $ANN localhost/smc-conn /bin/smc-conn connect \
+	--proto tcp --addr "$ip" --port 5000 --conns 1 --bytes 65536 --hold 300 >/tmp/smc-hold.id 2>&1 ||
+	fail "podman run smc-hold: $(cat /tmp/smc-hold.id)"
+wait_until 60 "smc-hold's connection is open" sh -c "smcctl socket -p | grep -q 'podman:smc-hold'"
+out=$(smcctl socket -p)
+assert_contains "$out" "podman:smc-srv" "smcctl socket -p names the server container ($out)"
+assert_contains "$out" "podman:smc-hold" "... and the client container"
+assert_not_contains "$out" "libpod-" "... never by its scope"
+srv_id=$(podman inspect -f '{{.Id}}' smc-srv)
+c=$(smcctl -j socket -p | jq -c '[.sockets[].processes[].container | select(.name == "smc-srv")][0]')
+assert_eq "podman" "$(echo "$c" | jq -r .runtime)" "-j: the server's container object ($c)"
+assert_eq "$(echo "$srv_id" | cut -c1-12)" "$(echo "$c" | jq -r .id)" "... its short id"
+assert_match "$(echo "$c" | jq -r .image)" "smc-conn" "... its image"
+assert_eq "null" "$(echo "$c" | jq -r .pod)" "... in no pod"
+assert_ok podman rm -f -t 0 smc-hold
+# <<< identity <<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<
+
 # --- stopped: nothing left ----------------------------------------------------------------
 assert_ok podman rm -f -t 0 smc-srv smc-cli smc-cli2 tcp-srv tcp-cli host-net
 assert_eq "" "$(ls $D | grep libpod || true)" "no drop-in left after the containers stopped"
