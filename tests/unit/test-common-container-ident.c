@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -267,6 +268,38 @@ static void test_hostile(void **state)
 	ident_none(srv);
 }
 
+/*
+ * A reader without the rights to the runtime's state (smcctl runs with its caller's; the
+ * files are root's, 0600) gets nothing, and so the scope: only root can switch to another
+ * user to show it.
+ */
+static void test_unprivileged(void **state)
+{
+	const char *srv = "/machine.slice/libpod-" P_SRV ".scope";
+	int status = 0;
+	pid_t pid;
+
+	(void)state;
+	if (geteuid() != 0) {
+		skip();
+		return;
+	}
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct container_ident c;
+
+		container_ident_forget();
+		if (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0)
+			_exit(2);
+		_exit(container_ident_of(srv, &c) == 0 && !c.runtime ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	ident_ok(srv); /* and root still reads it */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +308,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_docker, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cache, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unprivileged, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
