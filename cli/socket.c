@@ -26,6 +26,7 @@
 #include <sys/socket.h>
 
 #include "cli/verbs.h"
+#include "common/container-ident.h"
 #include "common/name-sanitize.h"
 #include "common/output.h"
 #include "common/owner.h"
@@ -320,6 +321,29 @@ static void dmbinfo_emit(struct out_sink *o, const struct smc_socket *s)
 		out_cell(o, COL_LINK, out_fmt_uint(s->dmb.linkid, OUT_HEX32, buf, sizeof(buf)));
 }
 
+/*
+ * "container": the holder's container, named from its runtime's state
+ * (common/container-ident.c), or null: no container, or none the caller may read about.
+ */
+static void container_emit(struct out_sink *o, const struct container_ident *c)
+{
+	char id[CONTAINER_SHORT_ID_LEN + 1];
+
+	if (!c->runtime) {
+		out_null(o, "container", OUT_NO_COL);
+		return;
+	}
+	snprintf(id, sizeof(id), "%.*s", CONTAINER_SHORT_ID_LEN, c->id);
+	out_object_begin(o, "container");
+	/* name and image are their creators' choice: out_name() */
+	out_name(o, "name", OUT_NO_COL, c->name);
+	out_str(o, "id", OUT_NO_COL, id);
+	out_name(o, "image", OUT_NO_COL, c->image[0] ? c->image : NULL);
+	out_str(o, "pod", OUT_NO_COL, c->pod[0] ? c->pod : NULL);
+	out_str(o, "runtime", OUT_NO_COL, c->runtime);
+	out_object_end(o);
+}
+
 /* "processes": every holder found (none: an empty list); text: the first and its unit. */
 static void processes_emit(struct out_sink *o, const struct smc_socket *s,
 			   const struct sock_owners *owners)
@@ -327,10 +351,12 @@ static void processes_emit(struct out_sink *o, const struct smc_socket *s,
 	const struct sock_proc *p;
 	size_t n = sock_owners_of(owners, s->inode, &p);
 	char unit[256], user_unit[256];
+	struct container_ident ci;
 
 	out_array_begin(o, "processes");
 	for (size_t i = 0; i < n && !out_is_text(o); i++) {
 		cgroup_units(p[i].cgroup, unit, sizeof(unit), user_unit, sizeof(user_unit));
+		(void)container_ident_of(p[i].cgroup, &ci);
 		out_object_begin(o, NULL);
 		out_u64(o, "pid", OUT_NO_COL, (uint64_t)p[i].pid);
 		/* names their owners chose: never raw on a terminal or in JSON */
@@ -339,11 +365,13 @@ static void processes_emit(struct out_sink *o, const struct smc_socket *s,
 		out_name(o, "cgroup", OUT_NO_COL, p[i].cgroup);
 		out_name(o, "unit", OUT_NO_COL, unit[0] ? unit : NULL);
 		out_name(o, "user_unit", OUT_NO_COL, user_unit[0] ? user_unit : NULL);
+		container_emit(o, &ci);
 		out_object_end(o);
 	}
 	out_array_end(o);
 	if (n && out_text_wants(o, COL_PROCESS)) {
 		char comm[NAME_OUT_MAX + 1], buf[NAME_OUT_MAX + 48]; /* the cell cuts at 255 */
+		char label[CONTAINER_NAME_LEN + 16];
 		const char *u = NULL;
 
 		name_sanitize(p[0].comm, comm, sizeof(comm));
@@ -355,7 +383,11 @@ static void processes_emit(struct out_sink *o, const struct smc_socket *s,
 				 (uint64_t)p[0].pid);
 		out_cell(o, COL_PROCESS, buf);
 		cgroup_units(p[0].cgroup, unit, sizeof(unit), user_unit, sizeof(user_unit));
-		if (user_unit[0])
+		/* a container by its runtime and name ("podman:smc-srv"), not its scope */
+		if (container_ident_of(p[0].cgroup, &ci) == 1 &&
+		    container_label(&ci, label, sizeof(label)) > 0)
+			u = label;
+		else if (user_unit[0])
 			u = user_unit;
 		else if (unit[0])
 			u = unit;
@@ -525,8 +557,9 @@ int socket_list(struct smcctl *c, const struct verb_args *a)
 		for (size_t i = 0; i < n; i++)
 			if (socket_wanted(&f, &socks[i]))
 				inodes[m++] = socks[i].inode;
-		/* the tests' sysroot holds a procfs tree of their own */
+		/* the tests' sysroot holds a procfs tree of their own, and the runtimes' state */
 		snprintf(proc, sizeof(proc), "%s/proc", sysroot);
+		container_ident_set_root(sysroot);
 		r = sock_owners_scan(proc, inodes, m, &owners);
 		if (r == -ENOMEM)
 			return smcctl_oom(c);

@@ -30,6 +30,7 @@
 
 #include "bpf/smcbpf-abi.h"
 #include "common/assess-rules.h"
+#include "common/container-ident.h"
 #include "common/macro.h"
 #include "common/util.h"
 #include "netlink/smcnl.h"
@@ -355,8 +356,16 @@ static void cgroup_walk(struct assess_conn *v, size_t n, const char *rel, unsign
 
 void assess_cgroup_names(struct assess_conn *v, size_t n)
 {
+	struct container_ident c;
+
 	if (n)
 		cgroup_walk(v, n, "", 0);
+	/* the runtime's state is cached: a container's many records read it once */
+	for (size_t i = 0; i < n; i++)
+		if (v[i].cgroup[0] && container_ident_of(v[i].cgroup, &c) == 1)
+			container_label(&c, v[i].container, sizeof(v[i].container));
+		else
+			v[i].container[0] = '\0';
 }
 
 int assess_host_scan(struct assess_host **ret)

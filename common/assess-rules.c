@@ -460,7 +460,8 @@ static enum verdict verdict_of(const struct tally *t, const struct assess_thresh
 /* An application: the cgroup when known (its unit names it), else the command. */
 struct app {
 	char key[ASSESS_CGROUP_LEN + ASSESS_COMM_LEN + 2];
-	char cgroup[ASSESS_CGROUP_LEN]; /* of its first record: names it */
+	char cgroup[ASSESS_CGROUP_LEN];	      /* of its first record: names it */
+	char container[ASSESS_CONTAINER_LEN]; /* of its first record: names it, before its unit */
 	char comm[ASSESS_COMM_LEN];
 	struct tally t;
 	struct {
@@ -550,6 +551,7 @@ static struct app *app_find(struct assess_sum *s, const struct assess_conn *c)
 	*a = (struct app){};
 	snprintf(a->key, sizeof(a->key), "%s", key);
 	snprintf(a->cgroup, sizeof(a->cgroup), "%s", c->cgroup);
+	snprintf(a->container, sizeof(a->container), "%s", c->container);
 	snprintf(a->comm, sizeof(a->comm), "%s", c->comm);
 	return a;
 }
@@ -647,13 +649,17 @@ uint64_t assess_sum_ends(const struct assess_sum *s)
 	return s->ends;
 }
 
-/* The application's name, raw: every output sanitises it (json_add_name(), the gauges). */
+/* The application's name, raw: every output sanitises it (json_add_name(), the gauges):
+ * its container, else its user unit, its unit, its cgroup, its command. */
 static void app_label(const struct app *a, char *buf, size_t len, char *unit, size_t ulen)
 {
 	char user_unit[ASSESS_CGROUP_LEN];
 
 	cgroup_units(a->cgroup, unit, ulen, user_unit, sizeof(user_unit));
-	if (user_unit[0])
+	/* a container by its runtime and name, not its libpod-<id>.scope */
+	if (a->container[0])
+		snprintf(buf, len, "%s", a->container);
+	else if (user_unit[0])
 		snprintf(buf, len, "%s", user_unit);
 	else if (unit[0])
 		snprintf(buf, len, "%s", unit);

@@ -24,6 +24,8 @@
 #define ASSESS_BUCKETS 9
 #define ASSESS_COMM_LEN 16
 #define ASSESS_CGROUP_LEN 256
+/* A container's label, "podman:NAME" (common/container-ident.h), cut beyond. */
+#define ASSESS_CONTAINER_LEN 128
 #define ASSESS_WHY_LEN 256
 #define ASSESS_IFNAME_LEN 16
 #define ASSESS_RDMA_LEN 65 /* an RDMA device name */
@@ -75,6 +77,8 @@ struct assess_conn {
 	char comm[ASSESS_COMM_LEN];
 	uint64_t cgroup_id;
 	char cgroup[ASSESS_CGROUP_LEN]; /* cgroup v2 path, "" unknown */
+	/* its container as RUNTIME:NAME ("podman:smc-srv"), raw; "" none or not known */
+	char container[ASSESS_CONTAINER_LEN];
 	/* What the collector found out about the host (assess_host_fill(), assess-host.c). */
 	bool peer_local;		   /* raddr is an address of this host (any netns) */
 	char peer_netns[ASSESS_NETNS_LEN]; /* where, "" this one or unknown */
@@ -199,7 +203,10 @@ size_t assess_host_netns(const struct assess_host *h);
  */
 int assess_host_fill(struct assess_host *h, struct assess_conn *v, size_t n);
 struct assess_host *assess_host_free(struct assess_host *h);
-/* The cgroup v2 path of each record's cgroup_id: one walk of /sys/fs/cgroup. */
+/*
+ * The cgroup v2 path of each record's cgroup_id: one walk of /sys/fs/cgroup; and the
+ * container of that cgroup, when its runtime's state names it (common/container-ident.c).
+ */
 void assess_cgroup_names(struct assess_conn *v, size_t n);
 /*
  * A record of bpf/smc_assess as the rules take it: lifetime from start_ns (when the

@@ -75,7 +75,7 @@ size_t fbattr_units_sorted(const struct fbattr_reason *r, struct fbattr_unit *re
 	return r->n_units;
 }
 
-void fbattr_label(const char *cgroup, char *buf, size_t len)
+void fbattr_label(const char *cgroup, const char *container, char *buf, size_t len)
 {
 	char unit[FBATTR_UNIT_LEN], user_unit[FBATTR_UNIT_LEN], raw[FBATTR_UNIT_LEN * 2 + 1];
 
@@ -84,7 +84,13 @@ void fbattr_label(const char *cgroup, char *buf, size_t len)
 		return;
 	}
 	cgroup_units(cgroup, unit, sizeof(unit), user_unit, sizeof(user_unit));
-	if (user_unit[0])
+	/*
+	 * A container by its name, not its libpod-<id>.scope: what an operator knows it by.  One
+	 * label per container as there was one per scope, so the table's bound holds as it is.
+	 */
+	if (container && container[0])
+		snprintf(raw, sizeof(raw), "%s", container);
+	else if (user_unit[0])
 		snprintf(raw, sizeof(raw), "%s/%s", unit, user_unit);
 	else if (unit[0])
 		snprintf(raw, sizeof(raw), "%s", unit);

@@ -46,6 +46,7 @@
 
 #include "common/bus-api.h"
 #include "common/clock.h"
+#include "common/container-ident.h"
 #include "common/macro.h"
 #include "common/output.h"
 #include "common/owner.h"
@@ -419,7 +420,8 @@ static void resolve(struct fallback *f, const struct pending *p, uint64_t now,
 		.lport = rec->lport,
 		.rport = rec->rport,
 	};
-	char comm[SMCBPF_COMM_LEN + 1] = "";
+	char comm[SMCBPF_COMM_LEN + 1] = "", container[FBATTR_UNIT_LEN] = "";
+	struct container_ident ci;
 	const char *cg;
 
 	if (rec->pid) {
@@ -441,7 +443,10 @@ static void resolve(struct fallback *f, const struct pending *p, uint64_t now,
 	name_sanitize(comm, ev.comm, sizeof(ev.comm));
 	cg = rec->cgroup_id && f->cgroot[0] ? cg_find(f, rec->cgroup_id) : NULL;
 	name_sanitize(cg, ev.cgroup, sizeof(ev.cgroup));
-	fbattr_label(cg, ev.unit, sizeof(ev.unit));
+	/* the runtime's state is read as root, once per change of its file (cached) */
+	if (cg && container_ident_of(cg, &ci) == 1)
+		container_label(&ci, container, sizeof(container));
+	fbattr_label(cg, container, ev.unit, sizeof(ev.unit));
 	if (rec->family == SMCBPF_AF_INET || rec->family == SMCBPF_AF_INET6)
 		(void)inet_ntop(rec->family == SMCBPF_AF_INET ? AF_INET : AF_INET6, rec->raddr,
 				ev.raddr, sizeof(ev.raddr));

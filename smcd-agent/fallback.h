@@ -56,11 +56,13 @@ void fbattr_add(struct fbattr *a, uint32_t code, const char *unit);
 /* The reason's units by count, largest first (ties by name): ret[] has FBATTR_TOP_UNITS. */
 size_t fbattr_units_sorted(const struct fbattr_reason *r, struct fbattr_unit *ret);
 /*
- * The label of a cgroup v2 path: its systemd unit ("nginx.service"), the user unit under a
- * user manager ("user@1000.service/app.scope"), else the path itself ("/smc-on"); NULL
- * (the cgroup was not found) is FBATTR_UNKNOWN.  Through name_sanitize() (common/).
+ * The label of a cgroup v2 path: its container as RUNTIME:NAME ("podman:smc-srv") when
+ * container is one (common/container-ident.h; NULL or "": none), its systemd unit
+ * ("nginx.service"), the user unit under a user manager ("user@1000.service/app.scope"),
+ * else the path itself ("/smc-on"); NULL (the cgroup was not found) is FBATTR_UNKNOWN.
+ * Through name_sanitize() (common/).
  */
-void fbattr_label(const char *cgroup, char *buf, size_t len);
+void fbattr_label(const char *cgroup, const char *container, char *buf, size_t len);
 
 /* ---- the agent's side (fallback.c) ------------------------------------------------------ */
 

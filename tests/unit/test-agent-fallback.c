@@ -122,30 +122,45 @@ static void test_label(void **state)
 	char b[FBATTR_UNIT_LEN];
 
 	(void)state;
-	fbattr_label("/system.slice/nginx.service", b, sizeof(b));
+	fbattr_label("/system.slice/nginx.service", NULL, b, sizeof(b));
 	assert_string_equal(b, "nginx.service");
-	fbattr_label("/smcd-test.slice/fb-app.service", b, sizeof(b));
+	fbattr_label("/smcd-test.slice/fb-app.service", NULL, b, sizeof(b));
 	assert_string_equal(b, "fb-app.service");
 	/* a user's delegated cgroup may be named anything: never invalid UTF-8 in a label, no
 	 * control character (common/name-sanitize.c); quotes are the textfile writer's to escape */
-	fbattr_label("/user.slice/user-1000.slice/user@1000.service/app.slice/\xff\"x.service", b,
-		     sizeof(b));
+	fbattr_label("/user.slice/user-1000.slice/user@1000.service/app.slice/\xff\"x.service",
+		     NULL, b, sizeof(b));
 	assert_string_equal(b, "user@1000.service/\\xff\"x.service");
-	fbattr_label("/odd\n\xc3\xa9\033[2J", b, sizeof(b));
+	fbattr_label("/odd\n\xc3\xa9\033[2J", NULL, b, sizeof(b));
 	assert_string_equal(b, "/odd\\x0a\xc3\xa9\\x1b[2J");
 	/* A service's own sub-cgroups belong to it. */
-	fbattr_label("/system.slice/nginx.service/workers", b, sizeof(b));
+	fbattr_label("/system.slice/nginx.service/workers", NULL, b, sizeof(b));
 	assert_string_equal(b, "nginx.service");
-	fbattr_label("/user.slice/user-1000.slice/user@1000.service/app.slice/foo.scope", b,
+	fbattr_label("/user.slice/user-1000.slice/user@1000.service/app.slice/foo.scope", NULL, b,
 		     sizeof(b));
 	assert_string_equal(b, "user@1000.service/foo.scope");
 	/* No unit: the cgroup itself; the root; not found. */
-	fbattr_label("/smc-on", b, sizeof(b));
+	fbattr_label("/smc-on", NULL, b, sizeof(b));
 	assert_string_equal(b, "/smc-on");
-	fbattr_label("/", b, sizeof(b));
+	fbattr_label("/", NULL, b, sizeof(b));
 	assert_string_equal(b, "/");
-	fbattr_label(NULL, b, sizeof(b));
+	fbattr_label(NULL, NULL, b, sizeof(b));
 	assert_string_equal(b, FBATTR_UNKNOWN);
+	/* A container named by its runtime (fallback.c asks common/container-ident.c): its
+	 * name, not its scope; sanitised as any name; "" is no name: the scope again. */
+	fbattr_label("/machine.slice/libpod-"
+		     "e13652de5c3a1c8d631ef02ff574212a799a02b0afaf52be45475c03ca804ae7.scope",
+		     "podman:smc-srv", b, sizeof(b));
+	assert_string_equal(b, "podman:smc-srv");
+	fbattr_label("/docker.slice/docker-"
+		     "c0639fb49cbfeb1fa04b8efde41fed84ea95a094707fa902294079057c9b889c.scope",
+		     "docker:\033[2Jx\xff", b, sizeof(b));
+	assert_string_equal(b, "docker:\\x1b[2Jx\\xff");
+	fbattr_label("/machine.slice/libpod-"
+		     "e13652de5c3a1c8d631ef02ff574212a799a02b0afaf52be45475c03ca804ae7.scope",
+		     "", b, sizeof(b));
+	assert_string_equal(
+		b, "libpod-e13652de5c3a1c8d631ef02ff574212a799a02b0afaf52be45475c03ca804ae7.scope");
 }
 
 /* The samples of one family in text, counted; *sum their values. */

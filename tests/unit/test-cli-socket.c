@@ -8,6 +8,7 @@
  * test-cli-render.
  */
 #include <arpa/inet.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -271,6 +272,101 @@ static void test_processes_hostile_names(void **state)
 	rm_tree(proc_root);
 }
 
+/*
+ * A holder in a container: named by its runtime and name in the Unit column, and the
+ * "container" object in JSON, from the runtimes' state under the sysroot
+ * (tests/fixtures/containers/host); a container whose state is not there keeps its
+ * scope, and a process outside containers has "container": null.
+ */
+#define SRV_ID "e13652de5c3a1c8d631ef02ff574212a799a02b0afaf52be45475c03ca804ae7"
+#define POD_ID "5ea618a82d38c4b9d0322273f1b4b26ef5e41c032bad80686923e4a7b3fc8a57"
+#define POD_CTR "e627998cc6c698997f889c5ed37546d8fcf19e42486745cb868fe27ea990600c"
+#define DOCKER_ID "c0639fb49cbfeb1fa04b8efde41fed84ea95a094707fa902294079057c9b889c"
+
+static json_object *first_proc(json_object *doc, uint64_t inode)
+{
+	json_object *socks = out_get(doc, "sockets");
+
+	for (size_t i = 0; i < json_object_array_length(socks); i++) {
+		json_object *s = json_object_array_get_idx(socks, i);
+
+		if (out_get_u64(s, "inode", 0) == inode)
+			return json_object_array_get_idx(out_get(s, "processes"), 0);
+	}
+	fail_msg("no socket %" PRIu64, inode);
+	return NULL;
+}
+
+static void test_processes_container(void **state)
+{
+	json_object *doc, *c;
+	char cmd[1200];
+	char *t;
+
+	(void)state;
+	snprintf(proc_root, sizeof(proc_root), "/tmp/test-socket-p-XXXXXX");
+	assert_non_null(mkdtemp(proc_root));
+	snprintf(cmd, sizeof(cmd),
+		 "cp -R '%s/tests/fixtures/containers/host/.' '%s' && chmod -R go-w '%s'",
+		 golden_top_srcdir(), proc_root, proc_root);
+	assert_int_equal(system(cmd), 0);
+	mk("proc");
+	mk("proc/800");
+	mk("proc/800/fd");
+	fd_link("proc/800/fd/5", "socket:[1168]");
+	test_write_file(proc_root, "proc/800/comm", "smc-conn\n");
+	test_write_file(proc_root, "proc/800/cgroup", "0::/machine.slice/libpod-" SRV_ID ".scope\n");
+	mk("proc/900");
+	mk("proc/900/fd");
+	fd_link("proc/900/fd/6", "socket:[1169]");
+	test_write_file(proc_root, "proc/900/comm", "smc-conn\n");
+	test_write_file(proc_root, "proc/900/cgroup",
+			"0::/machine.slice/machine-libpod_pod_" POD_ID ".slice/libpod-" POD_CTR
+			".scope\n");
+
+	t = RUN_P(0, "socket", "-p");
+	assert_non_null(strstr(t, "smc-conn/800  podman:smc-srv\n"));
+	assert_non_null(strstr(t, "smc-conn/900  podman:web-pod-app\n"));
+	assert_null(strstr(t, "libpod-"));
+	free(t);
+
+	t = RUN_P(0, "-j", "socket", "-p");
+	assert_non_null(doc = json_tokener_parse(t));
+	c = out_get(first_proc(doc, 1168), "container");
+	assert_non_null(c);
+	assert_string_equal(out_get_str(c, "name", ""), "smc-srv");
+	assert_string_equal(out_get_str(c, "id", ""), "e13652de5c3a");
+	assert_string_equal(out_get_str(c, "image", ""), "localhost/smc-conn:latest");
+	assert_null(out_get_str(c, "pod", NULL));
+	assert_string_equal(out_get_str(c, "runtime", ""), "podman");
+	/* the unit is still the scope's name: one word for one thing */
+	assert_string_equal(out_get_str(first_proc(doc, 1168), "unit", ""),
+			    "libpod-" SRV_ID ".scope");
+	c = out_get(first_proc(doc, 1169), "container");
+	assert_string_equal(out_get_str(c, "pod", ""), "5ea618a82d38");
+	json_object_put(doc);
+	free(t);
+
+	/* docker's scope under its slice; a docker id whose state is not there keeps its scope */
+	test_write_file(proc_root, "proc/800/cgroup",
+			"0::/docker.slice/docker-" DOCKER_ID ".scope\n");
+	test_write_file(proc_root, "proc/900/cgroup", "0::/system.slice/docker-" POD_CTR ".scope\n");
+	t = RUN_P(0, "socket", "-p");
+	assert_non_null(strstr(t, "smc-conn/800  docker:smc-srv\n"));
+	assert_non_null(strstr(t, "smc-conn/900  docker-" POD_CTR ".scope\n"));
+	free(t);
+	t = RUN_P(0, "-j", "socket", "-p");
+	assert_non_null(doc = json_tokener_parse(t));
+	c = out_get(first_proc(doc, 1168), "container");
+	assert_string_equal(out_get_str(c, "runtime", ""), "docker");
+	assert_string_equal(out_get_str(c, "image", ""), "smc-conn");
+	assert_true(json_object_is_type(out_get(first_proc(doc, 1169), "container"), json_type_null));
+	assert_non_null(strstr(t, "\"container\":null"));
+	json_object_put(doc);
+	free(t);
+	rm_tree(proc_root);
+}
+
 /* A procfs that cannot be read is an error that says so, never "no processes". */
 static void test_processes_no_proc(void **state)
 {
@@ -339,6 +435,7 @@ int main(void)
 		cmocka_unit_test(test_recorded),
 		cmocka_unit_test(test_processes),
 		cmocka_unit_test(test_processes_hostile_names),
+		cmocka_unit_test(test_processes_container),
 		cmocka_unit_test(test_processes_no_proc),
 		cmocka_unit_test(test_no_legend),
 	};

@@ -505,6 +505,45 @@ static void test_sum_pieces(void **state)
 	assess_sum_free(s);
 }
 
+/*
+ * A container's application is named by its container (the host found "podman:smc-srv",
+ * assess_cgroup_names()), in the report and in the gauges; its unit stays the scope.  A
+ * container the host could not name keeps its scope's name.
+ */
+static void test_container_named(void **state)
+{
+	const char *scope = "/machine.slice/libpod-"
+			    "e13652de5c3a1c8d631ef02ff574212a799a02b0afaf52be45475c03ca804ae7.scope";
+	const char *other = "/machine.slice/libpod-"
+			    "bbee91767bbadeb1086115ca522a1b8a7a761b1f0fa88f59057ca0c79957c52e.scope";
+	struct assess_conn v[4];
+	_cleanup_(json_object_putp) json_object *doc = NULL;
+	struct assess_meta m = { .method = "bpf", .coverage = "x", .scope = "y", .duration_s = 10 };
+	struct assess_gauges g;
+	struct assess_sum *s;
+	json_object *a;
+
+	(void)state;
+	v[0] = conn("smc-conn", other, "127.0.0.1", 40000, "127.0.0.1", 7000);
+	bulk(&v[0], 64 << 20, 1024, 3);
+	v[1] = mirror(&v[0], "smc-conn", scope);
+	snprintf(v[1].container, sizeof(v[1].container), "podman:smc-srv");
+	assess_classify_all(v, 2, &th);
+	assert_non_null(doc = assess_report_json(v, 2, &th, &m));
+	a = app_named(doc, "podman:smc-srv");
+	assert_string_equal(out_get_str(a, "unit", ""), scope + strlen("/machine.slice/"));
+	assert_string_equal(out_get_str(a, "cgroup", ""), scope);
+	app_named(doc, other + strlen("/machine.slice/"));
+	assert_non_null(s = assess_sum_new(8));
+	assert_int_equal(assess_sum_add(s, v, 2, &th), 0);
+	assert_int_equal(assess_sum_gauges(s, 8, &g), 0);
+	assert_int_equal(g.n_apps, 2);
+	assert_true(strcmp(g.apps[0].name, "podman:smc-srv") == 0 ||
+		    strcmp(g.apps[1].name, "podman:smc-srv") == 0);
+	assess_gauges_done(&g);
+	assess_sum_free(s);
+}
+
 /* Bounded: applications beyond max_apps are "other"; gauges name the top N by bytes. */
 static void test_sum_bounds(void **state)
 {
@@ -608,12 +647,13 @@ static void test_user_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_buckets),	       cmocka_unit_test(test_classes),
-		cmocka_unit_test(test_pairs),	       cmocka_unit_test(test_smcr_json),
-		cmocka_unit_test(test_verdicts),       cmocka_unit_test(test_buffers),
-		cmocka_unit_test(test_fragment),       cmocka_unit_test(test_text),
-		cmocka_unit_test(test_pairs_v4mapped), cmocka_unit_test(test_sum_pieces),
-		cmocka_unit_test(test_sum_bounds),     cmocka_unit_test(test_user_names),
+		cmocka_unit_test(test_buckets),		cmocka_unit_test(test_classes),
+		cmocka_unit_test(test_pairs),		cmocka_unit_test(test_smcr_json),
+		cmocka_unit_test(test_verdicts),	cmocka_unit_test(test_buffers),
+		cmocka_unit_test(test_fragment),	cmocka_unit_test(test_text),
+		cmocka_unit_test(test_pairs_v4mapped),	cmocka_unit_test(test_sum_pieces),
+		cmocka_unit_test(test_container_named), cmocka_unit_test(test_sum_bounds),
+		cmocka_unit_test(test_user_names),
 	};
 
 	assess_thresholds_default(&th);

@@ -68,4 +68,29 @@ out=$(systemd-run --wait --pipe --quiet --unit smc-svc /usr/local/bin/smc-conn p
 	--port 5099 --conns 1 2>&1)
 assert_eq 1 "$(printf '%s\n' "$out" | grep '"summary"' | jq .tcp)" "a service of system.slice: TCP ($out)"
 
+# >>> identity (issue 39): smcctl socket -p names a container, not its scope >>>>>>>>>>>>>>>>>
+# A client holds its connection to smc-srv open (--hold); while the two talk, smcctl socket -p
+# in each one's network namespace (smc_diag lists a namespace's own sockets) names its
+# holder docker:NAME, never docker-<id>.scope, and -j has the holder's "container" object
+# from docker's config.v2.json.
+docker run -d --name smc-hold smc-conn /bin/smc-conn connect --proto tcp --addr "$ip" \
+	--port 5000 --conns 1 --bytes 65536 --hold 300 >/tmp/smc-hold.id 2>&1 ||
+	fail "docker run smc-hold: $(cat /tmp/smc-hold.id)"
+srv_pid=$(docker inspect -f '{{.State.Pid}}' smc-srv)
+hold_pid=$(docker inspect -f '{{.State.Pid}}' smc-hold)
+wait_until 60 "smc-hold's connection is open" sh -c \
+	"smcctl -n /proc/$hold_pid/ns/net socket -p | grep -q 'docker:smc-hold'"
+out=$(smcctl -n /proc/$srv_pid/ns/net socket -p)
+assert_contains "$out" "docker:smc-srv" "smcctl socket -p names the server container ($out)"
+assert_not_contains "$out" ".scope" "... never by its scope"
+c=$(smcctl -n /proc/$srv_pid/ns/net -j socket -p |
+	jq -c '[.sockets[].processes[].container | select(. != null)][0]')
+assert_eq "smc-srv" "$(echo "$c" | jq -r .name)" "-j: the server's container object ($c)"
+assert_eq "docker" "$(echo "$c" | jq -r .runtime)" "... its runtime"
+assert_eq "$(docker inspect -f '{{.Id}}' smc-srv | cut -c1-12)" "$(echo "$c" | jq -r .id)" \
+	"... its short id"
+assert_match "$(echo "$c" | jq -r .image)" "smc-conn" "... its image"
+assert_ok docker rm -f smc-hold
+# <<< identity (issue 39) <<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<
+
 assert_ok docker rm -f smc-srv smc-cli tcp-srv tcp-cli

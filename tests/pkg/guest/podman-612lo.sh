@@ -113,6 +113,32 @@ sum=$(podman logs smc-pod-pair 2>&1 | grep '"summary"')
 assert_eq 1 "$(echo "$sum" | jq .smcd)" "kube play, annotation on the pod: SMC-D ($sum)"
 assert_ok podman kube down /tmp/smc-pod.yaml
 
+# >>> identity (issue 39): smcctl socket -p names a container, not its scope >>>>>>>>>>>>>>>>>
+# A client holds its connection to smc-srv open (--hold); while the two talk, smcctl socket -p
+# in each one's network namespace (smc_diag lists a namespace's own sockets) names its
+# holder podman:NAME, never libpod-<id>.scope, and -j has the holder's "container" object
+# from podman's containers.json.
+podman run -d --name smc-hold --annotation $ANN localhost/smc-conn /bin/smc-conn connect \
+	--proto tcp --addr "$ip" --port 5000 --conns 1 --bytes 65536 --hold 300 >/tmp/smc-hold.id 2>&1 ||
+	fail "podman run smc-hold: $(cat /tmp/smc-hold.id)"
+srv_pid=$(podman inspect -f '{{.State.Pid}}' smc-srv)
+hold_pid=$(podman inspect -f '{{.State.Pid}}' smc-hold)
+wait_until 60 "smc-hold's connection is open" sh -c \
+	"smcctl -n /proc/$hold_pid/ns/net socket -p | grep -q 'podman:smc-hold'"
+out=$(smcctl -n /proc/$srv_pid/ns/net socket -p)
+assert_contains "$out" "podman:smc-srv" "smcctl socket -p names the server container ($out)"
+assert_not_contains "$out" "libpod-" "... never by its scope"
+c=$(smcctl -n /proc/$srv_pid/ns/net -j socket -p |
+	jq -c '[.sockets[].processes[].container | select(. != null)][0]')
+assert_eq "smc-srv" "$(echo "$c" | jq -r .name)" "-j: the server's container object ($c)"
+assert_eq "podman" "$(echo "$c" | jq -r .runtime)" "... its runtime"
+assert_eq "$(podman inspect -f '{{.Id}}' smc-srv | cut -c1-12)" "$(echo "$c" | jq -r .id)" \
+	"... its short id"
+assert_match "$(echo "$c" | jq -r .image)" "smc-conn" "... its image"
+assert_eq "null" "$(echo "$c" | jq -r .pod)" "... in no pod"
+assert_ok podman rm -f -t 0 smc-hold
+# <<< identity (issue 39) <<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<
+
 # --- stopped: nothing left ----------------------------------------------------------------
 assert_ok podman rm -f -t 0 smc-srv smc-cli smc-cli2 tcp-srv tcp-cli host-net
 assert_eq "" "$(ls $D | grep libpod || true)" "no drop-in left after the containers stopped"

@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Which container a cgroup is: see container-ident.h.
+ *
+ * Why read the runtimes' files and not ask them: smcctl and the agent would otherwise need
+ * podman's or docker's API socket (docker's is root's and grants root; podman has none
+ * without its service), a library of theirs, or a fork of `podman inspect` per socket.
+ * Their state on disk is plain JSON that a reader of the same rights may read: podman's
+ * containers/storage keeps every container in one containers.json (per storage driver),
+ * docker one config.v2.json per container.  The price is that a runtime may change its
+ * files' layout: then nothing is found and the scope is named, as before.
+ *
+ * The files are data, never trusted: opened with O_NOFOLLOW (a symlink planted there
+ * is refused, not followed to a file the reader may read and the writer may not), only a
+ * regular file owned by root (or the caller: nothing then that the caller could not
+ * write itself) and writable by nobody else, at most CONTAINER_STATE_MAX bytes, parsed by
+ * json-c (nesting bounded by its default depth), every value checked for its type, the
+ * names sanitised by each output.  A caller who may not read the state (smcctl runs with
+ * its caller's rights; /var/lib/docker is root's, 0710) gets the scope name.
+ *
+ * Cached per process: a file is read again only when its inode, size, mtime or ctime changed
+ * (an smcctl run reads each at most once; the agent sees a new or renamed container).
+ *
+ * Pods: podman 4.3 writes the pod's name only into its own database (libpod's bolt_state.db,
+ * a binary format not parsed here); containers/storage's metadata holds "name",
+ * "image-name", "image-id", "created-at" and "mountlabel".  The pod's id is in the
+ * container's cgroup path (machine-libpod_pod_<64 hex>.slice, the systemd driver), so a
+ * pod is named by its short id.  Docker has no pods.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "common/container-ident.h"
+#include "common/macro.h"
+#include "common/util.h"
+
+/* containers/storage names its directory after the storage driver: the drivers podman
+ * ships (overlay the default, vfs where overlay cannot mount). */
+static const char *const podman_drivers[] = { "overlay", "vfs", "btrfs", "zfs" };
+
+#define PODMAN_STATE "/var/lib/containers/storage/%s-containers/containers.json"
+#define DOCKER_STATE "/var/lib/docker/containers/%s/config.v2.json"
+
+/* The identity of a state file as read: a change of any is a new file to read (ctime:
+ * a chmod or chown too, which decide whether it is trusted). */
+struct state_stamp {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+};
+
+static char state_root[PATH_MAX];
+
+/* podman: each driver's parsed containers.json (doc NULL: refused or not JSON). */
+static struct podman_state {
+	bool read;
+	struct state_stamp stamp;
+	json_object *doc;
+} podman_cache[ELEMENTSOF(podman_drivers)];
+
+/* docker: one entry per container, the oldest replaced (a CLI run names few; the agent
+ * only those that fell back). */
+#define DOCKER_CACHE 64
+static struct docker_state {
+	char id[CONTAINER_ID_LEN + 1]; /* "": free */
+	struct state_stamp stamp;
+	bool found;
+	char name[CONTAINER_NAME_LEN], image[CONTAINER_NAME_LEN];
+} docker_cache[DOCKER_CACHE];
+static size_t docker_next;
+
+/* ---- the cgroup's form ----------------------------------------------------------------- */
+
+static bool is_hex_id(const char *s, size_t len)
+{
+	if (len != CONTAINER_ID_LEN)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+/* c (len bytes) is PREFIX<64 hex>SUFFIX: the id's start, else NULL. */
+static const char *id_between(const char *c, size_t len, const char *prefix, const char *suffix)
+{
+	size_t p = strlen(prefix), s = strlen(suffix);
+
+	if (len != p + CONTAINER_ID_LEN + s || strncmp(c, prefix, p) != 0 ||
+	    memcmp(c + p + CONTAINER_ID_LEN, suffix, s) != 0 || !is_hex_id(c + p, CONTAINER_ID_LEN))
+		return NULL;
+	return c + p;
+}
+
+/*
+ * The forms, outermost first (a container's own cgroups below its scope, such as podman's
+ * "/container" for systemd in a container, are still that container):
+ *   systemd driver: .../libpod-<id>.scope (podman), .../docker-<id>.scope (docker, under
+ *   system.slice or its --cgroup-parent slice); a pod's containers below
+ *   machine-libpod_pod_<pod id>.slice;
+ *   cgroupfs driver: /libpod_parent/libpod-<id> (podman), /docker/<id> (docker).
+ * libpod-conmon-<id>.scope is podman's monitor, not the container: not matched.
+ */
+bool container_cgroup_parse(const char *cgroup, struct container_ident *ret)
+{
+	const char *p = cgroup ? cgroup : "", *prev = "", *id;
+	size_t prev_len = 0;
+
+	*ret = (struct container_ident){};
+	while (*p) {
+		size_t len;
+		const char *c;
+
+		p += strspn(p, "/");
+		len = strcspn(p, "/");
+		if (len == 0)
+			break;
+		c = p;
+		p += len;
+		if ((id = id_between(c, len, "machine-libpod_pod_", ".slice")))
+			snprintf(ret->pod, sizeof(ret->pod), "%.*s", CONTAINER_SHORT_ID_LEN, id);
+		else if ((id = id_between(c, len, "libpod-", ".scope")) ||
+			 (id = id_between(c, len, "libpod-", "")))
+			ret->runtime = "podman";
+		else if ((id = id_between(c, len, "docker-", ".scope")) ||
+			 (prev_len == 6 && strncmp(prev, "docker", 6) == 0 && is_hex_id(c, len) &&
+			  (id = c)))
+			ret->runtime = "docker";
+		if (ret->runtime) {
+			memcpy(ret->id, id, CONTAINER_ID_LEN);
+			ret->id[CONTAINER_ID_LEN] = '\0';
+			if (streq(ret->runtime, "docker"))
+				ret->pod[0] = '\0';
+			return true;
+		}
+		prev = c;
+		prev_len = len;
+	}
+	*ret = (struct container_ident){};
+	return false;
+}
+
+/* ---- the state files --------------------------------------------------------------------- */
+
+static bool stamp_equal(const struct state_stamp *a, const struct stat *st)
+{
+	return a->dev == st->st_dev && a->ino == st->st_ino && a->size == st->st_size &&
+	       a->mtime.tv_sec == st->st_mtim.tv_sec && a->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+	       a->ctime.tv_sec == st->st_ctim.tv_sec && a->ctime.tv_nsec == st->st_ctim.tv_nsec;
+}
+
+static void stamp_set(struct state_stamp *a, const struct stat *st)
+{
+	*a = (struct state_stamp){
+		.dev = st->st_dev, .ino = st->st_ino, .size = st->st_size, .mtime = st->st_mtim
+	};
+}
+
+/*
+ * The file at path parsed, or NULL: missing, unreadable, a symlink (O_NOFOLLOW), not a
+ * regular file, not root's or the caller's, writable by group or others, of
+ * CONTAINER_STATE_MAX bytes or more, or not JSON.
+ */
+static json_object *state_parse(const char *path)
+{
+	_cleanup_(closep) int fd =
+		open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	_cleanup_(freep) char *buf = NULL;
+	struct stat st;
+	size_t len = 0;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !stat_is_ours(&st, true) ||
+	    st.st_size < 0 || (uint64_t)st.st_size >= CONTAINER_STATE_MAX)
+		return NULL;
+	if (!(buf = malloc(CONTAINER_STATE_MAX)))
+		return NULL;
+	for (;;) { /* the file may grow after fstat(): bounded by the buffer all the same */
+		ssize_t n = read(fd, buf + len, CONTAINER_STATE_MAX - 1 - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return NULL;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len == CONTAINER_STATE_MAX - 1)
+			return NULL;
+	}
+	buf[len] = '\0';
+	return json_tokener_parse(buf);
+}
+
+/* The string member key of o ("" when absent or not a string). */
+static const char *member_str(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+	const char *s;
+
+	if (!o || !json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string) ||
+	    !(s = json_object_get_string(v)))
+		return "";
+	return s;
+}
+
+static void copy_name(char *dst, const char *src)
+{
+	snprintf(dst, CONTAINER_NAME_LEN, "%s", src);
+}
+
+/* ---- podman ------------------------------------------------------------------------------- */
+
+/* The containers.json of driver d as it is now (NULL: none, or refused). */
+static json_object *podman_state(size_t d)
+{
+	struct podman_state *s = &podman_cache[d];
+	char path[PATH_MAX + 128];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s" PODMAN_STATE, state_root, podman_drivers[d]);
+	if (fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		json_object_put(s->doc);
+		*s = (struct podman_state){};
+		return NULL;
+	}
+	if (s->read && stamp_equal(&s->stamp, &st))
+		return s->doc;
+	json_object_put(s->doc);
+	s->doc = state_parse(path);
+	if (s->doc && !json_object_is_type(s->doc, json_type_array)) {
+		json_object_put(s->doc);
+		s->doc = NULL;
+	}
+	s->read = true;
+	stamp_set(&s->stamp, &st);
+	return s->doc;
+}
+
+/* The entry {"id": id, "names": [...], "metadata": "{...}"} of containers.json. */
+static bool podman_entry(json_object *doc, struct container_ident *c)
+{
+	size_t n = json_object_array_length(doc);
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(doc, i), *names = NULL, *meta;
+		const char *name;
+
+		if (!streq(member_str(e, "id"), c->id))
+			continue;
+		/* metadata is a JSON document in a string (RuntimeContainerMetadata) */
+		meta = json_tokener_parse(member_str(e, "metadata"));
+		/* "names" follows podman rename; the metadata keeps the name at creation */
+		name = "";
+		if (json_object_object_get_ex(e, "names", &names) &&
+		    json_object_is_type(names, json_type_array) &&
+		    json_object_array_length(names) > 0 &&
+		    json_object_is_type(json_object_array_get_idx(names, 0), json_type_string))
+			name = json_object_get_string(json_object_array_get_idx(names, 0));
+		if (!name || !name[0])
+			name = member_str(meta, "name");
+		copy_name(c->name, name);
+		copy_name(c->image, member_str(meta, "image-name"));
+		json_object_put(meta);
+		return c->name[0] != '\0';
+	}
+	return false;
+}
+
+static bool podman_lookup(struct container_ident *c)
+{
+	for (size_t d = 0; d < ELEMENTSOF(podman_drivers); d++) {
+		json_object *doc = podman_state(d);
+
+		if (doc && podman_entry(doc, c))
+			return true;
+	}
+	return false;
+}
+
+/* ---- docker ------------------------------------------------------------------------------- */
+
+/* config.v2.json: {"ID": id, "Name": "/NAME", "Config": {"Image": "IMAGE", ...}, ...} */
+static void docker_read(const char *path, struct docker_state *e)
+{
+	json_object *doc = state_parse(path), *config = NULL;
+	const char *name = member_str(doc, "Name");
+
+	e->found = false;
+	e->name[0] = e->image[0] = '\0';
+	/* a file copied from another container's directory is not this one's */
+	if (!streq(member_str(doc, "ID"), e->id))
+		goto done;
+	if (name[0] == '/')
+		name++;
+	copy_name(e->name, name);
+	if (json_object_object_get_ex(doc, "Config", &config))
+		copy_name(e->image, member_str(config, "Image"));
+	e->found = e->name[0] != '\0';
+done:
+	json_object_put(doc);
+}
+
+static bool docker_lookup(struct container_ident *c)
+{
+	char path[PATH_MAX + 128];
+	struct docker_state *e = NULL;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s" DOCKER_STATE, state_root, c->id);
+	for (size_t i = 0; i < DOCKER_CACHE && !e; i++)
+		if (streq(docker_cache[i].id, c->id))
+			e = &docker_cache[i];
+	if (fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (e)
+			*e = (struct docker_state){};
+		return false;
+	}
+	if (!e || !stamp_equal(&e->stamp, &st)) {
+		if (!e) {
+			e = &docker_cache[docker_next++ % DOCKER_CACHE];
+			*e = (struct docker_state){};
+			memcpy(e->id, c->id, sizeof(e->id));
+		}
+		docker_read(path, e);
+		stamp_set(&e->stamp, &st);
+	}
+	if (!e->found)
+		return false;
+	copy_name(c->name, e->name);
+	copy_name(c->image, e->image);
+	return true;
+}
+
+/* ---- the interface ---------------------------------------------------------------------- */
+
+int container_ident_of(const char *cgroup, struct container_ident *ret)
+{
+	bool found;
+
+	if (!container_cgroup_parse(cgroup, ret))
+		return 0;
+	found = streq(ret->runtime, "podman") ? podman_lookup(ret) : docker_lookup(ret);
+	if (!found) {
+		*ret = (struct container_ident){};
+		return 0;
+	}
+	return 1;
+}
+
+size_t container_label(const struct container_ident *c, char *buf, size_t len)
+{
+	int k = snprintf(buf, len, "%s:%s", c->runtime ? c->runtime : "", c->name);
+
+	if (k < 0)
+		return 0;
+	return (size_t)k < len ? (size_t)k : len ? len - 1 : 0;
+}
+
+void container_ident_forget(void)
+{
+	for (size_t d = 0; d < ELEMENTSOF(podman_cache); d++) {
+		json_object_put(podman_cache[d].doc);
+		podman_cache[d] = (struct podman_state){};
+	}
+	memset(docker_cache, 0, sizeof(docker_cache));
+	docker_next = 0;
+}
+
+void container_ident_set_root(const char *root)
+{
+	container_ident_forget();
+	snprintf(state_root, sizeof(state_root), "%s", root ? root : "");
+}
