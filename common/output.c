@@ -862,6 +862,9 @@ static void sink_init(struct out_sink *s, enum out_sink_kind kind, FILE *f)
 	s->cols = NULL;
 	s->n_cols = 0;
 	s->cells = (struct out_cells){};
+	s->kv = false;
+	s->out = f;
+	memset(s->part, 0, sizeof(s->part));
 	s->len = 0;
 }
 
@@ -891,6 +894,18 @@ int out_sink_done(struct out_sink *s)
 		s->len = 0;
 	}
 	out_cells_done(&s->cells);
+	for (unsigned n = 0; s->kind == OUT_SINK_TEXT && n < OUT_SINK_PARTS; n++) {
+		if (!s->part[n])
+			continue;
+		if (fclose(s->part[n]) != 0)
+			sink_fail(s, -ENOMEM);
+		else if (!s->err && s->part_len[n] &&
+			 fwrite(s->part_buf[n], 1, s->part_len[n], s->out) != s->part_len[n])
+			sink_fail(s, -EIO);
+		free(s->part_buf[n]);
+		s->part[n] = NULL;
+	}
+	s->f = s->out;
 	if (s->kind == OUT_SINK_DOC && s->err && s->stack[0]) {
 		json_object_put(s->stack[0]);
 		s->stack[0] = NULL;
@@ -1019,6 +1034,47 @@ void out_table_end(struct out_sink *s)
 		sink_fail(s, -ENOMEM);
 	s->cols = NULL;
 	s->n_cols = 0;
+}
+
+void out_kv_begin(struct out_sink *s, const struct out_column *fields, size_t n_fields,
+		  unsigned indent)
+{
+	if (s->kind != OUT_SINK_TEXT)
+		return;
+	out_table_begin(s, NULL, fields, n_fields, indent);
+	s->kv = true;
+}
+
+void out_kv_end(struct out_sink *s)
+{
+	const char *values[OUT_SINK_COLS];
+
+	if (s->err || s->kind != OUT_SINK_TEXT || !s->kv)
+		return;
+	for (size_t i = 0; i < s->n_cols; i++)
+		values[i] = s->cell_off[i] ? s->cells.buf + s->cell_off[i] - 1 : NULL;
+	out_kv_cells(s->f, s->cols, s->n_cols, values, s->detail, s->indent);
+	s->cols = NULL;
+	s->n_cols = 0;
+	s->kv = false;
+}
+
+void out_text_part(struct out_sink *s, unsigned n)
+{
+	if (s->err || s->kind != OUT_SINK_TEXT)
+		return;
+	if (n >= OUT_SINK_PARTS) {
+		sink_fail(s, -E2BIG);
+		return;
+	}
+	if (!s->part[n]) {
+		s->part[n] = open_memstream(&s->part_buf[n], &s->part_len[n]);
+		if (!s->part[n]) {
+			sink_fail(s, -ENOMEM);
+			return;
+		}
+	}
+	s->f = s->part[n];
 }
 
 void out_table_drop(struct out_sink *s)

@@ -217,6 +217,7 @@ int out_json(FILE *f, json_object *doc, bool pretty);
 #define OUT_NO_COL (-1)
 #define OUT_SINK_DEPTH 16
 #define OUT_SINK_COLS 32
+#define OUT_SINK_PARTS 8
 
 enum out_sink_kind {
 	OUT_SINK_TEXT,
@@ -245,6 +246,12 @@ struct out_sink {
 	size_t cell_off[OUT_SINK_COLS];	    /* the row's: offset + 1 in cells.buf, 0: not set */
 	unsigned char shown[OUT_SINK_COLS]; /* the columns shown at this detail level */
 	size_t n_shown;
+	bool kv; /* text: the current table is a block of key/value lines (out_kv_begin()) */
+	/* text: the stream; f is the current part's (out_text_part()), written at the end */
+	FILE *out;
+	FILE *part[OUT_SINK_PARTS];
+	char *part_buf[OUT_SINK_PARTS];
+	size_t part_len[OUT_SINK_PARTS];
 	/* JSON: output assembled here, written when full and at the end */
 	size_t len;
 	char buf[4096];
@@ -321,6 +328,22 @@ void out_row_end(struct out_sink *s);
 void out_table_end(struct out_sink *s);
 /* Text: leave the table out (a section that says "none" instead).  Not for JSON. */
 void out_table_drop(struct out_sink *s);
+
+/*
+ * Key/value lines ("Label:  value", labels aligned, as out_kv()): the fields of the block
+ * are the columns of a table of one row, emitted wherever their keys are in the JSON (the
+ * block adds nothing to it); text: the lines at out_kv_end(), in field order.
+ */
+void out_kv_begin(struct out_sink *s, const struct out_column *fields, size_t n_fields,
+		  unsigned indent);
+void out_kv_end(struct out_sink *s);
+
+/*
+ * Text: what follows goes to part n (0 to OUT_SINK_PARTS - 1) of the text, and the parts
+ * are written in their order at out_sink_done(): for an answer whose text shows its
+ * sections in another order than its JSON has their keys (smcctl info).  JSON: nothing.
+ */
+void out_text_part(struct out_sink *s, unsigned n);
 
 /* Fields: key for JSON (NULL: text only, or an element inside an array), col the column of
  * the current table (OUT_NO_COL: JSON only).  out_str: NULL is null ("-"); out_name: a name
