@@ -591,8 +591,10 @@ int out_kv(FILE *f, const struct out_column *fields, size_t n_fields, json_objec
 	return 0;
 }
 
-int out_kv_cells(FILE *f, const struct out_column *fields, size_t n_fields,
-		 const char *const values[], unsigned detail, unsigned indent)
+/* The lines from values already rendered as text, one per field in field order (NULL or
+ * "" print as "-"): how the text sink lays out out_kv_begin()'s block. */
+static int out_kv_cells(FILE *f, const struct out_column *fields, size_t n_fields,
+			const char *const values[], unsigned detail, unsigned indent)
 {
 	size_t width = kv_width(fields, n_fields, detail);
 
@@ -921,44 +923,45 @@ json_object *out_sink_take_doc(struct out_sink *s)
 	return doc;
 }
 
-void out_object_begin_(struct out_sink *s, const char *key)
+/* An object ('{') or array ('['): opened in the JSON or the document, closed. */
+static void sink_open(struct out_sink *s, const char *key, char c)
 {
 	if (s->err)
 		return;
 	if (s->kind == OUT_SINK_JSON)
-		jopen(s, key, '{');
+		jopen(s, key, c);
 	else
-		dopen(s, key, json_object_new_object());
+		dopen(s, key, c == '[' ? json_object_new_array() : json_object_new_object());
+}
+
+static void sink_close(struct out_sink *s, char c)
+{
+	if (s->err)
+		return;
+	if (s->kind == OUT_SINK_JSON)
+		jclose(s, c);
+	else if (s->depth)
+		s->depth--;
+}
+
+void out_object_begin_(struct out_sink *s, const char *key)
+{
+	sink_open(s, key, '{');
 }
 
 void out_object_end_(struct out_sink *s)
 {
-	if (s->err)
-		return;
-	if (s->kind == OUT_SINK_JSON)
-		jclose(s, '}');
-	else if (s->depth)
-		s->depth--;
+	sink_close(s, '}');
 }
 
 void out_array_begin_(struct out_sink *s, const char *key)
 {
-	if (s->err)
-		return;
-	if (s->kind == OUT_SINK_JSON)
-		jopen(s, key, '[');
-	else
-		dopen(s, key, json_object_new_array());
+	sink_open(s, key, '[');
 }
 
 void out_array_end_(struct out_sink *s)
 {
-	if (s->err)
-		return;
-	if (s->kind == OUT_SINK_JSON)
-		jclose(s, ']');
-	else if (s->depth)
-		s->depth--;
+	sink_close(s, ']');
 }
 
 void out_table_begin(struct out_sink *s, const char *key, const struct out_column *cols,

@@ -10,15 +10,15 @@
  * the document sink builds a json-c object from the same emits, for a caller that needs
  * one (smcctl check's socket, the blocks of linkgroup -d and of device show).  The
  * iproute2 json_print lesson: the text and -j cannot drift apart when one call feeds both.
- * On the sink: socket, linkgroup and device.
+ * On the sink: socket, linkgroup, device and info (and the advice block, advice_emit()).
  *
  * Verbs whose answer is a json-c document (the agent's answers, the configuration, and
- * for now info and the kernel's stats, see below) render it with out_table() and
- * out_kv(), which lay out a table as the text sink does: a column or field there names a
- * key of the document (dotted paths descend into nested objects), a header, a format and
- * the detail level from which it is shown.  Still two paths (issue 36): info and the
- * kernel's stats draw their default text from the structs (out_kv_cells(), stats' own
- * lines) and -j from a document; test-cli-rows-text holds the two equal.
+ * for now the kernel's stats, see below) render it with out_table() and out_kv(), which
+ * lay out a table as the text sink does: a column or field there names a key of the
+ * document (dotted paths descend into nested objects), a header, a format and the detail
+ * level from which it is shown.  Still two paths (issue 36): the kernel's stats draws its
+ * default text from the counters' rows (cli/stats.c, its own lines) and -j from a
+ * document; test-cli-rows-text holds the two equal.
  *
  * Text conventions: a missing value (JSON null, absent key or empty string) prints as "-";
  * numbers are right-aligned, text left-aligned; columns are separated by two blanks; no
@@ -182,13 +182,6 @@ int out_table_cells(FILE *f, const struct out_column *cols, size_t n_cols,
 /* Key/value lines "Label:  value" for one object, labels aligned. */
 int out_kv(FILE *f, const struct out_column *fields, size_t n_fields, json_object *obj,
 	   unsigned detail, unsigned indent);
-
-/*
- * The same lines from values already rendered as text, one per field in field order (NULL
- * or "" print as "-"), for a handler that draws them from structs (cli/info.c).
- */
-int out_kv_cells(FILE *f, const struct out_column *fields, size_t n_fields,
-		 const char *const values[], unsigned detail, unsigned indent);
 
 /* Print the document: compact on one line, or pretty; always followed by one newline. */
 int out_json(FILE *f, json_object *doc, bool pretty);
