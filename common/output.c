@@ -866,7 +866,8 @@ static void sink_init(struct out_sink *s, enum out_sink_kind kind, FILE *f)
 	s->cells = (struct out_cells){};
 	s->kv = false;
 	s->out = f;
-	memset(s->part, 0, sizeof(s->part));
+	s->mem = NULL;
+	s->n_seg = 0;
 	s->len = 0;
 }
 
@@ -896,16 +897,20 @@ int out_sink_done(struct out_sink *s)
 		s->len = 0;
 	}
 	out_cells_done(&s->cells);
-	for (unsigned n = 0; s->kind == OUT_SINK_TEXT && n < OUT_SINK_PARTS; n++) {
-		if (!s->part[n])
-			continue;
-		if (fclose(s->part[n]) != 0)
+	if (s->mem) {
+		if (fclose(s->mem) != 0)
 			sink_fail(s, -ENOMEM);
-		else if (!s->err && s->part_len[n] &&
-			 fwrite(s->part_buf[n], 1, s->part_len[n], s->out) != s->part_len[n])
-			sink_fail(s, -EIO);
-		free(s->part_buf[n]);
-		s->part[n] = NULL;
+		for (unsigned n = 0; !s->err && n < OUT_SINK_PARTS; n++)
+			for (unsigned k = 0; !s->err && k < s->n_seg; k++) {
+				size_t end = k + 1 < s->n_seg ? s->seg_start[k + 1] : s->mem_len;
+
+				if (s->seg_part[k] == n && end > s->seg_start[k] &&
+				    fwrite(s->mem_buf + s->seg_start[k], 1, end - s->seg_start[k],
+					   s->out) != end - s->seg_start[k])
+					sink_fail(s, -EIO);
+			}
+		free(s->mem_buf);
+		s->mem = NULL;
 	}
 	s->f = s->out;
 	if (s->kind == OUT_SINK_DOC && s->err && s->stack[0]) {
@@ -1064,20 +1069,30 @@ void out_kv_end(struct out_sink *s)
 
 void out_text_part(struct out_sink *s, unsigned n)
 {
+	long at;
+
 	if (s->err || s->kind != OUT_SINK_TEXT)
 		return;
-	if (n >= OUT_SINK_PARTS) {
+	if (n >= OUT_SINK_PARTS || s->n_seg == OUT_SINK_SEGS) {
 		sink_fail(s, -E2BIG);
 		return;
 	}
-	if (!s->part[n]) {
-		s->part[n] = open_memstream(&s->part_buf[n], &s->part_len[n]);
-		if (!s->part[n]) {
+	/* one memory stream, not one per part: open_memstream() is some 9,000 instructions */
+	if (!s->mem) {
+		s->mem = open_memstream(&s->mem_buf, &s->mem_len);
+		if (!s->mem) {
 			sink_fail(s, -ENOMEM);
 			return;
 		}
+		s->f = s->mem;
 	}
-	s->f = s->part[n];
+	at = ftell(s->mem);
+	if (at < 0) {
+		sink_fail(s, -EIO);
+		return;
+	}
+	s->seg_part[s->n_seg] = (unsigned char)n;
+	s->seg_start[s->n_seg++] = (size_t)at;
 }
 
 void out_table_drop(struct out_sink *s)

@@ -211,6 +211,7 @@ int out_json(FILE *f, json_object *doc, bool pretty);
 #define OUT_SINK_DEPTH 16
 #define OUT_SINK_COLS 32
 #define OUT_SINK_PARTS 8
+#define OUT_SINK_SEGS 16
 
 enum out_sink_kind {
 	OUT_SINK_TEXT,
@@ -240,11 +241,15 @@ struct out_sink {
 	unsigned char shown[OUT_SINK_COLS]; /* the columns shown at this detail level */
 	size_t n_shown;
 	bool kv; /* text: the current table is a block of key/value lines (out_kv_begin()) */
-	/* text: the stream; f is the current part's (out_text_part()), written at the end */
+	/* text: the stream; with parts (out_text_part()) f is one memory stream of all the
+	 * text in emit order, cut into segments, each of a part, written by part at the end */
 	FILE *out;
-	FILE *part[OUT_SINK_PARTS];
-	char *part_buf[OUT_SINK_PARTS];
-	size_t part_len[OUT_SINK_PARTS];
+	FILE *mem;
+	char *mem_buf;
+	size_t mem_len;
+	unsigned n_seg;
+	unsigned char seg_part[OUT_SINK_SEGS];
+	size_t seg_start[OUT_SINK_SEGS];
 	/* JSON: output assembled here, written when full and at the end */
 	size_t len;
 	char buf[4096];
