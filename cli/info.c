@@ -417,7 +417,7 @@ static void features_emit(struct out_sink *o, const char *key, int col, bool has
 }
 
 /* "  label:   a b c", wrapped at 80 columns under the first item, each line one write. */
-static void print_words(FILE *f, const char *label, const char *const *w, size_t n)
+static void print_words(struct out_sink *o, const char *label, const char *const *w, size_t n)
 {
 	char buf[1024];
 	size_t col = 18, len;
@@ -430,15 +430,15 @@ static void print_words(FILE *f, const char *label, const char *const *w, size_t
 
 		if (col > 18 && col + 1 + lw > 80) {
 			buf[len++] = '\n';
-			fwrite(buf, 1, len, f);
+			out_text_put(o, buf, len);
 			len = (size_t)snprintf(buf, sizeof(buf), "%17s", "");
 			col = 17;
 		}
 		/* A word longer than the buffer: what is there first, then the word. */
 		if (len + 1 + lw + 1 > sizeof(buf)) {
-			fwrite(buf, 1, len, f);
+			out_text_put(o, buf, len);
 			len = 0;
-			fprintf(f, " %s", w[k]);
+			out_text(o, " %s", w[k]);
 		} else {
 			buf[len++] = ' ';
 			memcpy(buf + len, w[k], lw);
@@ -447,7 +447,7 @@ static void print_words(FILE *f, const char *label, const char *const *w, size_t
 		col += 1 + lw;
 	}
 	buf[len++] = '\n';
-	fwrite(buf, 1, len, f);
+	out_text_put(o, buf, len);
 }
 
 /* A list of sysctl names: the JSON array key, the text's wrapped line. */
@@ -458,8 +458,8 @@ static void words_emit(struct out_sink *o, const char *key, const char *label, c
 	for (size_t k = 0; k < n; k++)
 		out_str(o, NULL, OUT_NO_COL, w[k]);
 	out_array_end(o);
-	if (out_is_text(o) && !o->err)
-		print_words(o->f, label, w, n);
+	if (out_is_text(o))
+		print_words(o, label, w, n);
 }
 
 /* "sysctls": present, absent (those of the table this kernel lacks), unknown (present, not
@@ -489,7 +489,7 @@ static int sysctls_emit(struct out_sink *o, const struct info_facts *i)
 			absent[n_absent++] = t[k].name;
 	}
 	out_text_part(o, PART_SYSCTLS);
-	out_text(o, "\nSysctls (net.smc)\n");
+	out_puts(o, "\nSysctls (net.smc)\n");
 	out_object_begin(o, "sysctls");
 	words_emit(o, "present", "present:", present, n_present);
 	words_emit(o, "absent", "not in kernel:", absent, n_absent);
@@ -510,14 +510,23 @@ static void caps_emit(struct out_sink *o, const struct info_facts *i)
 	size_t n_missing = 0;
 
 	out_text_part(o, PART_CAPS);
-	out_text(o, "\nCapabilities\n");
+	out_puts(o, "\nCapabilities\n");
 	out_object_begin(o, "capabilities");
 	for (size_t k = 0; k < n_caps; k++) {
 		bool v = smc_caps_value(&i->caps, &caps[k]);
 
 		out_bool(o, caps[k].key, OUT_NO_COL, v);
-		out_text(o, "  %-22s %s\n", caps[k].label,
-			 cap_state(caps[k].key, v, i->caps.loopback));
+		if (out_is_text(o)) {
+			/* "  %-22s %s\n" without printf (the labels are shorter than 22) */
+			char line[40] = "                         "; /* 25 blanks */
+			const char *state = cap_state(caps[k].key, v, i->caps.loopback);
+			size_t ll = strnlen(caps[k].label, 22), lv = strlen(state);
+
+			memcpy(line + 2, caps[k].label, ll);
+			memcpy(line + 25, state, lv);
+			line[25 + lv] = '\n';
+			out_text_put(o, line, 25 + lv + 1);
+		}
 	}
 	out_object_end(o);
 
@@ -536,7 +545,7 @@ static void caps_emit(struct out_sink *o, const struct info_facts *i)
 			out_text(o, "%s  %s: %s\n", n_missing ? "" : "\nMissing\n", caps[k].key,
 				 caps[k].missing);
 		if (no_module && n_missing == 0)
-			out_text(o, "  (and everything that depends on it)\n");
+			out_puts(o, "  (and everything that depends on it)\n");
 		n_missing++;
 	}
 	out_array_end(o);
@@ -553,7 +562,7 @@ int info_emit(struct out_sink *o, const struct info_facts *i)
 	snprintf(ueids, sizeof(ueids), "%zu", i->n_ueids);
 	out_object_begin(o, NULL);
 	out_text_part(o, PART_KERNEL);
-	out_text(o, "Kernel\n");
+	out_puts(o, "Kernel\n");
 	out_kv_begin(o, kernel_fields, ELEMENTSOF(kernel_fields), 2);
 	out_str(o, "kernel_release", F_KERNEL_RELEASE, i->caps.kernel_release);
 	out_bool(o, "smc_available", OUT_NO_COL, i->caps.smc_genl);
@@ -593,7 +602,7 @@ int info_emit(struct out_sink *o, const struct info_facts *i)
 	}
 
 	out_text_part(o, PART_VERDICTS);
-	out_text(o, "\n");
+	out_puts(o, "\n");
 	out_array_begin(o, "verdicts");
 	verdicts(i, vs);
 	for (size_t k = 0; k < ELEMENTSOF(vs); k++) {

@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <json-c/json.h>
 
@@ -241,12 +242,11 @@ struct out_sink {
 	unsigned char shown[OUT_SINK_COLS]; /* the columns shown at this detail level */
 	size_t n_shown;
 	bool kv; /* text: the current table is a block of key/value lines (out_kv_begin()) */
-	/* text: the stream; with parts (out_text_part()) f is one memory stream of all the
-	 * text in emit order, cut into segments, each of a part, written by part at the end */
-	FILE *out;
-	FILE *mem;
-	char *mem_buf;
-	size_t mem_len;
+	/* text with parts (out_text_part()): all the text in emit order, in this buffer, cut
+	 * into segments, each of a part, written to f by part at the end */
+	bool parts;
+	char *tbuf;
+	size_t tlen, tcap;
 	unsigned n_seg;
 	unsigned char seg_part[OUT_SINK_SEGS];
 	size_t seg_start[OUT_SINK_SEGS];
@@ -377,6 +377,13 @@ static inline void out_cell(struct out_sink *s, int col, const char *text)
 }
 /* A text-only line that is part of the answer (a section's title, a blank line). */
 void out_text(struct out_sink *s, const char *fmt, ...) _printf_(2, 3);
+/* The same, n bytes assembled by the handler (no printf). */
+void out_text_put(struct out_sink *s, const char *p, size_t n);
+static inline void out_puts(struct out_sink *s, const char *text)
+{
+	if (out_is_text(s))
+		out_text_put(s, text, strlen(text));
+}
 /* A text-only line after a table: a legend or summary (not with --no-legend). */
 void out_legend(struct out_sink *s, const char *fmt, ...) _printf_(2, 3);
 
