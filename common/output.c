@@ -902,7 +902,8 @@ int out_sink_done(struct out_sink *s)
 			    fwrite(s->tbuf + at, 1, end - at, s->f) != end - at)
 				sink_fail(s, -EIO);
 		}
-	free(s->tbuf);
+	if (s->tbuf != s->buf)
+		free(s->tbuf);
 	s->tbuf = NULL;
 	s->parts = false;
 	if (s->kind == OUT_SINK_DOC && s->err && s->stack[0]) {
@@ -1226,17 +1227,23 @@ void out_text_put(struct out_sink *s, const char *p, size_t n)
 			sink_fail(s, -EIO);
 		return;
 	}
+	if (!s->tbuf) { /* first the JSON's buffer, which a text sink does not use */
+		s->tbuf = s->buf;
+		s->tcap = sizeof(s->buf);
+	}
 	if (s->tlen + n > s->tcap) {
-		size_t cap = s->tcap ? 2 * s->tcap : 4096;
+		size_t cap = 2 * s->tcap;
 		char *b;
 
 		while (cap < s->tlen + n)
 			cap *= 2;
-		b = realloc(s->tbuf, cap);
+		b = s->tbuf == s->buf ? malloc(cap) : realloc(s->tbuf, cap);
 		if (!b) {
 			sink_fail(s, -ENOMEM);
 			return;
 		}
+		if (s->tbuf == s->buf)
+			memcpy(b, s->buf, s->tlen);
 		s->tbuf = b;
 		s->tcap = cap;
 	}

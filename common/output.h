@@ -242,8 +242,9 @@ struct out_sink {
 	unsigned char shown[OUT_SINK_COLS]; /* the columns shown at this detail level */
 	size_t n_shown;
 	bool kv; /* text: the current table is a block of key/value lines (out_kv_begin()) */
-	/* text with parts (out_text_part()): all the text in emit order, in this buffer, cut
-	 * into segments, each of a part, written to f by part at the end */
+	/* text with parts (out_text_part()): all the text in emit order, in this buffer (buf
+	 * below while it fits, then the heap), cut into segments, each of a part, written to
+	 * f by part at the end */
 	bool parts;
 	char *tbuf;
 	size_t tlen, tcap;
