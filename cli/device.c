@@ -234,6 +234,13 @@ static const struct out_column smcr_cols[] = {
 static_assert(ELEMENTSOF(smcd_cols) == DD_PNETID + 1, "smcd_cols[] and DD_* agree");
 static_assert(ELEMENTSOF(smcr_cols) == DR_PNETID + 1, "smcr_cols[] and DR_* agree");
 
+/* The PCI function's fields, in an ISM and in an RDMA device's block (device show). */
+#define PCI_FIELDS                                                                  \
+	OUT_COL("pci.id", "PCI-ID", OUT_STR), OUT_COL("pci.fid", "FID", OUT_HEX32), \
+		OUT_COL("pci.pchid", "PCHID", OUT_HEX16),                           \
+		OUT_COL("pci.vendor", "PCI vendor", OUT_HEX16),                     \
+		OUT_COL("pci.device", "PCI device", OUT_HEX16)
+
 static const struct out_column smcd_fields[] = {
 	OUT_COL("name", "Name", OUT_STR),
 	OUT_COL("type", "Type", OUT_STR),
@@ -243,22 +250,14 @@ static const struct out_column smcd_fields[] = {
 	OUT_COL("in_use", "In use", OUT_BOOL),
 	OUT_COL("linkgroups", "Link groups", OUT_U64),
 	OUT_COL("connections", "Connections", OUT_U64),
-	OUT_COL("pci.id", "PCI-ID", OUT_STR),
-	OUT_COL("pci.fid", "FID", OUT_HEX32),
-	OUT_COL("pci.pchid", "PCHID", OUT_HEX16),
-	OUT_COL("pci.vendor", "PCI vendor", OUT_HEX16),
-	OUT_COL("pci.device", "PCI device", OUT_HEX16),
+	PCI_FIELDS,
 	OUT_COL("sources", "Seen in", OUT_LIST),
 };
 
 static const struct out_column smcr_fields[] = {
 	OUT_COL("ib_dev", "IB-Dev", OUT_STR),
 	OUT_COL("critical", "Critical", OUT_BOOL),
-	OUT_COL("pci.id", "PCI-ID", OUT_STR),
-	OUT_COL("pci.fid", "FID", OUT_HEX32),
-	OUT_COL("pci.pchid", "PCHID", OUT_HEX16),
-	OUT_COL("pci.vendor", "PCI vendor", OUT_HEX16),
-	OUT_COL("pci.device", "PCI device", OUT_HEX16),
+	PCI_FIELDS,
 };
 
 static const struct out_column smcr_port_fields[] = {

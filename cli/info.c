@@ -202,74 +202,7 @@ int info_gather(struct smcctl *c, struct info_facts *i)
 }
 
 /* ---------------------------------------------------------------------------------- */
-/* Document                                                                            */
-
-static json_object *features(bool has, bool v2)
-{
-	json_object *a;
-
-	if (!has)
-		return NULL;
-	a = json_object_new_array();
-	json_append_str(a, "v1");
-	if (v2)
-		json_append_str(a, "v2");
-	return a;
-}
-
-static int add_opt(json_object *o, const char *key, json_object *v)
-{
-	return v ? json_add(o, key, v) : json_add_null(o, key);
-}
-
-static json_object *caps_json(const struct info_facts *i, json_object **ret_missing)
-{
-	size_t n_caps;
-	const struct smc_cap_name *capabilities = info_caps(&n_caps);
-	json_object *o = json_object_new_object(), *missing = json_object_new_array();
-
-	for (size_t k = 0; o && missing && k < n_caps; k++) {
-		const struct smc_cap_name *cap = &capabilities[k];
-		bool v = smc_caps_value(&i->caps, cap);
-
-		json_add_bool(o, cap->key, v);
-		if (!v && !cap_not_needed(cap->key, v, i->caps.loopback)) {
-			json_object *m = json_object_new_object();
-
-			json_add_str(m, "capability", cap->key);
-			json_add_str(m, "effect", cap->missing);
-			json_append(missing, m);
-		}
-	}
-	*ret_missing = missing;
-	return o;
-}
-
-static json_object *sysctls_json(const struct info_facts *i)
-{
-	json_object *o = json_object_new_object(), *present = json_object_new_array(),
-		    *absent = json_object_new_array(), *unknown = json_object_new_array();
-	size_t n_known = 0;
-	const struct smc_sysctl_desc *t = smc_sysctl_table(&n_known);
-
-	json_add(o, "present", present);
-	json_add(o, "absent", absent);
-	json_add(o, "unknown", unknown);
-	for (size_t k = 0; k < i->n_sysctls; k++) {
-		json_append_str(present, i->sysctls[k]);
-		if (!smc_sysctl_find(i->sysctls[k]))
-			json_append_str(unknown, i->sysctls[k]);
-	}
-	for (size_t k = 0; k < n_known; k++) {
-		bool found = false;
-
-		for (size_t m = 0; m < i->n_sysctls; m++)
-			found |= streq(i->sysctls[m], t[k].name);
-		if (!found)
-			json_append_str(absent, t[k].name);
-	}
-	return o;
-}
+/* Verdicts                                                                            */
 
 /* A use case's verdict: the text and JSON both come from it. */
 struct verdict {
@@ -421,167 +354,70 @@ static void verdicts(const struct info_facts *i, struct verdict v[2])
 	smcr_verdict(i, &v[1]);
 }
 
-static json_object *verdict_json(const struct verdict *v)
-{
-	json_object *o = json_object_new_object();
-
-	json_add_str(o, "subject", v->subject);
-	json_add_bool(o, "ready", v->ready);
-	json_add_str(o, "text", v->text);
-	json_add_str(o, "advice", v->advice[0] ? v->advice : NULL);
-	return o;
-}
-
-json_object *info_json(const struct info_facts *i)
-{
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-	json_object *missing = NULL, *v, *ueid, *dev, *errors;
-	struct verdict vs[2];
-	char ver[16];
-	bool s = i->has_sysinfo;
-	int r = 0;
-
-	if (!o)
-		return NULL;
-	snprintf(ver, sizeof(ver), "%u.%u", i->sys.ver, i->sys.rel);
-	r |= json_add_str(o, "kernel_release", i->caps.kernel_release);
-	r |= json_add_bool(o, "smc_available", i->caps.smc_genl);
-	r |= json_add_str(o, "smc_version", s ? ver : NULL);
-	r |= json_add_str(o, "hostname", s ? i->sys.hostname : NULL);
-	r |= add_opt(o, "smcd_features", features(s, i->sys.ism_v2));
-	r |= add_opt(o, "smcr_features", features(s, i->sys.smcr_v2));
-	r |= json_add(o, "capabilities", caps_json(i, &missing));
-	r |= json_add(o, "missing", missing);
-
-	ueid = json_object_new_object();
-	r |= json_add(o, "ueids", ueid);
-	r |= i->has_ueids ? json_add_u64(ueid, "configured", i->n_ueids)
-			  : json_add_null(ueid, "configured");
-	r |= json_add_u64(ueid, "max", SMC_UEID_MAX);
-
-	v = json_object_new_object();
-	r |= json_add(o, "seid", v);
-	r |= json_add_bool(v, "supported", i->caps.seid_supported);
-	r |= json_add_str(v, "value", i->has_seid && i->seid.seid[0] ? i->seid.seid : NULL);
-	r |= json_add_bool(v, "enabled", i->has_seid && i->seid.seid[0] && i->seid.enabled);
-
-	dev = json_object_new_object();
-	r |= json_add(o, "devices", dev);
-	r |= json_add_u64(dev, "ism", i->n_ism);
-	r |= json_add_u64(dev, "loopback", i->n_loopback);
-	r |= json_add_u64(dev, "rdma", i->n_smcr);
-	r |= json_add_str(dev, "loopback_names", i->loopback_names[0] ? i->loopback_names : NULL);
-
-	r |= json_add(o, "sysctls", sysctls_json(i));
-	v = json_object_new_array();
-	r |= json_add(o, "verdicts", v);
-	verdicts(i, vs);
-	for (size_t k = 0; k < ELEMENTSOF(vs); k++)
-		r |= json_append(v, verdict_json(&vs[k]));
-	errors = json_object_new_array();
-	r |= json_add(o, "errors", errors);
-	for (size_t k = 0; k < i->n_errors; k++)
-		r |= json_append_str(errors, i->errors[k]);
-	r |= json_add(o, "advice", advice_json(i->advice, i->n_advice));
-	return r < 0 ? NULL : TAKE_PTR(o);
-}
-
 /* ---------------------------------------------------------------------------------- */
-/* Text                                                                                */
+/* The answer: each field once, into a sink (common/output.h)                          */
 
-static const struct out_column kernel_fields[] = {
-	OUT_COL("kernel_release", "Kernel release", OUT_STR),
-	OUT_COL("smc_version", "SMC version", OUT_STR),
-	OUT_COL("hostname", "SMC hostname", OUT_STR),
-	OUT_COL("smcd_features", "SMC-D features", OUT_LIST),
-	OUT_COL("smcr_features", "SMC-R features", OUT_LIST),
-	OUT_COL("seid.value", "SEID", OUT_STR),
-	OUT_COL("ueids.configured", "UEIDs configured", OUT_U64),
-	OUT_COL("devices.ism", "ISM devices", OUT_U64),
-	OUT_COL("devices.loopback", "Loopback devices", OUT_U64),
-	OUT_COL("devices.loopback_names", "Loopback names", OUT_STR, .detail = 1),
-	OUT_COL("devices.rdma", "RDMA devices", OUT_U64),
+/*
+ * The text's sections, in their order (out_text_part()): the JSON has its keys in another
+ * (the capabilities and what is missing before the UEIDs, SEID and devices the Kernel block
+ * shows, the errors after the verdicts).
+ */
+enum {
+	PART_KERNEL,
+	PART_CAPS,
+	PART_SYSCTLS,
+	PART_MISSING,
+	PART_ERRORS,
+	PART_VERDICTS,
+	PART_ADVICE,
 };
 
-/* "  label:   a b c", wrapped at 80 columns under the first item. */
-static void print_list(struct smcctl *c, const char *label, json_object *arr)
+enum {
+	F_KERNEL_RELEASE,
+	F_SMC_VERSION,
+	F_HOSTNAME,
+	F_SMCD_FEATURES,
+	F_SMCR_FEATURES,
+	F_SEID,
+	F_UEIDS,
+	F_ISM,
+	F_LOOPBACK,
+	F_LOOPBACK_NAMES,
+	F_RDMA,
+};
+
+static const struct out_column kernel_fields[] = {
+	[F_KERNEL_RELEASE] = OUT_COL("kernel_release", "Kernel release", OUT_STR),
+	[F_SMC_VERSION] = OUT_COL("smc_version", "SMC version", OUT_STR),
+	[F_HOSTNAME] = OUT_COL("hostname", "SMC hostname", OUT_STR),
+	[F_SMCD_FEATURES] = OUT_COL("smcd_features", "SMC-D features", OUT_LIST),
+	[F_SMCR_FEATURES] = OUT_COL("smcr_features", "SMC-R features", OUT_LIST),
+	[F_SEID] = OUT_COL("seid.value", "SEID", OUT_STR),
+	[F_UEIDS] = OUT_COL("ueids.configured", "UEIDs configured", OUT_U64),
+	[F_ISM] = OUT_COL("devices.ism", "ISM devices", OUT_U64),
+	[F_LOOPBACK] = OUT_COL("devices.loopback", "Loopback devices", OUT_U64),
+	[F_LOOPBACK_NAMES] =
+		OUT_COL("devices.loopback_names", "Loopback names", OUT_STR, .detail = 1),
+	[F_RDMA] = OUT_COL("devices.rdma", "RDMA devices", OUT_U64),
+};
+
+/* "smcd_features": ["v1", "v2"], null without the system information; text "v1 v2". */
+static void features_emit(struct out_sink *o, const char *key, int col, bool has, bool v2)
 {
-	size_t n = arr ? json_object_array_length(arr) : 0, col = 18;
-
-	fprintf(c->out, "  %-15s", label);
-	if (n == 0)
-		fputs(" -", c->out);
-	for (size_t i = 0; i < n; i++) {
-		const char *w = json_object_get_string(json_object_array_get_idx(arr, i));
-
-		if (col > 18 && col + 1 + strlen(w) > 80) {
-			fprintf(c->out, "\n%17s", "");
-			col = 17;
-		}
-		fprintf(c->out, " %s", w);
-		col += 1 + strlen(w);
+	if (!has) {
+		out_null(o, key, col);
+		return;
 	}
-	fputc('\n', c->out);
+	out_array_begin(o, key);
+	out_str(o, NULL, OUT_NO_COL, "v1");
+	if (v2)
+		out_str(o, NULL, OUT_NO_COL, "v2");
+	out_array_end(o);
+	out_cell(o, col, v2 ? "v1 v2" : "v1");
 }
 
-void info_text(struct smcctl *c, json_object *doc)
-{
-	size_t n_caps;
-	const struct smc_cap_name *capabilities = info_caps(&n_caps);
-	json_object *caps = out_get(doc, "capabilities"), *missing = out_get(doc, "missing");
-	json_object *verdicts = out_get(doc, "verdicts"), *errors = out_get(doc, "errors");
-
-	fputs("Kernel\n", c->out);
-	out_kv(c->out, kernel_fields, ELEMENTSOF(kernel_fields), doc, c->detail, 2);
-
-	fputs("\nCapabilities\n", c->out);
-	for (size_t k = 0; k < n_caps; k++)
-		fprintf(c->out, "  %-22s %s\n", capabilities[k].label,
-			cap_state(capabilities[k].key, out_get_bool(caps, capabilities[k].key, false),
-				  out_get_bool(caps, "loopback", false)));
-
-	fputs("\nSysctls (net.smc)\n", c->out);
-	print_list(c, "present:", out_get(doc, "sysctls.present"));
-	print_list(c, "not in kernel:", out_get(doc, "sysctls.absent"));
-	if (json_object_array_length(out_get(doc, "sysctls.unknown")))
-		print_list(c, "unknown:", out_get(doc, "sysctls.unknown"));
-
-	if (missing && json_object_array_length(missing)) {
-		/* Without the module everything else is missing too: one line says it all. */
-		bool no_module = !out_get_bool(caps, "smc_module", true) &&
-				 !out_get_bool(caps, "smc_gen_netlink", false);
-
-		fputs("\nMissing\n", c->out);
-		for (size_t k = 0; k < json_object_array_length(missing); k++) {
-			json_object *m = json_object_array_get_idx(missing, k);
-
-			fprintf(c->out, "  %s: %s\n", out_get_str(m, "capability", "?"),
-				out_get_str(m, "effect", ""));
-			if (no_module) {
-				fputs("  (and everything that depends on it)\n", c->out);
-				break;
-			}
-		}
-	}
-	for (size_t k = 0; errors && k < json_object_array_length(errors); k++)
-		fprintf(c->out, "%s  could not read %s\n", k ? "" : "\nErrors\n",
-			json_object_get_string(json_object_array_get_idx(errors, k)));
-
-	fputc('\n', c->out);
-	for (size_t k = 0; verdicts && k < json_object_array_length(verdicts); k++) {
-		json_object *v = json_object_array_get_idx(verdicts, k);
-		const char *advice = out_get_str(v, "advice", NULL);
-
-		fprintf(c->out, "%s: %s", out_get_str(v, "subject", "?"), out_get_str(v, "text", ""));
-		if (advice)
-			fprintf(c->out, " (%s)", advice);
-		fputc('\n', c->out);
-	}
-	advice_print_json(c->out, out_get(doc, "advice"));
-}
-
-/* print_list()'s lines for a list of strings, each line written in one call. */
-static void print_words(struct smcctl *c, const char *label, const char *const *w, size_t n)
+/* "  label:   a b c", wrapped at 80 columns under the first item, each line one write. */
+static void print_words(struct out_sink *o, const char *label, const char *const *w, size_t n)
 {
 	char buf[1024];
 	size_t col = 18, len;
@@ -594,15 +430,15 @@ static void print_words(struct smcctl *c, const char *label, const char *const *
 
 		if (col > 18 && col + 1 + lw > 80) {
 			buf[len++] = '\n';
-			fwrite(buf, 1, len, c->out);
+			out_text_put(o, buf, len);
 			len = (size_t)snprintf(buf, sizeof(buf), "%17s", "");
 			col = 17;
 		}
 		/* A word longer than the buffer: what is there first, then the word. */
 		if (len + 1 + lw + 1 > sizeof(buf)) {
-			fwrite(buf, 1, len, c->out);
+			out_text_put(o, buf, len);
 			len = 0;
-			fprintf(c->out, " %s", w[k]);
+			out_text(o, " %s", w[k]);
 		} else {
 			buf[len++] = ' ';
 			memcpy(buf + len, w[k], lw);
@@ -611,74 +447,34 @@ static void print_words(struct smcctl *c, const char *label, const char *const *
 		col += 1 + lw;
 	}
 	buf[len++] = '\n';
-	fwrite(buf, 1, len, c->out);
+	out_text_put(o, buf, len);
 }
 
-/*
- * "smcctl info" as it is mostly run (no -j): info_text() of info_json(), drawn from the
- * facts, so that the verb needs no json-c (cli/dl.c loads it on first use: a fifth of the
- * verb's instructions, bench/smcctl-vs-smctools).  test-cli-rows-text holds the two equal
- * for every recording and the synthetic hosts of test-cli-render, at both detail levels.
- */
-int info_facts_text(struct smcctl *c, const struct info_facts *i)
+/* A list of sysctl names: the JSON array key, the text's wrapped line. */
+static void words_emit(struct out_sink *o, const char *key, const char *label, const char *const *w,
+		       size_t n)
 {
-	size_t n_caps;
-	const struct smc_cap_name *capabilities = info_caps(&n_caps);
+	out_array_begin(o, key);
+	for (size_t k = 0; k < n; k++)
+		out_str(o, NULL, OUT_NO_COL, w[k]);
+	out_array_end(o);
+	if (out_is_text(o))
+		print_words(o, label, w, n);
+}
+
+/* "sysctls": present, absent (those of the table this kernel lacks), unknown (present, not
+ * in the table); text: the Sysctls section. */
+static int sysctls_emit(struct out_sink *o, const struct info_facts *i)
+{
 	size_t n_known = 0, n_present = 0, n_absent = 0, n_unknown = 0;
 	const struct smc_sysctl_desc *t = smc_sysctl_table(&n_known);
-	const char **present = NULL, **absent = NULL, **unknown = NULL;
-	char ver[16], smcd[8], smcr[8], seid[SMC_EID_LEN + 1], ueids[24], ism[24], lo[24], rdma[24];
-	bool s = i->has_sysinfo, no_module, any_missing = false;
-	struct verdict vs[2];
-	const char *values[ELEMENTSOF(kernel_fields)];
+	_cleanup_(freep) const char **present = calloc(i->n_sysctls + 1, sizeof(*present));
+	_cleanup_(freep) const char **unknown = calloc(i->n_sysctls + 1, sizeof(*unknown));
+	_cleanup_(freep) const char **absent = calloc(n_known + 1, sizeof(*absent));
 
-	static_assert(ELEMENTSOF(kernel_fields) == 11, "info_facts_text() knows the fields");
-	snprintf(ver, sizeof(ver), "%u.%u", i->sys.ver, i->sys.rel);
-	snprintf(smcd, sizeof(smcd), "v1%s", i->sys.ism_v2 ? " v2" : "");
-	snprintf(smcr, sizeof(smcr), "v1%s", i->sys.smcr_v2 ? " v2" : "");
-	snprintf(seid, sizeof(seid), "%s", i->has_seid ? i->seid.seid : "");
-	snprintf(ueids, sizeof(ueids), "%zu", i->n_ueids);
-	values[0] = i->caps.kernel_release;
-	values[1] = s ? ver : NULL;
-	values[2] = s ? i->sys.hostname : NULL;
-	values[3] = s ? smcd : NULL;
-	values[4] = s ? smcr : NULL;
-	values[5] = seid;
-	values[6] = i->has_ueids ? ueids : NULL;
-	values[7] = out_fmt_uint(i->n_ism, OUT_U64, ism, sizeof(ism));
-	values[8] = out_fmt_uint(i->n_loopback, OUT_U64, lo, sizeof(lo));
-	values[9] = i->loopback_names;
-	values[10] = out_fmt_uint(i->n_smcr, OUT_U64, rdma, sizeof(rdma));
-	fputs("Kernel\n", c->out);
-	out_kv_cells(c->out, kernel_fields, ELEMENTSOF(kernel_fields), values, c->detail, 2);
-
-	fputs("\nCapabilities\n", c->out);
-	for (size_t k = 0; k < n_caps; k++) {
-		bool v = smc_caps_value(&i->caps, &capabilities[k]);
-
-		/* "  %-22s %s\n", without printf (the labels are shorter than 22). */
-		char line[40] = "                         "; /* 25 blanks */
-		const char *state = cap_state(capabilities[k].key, v, i->caps.loopback);
-		size_t ll = strnlen(capabilities[k].label, 22), lv = strlen(state);
-
-		memcpy(line + 2, capabilities[k].label, ll);
-		memcpy(line + 25, state, lv);
-		line[25 + lv] = '\n';
-		fwrite(line, 1, 25 + lv + 1, c->out);
-		any_missing |= !v && !cap_not_needed(capabilities[k].key, v, i->caps.loopback);
-	}
-
-	/* The sysctl lists of sysctls_json(), pointing into the facts and the table. */
-	present = calloc(i->n_sysctls + 1, sizeof(*present));
-	unknown = calloc(i->n_sysctls + 1, sizeof(*unknown));
-	absent = calloc(n_known + 1, sizeof(*absent));
-	if (!present || !unknown || !absent) {
-		/* Never "no sysctls": out of memory is said as such. */
-		free(present);
-		free(absent);
-		free(unknown);
-		return smcctl_oom(c);
-	}
+	/* Never "no sysctls": out of memory is said as such. */
+	if (!present || !unknown || !absent)
+		return -ENOMEM;
 	for (size_t k = 0; k < i->n_sysctls; k++) {
 		present[n_present++] = i->sysctls[k];
 		if (!smc_sysctl_find(i->sysctls[k]))
@@ -692,50 +488,153 @@ int info_facts_text(struct smcctl *c, const struct info_facts *i)
 		if (!found)
 			absent[n_absent++] = t[k].name;
 	}
-	fputs("\nSysctls (net.smc)\n", c->out);
-	print_words(c, "present:", present, n_present);
-	print_words(c, "not in kernel:", absent, n_absent);
-	if (n_unknown)
-		print_words(c, "unknown:", unknown, n_unknown);
-	free(present);
-	free(absent);
-	free(unknown);
+	out_text_part(o, PART_SYSCTLS);
+	out_puts(o, "\nSysctls (net.smc)\n");
+	out_object_begin(o, "sysctls");
+	words_emit(o, "present", "present:", present, n_present);
+	words_emit(o, "absent", "not in kernel:", absent, n_absent);
+	/* text: only when there are any */
+	if (n_unknown || !out_is_text(o))
+		words_emit(o, "unknown", "unknown:", unknown, n_unknown);
+	out_object_end(o);
+	return 0;
+}
 
-	if (any_missing) {
-		/* Without the module everything else is missing too: one line says it all. */
-		no_module = !smc_caps_value(&i->caps, &capabilities[0]) && !i->caps.smc_genl;
-		fputs("\nMissing\n", c->out);
-		for (size_t k = 0; k < n_caps; k++) {
-			bool v = smc_caps_value(&i->caps, &capabilities[k]);
+/* "capabilities" and "missing"; text: the Capabilities and Missing sections. */
+static void caps_emit(struct out_sink *o, const struct info_facts *i)
+{
+	size_t n_caps;
+	const struct smc_cap_name *caps = info_caps(&n_caps);
+	/* Without the module everything else is missing too: one line says it all. */
+	bool no_module = !smc_caps_value(&i->caps, &caps[0]) && !i->caps.smc_genl;
+	size_t n_missing = 0;
 
-			if (v || cap_not_needed(capabilities[k].key, v, i->caps.loopback))
-				continue;
-			fprintf(c->out, "  %s: %s\n", capabilities[k].key, capabilities[k].missing);
-			if (no_module) {
-				fputs("  (and everything that depends on it)\n", c->out);
-				break;
-			}
+	out_text_part(o, PART_CAPS);
+	out_puts(o, "\nCapabilities\n");
+	out_object_begin(o, "capabilities");
+	for (size_t k = 0; k < n_caps; k++) {
+		bool v = smc_caps_value(&i->caps, &caps[k]);
+
+		out_bool(o, caps[k].key, OUT_NO_COL, v);
+		if (out_is_text(o)) {
+			/* "  %-22s %s\n" without printf (the labels are shorter than 22) */
+			char line[40] = "                         "; /* 25 blanks */
+			const char *state = cap_state(caps[k].key, v, i->caps.loopback);
+			size_t ll = strnlen(caps[k].label, 22), lv = strlen(state);
+
+			memcpy(line + 2, caps[k].label, ll);
+			memcpy(line + 25, state, lv);
+			line[25 + lv] = '\n';
+			out_text_put(o, line, 25 + lv + 1);
 		}
 	}
-	for (size_t k = 0; k < i->n_errors; k++)
-		fprintf(c->out, "%s  could not read %s\n", k ? "" : "\nErrors\n", i->errors[k]);
+	out_object_end(o);
 
-	fputc('\n', c->out);
+	out_text_part(o, PART_MISSING);
+	out_array_begin(o, "missing");
+	for (size_t k = 0; k < n_caps; k++) {
+		bool v = smc_caps_value(&i->caps, &caps[k]);
+
+		if (v || cap_not_needed(caps[k].key, v, i->caps.loopback))
+			continue;
+		out_object_begin(o, NULL);
+		out_str(o, "capability", OUT_NO_COL, caps[k].key);
+		out_str(o, "effect", OUT_NO_COL, caps[k].missing);
+		out_object_end(o);
+		if (!no_module || n_missing == 0)
+			out_text(o, "%s  %s: %s\n", n_missing ? "" : "\nMissing\n", caps[k].key,
+				 caps[k].missing);
+		if (no_module && n_missing == 0)
+			out_puts(o, "  (and everything that depends on it)\n");
+		n_missing++;
+	}
+	out_array_end(o);
+}
+
+int info_emit(struct out_sink *o, const struct info_facts *i)
+{
+	struct verdict vs[2];
+	char ver[16], ueids[24];
+	bool s = i->has_sysinfo, seid = i->has_seid && i->seid.seid[0];
+	int r;
+
+	snprintf(ver, sizeof(ver), "%u.%u", i->sys.ver, i->sys.rel);
+	snprintf(ueids, sizeof(ueids), "%zu", i->n_ueids);
+	out_object_begin(o, NULL);
+	out_text_part(o, PART_KERNEL);
+	out_puts(o, "Kernel\n");
+	out_kv_begin(o, kernel_fields, ELEMENTSOF(kernel_fields), 2);
+	out_str(o, "kernel_release", F_KERNEL_RELEASE, i->caps.kernel_release);
+	out_bool(o, "smc_available", OUT_NO_COL, i->caps.smc_genl);
+	out_str(o, "smc_version", F_SMC_VERSION, s ? ver : NULL);
+	out_str(o, "hostname", F_HOSTNAME, s ? i->sys.hostname : NULL);
+	features_emit(o, "smcd_features", F_SMCD_FEATURES, s, i->sys.ism_v2);
+	features_emit(o, "smcr_features", F_SMCR_FEATURES, s, i->sys.smcr_v2);
+	caps_emit(o, i);
+
+	out_object_begin(o, "ueids");
+	if (i->has_ueids)
+		out_u64(o, "configured", F_UEIDS, i->n_ueids);
+	else
+		out_null(o, "configured", F_UEIDS);
+	out_u64(o, "max", OUT_NO_COL, SMC_UEID_MAX);
+	out_object_end(o);
+
+	out_object_begin(o, "seid");
+	out_bool(o, "supported", OUT_NO_COL, i->caps.seid_supported);
+	out_str(o, "value", F_SEID, seid ? i->seid.seid : NULL);
+	out_bool(o, "enabled", OUT_NO_COL, seid && i->seid.enabled);
+	out_object_end(o);
+
+	out_object_begin(o, "devices");
+	out_u64(o, "ism", F_ISM, i->n_ism);
+	out_u64(o, "loopback", F_LOOPBACK, i->n_loopback);
+	out_u64(o, "rdma", F_RDMA, i->n_smcr);
+	out_str(o, "loopback_names", F_LOOPBACK_NAMES,
+		i->loopback_names[0] ? i->loopback_names : NULL);
+	out_object_end(o);
+	out_text_part(o, PART_KERNEL);
+	out_kv_end(o);
+
+	if ((r = sysctls_emit(o, i)) < 0) {
+		out_sink_done(o);
+		return r;
+	}
+
+	out_text_part(o, PART_VERDICTS);
+	out_puts(o, "\n");
+	out_array_begin(o, "verdicts");
 	verdicts(i, vs);
 	for (size_t k = 0; k < ELEMENTSOF(vs); k++) {
-		fprintf(c->out, "%s: %s", vs[k].subject, vs[k].text);
-		if (vs[k].advice[0])
-			fprintf(c->out, " (%s)", vs[k].advice);
-		fputc('\n', c->out);
+		out_object_begin(o, NULL);
+		out_str(o, "subject", OUT_NO_COL, vs[k].subject);
+		out_bool(o, "ready", OUT_NO_COL, vs[k].ready);
+		out_str(o, "text", OUT_NO_COL, vs[k].text);
+		out_str(o, "advice", OUT_NO_COL, vs[k].advice[0] ? vs[k].advice : NULL);
+		out_object_end(o);
+		out_text(o, "%s: %s%s%s%s\n", vs[k].subject, vs[k].text,
+			 vs[k].advice[0] ? " (" : "", vs[k].advice, vs[k].advice[0] ? ")" : "");
 	}
-	advice_print(c->out, i->advice, i->n_advice);
-	return SMCCTL_EXIT_OK;
+	out_array_end(o);
+
+	out_text_part(o, PART_ERRORS);
+	out_array_begin(o, "errors");
+	for (size_t k = 0; k < i->n_errors; k++) {
+		out_str(o, NULL, OUT_NO_COL, i->errors[k]);
+		out_text(o, "%s  could not read %s\n", k ? "" : "\nErrors\n", i->errors[k]);
+	}
+	out_array_end(o);
+
+	out_text_part(o, PART_ADVICE);
+	advice_emit(o, "advice", i->advice, i->n_advice);
+	out_object_end(o);
+	return out_sink_done(o);
 }
 
 int info_show(struct smcctl *c, const struct verb_args *a)
 {
 	_cleanup_(info_facts_done) struct info_facts i = {};
-	_cleanup_(json_object_putp) json_object *doc = NULL;
+	struct out_sink o;
 	struct smcnl *nl;
 	int e, s;
 
@@ -744,16 +643,15 @@ int info_show(struct smcctl *c, const struct verb_args *a)
 	e = info_gather(c, &i);
 	if (e < 0)
 		return smcctl_fail(c, SMC_OP_QUERY, e, "cannot probe the kernel");
-	if (!c->json) {
-		s = info_facts_text(c, &i);
-		if (s == SMCCTL_EXIT_OK)
-			s = smcctl_emit(c, NULL, NULL);
-	} else {
-		doc = info_json(&i);
-		if (!doc)
-			return smcctl_oom(c);
-		s = smcctl_emit(c, doc, info_text);
-	}
+	/* -j streamed, the text laid out: no document, no json-c (cli/dl.c loads it on
+	 * first use: a fifth of the verb's instructions, bench/smcctl-vs-smctools). */
+	if (c->json)
+		out_sink_json(&o, c->out, c->pretty);
+	else
+		out_sink_text(&o, c->out, c->detail);
+	if (info_emit(&o, &i) == -ENOMEM)
+		return smcctl_oom(c);
+	s = smcctl_flush(c);
 	if (s == SMCCTL_EXIT_OK && !i.caps.smc_genl)
 		return SMCCTL_EXIT_UNAVAILABLE;
 	return s;

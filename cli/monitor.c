@@ -191,31 +191,49 @@ static bool is_lgr(const char *path)
 	return strncmp(path, SMCD_BUS_PATH_LINKGROUP "/", strlen(SMCD_BUS_PATH_LINKGROUP "/")) == 0;
 }
 
-static json_object *lgr_event(const char *name, json_object *p)
+/* An event's fields from the object's D-Bus properties: a string, or a number (u64). */
+struct event_field {
+	const char *key, *property;
+	bool u64;
+};
+
+/* A link group's: the Id property's 8 hex digits, as smcctl linkgroup shows it (smcctl(8)
+ * JSON OUTPUT). */
+static const struct event_field lgr_fields[] = {
+	{ "technology", SMCD_BUS_LINKGROUP_TECHNOLOGY, false },
+	{ "id", SMCD_BUS_LINKGROUP_ID, false },
+	{ "device", SMCD_BUS_LINKGROUP_DEVICE, false },
+	{ "pnetid", SMCD_BUS_LINKGROUP_PNET_ID, false },
+	{ "conns", SMCD_BUS_LINKGROUP_CONNECTIONS, true },
+	{ "peak_conns", SMCD_BUS_LINKGROUP_PEAK_CONNECTIONS, true },
+};
+
+static const struct event_field device_fields[] = {
+	{ "technology", SMCD_BUS_DEVICE_TECHNOLOGY, false },
+	{ "name", SMCD_BUS_DEVICE_NAME, false },
+};
+
+static json_object *event_of(const char *name, json_object *p, const struct event_field *f, size_t n)
 {
 	json_object *ev = event_new(name);
 
-	if (!ev)
-		return NULL;
-	json_add_str(ev, "technology", out_get_str(p, SMCD_BUS_LINKGROUP_TECHNOLOGY, NULL));
-	/* The Id property's 8 hex digits, as smcctl linkgroup shows it (smcctl(8) JSON OUTPUT). */
-	json_add_str(ev, "id", out_get_str(p, SMCD_BUS_LINKGROUP_ID, NULL));
-	json_add_str(ev, "device", out_get_str(p, SMCD_BUS_LINKGROUP_DEVICE, NULL));
-	json_add_str(ev, "pnetid", out_get_str(p, SMCD_BUS_LINKGROUP_PNET_ID, NULL));
-	json_add_u64(ev, "conns", out_get_u64(p, SMCD_BUS_LINKGROUP_CONNECTIONS, 0));
-	json_add_u64(ev, "peak_conns", out_get_u64(p, SMCD_BUS_LINKGROUP_PEAK_CONNECTIONS, 0));
+	for (size_t i = 0; ev && i < n; i++) {
+		if (f[i].u64)
+			json_add_u64(ev, f[i].key, out_get_u64(p, f[i].property, 0));
+		else
+			json_add_str(ev, f[i].key, out_get_str(p, f[i].property, NULL));
+	}
 	return ev;
+}
+
+static json_object *lgr_event(const char *name, json_object *p)
+{
+	return event_of(name, p, lgr_fields, ELEMENTSOF(lgr_fields));
 }
 
 static json_object *device_event(const char *name, json_object *p)
 {
-	json_object *ev = event_new(name);
-
-	if (!ev)
-		return NULL;
-	json_add_str(ev, "technology", out_get_str(p, SMCD_BUS_DEVICE_TECHNOLOGY, NULL));
-	json_add_str(ev, "name", out_get_str(p, SMCD_BUS_DEVICE_NAME, NULL));
-	return ev;
+	return event_of(name, p, device_fields, ELEMENTSOF(device_fields));
 }
 
 /* ifaces: {interface: {property: value}} of one object; remember it, maybe announce it. */

@@ -60,10 +60,11 @@ int info_show(struct smcctl *c, const struct verb_args *a);
 int info_gather(struct smcctl *c, struct info_facts *i);
 /* Frees what info_gather() allocated in i. */
 void info_facts_done(struct info_facts *i);
-json_object *info_json(const struct info_facts *i);
-void info_text(struct smcctl *c, json_object *doc);
-/* info_text() of info_json(i), drawn from the facts (no json-c): what "smcctl info" prints. */
-int info_facts_text(struct smcctl *c, const struct info_facts *i);
+/*
+ * info's answer, each field once into the sink (common/output.h): the text, the streamed
+ * -j or a document.  Finishes the sink: returns out_sink_done()'s error or 0.
+ */
+int info_emit(struct out_sink *o, const struct info_facts *i);
 /* The one next step that gets SMC-D loopback working on this kernel (README.md's
  * Requirements table), or NULL when it works: smc is SMC's netlink family answering,
  * loopback a loopback device existing. */

@@ -385,63 +385,67 @@ const char *advice_severity_name(enum advice_severity s)
 	return s == ADVICE_WARNING ? "warning" : "info";
 }
 
-static json_object *one_json(const struct advice *a)
+/*
+ * The "advice" array under key (NULL: the root or an element), and in the text the block
+ * "\nAdvice\n  ID (SEVERITY): TEXT" (nothing when there is no advice): each field once.
+ */
+void advice_emit(struct out_sink *o, const char *key, const struct advice *a, size_t n)
 {
-	_cleanup_(json_object_putp) json_object *o = json_object_new_object();
-	json_object *based = json_object_new_object();
-	int r = 0;
+	out_array_begin(o, key);
+	if (n)
+		out_text(o, "\nAdvice\n");
+	for (size_t i = 0; i < n; i++) {
+		const char *severity = advice_severity_name(a[i].severity);
 
-	if (!o || json_add(o, "id", json_object_new_string(a->id)) < 0)
-		return NULL;
-	r |= json_add_str(o, "severity", advice_severity_name(a->severity));
-	r |= json_add(o, "based_on", based);
-	if (based) {
-		r |= json_add_u64(based, a->count_what, a->count);
-		r |= json_add_u64(based, a->total_what, a->total);
-	}
-	if (a->sysctl) {
-		json_object *s = json_object_new_object();
-
-		r |= json_add(o, "sysctl", s);
-		if (s) {
+		out_object_begin(o, NULL);
+		out_str(o, "id", OUT_NO_COL, a[i].id);
+		out_str(o, "severity", OUT_NO_COL, severity);
+		out_object_begin(o, "based_on");
+		out_u64(o, a[i].count_what, OUT_NO_COL, a[i].count);
+		out_u64(o, a[i].total_what, OUT_NO_COL, a[i].total);
+		out_object_end(o);
+		if (a[i].sysctl) {
 			char name[32];
 
-			snprintf(name, sizeof(name), "net.smc.%s", a->sysctl);
-			r |= json_add_str(s, "name", name);
-			r |= a->current < 0 ? json_add_null(s, "current")
-					    : json_add_u64(s, "current", (uint64_t)a->current);
-			r |= a->suggested ? json_add_u64(s, "suggested", (uint64_t)a->suggested)
-					  : json_add_null(s, "suggested");
-			r |= json_add_str(s, "smc_yaml", a->config[0] ? a->config : NULL);
+			snprintf(name, sizeof(name), "net.smc.%s", a[i].sysctl);
+			out_object_begin(o, "sysctl");
+			out_str(o, "name", OUT_NO_COL, name);
+			if (a[i].current < 0)
+				out_null(o, "current", OUT_NO_COL);
+			else
+				out_u64(o, "current", OUT_NO_COL, (uint64_t)a[i].current);
+			if (a[i].suggested)
+				out_u64(o, "suggested", OUT_NO_COL, (uint64_t)a[i].suggested);
+			else
+				out_null(o, "suggested", OUT_NO_COL);
+			out_str(o, "smc_yaml", OUT_NO_COL, a[i].config[0] ? a[i].config : NULL);
+			out_object_end(o);
 		}
+		out_str(o, "text", OUT_NO_COL, a[i].text);
+		out_object_end(o);
+		out_text(o, "  %s (%s): %s\n", a[i].id, severity, a[i].text);
 	}
-	r |= json_add_str(o, "text", a->text);
-	return r < 0 ? NULL : TAKE_PTR(o);
+	out_array_end(o);
 }
 
 json_object *advice_json(const struct advice *a, size_t n)
 {
-	_cleanup_(json_object_putp) json_object *arr = json_object_new_array();
+	struct out_sink o;
 
-	if (!arr)
+	out_sink_doc(&o);
+	advice_emit(&o, NULL, a, n);
+	if (out_sink_done(&o) < 0)
 		return NULL;
-	for (size_t i = 0; i < n; i++)
-		if (json_append(arr, one_json(&a[i])) < 0)
-			return NULL;
-	return TAKE_PTR(arr);
-}
-
-static void print_one(FILE *out, const char *id, const char *severity, const char *text)
-{
-	fprintf(out, "  %s (%s): %s\n", id, severity, text);
+	return out_sink_take_doc(&o);
 }
 
 void advice_print(FILE *out, const struct advice *a, size_t n)
 {
-	if (n)
-		fputs("\nAdvice\n", out);
-	for (size_t i = 0; i < n; i++)
-		print_one(out, a[i].id, advice_severity_name(a[i].severity), a[i].text);
+	struct out_sink o;
+
+	out_sink_text(&o, out, 0);
+	advice_emit(&o, NULL, a, n);
+	out_sink_done(&o);
 }
 
 void advice_print_json(FILE *out, json_object *arr)
@@ -454,7 +458,7 @@ void advice_print_json(FILE *out, json_object *arr)
 	for (size_t i = 0; i < n; i++) {
 		json_object *e = json_object_array_get_idx(arr, i);
 
-		print_one(out, out_get_str(e, "id", "?"), out_get_str(e, "severity", "?"),
-			  out_get_str(e, "text", ""));
+		fprintf(out, "  %s (%s): %s\n", out_get_str(e, "id", "?"),
+			out_get_str(e, "severity", "?"), out_get_str(e, "text", ""));
 	}
 }

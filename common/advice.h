@@ -65,9 +65,13 @@ void advice_rows_from_tree(json_object *tree, struct stats_num rows[]);
 size_t advice_reasons_from_tree(json_object *tree, struct stats_tree_reason reasons[], size_t max);
 
 const char *advice_severity_name(enum advice_severity s);
+struct out_sink;
+/* The "advice" array under key (NULL: the root) and its text block (advice_print()'s), each
+ * field emitted once into the sink (common/output.h). */
+void advice_emit(struct out_sink *o, const char *key, const struct advice *a, size_t n);
 /* The "advice" array of a document: [{ "id", "severity", "text", ... }]; NULL on ENOMEM. */
 json_object *advice_json(const struct advice *a, size_t n);
-/* The text block ("\nAdvice\n  ...") from the structs or from an "advice" array; nothing
- * when there is no advice. */
+/* The text block ("\nAdvice\n  ...") from the structs (advice_emit() into a text sink) or
+ * from an "advice" array (the agent's answer); nothing when there is no advice. */
 void advice_print(FILE *out, const struct advice *a, size_t n);
 void advice_print_json(FILE *out, json_object *arr);

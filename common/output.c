@@ -557,22 +557,30 @@ static size_t kv_width(const struct out_column *fields, size_t n_fields, unsigne
 	return width;
 }
 
-/* "%*s%s:%*s %s\n", assembled through the line buffer (one write, no printf padding). */
+/* "%*s%s:%*s %s\n" into the line buffer (no printf padding); l->f for when it is full. */
+static void kv_build(struct line *l, const struct out_column *field, size_t width, unsigned indent,
+		     const char *value)
+{
+	size_t lh = strlen(field->header);
+
+	l->len = 0;
+	pad(l, indent);
+	put(l, field->header, lh);
+	put(l, ":", 1);
+	pad(l, width > lh ? width - lh : 0);
+	put(l, " ", 1);
+	put(l, value, strlen(value));
+	put(l, "\n", 1);
+}
+
+/* One line, one write. */
 static void kv_line(FILE *f, const struct out_column *field, size_t width, unsigned indent,
 		    const char *value)
 {
 	struct line l;
-	size_t lh = strlen(field->header);
 
 	l.f = f;
-	l.len = 0;
-	pad(&l, indent);
-	put(&l, field->header, lh);
-	put(&l, ":", 1);
-	pad(&l, width > lh ? width - lh : 0);
-	put(&l, " ", 1);
-	put(&l, value, strlen(value));
-	put(&l, "\n", 1);
+	kv_build(&l, field, width, indent, value);
 	fwrite(l.buf, 1, l.len, f);
 }
 
@@ -588,17 +596,6 @@ int out_kv(FILE *f, const struct out_column *fields, size_t n_fields, json_objec
 			kv_line(f, &fields[i], width, indent,
 				cell(obj, &fields[i], buf, sizeof(buf)));
 	}
-	return 0;
-}
-
-int out_kv_cells(FILE *f, const struct out_column *fields, size_t n_fields,
-		 const char *const values[], unsigned detail, unsigned indent)
-{
-	size_t width = kv_width(fields, n_fields, detail);
-
-	for (size_t i = 0; i < n_fields; i++)
-		if (fields[i].detail <= detail)
-			kv_line(f, &fields[i], width, indent, out_fmt_str(values[i]));
 	return 0;
 }
 
@@ -862,6 +859,11 @@ static void sink_init(struct out_sink *s, enum out_sink_kind kind, FILE *f)
 	s->cols = NULL;
 	s->n_cols = 0;
 	s->cells = (struct out_cells){};
+	s->kv = false;
+	s->parts = false;
+	s->tbuf = NULL;
+	s->tlen = s->tcap = 0;
+	s->n_seg = 0;
 	s->len = 0;
 }
 
@@ -891,6 +893,19 @@ int out_sink_done(struct out_sink *s)
 		s->len = 0;
 	}
 	out_cells_done(&s->cells);
+	for (unsigned n = 0; s->parts && n < OUT_SINK_PARTS; n++)
+		for (unsigned k = 0; !s->err && k < s->n_seg; k++) {
+			size_t at = s->seg_start[k],
+			       end = k + 1 < s->n_seg ? s->seg_start[k + 1] : s->tlen;
+
+			if (s->seg_part[k] == n && end > at &&
+			    fwrite(s->tbuf + at, 1, end - at, s->f) != end - at)
+				sink_fail(s, -EIO);
+		}
+	if (s->tbuf != s->buf)
+		free(s->tbuf);
+	s->tbuf = NULL;
+	s->parts = false;
 	if (s->kind == OUT_SINK_DOC && s->err && s->stack[0]) {
 		json_object_put(s->stack[0]);
 		s->stack[0] = NULL;
@@ -906,44 +921,45 @@ json_object *out_sink_take_doc(struct out_sink *s)
 	return doc;
 }
 
-void out_object_begin_(struct out_sink *s, const char *key)
+/* An object ('{') or array ('['): opened in the JSON or the document, closed. */
+static void sink_open(struct out_sink *s, const char *key, char c)
 {
 	if (s->err)
 		return;
 	if (s->kind == OUT_SINK_JSON)
-		jopen(s, key, '{');
+		jopen(s, key, c);
 	else
-		dopen(s, key, json_object_new_object());
+		dopen(s, key, c == '[' ? json_object_new_array() : json_object_new_object());
+}
+
+static void sink_close(struct out_sink *s, char c)
+{
+	if (s->err)
+		return;
+	if (s->kind == OUT_SINK_JSON)
+		jclose(s, c);
+	else if (s->depth)
+		s->depth--;
+}
+
+void out_object_begin_(struct out_sink *s, const char *key)
+{
+	sink_open(s, key, '{');
 }
 
 void out_object_end_(struct out_sink *s)
 {
-	if (s->err)
-		return;
-	if (s->kind == OUT_SINK_JSON)
-		jclose(s, '}');
-	else if (s->depth)
-		s->depth--;
+	sink_close(s, '}');
 }
 
 void out_array_begin_(struct out_sink *s, const char *key)
 {
-	if (s->err)
-		return;
-	if (s->kind == OUT_SINK_JSON)
-		jopen(s, key, '[');
-	else
-		dopen(s, key, json_object_new_array());
+	sink_open(s, key, '[');
 }
 
 void out_array_end_(struct out_sink *s)
 {
-	if (s->err)
-		return;
-	if (s->kind == OUT_SINK_JSON)
-		jclose(s, ']');
-	else if (s->depth)
-		s->depth--;
+	sink_close(s, ']');
 }
 
 void out_table_begin(struct out_sink *s, const char *key, const struct out_column *cols,
@@ -1015,10 +1031,68 @@ void out_table_end(struct out_sink *s)
 	out_array_end(s);
 	if (s->err || s->kind != OUT_SINK_TEXT || !s->cols)
 		return;
-	if (out_table_cells(s->f, s->cols, s->n_cols, &s->cells, s->detail, s->indent) < 0)
+	if (s->parts) { /* into the text's buffer, through a memory stream */
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+
+		if (!m ||
+		    out_table_cells(m, s->cols, s->n_cols, &s->cells, s->detail, s->indent) < 0 ||
+		    fclose(m) != 0)
+			sink_fail(s, -ENOMEM);
+		else
+			out_text_put(s, buf, len);
+		free(buf);
+	} else if (out_table_cells(s->f, s->cols, s->n_cols, &s->cells, s->detail, s->indent) < 0) {
 		sink_fail(s, -ENOMEM);
+	}
 	s->cols = NULL;
 	s->n_cols = 0;
+}
+
+void out_kv_begin(struct out_sink *s, const struct out_column *fields, size_t n_fields,
+		  unsigned indent)
+{
+	if (s->kind != OUT_SINK_TEXT)
+		return;
+	out_table_begin(s, NULL, fields, n_fields, indent);
+	s->kv = true;
+}
+
+void out_kv_end(struct out_sink *s)
+{
+	size_t width;
+
+	if (s->err || s->kind != OUT_SINK_TEXT || !s->kv)
+		return;
+	width = kv_width(s->cols, s->n_cols, s->detail);
+	for (size_t i = 0; i < s->n_cols; i++) {
+		struct line l;
+
+		if (s->cols[i].detail > s->detail)
+			continue;
+		/* a value is a cell, at most CELL_MAX: the line never fills the buffer */
+		l.f = s->f;
+		kv_build(&l, &s->cols[i], width, s->indent,
+			 s->cell_off[i] ? s->cells.buf + s->cell_off[i] - 1 : "-");
+		out_text_put(s, l.buf, l.len);
+	}
+	s->cols = NULL;
+	s->n_cols = 0;
+	s->kv = false;
+}
+
+void out_text_part(struct out_sink *s, unsigned n)
+{
+	if (s->err || s->kind != OUT_SINK_TEXT)
+		return;
+	if (n >= OUT_SINK_PARTS || s->n_seg == OUT_SINK_SEGS) {
+		sink_fail(s, -E2BIG);
+		return;
+	}
+	s->parts = true;
+	s->seg_part[s->n_seg] = (unsigned char)n;
+	s->seg_start[s->n_seg++] = s->tlen;
 }
 
 void out_table_drop(struct out_sink *s)
@@ -1143,6 +1217,67 @@ void out_bool(struct out_sink *s, const char *key, int col, bool v)
 	}
 }
 
+/* Text into the sink's stream, or with parts into its buffer. */
+void out_text_put(struct out_sink *s, const char *p, size_t n)
+{
+	if (s->err || s->kind != OUT_SINK_TEXT)
+		return;
+	if (!s->parts) {
+		if (fwrite(p, 1, n, s->f) != n)
+			sink_fail(s, -EIO);
+		return;
+	}
+	if (!s->tbuf) { /* first the JSON's buffer, which a text sink does not use */
+		s->tbuf = s->buf;
+		s->tcap = sizeof(s->buf);
+	}
+	if (s->tlen + n > s->tcap) {
+		size_t cap = 2 * s->tcap;
+		char *b;
+
+		while (cap < s->tlen + n)
+			cap *= 2;
+		b = s->tbuf == s->buf ? malloc(cap) : realloc(s->tbuf, cap);
+		if (!b) {
+			sink_fail(s, -ENOMEM);
+			return;
+		}
+		if (s->tbuf == s->buf)
+			memcpy(b, s->buf, s->tlen);
+		s->tbuf = b;
+		s->tcap = cap;
+	}
+	memcpy(s->tbuf + s->tlen, p, n);
+	s->tlen += n;
+}
+
+static void text_vprintf(struct out_sink *s, const char *fmt, va_list ap)
+{
+	char buf[512], *big;
+	va_list aq;
+	int n;
+
+	if (!s->parts) {
+		if (vfprintf(s->f, fmt, ap) < 0)
+			sink_fail(s, -EIO);
+		return;
+	}
+	va_copy(aq, ap);
+	n = vsnprintf(buf, sizeof(buf), fmt, aq);
+	va_end(aq);
+	if (n < 0) {
+		sink_fail(s, -EIO);
+	} else if ((size_t)n < sizeof(buf)) {
+		out_text_put(s, buf, (size_t)n);
+	} else if (!(big = malloc((size_t)n + 1))) {
+		sink_fail(s, -ENOMEM);
+	} else {
+		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		out_text_put(s, big, (size_t)n);
+		free(big);
+	}
+}
+
 void out_text(struct out_sink *s, const char *fmt, ...)
 {
 	va_list ap;
@@ -1150,8 +1285,7 @@ void out_text(struct out_sink *s, const char *fmt, ...)
 	if (s->err || s->kind != OUT_SINK_TEXT)
 		return;
 	va_start(ap, fmt);
-	if (vfprintf(s->f, fmt, ap) < 0)
-		sink_fail(s, -EIO);
+	text_vprintf(s, fmt, ap);
 	va_end(ap);
 }
 
@@ -1162,7 +1296,6 @@ void out_legend(struct out_sink *s, const char *fmt, ...)
 	if (s->err || s->kind != OUT_SINK_TEXT || (style & OUT_STYLE_NO_LEGEND))
 		return;
 	va_start(ap, fmt);
-	if (vfprintf(s->f, fmt, ap) < 0)
-		sink_fail(s, -EIO);
+	text_vprintf(s, fmt, ap);
 	va_end(ap);
 }

@@ -10,15 +10,15 @@
  * the document sink builds a json-c object from the same emits, for a caller that needs
  * one (smcctl check's socket, the blocks of linkgroup -d and of device show).  The
  * iproute2 json_print lesson: the text and -j cannot drift apart when one call feeds both.
- * On the sink: socket, linkgroup and device.
+ * On the sink: socket, linkgroup, device and info (and the advice block, advice_emit()).
  *
  * Verbs whose answer is a json-c document (the agent's answers, the configuration, and
- * for now info and the kernel's stats, see below) render it with out_table() and
- * out_kv(), which lay out a table as the text sink does: a column or field there names a
- * key of the document (dotted paths descend into nested objects), a header, a format and
- * the detail level from which it is shown.  Still two paths (issue 36): info and the
- * kernel's stats draw their default text from the structs (out_kv_cells(), stats' own
- * lines) and -j from a document; test-cli-rows-text holds the two equal.
+ * for now the kernel's stats, see below) render it with out_table() and out_kv(), which
+ * lay out a table as the text sink does: a column or field there names a key of the
+ * document (dotted paths descend into nested objects), a header, a format and the detail
+ * level from which it is shown.  Still two paths (issue 36): the kernel's stats draws its
+ * default text from the counters' rows (cli/stats.c, its own lines) and -j from a
+ * document; test-cli-rows-text holds the two equal.
  *
  * Text conventions: a missing value (JSON null, absent key or empty string) prints as "-";
  * numbers are right-aligned, text left-aligned; columns are separated by two blanks; no
@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <json-c/json.h>
 
@@ -183,13 +184,6 @@ int out_table_cells(FILE *f, const struct out_column *cols, size_t n_cols,
 int out_kv(FILE *f, const struct out_column *fields, size_t n_fields, json_object *obj,
 	   unsigned detail, unsigned indent);
 
-/*
- * The same lines from values already rendered as text, one per field in field order (NULL
- * or "" print as "-"), for a handler that draws them from structs (cli/info.c).
- */
-int out_kv_cells(FILE *f, const struct out_column *fields, size_t n_fields,
-		 const char *const values[], unsigned detail, unsigned indent);
-
 /* Print the document: compact on one line, or pretty; always followed by one newline. */
 int out_json(FILE *f, json_object *doc, bool pretty);
 
@@ -217,6 +211,8 @@ int out_json(FILE *f, json_object *doc, bool pretty);
 #define OUT_NO_COL (-1)
 #define OUT_SINK_DEPTH 16
 #define OUT_SINK_COLS 32
+#define OUT_SINK_PARTS 8
+#define OUT_SINK_SEGS 16
 
 enum out_sink_kind {
 	OUT_SINK_TEXT,
@@ -245,6 +241,16 @@ struct out_sink {
 	size_t cell_off[OUT_SINK_COLS];	    /* the row's: offset + 1 in cells.buf, 0: not set */
 	unsigned char shown[OUT_SINK_COLS]; /* the columns shown at this detail level */
 	size_t n_shown;
+	bool kv; /* text: the current table is a block of key/value lines (out_kv_begin()) */
+	/* text with parts (out_text_part()): all the text in emit order, in this buffer (buf
+	 * below while it fits, then the heap), cut into segments, each of a part, written to
+	 * f by part at the end */
+	bool parts;
+	char *tbuf;
+	size_t tlen, tcap;
+	unsigned n_seg;
+	unsigned char seg_part[OUT_SINK_SEGS];
+	size_t seg_start[OUT_SINK_SEGS];
 	/* JSON: output assembled here, written when full and at the end */
 	size_t len;
 	char buf[4096];
@@ -322,6 +328,22 @@ void out_table_end(struct out_sink *s);
 /* Text: leave the table out (a section that says "none" instead).  Not for JSON. */
 void out_table_drop(struct out_sink *s);
 
+/*
+ * Key/value lines ("Label:  value", labels aligned, as out_kv()): the fields of the block
+ * are the columns of a table of one row, emitted wherever their keys are in the JSON (the
+ * block adds nothing to it); text: the lines at out_kv_end(), in field order.
+ */
+void out_kv_begin(struct out_sink *s, const struct out_column *fields, size_t n_fields,
+		  unsigned indent);
+void out_kv_end(struct out_sink *s);
+
+/*
+ * Text: what follows goes to part n (0 to OUT_SINK_PARTS - 1) of the text, and the parts
+ * are written in their order at out_sink_done(): for an answer whose text shows its
+ * sections in another order than its JSON has their keys (smcctl info).  JSON: nothing.
+ */
+void out_text_part(struct out_sink *s, unsigned n);
+
 /* Fields: key for JSON (NULL: text only, or an element inside an array), col the column of
  * the current table (OUT_NO_COL: JSON only).  out_str: NULL is null ("-"); out_name: a name
  * a user chose (json_add_name). */
@@ -356,6 +378,13 @@ static inline void out_cell(struct out_sink *s, int col, const char *text)
 }
 /* A text-only line that is part of the answer (a section's title, a blank line). */
 void out_text(struct out_sink *s, const char *fmt, ...) _printf_(2, 3);
+/* The same, n bytes assembled by the handler (no printf). */
+void out_text_put(struct out_sink *s, const char *p, size_t n);
+static inline void out_puts(struct out_sink *s, const char *text)
+{
+	if (out_is_text(s))
+		out_text_put(s, text, strlen(text));
+}
 /* A text-only line after a table: a legend or summary (not with --no-legend). */
 void out_legend(struct out_sink *s, const char *fmt, ...) _printf_(2, 3);
 

@@ -6,8 +6,8 @@
  * (test-cli-golden) cover the same renderers with real kernel replies.
  *
  * Every document is rendered three ways: text, text -d (and -dd where it matters), and
- * pretty JSON, which must parse as exactly one document.  info's text is also drawn from
- * its facts (info_facts_text(), what smcctl prints without -j): the same goldens.
+ * pretty JSON, which must parse as exactly one document.  info is drawn from its facts
+ * through the sinks (info_emit()): text, the document and the streamed -j (check_info()).
  */
 #include <arpa/inet.h>
 #include <setjmp.h>
@@ -739,24 +739,44 @@ static void test_stats(void **state)
 	check("stats-idle", stats_tree_from_kernel(&s, &f), stats_text, 0, 0);
 }
 
-/* check() of info's document, and info_facts_text() of the same facts against its goldens. */
+/*
+ * info's answer from its facts (info_emit(), one path): the text at each detail level and
+ * the pretty JSON against the goldens, the JSON one document (compact: on one line), and
+ * the streamed JSON, pretty and compact, exactly what json-c prints for the document the
+ * same emits build.
+ */
 static void check_info(const char *name, const struct info_facts *i, unsigned max_detail)
 {
 	char file[256];
-	struct capture cap;
+	struct capture cap, streamed;
+	struct out_sink o;
+	json_object *doc;
 
-	check(name, info_json(i), info_text, max_detail, 0);
 	for (unsigned d = 0; d <= max_detail; d++) {
-		struct smcctl c = { .detail = d };
-
 		capture_begin(&cap);
-		c.out = cap.f;
-		info_facts_text(&c, i);
+		out_sink_text(&o, cap.f, d);
+		assert_int_equal(info_emit(&o, i), 0);
 		capture_end(&cap);
 		snprintf(file, sizeof(file), "synthetic/%s%s.txt", name, d ? "-d" : "");
 		golden_check(file, cap.buf);
 		free(cap.buf);
 	}
+	out_sink_doc(&o);
+	assert_int_equal(info_emit(&o, i), 0);
+	assert_non_null(doc = out_sink_take_doc(&o));
+	for (int pretty = 1; pretty >= 0; pretty--) {
+		capture_begin(&cap);
+		assert_int_equal(out_json(cap.f, doc, pretty), 0);
+		capture_end(&cap);
+		capture_begin(&streamed);
+		out_sink_json(&o, streamed.f, pretty);
+		assert_int_equal(info_emit(&o, i), 0);
+		capture_end(&streamed);
+		assert_string_equal(streamed.buf, cap.buf);
+		free(streamed.buf);
+		free(cap.buf);
+	}
+	check_json_doc(name, doc);
 }
 
 static struct info_facts loopback_host(void)

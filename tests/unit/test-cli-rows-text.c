@@ -18,10 +18,10 @@
  * detail levels held by goldens); and the counts of the default table's device list, which
  * reads GIDs only where two devices share a fabric id, equal to those of the whole list
  * for every recording.
- * info_facts_text() against info_text() of info_json() for every recorded step the
- * capability probe can be replayed in, at both detail levels (test-cli-render holds both
- * to the goldens of its synthetic hosts); and that info asks for the SEID only when the
- * system information names one.
+ * info has one path (cli/info.c emits into a sink): its streamed JSON against json-c's
+ * print of its document for every recorded step the capability probe can be replayed in
+ * (test-cli-render holds text and JSON to the goldens of its synthetic hosts); and that
+ * info asks for the SEID only when the system information names one.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -466,7 +466,11 @@ static void test_dev_recorded(void **state)
 	assert_true(dev_shared_fabric >= 1);
 }
 
-/* info: info_text() of info_json() against info_facts_text(), at both detail levels. */
+/*
+ * info has one path (info_emit()): for every recorded step, its streamed JSON, compact and
+ * pretty, against json-c's print of the document the same emits build, and its text at both
+ * detail levels ending in the verdicts (the goldens of test-cli-golden hold the text).
+ */
 static size_t info_compared;
 
 static void info_step(const char *dir)
@@ -479,30 +483,39 @@ static void info_step(const char *dir)
 	snprintf(sysroot, sizeof(sysroot), "%s/sysroot", dir);
 	assert_int_equal(smcnl_open(&c.nl_opts, &c.nl), 0);
 	if (info_gather(&c, &i) == 0) {
-		info_compared++;
-		for (c.detail = 0; c.detail <= 1; c.detail++) {
-			json_object *doc = info_json(&i);
-			struct capture cap;
-			char *a;
+		struct out_sink o;
+		json_object *doc;
 
-			assert_non_null(doc);
-			capture_begin(&cap);
-			c.out = cap.f;
-			info_text(&c, doc);
-			capture_end(&cap);
-			a = cap.buf;
-			json_object_put(doc);
-			capture_begin(&cap);
-			c.out = cap.f;
-			info_facts_text(&c, &i);
-			capture_end(&cap);
-			assert_non_null(strstr(a, "SMC-D loopback: "));
-			if (strcmp(a, cap.buf) != 0)
-				fail_msg("%s (detail %u): the text differs\n--- from the document:\n%s\n"
-					 "--- from the facts:\n%s",
-					 dir, c.detail, a, cap.buf);
-			free(a);
-			free(cap.buf);
+		info_compared++;
+		out_sink_doc(&o);
+		assert_int_equal(info_emit(&o, &i), 0);
+		assert_non_null(doc = out_sink_take_doc(&o));
+		for (int pretty = 0; pretty < 2; pretty++) {
+			struct capture a, b;
+
+			capture_begin(&a);
+			assert_int_equal(out_json(a.f, doc, pretty), 0);
+			capture_end(&a);
+			capture_begin(&b);
+			out_sink_json(&o, b.f, pretty);
+			assert_int_equal(info_emit(&o, &i), 0);
+			capture_end(&b);
+			if (strcmp(a.buf, b.buf) != 0)
+				fail_msg("%s: the JSON differs\n--- json-c:\n%s\n--- streamed:\n%s",
+					 dir, a.buf, b.buf);
+			free(a.buf);
+			free(b.buf);
+		}
+		json_object_put(doc);
+		for (unsigned d = 0; d <= 1; d++) {
+			struct capture t;
+
+			capture_begin(&t);
+			out_sink_text(&o, t.f, d);
+			assert_int_equal(info_emit(&o, &i), 0);
+			capture_end(&t);
+			assert_non_null(strstr(t.buf, "SMC-D loopback: "));
+			free(t.buf);
 		}
 	}
 	info_facts_done(&i);

@@ -315,6 +315,89 @@ static void emit_table(struct out_sink *s)
 	assert_int_equal(out_sink_done(s), 0);
 }
 
+static const struct out_column kv_fields[] = {
+	OUT_COL("a", "Alpha", OUT_STR),
+	OUT_COL("b", "Be", OUT_U64),
+	OUT_COL("c", "Cee", OUT_STR, .detail = 1),
+};
+
+/*
+ * A text in parts (out_text_part()): each part's text in part order, whatever the order of
+ * the emits; a key/value block (out_kv_begin()) whose fields come between other parts' text;
+ * a part longer than the sink's own buffer; a table in a part.
+ */
+static void emit_parts(struct out_sink *s, const char *big)
+{
+	out_object_begin(s, NULL);
+	out_text_part(s, 1);
+	out_text(s, "B%d\n", 1);
+	out_text_part(s, 0);
+	out_puts(s, "Title\n");
+	out_kv_begin(s, kv_fields, ELEMENTSOF(kv_fields), 2);
+	out_str(s, "a", 0, "x");
+	out_text_part(s, 2);
+	out_text_put(s, big, strlen(big));
+	out_u64(s, "b", 1, 7);
+	out_str(s, "c", 2, "hidden");
+	out_text_part(s, 0);
+	out_kv_end(s);
+	out_text_part(s, 3);
+	out_table_begin(s, "rows", sink_cols, ELEMENTSOF(sink_cols), 2);
+	out_row_begin(s);
+	out_str(s, "name", 0, "lo");
+	out_u64(s, "id", 1, 256);
+	out_str(s, "state", 3, "SMCD");
+	out_row_end(s);
+	out_table_end(s);
+	out_text_part(s, 1);
+	out_text(s, "B%d\n", 2);
+	out_object_end(s);
+	assert_int_equal(out_sink_done(s), 0);
+}
+
+static void test_sink_parts(void **state)
+{
+	unsigned old = out_style_set(0);
+	char big[5002], *want;
+	struct out_sink s;
+	struct capture c;
+
+	memset(big, 'y', 5000);
+	big[5000] = '\n';
+	big[5001] = '\0';
+	assert_non_null(want = malloc(16384));
+	snprintf(want, 16384, "%s%s%s%s",
+		 "Title\n"
+		 "  Alpha: x\n"
+		 "  Be:    7\n",
+		 "B1\nB2\n", big,
+		 "  Name        ID  State\n"
+		 "  lo    00000100  SMCD\n");
+	capture_begin(&c);
+	out_sink_text(&s, c.f, 0);
+	emit_parts(&s, big);
+	assert_string_equal(capture_end(&c), want);
+	free(c.buf);
+
+	/* -d: the block's detail field too */
+	capture_begin(&c);
+	out_sink_text(&s, c.f, 1);
+	emit_parts(&s, big);
+	assert_non_null(strstr(capture_end(&c), "  Be:    7\n  Cee:   hidden\nB1\n"));
+	free(c.buf);
+	free(want);
+
+	/* JSON: the fields by their keys, in emit order; no text, no parts */
+	capture_begin(&c);
+	out_sink_json(&s, c.f, false);
+	emit_parts(&s, big);
+	assert_string_equal(capture_end(&c),
+			    "{\"a\":\"x\",\"b\":7,\"c\":\"hidden\",\"rows\":[{\"name\":"
+			    "\"lo\",\"id\":256,\"state\":\"SMCD\"}]}\n");
+	free(c.buf);
+	out_style_set(old);
+}
+
 /* The text sink: cells by column, detail levels, "-", legends; --no-legend; colour. */
 static void test_sink_text(void **state)
 {
@@ -471,7 +554,8 @@ int main(void)
 		cmocka_unit_test(test_table),	   cmocka_unit_test(test_table_empty),
 		cmocka_unit_test(test_kv),	   cmocka_unit_test(test_json),
 		cmocka_unit_test(test_sink_json),  cmocka_unit_test(test_sink_text),
-		cmocka_unit_test(test_color_auto), cmocka_unit_test(test_color_tty),
+		cmocka_unit_test(test_sink_parts), cmocka_unit_test(test_color_auto),
+		cmocka_unit_test(test_color_tty),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
