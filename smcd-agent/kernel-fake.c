@@ -117,6 +117,21 @@ static int fake_read_lines(struct kernel *k, const char *name, char lines[][128]
 	return 0;
 }
 
+/* What every read of the fake passes: no SMC at all, then the fault file FAULT (NULL: none),
+ * then the lines of NAME (NULL: none, an empty dump). */
+static int fake_load(struct kernel *k, const char *fault, const char *name, char lines[][128],
+		     size_t *ret_n)
+{
+	int r;
+
+	*ret_n = 0;
+	if (fake_no_smc(k))
+		return -EPROTONOSUPPORT;
+	if (fault && (r = fake_fault(k, fault)) < 0)
+		return r;
+	return name ? fake_read_lines(k, name, lines, ret_n) : 0;
+}
+
 static int fake_write_lines(struct kernel *k, const char *name, char lines[][128], size_t n)
 {
 	char p[1024];
@@ -182,9 +197,7 @@ static int fake_ueid_list(struct kernel *k, char ret[SMC_UEID_MAX][SMC_EID_LEN +
 	size_t n;
 	int r;
 
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	r = fake_read_lines(k, "ueid", lines, &n);
+	r = fake_load(k, NULL, "ueid", lines, &n);
 	if (r < 0)
 		return r;
 	*ret_n = 0;
@@ -223,9 +236,7 @@ static int fake_ueid_del(struct kernel *k, const char *ueid)
 	size_t n, o = 0;
 	int r;
 
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	r = fake_read_lines(k, "ueid", lines, &n);
+	r = fake_load(k, NULL, "ueid", lines, &n);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n; i++)
@@ -282,9 +293,7 @@ static int fake_hs_get(struct kernel *k, bool *ret)
 	size_t n;
 	int r;
 
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	r = fake_read_lines(k, "hs_limitation", lines, &n);
+	r = fake_load(k, NULL, "hs_limitation", lines, &n);
 	*ret = r == 0 && n > 0 && streq(lines[0], "1");
 	return r;
 }
@@ -333,9 +342,7 @@ static int fake_pnet_list(struct kernel *k, struct smc_pnet_entry **ret, size_t 
 	size_t n, o = 0;
 	int r;
 
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	r = fake_read_lines(k, "pnet", lines, &n);
+	r = fake_load(k, NULL, "pnet", lines, &n);
 	if (r < 0)
 		return r;
 	v = calloc(n + 1, sizeof(*v));
@@ -367,9 +374,7 @@ static int fake_pnet_add(struct kernel *k, const struct smc_pnet_entry *e)
 	size_t n;
 	int r;
 
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	r = fake_read_lines(k, "pnet", lines, &n);
+	r = fake_load(k, NULL, "pnet", lines, &n);
 	if (r < 0)
 		return r;
 	if (e->eth_name[0])
@@ -391,9 +396,7 @@ static int fake_pnet_del(struct kernel *k, const char *pnetid)
 	size_t n, o = 0;
 	int r;
 
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	r = fake_read_lines(k, "pnet", lines, &n);
+	r = fake_load(k, NULL, "pnet", lines, &n);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n; i++)
@@ -418,11 +421,7 @@ static int fake_smcd_devices(struct kernel *k, struct smcd_device **ret, size_t 
 	size_t n;
 	int r;
 
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	if ((r = fake_fault(k, "fail-dump")) < 0)
-		return r;
-	r = fake_read_lines(k, "smcd-devices", lines, &n);
+	r = fake_load(k, "fail-dump", "smcd-devices", lines, &n);
 	if (r < 0)
 		return r;
 	v = calloc(n + 1, sizeof(*v));
@@ -442,15 +441,8 @@ static int fake_smcd_devices(struct kernel *k, struct smcd_device **ret, size_t 
 
 static int fake_smcr_devices(struct kernel *k, struct smcr_device **ret, size_t *ret_n)
 {
-	int r;
-
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	if ((r = fake_fault(k, "fail-dump")) < 0)
-		return r;
 	*ret = NULL;
-	*ret_n = 0;
-	return 0;
+	return fake_load(k, "fail-dump", NULL, NULL, ret_n);
 }
 
 static int fake_smcd_linkgroups(struct kernel *k, struct smcd_linkgroup **ret, size_t *ret_n)
@@ -460,11 +452,7 @@ static int fake_smcd_linkgroups(struct kernel *k, struct smcd_linkgroup **ret, s
 	size_t n, o = 0;
 	int r;
 
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	if ((r = fake_fault(k, "fail-dump")) < 0)
-		return r;
-	r = fake_read_lines(k, "smcd-linkgroups", lines, &n);
+	r = fake_load(k, "fail-dump", "smcd-linkgroups", lines, &n);
 	if (r < 0)
 		return r;
 	v = calloc(n + 1, sizeof(*v));
@@ -486,15 +474,8 @@ static int fake_smcd_linkgroups(struct kernel *k, struct smcd_linkgroup **ret, s
 
 static int fake_smcr_linkgroups(struct kernel *k, struct smcr_linkgroup **ret, size_t *ret_n)
 {
-	int r;
-
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	if ((r = fake_fault(k, "fail-dump")) < 0)
-		return r;
 	*ret = NULL;
-	*ret_n = 0;
-	return 0;
+	return fake_load(k, "fail-dump", NULL, NULL, ret_n);
 }
 
 static int fake_stats(struct kernel *k, struct smc_stats *ret)
@@ -504,13 +485,8 @@ static int fake_stats(struct kernel *k, struct smc_stats *ret)
 	const struct stats_desc *t = stats_table(&n_table);
 	int r;
 
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	r = fake_fault(k, "fail-stats");
-	if (r < 0)
-		return r;
 	memset(ret, 0, sizeof(*ret));
-	r = fake_read_lines(k, "stats", lines, &n);
+	r = fake_load(k, "fail-stats", "stats", lines, &n);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		char key[100];
 		uint64_t v;
@@ -533,13 +509,8 @@ static int fake_fback_stats(struct kernel *k, struct smc_fback_stats *ret)
 	size_t n;
 	int r;
 
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	r = fake_fault(k, "fail-stats");
-	if (r < 0)
-		return r;
 	memset(ret, 0, sizeof(*ret));
-	r = fake_read_lines(k, "stats", lines, &n);
+	r = fake_load(k, "fail-stats", "stats", lines, &n);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		uint64_t v;
 
