@@ -484,6 +484,7 @@ static int from_agent(struct smcctl *c, const struct verb_args *a)
 	return smcctl_emit(c, doc, agent_text);
 }
 
+verb_fn assess_run;
 int assess_run(struct smcctl *c, const struct verb_args *a)
 {
 	struct assess *k;

@@ -769,6 +769,7 @@ static int check_listen(struct check *k, const struct in_addr *addr, uint16_t po
 	return SMCCTL_EXIT_OK;
 }
 
+verb_fn check_run;
 int check_run(struct smcctl *c, const struct verb_args *a)
 {
 	/* The numbers' ranges and defaults are the table's (cli/table.c): the parser checked. */

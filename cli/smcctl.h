@@ -126,6 +126,14 @@ struct verb_example {
 	const char *what; /* "validate a new file before installing it" */
 };
 
+/*
+ * A verb's handler.  One no other file calls is declared twice by this type, never by a
+ * header: "verb_fn NAME;" in cli/table.c above its row, and in its object's file above its
+ * definition, so that the compiler holds both to this one signature.  A handler that other
+ * files or tests call keeps its prototype in the object's header (verbs.h, agent.h, ...).
+ */
+typedef int verb_fn(struct smcctl *c, const struct verb_args *a);
+
 struct verb {
 	const char *name;
 	const char *alias;    /* accepted as well (smc-tools' word), e.g. "show" for "list" */
@@ -135,7 +143,7 @@ struct verb {
 	unsigned min_args, max_args;
 	const struct verb_opt *opts;	     /* terminated by a NULL name; NULL for none */
 	const struct verb_example *examples; /* at least one, terminated by a NULL line */
-	int (*run)(struct smcctl *c, const struct verb_args *a);
+	verb_fn *run;
 };
 
 struct object {

@@ -489,6 +489,7 @@ static int unit_verb_argument(struct smcctl *c, const char *arg, char unit[CONFI
 	return 0;
 }
 
+verb_fn unit_enable;
 int unit_enable(struct smcctl *c, const struct verb_args *a)
 {
 	char unit[CONFIG_UNIT_NAME_MAX + 1], cgroup[4096];
@@ -509,6 +510,7 @@ int unit_enable(struct smcctl *c, const struct verb_args *a)
 	return s == -ESRCH ? enable_direct(c, a, unit, cgroup) : s;
 }
 
+verb_fn unit_disable;
 int unit_disable(struct smcctl *c, const struct verb_args *a)
 {
 	char unit[CONFIG_UNIT_NAME_MAX + 1];
