@@ -125,12 +125,6 @@ static int probe_genl(struct smcnl *nl, struct smc_caps *c)
 	return 0;
 }
 
-#if defined(__s390__) || defined(__s390x__)
-#define ARCH_HAS_ISM true
-#else
-#define ARCH_HAS_ISM false
-#endif
-
 static bool have_loopback(const struct smcnl_dibs *dibs, size_t n, const struct smc_caps *c)
 {
 	for (size_t i = 0; i < n; i++)

@@ -28,6 +28,19 @@
 #define SMC_MAX_PNETID_LEN 16	   /* net/smc/smc.h */
 #define SMC_LOOPBACK_FABRIC 0xffff /* DIBS_LOOPBACK_FABRIC */
 
+#if defined(__s390__) || defined(__s390x__)
+#define ARCH_HAS_ISM true
+#else
+#define ARCH_HAS_ISM false
+#endif
+
+/* Append item to the array v of n elements, grown by one: 0, or -ENOMEM (v unchanged). */
+#define SMCNL_APPEND(v, n, item)                                        \
+	({                                                              \
+		typeof(v) _nv = realloc((v), ((n) + 1) * sizeof(*_nv)); \
+		_nv ? ((v) = _nv, (v)[(n)++] = (item), 0) : -ENOMEM;    \
+	})
+
 /* One netlink socket per protocol: SMC_GEN_NETLINK and SMC_PNETID share the genl one. */
 enum smcnl_proto {
 	SMCNL_PROTO_GENL,

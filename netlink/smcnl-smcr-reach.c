@@ -62,7 +62,7 @@ static int link_msg(struct nlmsghdr *nlh, void *userdata)
 {
 	struct nlattr *tb[IFLA_LINK_NETNSID + 1], *info[IFLA_INFO_KIND + 1];
 	struct link_ctx *c = userdata;
-	struct link l = {}, *nv;
+	struct link l = {};
 	struct ifinfomsg *ifi;
 	int r;
 
@@ -88,12 +88,7 @@ static int link_msg(struct nlmsghdr *nlh, void *userdata)
 	if (r < 0)
 		return r;
 	l.link_netns = tb[IFLA_LINK_NETNSID] != NULL;
-	nv = realloc(c->v, (c->n + 1) * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	c->v = nv;
-	c->v[c->n++] = l;
-	return 0;
+	return SMCNL_APPEND(c->v, c->n, l);
 }
 
 static int link_dump(struct smcnl *nl, struct link_ctx *c)
