@@ -241,6 +241,8 @@ void strip_blanks(char *s);
 /* ---- sysfs.c: files under the sysroot ------------------------------------------------- */
 
 int smcnl_path(const struct smcnl *nl, char *buf, size_t len, const char *fmt, ...) _printf_(4, 5);
+/* Whether p (absolute, under the sysroot) exists. */
+bool smcnl_path_exists(const struct smcnl *nl, const char *p);
 /* Read a small file into buf (NUL-terminated, trailing newline removed). */
 int smcnl_read_file(const char *path, char *buf, size_t len);
 /* The same for path relative to the directory dfd. */

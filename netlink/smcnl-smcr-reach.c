@@ -169,13 +169,6 @@ static bool port_usable(const struct smcnl_rdma_port *p)
 	return p->state == SMCNL_IB_PORT_ACTIVE && p->node_type == RDMA_NODE_IB_CA;
 }
 
-static bool reach_path_exists(struct smcnl *nl, const char *p)
-{
-	char path[512];
-
-	return smcnl_path(nl, path, sizeof(path), "%s", p) == 0 && access(path, F_OK) == 0;
-}
-
 int smcr_reach_list(struct smcnl *nl, struct smcr_reach **ret, size_t *ret_n)
 {
 	_cleanup_(freep) struct smcnl_rdma_port *ports = NULL;
@@ -191,12 +184,12 @@ int smcr_reach_list(struct smcnl *nl, struct smcr_reach **ret, size_t *ret_n)
 	links = lc.v;
 	if (r < 0)
 		return r;
-	if (reach_path_exists(nl, "/sys/class/infiniband")) {
+	if (smcnl_path_exists(nl, "/sys/class/infiniband")) {
 		r = smcnl_rdma_ports(nl, &ports, &n_ports);
 		if (r < 0)
 			return r;
 	}
-	if (reach_path_exists(nl, "/sys/module/smc") || reach_path_exists(nl, "/proc/sys/net/smc")) {
+	if (smcnl_path_exists(nl, "/sys/module/smc") || smcnl_path_exists(nl, "/proc/sys/net/smc")) {
 		/* A family gone by now is smc unloaded since: no PNET IDs then. */
 		r = n_ports ? smcnl_smcr_dev_dump(nl, &devs, &n_devs) : 0;
 		r = r ?: smc_pnet_list(nl, NULL, &table, &n_table);
