@@ -10,6 +10,7 @@
 #pragma once
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -302,3 +303,12 @@ int smcctl_output_flush(struct smcctl *c);
  */
 extern const char *smcctl_lib_missing;
 int smcctl_oom(struct smcctl *c);
+
+/*
+ * A verb that runs until stopped (assess, check --listen): SIGINT and SIGTERM set
+ * smcctl_interrupted instead of ending smcctl, so that its loop ends at the next turn and
+ * reports what it has.  ret_old (NULL: not kept) takes the two actions they replace.
+ */
+extern volatile sig_atomic_t smcctl_interrupted;
+void smcctl_interrupt_catch(struct sigaction ret_old[2]);
+void smcctl_interrupt_restore(const struct sigaction old[2]);
