@@ -146,6 +146,30 @@ static int fake_write_lines(struct kernel *k, const char *name, char lines[][128
 	return fflush(f) == 0 ? 0 : negative_errno();
 }
 
+/* Remove the lines of NAME whose first word is key (-ENOENT when there was none). */
+static int fake_remove_lines(struct kernel *k, const char *name, const char *key)
+{
+	char lines[FAKE_MAX_LINES][128];
+	size_t n, o = 0, len = strlen(key);
+	int r = fake_load(k, NULL, name, lines, &n);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++)
+		if (strcspn(lines[i], " ") != len || strncmp(lines[i], key, len) != 0)
+			memmove(lines[o++], lines[i], 128);
+	if (o == n)
+		return -ENOENT;
+	return fake_write_lines(k, name, lines, o);
+}
+
+static int fake_flush(struct kernel *k, const char *name)
+{
+	if (fake_no_smc(k))
+		return -EPROTONOSUPPORT;
+	return fake_write_lines(k, name, NULL, 0);
+}
+
 static int fake_caps(struct kernel *k, struct smc_caps *ret)
 {
 	bool smc = !fake_no_smc(k);
@@ -232,26 +256,12 @@ static int fake_ueid_add(struct kernel *k, const char *ueid)
 
 static int fake_ueid_del(struct kernel *k, const char *ueid)
 {
-	char lines[FAKE_MAX_LINES][128];
-	size_t n, o = 0;
-	int r;
-
-	r = fake_load(k, NULL, "ueid", lines, &n);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < n; i++)
-		if (!streq(lines[i], ueid))
-			memmove(lines[o++], lines[i], 128);
-	if (o == n)
-		return -ENOENT;
-	return fake_write_lines(k, "ueid", lines, o);
+	return fake_remove_lines(k, "ueid", ueid);
 }
 
 static int fake_ueid_flush(struct kernel *k)
 {
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	return fake_write_lines(k, "ueid", NULL, 0);
+	return fake_flush(k, "ueid");
 }
 
 static int fake_seid_get(struct kernel *k, struct smc_seid *ret)
@@ -392,26 +402,12 @@ static int fake_pnet_add(struct kernel *k, const struct smc_pnet_entry *e)
 
 static int fake_pnet_del(struct kernel *k, const char *pnetid)
 {
-	char lines[FAKE_MAX_LINES][128], id[32];
-	size_t n, o = 0;
-	int r;
-
-	r = fake_load(k, NULL, "pnet", lines, &n);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < n; i++)
-		if (sscanf(lines[i], "%16s", id) != 1 || !streq(id, pnetid))
-			memmove(lines[o++], lines[i], 128);
-	if (o == n)
-		return -ENOENT;
-	return fake_write_lines(k, "pnet", lines, o);
+	return fake_remove_lines(k, "pnet", pnetid);
 }
 
 static int fake_pnet_flush(struct kernel *k)
 {
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	return fake_write_lines(k, "pnet", NULL, 0);
+	return fake_flush(k, "pnet");
 }
 
 static int fake_smcd_devices(struct kernel *k, struct smcd_device **ret, size_t *ret_n)
