@@ -20,15 +20,9 @@
 #include <bpf/bpf_helpers.h>
 
 #include "bpf/smcbpf-abi.h"
+#include "bpf/smc-run-tasks.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
-
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct smcbpf_run_mark);
-} run_tasks SEC(".maps");
 
 __u64 buffers_set;
 __u64 buffers_failed;

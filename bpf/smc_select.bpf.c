@@ -42,15 +42,9 @@
 #include <bpf/bpf_core_read.h>
 
 #include "bpf/smcbpf-abi.h"
+#include "bpf/smc-run-tasks.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
-
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct smcbpf_run_mark);
-} run_tasks SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -378,18 +378,6 @@ int agent_config_reload(struct smcctl *c, const struct verb_args *a)
 	return smcctl_emit(c, doc, agent_status_text);
 }
 
-static int agent_forward(struct smcctl *c, const char *what, const char *method, const char *types,
-			 ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, types);
-	r = bus_forwardv(c, what, SMCD_BUS_IFACE_MANAGER, method, 0, NULL, types, ap);
-	va_end(ap);
-	return r;
-}
-
 /* The answer of a forwarded change: the direct verbs' document; the agent does not say
  * whether anything changed. */
 static int forwarded(struct smcctl *c, int s, const char *action, const char *key, const char *value)
@@ -404,10 +392,10 @@ static int forwarded(struct smcctl *c, int s, const char *action, const char *ke
 	return smcctl_emit(c, doc, action_text);
 }
 
-#define FORWARD_OR_DIRECT(direct, action, key, value, ...)                          \
-	({                                                                          \
-		int _s = agent_forward(c, __VA_ARGS__);                             \
-		_s == -ESRCH ? direct(c, a) : forwarded(c, _s, action, key, value); \
+#define FORWARD_OR_DIRECT(direct, action, key, value, what, ...)                             \
+	({                                                                                   \
+		int _s = bus_forward(c, what, SMCD_BUS_IFACE_MANAGER, 0, NULL, __VA_ARGS__); \
+		_s == -ESRCH ? direct(c, a) : forwarded(c, _s, action, key, value);          \
 	})
 
 int agent_ueid_add(struct smcctl *c, const struct verb_args *a)

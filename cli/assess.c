@@ -63,14 +63,6 @@ struct assess {
 	const char *cgroup;   /* only this cgroup and below */
 };
 
-static volatile sig_atomic_t stop;
-
-static void assess_on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
 /* ---- records ------------------------------------------------------------------------- */
 
 static bool in_cgroup(const char *path, const char *want)
@@ -281,7 +273,7 @@ static int assess_sample(struct assess *k, struct smcnl *nl, uint64_t now, bool 
 
 static int observe_diag(struct assess *k, unsigned long duration, char *why, size_t len)
 {
-	struct sigaction act = { .sa_handler = assess_on_signal }, old_int, old_term;
+	struct sigaction old[2];
 	bool tty = isatty(fileno(k->c->err));
 	uint64_t deadline;
 	struct smcnl *nl;
@@ -291,12 +283,11 @@ static int observe_diag(struct assess *k, unsigned long duration, char *why, siz
 		snprintf(why, len, "cannot open the netlink sockets");
 		return -EIO;
 	}
-	sigaction(SIGINT, &act, &old_int);
-	sigaction(SIGTERM, &act, &old_term);
+	smcctl_interrupt_catch(old);
 	k->start_ns = now_nsec(CLOCK_MONOTONIC);
 	deadline = k->start_ns + duration * 1000000000ULL;
 	start_lines(k, duration, "sock_diag");
-	for (bool first = true; !stop; first = false) {
+	for (bool first = true; !smcctl_interrupted; first = false) {
 		uint64_t now = now_nsec(CLOCK_MONOTONIC);
 
 		r = assess_sample(k, nl, now, first);
@@ -321,8 +312,7 @@ static int observe_diag(struct assess *k, unsigned long duration, char *why, siz
 
 		k->v[i].lifetime_ns = last - (k->v[i].before ? k->start_ns : k->seen[i].first_ns);
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	smcctl_interrupt_restore(old);
 	if (tty)
 		fprintf(k->c->err, "\r%70s\r", "");
 	return r < 0 ? r : 0;
@@ -342,7 +332,7 @@ static int observe_bpf(struct assess *k, unsigned long duration, char *why, size
 		       uint64_t *ret_dropped)
 {
 	struct smcbpf_assess *b = NULL;
-	struct sigaction act = { .sa_handler = assess_on_signal }, old_int, old_term;
+	struct sigaction old[2];
 	bool tty = isatty(fileno(k->c->err));
 	uint64_t start, deadline;
 	int r, err = 0;
@@ -351,13 +341,12 @@ static int observe_bpf(struct assess *k, unsigned long duration, char *why, size
 	if (r < 0)
 		return r;
 	k->observed = true;
-	sigaction(SIGINT, &act, &old_int);
-	sigaction(SIGTERM, &act, &old_term);
+	smcctl_interrupt_catch(old);
 	start = now_nsec(CLOCK_MONOTONIC);
 	k->start_ns = start;
 	deadline = start + duration * 1000000000ULL;
 	start_lines(k, duration, "bpf");
-	while (!stop) {
+	while (!smcctl_interrupted) {
 		uint64_t now = now_nsec(CLOCK_MONOTONIC);
 		struct pollfd p = { .fd = smcbpf_assess_fd(b), .events = POLLIN };
 
@@ -396,8 +385,7 @@ static int observe_bpf(struct assess *k, unsigned long duration, char *why, size
 	*ret_dropped = smcbpf_assess_dropped(b);
 	/* Everything the kernel holds for us ends here: programs detach, maps go. */
 	smcbpf_assess_free(b);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	smcctl_interrupt_restore(old);
 	if (tty)
 		fprintf(k->c->err, "\r%70s\r", "");
 	if (err < 0)
@@ -484,6 +472,7 @@ static int from_agent(struct smcctl *c, const struct verb_args *a)
 	return smcctl_emit(c, doc, agent_text);
 }
 
+verb_fn assess_run;
 int assess_run(struct smcctl *c, const struct verb_args *a)
 {
 	struct assess *k;
@@ -535,7 +524,7 @@ int assess_run(struct smcctl *c, const struct verb_args *a)
 	else
 		snprintf(why, sizeof(why), "--method sock_diag");
 #endif
-	if (r < 0 && !k->oom && !k->observed && !stop && !streq(method, "bpf")) {
+	if (r < 0 && !k->oom && !k->observed && !smcctl_interrupted && !streq(method, "bpf")) {
 		/* without BPF: samples of this netns, saying why and what that misses */
 		snprintf(diag_reason, sizeof(diag_reason), "%s", why);
 		k->only_cookie = assess_netns_cookie();

@@ -283,6 +283,18 @@ int bus_forwardv(struct smcctl *c, const char *what, const char *iface, const ch
 	return smcctl_error(c, SMCCTL_EXIT_FAILURE, "%s: %s", what, e.message);
 }
 
+int bus_forward(struct smcctl *c, const char *what, const char *iface, uint64_t timeout_usec,
+		sd_bus_message **ret_reply, const char *method, const char *types, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, types);
+	r = bus_forwardv(c, what, iface, method, timeout_usec, ret_reply, types, ap);
+	va_end(ap);
+	return r;
+}
+
 /* 1 when smcd-agent owns its name on the system bus, 0 when not or no bus, -errno. */
 int bus_agent_running(void)
 {

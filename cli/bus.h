@@ -43,6 +43,9 @@ int bus_get_all(struct smcctl *c, sd_bus *bus, const char *path, const char *ifa
  */
 int bus_forwardv(struct smcctl *c, const char *what, const char *iface, const char *method,
 		 uint64_t timeout_usec, sd_bus_message **ret_reply, const char *types, va_list ap);
+/* The same with the arguments after TYPES. */
+int bus_forward(struct smcctl *c, const char *what, const char *iface, uint64_t timeout_usec,
+		sd_bus_message **ret_reply, const char *method, const char *types, ...);
 
 /* 1 when smcd-agent owns its name on the system bus, 0 when not or no bus, -errno. */
 int bus_agent_running(void);

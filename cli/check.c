@@ -540,14 +540,6 @@ static int check_client(struct check *k, const char *host, uint16_t port_n)
 	return finish(k, doc);
 }
 
-static volatile sig_atomic_t stop;
-
-static void check_on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
 /*
  * --listen serves up to CHECK_CLIENTS_MAX checks at once, each within one deadline from its
  * accept to its end (--timeout): a client that trickles its bytes holds one slot for
@@ -691,7 +683,6 @@ static int served_accept(struct check *k, int lfd, struct served *s)
 static int check_listen(struct check *k, const struct in_addr *addr, uint16_t port, uint64_t count)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr = *addr };
-	struct sigaction act = { .sa_handler = check_on_signal };
 	_cleanup_(served_free) struct served *v = calloc(CHECK_CLIENTS_MAX, sizeof(*v));
 	char host[INET_ADDRSTRLEN];
 	_cleanup_(closep) int lfd = -1;
@@ -713,12 +704,11 @@ static int check_listen(struct check *k, const struct in_addr *addr, uint16_t po
 				    errno == EACCES ? SMCCTL_EXIT_PERMISSION : SMCCTL_EXIT_FAILURE,
 				    "cannot listen on %s port %u: %s%s", host, port, strerror(errno),
 				    errno == EADDRNOTAVAIL ? " (not an address of this host)" : "");
-	sigaction(SIGINT, &act, NULL);
-	sigaction(SIGTERM, &act, NULL);
+	smcctl_interrupt_catch(NULL);
 	fprintf(k->c->err, "smcctl: answering SMC checks on %s port %u over %s%s\n", host, port,
 		k->ipproto ? "IPPROTO_SMC" : "AF_SMC", count ? "" : " (Ctrl-C ends)");
 	fflush(k->c->err);
-	while (!stop && (!count || done < count)) {
+	while (!smcctl_interrupted && (!count || done < count)) {
 		struct pollfd p[1 + CHECK_CLIENTS_MAX];
 		struct served *free_slot = NULL;
 		uint64_t now = now_msec(CLOCK_MONOTONIC), next = UINT64_MAX;
@@ -769,6 +759,7 @@ static int check_listen(struct check *k, const struct in_addr *addr, uint16_t po
 	return SMCCTL_EXIT_OK;
 }
 
+verb_fn check_run;
 int check_run(struct smcctl *c, const struct verb_args *a)
 {
 	/* The numbers' ranges and defaults are the table's (cli/table.c): the parser checked. */

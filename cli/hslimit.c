@@ -27,6 +27,7 @@ static int get(struct smcctl *c, struct smcnl *nl, bool *ret)
 	return SMCCTL_EXIT_OK;
 }
 
+verb_fn hslimit_show;
 int hslimit_show(struct smcctl *c, const struct verb_args *a)
 {
 	_cleanup_(json_object_putp) json_object *doc = json_object_new_object();

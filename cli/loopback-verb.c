@@ -51,20 +51,6 @@
 #include "common/output.h"
 #include "config/units.h"
 
-/* bus_forwardv() on the agent's Loopback interface. */
-static int forward(struct smcctl *c, const char *what, uint64_t timeout_usec,
-		   sd_bus_message **ret_reply, const char *method, const char *types, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, types);
-	r = bus_forwardv(c, what, SMCD_BUS_IFACE_LOOPBACK, method, timeout_usec, ret_reply, types,
-			 ap);
-	va_end(ap);
-	return r;
-}
-
 /* ---------------------------------------------------------------------------------- */
 /* The verb                                                                            */
 
@@ -400,8 +386,8 @@ static int do_activate(struct smcctl *c, struct smcnl *nl)
 	bool changed = false;
 	int r, s, b;
 
-	s = forward(c, "cannot activate the loopback device", LOOPBACK_BUS_BUSY_USEC, &reply,
-		    SMCD_BUS_LOOPBACK_ACTIVATE, NULL);
+	s = bus_forward(c, "cannot activate the loopback device", SMCD_BUS_IFACE_LOOPBACK,
+			LOOPBACK_BUS_BUSY_USEC, &reply, SMCD_BUS_LOOPBACK_ACTIVATE, NULL);
 	if (s == SMCCTL_EXIT_OK) {
 		if (sd_bus_message_read(reply, "b", &b) < 0)
 			return smcctl_error(c, SMCCTL_EXIT_FAILURE,
@@ -435,8 +421,8 @@ static int do_deactivate(struct smcctl *c, struct smcnl *nl, unsigned wait_s)
 	bool found;
 	int r, s, b;
 
-	s = forward(c, "cannot deactivate the loopback device", timeout, &reply,
-		    SMCD_BUS_LOOPBACK_DEACTIVATE, "u", (uint32_t)wait_s);
+	s = bus_forward(c, "cannot deactivate the loopback device", SMCD_BUS_IFACE_LOOPBACK,
+			timeout, &reply, SMCD_BUS_LOOPBACK_DEACTIVATE, "u", (uint32_t)wait_s);
 	if (s == SMCCTL_EXIT_OK) {
 		uint64_t waited_usec;
 
@@ -533,8 +519,8 @@ static int do_set(struct smcctl *c, struct smcnl *nl, const char *key, const cha
 	struct smclo_device d;
 	int r, s;
 
-	s = forward(c, "cannot change the loopback device's setting", LOOPBACK_BUS_BUSY_USEC, NULL,
-		    SMCD_BUS_LOOPBACK_SET, "ss", name, value);
+	s = bus_forward(c, "cannot change the loopback device's setting", SMCD_BUS_IFACE_LOOPBACK,
+			LOOPBACK_BUS_BUSY_USEC, NULL, SMCD_BUS_LOOPBACK_SET, "ss", name, value);
 	if (s == SMCCTL_EXIT_OK) {
 		if ((s = agent_device(c, &d, NULL)))
 			return s;

@@ -35,6 +35,7 @@ void seid_text(struct smcctl *c, json_object *doc)
 		      c->out);
 }
 
+verb_fn seid_show;
 int seid_show(struct smcctl *c, const struct verb_args *a)
 {
 	_cleanup_(json_object_putp) json_object *doc = NULL;

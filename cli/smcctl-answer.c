@@ -171,3 +171,25 @@ int smcctl_nl(struct smcctl *c, struct smcnl **ret)
 	*ret = c->nl;
 	return SMCCTL_EXIT_OK;
 }
+
+volatile sig_atomic_t smcctl_interrupted;
+
+static void smcctl_on_signal(int sig)
+{
+	(void)sig;
+	smcctl_interrupted = 1;
+}
+
+void smcctl_interrupt_catch(struct sigaction ret_old[2])
+{
+	struct sigaction act = { .sa_handler = smcctl_on_signal };
+
+	sigaction(SIGINT, &act, ret_old ? &ret_old[0] : NULL);
+	sigaction(SIGTERM, &act, ret_old ? &ret_old[1] : NULL);
+}
+
+void smcctl_interrupt_restore(const struct sigaction old[2])
+{
+	sigaction(SIGINT, &old[0], NULL);
+	sigaction(SIGTERM, &old[1], NULL);
+}

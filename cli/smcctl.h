@@ -10,6 +10,7 @@
 #pragma once
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -126,6 +127,14 @@ struct verb_example {
 	const char *what; /* "validate a new file before installing it" */
 };
 
+/*
+ * A verb's handler.  One no other file calls is declared twice by this type, never by a
+ * header: "verb_fn NAME;" in cli/table.c above its row, and in its object's file above its
+ * definition, so that the compiler holds both to this one signature.  A handler that other
+ * files or tests call keeps its prototype in the object's header (verbs.h, agent.h, ...).
+ */
+typedef int verb_fn(struct smcctl *c, const struct verb_args *a);
+
 struct verb {
 	const char *name;
 	const char *alias;    /* accepted as well (smc-tools' word), e.g. "show" for "list" */
@@ -135,7 +144,7 @@ struct verb {
 	unsigned min_args, max_args;
 	const struct verb_opt *opts;	     /* terminated by a NULL name; NULL for none */
 	const struct verb_example *examples; /* at least one, terminated by a NULL line */
-	int (*run)(struct smcctl *c, const struct verb_args *a);
+	verb_fn *run;
 };
 
 struct object {
@@ -294,3 +303,12 @@ int smcctl_output_flush(struct smcctl *c);
  */
 extern const char *smcctl_lib_missing;
 int smcctl_oom(struct smcctl *c);
+
+/*
+ * A verb that runs until stopped (assess, check --listen): SIGINT and SIGTERM set
+ * smcctl_interrupted instead of ending smcctl, so that its loop ends at the next turn and
+ * reports what it has.  ret_old (NULL: not kept) takes the two actions they replace.
+ */
+extern volatile sig_atomic_t smcctl_interrupted;
+void smcctl_interrupt_catch(struct sigaction ret_old[2]);
+void smcctl_interrupt_restore(const struct sigaction old[2]);

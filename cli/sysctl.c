@@ -208,6 +208,7 @@ static const char *sysctl_hint(const char *name, char *buf, size_t len)
 	return word_nearest(name, names, n, "", buf, len);
 }
 
+verb_fn sysctl_show;
 int sysctl_show(struct smcctl *c, const struct verb_args *a)
 {
 	_cleanup_(json_object_putp) json_object *doc = json_object_new_object();

@@ -38,6 +38,17 @@
 #include "cli/verbs.h"
 #include "cli/run.h"
 
+/* The handlers only the table calls (cli/smcctl.h, verb_fn): */
+verb_fn assess_run;
+verb_fn check_run;
+verb_fn hslimit_show;
+verb_fn seid_show;
+verb_fn sysctl_show;
+verb_fn ueid_derive_verb;
+verb_fn ueid_list;
+verb_fn unit_disable;
+verb_fn unit_enable;
+
 /* Tables read better aligned by hand: */
 /* clang-format off */
 

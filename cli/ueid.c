@@ -48,6 +48,7 @@ static int fetch_list(struct smcctl *c, struct smcnl *nl, char ret[SMC_UEID_MAX]
 	return SMCCTL_EXIT_OK;
 }
 
+verb_fn ueid_list;
 int ueid_list(struct smcctl *c, const struct verb_args *a)
 {
 	char ueids[SMC_UEID_MAX][SMC_EID_LEN + 1];
@@ -194,6 +195,7 @@ static int ueid_apply_one(struct smcctl *c, const char *ueid, bool *ret_changed)
 	return SMCCTL_EXIT_OK;
 }
 
+verb_fn ueid_derive_verb;
 int ueid_derive_verb(struct smcctl *c, const struct verb_args *a)
 {
 	const char *file =

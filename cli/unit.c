@@ -314,18 +314,6 @@ static int unit_emit(struct smcctl *c, const char *action, const char *unit, con
 
 /* ---- through the agent ------------------------------------------------------------------ */
 
-static int bus_forward(struct smcctl *c, const char *what, const char *iface, const char *method,
-		       sd_bus_message **ret_reply, const char *types, ...)
-{
-	va_list ap;
-	int r;
-
-	va_start(ap, types);
-	r = bus_forwardv(c, what, iface, method, 0, ret_reply, types, ap);
-	va_end(ap);
-	return r;
-}
-
 /* -ESRCH: no agent, go direct; else an exit status (the answer printed). */
 static int through_agent(struct smcctl *c, const char *action, const char *unit, const char *cgroup)
 {
@@ -336,11 +324,11 @@ static int through_agent(struct smcctl *c, const char *action, const char *unit,
 
 	snprintf(what, sizeof(what), "cannot %s %s", action, unit);
 	if (cgroup)
-		s = bus_forward(c, what, SMCD_BUS_IFACE_MANAGER, SMCD_BUS_MANAGER_ENABLE_UNIT,
-				&reply, "ss", unit, cgroup);
+		s = bus_forward(c, what, SMCD_BUS_IFACE_MANAGER, 0, &reply,
+				SMCD_BUS_MANAGER_ENABLE_UNIT, "ss", unit, cgroup);
 	else
-		s = bus_forward(c, what, SMCD_BUS_IFACE_MANAGER, SMCD_BUS_MANAGER_DISABLE_UNIT,
-				&reply, "s", unit);
+		s = bus_forward(c, what, SMCD_BUS_IFACE_MANAGER, 0, &reply,
+				SMCD_BUS_MANAGER_DISABLE_UNIT, "s", unit);
 	if (s == -ESRCH) {
 		/* No agent, or one from before EnableUnit: that one would not see the file. */
 		r = bus_agent_running();
@@ -489,6 +477,7 @@ static int unit_verb_argument(struct smcctl *c, const char *arg, char unit[CONFI
 	return 0;
 }
 
+verb_fn unit_enable;
 int unit_enable(struct smcctl *c, const struct verb_args *a)
 {
 	char unit[CONFIG_UNIT_NAME_MAX + 1], cgroup[4096];
@@ -509,6 +498,7 @@ int unit_enable(struct smcctl *c, const struct verb_args *a)
 	return s == -ESRCH ? enable_direct(c, a, unit, cgroup) : s;
 }
 
+verb_fn unit_disable;
 int unit_disable(struct smcctl *c, const struct verb_args *a)
 {
 	char unit[CONFIG_UNIT_NAME_MAX + 1];

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The handlers of the table (one file per object) and, for the tests, their pure parts:
+ * Handlers of the table that other files call or that are not yet declared by verb_fn
+ * (cli/smcctl.h) and, for the tests, their pure parts:
  * *_json() builds the document from model structs, *_text() renders a document as text.
  */
 #pragma once
@@ -71,17 +72,14 @@ int info_emit(struct out_sink *o, const struct info_facts *i);
 const char *smcd_next_step(const char *kernel_release, bool smc, bool loopback);
 
 /* ueid */
-int ueid_list(struct smcctl *c, const struct verb_args *a);
 int ueid_add(struct smcctl *c, const struct verb_args *a);
 int ueid_del(struct smcctl *c, const struct verb_args *a);
 int ueid_flush(struct smcctl *c, const struct verb_args *a);
-int ueid_derive_verb(struct smcctl *c, const struct verb_args *a);
 json_object *ueid_list_json(char ueids[][SMC_EID_LEN + 1], size_t n);
 void ueid_list_text(struct smcctl *c, json_object *doc);
 void ueid_derive_text(struct smcctl *c, json_object *doc);
 
 /* seid */
-int seid_show(struct smcctl *c, const struct verb_args *a);
 int seid_enable(struct smcctl *c, const struct verb_args *a);
 int seid_disable(struct smcctl *c, const struct verb_args *a);
 json_object *seid_json(const struct smc_seid *s, bool supported);
@@ -133,7 +131,6 @@ int linkgroup_show_with(struct smcctl *c, const struct verb_args *a, json_object
 int linkgroup_parse_id(const char *s, uint32_t *ret);
 
 /* socket */
-int check_run(struct smcctl *c, const struct verb_args *a);
 int socket_list(struct smcctl *c, const struct verb_args *a);
 /* One socket as -j's rows have it (smcctl check). */
 json_object *socket_json(const struct smc_socket *s);
@@ -143,9 +140,6 @@ struct sock_owners;
  * is not NULL (-p); finishes o (out_sink_done()) and returns its status. */
 int socket_list_emit(struct out_sink *o, const struct smc_socket *const *rows, size_t n,
 		     const struct sock_owners *owners);
-
-/* assess: observe TCP connections, say where SMC would pay off (cli/assess.c) */
-int assess_run(struct smcctl *c, const struct verb_args *a);
 
 /* pnet */
 int pnet_list(struct smcctl *c, const struct verb_args *a);
@@ -157,13 +151,11 @@ json_object *pnet_entry_json(const struct smc_pnet_entry *e);
 void pnet_list_text(struct smcctl *c, json_object *doc);
 
 /* sysctl */
-int sysctl_show(struct smcctl *c, const struct verb_args *a);
 int sysctl_set(struct smcctl *c, const struct verb_args *a);
 json_object *sysctl_entry_json(const char *name, const struct smc_sysctl_desc *d, const char *value);
 void sysctl_show_text(struct smcctl *c, json_object *doc);
 
 /* hs-limit */
-int hslimit_show(struct smcctl *c, const struct verb_args *a);
 int hslimit_enable(struct smcctl *c, const struct verb_args *a);
 int hslimit_disable(struct smcctl *c, const struct verb_args *a);
 void hslimit_text(struct smcctl *c, json_object *doc);
@@ -195,8 +187,6 @@ size_t stats_tree_advice(struct smcctl *c, json_object *tree, struct advice *out
  */
 enum { CHANGED_UNKNOWN = -1 };
 /* enable, disable (unit.c) */
-int unit_enable(struct smcctl *c, const struct verb_args *a);
-int unit_disable(struct smcctl *c, const struct verb_args *a);
 /* a-b.slice as systemd nests it, /a.slice/a-b.slice ("-.slice": ""); -EINVAL for a name
  * systemd refuses. */
 int unit_slice_path(const char *slice, char *buf, size_t len);

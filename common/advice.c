@@ -123,6 +123,19 @@ static struct advice *next(struct advice out[], size_t max, size_t *n)
 	return &out[(*n)++];
 }
 
+/* What the advice is and the two numbers it is based on (count of total). */
+static void advice_basis(struct advice *a, const char *id, enum advice_severity severity,
+			 const char *count_what, uint64_t count, const char *total_what,
+			 uint64_t total)
+{
+	a->id = id;
+	a->severity = severity;
+	a->count_what = count_what;
+	a->count = count;
+	a->total_what = total_what;
+	a->total = total;
+}
+
 /* Fill in the sysctl, its value, the suggestion and the smc.yaml line. */
 static void set_sysctl(struct advice *a, const char *name, bool has, int64_t value)
 {
@@ -175,12 +188,9 @@ static void buffer_full(const struct stats_num *rows, struct advice_env *e, bool
 	if (!can_raise(tx ? env->has_wmem : env->has_rmem, tx ? env->wmem : env->rmem) ||
 	    !(a = next(out, max, n)))
 		return;
-	a->id = tx ? "smc-tx-buffer-full" : "smc-rx-buffer-full";
-	a->severity = ADVICE_WARNING;
-	a->count_what = tx ? "tx_buffer_full" : "rx_buffer_full";
-	a->total_what = tx ? "tx_requests" : "rx_requests";
-	a->count = full;
-	a->total = reqs;
+	advice_basis(a, tx ? "smc-tx-buffer-full" : "smc-rx-buffer-full", ADVICE_WARNING,
+		     tx ? "tx_buffer_full" : "rx_buffer_full", full,
+		     tx ? "tx_requests" : "rx_requests", reqs);
 	if (tx)
 		set_sysctl(a, "wmem", env->has_wmem, env->wmem);
 	else
@@ -201,12 +211,8 @@ static void peer_full(const struct stats_num *rows, struct advice out[], size_t 
 
 	if (reqs < MIN_REQUESTS || !above(full, reqs, FULL_SHARE_PERCENT) || !(a = next(out, max, n)))
 		return;
-	a->id = "smc-peer-buffer-full";
-	a->severity = ADVICE_WARNING;
-	a->count_what = "tx_buffer_full_peer";
-	a->total_what = "tx_requests";
-	a->count = full;
-	a->total = reqs;
+	advice_basis(a, "smc-peer-buffer-full", ADVICE_WARNING, "tx_buffer_full_peer", full,
+		     "tx_requests", reqs);
 	snprintf(a->text, sizeof(a->text),
 		 "the peer's receive buffer was full on %.1f%% of sends (%" PRIu64 " of %" PRIu64
 		 "): raise net.smc.rmem on the peer's host (its 'smcctl stats' shows the same as "
@@ -233,12 +239,8 @@ static void too_small(const struct stats_num *rows, struct advice_env *e, struct
 	env = need(e);
 	if (!can_raise(env->has_wmem, env->wmem) || !(a = next(out, max, n)))
 		return;
-	a->id = "smc-tx-buffer-too-small";
-	a->severity = ADVICE_INFO;
-	a->count_what = "tx_buffer_too_small";
-	a->total_what = "tx_requests";
-	a->count = small;
-	a->total = reqs;
+	advice_basis(a, "smc-tx-buffer-too-small", ADVICE_INFO, "tx_buffer_too_small", small,
+		     "tx_requests", reqs);
 	set_sysctl(a, "wmem", env->has_wmem, env->wmem);
 	sysctl_sentence(a, how, sizeof(how));
 	snprintf(a->text, sizeof(a->text),
@@ -256,13 +258,10 @@ static void downgrade(const struct stats_num *rows, struct advice out[], size_t 
 
 	if (!down || !(a = next(out, max, n)))
 		return;
-	a->id = "smc-buffer-downgrade";
-	a->severity =
-		above(down, alloc, DOWNGRADE_WARN_PERCENT) || !alloc ? ADVICE_WARNING : ADVICE_INFO;
-	a->count_what = "buffer_downgrade";
-	a->total_what = "buffer_alloc";
-	a->count = down;
-	a->total = alloc;
+	advice_basis(a, "smc-buffer-downgrade",
+		     above(down, alloc, DOWNGRADE_WARN_PERCENT) || !alloc ? ADVICE_WARNING
+									  : ADVICE_INFO,
+		     "buffer_downgrade", down, "buffer_alloc", alloc);
 	snprintf(a->text, sizeof(a->text),
 		 "%" PRIu64 " of %" PRIu64 " buffer allocations got a smaller buffer than "
 		 "net.smc.wmem/rmem ask for: the kernel found no contiguous memory that large "
@@ -282,12 +281,7 @@ static void short_lived(const struct stats_num *rows, struct advice out[], size_
 	if (conns < MIN_CONNECTIONS || reqs >= conns * SHORT_REQUESTS_PER_CONN ||
 	    !(a = next(out, max, n)))
 		return;
-	a->id = "smc-short-connections";
-	a->severity = ADVICE_INFO;
-	a->count_what = "requests";
-	a->total_what = "connections";
-	a->count = reqs;
-	a->total = conns;
+	advice_basis(a, "smc-short-connections", ADVICE_INFO, "requests", reqs, "connections", conns);
 	snprintf(a->text, sizeof(a->text),
 		 "%" PRIu64 " SMC connections made %.1f sends and receives each (%" PRIu64
 		 " bytes each): too few for SMC's longer handshake to pay; keep connections open "
@@ -314,12 +308,8 @@ static void hs_limited(const struct stats_num *rows, const struct stats_tree_rea
 	if (!nosmc || need(env)->hs_limit != 1 || !(a = next(out, max, n)))
 		return;
 	smc = stats_rows_connections(rows, "smcd").u + stats_rows_connections(rows, "smcr").u;
-	a->id = "smc-handshake-limited";
-	a->severity = ADVICE_INFO;
-	a->count_what = "server_fallbacks_peernosmc";
-	a->total_what = "connections";
-	a->count = nosmc;
-	a->total = smc + nosmc;
+	advice_basis(a, "smc-handshake-limited", ADVICE_INFO, "server_fallbacks_peernosmc", nosmc,
+		     "connections", smc + nosmc);
 	snprintf(a->text, sizeof(a->text),
 		 "handshake limitation is on and %" PRIu64 " incoming connections went TCP "
 		 "without an SMC handshake (server side PEERNOSMC, beside %" PRIu64

@@ -24,68 +24,43 @@
 	  offsetof(struct smc_stats, t) + offsetof(struct smc_stats_tech, field),          \
 	  offsetof(struct smc_stats, t) }
 
+/* The rows of one direction (rx, tx), in the order of the document. */
+#define DIR_ROW(t, d, key, metric, labels, kind, field) \
+	ROW(t, "." #d key, metric, "direction=\"" #d "\"" labels, kind, field)
+#define EVENT_ROW(t, d, event, field) \
+	DIR_ROW(t, d, ".buffer." #event, "smc_buffer_events_total", ",event=\"" #event "\"", COUNTER, d##_rmb.field)
+#define SIZE_ROWS(t, d, what, metric, field) \
+	DIR_ROW(t, d, what ".up_to_8kib", metric, ",size=\"up_to_8kib\"", COUNTER, field[0]), \
+	DIR_ROW(t, d, what ".up_to_16kib", metric, ",size=\"up_to_16kib\"", COUNTER, field[1]), \
+	DIR_ROW(t, d, what ".up_to_32kib", metric, ",size=\"up_to_32kib\"", COUNTER, field[2]), \
+	DIR_ROW(t, d, what ".up_to_64kib", metric, ",size=\"up_to_64kib\"", COUNTER, field[3]), \
+	DIR_ROW(t, d, what ".up_to_128kib", metric, ",size=\"up_to_128kib\"", COUNTER, field[4]), \
+	DIR_ROW(t, d, what ".up_to_256kib", metric, ",size=\"up_to_256kib\"", COUNTER, field[5]), \
+	DIR_ROW(t, d, what ".up_to_512kib", metric, ",size=\"up_to_512kib\"", COUNTER, field[6]), \
+	DIR_ROW(t, d, what ".up_to_1024kib", metric, ",size=\"up_to_1024kib\"", COUNTER, field[7]), \
+	DIR_ROW(t, d, what ".over_1024kib", metric, ",size=\"over_1024kib\"", COUNTER, field[8])
+#define DIR_ROWS(t, d) \
+	DIR_ROW(t, d, ".bytes", "smc_bytes_total", "", COUNTER, d##_bytes), \
+	DIR_ROW(t, d, ".requests", "smc_requests_total", "", COUNTER, d##_cnt), \
+	DIR_ROW(t, d, ".buffer_usage", "smc_buffer_usage_bytes", "", GAUGE, d##_rmb_usage), \
+	EVENT_ROW(t, d, full, buf_full), \
+	EVENT_ROW(t, d, full_peer, buf_full_peer), \
+	EVENT_ROW(t, d, too_small, buf_size_small), \
+	EVENT_ROW(t, d, too_small_peer, buf_size_small_peer), \
+	EVENT_ROW(t, d, alloc, alloc), \
+	EVENT_ROW(t, d, reuse, reuse), \
+	EVENT_ROW(t, d, downgrade, downgrade), \
+	SIZE_ROWS(t, d, ".buffer_sizes", "smc_buffer_sizes_total", d##_rmb_size), \
+	SIZE_ROWS(t, d, ".request_sizes", "smc_request_sizes_total", d##_pload)
+
 /* One row per kernel counter, in the order of the document. */
 #define TECH_ROWS(t) \
 	ROW(t, ".client_v1", "smc_handshakes_total", "side=\"client\",version=\"1\"", COUNTER, clnt_v1_succ), \
 	ROW(t, ".client_v2", "smc_handshakes_total", "side=\"client\",version=\"2\"", COUNTER, clnt_v2_succ), \
 	ROW(t, ".server_v1", "smc_handshakes_total", "side=\"server\",version=\"1\"", COUNTER, srv_v1_succ), \
 	ROW(t, ".server_v2", "smc_handshakes_total", "side=\"server\",version=\"2\"", COUNTER, srv_v2_succ), \
-	ROW(t, ".rx.bytes", "smc_bytes_total", "direction=\"rx\"", COUNTER, rx_bytes), \
-	ROW(t, ".rx.requests", "smc_requests_total", "direction=\"rx\"", COUNTER, rx_cnt), \
-	ROW(t, ".rx.buffer_usage", "smc_buffer_usage_bytes", "direction=\"rx\"", GAUGE, rx_rmb_usage), \
-	ROW(t, ".rx.buffer.full", "smc_buffer_events_total", "direction=\"rx\",event=\"full\"", COUNTER, rx_rmb.buf_full), \
-	ROW(t, ".rx.buffer.full_peer", "smc_buffer_events_total", "direction=\"rx\",event=\"full_peer\"", COUNTER, rx_rmb.buf_full_peer), \
-	ROW(t, ".rx.buffer.too_small", "smc_buffer_events_total", "direction=\"rx\",event=\"too_small\"", COUNTER, rx_rmb.buf_size_small), \
-	ROW(t, ".rx.buffer.too_small_peer", "smc_buffer_events_total", "direction=\"rx\",event=\"too_small_peer\"", COUNTER, rx_rmb.buf_size_small_peer), \
-	ROW(t, ".rx.buffer.alloc", "smc_buffer_events_total", "direction=\"rx\",event=\"alloc\"", COUNTER, rx_rmb.alloc), \
-	ROW(t, ".rx.buffer.reuse", "smc_buffer_events_total", "direction=\"rx\",event=\"reuse\"", COUNTER, rx_rmb.reuse), \
-	ROW(t, ".rx.buffer.downgrade", "smc_buffer_events_total", "direction=\"rx\",event=\"downgrade\"", COUNTER, rx_rmb.downgrade), \
-	ROW(t, ".rx.buffer_sizes.up_to_8kib", "smc_buffer_sizes_total", "direction=\"rx\",size=\"up_to_8kib\"", COUNTER, rx_rmb_size[0]), \
-	ROW(t, ".rx.buffer_sizes.up_to_16kib", "smc_buffer_sizes_total", "direction=\"rx\",size=\"up_to_16kib\"", COUNTER, rx_rmb_size[1]), \
-	ROW(t, ".rx.buffer_sizes.up_to_32kib", "smc_buffer_sizes_total", "direction=\"rx\",size=\"up_to_32kib\"", COUNTER, rx_rmb_size[2]), \
-	ROW(t, ".rx.buffer_sizes.up_to_64kib", "smc_buffer_sizes_total", "direction=\"rx\",size=\"up_to_64kib\"", COUNTER, rx_rmb_size[3]), \
-	ROW(t, ".rx.buffer_sizes.up_to_128kib", "smc_buffer_sizes_total", "direction=\"rx\",size=\"up_to_128kib\"", COUNTER, rx_rmb_size[4]), \
-	ROW(t, ".rx.buffer_sizes.up_to_256kib", "smc_buffer_sizes_total", "direction=\"rx\",size=\"up_to_256kib\"", COUNTER, rx_rmb_size[5]), \
-	ROW(t, ".rx.buffer_sizes.up_to_512kib", "smc_buffer_sizes_total", "direction=\"rx\",size=\"up_to_512kib\"", COUNTER, rx_rmb_size[6]), \
-	ROW(t, ".rx.buffer_sizes.up_to_1024kib", "smc_buffer_sizes_total", "direction=\"rx\",size=\"up_to_1024kib\"", COUNTER, rx_rmb_size[7]), \
-	ROW(t, ".rx.buffer_sizes.over_1024kib", "smc_buffer_sizes_total", "direction=\"rx\",size=\"over_1024kib\"", COUNTER, rx_rmb_size[8]), \
-	ROW(t, ".rx.request_sizes.up_to_8kib", "smc_request_sizes_total", "direction=\"rx\",size=\"up_to_8kib\"", COUNTER, rx_pload[0]), \
-	ROW(t, ".rx.request_sizes.up_to_16kib", "smc_request_sizes_total", "direction=\"rx\",size=\"up_to_16kib\"", COUNTER, rx_pload[1]), \
-	ROW(t, ".rx.request_sizes.up_to_32kib", "smc_request_sizes_total", "direction=\"rx\",size=\"up_to_32kib\"", COUNTER, rx_pload[2]), \
-	ROW(t, ".rx.request_sizes.up_to_64kib", "smc_request_sizes_total", "direction=\"rx\",size=\"up_to_64kib\"", COUNTER, rx_pload[3]), \
-	ROW(t, ".rx.request_sizes.up_to_128kib", "smc_request_sizes_total", "direction=\"rx\",size=\"up_to_128kib\"", COUNTER, rx_pload[4]), \
-	ROW(t, ".rx.request_sizes.up_to_256kib", "smc_request_sizes_total", "direction=\"rx\",size=\"up_to_256kib\"", COUNTER, rx_pload[5]), \
-	ROW(t, ".rx.request_sizes.up_to_512kib", "smc_request_sizes_total", "direction=\"rx\",size=\"up_to_512kib\"", COUNTER, rx_pload[6]), \
-	ROW(t, ".rx.request_sizes.up_to_1024kib", "smc_request_sizes_total", "direction=\"rx\",size=\"up_to_1024kib\"", COUNTER, rx_pload[7]), \
-	ROW(t, ".rx.request_sizes.over_1024kib", "smc_request_sizes_total", "direction=\"rx\",size=\"over_1024kib\"", COUNTER, rx_pload[8]), \
-	ROW(t, ".tx.bytes", "smc_bytes_total", "direction=\"tx\"", COUNTER, tx_bytes), \
-	ROW(t, ".tx.requests", "smc_requests_total", "direction=\"tx\"", COUNTER, tx_cnt), \
-	ROW(t, ".tx.buffer_usage", "smc_buffer_usage_bytes", "direction=\"tx\"", GAUGE, tx_rmb_usage), \
-	ROW(t, ".tx.buffer.full", "smc_buffer_events_total", "direction=\"tx\",event=\"full\"", COUNTER, tx_rmb.buf_full), \
-	ROW(t, ".tx.buffer.full_peer", "smc_buffer_events_total", "direction=\"tx\",event=\"full_peer\"", COUNTER, tx_rmb.buf_full_peer), \
-	ROW(t, ".tx.buffer.too_small", "smc_buffer_events_total", "direction=\"tx\",event=\"too_small\"", COUNTER, tx_rmb.buf_size_small), \
-	ROW(t, ".tx.buffer.too_small_peer", "smc_buffer_events_total", "direction=\"tx\",event=\"too_small_peer\"", COUNTER, tx_rmb.buf_size_small_peer), \
-	ROW(t, ".tx.buffer.alloc", "smc_buffer_events_total", "direction=\"tx\",event=\"alloc\"", COUNTER, tx_rmb.alloc), \
-	ROW(t, ".tx.buffer.reuse", "smc_buffer_events_total", "direction=\"tx\",event=\"reuse\"", COUNTER, tx_rmb.reuse), \
-	ROW(t, ".tx.buffer.downgrade", "smc_buffer_events_total", "direction=\"tx\",event=\"downgrade\"", COUNTER, tx_rmb.downgrade), \
-	ROW(t, ".tx.buffer_sizes.up_to_8kib", "smc_buffer_sizes_total", "direction=\"tx\",size=\"up_to_8kib\"", COUNTER, tx_rmb_size[0]), \
-	ROW(t, ".tx.buffer_sizes.up_to_16kib", "smc_buffer_sizes_total", "direction=\"tx\",size=\"up_to_16kib\"", COUNTER, tx_rmb_size[1]), \
-	ROW(t, ".tx.buffer_sizes.up_to_32kib", "smc_buffer_sizes_total", "direction=\"tx\",size=\"up_to_32kib\"", COUNTER, tx_rmb_size[2]), \
-	ROW(t, ".tx.buffer_sizes.up_to_64kib", "smc_buffer_sizes_total", "direction=\"tx\",size=\"up_to_64kib\"", COUNTER, tx_rmb_size[3]), \
-	ROW(t, ".tx.buffer_sizes.up_to_128kib", "smc_buffer_sizes_total", "direction=\"tx\",size=\"up_to_128kib\"", COUNTER, tx_rmb_size[4]), \
-	ROW(t, ".tx.buffer_sizes.up_to_256kib", "smc_buffer_sizes_total", "direction=\"tx\",size=\"up_to_256kib\"", COUNTER, tx_rmb_size[5]), \
-	ROW(t, ".tx.buffer_sizes.up_to_512kib", "smc_buffer_sizes_total", "direction=\"tx\",size=\"up_to_512kib\"", COUNTER, tx_rmb_size[6]), \
-	ROW(t, ".tx.buffer_sizes.up_to_1024kib", "smc_buffer_sizes_total", "direction=\"tx\",size=\"up_to_1024kib\"", COUNTER, tx_rmb_size[7]), \
-	ROW(t, ".tx.buffer_sizes.over_1024kib", "smc_buffer_sizes_total", "direction=\"tx\",size=\"over_1024kib\"", COUNTER, tx_rmb_size[8]), \
-	ROW(t, ".tx.request_sizes.up_to_8kib", "smc_request_sizes_total", "direction=\"tx\",size=\"up_to_8kib\"", COUNTER, tx_pload[0]), \
-	ROW(t, ".tx.request_sizes.up_to_16kib", "smc_request_sizes_total", "direction=\"tx\",size=\"up_to_16kib\"", COUNTER, tx_pload[1]), \
-	ROW(t, ".tx.request_sizes.up_to_32kib", "smc_request_sizes_total", "direction=\"tx\",size=\"up_to_32kib\"", COUNTER, tx_pload[2]), \
-	ROW(t, ".tx.request_sizes.up_to_64kib", "smc_request_sizes_total", "direction=\"tx\",size=\"up_to_64kib\"", COUNTER, tx_pload[3]), \
-	ROW(t, ".tx.request_sizes.up_to_128kib", "smc_request_sizes_total", "direction=\"tx\",size=\"up_to_128kib\"", COUNTER, tx_pload[4]), \
-	ROW(t, ".tx.request_sizes.up_to_256kib", "smc_request_sizes_total", "direction=\"tx\",size=\"up_to_256kib\"", COUNTER, tx_pload[5]), \
-	ROW(t, ".tx.request_sizes.up_to_512kib", "smc_request_sizes_total", "direction=\"tx\",size=\"up_to_512kib\"", COUNTER, tx_pload[6]), \
-	ROW(t, ".tx.request_sizes.up_to_1024kib", "smc_request_sizes_total", "direction=\"tx\",size=\"up_to_1024kib\"", COUNTER, tx_pload[7]), \
-	ROW(t, ".tx.request_sizes.over_1024kib", "smc_request_sizes_total", "direction=\"tx\",size=\"over_1024kib\"", COUNTER, tx_pload[8]), \
+	DIR_ROWS(t, rx), \
+	DIR_ROWS(t, tx), \
 	ROW(t, ".cork", "smc_socket_calls_total", "call=\"cork\"", COUNTER, cork), \
 	ROW(t, ".nodelay", "smc_socket_calls_total", "call=\"nodelay\"", COUNTER, ndly), \
 	ROW(t, ".sendpage", "smc_socket_calls_total", "call=\"sendpage\"", COUNTER, sendpage), \

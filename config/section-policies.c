@@ -113,88 +113,92 @@ static bool rules_full(struct ctx *ctx, const struct ynode *node, const char *ke
 	return true;
 }
 
-static int policy_cgroups(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+/* An entry of cgroups: or netns: as the target it names (s itself or made in buf); NULL when
+ * it names none (said at its line). */
+typedef const char *target_fn(struct ctx *ctx, const struct ynode *e, const char *s, char *buf,
+			      size_t len);
+
+/* cgroups: and netns: alike: a list of targets, each once, with the rules' common bound. */
+static int policy_targets(struct ctx *ctx, const struct ynode *v, const char *key, const char *what,
+			  const char *expected, target_fn *target,
+			  struct config_policy_target **list, size_t *n)
 {
-	const struct ynode *seq = get_seq(ctx, v, "policies.cgroups", "cgroup paths");
-	struct config_policies *p = pol(ctx);
+	const struct ynode *seq = get_seq(ctx, v, key, what);
 	int ret = 0, dup;
 
 	if (!seq)
 		return -EINVAL;
 	for (size_t i = 0; i < seq->n_items; i++) {
 		const struct ynode *e = seq->items[i];
-		const char *s = get_scalar(ctx, e, "policies.cgroups",
-					   "a cgroup path such as /system.slice/nginx.service");
-		const char *problem;
+		const char *s = get_scalar(ctx, e, key, expected), *path;
+		char buf[4096];
 
-		if (!s) {
+		if (!s || !(path = target(ctx, e, s, buf, sizeof(buf)))) {
 			ret = -EINVAL;
 			continue;
 		}
-		problem = config_cgroup_path_problem(s);
-		if (problem) {
-			error_at(ctx, e->mark,
-				 "policies.cgroups: '%s' is not a valid cgroup path: %s (expected a path below the cgroup2 root such as /system.slice/nginx.service or /machine.slice)",
-				 s, problem);
-			ret = -EINVAL;
-			continue;
-		}
-		dup = target_dup(ctx, p->cgroups, p->n_cgroups, s, e, "policies.cgroups");
+		dup = target_dup(ctx, *list, *n, path, e, key);
 		if (dup > 0)
 			continue;
-		if (dup < 0 || rules_full(ctx, e, "policies.cgroups")) {
+		if (dup < 0 || rules_full(ctx, e, key)) {
 			ret = -EINVAL;
 			continue;
 		}
-		if (add_target(ctx, &p->cgroups, &p->n_cgroups, s, e) < 0)
+		if (add_target(ctx, list, n, path, e) < 0)
 			return -ENOMEM;
 	}
 	return ret;
 }
 
+static const char *cgroup_target(struct ctx *ctx, const struct ynode *e, const char *s, char *buf,
+				 size_t len)
+{
+	const char *problem = config_cgroup_path_problem(s);
+
+	if (problem) {
+		error_at(ctx, e->mark,
+			 "policies.cgroups: '%s' is not a valid cgroup path: %s (expected a path below the cgroup2 root such as /system.slice/nginx.service or /machine.slice)",
+			 s, problem);
+		return NULL;
+	}
+	return s;
+}
+
+static int policy_cgroups(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	struct config_policies *p = pol(ctx);
+
+	return policy_targets(ctx, v, "policies.cgroups", "cgroup paths",
+			      "a cgroup path such as /system.slice/nginx.service", cgroup_target,
+			      &p->cgroups, &p->n_cgroups);
+}
+
 /* ---- netns: --------------------------------------------------------------------------- */
+
+static const char *netns_target(struct ctx *ctx, const struct ynode *e, const char *s, char *buf,
+				size_t len)
+{
+	/* NAME is /run/netns/NAME, as for "ip netns" and "smcctl -n". */
+	if (!strchr(s, '/') && s[0] && !streq(s, ".") && !streq(s, ".."))
+		snprintf(buf, len, "/run/netns/%s", s);
+	else if (s[0] == '/' && strlen(s) < len && !strstr(s, "/../"))
+		snprintf(buf, len, "%s", s);
+	else {
+		error_at(ctx, e->mark,
+			 "policies.netns: '%s' is not valid (expected a name in /run/netns or an absolute path such as /proc/PID/ns/net)",
+			 s);
+		return NULL;
+	}
+	return buf;
+}
 
 static int policy_netns(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
 {
-	const struct ynode *seq = get_seq(ctx, v, "policies.netns", "network namespaces");
 	struct config_policies *p = pol(ctx);
-	int ret = 0, dup;
 
-	if (!seq)
-		return -EINVAL;
-	for (size_t i = 0; i < seq->n_items; i++) {
-		const struct ynode *e = seq->items[i];
-		const char *s = get_scalar(ctx, e, "policies.netns",
-					   "a name in /run/netns or a path such as /proc/PID/ns/net");
-		char path[4096];
-
-		if (!s) {
-			ret = -EINVAL;
-			continue;
-		}
-		/* NAME is /run/netns/NAME, as for "ip netns" and "smcctl -n". */
-		if (!strchr(s, '/') && s[0] && !streq(s, ".") && !streq(s, ".."))
-			snprintf(path, sizeof(path), "/run/netns/%s", s);
-		else if (s[0] == '/' && strlen(s) < sizeof(path) && !strstr(s, "/../"))
-			snprintf(path, sizeof(path), "%s", s);
-		else {
-			error_at(ctx, e->mark,
-				 "policies.netns: '%s' is not valid (expected a name in /run/netns or an absolute path such as /proc/PID/ns/net)",
-				 s);
-			ret = -EINVAL;
-			continue;
-		}
-		dup = target_dup(ctx, p->netns, p->n_netns, path, e, "policies.netns");
-		if (dup > 0)
-			continue;
-		if (dup < 0 || rules_full(ctx, e, "policies.netns")) {
-			ret = -EINVAL;
-			continue;
-		}
-		if (add_target(ctx, &p->netns, &p->n_netns, path, e) < 0)
-			return -ENOMEM;
-	}
-	return ret;
+	return policy_targets(ctx, v, "policies.netns", "network namespaces",
+			      "a name in /run/netns or a path such as /proc/PID/ns/net",
+			      netns_target, &p->netns, &p->n_netns);
 }
 
 /* ---- exclude: ------------------------------------------------------------------------- */

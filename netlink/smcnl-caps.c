@@ -60,14 +60,6 @@ static int probe_ipproto_smc(void)
 	return probe_socket(AF_INET, SMCNL_IPPROTO_SMC);
 }
 
-static bool caps_path_exists(const struct smcnl *nl, const char *p)
-{
-	char path[PATH_MAX];
-	struct stat st;
-
-	return smcnl_path(nl, path, sizeof(path), "%s", p) == 0 && stat(path, &st) == 0;
-}
-
 static void kernel_release(const struct smcnl *nl, char *buf, size_t len)
 {
 	char path[PATH_MAX];
@@ -125,12 +117,6 @@ static int probe_genl(struct smcnl *nl, struct smc_caps *c)
 	return 0;
 }
 
-#if defined(__s390__) || defined(__s390x__)
-#define ARCH_HAS_ISM true
-#else
-#define ARCH_HAS_ISM false
-#endif
-
 static bool have_loopback(const struct smcnl_dibs *dibs, size_t n, const struct smc_caps *c)
 {
 	for (size_t i = 0; i < n; i++)
@@ -182,8 +168,8 @@ int smc_caps_probe(struct smcnl *nl, struct smc_caps *ret)
 	 * sysfs and the sysctls say: a built-in smc without parameters has no /sys/module/smc,
 	 * and its sysctls (5.18+) always exist.
 	 */
-	c.smc_module = c.smc_genl || caps_path_exists(nl, "/sys/module/smc") ||
-		       caps_path_exists(nl, "/proc/sys/net/smc");
+	c.smc_module = c.smc_genl || smcnl_path_exists(nl, "/sys/module/smc") ||
+		       smcnl_path_exists(nl, "/proc/sys/net/smc");
 	probe_dibs(nl, &c);
 	*ret = c;
 	return 0;

@@ -170,12 +170,6 @@ static int smcd_merge_dibs(struct smcnl *nl, struct smcd_ctx *c, bool gids, bool
 	return 0;
 }
 
-#if defined(__s390__) || defined(__s390x__)
-#define ARCH_HAS_ISM true
-#else
-#define ARCH_HAS_ISM false
-#endif
-
 /*
  * 6.10-6.17: smc.ko's loopback-ism, inferred (see the top of this file).  A failed system
  * information query skips the inference only (its error kept for
@@ -365,7 +359,7 @@ static int smcr_dev_msg(struct nlmsghdr *nlh, void *userdata)
 {
 	struct nlattr *tb[SMC_GEN_MAX + 1], *dev[SMC_NLA_DEV_MAX + 1];
 	struct smcr_ctx *c = userdata;
-	struct smcr_device d = {}, *nv;
+	struct smcr_device d = {};
 	struct pci_vals pci;
 	uint8_t cmd;
 	int r;
@@ -390,12 +384,7 @@ static int smcr_dev_msg(struct nlmsghdr *nlh, void *userdata)
 	d.pci_vendor = pci.vendor;
 	d.pci_device = pci.device;
 	snprintf(d.pci_id, sizeof(d.pci_id), "%s", pci.id);
-	nv = realloc(c->v, (c->n + 1) * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	c->v = nv;
-	c->v[c->n++] = d;
-	return 0;
+	return SMCNL_APPEND(c->v, c->n, d);
 }
 
 /*

@@ -28,6 +28,19 @@
 #define SMC_MAX_PNETID_LEN 16	   /* net/smc/smc.h */
 #define SMC_LOOPBACK_FABRIC 0xffff /* DIBS_LOOPBACK_FABRIC */
 
+#if defined(__s390__) || defined(__s390x__)
+#define ARCH_HAS_ISM true
+#else
+#define ARCH_HAS_ISM false
+#endif
+
+/* Append item to the array v of n elements, grown by one: 0, or -ENOMEM (v unchanged). */
+#define SMCNL_APPEND(v, n, item)                                        \
+	({                                                              \
+		typeof(v) _nv = realloc((v), ((n) + 1) * sizeof(*_nv)); \
+		_nv ? ((v) = _nv, (v)[(n)++] = (item), 0) : -ENOMEM;    \
+	})
+
 /* One netlink socket per protocol: SMC_GEN_NETLINK and SMC_PNETID share the genl one. */
 enum smcnl_proto {
 	SMCNL_PROTO_GENL,
@@ -228,6 +241,8 @@ void strip_blanks(char *s);
 /* ---- sysfs.c: files under the sysroot ------------------------------------------------- */
 
 int smcnl_path(const struct smcnl *nl, char *buf, size_t len, const char *fmt, ...) _printf_(4, 5);
+/* Whether p (absolute, under the sysroot) exists. */
+bool smcnl_path_exists(const struct smcnl *nl, const char *p);
 /* Read a small file into buf (NUL-terminated, trailing newline removed). */
 int smcnl_read_file(const char *path, char *buf, size_t len);
 /* The same for path relative to the directory dfd. */

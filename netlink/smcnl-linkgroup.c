@@ -95,7 +95,7 @@ static int lgr_d_msg(struct nlmsghdr *nlh, void *userdata)
 {
 	struct nlattr *tb[SMC_GEN_MAX + 1];
 	struct lgr_d_ctx *c = userdata;
-	struct smcd_linkgroup lg, *nv;
+	struct smcd_linkgroup lg;
 	uint8_t cmd;
 	int r;
 
@@ -112,12 +112,7 @@ static int lgr_d_msg(struct nlmsghdr *nlh, void *userdata)
 			c->v[i] = lg; /* re-sent: the newer copy wins */
 			return 0;
 		}
-	nv = realloc(c->v, (c->n + 1) * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	c->v = nv;
-	c->v[c->n++] = lg;
-	return 0;
+	return SMCNL_APPEND(c->v, c->n, lg);
 }
 
 void smcnl_lgr_device_name(const struct smcd_linkgroup *lg, const struct smcnl_dibs *dibs,

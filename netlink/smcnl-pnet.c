@@ -78,7 +78,7 @@ static int pnet_msg(struct nlmsghdr *nlh, void *userdata)
 {
 	struct nlattr *tb[SMC_PNETID_MAX + 1];
 	struct pnet_ctx *c = userdata;
-	struct smc_pnet_entry e = {}, *nv;
+	struct smc_pnet_entry e = {};
 	uint8_t cmd;
 	int r;
 
@@ -102,12 +102,7 @@ static int pnet_msg(struct nlmsghdr *nlh, void *userdata)
 		e.ib_port = 0;
 	if (c->filter && !streq(c->filter, e.pnetid))
 		return 0;
-	nv = realloc(c->v, (c->n + 1) * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	c->v = nv;
-	c->v[c->n++] = e;
-	return 0;
+	return SMCNL_APPEND(c->v, c->n, e);
 }
 
 int smc_pnet_list(struct smcnl *nl, const char *pnetid, struct smc_pnet_entry **ret, size_t *ret_n)

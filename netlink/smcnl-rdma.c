@@ -52,7 +52,7 @@ static int dev_msg(struct nlmsghdr *nlh, void *userdata)
 {
 	struct nlattr *tb[RDMA_ATTR_MAX + 1];
 	struct dev_ctx *c = userdata;
-	struct rdma_dev d = {}, *nv;
+	struct rdma_dev d = {};
 	int r;
 
 	r = rdma_parse(nlh, tb);
@@ -65,12 +65,7 @@ static int dev_msg(struct nlmsghdr *nlh, void *userdata)
 	r = r ?: attr_u8(tb[RDMA_NLDEV_ATTR_DEV_NODE_TYPE], &d.node_type);
 	if (r < 0)
 		return r;
-	nv = realloc(c->v, (c->n + 1) * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	c->v = nv;
-	c->v[c->n++] = d;
-	return 0;
+	return SMCNL_APPEND(c->v, c->n, d);
 }
 
 struct port_ctx {
@@ -83,7 +78,7 @@ static int port_msg(struct nlmsghdr *nlh, void *userdata)
 {
 	struct nlattr *tb[RDMA_ATTR_MAX + 1];
 	struct port_ctx *c = userdata;
-	struct smcnl_rdma_port p = {}, *nv;
+	struct smcnl_rdma_port p = {};
 	int r;
 
 	r = rdma_parse(nlh, tb);
@@ -104,12 +99,7 @@ static int port_msg(struct nlmsghdr *nlh, void *userdata)
 		p.ifindex = 0;
 		p.netdev[0] = '\0';
 	}
-	nv = realloc(c->v, (c->n + 1) * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	c->v = nv;
-	c->v[c->n++] = p;
-	return 0;
+	return SMCNL_APPEND(c->v, c->n, p);
 }
 
 int smcnl_rdma_ports(struct smcnl *nl, struct smcnl_rdma_port **ret, size_t *ret_n)

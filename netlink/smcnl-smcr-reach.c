@@ -62,7 +62,7 @@ static int link_msg(struct nlmsghdr *nlh, void *userdata)
 {
 	struct nlattr *tb[IFLA_LINK_NETNSID + 1], *info[IFLA_INFO_KIND + 1];
 	struct link_ctx *c = userdata;
-	struct link l = {}, *nv;
+	struct link l = {};
 	struct ifinfomsg *ifi;
 	int r;
 
@@ -88,12 +88,7 @@ static int link_msg(struct nlmsghdr *nlh, void *userdata)
 	if (r < 0)
 		return r;
 	l.link_netns = tb[IFLA_LINK_NETNSID] != NULL;
-	nv = realloc(c->v, (c->n + 1) * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	c->v = nv;
-	c->v[c->n++] = l;
-	return 0;
+	return SMCNL_APPEND(c->v, c->n, l);
 }
 
 static int link_dump(struct smcnl *nl, struct link_ctx *c)
@@ -174,13 +169,6 @@ static bool port_usable(const struct smcnl_rdma_port *p)
 	return p->state == SMCNL_IB_PORT_ACTIVE && p->node_type == RDMA_NODE_IB_CA;
 }
 
-static bool reach_path_exists(struct smcnl *nl, const char *p)
-{
-	char path[512];
-
-	return smcnl_path(nl, path, sizeof(path), "%s", p) == 0 && access(path, F_OK) == 0;
-}
-
 int smcr_reach_list(struct smcnl *nl, struct smcr_reach **ret, size_t *ret_n)
 {
 	_cleanup_(freep) struct smcnl_rdma_port *ports = NULL;
@@ -196,12 +184,12 @@ int smcr_reach_list(struct smcnl *nl, struct smcr_reach **ret, size_t *ret_n)
 	links = lc.v;
 	if (r < 0)
 		return r;
-	if (reach_path_exists(nl, "/sys/class/infiniband")) {
+	if (smcnl_path_exists(nl, "/sys/class/infiniband")) {
 		r = smcnl_rdma_ports(nl, &ports, &n_ports);
 		if (r < 0)
 			return r;
 	}
-	if (reach_path_exists(nl, "/sys/module/smc") || reach_path_exists(nl, "/proc/sys/net/smc")) {
+	if (smcnl_path_exists(nl, "/sys/module/smc") || smcnl_path_exists(nl, "/proc/sys/net/smc")) {
 		/* A family gone by now is smc unloaded since: no PNET IDs then. */
 		r = n_ports ? smcnl_smcr_dev_dump(nl, &devs, &n_devs) : 0;
 		r = r ?: smc_pnet_list(nl, NULL, &table, &n_table);

@@ -475,18 +475,24 @@ static int sock_connect(struct smcnl *nl, struct nl_sock *sk, int protocol)
 	return r < 0 ? smcnl_errno_from_nle(r) : 0;
 }
 
-static void sock_close(struct smcnl_sock *s)
+/* The request's recording or replay, if any, is over. */
+static void record_replay_end(struct smcnl_sock *s)
 {
-	if (s->sk)
-		nl_socket_free(s->sk);
-	s->sk = NULL;
-	s->broken = false;
 	if (s->record)
 		fclose(s->record);
 	s->record = NULL;
 	free(s->replay);
 	s->replay = NULL;
 	s->replay_len = s->replay_pos = 0;
+}
+
+static void sock_close(struct smcnl_sock *s)
+{
+	if (s->sk)
+		nl_socket_free(s->sk);
+	s->sk = NULL;
+	s->broken = false;
+	record_replay_end(s);
 }
 
 static int sock_setup_cb(struct smcnl_sock *s)
@@ -644,12 +650,7 @@ static void exchange_end(struct smcnl_sock *s)
 {
 	tls_sock = NULL;
 	s->req = NULL;
-	if (s->record)
-		fclose(s->record);
-	s->record = NULL;
-	free(s->replay);
-	s->replay = NULL;
-	s->replay_len = s->replay_pos = 0;
+	record_replay_end(s);
 }
 
 static int request_once(struct smcnl *nl, enum smcnl_proto proto, struct nl_msg *msg,

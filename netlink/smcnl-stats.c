@@ -18,6 +18,9 @@
 
 #include "netlink/smcnl-internal.h"
 
+/* One row of the SMC_STATS_*_U64 lists of smcnl.h: attribute nla[attr] into dst->field. */
+#define PARSE_U64(field, attr) r = r ?: attr_u64(nla[attr], &dst->field);
+
 static int pload_parse(const struct nlattr *nest, uint64_t v[SMC_STATS_BUCKETS])
 {
 	struct nlattr *tb[SMC_NLA_STATS_PLOAD_MAX + 1];
@@ -32,56 +35,38 @@ static int pload_parse(const struct nlattr *nest, uint64_t v[SMC_STATS_BUCKETS])
 	return r;
 }
 
-static int rmb_parse(const struct nlattr *nest, struct smc_stats_rmb *m)
+static int rmb_parse(const struct nlattr *nest, struct smc_stats_rmb *dst)
 {
-	struct nlattr *tb[SMC_NLA_STATS_RMB_MAX + 1];
+	struct nlattr *nla[SMC_NLA_STATS_RMB_MAX + 1];
 	int r;
 
 	if (!nest)
 		return 0;
-	r = smcnl_parse_nested(tb, SMC_NLA_STATS_RMB_MAX, nest);
-	r = r ?: attr_u64(tb[SMC_NLA_STATS_RMB_SIZE_SM_PEER_CNT], &m->buf_size_small_peer);
-	r = r ?: attr_u64(tb[SMC_NLA_STATS_RMB_SIZE_SM_CNT], &m->buf_size_small);
-	r = r ?: attr_u64(tb[SMC_NLA_STATS_RMB_FULL_PEER_CNT], &m->buf_full_peer);
-	r = r ?: attr_u64(tb[SMC_NLA_STATS_RMB_FULL_CNT], &m->buf_full);
-	r = r ?: attr_u64(tb[SMC_NLA_STATS_RMB_REUSE_CNT], &m->reuse);
-	r = r ?: attr_u64(tb[SMC_NLA_STATS_RMB_ALLOC_CNT], &m->alloc);
-	r = r ?: attr_u64(tb[SMC_NLA_STATS_RMB_DGRADE_CNT], &m->downgrade);
+	r = smcnl_parse_nested(nla, SMC_NLA_STATS_RMB_MAX, nest);
+	SMC_STATS_RMB_U64(PARSE_U64)
 	return r;
 }
 
-static int tech_parse(const struct nlattr *nest, struct smc_stats_tech *t)
+static int tech_parse(const struct nlattr *nest, struct smc_stats_tech *dst)
 {
-	struct nlattr *tb[SMC_NLA_STATS_T_MAX + 1];
+	struct nlattr *nla[SMC_NLA_STATS_T_MAX + 1];
 	int r;
 
 	if (!nest)
 		return 0;
-	r = smcnl_parse_nested(tb, SMC_NLA_STATS_T_MAX, nest);
-	r = r ?: pload_parse(tb[SMC_NLA_STATS_T_TX_RMB_SIZE], t->tx_rmb_size);
-	r = r ?: pload_parse(tb[SMC_NLA_STATS_T_RX_RMB_SIZE], t->rx_rmb_size);
-	r = r ?: pload_parse(tb[SMC_NLA_STATS_T_TXPLOAD_SIZE], t->tx_pload);
-	r = r ?: pload_parse(tb[SMC_NLA_STATS_T_RXPLOAD_SIZE], t->rx_pload);
-	r = r ?: rmb_parse(tb[SMC_NLA_STATS_T_TX_RMB_STATS], &t->tx_rmb);
-	r = r ?: rmb_parse(tb[SMC_NLA_STATS_T_RX_RMB_STATS], &t->rx_rmb);
-	r = r ?: attr_u64(tb[SMC_NLA_STATS_T_CLNT_V1_SUCC], &t->clnt_v1_succ);
-	r = r ?: attr_u64(tb[SMC_NLA_STATS_T_CLNT_V2_SUCC], &t->clnt_v2_succ);
-	r = r ?: attr_u64(tb[SMC_NLA_STATS_T_SRV_V1_SUCC], &t->srv_v1_succ);
-	r = r ?: attr_u64(tb[SMC_NLA_STATS_T_SRV_V2_SUCC], &t->srv_v2_succ);
-	r = r ?: attr_u64(tb[SMC_NLA_STATS_T_SENDPAGE_CNT], &t->sendpage);
-	r = r ?: attr_u64(tb[SMC_NLA_STATS_T_SPLICE_CNT], &t->splice);
-	r = r ?: attr_u64(tb[SMC_NLA_STATS_T_CORK_CNT], &t->cork);
-	r = r ?: attr_u64(tb[SMC_NLA_STATS_T_NDLY_CNT], &t->ndly);
-	r = r ?: attr_u64(tb[SMC_NLA_STATS_T_URG_DATA_CNT], &t->urg_data);
-	r = r ?: attr_u64(tb[SMC_NLA_STATS_T_RX_BYTES], &t->rx_bytes);
-	r = r ?: attr_u64(tb[SMC_NLA_STATS_T_TX_BYTES], &t->tx_bytes);
-	r = r ?: attr_u64(tb[SMC_NLA_STATS_T_RX_CNT], &t->rx_cnt);
-	r = r ?: attr_u64(tb[SMC_NLA_STATS_T_TX_CNT], &t->tx_cnt);
-	r = r ?: attr_uint(tb[SMC_NLA_STATS_T_RX_RMB_USAGE], &t->rx_rmb_usage);
-	r = r ?: attr_uint(tb[SMC_NLA_STATS_T_TX_RMB_USAGE], &t->tx_rmb_usage);
+	r = smcnl_parse_nested(nla, SMC_NLA_STATS_T_MAX, nest);
+	r = r ?: pload_parse(nla[SMC_NLA_STATS_T_TX_RMB_SIZE], dst->tx_rmb_size);
+	r = r ?: pload_parse(nla[SMC_NLA_STATS_T_RX_RMB_SIZE], dst->rx_rmb_size);
+	r = r ?: pload_parse(nla[SMC_NLA_STATS_T_TXPLOAD_SIZE], dst->tx_pload);
+	r = r ?: pload_parse(nla[SMC_NLA_STATS_T_RXPLOAD_SIZE], dst->rx_pload);
+	r = r ?: rmb_parse(nla[SMC_NLA_STATS_T_TX_RMB_STATS], &dst->tx_rmb);
+	r = r ?: rmb_parse(nla[SMC_NLA_STATS_T_RX_RMB_STATS], &dst->rx_rmb);
+	SMC_STATS_TECH_U64(PARSE_U64)
+	r = r ?: attr_uint(nla[SMC_NLA_STATS_T_RX_RMB_USAGE], &dst->rx_rmb_usage);
+	r = r ?: attr_uint(nla[SMC_NLA_STATS_T_TX_RMB_USAGE], &dst->tx_rmb_usage);
 	if (r < 0)
 		return r;
-	t->has_rmb_usage = tb[SMC_NLA_STATS_T_RX_RMB_USAGE] || tb[SMC_NLA_STATS_T_TX_RMB_USAGE];
+	dst->has_rmb_usage = nla[SMC_NLA_STATS_T_RX_RMB_USAGE] || nla[SMC_NLA_STATS_T_TX_RMB_USAGE];
 	return 0;
 }
 
@@ -92,9 +77,9 @@ struct stats_ctx {
 
 static int stats_msg(struct nlmsghdr *nlh, void *userdata)
 {
-	struct nlattr *tb[SMC_GEN_MAX + 1], *st[SMC_NLA_STATS_MAX + 1];
+	struct nlattr *tb[SMC_GEN_MAX + 1], *nla[SMC_NLA_STATS_MAX + 1];
 	struct stats_ctx *c = userdata;
-	struct smc_stats *s = c->stats;
+	struct smc_stats *dst = c->stats;
 	uint8_t cmd;
 	int r;
 
@@ -103,12 +88,11 @@ static int stats_msg(struct nlmsghdr *nlh, void *userdata)
 		return r;
 	if (cmd != SMC_NETLINK_GET_STATS || !tb[SMC_GEN_STATS])
 		return 0;
-	memset(s, 0, sizeof(*s));
-	r = smcnl_parse_nested(st, SMC_NLA_STATS_MAX, tb[SMC_GEN_STATS]);
-	r = r ?: tech_parse(st[SMC_NLA_STATS_SMCD_TECH], &s->smcd);
-	r = r ?: tech_parse(st[SMC_NLA_STATS_SMCR_TECH], &s->smcr);
-	r = r ?: attr_u64(st[SMC_NLA_STATS_CLNT_HS_ERR_CNT], &s->clnt_hs_err);
-	r = r ?: attr_u64(st[SMC_NLA_STATS_SRV_HS_ERR_CNT], &s->srv_hs_err);
+	memset(dst, 0, sizeof(*dst));
+	r = smcnl_parse_nested(nla, SMC_NLA_STATS_MAX, tb[SMC_GEN_STATS]);
+	r = r ?: tech_parse(nla[SMC_NLA_STATS_SMCD_TECH], &dst->smcd);
+	r = r ?: tech_parse(nla[SMC_NLA_STATS_SMCR_TECH], &dst->smcr);
+	SMC_STATS_U64(PARSE_U64)
 	if (r < 0)
 		return r;
 	c->seen = true;

@@ -37,6 +37,13 @@ int smcnl_path(const struct smcnl *nl, char *buf, size_t len, const char *fmt, .
 	return 0;
 }
 
+bool smcnl_path_exists(const struct smcnl *nl, const char *p)
+{
+	char path[PATH_MAX];
+
+	return smcnl_path(nl, path, sizeof(path), "%s", p) == 0 && access(path, F_OK) == 0;
+}
+
 int smcnl_read_file(const char *path, char *buf, size_t len)
 {
 	return smcnl_read_file_at(AT_FDCWD, path, buf, len);

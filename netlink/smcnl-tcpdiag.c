@@ -44,7 +44,7 @@ static int tcpdiag_msg(struct nlmsghdr *nlh, void *userdata)
 	struct nlattr *tb[TCPDIAG_ATTR_MAX + 1];
 	struct tcpdiag_ctx *c = userdata;
 	struct inet_diag_msg m;
-	struct tcp_conn t = {}, *nv;
+	struct tcp_conn t = {};
 	int r;
 
 	r = smcnl_sock_diag_parse(nlh, &m, sizeof(m), tb, TCPDIAG_ATTR_MAX);
@@ -71,12 +71,7 @@ static int tcpdiag_msg(struct nlmsghdr *nlh, void *userdata)
 	}
 	if (tb[INET_DIAG_CGROUP_ID] && attr_u64(tb[INET_DIAG_CGROUP_ID], &t.cgroup_id) < 0)
 		return -EBADMSG;
-	nv = realloc(c->v, (c->n + 1) * sizeof(*nv));
-	if (!nv)
-		return -ENOMEM;
-	c->v = nv;
-	c->v[c->n++] = t;
-	return 0;
+	return SMCNL_APPEND(c->v, c->n, t);
 }
 
 static int tcpdiag_dump(struct smcnl *nl, int family, struct tcpdiag_ctx *c)

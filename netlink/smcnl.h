@@ -380,14 +380,45 @@ void smcd_gid_format(uint64_t gid, uint64_t ext_gid, char ret[33]);
 /* ---------------------------------------------------------------------------------- */
 /* Statistics (per network namespace of the caller)                                    */
 
+/*
+ * The kernel's u64 counters, one row each: X(field, attribute of netlink/uapi/smc.h).  The
+ * struct field and its parsing (smcnl-stats.c) follow from the row; its name in JSON, text
+ * and Prometheus is its row in common/stats-table.c.  Of a buffer nest (RX and TX):
+ */
+#define SMC_STATS_RMB_U64(X)                                       \
+	X(buf_size_small_peer, SMC_NLA_STATS_RMB_SIZE_SM_PEER_CNT) \
+	X(buf_size_small, SMC_NLA_STATS_RMB_SIZE_SM_CNT)           \
+	X(buf_full_peer, SMC_NLA_STATS_RMB_FULL_PEER_CNT)          \
+	X(buf_full, SMC_NLA_STATS_RMB_FULL_CNT)                    \
+	X(reuse, SMC_NLA_STATS_RMB_REUSE_CNT)                      \
+	X(alloc, SMC_NLA_STATS_RMB_ALLOC_CNT)                      \
+	X(downgrade, SMC_NLA_STATS_RMB_DGRADE_CNT)
+
+/* Of a technology's nest (SMC-D, SMC-R): */
+#define SMC_STATS_TECH_U64(X)                         \
+	X(clnt_v1_succ, SMC_NLA_STATS_T_CLNT_V1_SUCC) \
+	X(clnt_v2_succ, SMC_NLA_STATS_T_CLNT_V2_SUCC) \
+	X(srv_v1_succ, SMC_NLA_STATS_T_SRV_V1_SUCC)   \
+	X(srv_v2_succ, SMC_NLA_STATS_T_SRV_V2_SUCC)   \
+	X(sendpage, SMC_NLA_STATS_T_SENDPAGE_CNT)     \
+	X(splice, SMC_NLA_STATS_T_SPLICE_CNT)         \
+	X(cork, SMC_NLA_STATS_T_CORK_CNT)             \
+	X(ndly, SMC_NLA_STATS_T_NDLY_CNT)             \
+	X(urg_data, SMC_NLA_STATS_T_URG_DATA_CNT)     \
+	X(rx_bytes, SMC_NLA_STATS_T_RX_BYTES)         \
+	X(tx_bytes, SMC_NLA_STATS_T_TX_BYTES)         \
+	X(rx_cnt, SMC_NLA_STATS_T_RX_CNT)             \
+	X(tx_cnt, SMC_NLA_STATS_T_TX_CNT)
+
+/* Of the statistics nest itself: */
+#define SMC_STATS_U64(X)                              \
+	X(clnt_hs_err, SMC_NLA_STATS_CLNT_HS_ERR_CNT) \
+	X(srv_hs_err, SMC_NLA_STATS_SRV_HS_ERR_CNT)
+
+#define SMC_STATS_FIELD(field, attr) uint64_t field;
+
 struct smc_stats_rmb {
-	uint64_t buf_size_small_peer;
-	uint64_t buf_size_small;
-	uint64_t buf_full_peer;
-	uint64_t buf_full;
-	uint64_t reuse;
-	uint64_t alloc;
-	uint64_t downgrade;
+	SMC_STATS_RMB_U64(SMC_STATS_FIELD)
 };
 
 struct smc_stats_tech {
@@ -397,19 +428,7 @@ struct smc_stats_tech {
 	uint64_t rx_pload[SMC_STATS_BUCKETS];
 	struct smc_stats_rmb tx_rmb;
 	struct smc_stats_rmb rx_rmb;
-	uint64_t clnt_v1_succ;
-	uint64_t clnt_v2_succ;
-	uint64_t srv_v1_succ;
-	uint64_t srv_v2_succ;
-	uint64_t sendpage;
-	uint64_t splice;
-	uint64_t cork;
-	uint64_t ndly;
-	uint64_t urg_data;
-	uint64_t rx_bytes;
-	uint64_t tx_bytes;
-	uint64_t rx_cnt;
-	uint64_t tx_cnt;
+	SMC_STATS_TECH_U64(SMC_STATS_FIELD)
 	bool has_rmb_usage; /* 6.12+: gauges, not counters */
 	uint64_t rx_rmb_usage;
 	uint64_t tx_rmb_usage;
@@ -418,8 +437,7 @@ struct smc_stats_tech {
 struct smc_stats {
 	struct smc_stats_tech smcd;
 	struct smc_stats_tech smcr;
-	uint64_t clnt_hs_err;
-	uint64_t srv_hs_err;
+	SMC_STATS_U64(SMC_STATS_FIELD)
 };
 
 struct smc_fback_entry {

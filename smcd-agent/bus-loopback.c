@@ -123,6 +123,19 @@ static int owned(struct manager *m, sd_bus_error *error, struct config_mark mark
 				 m->config->path, mark.line, mark.column);
 }
 
+/* May this caller activate or deactivate: authorized, and the state not smc.yaml's. */
+static int state_authorize(sd_bus_message *msg, struct manager *m, sd_bus_error *error)
+{
+	int r = bus_authorize(msg, m, error);
+
+	if (r != 0)
+		return r;
+	if (m->config->loopback.has_active)
+		return owned(m, error, m->config->loopback.active_mark,
+			     "The loopback device's state");
+	return 0;
+}
+
 static int bus_loopback_kernel_error(struct manager *m, sd_bus_error *error, enum smc_op op, int r)
 {
 	char buf[512];
@@ -176,12 +189,9 @@ static int method_activate(sd_bus_message *msg, void *userdata, sd_bus_error *er
 	bool changed = false;
 	int r;
 
-	r = bus_authorize(msg, m, error);
+	r = state_authorize(msg, m, error);
 	if (r != 0)
 		return r;
-	if (m->config->loopback.has_active)
-		return owned(m, error, m->config->loopback.active_mark,
-			     "The loopback device's state");
 	r = need_module(m, error);
 	if (r < 0)
 		return r;
@@ -209,12 +219,9 @@ static int method_deactivate(sd_bus_message *msg, void *userdata, sd_bus_error *
 					 "the drain bound is 1 to %d seconds through smcd-agent "
 					 "(it waits in its event loop), got %" PRIu32,
 					 BUS_WAIT_MAX_S, secs);
-	r = bus_authorize(msg, m, error);
+	r = state_authorize(msg, m, error);
 	if (r != 0)
 		return r;
-	if (m->config->loopback.has_active)
-		return owned(m, error, m->config->loopback.active_mark,
-			     "The loopback device's state");
 	/* Nothing registered: inactive already (smcctl says "not loaded"). */
 	if (k->ops->module_loaded(k, LOOPBACK_MODULE) <= 0) {
 		(void)loopback_refresh(m);

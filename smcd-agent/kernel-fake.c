@@ -117,6 +117,21 @@ static int fake_read_lines(struct kernel *k, const char *name, char lines[][128]
 	return 0;
 }
 
+/* What every read of the fake passes: no SMC at all, then the fault file FAULT (NULL: none),
+ * then the lines of NAME (NULL: none, an empty dump). */
+static int fake_load(struct kernel *k, const char *fault, const char *name, char lines[][128],
+		     size_t *ret_n)
+{
+	int r;
+
+	*ret_n = 0;
+	if (fake_no_smc(k))
+		return -EPROTONOSUPPORT;
+	if (fault && (r = fake_fault(k, fault)) < 0)
+		return r;
+	return name ? fake_read_lines(k, name, lines, ret_n) : 0;
+}
+
 static int fake_write_lines(struct kernel *k, const char *name, char lines[][128], size_t n)
 {
 	char p[1024];
@@ -129,6 +144,30 @@ static int fake_write_lines(struct kernel *k, const char *name, char lines[][128
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%s\n", lines[i]);
 	return fflush(f) == 0 ? 0 : negative_errno();
+}
+
+/* Remove the lines of NAME whose first word is key (-ENOENT when there was none). */
+static int fake_remove_lines(struct kernel *k, const char *name, const char *key)
+{
+	char lines[FAKE_MAX_LINES][128];
+	size_t n, o = 0, len = strlen(key);
+	int r = fake_load(k, NULL, name, lines, &n);
+
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < n; i++)
+		if (strcspn(lines[i], " ") != len || strncmp(lines[i], key, len) != 0)
+			memmove(lines[o++], lines[i], 128);
+	if (o == n)
+		return -ENOENT;
+	return fake_write_lines(k, name, lines, o);
+}
+
+static int fake_flush(struct kernel *k, const char *name)
+{
+	if (fake_no_smc(k))
+		return -EPROTONOSUPPORT;
+	return fake_write_lines(k, name, NULL, 0);
 }
 
 static int fake_caps(struct kernel *k, struct smc_caps *ret)
@@ -182,9 +221,7 @@ static int fake_ueid_list(struct kernel *k, char ret[SMC_UEID_MAX][SMC_EID_LEN +
 	size_t n;
 	int r;
 
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	r = fake_read_lines(k, "ueid", lines, &n);
+	r = fake_load(k, NULL, "ueid", lines, &n);
 	if (r < 0)
 		return r;
 	*ret_n = 0;
@@ -219,28 +256,12 @@ static int fake_ueid_add(struct kernel *k, const char *ueid)
 
 static int fake_ueid_del(struct kernel *k, const char *ueid)
 {
-	char lines[FAKE_MAX_LINES][128];
-	size_t n, o = 0;
-	int r;
-
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	r = fake_read_lines(k, "ueid", lines, &n);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < n; i++)
-		if (!streq(lines[i], ueid))
-			memmove(lines[o++], lines[i], 128);
-	if (o == n)
-		return -ENOENT;
-	return fake_write_lines(k, "ueid", lines, o);
+	return fake_remove_lines(k, "ueid", ueid);
 }
 
 static int fake_ueid_flush(struct kernel *k)
 {
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	return fake_write_lines(k, "ueid", NULL, 0);
+	return fake_flush(k, "ueid");
 }
 
 static int fake_seid_get(struct kernel *k, struct smc_seid *ret)
@@ -282,9 +303,7 @@ static int fake_hs_get(struct kernel *k, bool *ret)
 	size_t n;
 	int r;
 
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	r = fake_read_lines(k, "hs_limitation", lines, &n);
+	r = fake_load(k, NULL, "hs_limitation", lines, &n);
 	*ret = r == 0 && n > 0 && streq(lines[0], "1");
 	return r;
 }
@@ -333,9 +352,7 @@ static int fake_pnet_list(struct kernel *k, struct smc_pnet_entry **ret, size_t 
 	size_t n, o = 0;
 	int r;
 
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	r = fake_read_lines(k, "pnet", lines, &n);
+	r = fake_load(k, NULL, "pnet", lines, &n);
 	if (r < 0)
 		return r;
 	v = calloc(n + 1, sizeof(*v));
@@ -367,9 +384,7 @@ static int fake_pnet_add(struct kernel *k, const struct smc_pnet_entry *e)
 	size_t n;
 	int r;
 
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	r = fake_read_lines(k, "pnet", lines, &n);
+	r = fake_load(k, NULL, "pnet", lines, &n);
 	if (r < 0)
 		return r;
 	if (e->eth_name[0])
@@ -387,28 +402,12 @@ static int fake_pnet_add(struct kernel *k, const struct smc_pnet_entry *e)
 
 static int fake_pnet_del(struct kernel *k, const char *pnetid)
 {
-	char lines[FAKE_MAX_LINES][128], id[32];
-	size_t n, o = 0;
-	int r;
-
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	r = fake_read_lines(k, "pnet", lines, &n);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < n; i++)
-		if (sscanf(lines[i], "%16s", id) != 1 || !streq(id, pnetid))
-			memmove(lines[o++], lines[i], 128);
-	if (o == n)
-		return -ENOENT;
-	return fake_write_lines(k, "pnet", lines, o);
+	return fake_remove_lines(k, "pnet", pnetid);
 }
 
 static int fake_pnet_flush(struct kernel *k)
 {
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	return fake_write_lines(k, "pnet", NULL, 0);
+	return fake_flush(k, "pnet");
 }
 
 static int fake_smcd_devices(struct kernel *k, struct smcd_device **ret, size_t *ret_n)
@@ -418,11 +417,7 @@ static int fake_smcd_devices(struct kernel *k, struct smcd_device **ret, size_t 
 	size_t n;
 	int r;
 
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	if ((r = fake_fault(k, "fail-dump")) < 0)
-		return r;
-	r = fake_read_lines(k, "smcd-devices", lines, &n);
+	r = fake_load(k, "fail-dump", "smcd-devices", lines, &n);
 	if (r < 0)
 		return r;
 	v = calloc(n + 1, sizeof(*v));
@@ -442,15 +437,8 @@ static int fake_smcd_devices(struct kernel *k, struct smcd_device **ret, size_t 
 
 static int fake_smcr_devices(struct kernel *k, struct smcr_device **ret, size_t *ret_n)
 {
-	int r;
-
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	if ((r = fake_fault(k, "fail-dump")) < 0)
-		return r;
 	*ret = NULL;
-	*ret_n = 0;
-	return 0;
+	return fake_load(k, "fail-dump", NULL, NULL, ret_n);
 }
 
 static int fake_smcd_linkgroups(struct kernel *k, struct smcd_linkgroup **ret, size_t *ret_n)
@@ -460,11 +448,7 @@ static int fake_smcd_linkgroups(struct kernel *k, struct smcd_linkgroup **ret, s
 	size_t n, o = 0;
 	int r;
 
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	if ((r = fake_fault(k, "fail-dump")) < 0)
-		return r;
-	r = fake_read_lines(k, "smcd-linkgroups", lines, &n);
+	r = fake_load(k, "fail-dump", "smcd-linkgroups", lines, &n);
 	if (r < 0)
 		return r;
 	v = calloc(n + 1, sizeof(*v));
@@ -486,15 +470,8 @@ static int fake_smcd_linkgroups(struct kernel *k, struct smcd_linkgroup **ret, s
 
 static int fake_smcr_linkgroups(struct kernel *k, struct smcr_linkgroup **ret, size_t *ret_n)
 {
-	int r;
-
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	if ((r = fake_fault(k, "fail-dump")) < 0)
-		return r;
 	*ret = NULL;
-	*ret_n = 0;
-	return 0;
+	return fake_load(k, "fail-dump", NULL, NULL, ret_n);
 }
 
 static int fake_stats(struct kernel *k, struct smc_stats *ret)
@@ -504,13 +481,8 @@ static int fake_stats(struct kernel *k, struct smc_stats *ret)
 	const struct stats_desc *t = stats_table(&n_table);
 	int r;
 
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	r = fake_fault(k, "fail-stats");
-	if (r < 0)
-		return r;
 	memset(ret, 0, sizeof(*ret));
-	r = fake_read_lines(k, "stats", lines, &n);
+	r = fake_load(k, "fail-stats", "stats", lines, &n);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		char key[100];
 		uint64_t v;
@@ -533,13 +505,8 @@ static int fake_fback_stats(struct kernel *k, struct smc_fback_stats *ret)
 	size_t n;
 	int r;
 
-	if (fake_no_smc(k))
-		return -EPROTONOSUPPORT;
-	r = fake_fault(k, "fail-stats");
-	if (r < 0)
-		return r;
 	memset(ret, 0, sizeof(*ret));
-	r = fake_read_lines(k, "stats", lines, &n);
+	r = fake_load(k, "fail-stats", "stats", lines, &n);
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		uint64_t v;
 

@@ -100,7 +100,6 @@ static int add_plan(struct doc *d, const struct plan *p)
 static int plan_reconcile(struct kernel *k, const struct config *c, struct doc *d)
 {
 	struct actual_state a = {};
-	struct desired_extra x;
 	struct plan p = {};
 	bool loads = false;
 	int r;
@@ -113,11 +112,7 @@ static int plan_reconcile(struct kernel *k, const struct config *c, struct doc *
 	for (size_t i = 0; r >= 0 && i < p.n; i++)
 		loads |= p.items[i].action == PLAN_MODULE_LOAD;
 	if (r >= 0)
-		r = actual_observe(k, c, &a);
-	if (r >= 0) {
-		desired_extra_compute(c, &x);
-		r = plan_settings(c, &x, &a, &p);
-	}
+		r = plan_settings_observed(k, c, &a, &p);
 	if (r >= 0)
 		r = add_plan(d, &p);
 	if (r >= 0 && loads)

@@ -672,11 +672,22 @@ int plan_apply(struct kernel *k, const struct plan *p, const struct report *prev
 	return 0;
 }
 
+int plan_settings_observed(struct kernel *k, const struct config *c, struct actual_state *a,
+			   struct plan *p)
+{
+	struct desired_extra x;
+	int r = actual_observe(k, c, a);
+
+	if (r < 0)
+		return r;
+	desired_extra_compute(c, &x);
+	return plan_settings(c, &x, a, p);
+}
+
 int reconcile(struct kernel *k, const struct config *c, const struct report *previous,
 	      bool report_only, struct report *ret)
 {
 	struct actual_state a = {};
-	struct desired_extra x;
 	struct plan p = {};
 	int r;
 
@@ -691,11 +702,7 @@ int reconcile(struct kernel *k, const struct config *c, const struct report *pre
 		r = plan_apply(k, &p, previous, report_only, ret);
 	plan_clear(&p);
 	if (r >= 0)
-		r = actual_observe(k, c, &a);
-	if (r >= 0) {
-		desired_extra_compute(c, &x);
-		r = plan_settings(c, &x, &a, &p);
-	}
+		r = plan_settings_observed(k, c, &a, &p);
 	if (r >= 0)
 		r = plan_apply(k, &p, previous, report_only, ret);
 	plan_clear(&p);

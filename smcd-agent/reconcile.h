@@ -130,6 +130,9 @@ void desired_extra_compute(const struct config *c, struct desired_extra *ret);
 int plan_modules(const struct config *c, const struct actual_state *a, struct plan *p);
 int plan_settings(const struct config *c, const struct desired_extra *x,
 		  const struct actual_state *a, struct plan *p);
+/* The kernel as it is now (into a), then plan_settings() against it. */
+int plan_settings_observed(struct kernel *k, const struct config *c, struct actual_state *a,
+			   struct plan *p);
 
 struct item_report {
 	char name[REPORT_ITEM_NAME_LEN];

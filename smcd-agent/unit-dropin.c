@@ -101,6 +101,28 @@ static int reload_or_put_back(struct manager *m, const char *path, const char *o
 	return MANAGER_UNIT_REFUSED;
 }
 
+/*
+ * The drop-in at *path was written or removed (done, "wrote" or "removed"; old its text
+ * before): reload, or put it back when the result is refused.  On success and on a failed
+ * apply, *ret_path takes the path; the latter says "DONE PATH and NOW, but applying ...".
+ */
+static int dropin_apply(struct manager *m, char **path, const char *old, const char *done,
+			const char *now, char **ret_path, char **ret_why)
+{
+	int r = reload_or_put_back(m, *path, old, ret_why);
+
+	if (r == MANAGER_UNIT_REFUSED || r == -ENOMEM)
+		return r;
+	*ret_path = TAKE_PTR(*path);
+	if (r < 0)
+		return dropin_why_set(
+			       ret_why,
+			       "%s %s and %s, but applying it failed: %s (see LastReconcile; smcctl config reload tries again)",
+			       done, *ret_path, now, strerror(-r)),
+		       MANAGER_UNIT_APPLY_FAILED;
+	return 0;
+}
+
 int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup, char **ret_path,
 			char **ret_why)
 {
@@ -160,17 +182,8 @@ int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup,
 					  path, strerror(-r), m->config_path)),
 		       r;
 	log_info("Wrote %s: %s (cgroup %s) gets SMC", path, name, cgroup);
-	r = reload_or_put_back(m, path, old, ret_why);
-	if (r == MANAGER_UNIT_REFUSED || r == -ENOMEM)
-		return r;
-	*ret_path = TAKE_PTR(path);
-	if (r < 0)
-		return dropin_why_set(
-			       ret_why,
-			       "wrote %s and it is the running configuration, but applying it failed: %s (see LastReconcile; smcctl config reload tries again)",
-			       *ret_path, strerror(-r)),
-		       MANAGER_UNIT_APPLY_FAILED;
-	return 0;
+	return dropin_apply(m, &path, old, "wrote", "it is the running configuration", ret_path,
+			    ret_why);
 }
 
 int manager_disable_unit(struct manager *m, const char *unit, char **ret_path, char **ret_why)
@@ -207,15 +220,6 @@ int manager_disable_unit(struct manager *m, const char *unit, char **ret_path, c
 				      textfile_untrusted() ? textfile_untrusted() : strerror(-r)),
 		       r;
 	log_info("Removed %s: %s no longer gets SMC from it", path, name);
-	r = reload_or_put_back(m, path, old, ret_why);
-	if (r == MANAGER_UNIT_REFUSED || r == -ENOMEM)
-		return r;
-	*ret_path = TAKE_PTR(path);
-	if (r < 0)
-		return dropin_why_set(
-			       ret_why,
-			       "removed %s and the configuration without it is the running one, but applying it failed: %s (see LastReconcile; smcctl config reload tries again)",
-			       *ret_path, strerror(-r)),
-		       MANAGER_UNIT_APPLY_FAILED;
-	return 0;
+	return dropin_apply(m, &path, old, "removed",
+			    "the configuration without it is the running one", ret_path, ret_why);
 }

@@ -16,19 +16,7 @@ runs=${SMCD_BENCH_RUNS:-30}
 conns=${SMCD_BENCH_CONNS:-20}
 
 info "kernel $(uname -r), $runs runs per command, $conns SMC-D connections"
-smcctl ueid add SMCD-BENCH >/dev/null || fail "smcctl ueid add"
-
-: >/tmp/conn.log
-smc-conn pair --conns "$conns" --bytes 1K --hold 3000 >>/tmp/conn.log 2>&1 &
-conn=$!
-trap 'kill $conn 2>/dev/null' EXIT
-i=0
-while [ "$(grep -c '"mode":' /tmp/conn.log || true)" -lt "$conns" ]; do
-	sleep 0.5
-	i=$((i + 1))
-	[ $i -lt 600 ] || { tail -5 /tmp/conn.log; fail "$conns connections did not come up"; }
-	kill -0 $conn 2>/dev/null || { tail -5 /tmp/conn.log; fail "smc-conn died"; }
-done
+bench_hold_conns "$conns"
 smcd=$(grep -c '"mode":"smcd"' /tmp/conn.log || true)
 [ "$smcd" -ge "$conns" ] || { cat /tmp/conn.log; fail "only $smcd of $conns connections use SMC-D"; }
 info "$conns connections up, all SMC-D"
@@ -87,6 +75,7 @@ if [ "${SMCD_BENCH_STRACE:-0}" = 1 ] && command -v strace >/dev/null; then
 	done
 fi
 
-kill $conn
-wait $conn 2>/dev/null
+# shellcheck disable=SC2154 # conn: smc-conn's pid, set by bench_hold_conns (lib.sh)
+kill "$conn"
+wait "$conn" 2>/dev/null
 exit 0

@@ -9,17 +9,7 @@
 require_cmd smcctl smcd smc-conn kernel-ops
 conns=${SMCD_BENCH_CONNS:-20}
 
-smcctl ueid add SMCD-BENCH >/dev/null || fail "smcctl ueid add"
-: >/tmp/conn.log
-smc-conn pair --conns "$conns" --bytes 1K --hold 3000 >>/tmp/conn.log 2>&1 &
-conn=$!
-trap 'kill $conn 2>/dev/null' EXIT
-i=0
-while [ "$(grep -c '"mode":' /tmp/conn.log || true)" -lt "$conns" ]; do
-	sleep 0.5
-	i=$((i + 1))
-	[ $i -lt 600 ] || fail "$conns connections did not come up"
-done
+bench_hold_conns "$conns"
 info "kernel $(uname -r), $conns connections up"
 
 kernel-ops || fail "kernel-ops"
@@ -28,6 +18,7 @@ for c in "smcctl --version" "smcd -v" "smcctl device" "smcd device" "smcctl info
 	# shellcheck disable=SC2086 # the command is a word list on purpose
 	kernel-ops "$(command -v "${c%% *}")" ${c#* } || fail "kernel-ops $c"
 done
-kill $conn
-wait $conn 2>/dev/null
+# shellcheck disable=SC2154 # conn: smc-conn's pid, set by bench_hold_conns (lib.sh)
+kill "$conn"
+wait "$conn" 2>/dev/null
 exit 0

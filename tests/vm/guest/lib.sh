@@ -282,6 +282,24 @@ wait_conns() {
 	done
 }
 
+# bench_hold_conns N: for the benchmarks of bench/smcctl-vs-smctools/guest/, the UEID
+# SMCD-BENCH and N SMC-D loopback connections held open (smc-conn pair --hold, its lines in
+# /tmp/conn.log, its pid in $conn, killed at exit), waited for until all are up.
+bench_hold_conns() {
+	smcctl ueid add SMCD-BENCH >/dev/null || fail "smcctl ueid add"
+	: >/tmp/conn.log
+	smc-conn pair --conns "$1" --bytes 1K --hold 3000 >>/tmp/conn.log 2>&1 &
+	conn=$!
+	trap 'kill $conn 2>/dev/null' EXIT
+	_bh_i=0
+	while [ "$(grep -c '"mode":' /tmp/conn.log || true)" -lt "$1" ]; do
+		sleep 0.5
+		_bh_i=$((_bh_i + 1))
+		[ $_bh_i -lt 600 ] || { tail -5 /tmp/conn.log; fail "$1 connections did not come up"; }
+		kill -0 $conn 2>/dev/null || { tail -5 /tmp/conn.log; fail "smc-conn died"; }
+	done
+}
+
 # smc_open_conns smcd|smcr: how many connections the SMC-D or SMC-R link groups hold (0
 # without a link group).
 smc_open_conns() { smcctl -j linkgroup list --"$1" | jq --arg k "$1" '[.[$k][].conns] | add // 0'; }
