@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,6 +25,9 @@
 #include "smcd-agent/loopback-reconcile.h"
 #include "smcd-agent/manager.h"
 #include "smcd-agent/policy-engine.h"
+#ifdef HAVE_BPF
+#include "bpf/smcbpf.h"
+#endif
 
 static const char *const manager_state_names[_MANAGER_STATE_MAX] = {
 	[MANAGER_STARTING] = "starting", [MANAGER_RUNNING] = "running",
@@ -160,13 +164,37 @@ int manager_config_read(const char *path, bool reload, bool running_builtin, str
 	return r;
 }
 
+/* The drop-ins of containers stopped while the agent could not hear their poststop hook
+ * removed (manager_prune_container_dropins()): 1 when some were, so c is read again. */
+static int prune_gone_containers(const char *path, const struct config *c)
+{
+#ifdef HAVE_BPF
+	char root[PATH_MAX];
+
+	/* No cgroup2 mount found: nothing is known to be gone, nothing is removed. */
+	if (smcbpf_cgroup2_root(root, sizeof(root)) < 0)
+		return 0;
+	return manager_prune_container_dropins(c, path, root) > 0;
+#else
+	(void)path;
+	(void)c;
+	return 0; /* no cgroup policies without BPF: nothing to prune */
+#endif
+}
+
 static int manager_config_load(const char *path, bool reload, bool *builtin, struct config **ret,
 			       char **ret_error)
 {
 	struct config_errors errors = {};
+	bool running_builtin = *builtin;
 	int r;
 
-	r = manager_config_read(path, reload, *builtin, ret, builtin, &errors);
+	r = manager_config_read(path, reload, running_builtin, ret, builtin, &errors);
+	if (r >= 0 && prune_gone_containers(path, *ret) > 0) {
+		config_free(*ret);
+		*ret = NULL;
+		r = manager_config_read(path, reload, running_builtin, ret, builtin, &errors);
+	}
 	if (r == -ENOENT && reload)
 		log_fields(LOG_ERR, 0,
 			   (const char *const[]){ "MESSAGE_ID=" SMCD_MESSAGE_CONFIG_REJECTED, NULL },
