@@ -154,6 +154,29 @@ sum=$(podman logs smc-pod-pair 2>&1 | grep '"summary"')
 assert_eq 1 "$(echo "$sum" | jq .smcd)" "kube play, annotation on the pod: SMC-D ($sum)"
 assert_ok podman kube down /tmp/smc-pod.yaml
 
+# === stopped while the agent is down: nothing left behind (issue 39) ======================
+# poststop cannot reach a stopped agent, so the drop-in stays until the agent starts: then
+# it removes the drop-in of a container's scope whose cgroup is gone (unit-dropin.c).
+gip=$(srv gone-srv --annotation $ANN | tail -n 1)
+assert_match "$gip" '^[0-9.]+$' "gone-srv's address on the bridge"
+gscope=$(scope_of gone-srv)
+gfile="$D/50-unit-${gscope##*/}.yaml"
+assert_exists "$gfile" "gone-srv's drop-in"
+assert_ok systemctl stop $U
+assert_ok podman rm -f -t 0 gone-srv
+assert_not_exists "/sys/fs/cgroup$gscope" "gone-srv's cgroup is gone"
+assert_exists "$gfile" "... its drop-in still there: poststop found no agent"
+assert_contains "$(journalctl -t smcctl -o cat)" "cannot remove the drop-in of ${gscope##*/}: smcd-agent is not running" \
+	"... and the hook said so"
+assert_ok systemctl start $U
+wait_until 120 "$U.service active again" systemctl is-active --quiet $U
+assert_not_exists "$gfile" "the started agent removed the stopped container's drop-in"
+assert_not_contains "$(smcctl policy)" "$gscope" "... and it is in no policy"
+assert_contains "$(journalctl -u $U -o cat)" "its container is gone (no cgroup $gscope)" \
+	"... and the agent said why"
+assert_contains "$(smcctl policy)" "$scope" "smc-srv, still running, keeps its scope"
+# === end: stopped while the agent is down ===================================================
+
 # --- stopped: nothing left ----------------------------------------------------------------
 assert_ok podman rm -f -t 0 smc-srv smc-cli smc-cli2 tcp-srv tcp-cli host-net
 assert_eq "" "$(ls $D | grep libpod || true)" "no drop-in left after the containers stopped"
