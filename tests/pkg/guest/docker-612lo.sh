@@ -113,7 +113,7 @@ docker run --name rt-host --runtime smc --network host smc-conn /bin/smc-conn pa
 sum=$(grep '"summary"' /tmp/rt-host.out)
 assert_eq 1 "$(echo "$sum" | jq .tcp)" "a host-network container's sockets stay TCP ($sum)"
 assert_not_contains "$(smcctl policy)" "$(scope_of rt-host)" "... no policy for its scope"
-assert_contains "$(journalctl -t smcctl -o cat)" "stays on TCP: it has no network namespace of its own (host network)" \
+assert_contains "$(journalctl -t smcctl -o cat)" "stays on TCP: its network namespace is the host's (host network)" \
 	"... and the journal says why"
 
 # --- the agent killed and restarted while --runtime smc containers talk (issue 39) -------
