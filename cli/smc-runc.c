@@ -40,8 +40,8 @@
 
 #define ACTIVE_ENV "SMC_RUNC_ACTIVE"
 
-static void say(int level, const char *fmt, ...) _printf_(2, 3);
-static void say(int level, const char *fmt, ...)
+static void smc_runc_say(int level, const char *fmt, ...) _printf_(2, 3);
+static void smc_runc_say(int level, const char *fmt, ...)
 {
 	char msg[2048];
 	va_list ap;
@@ -143,32 +143,34 @@ static void bundle_edit(const char *bundle)
 	int r;
 
 	if (asprintf(&path, "%s/config.json", bundle) < 0) {
-		say(LOG_WARNING, "out of memory: the container starts without SMC");
+		smc_runc_say(LOG_WARNING, "out of memory: the container starts without SMC");
 		return;
 	}
 	r = config_read(path, &text, &len, &mode);
 	if (r < 0) {
-		say(LOG_WARNING,
-		    "cannot read %s: %s: the container gets no SMC (runc says whether the bundle is usable)",
-		    path,
-		    r == -EFBIG	  ? "it is too large to edit"
-		    : r == -EBADF ? "not a regular file"
-				  : strerror(-r));
+		smc_runc_say(
+			LOG_WARNING,
+			"cannot read %s: %s: the container gets no SMC (runc says whether the bundle is usable)",
+			path,
+			r == -EFBIG   ? "it is too large to edit"
+			: r == -EBADF ? "not a regular file"
+				      : strerror(-r));
 		return;
 	}
 	r = smc_runc_config_edit(text, len, SMC_RUNC_SMCCTL, &edited, why, sizeof(why));
 	if (r < 0) {
-		say(LOG_WARNING,
-		    "%s is left as it is, %s: the container gets no SMC (runc says whether the bundle is usable)",
-		    path, why);
+		smc_runc_say(
+			LOG_WARNING,
+			"%s is left as it is, %s: the container gets no SMC (runc says whether the bundle is usable)",
+			path, why);
 		return;
 	}
 	if (r == 0)
 		return; /* the hooks are there already */
 	r = textfile_replace(path, edited, strlen(edited), mode);
 	if (r < 0)
-		say(LOG_WARNING, "cannot write %s: %s: the container starts without SMC", path,
-		    textfile_untrusted() ? textfile_untrusted() : strerror(-r));
+		smc_runc_say(LOG_WARNING, "cannot write %s: %s: the container starts without SMC",
+			     path, textfile_untrusted() ? textfile_untrusted() : strerror(-r));
 }
 
 int main(int argc, char **argv)
@@ -180,47 +182,50 @@ int main(int argc, char **argv)
 
 	openlog("smc-runc", LOG_PID, LOG_DAEMON);
 	if (getenv("SMC_RUNC_ACTIVE")) { /* ACTIVE_ENV, spelled for man-coverage.test */
-		say(LOG_ERR,
-		    "started by smc-runc itself: the runtime it executes runs it again; name the real runc with %sPATH in daemon.json's runtimeArgs",
-		    SMC_RUNC_RUNTIME_OPT);
+		smc_runc_say(
+			LOG_ERR,
+			"started by smc-runc itself: the runtime it executes runs it again; name the real runc with %sPATH in daemon.json's runtimeArgs",
+			SMC_RUNC_RUNTIME_OPT);
 		return 1;
 	}
 	if (smc_runc_args_parse(argc, argv, &a) < 0) {
-		say(LOG_ERR, "%s needs a path: %sPATH (the real runc)", SMC_RUNC_RUNTIME_OPT,
-		    SMC_RUNC_RUNTIME_OPT);
+		smc_runc_say(LOG_ERR, "%s needs a path: %sPATH (the real runc)",
+			     SMC_RUNC_RUNTIME_OPT, SMC_RUNC_RUNTIME_OPT);
 		return 1;
 	}
 	r = runtime_find(a.runtime ? a.runtime : "runc", runtime, sizeof(runtime));
 	if (r < 0) {
 		if (r == -ELOOP)
-			say(LOG_ERR,
-			    "%s is smc-runc itself, not a runtime; name the real runc with %sPATH in daemon.json's runtimeArgs",
-			    a.runtime ? a.runtime : "every runc in $PATH", SMC_RUNC_RUNTIME_OPT);
+			smc_runc_say(
+				LOG_ERR,
+				"%s is smc-runc itself, not a runtime; name the real runc with %sPATH in daemon.json's runtimeArgs",
+				a.runtime ? a.runtime : "every runc in $PATH", SMC_RUNC_RUNTIME_OPT);
 		else
-			say(LOG_ERR,
-			    "cannot run %s: %s; install runc, or name the runtime with %sPATH in daemon.json's runtimeArgs",
-			    a.runtime ? a.runtime : "runc (in $PATH)", strerror(-r),
-			    SMC_RUNC_RUNTIME_OPT);
+			smc_runc_say(
+				LOG_ERR,
+				"cannot run %s: %s; install runc, or name the runtime with %sPATH in daemon.json's runtimeArgs",
+				a.runtime ? a.runtime : "runc (in $PATH)", strerror(-r),
+				SMC_RUNC_RUNTIME_OPT);
 		return 1;
 	}
 	if (a.creates)
 		bundle_edit(a.bundle);
 	args = calloc((size_t)(argc - a.first + 2), sizeof(*args));
 	if (!args) {
-		say(LOG_ERR, "out of memory");
+		smc_runc_say(LOG_ERR, "out of memory");
 		return 1;
 	}
 	args[0] = runtime;
 	for (int i = a.first; i < argc; i++)
 		args[i - a.first + 1] = argv[i];
 	if (setenv(ACTIVE_ENV, "1", 1) < 0) {
-		say(LOG_ERR, "out of memory");
+		smc_runc_say(LOG_ERR, "out of memory");
 		return 1;
 	}
 	closelog();
 	execv(runtime, args);
 	r = errno;
 	openlog("smc-runc", LOG_PID, LOG_DAEMON);
-	say(LOG_ERR, "cannot execute %s: %s", runtime, strerror(r));
+	smc_runc_say(LOG_ERR, "cannot execute %s: %s", runtime, strerror(r));
 	return 1;
 }

@@ -16,6 +16,7 @@
 #include "common/macro.h"
 #include "common/util.h"
 #include "smcd-agent/collector.h"
+#include "smcd-agent/dropin-prune.h"
 #include "smcd-agent/assess-continuous.h"
 #include "smcd-agent/bus-access.h"
 #include "smcd-agent/bus-manager.h"
@@ -25,9 +26,6 @@
 #include "smcd-agent/loopback-reconcile.h"
 #include "smcd-agent/manager.h"
 #include "smcd-agent/policy-engine.h"
-#ifdef HAVE_BPF
-#include "bpf/smcbpf.h"
-#endif
 
 static const char *const manager_state_names[_MANAGER_STATE_MAX] = {
 	[MANAGER_STARTING] = "starting", [MANAGER_RUNNING] = "running",
@@ -165,32 +163,26 @@ int manager_config_read(const char *path, bool reload, bool running_builtin, str
 }
 
 /* The drop-ins of containers stopped while the agent could not hear their poststop hook
- * removed (manager_prune_container_dropins()): 1 when some were, so c is read again. */
-static int prune_gone_containers(const char *path, const struct config *c)
+ * removed (dropin-prune.c): 1 when some were, so the configuration is read again. */
+static int prune_gone_containers(struct kernel *k, const char *path, const struct config *c)
 {
-#ifdef HAVE_BPF
 	char root[PATH_MAX];
 
-	/* No cgroup2 mount found: nothing is known to be gone, nothing is removed. */
-	if (smcbpf_cgroup2_root(root, sizeof(root)) < 0)
+	/* No cgroup2 tree known (the dry run, a recorded tree): nothing is taken for gone. */
+	if (!k || !k->ops->cgroup_root || k->ops->cgroup_root(k, root, sizeof(root)) < 0)
 		return 0;
-	return manager_prune_container_dropins(c, path, root) > 0;
-#else
-	(void)path;
-	(void)c;
-	return 0; /* no cgroup policies without BPF: nothing to prune */
-#endif
+	return dropin_prune_containers(c, path, root) > 0;
 }
 
-static int manager_config_load(const char *path, bool reload, bool *builtin, struct config **ret,
-			       char **ret_error)
+static int manager_config_load(struct kernel *k, const char *path, bool reload, bool *builtin,
+			       struct config **ret, char **ret_error)
 {
 	struct config_errors errors = {};
 	bool running_builtin = *builtin;
 	int r;
 
 	r = manager_config_read(path, reload, running_builtin, ret, builtin, &errors);
-	if (r >= 0 && prune_gone_containers(path, *ret) > 0) {
+	if (r >= 0 && prune_gone_containers(k, path, *ret) > 0) {
 		config_free(*ret);
 		*ret = NULL;
 		r = manager_config_read(path, reload, running_builtin, ret, builtin, &errors);
@@ -211,7 +203,8 @@ static int manager_config_load(const char *path, bool reload, bool *builtin, str
 
 int manager_load_config(struct manager *m)
 {
-	return manager_config_load(m->config_path, false, &m->config_builtin, &m->config, NULL);
+	return manager_config_load(m->kernel, m->config_path, false, &m->config_builtin, &m->config,
+				   NULL);
 }
 
 static void manager_arm_timers(struct manager *m);
@@ -226,7 +219,7 @@ int manager_reload(struct manager *m, bool *ret_refused, char **ret_error)
 	if (ret_refused)
 		*ret_refused = false;
 	(void)sd_notify(0, "RELOADING=1\nSTATUS=Reloading configuration");
-	r = manager_config_load(m->config_path, true, &builtin, &c, &error);
+	r = manager_config_load(m->kernel, m->config_path, true, &builtin, &c, &error);
 	if (r < 0) {
 		free(m->config_error);
 		m->config_error = error ? error : strdup("the configuration could not be read");

@@ -128,14 +128,6 @@ int manager_reload(struct manager *m, bool *ret_refused, char **ret_error);
 int manager_enable_unit(struct manager *m, const char *unit, const char *cgroup, char **ret_path,
 			char **ret_why);
 int manager_disable_unit(struct manager *m, const char *unit, char **ret_path, char **ret_why);
-/*
- * The drop-ins EnableUnit wrote for containers' scopes (smcctl oci-hook) whose cgroup below
- * cgroup_root no longer exists, removed (unit-dropin.c says which and why that is safe):
- * the number removed, or -ENOMEM.  At start and at every reload (manager_config_load()), so
- * a container stopped while the agent was down leaves nothing behind.
- */
-int manager_prune_container_dropins(const struct config *c, const char *config_path,
-				    const char *cgroup_root);
 int manager_reconcile(struct manager *m, enum reconcile_reason reason);
 /*
  * Re-read devices, link groups and capabilities; update D-Bus objects.  0, or the failed

@@ -22,11 +22,9 @@
 
 #include "common/bus-api.h"
 #include "common/macro.h"
-#ifdef HAVE_BPF
-#include "bpf/smcbpf.h"
-#endif
 #include "config/dropin.h"
 #include "smcd-agent/bus-manager.h"
+#include "smcd-agent/dropin-prune.h"
 #include "smcd-agent/manager.h"
 #include "smcd-agent/policy-engine.h"
 #include "tests/unit/golden.h"
@@ -355,7 +353,7 @@ static void test_prune_gone_containers(void **state)
 	/* Read as the agent reads it, without its own pruning on this host's cgroup tree. */
 	assert_int_equal(manager_config_read(cfg_path, true, false, &c, &builtin, &errors), 0);
 	assert_int_equal(c->policies.n_cgroups, 6);
-	assert_int_equal(manager_prune_container_dropins(c, cfg_path, root), 1);
+	assert_int_equal(dropin_prune_containers(c, cfg_path, root), 1);
 	assert_false(dropin_exists("libpod-" HEX_B ".scope"));
 	assert_true(dropin_exists("libpod-" HEX_A ".scope"));
 	assert_true(dropin_exists("docker-" HEX_C ".scope"));
@@ -366,36 +364,42 @@ static void test_prune_gone_containers(void **state)
 	config_free(c);
 	assert_int_equal(manager_config_read(cfg_path, true, false, &c, &builtin, &errors), 0);
 	assert_int_equal(c->policies.n_cgroups, 5);
-	assert_int_equal(manager_prune_container_dropins(c, cfg_path, root), 0);
+	assert_int_equal(dropin_prune_containers(c, cfg_path, root), 0);
 	/* The container's cgroup gone too: its drop-in next. */
 	sh("rmdir cgroot/machine.slice/libpod-" HEX_A ".scope");
-	assert_int_equal(manager_prune_container_dropins(c, cfg_path, root), 1);
+	assert_int_equal(dropin_prune_containers(c, cfg_path, root), 1);
 	assert_false(dropin_exists("libpod-" HEX_A ".scope"));
 	config_free(c);
 	config_errors_clear(&errors);
 }
 
 /*
- * At start and at reload, on this host's cgroup2 tree, where no container of these ids
- * runs: the agent drops the drop-in, and the running configuration is without it.
+ * At start and at reload, on the fake kernel's cgroup2 tree (its cgroup/): the agent drops
+ * the drop-in of a container whose cgroup is gone, and the running configuration is
+ * without it; a running container's and a service's stay.  Without a tree (the other tests
+ * here, the dry run) nothing is taken for gone.
  */
 static void test_prune_at_start_and_reload(void **state)
 {
 	struct manager *m;
 
-#ifdef HAVE_BPF
-	char root[PATH_MAX];
-
-	if (smcbpf_cgroup2_root(root, sizeof(root)) < 0)
-		skip(); /* no cgroup2 mounted: nothing is known to be gone */
-#else
-	skip(); /* no cgroup policies without BPF: nothing is pruned */
-#endif
 	agent_free(agent(true)); /* the fake kernel's files and smc.yaml */
 	mkdir(dropin_dir, 0755);
+	dropin_write("libpod-" HEX_A ".scope", "/machine.slice/libpod-" HEX_A ".scope", "");
 	dropin_write("libpod-" HEX_B ".scope", "/machine.slice/libpod-" HEX_B ".scope", "");
 	dropin_write("a.service", "/system.slice/a.service", "");
-	/* Started as agent() starts it, with these drop-ins there. */
+	/* No tree known: a start removes nothing. */
+	{
+		struct kernel *k = NULL;
+
+		assert_int_equal(kernel_fake_new(dir, &k), 0);
+		assert_int_equal(manager_new(cfg_path, k, &m), 0);
+		assert_int_equal(manager_load_config(m), 0);
+		assert_true(dropin_exists("libpod-" HEX_B ".scope"));
+		agent_free(m);
+	}
+	/* Started as agent() starts it, with the tree: libpod-A runs, libpod-B is gone. */
+	sh("mkdir -p cgroup/machine.slice/libpod-" HEX_A ".scope cgroup/system.slice");
 	{
 		struct kernel *k = NULL;
 
@@ -405,13 +409,20 @@ static void test_prune_at_start_and_reload(void **state)
 	}
 	assert_false(dropin_exists("libpod-" HEX_B ".scope"));
 	assert_false(running_has(m, "/machine.slice/libpod-" HEX_B ".scope"));
+	assert_true(dropin_exists("libpod-" HEX_A ".scope"));
+	assert_true(running_has(m, "/machine.slice/libpod-" HEX_A ".scope"));
 	assert_true(running_has(m, "/system.slice/a.service"));
+	/* At a reload: a container stopped since. */
 	dropin_write("docker-" HEX_C ".scope", "/system.slice/docker-" HEX_C ".scope", "");
+	sh("rmdir cgroup/machine.slice/libpod-" HEX_A ".scope");
 	assert_int_equal(manager_reload(m, NULL, NULL), 0);
 	assert_false(dropin_exists("docker-" HEX_C ".scope"));
+	assert_false(dropin_exists("libpod-" HEX_A ".scope"));
 	assert_false(running_has(m, "/system.slice/docker-" HEX_C ".scope"));
+	assert_false(running_has(m, "/machine.slice/libpod-" HEX_A ".scope"));
 	assert_true(running_has(m, "/system.slice/a.service"));
 	agent_free(m);
+	sh("rm -rf cgroup");
 }
 
 int main(void)
