@@ -31,6 +31,7 @@
  *                        open as a netns fd holds the namespace.  A symbolic link to DIR
  *                        is the agent's own namespace under a name.
  *   netns/NAME/fail-open "ERRNO": entering it fails with it (EPERM: not allowed)
+ *   cgroup/              the cgroup2 tree (cgroup/machine.slice/...); absent: none known
  *
  * The same errnos as the real kernel: -ERANGE table full, -EEXIST duplicate, -ENOENT absent.
  */
@@ -728,6 +729,16 @@ static int fake_smclo_monitor(struct kernel *k, struct smclo_monitor **ret)
 	return -EOPNOTSUPP;
 }
 
+static int fake_cgroup_root(struct kernel *k, char *buf, size_t len)
+{
+	struct stat st;
+
+	fake_path(k, "cgroup", buf, len);
+	if (stat(buf, &st) < 0)
+		return negative_errno();
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
 static void fake_free(struct kernel *k)
 {
 	free(((struct kernel_fake *)k)->dir);
@@ -767,6 +778,7 @@ static const struct kernel_ops fake_ops = {
 	.smclo_shutdown = fake_smclo_shutdown,
 	.smclo_set = fake_smclo_set,
 	.smclo_monitor = fake_smclo_monitor,
+	.cgroup_root = fake_cgroup_root,
 	.free = fake_free,
 };
 

@@ -9,6 +9,9 @@
 
 #include "common/macro.h"
 #include "smcd-agent/kernel.h"
+#ifdef HAVE_BPF
+#include "bpf/smcbpf.h"
+#endif
 
 struct kernel_smcnl {
 	struct kernel base;
@@ -320,6 +323,20 @@ static int ks_smclo_monitor(struct kernel *k, struct smclo_monitor **ret)
 	return smclo_monitor_open(NL(k), ret);
 }
 
+/* The host's cgroup2 mount (a recorded tree has none of its own: none known). */
+static int ks_cgroup_root(struct kernel *k, char *buf, size_t len)
+{
+	if (((struct kernel_smcnl *)k)->sysroot)
+		return -EOPNOTSUPP;
+#ifdef HAVE_BPF
+	return smcbpf_cgroup2_root(buf, len);
+#else
+	(void)buf;
+	(void)len;
+	return -EOPNOTSUPP; /* no cgroup policies without BPF */
+#endif
+}
+
 static void ks_free(struct kernel *k)
 {
 	struct kernel_smcnl *ks = (struct kernel_smcnl *)k;
@@ -364,6 +381,7 @@ static const struct kernel_ops smcnl_ops = {
 	.smclo_shutdown = ks_smclo_shutdown,
 	.smclo_set = ks_smclo_set,
 	.smclo_monitor = ks_smclo_monitor,
+	.cgroup_root = ks_cgroup_root,
 	.free = ks_free,
 };
 

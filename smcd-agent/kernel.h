@@ -75,6 +75,12 @@ struct kernel_ops {
 	int (*smclo_set)(struct kernel *k, const struct smclo_set_request *q,
 			 struct smclo_device *ret);
 	int (*smclo_monitor)(struct kernel *k, struct smclo_monitor **ret);
+	/*
+	 * The mount point of the cgroup2 tree the policies' cgroup paths are below (dropin-prune.c:
+	 * a stopped container's drop-in), or -errno when none is known; NULL where there is
+	 * none to trust (the dry run, a recorded tree): nothing is taken for gone then.
+	 */
+	int (*cgroup_root)(struct kernel *k, char *buf, size_t len);
 	void (*free)(struct kernel *k);
 };
 

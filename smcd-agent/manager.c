@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "common/macro.h"
 #include "common/util.h"
 #include "smcd-agent/collector.h"
+#include "smcd-agent/dropin-prune.h"
 #include "smcd-agent/assess-continuous.h"
 #include "smcd-agent/bus-access.h"
 #include "smcd-agent/bus-manager.h"
@@ -160,13 +162,31 @@ int manager_config_read(const char *path, bool reload, bool running_builtin, str
 	return r;
 }
 
-static int manager_config_load(const char *path, bool reload, bool *builtin, struct config **ret,
-			       char **ret_error)
+/* The drop-ins of containers stopped while the agent could not hear their poststop hook
+ * removed (dropin-prune.c): 1 when some were, so the configuration is read again. */
+static int prune_gone_containers(struct kernel *k, const char *path, const struct config *c)
+{
+	char root[PATH_MAX];
+
+	/* No cgroup2 tree known (the dry run, a recorded tree): nothing is taken for gone. */
+	if (!k || !k->ops->cgroup_root || k->ops->cgroup_root(k, root, sizeof(root)) < 0)
+		return 0;
+	return dropin_prune_containers(c, path, root) > 0;
+}
+
+static int manager_config_load(struct kernel *k, const char *path, bool reload, bool *builtin,
+			       struct config **ret, char **ret_error)
 {
 	struct config_errors errors = {};
+	bool running_builtin = *builtin;
 	int r;
 
-	r = manager_config_read(path, reload, *builtin, ret, builtin, &errors);
+	r = manager_config_read(path, reload, running_builtin, ret, builtin, &errors);
+	if (r >= 0 && prune_gone_containers(k, path, *ret) > 0) {
+		config_free(*ret);
+		*ret = NULL;
+		r = manager_config_read(path, reload, running_builtin, ret, builtin, &errors);
+	}
 	if (r == -ENOENT && reload)
 		log_fields(LOG_ERR, 0,
 			   (const char *const[]){ "MESSAGE_ID=" SMCD_MESSAGE_CONFIG_REJECTED, NULL },
@@ -183,7 +203,8 @@ static int manager_config_load(const char *path, bool reload, bool *builtin, str
 
 int manager_load_config(struct manager *m)
 {
-	return manager_config_load(m->config_path, false, &m->config_builtin, &m->config, NULL);
+	return manager_config_load(m->kernel, m->config_path, false, &m->config_builtin, &m->config,
+				   NULL);
 }
 
 static void manager_arm_timers(struct manager *m);
@@ -198,7 +219,7 @@ int manager_reload(struct manager *m, bool *ret_refused, char **ret_error)
 	if (ret_refused)
 		*ret_refused = false;
 	(void)sd_notify(0, "RELOADING=1\nSTATUS=Reloading configuration");
-	r = manager_config_load(m->config_path, true, &builtin, &c, &error);
+	r = manager_config_load(m->kernel, m->config_path, true, &builtin, &c, &error);
 	if (r < 0) {
 		free(m->config_error);
 		m->config_error = error ? error : strdup("the configuration could not be read");

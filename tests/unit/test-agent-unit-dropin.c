@@ -8,6 +8,7 @@
  * real host it is the BPF maps' errors (-EINVAL among them), which no fake kernel gives.
  */
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,7 +22,9 @@
 
 #include "common/bus-api.h"
 #include "common/macro.h"
+#include "config/dropin.h"
 #include "smcd-agent/bus-manager.h"
+#include "smcd-agent/dropin-prune.h"
 #include "smcd-agent/manager.h"
 #include "smcd-agent/policy-engine.h"
 #include "tests/unit/golden.h"
@@ -297,6 +300,131 @@ static void test_no_main_file(void **state)
 	agent_free(m);
 }
 
+/* ---- drop-ins of containers that are gone ------------------------------------------------ */
+
+#define HEX_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define HEX_B "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define HEX_C "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
+#define HEX_D "dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd"
+
+/* UNIT's drop-in as EnableUnit writes it, listing cgroup, with extra appended. */
+static void dropin_write(const char *unit, const char *cgroup, const char *extra)
+{
+	char name[400], *text = config_unit_dropin_text(unit, cgroup), *all = NULL;
+
+	assert_non_null(text);
+	assert_true(asprintf(&all, "%s%s", text, extra) >= 0);
+	snprintf(name, sizeof(name), "smc.yaml.d/50-unit-%s.yaml", unit);
+	test_write_file(dir, name, all);
+	free(text);
+	free(all);
+}
+
+static bool dropin_exists(const char *unit)
+{
+	char path[900];
+
+	snprintf(path, sizeof(path), "%s/50-unit-%s.yaml", dropin_dir, unit);
+	return exists(path);
+}
+
+/*
+ * Only a container's scope, in the drop-in EnableUnit wrote for it, whose cgroup is gone:
+ * a scope whose cgroup is there, a drop-in edited by hand, a service, a scope of another
+ * name and a drop-in listing another cgroup than the scope's own all stay.
+ */
+static void test_prune_gone_containers(void **state)
+{
+	struct config_errors errors = {};
+	struct config *c = NULL;
+	bool builtin = false;
+	char root[700];
+
+	sh("rm -rf smc.yaml.d && mkdir smc.yaml.d");
+	test_write_file(dir, "smc.yaml", "modules: []\nueid: {auto: false}\nsysctl: {}\n");
+	sh("mkdir -p cgroot/machine.slice/libpod-" HEX_A ".scope cgroot/system.slice");
+	snprintf(root, sizeof(root), "%s/cgroot", dir);
+	dropin_write("libpod-" HEX_A ".scope", "/machine.slice/libpod-" HEX_A ".scope", "");
+	dropin_write("libpod-" HEX_B ".scope", "/machine.slice/libpod-" HEX_B ".scope", "");
+	dropin_write("docker-" HEX_C ".scope", "/system.slice/docker-" HEX_C ".scope", "# mine\n");
+	dropin_write("crio-" HEX_D ".scope", "/machine.slice", "");
+	dropin_write("a.service", "/system.slice/a.service", "");
+	dropin_write("session-" HEX_D "x.scope", "/user.slice/session-" HEX_D "x.scope", "");
+	/* Read as the agent reads it, without its own pruning on this host's cgroup tree. */
+	assert_int_equal(manager_config_read(cfg_path, true, false, &c, &builtin, &errors), 0);
+	assert_int_equal(c->policies.n_cgroups, 6);
+	assert_int_equal(dropin_prune_containers(c, cfg_path, root), 1);
+	assert_false(dropin_exists("libpod-" HEX_B ".scope"));
+	assert_true(dropin_exists("libpod-" HEX_A ".scope"));
+	assert_true(dropin_exists("docker-" HEX_C ".scope"));
+	assert_true(dropin_exists("crio-" HEX_D ".scope"));
+	assert_true(dropin_exists("a.service"));
+	assert_true(dropin_exists("session-" HEX_D "x.scope"));
+	/* Done: nothing more to remove. */
+	config_free(c);
+	assert_int_equal(manager_config_read(cfg_path, true, false, &c, &builtin, &errors), 0);
+	assert_int_equal(c->policies.n_cgroups, 5);
+	assert_int_equal(dropin_prune_containers(c, cfg_path, root), 0);
+	/* The container's cgroup gone too: its drop-in next. */
+	sh("rmdir cgroot/machine.slice/libpod-" HEX_A ".scope");
+	assert_int_equal(dropin_prune_containers(c, cfg_path, root), 1);
+	assert_false(dropin_exists("libpod-" HEX_A ".scope"));
+	config_free(c);
+	config_errors_clear(&errors);
+}
+
+/*
+ * At start and at reload, on the fake kernel's cgroup2 tree (its cgroup/): the agent drops
+ * the drop-in of a container whose cgroup is gone, and the running configuration is
+ * without it; a running container's and a service's stay.  Without a tree (the other tests
+ * here, the dry run) nothing is taken for gone.
+ */
+static void test_prune_at_start_and_reload(void **state)
+{
+	struct manager *m;
+
+	agent_free(agent(true)); /* the fake kernel's files and smc.yaml */
+	mkdir(dropin_dir, 0755);
+	dropin_write("libpod-" HEX_A ".scope", "/machine.slice/libpod-" HEX_A ".scope", "");
+	dropin_write("libpod-" HEX_B ".scope", "/machine.slice/libpod-" HEX_B ".scope", "");
+	dropin_write("a.service", "/system.slice/a.service", "");
+	/* No tree known: a start removes nothing. */
+	{
+		struct kernel *k = NULL;
+
+		assert_int_equal(kernel_fake_new(dir, &k), 0);
+		assert_int_equal(manager_new(cfg_path, k, &m), 0);
+		assert_int_equal(manager_load_config(m), 0);
+		assert_true(dropin_exists("libpod-" HEX_B ".scope"));
+		agent_free(m);
+	}
+	/* Started as agent() starts it, with the tree: libpod-A runs, libpod-B is gone. */
+	sh("mkdir -p cgroup/machine.slice/libpod-" HEX_A ".scope cgroup/system.slice");
+	{
+		struct kernel *k = NULL;
+
+		assert_int_equal(kernel_fake_new(dir, &k), 0);
+		assert_int_equal(manager_new(cfg_path, k, &m), 0);
+		assert_int_equal(manager_load_config(m), 0);
+	}
+	assert_false(dropin_exists("libpod-" HEX_B ".scope"));
+	assert_false(running_has(m, "/machine.slice/libpod-" HEX_B ".scope"));
+	assert_true(dropin_exists("libpod-" HEX_A ".scope"));
+	assert_true(running_has(m, "/machine.slice/libpod-" HEX_A ".scope"));
+	assert_true(running_has(m, "/system.slice/a.service"));
+	/* At a reload: a container stopped since. */
+	dropin_write("docker-" HEX_C ".scope", "/system.slice/docker-" HEX_C ".scope", "");
+	sh("rmdir cgroup/machine.slice/libpod-" HEX_A ".scope");
+	assert_int_equal(manager_reload(m, NULL, NULL), 0);
+	assert_false(dropin_exists("docker-" HEX_C ".scope"));
+	assert_false(dropin_exists("libpod-" HEX_A ".scope"));
+	assert_false(running_has(m, "/system.slice/docker-" HEX_C ".scope"));
+	assert_false(running_has(m, "/machine.slice/libpod-" HEX_A ".scope"));
+	assert_true(running_has(m, "/system.slice/a.service"));
+	agent_free(m);
+	sh("rm -rf cgroup");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -304,6 +432,8 @@ int main(void)
 		cmocka_unit_test(test_apply_ebadmsg_is_no_refusal),
 		cmocka_unit_test(test_refusal_puts_back),
 		cmocka_unit_test(test_no_main_file),
+		cmocka_unit_test(test_prune_gone_containers),
+		cmocka_unit_test(test_prune_at_start_and_reload),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

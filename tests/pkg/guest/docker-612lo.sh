@@ -8,7 +8,9 @@
 # containers on docker's default bridge talk SMC-D; a container given another parent, and a
 # system service, stay TCP (the slice is not /system.slice, which would switch every
 # service).  The image is made offline (smc-conn and its libraries, docker import).  Run
-# by tests/pkg/systemd-lane --lane 612lo --docker --tool smc-conn.
+# by tests/pkg/systemd-lane --lane 612lo --docker --tool smc-conn.  Then the per-container way:
+# the package's runtime wrapper smc-runc registered in daemon.json, docker run --runtime smc
+# (the block "smc-runc" at the end).
 . "$(dirname "$0")/lib.sh"
 require_cmd docker smcctl smc-conn jq nsenter systemd-run
 U=smcd-agent
@@ -94,3 +96,94 @@ assert_ok docker rm -f smc-hold
 # <<< identity (issue 39) <<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<<
 
 assert_ok docker rm -f smc-srv smc-cli tcp-srv tcp-cli
+
+# === smc-runc: one container of docker, docker run --runtime smc (issue 39) ===============
+# The package's runtime wrapper registered in daemon.json, docker's default parent
+# (/system.slice) and the slice recipe above undone: only --runtime smc opts a container in.
+D=/etc/smc/smc.yaml.d
+RUNC_WRAP=/usr/libexec/smcd-agent/smc-runc
+assert_exists $RUNC_WRAP "the runtime wrapper the package installs"
+assert_ok smcctl disable docker.slice
+assert_not_contains "$(smcctl policy)" "/docker.slice" "the slice recipe undone"
+printf '{"storage-driver": "vfs", "runtimes": {"smc": {"path": "%s"}}}\n' $RUNC_WRAP \
+	>/etc/docker/daemon.json
+assert_ok systemctl restart docker
+wait_until 120 "docker.service active with the smc runtime" systemctl is-active --quiet docker
+assert_contains "$(docker info -f '{{json .Runtimes}}')" '"smc"' "docker lists the smc runtime"
+scope_of() { echo "/system.slice/docker-$(docker inspect -f '{{.Id}}' "$1").scope"; }
+
+ip=$(srv rt-srv --runtime smc | tail -n 1)
+assert_match "$ip" '^[0-9.]+$' "rt-srv's address on docker's bridge"
+scope=$(scope_of rt-srv)
+assert_eq "0::$scope" "$(cat "/proc/$(docker inspect -f '{{.State.Pid}}' rt-srv)/cgroup")" \
+	"the server's own scope below /system.slice"
+assert_exists "$D/50-unit-${scope##*/}.yaml" "the server's drop-in, written through smc-runc's hook"
+assert_contains "$(smcctl policy)" "$scope" "smcctl policy lists the server's own scope"
+sum=$(cli rt-cli "$ip" --runtime smc)
+assert_eq 2 "$(echo "$sum" | jq .smcd)" "--runtime smc client to --runtime smc server: SMC-D ($sum)"
+assert_eq 2 "$(echo "$sum" | jq .ok)" "... every byte verified"
+assert_contains "$(journalctl -t smcctl -o cat)" "new sockets use SMC in docker-" \
+	"the hook said what it did"
+
+# Without --runtime smc: TCP, no policy.
+ip2=$(srv rt-tcp-srv | tail -n 1)
+assert_not_contains "$(smcctl policy)" "$(scope_of rt-tcp-srv)" "no policy for a container of runc"
+sum=$(cli rt-tcp-cli "$ip2")
+assert_eq 2 "$(echo "$sum" | jq .tcp)" "client and server without --runtime smc: TCP ($sum)"
+
+# Host network with --runtime smc: refused, with the reason.
+docker run --name rt-host --runtime smc --network host smc-conn /bin/smc-conn pair --proto tcp \
+	--port 5098 --conns 1 >/tmp/rt-host.out 2>&1 ||
+	fail "docker run --runtime smc --network host: $(cat /tmp/rt-host.out)"
+sum=$(grep '"summary"' /tmp/rt-host.out)
+assert_eq 1 "$(echo "$sum" | jq .tcp)" "a host-network container's sockets stay TCP ($sum)"
+assert_not_contains "$(smcctl policy)" "$(scope_of rt-host)" "... no policy for its scope"
+assert_contains "$(journalctl -t smcctl -o cat)" "stays on TCP: its network namespace is the host's (host network)" \
+	"... and the journal says why"
+
+# --- the agent killed and restarted while --runtime smc containers talk (issue 39) -------
+# The policy is pinned BPF: a held connection stays, and every connection an enrolled
+# container makes while the agent is dead and after it is back is SMC-D.  Waits on states:
+# the agent's MainPID (0 while it is dead, RestartSec=), never on a fixed time.
+docker run -d --name rt-held --runtime smc smc-conn /bin/smc-conn connect \
+	--proto tcp --addr "$ip" --port 5000 --conns 1 --bytes 65536 --hold 600 >/tmp/rt-held.id 2>&1 ||
+	fail "docker run rt-held: $(cat /tmp/rt-held.id)"
+wait_until 60 "the held client connected" sh -c "docker logs rt-held 2>&1 | grep -q '\"mode\"'"
+assert_contains "$(docker logs rt-held 2>&1)" '"smcd"' "the held connection is SMC-D"
+pid0=$(systemctl show -P MainPID $U)
+assert_ok systemctl kill -s KILL $U
+during=0 after=0 n=0
+# held_talk: one more client inside the enrolled container (docker exec joins its scope).
+held_talk() {
+	n=$((n + 1))
+	docker exec rt-held /bin/smc-conn connect --proto tcp --addr "$ip" --port 5000 --conns 1 \
+		--bytes 65536 >/tmp/held-$n.out 2>&1 || fail "docker exec #$n: $(cat /tmp/held-$n.out)"
+	s=$(grep '"summary"' /tmp/held-$n.out)
+	assert_eq 1 "$(echo "$s" | jq .smcd)" "connection #$n, agent PID $1: SMC-D ($s)"
+}
+until [ "$(systemctl show -P MainPID $U)" != 0 ] && [ "$(systemctl show -P MainPID $U)" != "$pid0" ] &&
+	systemctl is-active --quiet $U; do
+	[ $n -lt 100 ] || fail "smcd-agent did not come back after 100 connections"
+	p=$(systemctl show -P MainPID $U)
+	[ "$p" = 0 ] && during=$((during + 1))
+	held_talk "$p"
+done
+info "$during connection(s) while the agent was dead, $n in all until it was back"
+assert_ne 0 "$during" "connections made while the agent was dead"
+assert_ne "$pid0" "$(systemctl show -P MainPID $U)" "systemd started the killed agent again"
+held_talk "$(systemctl show -P MainPID $U)"
+held_talk "$(systemctl show -P MainPID $U)"
+assert_ok docker kill -s USR1 rt-held
+wait_until 60 "the held client ended" sh -c \
+	"docker inspect -f '{{.State.Status}}' rt-held | grep -qx exited"
+sum=$(docker logs rt-held 2>&1 | grep '"summary"')
+assert_eq 1 "$(echo "$sum" | jq .ok)" "the held connection outlived the agent, its bytes verified ($sum)"
+assert_eq 0 "$(docker inspect -f '{{.State.ExitCode}}' rt-held)" "... and it ended cleanly"
+assert_ok docker rm -f rt-held
+# --- end: agent killed ----------------------------------------------------------------------
+
+# Stopped: nothing left (poststop, at runc delete).
+assert_ok docker rm -f rt-srv rt-cli rt-tcp-srv rt-tcp-cli rt-host
+wait_until 60 "no docker drop-in left" sh -c "! ls $D | grep -q docker-"
+assert_not_contains "$(smcctl policy)" "docker-" "no policy left"
+# === end smc-runc ===========================================================================
