@@ -174,7 +174,9 @@ int agent_stats_show(struct smcctl *c, const struct verb_args *a)
 			return smcctl_oom(c);
 	}
 	c->view = view_flags(a);
-	return smcctl_emit(c, doc, stats_text);
+	if (!c->json && stats_tree_text(c, doc) < 0)
+		return smcctl_oom(c);
+	return smcctl_emit(c, doc, NULL);
 }
 
 int agent_stats_reset(struct smcctl *c, const struct verb_args *a)
@@ -206,7 +208,9 @@ int agent_stats_reset(struct smcctl *c, const struct verb_args *a)
 	if (!doc)
 		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "smcd-agent's statistics did not parse");
 	c->view = STATS_VIEW_RESET;
-	return smcctl_emit(c, doc, stats_text);
+	if (!c->json && stats_tree_text(c, doc) < 0)
+		return smcctl_oom(c);
+	return smcctl_emit(c, doc, NULL);
 }
 
 /* ---------------------------------------------------------------------------------- */
