@@ -174,6 +174,13 @@ int agent_stats_show(struct smcctl *c, const struct verb_args *a)
 			return smcctl_oom(c);
 	}
 	c->view = view_flags(a);
+	/*
+	 * -j: the agent's tree as json-c prints it, kept a document on purpose.  Its "rate"
+	 * numbers are doubles that smcd-agent/stats-json.c formatted with json-c, and -j
+	 * must be byte for byte that answer: a streaming sink would have to repeat json-c's
+	 * own double formatting exactly (and follow it from version to version), while the
+	 * document prints it by the same code.
+	 */
 	if (!c->json && stats_tree_text(c, doc) < 0)
 		return smcctl_oom(c);
 	return smcctl_emit(c, doc, NULL);
