@@ -174,7 +174,16 @@ int agent_stats_show(struct smcctl *c, const struct verb_args *a)
 			return smcctl_oom(c);
 	}
 	c->view = view_flags(a);
-	return smcctl_emit(c, doc, stats_text);
+	/*
+	 * -j: the agent's tree as json-c prints it, kept a document on purpose.  Its "rate"
+	 * numbers are doubles that smcd-agent/stats-json.c formatted with json-c, and -j
+	 * must be byte for byte that answer: a streaming sink would have to repeat json-c's
+	 * own double formatting exactly (and follow it from version to version), while the
+	 * document prints it by the same code.
+	 */
+	if (!c->json && stats_tree_text(c, doc) < 0)
+		return smcctl_oom(c);
+	return smcctl_emit(c, doc, NULL);
 }
 
 int agent_stats_reset(struct smcctl *c, const struct verb_args *a)
@@ -206,7 +215,9 @@ int agent_stats_reset(struct smcctl *c, const struct verb_args *a)
 	if (!doc)
 		return smcctl_error(c, SMCCTL_EXIT_FAILURE, "smcd-agent's statistics did not parse");
 	c->view = STATS_VIEW_RESET;
-	return smcctl_emit(c, doc, stats_text);
+	if (!c->json && stats_tree_text(c, doc) < 0)
+		return smcctl_oom(c);
+	return smcctl_emit(c, doc, NULL);
 }
 
 /* ---------------------------------------------------------------------------------- */

@@ -9,8 +9,11 @@
  * adds them to both the SMC-D and the SMC-R "total", so the totals double-count.  Here they
  * appear once, in the summary.  The RX section says "received".
  *
- * The document is the counter tree of common/stats-table.c, the one the agent answers with;
- * this file renders it as text.
+ * The document (-j) is the counter tree of common/stats-table.c, the one the agent answers
+ * with.  The text has one renderer, drawn from the counters' rows (struct rows_src): the
+ * kernel's numbers go there without a tree, a tree (the agent's answer) is read back into
+ * them.  Not on the sinks yet (issue 36): its lines ("label  value (extra)") are a layout
+ * the text sink does not have, and -j prints the tree, whose rates are json-c's doubles.
  *
  * Counters only ever grow in the kernel, which has no reset.  When smcd-agent runs, the
  * answer comes from it (cli/stats-agent.c) in the same layout: since-reset values at the
@@ -45,11 +48,12 @@ static const char *const bucket_headers[SMC_STATS_BUCKETS] = {
 #define VALUE_WIDTH 13
 
 /*
- * What the text reads: an object of the counter tree (the document: the agent's answer, or
- * -j), or, for the kernel's numbers without -j, the rows of stats_table() themselves with
- * what the tree derives from them (common/stats-table.c), so that no tree is built (it was
- * most of the verb: building, rendering from and freeing a json-c object per counter).
- * test-cli-rows-text holds the two texts equal.
+ * What the text reads: the counters as rows of stats_table() with what the counter tree
+ * derives from them (common/stats-table.c), whichever way they came: from the kernel's
+ * structs (stats_rows_text(), no tree is built: building, rendering from and freeing a
+ * json-c object per counter was most of the verb), or from a counter tree (stats_tree_text():
+ * the agent's answer, or -j's document) read back into rows by advice_rows_from_tree().
+ * One model, so one text: there is no second renderer to keep equal to this one.
  */
 struct rows_src {
 	const struct stats_num *rows;
@@ -61,16 +65,16 @@ struct rows_src {
 	const struct stats_tree_reason *reasons;
 	size_t n_reasons;
 	struct stats_num not_itemised[2];
-	bool no_smcd, no_smcr;	     /* --smcr, --smcd */
+	bool no_smcd, no_smcr;	     /* --smcr, --smcd, or not in the tree */
 	const struct advice *advice; /* what stats_show() computed, shown last */
 	size_t n_advice;
+	json_object *advice_json; /* or the tree's "advice" */
 };
 
 struct sv {
-	json_object *o;	    /* the tree's object here, or NULL */
-	struct rows_src *r; /* or the rows */
-	char path[48];	    /* with r: where this is in the tree ("smcd.rx"), "" at the top */
-	bool absent;	    /* with r: no such object */
+	struct rows_src *r;
+	char path[48]; /* where this is in the tree ("smcd.rx"), "" at the top */
+	bool absent;   /* no such object */
 };
 
 /* a "." b into buf (a may be ""); false when it does not fit (no key is that long). */
@@ -91,10 +95,6 @@ static struct sv sub(const struct sv *v, const char *key)
 {
 	struct sv w = { .r = v->r, .absent = v->absent };
 
-	if (!v->r) {
-		w.o = out_get(v->o, key);
-		return w;
-	}
 	if (!join(w.path, sizeof(w.path), v->path, key))
 		w.absent = true; /* no key of the table is this long */
 	if (!v->path[0] &&
@@ -105,7 +105,7 @@ static struct sv sub(const struct sv *v, const char *key)
 
 static bool here(const struct sv *v)
 {
-	return v->r ? !v->absent : v->o != NULL;
+	return !v->absent;
 }
 
 /* The row of key, searched from where the last one was found: mostly the next row. */
@@ -122,7 +122,7 @@ static int row_find(struct rows_src *r, const char *key)
 	return -1;
 }
 
-/* With rows: the number at path below v; false when it is missing or null (a gauge not sent). */
+/* The number at path below v; false when it is missing or null (a gauge not sent). */
 static bool num(const struct sv *v, const char *path, struct stats_num *ret)
 {
 	struct rows_src *r = v->r;
@@ -161,13 +161,11 @@ static bool num(const struct sv *v, const char *path, struct stats_num *ret)
 	return !ret->null;
 }
 
-/* As out_get_u64(..., 0) and out_get() != NULL read the tree. */
+/* 0 for a missing or null number, as the tree's reader took it. */
 static uint64_t u(const struct sv *v, const char *path)
 {
 	struct stats_num n;
 
-	if (!v->r)
-		return out_get_u64(v->o, path, 0);
 	return num(v, path, &n) ? n.u : 0;
 }
 
@@ -175,8 +173,6 @@ static bool has(const struct sv *v, const char *path)
 {
 	struct stats_num n;
 
-	if (!v->r)
-		return out_get(v->o, path) != NULL;
 	return num(v, path, &n);
 }
 
@@ -378,7 +374,7 @@ static void tech(struct smcctl *c, const char *title, const struct sv *t, bool f
 	}
 }
 
-/* The i-th itemised reason of the tree's "fallback.reasons" (or of the rows'). */
+/* The i-th itemised reason, with what smc_decline_*() say about its code. */
 struct reason {
 	const char *side, *name, *text, *advice;
 	uint64_t code, count;
@@ -386,31 +382,19 @@ struct reason {
 
 static size_t n_reasons(const struct sv *f)
 {
-	json_object *arr;
-
-	if (f->r)
-		return f->absent ? 0 : f->r->n_reasons;
-	arr = out_get(f->o, "reasons");
-	return arr ? json_object_array_length(arr) : 0;
+	return f->absent ? 0 : f->r->n_reasons;
 }
 
 static struct reason reason_at(const struct sv *f, size_t i)
 {
-	if (f->r) {
-		const struct stats_tree_reason *e = &f->r->reasons[i];
+	const struct stats_tree_reason *e = &f->r->reasons[i];
 
-		return (struct reason){ e->server ? "server" : "client",
-					smc_decline_name(e->code),
-					smc_decline_text(e->code),
-					smc_decline_advice(e->code),
-					e->code,
-					e->n.u };
-	}
-	json_object *e = json_object_array_get_idx(out_get(f->o, "reasons"), i);
-
-	return (struct reason){ out_get_str(e, "side", NULL), out_get_str(e, "name", NULL),
-				out_get_str(e, "text", NULL), out_get_str(e, "advice", NULL),
-				out_get_u64(e, "code", 0),    out_get_u64(e, "count", 0) };
+	return (struct reason){ e->server ? "server" : "client",
+				smc_decline_name(e->code),
+				smc_decline_text(e->code),
+				smc_decline_advice(e->code),
+				e->code,
+				e->n.u };
 }
 
 static void reasons(struct smcctl *c, const struct sv *f)
@@ -586,18 +570,58 @@ static void render(struct smcctl *c, const struct sv *top, json_object *agent_do
 		agent_now(c, agent_doc);
 	}
 	/* Last, and only when there is some: what the numbers above mean. */
-	if (top->r)
-		advice_print(c->out, top->r->advice, top->r->n_advice);
+	if (top->r->advice_json)
+		advice_print_json(c->out, top->r->advice_json);
 	else
-		advice_print_json(c->out, out_get(top->o, "advice"));
+		advice_print(c->out, top->r->advice, top->r->n_advice);
 }
 
-void stats_text(struct smcctl *c, json_object *doc)
+/* A number of the tree as the rows hold one: null when missing or not an integer. */
+static struct stats_num tree_num(json_object *doc, const char *path)
 {
-	struct sv top = { .o = doc };
-	bool agent = streq_ptr(out_get_str(doc, "source", NULL), "smcd-agent");
+	json_object *v = out_get(doc, path);
 
+	return v && json_object_is_type(v, json_type_int)
+		       ? (struct stats_num){ .u = (uint64_t)json_object_get_uint64(v) }
+		       : (struct stats_num){ .null = true };
+}
+
+/* The tree read back into the model, the numbers stats_rows_text() derives as it has them. */
+int stats_tree_text(struct smcctl *c, json_object *doc)
+{
+	struct stats_tree_reason reasons[2 * SMC_FBACK_SLOTS];
+	_cleanup_(freep) struct stats_num *rows = NULL;
+	bool agent = streq_ptr(out_get_str(doc, "source", NULL), "smcd-agent");
+	struct rows_src r = {};
+	struct sv top;
+
+	r.table = stats_table(&r.n);
+	rows = calloc(r.n, sizeof(*rows));
+	if (!rows)
+		return -ENOMEM;
+	advice_rows_from_tree(doc, rows);
+	/* The derived numbers as the tree has them (its summary counts both technologies
+	 * also when --smcd or --smcr took one out), the reasons in its order. */
+	r.n_reasons = advice_reasons_from_tree(doc, reasons, ELEMENTSOF(reasons));
+	r.not_itemised[0] = tree_num(doc, "fallback.not_itemised.client");
+	r.not_itemised[1] = tree_num(doc, "fallback.not_itemised.server");
+	r.sum = (struct stats_summary){
+		.total = tree_num(doc, "summary.total"),
+		.smcd = tree_num(doc, "summary.smcd"),
+		.smcr = tree_num(doc, "summary.smcr"),
+		.fallback = tree_num(doc, "summary.fallback"),
+		.handshake_errors = tree_num(doc, "summary.handshake_errors"),
+	};
+	r.conns[0] = tree_num(doc, "smcd.connections");
+	r.conns[1] = tree_num(doc, "smcr.connections");
+	r.rows = rows;
+	r.reasons = reasons;
+	r.no_smcd = !out_get(doc, "smcd");
+	r.no_smcr = !out_get(doc, "smcr");
+	r.advice_json = out_get(doc, "advice");
+	top = (struct sv){ .r = &r };
 	render(c, &top, agent ? doc : NULL);
+	return 0;
 }
 
 int stats_rows_text(struct smcctl *c, const struct smc_stats *s, const struct smc_fback_stats *f,
@@ -745,5 +769,5 @@ int stats_show(struct smcctl *c, const struct verb_args *a)
 		json_object_object_del(doc, "smcr");
 	if (only_r)
 		json_object_object_del(doc, "smcd");
-	return smcctl_emit(c, doc, stats_text);
+	return smcctl_emit(c, doc, NULL);
 }

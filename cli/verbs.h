@@ -169,8 +169,11 @@ enum {
 	STATS_VIEW_RESET = 1 << 4,    /* the answer of "stats reset" */
 };
 int stats_show(struct smcctl *c, const struct verb_args *a);
-void stats_text(struct smcctl *c, json_object *doc);
-/* stats_text() of stats_tree_from_kernel() (less the other technology), from the numbers. */
+/* The text of a counter tree (the agent's answer, or stats_tree_from_kernel()): the tree is
+ * read back into the counters' rows and drawn as stats_rows_text() draws the kernel's
+ * numbers, one renderer.  -ENOMEM, or 0. */
+int stats_tree_text(struct smcctl *c, json_object *doc);
+/* The text of the kernel's numbers, no tree (less the other technology with --smcd, --smcr). */
 struct advice;
 struct advice_env;
 int stats_rows_text(struct smcctl *c, const struct smc_stats *s, const struct smc_fback_stats *f,

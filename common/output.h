@@ -12,13 +12,13 @@
  * iproute2 json_print lesson: the text and -j cannot drift apart when one call feeds both.
  * On the sink: socket, linkgroup, device and info (and the advice block, advice_emit()).
  *
- * Verbs whose answer is a json-c document (the agent's answers, the configuration, and
- * for now the kernel's stats, see below) render it with out_table() and out_kv(), which
- * lay out a table as the text sink does: a column or field there names a key of the
- * document (dotted paths descend into nested objects), a header, a format and the detail
- * level from which it is shown.  Still two paths (issue 36): the kernel's stats draws its
- * default text from the counters' rows (cli/stats.c, its own lines) and -j from a
- * document; test-cli-rows-text holds the two equal.
+ * Verbs whose answer is a json-c document (the agent's answers, the configuration) render
+ * it with out_table() and out_kv(), which lay out a table as the text sink does: a column
+ * or field there names a key of the document (dotted paths descend into nested objects), a
+ * header, a format and the detail level from which it is shown.  Not on the sink yet
+ * (issue 36): stats, whose -j is the counter tree (json-c's doubles for the agent's rates)
+ * and whose text is drawn by its own lines from the counters' rows (cli/stats.c: one
+ * renderer; a tree is read back into the rows).
  *
  * Text conventions: a missing value (JSON null, absent key or empty string) prints as "-";
  * numbers are right-aligned, text left-aligned; columns are separated by two blanks; no

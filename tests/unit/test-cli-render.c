@@ -26,6 +26,12 @@
 #include "common/stats-table.h"
 #include "tests/unit/golden.h"
 
+/* stats' text as a smcctl_text_fn (its renderer can fail for memory). */
+static void stats_text(struct smcctl *c, json_object *doc)
+{
+	assert_int_equal(stats_tree_text(c, doc), 0);
+}
+
 /* Render doc as text at each detail level up to max_detail and as JSON; check goldens. */
 static void check(const char *name, json_object *doc, smcctl_text_fn text, unsigned max_detail,
 		  unsigned view)

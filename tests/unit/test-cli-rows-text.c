@@ -7,11 +7,13 @@
  * --smcr and both, for every link group dump recorded in tests/fixtures (every lane and
  * step) and for synthetic groups with what no recording has (SMC-R groups with links,
  * every role and type, unknown ones, VLANs, PNET IDs, long names; their tables' text held
- * by goldens).  stats_rows_text() against stats_text() of
- * stats_tree_from_kernel() (less the other technology for --smcd and --smcr), in every view
- * and at both detail levels, for every statistics dump recorded and for synthetic numbers
- * (all counters set, gauges sent and not, numbers past 2^32, reasons known and unknown,
- * more fallbacks than the reasons count).  device has one path (cli/device.c emits into a
+ * by goldens).  stats has one text renderer drawn from the counters' rows; what is held
+ * here is its model: stats_rows_text() (the kernel's structs) against stats_tree_text() of
+ * stats_tree_from_kernel() (the tree read back into rows, as the agent's answer is; less
+ * the other technology for --smcd and --smcr), in every view and at both detail levels,
+ * for every statistics dump recorded and for synthetic numbers (all counters set, gauges
+ * sent and not, numbers past 2^32, reasons known and unknown, more fallbacks than the
+ * reasons count).  device has one path (cli/device.c emits into a
  * sink): its streamed JSON against json-c's print of its document, with --smcd, --smcr and
  * both, for every device dump recorded and for synthetic devices (ISM with PCI data, user
  * PNET IDs, RDMA ports down, without PCI ids, no usable port; their tables' text at both
@@ -181,7 +183,7 @@ static char *stats_doc(const struct smc_stats *s, const struct smc_fback_stats *
 		json_object_object_del(doc, "smcd");
 	capture_begin(&cap);
 	c.out = cap.f;
-	stats_text(&c, doc);
+	assert_int_equal(stats_tree_text(&c, doc), 0);
 	capture_end(&cap);
 	json_object_put(doc);
 	return cap.buf;
