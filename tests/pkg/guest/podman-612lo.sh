@@ -122,6 +122,21 @@ assert_not_contains "$(smcctl policy)" "$(scope_of tcp-srv)" "no policy for a co
 sum=$(cli tcp-cli "$ip2")
 assert_eq 2 "$(echo "$sum" | jq .tcp)" "client and server without the annotation: TCP ($sum)"
 
+# --- every container of podman: smc.yaml(5)'s recipe, /machine.slice ---------------------
+# Without any annotation: podman's scopes are below /machine.slice, so the slice's entry
+# switches every container started after it; then it is undone, so that the host-network
+# container below (also below /machine.slice) is not switched by the entry.
+targets() { smcctl -j policy | jq -r '.policies[].target'; }
+assert_ok smcctl enable machine.slice
+assert_eq /machine.slice "$(targets | grep -x /machine.slice)" "smcctl policy lists podman's slice"
+ip3=$(srv all-srv | tail -n 1)
+assert_match "$ip3" '^[0-9.]+$' "all-srv's address on the bridge"
+sum=$(cli all-cli "$ip3")
+assert_eq 2 "$(echo "$sum" | jq .smcd)" "/machine.slice switched, no annotation: SMC-D ($sum)"
+assert_ok podman rm -f -t 0 all-srv all-cli
+assert_ok smcctl disable machine.slice
+assert_eq "" "$(targets | grep -x /machine.slice || true)" "... and the slice's entry is gone"
+
 # --- host network, annotated: refused, with the reason ----------------------------------
 podman run --name host-net --network host --annotation $ANN localhost/smc-conn \
 	/bin/smc-conn pair --proto tcp --port 5099 --conns 1 >/tmp/host-net.out 2>&1 ||
