@@ -213,8 +213,9 @@ static int device_property(sd_bus_message *m, const char *name, struct smclo_dev
 		      offsetof(struct smclo_device, active.max_dmbs) },
 #define SIG_32 "u" /* the D-Bus type of a counter by its width */
 #define SIG_64 "t"
-#define COUNTER_MAP(f, bits, attr, kind, line, label) \
-	{ SMCD_BUS_LOOPBACK_DEVICE_##attr, SIG_##bits, offsetof(struct smclo_device, counters.f) },
+#define COUNTER_MAP(f, bits, attr, bus, kind, line, label)   \
+	{ SMCD_BUS_LOOPBACK_DEVICE_COUNTER(bus), SIG_##bits, \
+	  offsetof(struct smclo_device, counters.f) },
 		    SMCLO_COUNTERS(COUNTER_MAP)
 #undef COUNTER_MAP
 	};

@@ -65,7 +65,8 @@ void smclo_device_emit(struct out_sink *o, const char *key, const struct smclo_d
 	else
 		out_null(o, "active_settings", OUT_NO_COL);
 	out_object_begin(o, "counters");
-#define COUNTER_EMIT(f, bits, attr, kind, line, label) out_u64(o, #f, OUT_NO_COL, d->counters.f);
+#define COUNTER_EMIT(f, bits, attr, bus, kind, line, label) \
+	out_u64(o, #f, OUT_NO_COL, d->counters.f);
 	SMCLO_COUNTERS(COUNTER_EMIT)
 #undef COUNTER_EMIT
 	out_object_end(o);
@@ -258,10 +259,10 @@ static enum out_fmt total_fmt(const char *name)
 static void counter_fields(struct out_column cols[static 1 + SMCLO_N_COUNTER_LINES])
 {
 	cols[0] = (struct out_column)OUT_COL(NULL, "DMBs", OUT_CUSTOM, .format = fmt_dmbs);
-#define COUNTER_FIELD(f, bits, attr, kind, line, label)  \
-	if ((line) > 0)                                  \
-		cols[line] = (struct out_column)OUT_COL( \
-			"counters." #f, label,           \
+#define COUNTER_FIELD(f, bits, attr, bus, kind, line, label) \
+	if ((line) > 0)                                      \
+		cols[line] = (struct out_column)OUT_COL(     \
+			"counters." #f, label,               \
 			SMCLO_COUNTER_##kind == SMCLO_COUNTER_GAUGE ? OUT_U64 : total_fmt(#f));
 	SMCLO_COUNTERS(COUNTER_FIELD)
 #undef COUNTER_FIELD

@@ -197,23 +197,13 @@
 #define SMCD_BUS_LOOPBACK_DEVICE_ACTIVE_MAX_DMBS "ActiveMaxDmbs"	   /* property */
 #define SMCD_BUS_LOOPBACK_DEVICE_DRAIN_TIMEOUT_USEC "DrainTimeoutUSec"	   /* property */
 #define SMCD_BUS_LOOPBACK_DEVICE_DRAIN_REMAINING_USEC "DrainRemainingUSec" /* property */
-#define SMCD_BUS_LOOPBACK_DEVICE_DMBS "Dmbs"				   /* property */
-#define SMCD_BUS_LOOPBACK_DEVICE_DMB_BYTES "DmbBytes"			   /* property */
-#define SMCD_BUS_LOOPBACK_DEVICE_ATTACHED "Attached"			   /* property */
-#define SMCD_BUS_LOOPBACK_DEVICE_LINK_GROUPS "LinkGroups"		   /* property */
-#define SMCD_BUS_LOOPBACK_DEVICE_REGISTRATIONS "Registrations"		   /* property */
-#define SMCD_BUS_LOOPBACK_DEVICE_UNREGISTRATIONS "Unregistrations"	   /* property */
-#define SMCD_BUS_LOOPBACK_DEVICE_ALLOC_FAILURES "AllocFailures"		   /* property */
-#define SMCD_BUS_LOOPBACK_DEVICE_LIMIT_REJECTS "LimitRejects"		   /* property */
-#define SMCD_BUS_LOOPBACK_DEVICE_MOVES "Moves"				   /* property */
-#define SMCD_BUS_LOOPBACK_DEVICE_MOVE_BYTES "MoveBytes"			   /* property */
-#define SMCD_BUS_LOOPBACK_DEVICE_MOVE_SIGNALS "MoveSignals"		   /* property */
-#define SMCD_BUS_LOOPBACK_DEVICE_MOVE_ERRORS "MoveErrors"		   /* property */
-#define SMCD_BUS_LOOPBACK_DEVICE_ATTACHES "Attaches"			   /* property */
-#define SMCD_BUS_LOOPBACK_DEVICE_DETACHES "Detaches"			   /* property */
-#define SMCD_BUS_LOOPBACK_DEVICE_ACTIVATIONS "Activations"		   /* property */
-#define SMCD_BUS_LOOPBACK_DEVICE_DEACTIVATIONS "Deactivations"		   /* property */
-#define SMCD_BUS_LOOPBACK_DEVICE_DRAIN_REJECTS "DrainRejects"		   /* property */
+/*
+ * And one property per counter of smc_lo, a row of SMCLO_COUNTERS (netlink/smclo.h): named
+ * by the row's Bus column, the counter's key in CamelCase (dmb_bytes: DmbBytes), of type
+ * "u" or "t" by its width.  common/bus-api-sh reads the rows too, so that the shell and
+ * bus-names.test know these names as SMCD_BUS_LOOPBACK_DEVICE_<ATTR>.
+ */
+#define SMCD_BUS_LOOPBACK_DEVICE_COUNTER(bus) #bus
 
 /* SMCD_BUS_IFACE_LINKGROUP */
 #define SMCD_BUS_LINKGROUP_ID "Id"			      /* property */

@@ -60,12 +60,16 @@ struct smclo_settings {
 
 /*
  * The module's counters, one row each: the one list that struct smclo_counters, the parser
- * (attribute SMC_LO_C_<ATTR>), the agent's LoopbackDevice properties (bus name
- * SMCD_BUS_LOOPBACK_DEVICE_<ATTR> of common/bus-api.h), smcctl's JSON (key: the field, in
- * this order) and its text follow.  A new counter is its row here, its attribute in
- * netlink/uapi/smc_lo.h, its bus name and its text in the man pages.
- *   X(field, bits, ATTR, kind, line, label)
+ * (attribute SMC_LO_C_<ATTR>), the agent's LoopbackDevice properties, smcctl's JSON (key: the
+ * field, in this order) and its text follow.  A new counter is its row here, its attribute
+ * in netlink/uapi/smc_lo.h and its paragraph in COUNTERS of smc-lo(4), the one page that
+ * lists them (smcctl(8) and smcd-agent(8) refer to it).
+ *   X(field, bits, ATTR, Bus, kind, line, label)
  *   bits   32 or 64: the field's width (D-Bus "u" or "t")
+ *   ATTR   the field in upper case
+ *   Bus    the D-Bus property, SMCD_BUS_LOOPBACK_DEVICE_COUNTER(Bus) of common/bus-api.h:
+ *          the field in CamelCase (dmb_bytes: DmbBytes), as smcd-agent(8) says
+ *          (agent-man-lint.test holds every row to both spellings)
  *   kind   GAUGE: describes the registered device (0 when inactive); the module always
  *          sends it, a reply without it is -EBADMSG.  TOTAL: since the module was loaded;
  *          0 from a module that does not send it
@@ -73,25 +77,25 @@ struct smclo_settings {
  *          dmb_bytes share the first line, "DMBs")
  *   label  smcctl's text: the line's label
  */
-#define SMCLO_COUNTERS(X)                                                      \
-	X(dmbs, 32, DMBS, GAUGE, 0, NULL)                                      \
-	X(dmb_bytes, 64, DMB_BYTES, GAUGE, 0, NULL)                            \
-	X(attached, 32, ATTACHED, GAUGE, 1, "Attached (nocopy)")               \
-	/* references held by others: one per SMC-D link group */              \
-	X(link_groups, 32, LINK_GROUPS, GAUGE, 2, "Link groups")               \
-	X(registrations, 64, REGISTRATIONS, TOTAL, 3, "Registrations")         \
-	X(unregistrations, 64, UNREGISTRATIONS, TOTAL, 4, "Unregistrations")   \
-	X(alloc_failures, 64, ALLOC_FAILURES, TOTAL, 5, "Allocation failures") \
-	X(limit_rejects, 64, LIMIT_REJECTS, TOTAL, 6, "Refused at max DMBs")   \
-	X(moves, 64, MOVES, TOTAL, 8, "move_data calls")                       \
-	X(move_bytes, 64, MOVE_BYTES, TOTAL, 9, "move_data bytes")             \
-	X(move_signals, 64, MOVE_SIGNALS, TOTAL, 10, "Signals")                \
-	X(move_errors, 64, MOVE_ERRORS, TOTAL, 11, "move_data errors")         \
-	X(attaches, 64, ATTACHES, TOTAL, 12, "Attaches")                       \
-	X(detaches, 64, DETACHES, TOTAL, 13, "Detaches")                       \
-	X(activations, 64, ACTIVATIONS, TOTAL, 14, "Activations")              \
-	X(deactivations, 64, DEACTIVATIONS, TOTAL, 15, "Deactivations")        \
-	X(drain_rejects, 64, DRAIN_REJECTS, TOTAL, 7, "Refused while draining")
+#define SMCLO_COUNTERS(X)                                                                     \
+	X(dmbs, 32, DMBS, Dmbs, GAUGE, 0, NULL)                                               \
+	X(dmb_bytes, 64, DMB_BYTES, DmbBytes, GAUGE, 0, NULL)                                 \
+	X(attached, 32, ATTACHED, Attached, GAUGE, 1, "Attached (nocopy)")                    \
+	/* references held by others: one per SMC-D link group */                             \
+	X(link_groups, 32, LINK_GROUPS, LinkGroups, GAUGE, 2, "Link groups")                  \
+	X(registrations, 64, REGISTRATIONS, Registrations, TOTAL, 3, "Registrations")         \
+	X(unregistrations, 64, UNREGISTRATIONS, Unregistrations, TOTAL, 4, "Unregistrations") \
+	X(alloc_failures, 64, ALLOC_FAILURES, AllocFailures, TOTAL, 5, "Allocation failures") \
+	X(limit_rejects, 64, LIMIT_REJECTS, LimitRejects, TOTAL, 6, "Refused at max DMBs")    \
+	X(moves, 64, MOVES, Moves, TOTAL, 8, "move_data calls")                               \
+	X(move_bytes, 64, MOVE_BYTES, MoveBytes, TOTAL, 9, "move_data bytes")                 \
+	X(move_signals, 64, MOVE_SIGNALS, MoveSignals, TOTAL, 10, "Signals")                  \
+	X(move_errors, 64, MOVE_ERRORS, MoveErrors, TOTAL, 11, "move_data errors")            \
+	X(attaches, 64, ATTACHES, Attaches, TOTAL, 12, "Attaches")                            \
+	X(detaches, 64, DETACHES, Detaches, TOTAL, 13, "Detaches")                            \
+	X(activations, 64, ACTIVATIONS, Activations, TOTAL, 14, "Activations")                \
+	X(deactivations, 64, DEACTIVATIONS, Deactivations, TOTAL, 15, "Deactivations")        \
+	X(drain_rejects, 64, DRAIN_REJECTS, DrainRejects, TOTAL, 7, "Refused while draining")
 
 enum smclo_counter_kind {
 	SMCLO_COUNTER_GAUGE,
@@ -99,15 +103,15 @@ enum smclo_counter_kind {
 };
 
 struct smclo_counters {
-#define SMCLO_COUNTER_FIELD(f, bits, attr, kind, line, label) uint##bits##_t f;
+#define SMCLO_COUNTER_FIELD(f, bits, attr, bus, kind, line, label) uint##bits##_t f;
 	SMCLO_COUNTERS(SMCLO_COUNTER_FIELD)
 #undef SMCLO_COUNTER_FIELD
 };
 
 /* How many lines of smcctl's text the counters make (the line numbers 1, 2, ... once each:
  * cli/loopback.c checks). */
-#define SMCLO_COUNTER_LINE(f, bits, attr, kind, line, label) +((line) > 0)
-#define SMCLO_COUNTER_LINE_BIT(f, bits, attr, kind, line, label) | (1ull << (line))
+#define SMCLO_COUNTER_LINE(f, bits, attr, bus, kind, line, label) +((line) > 0)
+#define SMCLO_COUNTER_LINE_BIT(f, bits, attr, bus, kind, line, label) | (1ull << (line))
 enum {
 	SMCLO_N_COUNTER_LINES = 0 SMCLO_COUNTERS(SMCLO_COUNTER_LINE),
 };

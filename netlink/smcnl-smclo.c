@@ -153,7 +153,7 @@ static int counters_parse(const struct nlattr *nest, struct smclo_counters *c)
 		return -EBADMSG;
 	r = smcnl_parse_nested(tb, SMC_LO_C_MAX, nest);
 	/* The gauges say what holds the device: the module always sends them. */
-#define COUNTER_PARSE(f, bits, attr, kind, line, label)                                    \
+#define COUNTER_PARSE(f, bits, attr, bus, kind, line, label)                               \
 	if (r == 0 && SMCLO_COUNTER_##kind == SMCLO_COUNTER_GAUGE && !tb[SMC_LO_C_##attr]) \
 		return -EBADMSG;                                                           \
 	r = r ?: attr_u##bits(tb[SMC_LO_C_##attr], &c->f);

@@ -70,8 +70,9 @@ static const sd_bus_vtable device_vtable[] = {
 			LB(drain_timeout_usec), RO),
 	SD_BUS_PROPERTY(SMCD_BUS_LOOPBACK_DEVICE_DRAIN_REMAINING_USEC, "t", NULL,
 			LB(drain_remaining_usec), RO),
-#define COUNTER_PROPERTY(f, bits, attr, kind, line, label) \
-	SD_BUS_PROPERTY(SMCD_BUS_LOOPBACK_DEVICE_##attr, SIG_##bits, NULL, LB(counters.f), RO),
+#define COUNTER_PROPERTY(f, bits, attr, bus, kind, line, label)                                  \
+	SD_BUS_PROPERTY(SMCD_BUS_LOOPBACK_DEVICE_COUNTER(bus), SIG_##bits, NULL, LB(counters.f), \
+			RO),
 	SMCLO_COUNTERS(COUNTER_PROPERTY)
 #undef COUNTER_PROPERTY
 		SD_BUS_VTABLE_END,

@@ -449,14 +449,12 @@ static void show_smclo(const struct smclo_device *d)
 		say(" apply=%s", d->apply_next_activation ? "next-activation" : "now");
 	if (d->has_event)
 		say(" event=%s", smclo_event_name(d->event) ?: "?");
-	say("\n  counters dmbs=%u bytes=%" PRIu64 " attached=%u lgrs=%u regs=%" PRIu64
-	    " unregs=%" PRIu64 " allocfail=%" PRIu64 " limit=%" PRIu64 " moves=%" PRIu64
-	    " movebytes=%" PRIu64 " signals=%" PRIu64 " moveerr=%" PRIu64 " attaches=%" PRIu64
-	    " detaches=%" PRIu64 " act=%" PRIu64 " deact=%" PRIu64 " drainrej=%" PRIu64 "\n",
-	    c->dmbs, c->dmb_bytes, c->attached, c->link_groups, c->registrations,
-	    c->unregistrations, c->alloc_failures, c->limit_rejects, c->moves, c->move_bytes,
-	    c->move_signals, c->move_errors, c->attaches, c->detaches, c->activations,
-	    c->deactivations, c->drain_rejects);
+	/* every counter of SMCLO_COUNTERS, named by its JSON key */
+	say("\n  counters");
+#define COUNTER_SAY(f, bits, attr, bus, kind, line, label) say(" " #f "=%" PRIu64, (uint64_t)c->f);
+	SMCLO_COUNTERS(COUNTER_SAY)
+#undef COUNTER_SAY
+	say("\n");
 }
 
 /* The module's device, when smc_lo is loaded (what smcctl's device views do). */

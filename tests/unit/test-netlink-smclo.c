@@ -11,6 +11,7 @@
  * value outside its documented range are -EBADMSG, built by editing a recorded reply.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -391,6 +392,16 @@ struct edit {
 	uint32_t generation; /* 0: 1 */
 };
 
+/*
+ * The module's u32 counters (netlink/uapi/smc_lo.h; kmod/smc_lo_genl.c sends the others,
+ * totals from SMC_LO_C_REGISTRATIONS on, as u64): written down here, apart from the bits
+ * of SMCLO_COUNTERS, so that test_counters_every_row() compares the two.
+ */
+static bool counter_is_u32(int c)
+{
+	return c == SMC_LO_C_DMBS || c == SMC_LO_C_ATTACHED || c == SMC_LO_C_LINK_GROUPS;
+}
+
 static size_t build_reply(const struct edit *e, uint8_t *out, size_t cap)
 {
 	struct nl_msg *msg = nlmsg_alloc();
@@ -433,7 +444,7 @@ static size_t build_reply(const struct edit *e, uint8_t *out, size_t cap)
 		for (int c = SMC_LO_C_DMBS; c <= SMC_LO_C_MAX; c++) {
 			if (c == e->drop_counter)
 				continue;
-			if (c == SMC_LO_C_DMBS || c == SMC_LO_C_ATTACHED || c == SMC_LO_C_LINK_GROUPS)
+			if (counter_is_u32(c))
 				nla_put_u32(msg, c, 1);
 			else
 				nla_put_u64(msg, c, 7);
@@ -534,6 +545,77 @@ static void test_contract(void **state)
 		e.drop_counter = SMC_LO_C_DRAIN_REJECTS;
 		assert_int_equal(replay_get(&e, &d), 0);
 		assert_int_equal(d.counters.drain_rejects, 0);
+	}
+}
+
+/* The rows of SMCLO_COUNTERS, to check every counter the same way. */
+static const struct counter_row {
+	const char *field;
+	int attr;
+	int bits;
+	bool gauge;
+	size_t off;
+} counter_rows[] = {
+#define COUNTER_ROW(f, bits, attr, bus, kind, line, label)                        \
+	{ #f, SMC_LO_C_##attr, bits, SMCLO_COUNTER_##kind == SMCLO_COUNTER_GAUGE, \
+	  offsetof(struct smclo_counters, f) },
+	SMCLO_COUNTERS(COUNTER_ROW)
+#undef COUNTER_ROW
+};
+
+static uint64_t counter_value(const struct smclo_device *d, const struct counter_row *row)
+{
+	const char *p = (const char *)&d->counters + row->off;
+
+	if (row->bits == 32)
+		return *(const uint32_t *)(const void *)p;
+	return *(const uint64_t *)(const void *)p;
+}
+
+/*
+ * Every counter, from its row alone: each attribute of the module has one row, of the
+ * module's width; the parser reads each into its own field (1 for a u32, 7 for a u64 in the
+ * built reply); a reply without a gauge is -EBADMSG, one without a total (an older module)
+ * reads as 0 and leaves the others alone.  A new row is checked here without an edit.
+ */
+static void test_counters_every_row(void **state)
+{
+	const struct edit good = { .state = -1, .gid_len = 16, .nocopy = 1, .max_dmbs = 100 };
+	struct smclo_device d;
+
+	assert_int_equal(ELEMENTSOF(counter_rows), SMC_LO_C_MAX - SMC_LO_C_DMBS + 1);
+	assert_int_equal(replay_get(&good, &d), 0);
+	for (size_t i = 0; i < ELEMENTSOF(counter_rows); i++) {
+		const struct counter_row *row = &counter_rows[i];
+		struct edit e = good;
+		int r;
+
+		for (size_t j = 0; j < i; j++)
+			if (counter_rows[j].attr == row->attr)
+				fail_msg("%s: attribute %d has two rows", row->field, row->attr);
+		if ((row->bits == 32) != counter_is_u32(row->attr))
+			fail_msg("%s: %d bits in SMCLO_COUNTERS, not the module's width",
+				 row->field, row->bits);
+		if (counter_value(&d, row) != (row->bits == 32 ? 1u : 7u))
+			fail_msg("%s: parsed as %" PRIu64, row->field, counter_value(&d, row));
+
+		e.drop_counter = row->attr;
+		r = replay_get(&e, &d);
+		if (row->gauge && r != -EBADMSG)
+			fail_msg("%s: a reply without this gauge gave %d, not -EBADMSG", row->field,
+				 r);
+		if (!row->gauge) {
+			if (r != 0 || counter_value(&d, row) != 0)
+				fail_msg("%s: a reply without this total gave %d and %" PRIu64,
+					 row->field, r, counter_value(&d, row));
+			for (size_t j = 0; j < ELEMENTSOF(counter_rows); j++)
+				if (j != i && counter_value(&d, &counter_rows[j]) !=
+						      (counter_rows[j].bits == 32 ? 1u : 7u))
+					fail_msg("%s: without it, %s reads %" PRIu64, row->field,
+						 counter_rows[j].field,
+						 counter_value(&d, &counter_rows[j]));
+		}
+		assert_int_equal(replay_get(&good, &d), 0);
 	}
 }
 
@@ -704,6 +786,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_missing),
 		cmocka_unit_test(test_contract),
+		cmocka_unit_test(test_counters_every_row),
 		cmocka_unit_test(test_family_reloaded),
 		cmocka_unit_test(test_shutdown_new_generation),
 		cmocka_unit_test(test_notifications_long),

@@ -43,7 +43,7 @@ assert_eq "draining removing deactivated " "$(kmod_events /tmp/events)" "event o
 # What held the device when the removal started (the REMOVING notification):
 removing=$(sed -n '/event=removing/,/counters/p' /tmp/events | tail -n 1)
 assert_match "$removing" ' dmbs=[1-9]' "DMBs reported as holders"
-assert_match "$removing" ' lgrs=[1-9]' "link groups reported as holders"
+assert_match "$removing" ' link_groups=[1-9]' "link groups reported as holders"
 kill $hold 2>/dev/null
 wait $hold
 cat /tmp/hold.out
