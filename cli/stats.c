@@ -10,11 +10,13 @@
  * appear once, in the summary.  The RX section says "received".
  *
  * The document (-j) is the counter tree of common/stats-table.c, the one the agent answers
- * with.  The text has one renderer, drawn from the counters' rows (struct rows_src): the
- * kernel's numbers go there without a tree, a tree (the agent's answer) is read back into
- * them.  The text goes through a text sink (its "label  value (extra)" lines are
- * out_line(), the histograms out_line_cells()); -j is not on the sinks yet (issue 36): it
- * prints the tree, whose rates are json-c's doubles.
+ * with; the kernel's is streamed into the JSON sink from the counters' rows
+ * (stats_rows_emit(): integers and strings only, key for key in the tree's order), so it
+ * builds no document.  The agent's answer, whose rates are json-c's doubles, is printed by
+ * json-c as it came (cli/stats-agent.c).  The text has one renderer, drawn from the
+ * counters' rows (struct rows_src): the kernel's numbers go there without a tree, a tree
+ * (the agent's answer) is read back into them; it goes through a text sink (its
+ * "label  value (extra)" lines are out_line(), the histograms out_line_cells()).
  *
  * Counters only ever grow in the kernel, which has no reset.  When smcd-agent runs, the
  * answer comes from it (cli/stats-agent.c) in the same layout: since-reset values at the
@@ -689,13 +691,13 @@ size_t stats_tree_advice(struct smcctl *c, json_object *tree, struct advice *out
 int stats_show(struct smcctl *c, const struct verb_args *a)
 {
 	bool only_d = a->opt[STATS_OPT_SMCD], only_r = a->opt[STATS_OPT_SMCR];
-	_cleanup_(json_object_putp) json_object *doc = NULL;
 	_cleanup_(freep) struct smc_fback_stats *f = calloc(1, sizeof(*f));
 	_cleanup_(freep) struct stats_num *rows = NULL;
 	_cleanup_(freep) struct stats_tree_reason *reasons = NULL;
 	struct advice advice[ADVICE_MAX];
 	struct advice_env env;
 	struct smc_stats s = {};
+	struct out_sink o;
 	struct smcnl *nl;
 	size_t n_rows, n_reasons, n_advice;
 	int r, st;
@@ -722,19 +724,21 @@ int stats_show(struct smcctl *c, const struct verb_args *a)
 	c->view = (a->opt[STATS_OPT_ALL] ? STATS_VIEW_ALL : 0) | (only_d ? STATS_VIEW_SMCD : 0) |
 		  (only_r ? STATS_VIEW_SMCR : 0);
 	if (!c->json) {
-		/* No tree: the text needs no json-c (loaded on first use, cli/dl.c). */
+		/* No tree: neither the text nor -j needs json-c (loaded on first use, cli/dl.c). */
 		if (stats_rows_text(c, &s, f, only_d, only_r, advice, n_advice) < 0)
 			return smcctl_oom(c);
 		return smcctl_emit(c, NULL, NULL);
 	}
-	doc = stats_tree_from_kernel(&s, f);
-	if (!doc || json_add_str(doc, "source", "kernel") < 0 ||
-	    json_add(doc, "advice", advice_json(advice, n_advice)) < 0)
+	/* The counter tree streamed, from the kernel's rows before --smcd or --smcr zeroed
+	 * some (the summary counts both); the filter leaves the other technology out. */
+	n_reasons = stats_rows_from_kernel(&s, f, rows, reasons);
+	out_sink_json(&o, c->out, c->pretty);
+	out_object_begin(&o, NULL);
+	stats_rows_emit(&o, rows, reasons, n_reasons, only_r, only_d);
+	out_str(&o, "source", OUT_NO_COL, "kernel");
+	advice_emit(&o, "advice", advice, n_advice);
+	out_object_end(&o);
+	if (out_sink_done(&o) == -ENOMEM)
 		return smcctl_oom(c);
-	/* A filter removes the other technology from the document, not only from the text. */
-	if (only_d)
-		json_object_object_del(doc, "smcr");
-	if (only_r)
-		json_object_object_del(doc, "smcd");
-	return smcctl_emit(c, doc, NULL);
+	return smcctl_flush(c);
 }

@@ -10,16 +10,16 @@
  * the document sink builds a json-c object from the same emits, for a caller that needs
  * one (smcctl check's socket, the blocks of linkgroup -d and of device show).  The
  * iproute2 json_print lesson: the text and -j cannot drift apart when one call feeds both.
- * On the sink: socket, linkgroup, device and info (and the advice block, advice_emit()),
- * and the text of stats.
+ * On the sink: socket, linkgroup, device and info (and the advice block, advice_emit());
+ * stats' text and its kernel -j too, by two emitters from its counters' rows.
  *
  * Verbs whose answer is a json-c document (the agent's answers, the configuration) render
  * it with out_table() and out_kv(), which lay out a table as the text sink does: a column
  * or field there names a key of the document (dotted paths descend into nested objects), a
- * header, a format and the detail level from which it is shown.  stats' text is on the
- * text sink (out_line(), out_line_cells(): its fixed-width "label  value (extra)" lines,
- * drawn from the counters' rows, cli/stats.c); its -j is not yet (issue 36): it is the
- * counter tree, printed by json-c (json-c's doubles for the agent's rates).
+ * header, a format and the detail level from which it is shown.  stats' text uses the
+ * fixed-width lines (out_line(), out_line_cells()); its -j from the kernel is streamed
+ * (stats_rows_emit()), the agent's answer is its json-c document as it came (json-c's
+ * doubles for the rates).
  *
  * Text conventions: a missing value (JSON null, absent key or empty string) prints as "-";
  * numbers are right-aligned, text left-aligned; columns are separated by two blanks; no
