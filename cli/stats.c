@@ -10,10 +10,13 @@
  * appear once, in the summary.  The RX section says "received".
  *
  * The document (-j) is the counter tree of common/stats-table.c, the one the agent answers
- * with.  The text has one renderer, drawn from the counters' rows (struct rows_src): the
- * kernel's numbers go there without a tree, a tree (the agent's answer) is read back into
- * them.  Not on the sinks yet (issue 36): its lines ("label  value (extra)") are a layout
- * the text sink does not have, and -j prints the tree, whose rates are json-c's doubles.
+ * with; the kernel's is streamed into the JSON sink from the counters' rows
+ * (stats_rows_emit(): integers and strings only, key for key in the tree's order), so it
+ * builds no document.  The agent's answer, whose rates are json-c's doubles, is printed by
+ * json-c as it came (cli/stats-agent.c).  The text has one renderer, drawn from the
+ * counters' rows (struct rows_src): the kernel's numbers go there without a tree, a tree
+ * (the agent's answer) is read back into them; it goes through a text sink (its
+ * "label  value (extra)" lines are out_line(), the histograms out_line_cells()).
  *
  * Counters only ever grow in the kernel, which has no reset.  When smcd-agent runs, the
  * answer comes from it (cli/stats-agent.c) in the same layout: since-reset values at the
@@ -182,149 +185,104 @@ static uint64_t uj(json_object *o, const char *path)
 	return out_get_u64(o, path, 0);
 }
 
-/* n blanks at p; returns the end. */
-static char *blanks(char *p, size_t n)
-{
-	memset(p, ' ', n);
-	return p + n;
-}
-
-/*
- * "%*s%-*s %*s%s%s\n" of indent, label, value and " extra", assembled and written in one
- * call: the text is some 60 of these lines, and fprintf() with padding was a third of the
- * verb in user space (bench/smcctl-vs-smctools).
- */
-static void line(struct smcctl *c, unsigned indent, const char *label, const char *value,
+/* "label  value (extra)", the label to column 30, the value right-aligned in 13. */
+static void line(struct out_sink *o, unsigned indent, const char *label, const char *value,
 		 const char *extra)
 {
-	size_t ll = strlen(label), lv = strlen(value), le = extra ? strlen(extra) : 0;
-	size_t lw = LABEL_WIDTH > indent ? LABEL_WIDTH - indent : 0;
-	char buf[1024], *p = buf;
-
-	if (indent + (ll > lw ? ll : lw) + 1 + (lv > VALUE_WIDTH ? lv : VALUE_WIDTH) + 1 + le + 1 >
-	    sizeof(buf)) {
-		fprintf(c->out, "%*s%-*s %*s%s%s\n", (int)indent, "", (int)lw, label, VALUE_WIDTH,
-			value, le ? " " : "", le ? extra : "");
-		return;
-	}
-	p = blanks(p, indent);
-	p = mempcpy(p, label, ll);
-	p = blanks(p, ll < lw ? lw - ll : 0);
-	*p++ = ' ';
-	p = blanks(p, lv < VALUE_WIDTH ? VALUE_WIDTH - lv : 0);
-	p = mempcpy(p, value, lv);
-	if (le) {
-		*p++ = ' ';
-		p = mempcpy(p, extra, le);
-	}
-	*p++ = '\n';
-	fwrite(buf, 1, (size_t)(p - buf), c->out);
+	out_line(o, indent, LABEL_WIDTH, label, VALUE_WIDTH, value, extra);
 }
 
-static void line_u64(struct smcctl *c, unsigned indent, const char *label, uint64_t v,
+static void line_u64(struct out_sink *o, unsigned indent, const char *label, uint64_t v,
 		     const char *extra)
 {
 	char buf[32];
 
-	line(c, indent, label, out_fmt_dec(v, buf, sizeof(buf)), extra);
+	line(o, indent, label, out_fmt_dec(v, buf, sizeof(buf)), extra);
 }
 
 /*
  * "2132416 (2.0 MiB)": a size in bytes with its IEC size, as smc.yaml and every other
  * size smcctl shows (smc-tools' "(2.132M)" is decimal, so "M" meant two things here).
  */
-static void line_bytes(struct smcctl *c, unsigned indent, const char *label, uint64_t v)
+static void line_bytes(struct out_sink *o, unsigned indent, const char *label, uint64_t v)
 {
 	char size[24], extra[32] = "";
 
 	if (v >= 1024)
 		snprintf(extra, sizeof(extra), "(%s)", out_fmt_iec(v, size, sizeof(size)));
-	line_u64(c, indent, label, v, extra);
+	line_u64(o, indent, label, v, extra);
 }
 
 /* "123456789012 (123.5G)" as smc-tools prints request counts: a count, not a size. */
-static void line_abbrev(struct smcctl *c, unsigned indent, const char *label, uint64_t v)
+static void line_abbrev(struct out_sink *o, unsigned indent, const char *label, uint64_t v)
 {
 	char a[16], extra[24] = "";
 
 	if (v >= 100000)
 		snprintf(extra, sizeof(extra), "(%s)", out_fmt_abbrev(v, a, sizeof(a)));
-	line_u64(c, indent, label, v, extra);
+	line_u64(o, indent, label, v, extra);
 }
 
-static void line_pct(struct smcctl *c, unsigned indent, const char *label, uint64_t v, uint64_t of)
+static void line_pct(struct out_sink *o, unsigned indent, const char *label, uint64_t v, uint64_t of)
 {
 	char extra[32] = "";
 
 	if (of)
 		snprintf(extra, sizeof(extra), "(%.2f%%)", 100.0 * (double)v / (double)of);
-	line_u64(c, indent, label, v, extra);
+	line_u64(o, indent, label, v, extra);
 }
 
-static void line_split(struct smcctl *c, unsigned indent, const char *label, uint64_t total,
+static void line_split(struct out_sink *o, unsigned indent, const char *label, uint64_t total,
 		       uint64_t client, uint64_t server)
 {
 	char extra[64];
 
 	snprintf(extra, sizeof(extra), "(client %" PRIu64 ", server %" PRIu64 ")", client, server);
-	line_u64(c, indent, label, total, total ? extra : NULL);
+	line_u64(o, indent, label, total, total ? extra : NULL);
 }
 
-/* "    %-6s" and " %7s" per cell, one write for the line. */
-static void cells_line(struct smcctl *c, const char *label, const char *const cells[], size_t n)
+/* "    %-6s" and " %7s" per cell. */
+static void cells_line(struct out_sink *o, const char *label, const char *const cells[], size_t n)
 {
-	char buf[4 + 6 + SMC_STATS_BUCKETS * (1 + 16) + 2], *p = blanks(buf, 4);
-	size_t l = strnlen(label, 6);
-
-	p = mempcpy(p, label, l);
-	p = blanks(p, 6 - l);
-	for (size_t i = 0; i < n; i++) {
-		size_t k = strnlen(cells[i], 16);
-
-		*p++ = ' ';
-		p = blanks(p, k < 7 ? 7 - k : 0);
-		p = mempcpy(p, cells[i], k);
-	}
-	*p++ = '\n';
-	fwrite(buf, 1, (size_t)(p - buf), c->out);
+	out_line_cells(o, 4, 10, label, 7, cells, n);
 }
 
-static void histogram(struct smcctl *c, const char *label, const struct sv *b)
+static void histogram(struct out_sink *o, const char *label, const struct sv *b)
 {
 	char a[SMC_STATS_BUCKETS][16];
 	const char *cells[SMC_STATS_BUCKETS];
 
 	for (size_t i = 0; i < SMC_STATS_BUCKETS; i++)
 		cells[i] = out_fmt_abbrev(u(b, bucket_keys[i]), a[i], sizeof(a[i]));
-	cells_line(c, label, cells, SMC_STATS_BUCKETS);
+	cells_line(o, label, cells, SMC_STATS_BUCKETS);
 }
 
-static void direction(struct smcctl *c, const struct sv *d, bool tx)
+static void direction(struct out_sink *o, struct smcctl *c, const struct sv *d, bool tx)
 {
 	struct sv bufs = sub(d, "buffer_sizes"), reqs = sub(d, "request_sizes");
 	uint64_t cnt = u(d, "requests");
 
-	fprintf(c->out, "  %s\n", tx ? "TX" : "RX");
-	line_bytes(c, 4, tx ? "Data transmitted (bytes)" : "Data received (bytes)", u(d, "bytes"));
-	line_abbrev(c, 4, "Requests", cnt);
+	out_text(o, "  %s\n", tx ? "TX" : "RX");
+	line_bytes(o, 4, tx ? "Data transmitted (bytes)" : "Data received (bytes)", u(d, "bytes"));
+	line_abbrev(o, 4, "Requests", cnt);
 	if (has(d, "buffer_usage"))
-		line_bytes(c, 4, "Buffer usage (bytes)", u(d, "buffer_usage"));
+		line_bytes(o, 4, "Buffer usage (bytes)", u(d, "buffer_usage"));
 	else if (c->view & STATS_VIEW_ALL)
-		line(c, 4, "Buffer usage (bytes)", "-", "(kernel 6.12+)");
-	line_pct(c, 4, "Buffer full", u(d, "buffer.full"), cnt);
+		line(o, 4, "Buffer usage (bytes)", "-", "(kernel 6.12+)");
+	line_pct(o, 4, "Buffer full", u(d, "buffer.full"), cnt);
 	if (tx) {
-		line_pct(c, 4, "Buffer full (remote)", u(d, "buffer.full_peer"), cnt);
-		line_pct(c, 4, "Buffer too small", u(d, "buffer.too_small"), cnt);
-		line_pct(c, 4, "Buffer too small (remote)", u(d, "buffer.too_small_peer"), cnt);
+		line_pct(o, 4, "Buffer full (remote)", u(d, "buffer.full_peer"), cnt);
+		line_pct(o, 4, "Buffer too small", u(d, "buffer.too_small"), cnt);
+		line_pct(o, 4, "Buffer too small (remote)", u(d, "buffer.too_small_peer"), cnt);
 	}
 	if (c->detail) {
-		line_u64(c, 4, "Buffer allocations", u(d, "buffer.alloc"), NULL);
-		line_u64(c, 4, "Buffer downgrades", u(d, "buffer.downgrade"), NULL);
-		line_u64(c, 4, "Buffer reuses", u(d, "buffer.reuse"), NULL);
+		line_u64(o, 4, "Buffer allocations", u(d, "buffer.alloc"), NULL);
+		line_u64(o, 4, "Buffer downgrades", u(d, "buffer.downgrade"), NULL);
+		line_u64(o, 4, "Buffer reuses", u(d, "buffer.reuse"), NULL);
 	}
-	cells_line(c, "", bucket_headers, SMC_STATS_BUCKETS);
-	histogram(c, "Bufs", &bufs);
-	histogram(c, "Reqs", &reqs);
+	cells_line(o, "", bucket_headers, SMC_STATS_BUCKETS);
+	histogram(o, "Bufs", &bufs);
+	histogram(o, "Reqs", &reqs);
 }
 
 static bool tech_active(const struct sv *t)
@@ -333,7 +291,8 @@ static bool tech_active(const struct sv *t)
 	       u(t, "rx.buffer_usage") || u(t, "tx.buffer_usage");
 }
 
-static void tech(struct smcctl *c, const char *title, const struct sv *t, bool forced)
+static void tech(struct out_sink *o, struct smcctl *c, const char *title, const struct sv *t,
+		 bool forced)
 {
 	struct sv rx = sub(t, "rx"), tx = sub(t, "tx");
 	uint64_t conns = u(t, "connections");
@@ -344,33 +303,33 @@ static void tech(struct smcctl *c, const char *title, const struct sv *t, bool f
 	if (!here(t))
 		return;
 	if (!forced && !tech_active(t)) {
-		fprintf(c->out, "\n%s: no activity\n", title);
+		out_text(o, "\n%s: no activity\n", title);
 		return;
 	}
-	fprintf(c->out, "\n%s\n", title);
-	line_split(c, 2, "SMC connections", conns, u(t, "client_v1") + u(t, "client_v2"),
+	out_text(o, "\n%s\n", title);
+	line_split(o, 2, "SMC connections", conns, u(t, "client_v1") + u(t, "client_v2"),
 		   u(t, "server_v1") + u(t, "server_v2"));
 	if (c->detail) {
-		line_split(c, 4, "v1", u(t, "client_v1") + u(t, "server_v1"), u(t, "client_v1"),
+		line_split(o, 4, "v1", u(t, "client_v1") + u(t, "server_v1"), u(t, "client_v1"),
 			   u(t, "server_v1"));
-		line_split(c, 4, "v2", u(t, "client_v2") + u(t, "server_v2"), u(t, "client_v2"),
+		line_split(o, 4, "v2", u(t, "client_v2") + u(t, "server_v2"), u(t, "client_v2"),
 			   u(t, "server_v2"));
 	}
 	if (conns) {
 		snprintf(avg, sizeof(avg), "%.1f",
 			 (double)(u(t, "rx.requests") + u(t, "tx.requests")) / (double)conns);
-		line(c, 2, "Avg requests per SMC conn", avg, NULL);
+		line(o, 2, "Avg requests per SMC conn", avg, NULL);
 	}
-	direction(c, &rx, false);
-	direction(c, &tx, true);
-	fputs("  Extras\n", c->out);
-	line_u64(c, 4, "Special socket calls", special, NULL);
+	direction(o, c, &rx, false);
+	direction(o, c, &tx, true);
+	out_puts(o, "  Extras\n");
+	line_u64(o, 4, "Special socket calls", special, NULL);
 	if (c->detail) {
-		line_u64(c, 6, "cork", u(t, "cork"), NULL);
-		line_u64(c, 6, "nodelay", u(t, "nodelay"), NULL);
-		line_u64(c, 6, "sendpage", u(t, "sendpage"), NULL);
-		line_u64(c, 6, "splice", u(t, "splice"), NULL);
-		line_u64(c, 6, "urgent data", u(t, "urgent_data"), NULL);
+		line_u64(o, 6, "cork", u(t, "cork"), NULL);
+		line_u64(o, 6, "nodelay", u(t, "nodelay"), NULL);
+		line_u64(o, 6, "sendpage", u(t, "sendpage"), NULL);
+		line_u64(o, 6, "splice", u(t, "splice"), NULL);
+		line_u64(o, 6, "urgent data", u(t, "urgent_data"), NULL);
 	}
 }
 
@@ -397,14 +356,14 @@ static struct reason reason_at(const struct sv *f, size_t i)
 				e->n.u };
 }
 
-static void reasons(struct smcctl *c, const struct sv *f)
+static void reasons(struct out_sink *o, struct smcctl *c, const struct sv *f)
 {
 	size_t n = n_reasons(f);
 	uint64_t ni_c = u(f, "not_itemised.client"), ni_s = u(f, "not_itemised.server");
 
 	if (n == 0 && !ni_c && !ni_s)
 		return;
-	fputs("\nTCP fallback reasons\n", c->out);
+	out_puts(o, "\nTCP fallback reasons\n");
 	for (size_t i = 0; i < n; i++) {
 		struct reason e = reason_at(f, i);
 		char label[48];
@@ -414,15 +373,15 @@ static void reasons(struct smcctl *c, const struct sv *f)
 		else
 			snprintf(label, sizeof(label), "%s 0x%08" PRIx64, e.side ? e.side : "?",
 				 e.code);
-		line_u64(c, 2, label, e.count, e.text ? e.text : "unknown reason code");
+		line_u64(o, 2, label, e.count, e.text ? e.text : "unknown reason code");
 		if (e.advice)
-			fprintf(c->out, "%*s-> %s\n", LABEL_WIDTH + VALUE_WIDTH + 2, "", e.advice);
+			out_line(o, LABEL_WIDTH + VALUE_WIDTH + 2, 0, "->", 0, e.advice, NULL);
 	}
 	if (ni_c || ni_s)
-		fprintf(c->out,
-			"  (%" PRIu64 " client and %" PRIu64 " server fallbacks not itemised: the "
-			"kernel lists 36 reasons per side, with 16-bit counts that wrap)\n",
-			ni_c, ni_s);
+		out_text(o,
+			 "  (%" PRIu64 " client and %" PRIu64 " server fallbacks not itemised: the "
+			 "kernel lists 36 reasons per side, with 16-bit counts that wrap)\n",
+			 ni_c, ni_s);
 }
 
 /* ---- served by the agent ----------------------------------------------------------- */
@@ -432,7 +391,7 @@ static void reasons(struct smcctl *c, const struct sv *f)
  * largest first, "other" for those beyond the agent's bound.  Since the agent started,
  * whatever the view: the kernel's counters above are the exact totals.
  */
-static void attribution(struct smcctl *c, json_object *doc)
+static void attribution(struct out_sink *o, struct smcctl *c, json_object *doc)
 {
 	json_object *a = out_get(doc, "fallback.attribution"), *reasons;
 	size_t n;
@@ -440,15 +399,15 @@ static void attribution(struct smcctl *c, json_object *doc)
 	if (!a)
 		return;
 	if (!out_get_bool(a, "available", false)) {
-		fprintf(c->out, "\nFallback attribution is unavailable: %s\n",
-			out_get_str(a, "error", "unknown reason"));
+		out_text(o, "\nFallback attribution is unavailable: %s\n",
+			 out_get_str(a, "error", "unknown reason"));
 		return;
 	}
 	reasons = out_get(a, "reasons");
 	n = json_object_is_type(reasons, json_type_array) ? json_object_array_length(reasons) : 0;
 	if (n == 0)
 		return;
-	fputs("\nFallbacks by unit (seen by smcd-agent since it started)\n", c->out);
+	out_puts(o, "\nFallbacks by unit (seen by smcd-agent since it started)\n");
 	for (size_t i = 0; i < n; i++) {
 		json_object *r = json_object_array_get_idx(reasons, i), *units = out_get(r, "units");
 		size_t k = json_object_is_type(units, json_type_array)
@@ -463,37 +422,36 @@ static void attribution(struct smcctl *c, json_object *doc)
 		for (size_t j = 0; j < k; j++) {
 			json_object *u = json_object_array_get_idx(units, j);
 
-			fprintf(c->out, "  %-12s %-40s %10" PRIu64 "\n", name,
-				out_get_str(u, "unit", "?"), out_get_u64(u, "count", 0));
+			out_text(o, "  %-12s %-40s %10" PRIu64 "\n", name,
+				 out_get_str(u, "unit", "?"), out_get_u64(u, "count", 0));
 		}
 	}
 	if (out_get_u64(a, "lost", 0))
-		fprintf(c->out,
-			"  (%" PRIu64 " fallbacks not attributed: the ring buffer was full)\n",
-			out_get_u64(a, "lost", 0));
+		out_text(o, "  (%" PRIu64 " fallbacks not attributed: the ring buffer was full)\n",
+			 out_get_u64(a, "lost", 0));
 }
 
-static void agent_header(struct smcctl *c, json_object *doc)
+static void agent_header(struct out_sink *o, struct smcctl *c, json_object *doc)
 {
 	char t1[64], t2[64];
 
-	fprintf(c->out, "From smcd-agent: sampled %s, every %" PRIu64 "s%s\n",
-		agent_fmt_time(uj(doc, "time_usec"), t1, sizeof(t1)),
-		uj(doc, "interval_usec") / 1000000,
-		out_get_bool(doc, "available", false) ? "" : " (SMC is not available now)");
+	out_text(o, "From smcd-agent: sampled %s, every %" PRIu64 "s%s\n",
+		 agent_fmt_time(uj(doc, "time_usec"), t1, sizeof(t1)),
+		 uj(doc, "interval_usec") / 1000000,
+		 out_get_bool(doc, "available", false) ? "" : " (SMC is not available now)");
 	if (c->view & STATS_VIEW_RESET)
-		fputs("Counts until this reset (from now on they start again at 0):\n", c->out);
+		out_puts(o, "Counts until this reset (from now on they start again at 0):\n");
 	else if (c->view & STATS_VIEW_ABSOLUTE || !uj(doc, "reset_usec"))
-		fputs("Counts since smc was loaded ('smcctl stats reset' sets a baseline)\n", c->out);
+		out_puts(o, "Counts since smc was loaded ('smcctl stats reset' sets a baseline)\n");
 	else
-		fprintf(c->out, "Counts since the reset of %s (--absolute: since smc was loaded)\n",
-			agent_fmt_time(uj(doc, "reset_usec"), t2, sizeof(t2)));
+		out_text(o, "Counts since the reset of %s (--absolute: since smc was loaded)\n",
+			 agent_fmt_time(uj(doc, "reset_usec"), t2, sizeof(t2)));
 	if (uj(doc, "kernel_epochs"))
-		fprintf(c->out,
-			"(the kernel's counters restarted %" PRIu64 " time%s, smc reloaded; "
-			"counted across)\n",
-			uj(doc, "kernel_epochs"), uj(doc, "kernel_epochs") == 1 ? "" : "s");
-	fputc('\n', c->out);
+		out_text(o,
+			 "(the kernel's counters restarted %" PRIu64 " time%s, smc reloaded; "
+			 "counted across)\n",
+			 uj(doc, "kernel_epochs"), uj(doc, "kernel_epochs") == 1 ? "" : "s");
+	out_puts(o, "\n");
 }
 
 static double d(json_object *o, const char *path)
@@ -503,27 +461,27 @@ static double d(json_object *o, const char *path)
 	return v ? json_object_get_double(v) : 0.0;
 }
 
-static void line_rate(struct smcctl *c, const char *label, double v)
+static void line_rate(struct out_sink *o, const char *label, double v)
 {
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%.1f", v);
-	line(c, 2, label, buf, NULL);
+	line(o, 2, label, buf, NULL);
 }
 
-static void agent_now(struct smcctl *c, json_object *doc)
+static void agent_now(struct out_sink *o, struct smcctl *c, json_object *doc)
 {
 	json_object *socks = out_get(doc, "sockets"), *r = out_get(doc, "rate");
 	char buf[160];
 
-	fputs("\nNow\n", c->out);
+	out_puts(o, "\nNow\n");
 	if (socks) {
 		snprintf(buf, sizeof(buf),
 			 "%" PRIu64 " SMC-D, %" PRIu64 " SMC-R, %" PRIu64
 			 " fell back to TCP, %" PRIu64 " listening",
 			 uj(socks, "smcd"), uj(socks, "smcr"), uj(socks, "fallback"),
 			 uj(socks, "listen"));
-		fprintf(c->out, "  %-*s %s\n", LABEL_WIDTH - 2, "Sockets", buf);
+		out_line(o, 2, LABEL_WIDTH, "Sockets", 0, buf, NULL);
 	}
 	snprintf(buf, sizeof(buf),
 		 "%" PRIu64 " SMC-D, %" PRIu64 " SMC-R (%" PRIu64 " seen, %" PRIu64 " gone%s)",
@@ -531,49 +489,62 @@ static void agent_now(struct smcctl *c, json_object *doc)
 		 uj(doc, "linkgroups.smcd.seen") + uj(doc, "linkgroups.smcr.seen"),
 		 uj(doc, "linkgroups.smcd.removed") + uj(doc, "linkgroups.smcr.removed"),
 		 c->view & STATS_VIEW_ABSOLUTE || !uj(doc, "reset_usec") ? "" : " since the reset");
-	fprintf(c->out, "  %-*s %s\n", LABEL_WIDTH - 2, "Link groups", buf);
+	out_line(o, 2, LABEL_WIDTH, "Link groups", 0, buf, NULL);
 	if (!r)
 		return;
-	fprintf(c->out, "\nRates (per second over the last %.1fs)\n",
-		(double)uj(doc, "elapsed_usec") / 1e6);
-	line_rate(c, "SMC connections", d(r, "summary.smcd") + d(r, "summary.smcr"));
-	line_rate(c, "TCP fallbacks", d(r, "summary.fallback"));
-	line_rate(c, "Handshake errors", d(r, "summary.handshake_errors"));
-	line_rate(c, "Data received (bytes)", d(r, "smcd.rx.bytes") + d(r, "smcr.rx.bytes"));
-	line_rate(c, "Data transmitted (bytes)", d(r, "smcd.tx.bytes") + d(r, "smcr.tx.bytes"));
+	out_text(o, "\nRates (per second over the last %.1fs)\n",
+		 (double)uj(doc, "elapsed_usec") / 1e6);
+	line_rate(o, "SMC connections", d(r, "summary.smcd") + d(r, "summary.smcr"));
+	line_rate(o, "TCP fallbacks", d(r, "summary.fallback"));
+	line_rate(o, "Handshake errors", d(r, "summary.handshake_errors"));
+	line_rate(o, "Data received (bytes)", d(r, "smcd.rx.bytes") + d(r, "smcr.rx.bytes"));
+	line_rate(o, "Data transmitted (bytes)", d(r, "smcd.tx.bytes") + d(r, "smcr.tx.bytes"));
 }
 
 /* The counters' text, from the tree or from the rows (top: the root); doc: the agent's. */
-static void render(struct smcctl *c, const struct sv *top, json_object *agent_doc)
+static void render(struct out_sink *o, struct smcctl *c, const struct sv *top, json_object *agent_doc)
 {
 	struct sv f = sub(top, "fallback"), hs = sub(top, "handshake_errors");
 	struct sv smcd = sub(top, "smcd"), smcr = sub(top, "smcr");
 	bool all = c->view & STATS_VIEW_ALL;
 
 	if (agent_doc)
-		agent_header(c, agent_doc);
-	fputs("Connections (this network namespace)\n", c->out);
-	line_u64(c, 2, "Total connections handled", u(top, "summary.total"), NULL);
+		agent_header(o, c, agent_doc);
+	out_puts(o, "Connections (this network namespace)\n");
+	line_u64(o, 2, "Total connections handled", u(top, "summary.total"), NULL);
 	if (here(&smcd))
-		line_u64(c, 2, "SMC-D connections", u(top, "summary.smcd"), NULL);
+		line_u64(o, 2, "SMC-D connections", u(top, "summary.smcd"), NULL);
 	if (here(&smcr))
-		line_u64(c, 2, "SMC-R connections", u(top, "summary.smcr"), NULL);
-	line_split(c, 2, "TCP fallbacks", u(top, "summary.fallback"), u(&f, "client"),
+		line_u64(o, 2, "SMC-R connections", u(top, "summary.smcr"), NULL);
+	line_split(o, 2, "TCP fallbacks", u(top, "summary.fallback"), u(&f, "client"),
 		   u(&f, "server"));
-	line_split(c, 2, "Handshake errors", u(top, "summary.handshake_errors"), u(&hs, "client"),
+	line_split(o, 2, "Handshake errors", u(top, "summary.handshake_errors"), u(&hs, "client"),
 		   u(&hs, "server"));
-	reasons(c, &f);
-	tech(c, "SMC-D", &smcd, all || (c->view & STATS_VIEW_SMCD));
-	tech(c, "SMC-R", &smcr, all || (c->view & STATS_VIEW_SMCR));
+	reasons(o, c, &f);
+	tech(o, c, "SMC-D", &smcd, all || (c->view & STATS_VIEW_SMCD));
+	tech(o, c, "SMC-R", &smcr, all || (c->view & STATS_VIEW_SMCR));
 	if (agent_doc) {
-		attribution(c, agent_doc);
-		agent_now(c, agent_doc);
+		attribution(o, c, agent_doc);
+		agent_now(o, c, agent_doc);
 	}
 	/* Last, and only when there is some: what the numbers above mean. */
 	if (top->r->advice_json)
-		advice_print_json(c->out, top->r->advice_json);
+		advice_text_json(o, top->r->advice_json);
 	else
-		advice_print(c->out, top->r->advice, top->r->n_advice);
+		advice_emit(o, NULL, top->r->advice, top->r->n_advice);
+}
+
+/* The text into a text sink on smcctl's output.  A failed write is the flush's to report
+ * (smcctl_emit()); returns -ENOMEM or 0. */
+static int render_text(struct smcctl *c, const struct sv *top, json_object *agent_doc)
+{
+	struct out_sink o;
+	int r;
+
+	out_sink_text(&o, c->out, c->detail);
+	render(&o, c, top, agent_doc);
+	r = out_sink_done(&o);
+	return r == -ENOMEM ? r : 0;
 }
 
 /* A number of the tree as the rows hold one: null when missing or not an integer. */
@@ -620,8 +591,7 @@ int stats_tree_text(struct smcctl *c, json_object *doc)
 	r.no_smcr = !out_get(doc, "smcr");
 	r.advice_json = out_get(doc, "advice");
 	top = (struct sv){ .r = &r };
-	render(c, &top, agent ? doc : NULL);
-	return 0;
+	return render_text(c, &top, agent ? doc : NULL);
 }
 
 int stats_rows_text(struct smcctl *c, const struct smc_stats *s, const struct smc_fback_stats *f,
@@ -652,8 +622,7 @@ int stats_rows_text(struct smcctl *c, const struct smc_stats *s, const struct sm
 	r->advice = advice;
 	r->n_advice = n_advice;
 	top = (struct sv){ .r = r };
-	render(c, &top, NULL);
-	return 0;
+	return render_text(c, &top, NULL);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -722,13 +691,13 @@ size_t stats_tree_advice(struct smcctl *c, json_object *tree, struct advice *out
 int stats_show(struct smcctl *c, const struct verb_args *a)
 {
 	bool only_d = a->opt[STATS_OPT_SMCD], only_r = a->opt[STATS_OPT_SMCR];
-	_cleanup_(json_object_putp) json_object *doc = NULL;
 	_cleanup_(freep) struct smc_fback_stats *f = calloc(1, sizeof(*f));
 	_cleanup_(freep) struct stats_num *rows = NULL;
 	_cleanup_(freep) struct stats_tree_reason *reasons = NULL;
 	struct advice advice[ADVICE_MAX];
 	struct advice_env env;
 	struct smc_stats s = {};
+	struct out_sink o;
 	struct smcnl *nl;
 	size_t n_rows, n_reasons, n_advice;
 	int r, st;
@@ -755,19 +724,21 @@ int stats_show(struct smcctl *c, const struct verb_args *a)
 	c->view = (a->opt[STATS_OPT_ALL] ? STATS_VIEW_ALL : 0) | (only_d ? STATS_VIEW_SMCD : 0) |
 		  (only_r ? STATS_VIEW_SMCR : 0);
 	if (!c->json) {
-		/* No tree: the text needs no json-c (loaded on first use, cli/dl.c). */
+		/* No tree: neither the text nor -j needs json-c (loaded on first use, cli/dl.c). */
 		if (stats_rows_text(c, &s, f, only_d, only_r, advice, n_advice) < 0)
 			return smcctl_oom(c);
 		return smcctl_emit(c, NULL, NULL);
 	}
-	doc = stats_tree_from_kernel(&s, f);
-	if (!doc || json_add_str(doc, "source", "kernel") < 0 ||
-	    json_add(doc, "advice", advice_json(advice, n_advice)) < 0)
+	/* The counter tree streamed, from the kernel's rows before --smcd or --smcr zeroed
+	 * some (the summary counts both); the filter leaves the other technology out. */
+	n_reasons = stats_rows_from_kernel(&s, f, rows, reasons);
+	out_sink_json(&o, c->out, c->pretty);
+	out_object_begin(&o, NULL);
+	stats_rows_emit(&o, rows, reasons, n_reasons, only_r, only_d);
+	out_str(&o, "source", OUT_NO_COL, "kernel");
+	advice_emit(&o, "advice", advice, n_advice);
+	out_object_end(&o);
+	if (out_sink_done(&o) == -ENOMEM)
 		return smcctl_oom(c);
-	/* A filter removes the other technology from the document, not only from the text. */
-	if (only_d)
-		json_object_object_del(doc, "smcr");
-	if (only_r)
-		json_object_object_del(doc, "smcd");
-	return smcctl_emit(c, doc, NULL);
+	return smcctl_flush(c);
 }

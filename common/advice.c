@@ -429,26 +429,17 @@ json_object *advice_json(const struct advice *a, size_t n)
 	return out_sink_take_doc(&o);
 }
 
-void advice_print(FILE *out, const struct advice *a, size_t n)
-{
-	struct out_sink o;
-
-	out_sink_text(&o, out, 0);
-	advice_emit(&o, NULL, a, n);
-	out_sink_done(&o);
-}
-
-void advice_print_json(FILE *out, json_object *arr)
+void advice_text_json(struct out_sink *o, json_object *arr)
 {
 	size_t n = arr && json_object_is_type(arr, json_type_array) ? json_object_array_length(arr)
 								    : 0;
 
 	if (n)
-		fputs("\nAdvice\n", out);
+		out_puts(o, "\nAdvice\n");
 	for (size_t i = 0; i < n; i++) {
 		json_object *e = json_object_array_get_idx(arr, i);
 
-		fprintf(out, "  %s (%s): %s\n", out_get_str(e, "id", "?"),
-			out_get_str(e, "severity", "?"), out_get_str(e, "text", ""));
+		out_text(o, "  %s (%s): %s\n", out_get_str(e, "id", "?"),
+			 out_get_str(e, "severity", "?"), out_get_str(e, "text", ""));
 	}
 }

@@ -66,12 +66,12 @@ size_t advice_reasons_from_tree(json_object *tree, struct stats_tree_reason reas
 
 const char *advice_severity_name(enum advice_severity s);
 struct out_sink;
-/* The "advice" array under key (NULL: the root) and its text block (advice_print()'s), each
- * field emitted once into the sink (common/output.h). */
+/* The "advice" array under key (NULL: the root) and its text block ("\nAdvice\n  ...",
+ * nothing when there is no advice), each field emitted once into the sink
+ * (common/output.h). */
 void advice_emit(struct out_sink *o, const char *key, const struct advice *a, size_t n);
 /* The "advice" array of a document: [{ "id", "severity", "text", ... }]; NULL on ENOMEM. */
 json_object *advice_json(const struct advice *a, size_t n);
-/* The text block ("\nAdvice\n  ...") from the structs (advice_emit() into a text sink) or
- * from an "advice" array (the agent's answer); nothing when there is no advice. */
-void advice_print(FILE *out, const struct advice *a, size_t n);
-void advice_print_json(FILE *out, json_object *arr);
+/* The same text block from an "advice" array (the agent's answer, read back by smcctl
+ * stats) into a text sink. */
+void advice_text_json(struct out_sink *o, json_object *arr);

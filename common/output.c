@@ -1299,3 +1299,90 @@ void out_legend(struct out_sink *s, const char *fmt, ...)
 	text_vprintf(s, fmt, ap);
 	va_end(ap);
 }
+
+/* indent blanks, label left-aligned to column label_w (counted from the line's start) and
+ * a blank, at p; returns the end.  The label is never cut. */
+static char *line_label(char *p, unsigned indent, unsigned label_w, const char *label, size_t ll)
+{
+	size_t lw = label_w > indent ? label_w - indent : 0;
+
+	memset(p, ' ', indent);
+	p = mempcpy(p + indent, label, ll);
+	if (ll < lw) {
+		memset(p, ' ', lw - ll);
+		p += lw - ll;
+	}
+	return p;
+}
+
+/* The line's bytes in buf when they fit (most), else on the heap; NULL: out of memory. */
+static char *line_buf(struct out_sink *s, char *buf, size_t size, size_t need)
+{
+	char *p = need <= size ? buf : malloc(need);
+
+	if (!p)
+		sink_fail(s, -ENOMEM);
+	return p;
+}
+
+void out_line(struct out_sink *s, unsigned indent, unsigned label_w, const char *label,
+	      unsigned value_w, const char *value, const char *extra)
+{
+	size_t ll, lv, le;
+	char buf[512], *b, *p;
+
+	if (s->err || s->kind != OUT_SINK_TEXT)
+		return;
+	ll = strlen(label);
+	lv = strlen(value);
+	le = extra ? strlen(extra) : 0;
+	b = line_buf(s, buf, sizeof(buf), indent + label_w + ll + 1 + value_w + lv + 1 + le + 1);
+	if (!b)
+		return;
+	p = line_label(b, indent, label_w, label, ll);
+	*p++ = ' ';
+	if (lv < value_w) {
+		memset(p, ' ', value_w - lv);
+		p += value_w - lv;
+	}
+	p = mempcpy(p, value, lv);
+	if (le) {
+		*p++ = ' ';
+		p = mempcpy(p, extra, le);
+	}
+	*p++ = '\n';
+	out_text_put(s, b, (size_t)(p - b));
+	if (b != buf)
+		free(b);
+}
+
+void out_line_cells(struct out_sink *s, unsigned indent, unsigned label_w, const char *label,
+		    unsigned cell_w, const char *const cells[], size_t n)
+{
+	size_t ll, need, lc;
+	char buf[512], *b, *p;
+
+	if (s->err || s->kind != OUT_SINK_TEXT)
+		return;
+	ll = strlen(label);
+	need = indent + label_w + ll + 1;
+	for (size_t i = 0; i < n; i++)
+		need += 1 + cell_w + strlen(cells[i]);
+	b = line_buf(s, buf, sizeof(buf), need);
+	if (!b)
+		return;
+	p = line_label(b, indent, label_w, label, ll);
+	for (size_t i = 0; i < n; i++) {
+		lc = strlen(cells[i]);
+		*p++ = ' ';
+		if (lc < cell_w) {
+			memset(p, ' ', cell_w - lc);
+			p += cell_w - lc;
+		}
+		p = mempcpy(p, cells[i], lc);
+	}
+	*p++ = '\n';
+	out_text_put(s, b, (size_t)(p - b));
+	if (b != buf)
+		free(b);
+}

@@ -10,15 +10,16 @@
  * the document sink builds a json-c object from the same emits, for a caller that needs
  * one (smcctl check's socket, the blocks of linkgroup -d and of device show).  The
  * iproute2 json_print lesson: the text and -j cannot drift apart when one call feeds both.
- * On the sink: socket, linkgroup, device and info (and the advice block, advice_emit()).
+ * On the sink: socket, linkgroup, device and info (and the advice block, advice_emit());
+ * stats' text and its kernel -j too, by two emitters from its counters' rows.
  *
  * Verbs whose answer is a json-c document (the agent's answers, the configuration) render
  * it with out_table() and out_kv(), which lay out a table as the text sink does: a column
  * or field there names a key of the document (dotted paths descend into nested objects), a
- * header, a format and the detail level from which it is shown.  Not on the sink yet
- * (issue 36): stats, whose -j is the counter tree (json-c's doubles for the agent's rates)
- * and whose text is drawn by its own lines from the counters' rows (cli/stats.c: one
- * renderer; a tree is read back into the rows).
+ * header, a format and the detail level from which it is shown.  stats' text uses the
+ * fixed-width lines (out_line(), out_line_cells()); its -j from the kernel is streamed
+ * (stats_rows_emit()), the agent's answer is its json-c document as it came (json-c's
+ * doubles for the rates).
  *
  * Text conventions: a missing value (JSON null, absent key or empty string) prints as "-";
  * numbers are right-aligned, text left-aligned; columns are separated by two blanks; no
@@ -385,6 +386,19 @@ static inline void out_puts(struct out_sink *s, const char *text)
 	if (out_is_text(s))
 		out_text_put(s, text, strlen(text));
 }
+/*
+ * Text-only lines of a block laid out by fixed widths (smcctl stats: "label  value (extra)"
+ * and its histograms): indent blanks, the label left-aligned up to column label_w (counted
+ * from the line's start), a blank, the value right-aligned in value_w (0: as is), and
+ * " extra" when extra is neither NULL nor empty.  Nothing is cut: a longer label or value
+ * pushes the rest to the right.
+ */
+void out_line(struct out_sink *s, unsigned indent, unsigned label_w, const char *label,
+	      unsigned value_w, const char *value, const char *extra);
+/* The same with n cells instead of value and extra, each after a blank, right-aligned in
+ * cell_w. */
+void out_line_cells(struct out_sink *s, unsigned indent, unsigned label_w, const char *label,
+		    unsigned cell_w, const char *const cells[], size_t n);
 /* A text-only line after a table: a legend or summary (not with --no-legend). */
 void out_legend(struct out_sink *s, const char *fmt, ...) _printf_(2, 3);
 

@@ -383,3 +383,97 @@ json_object *stats_tree_from_kernel(const struct smc_stats *s, const struct smc_
 
 	return stats_tree_new(rows, reasons, n, false);
 }
+
+/* ------------------------------------------------------------------------------------- */
+/* The tree into a sink                                                                   */
+
+struct emit_path {
+	char part[4][24]; /* the open objects below the root, outermost first */
+	unsigned n;
+};
+
+static void emit_num(struct out_sink *o, const char *key, struct stats_num n)
+{
+	if (n.null)
+		out_null(o, key, OUT_NO_COL);
+	else
+		out_u64(o, key, OUT_NO_COL, n.u);
+}
+
+/* Close the open objects down to depth keep; "fallback" gets its reasons on the way. */
+static void emit_close(struct out_sink *o, struct emit_path *p, unsigned keep,
+		       const struct stats_tree_reason *reasons, size_t n_reasons,
+		       const struct stats_num ni[2])
+{
+	while (p->n > keep) {
+		if (p->n == 1 && streq(p->part[0], "fallback")) {
+			out_array_begin(o, "reasons");
+			for (size_t i = 0; i < n_reasons; i++) {
+				const struct stats_tree_reason *e = &reasons[i];
+
+				out_object_begin(o, NULL);
+				out_str(o, "side", OUT_NO_COL, e->server ? "server" : "client");
+				out_u64(o, "code", OUT_NO_COL, e->code);
+				out_str(o, "name", OUT_NO_COL, smc_decline_name(e->code));
+				emit_num(o, "count", e->n);
+				out_str(o, "text", OUT_NO_COL, smc_decline_text(e->code));
+				out_str(o, "advice", OUT_NO_COL, smc_decline_advice(e->code));
+				out_object_end(o);
+			}
+			out_array_end(o);
+			out_object_begin(o, "not_itemised");
+			emit_num(o, "client", ni[0]);
+			emit_num(o, "server", ni[1]);
+			out_object_end(o);
+		}
+		out_object_end(o);
+		p->n--;
+	}
+}
+
+void stats_rows_emit(struct out_sink *o, const struct stats_num *rows,
+		     struct stats_tree_reason *reasons, size_t n_reasons, bool no_smcd, bool no_smcr)
+{
+	struct stats_summary m;
+	struct stats_num ni[2];
+	struct emit_path p = { .n = 0 };
+
+	stats_rows_reasons(rows, reasons, n_reasons, false, ni);
+	stats_rows_summary(rows, &m);
+	out_object_begin(o, "summary");
+	emit_num(o, "total", m.total);
+	emit_num(o, "smcd", m.smcd);
+	emit_num(o, "smcr", m.smcr);
+	emit_num(o, "fallback", m.fallback);
+	emit_num(o, "handshake_errors", m.handshake_errors);
+	out_object_end(o);
+	for (size_t i = 0; i < ELEMENTSOF(table); i++) {
+		const char *k = table[i].key, *dot;
+		unsigned depth = 0;
+
+		if ((no_smcd && !strncmp(k, "smcd.", 5)) || (no_smcr && !strncmp(k, "smcr.", 5)))
+			continue;
+		/* the open objects that are this key's too */
+		while (depth < p.n && (dot = strchr(k, '.')) &&
+		       (size_t)(dot - k) == strlen(p.part[depth]) &&
+		       !strncmp(k, p.part[depth], (size_t)(dot - k))) {
+			k = dot + 1;
+			depth++;
+		}
+		emit_close(o, &p, depth, reasons, n_reasons, ni);
+		while ((dot = strchr(k, '.')) && p.n < ELEMENTSOF(p.part)) {
+			size_t n = (size_t)(dot - k);
+
+			if (n >= sizeof(p.part[0]))
+				n = sizeof(p.part[0]) - 1;
+			memcpy(p.part[p.n], k, n);
+			p.part[p.n][n] = '\0';
+			out_object_begin(o, p.part[p.n]);
+			if (p.n++ == 0 && (streq(p.part[0], "smcd") || streq(p.part[0], "smcr")))
+				emit_num(o, "connections", stats_rows_connections(rows, p.part[0]));
+			k = dot + 1;
+		}
+		emit_num(o, k, rows[i]);
+	}
+	emit_close(o, &p, 0, reasons, n_reasons, ni);
+}

@@ -5,9 +5,10 @@
  * Each row names one uint64_t of struct smc_stats or struct smc_fback_stats by its path in
  * the document ("smcd.rx.bytes"), which is also its D-Bus key and state-file name, and by
  * its Prometheus series.  stats_tree_new() builds the counter tree of "smcctl -j stats"
- * from a value per row: smcctl from a kernel dump (stats_tree_from_kernel()), the agent
- * once per view (since reset, total, rate; smcd-agent/stats-json.c).  So the two answers
- * have one shape, and a new counter is one row here.
+ * from a value per row, the agent once per view (since reset, total, rate;
+ * smcd-agent/stats-json.c); smcctl streams the same tree of a kernel dump into a sink
+ * (stats_rows_emit(), held equal to stats_tree_from_kernel() by test-cli-rows-text).  So
+ * the two answers have one shape, and a new counter is one row here.
  */
 #pragma once
 
@@ -93,5 +94,13 @@ void stats_rows_reasons(const struct stats_num *rows, struct stats_tree_reason *
 
 /* The tree of one kernel dump, as smcctl prints it without the agent. */
 json_object *stats_tree_from_kernel(const struct smc_stats *s, const struct smc_fback_stats *f);
+/*
+ * The counter tree of stats_tree_new() (counts, not rates) emitted into a sink, key for
+ * key in its order, without the technology no_smcd or no_smcr leaves out (the summary
+ * still counts both): "smcctl -j stats" streamed.  Sorts reasons as stats_tree_new() does.
+ */
+struct out_sink;
+void stats_rows_emit(struct out_sink *o, const struct stats_num *rows,
+		     struct stats_tree_reason *reasons, size_t n_reasons, bool no_smcd, bool no_smcr);
 /* Add n at a dotted path of a tree ("linkgroups.smcd.seen"), creating the objects above. */
 int stats_tree_add(json_object *root, const char *path, struct stats_num n, bool rate);

@@ -13,7 +13,9 @@
  * the other technology for --smcd and --smcr), in every view and at both detail levels,
  * for every statistics dump recorded and for synthetic numbers (all counters set, gauges
  * sent and not, numbers past 2^32, reasons known and unknown, more fallbacks than the
- * reasons count).  device has one path (cli/device.c emits into a
+ * reasons count).  Its -j streams the counter tree (stats_rows_emit()): held against
+ * json-c's print of stats_tree_from_kernel() (the agent's shape), compact and pretty, in
+ * every view, for the same numbers.  device has one path (cli/device.c emits into a
  * sink): its streamed JSON against json-c's print of its document, with --smcd, --smcr and
  * both, for every device dump recorded and for synthetic devices (ISM with PCI data, user
  * PNET IDs, RDMA ports down, without PCI ids, no usable port; their tables' text at both
@@ -39,6 +41,7 @@
 #include <linux/genetlink.h>
 
 #include "cli/verbs.h"
+#include "common/advice.h"
 #include "common/output.h"
 #include "common/stats-table.h"
 #include "netlink/smcnl-internal.h"
@@ -204,6 +207,55 @@ static char *stats_rows(const struct smc_stats *s, const struct smc_fback_stats 
 	return cap.buf;
 }
 
+/*
+ * smcctl -j stats streamed (stats_rows_emit(), as stats_show() emits it) against json-c's
+ * print of the counter tree (stats_tree_from_kernel(), the agent's shape) with the same
+ * "source" and "advice", less the other technology for --smcd and --smcr.
+ */
+static void stats_json_same(const char *what, const struct smc_stats *s,
+			    const struct smc_fback_stats *f, unsigned view, bool pretty)
+{
+	struct stats_tree_reason reasons[ELEMENTSOF(f->entries)];
+	struct stats_num *rows;
+	struct out_sink o;
+	struct capture a, b;
+	json_object *doc = stats_tree_from_kernel(s, f);
+	size_t n_rows, n;
+
+	assert_non_null(doc);
+	assert_int_equal(json_add_str(doc, "source", "kernel"), 0);
+	assert_int_equal(json_add(doc, "advice", json_object_new_array()), 0);
+	if (view & STATS_VIEW_SMCD)
+		json_object_object_del(doc, "smcr");
+	if (view & STATS_VIEW_SMCR)
+		json_object_object_del(doc, "smcd");
+	capture_begin(&a);
+	assert_int_equal(out_json(a.f, doc, pretty), 0);
+	capture_end(&a);
+	json_object_put(doc);
+
+	stats_table(&n_rows);
+	assert_non_null(rows = calloc(n_rows, sizeof(*rows)));
+	n = stats_rows_from_kernel(s, f, rows, reasons);
+	capture_begin(&b);
+	out_sink_json(&o, b.f, pretty);
+	out_object_begin(&o, NULL);
+	stats_rows_emit(&o, rows, reasons, n, view & STATS_VIEW_SMCR, view & STATS_VIEW_SMCD);
+	out_str(&o, "source", OUT_NO_COL, "kernel");
+	advice_emit(&o, "advice", NULL, 0);
+	out_object_end(&o);
+	assert_int_equal(out_sink_done(&o), 0);
+	capture_end(&b);
+	free(rows);
+	assert_non_null(strstr(a.buf, "\"summary\""));
+	if (strcmp(a.buf, b.buf) != 0)
+		fail_msg("%s (view %u, pretty %d): the JSON differs\n--- json-c:\n%s\n"
+			 "--- streamed:\n%s",
+			 what, view, pretty, a.buf, b.buf);
+	free(a.buf);
+	free(b.buf);
+}
+
 static void stats_same(const char *what, const struct smc_stats *s, const struct smc_fback_stats *f)
 {
 	static const unsigned views[] = { 0,
@@ -213,6 +265,10 @@ static void stats_same(const char *what, const struct smc_stats *s, const struct
 					  STATS_VIEW_ALL | STATS_VIEW_SMCD,
 					  STATS_VIEW_ALL | STATS_VIEW_SMCR };
 
+	for (size_t v = 0; v < ELEMENTSOF(views); v++) {
+		stats_json_same(what, s, f, views[v], false);
+		stats_json_same(what, s, f, views[v], true);
+	}
 	for (size_t v = 0; v < ELEMENTSOF(views); v++)
 		for (unsigned d = 0; d <= 1; d++) {
 			char *a = stats_doc(s, f, views[v], d), *b = stats_rows(s, f, views[v], d);

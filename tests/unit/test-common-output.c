@@ -464,6 +464,60 @@ static void test_sink_text(void **state)
 	out_style_set(old);
 }
 
+/* Fixed-width lines (smcctl stats): label to its column, value right-aligned, extra after
+ * a blank only when there is one; nothing cut; in parts and on the heap; none in JSON. */
+static void test_sink_lines(void **state)
+{
+	static const char *const cells[] = { "8KiB", "1.235M", "0" };
+	char label[600], *want;
+	struct out_sink s;
+	struct capture c;
+
+	capture_begin(&c);
+	out_sink_text(&s, c.f, 0);
+	out_line(&s, 2, 12, "Requests", 6, "42", "(x)");
+	out_line(&s, 4, 12, "Buffer", 6, "7", NULL);
+	out_line(&s, 4, 12, "Empty extra", 6, "7", "");
+	out_line(&s, 2, 6, "a-longer-label", 2, "12345", NULL);
+	out_line(&s, 6, 0, "->", 0, "what to do", NULL);
+	out_line_cells(&s, 4, 10, "Bufs", 7, cells, 3);
+	assert_int_equal(out_sink_done(&s), 0);
+	assert_string_equal(capture_end(&c), "  Requests       42 (x)\n"
+					     "    Buffer        7\n"
+					     "    Empty extra      7\n"
+					     "  a-longer-label 12345\n"
+					     "      -> what to do\n"
+					     "    Bufs      8KiB  1.235M       0\n");
+	free(c.buf);
+
+	/* longer than the line's buffer: the same layout from the heap, into a part */
+	memset(label, 'x', sizeof(label) - 1);
+	label[sizeof(label) - 1] = '\0';
+	capture_begin(&c);
+	out_sink_text(&s, c.f, 0);
+	out_text_part(&s, 1);
+	out_line(&s, 1, 0, label, 3, "1", "e");
+	out_text_part(&s, 0);
+	out_line_cells(&s, 0, 2, "L", 3, cells, 1);
+	assert_int_equal(out_sink_done(&s), 0);
+	assert_int_equal(asprintf(&want, "L  8KiB\n %s   1 e\n", label) > 0, true);
+	assert_string_equal(capture_end(&c), want);
+	free(want);
+	free(c.buf);
+
+	/* JSON: text only, so nothing */
+	capture_begin(&c);
+	out_sink_json(&s, c.f, false);
+	out_object_begin(&s, NULL);
+	out_line(&s, 2, 12, "Requests", 6, "42", "(x)");
+	out_line_cells(&s, 4, 10, "Bufs", 7, cells, 3);
+	out_object_end(&s);
+	assert_int_equal(out_sink_done(&s), 0);
+	assert_string_equal(capture_end(&c), "{}\n");
+	free(c.buf);
+	(void)state;
+}
+
 /* Colour as systemd's tools decide it: a terminal, unless NO_COLOR (not empty) or dumb. */
 static void test_color_auto(void **state)
 {
@@ -555,7 +609,7 @@ int main(void)
 		cmocka_unit_test(test_kv),	   cmocka_unit_test(test_json),
 		cmocka_unit_test(test_sink_json),  cmocka_unit_test(test_sink_text),
 		cmocka_unit_test(test_sink_parts), cmocka_unit_test(test_color_auto),
-		cmocka_unit_test(test_color_tty),
+		cmocka_unit_test(test_color_tty),  cmocka_unit_test(test_sink_lines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
