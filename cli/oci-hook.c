@@ -327,27 +327,7 @@ static void on_alarm(int sig)
 
 static int read_stdin(char **ret)
 {
-	_cleanup_(freep) char *buf = malloc(OCI_STATE_MAX + 1);
-	size_t n = 0;
-
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t k = read(STDIN_FILENO, buf + n, OCI_STATE_MAX - n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return negative_errno();
-		if (k == 0)
-			break;
-		n += (size_t)k;
-		if (n == OCI_STATE_MAX)
-			return -EFBIG;
-	}
-	buf[n] = '\0';
-	*ret = TAKE_PTR(buf);
-	return 0;
+	return fd_read_small(STDIN_FILENO, OCI_STATE_MAX, ret, NULL);
 }
 
 /* The container as the hook sees it; 1 to go on, 0 to do nothing (said when it matters). */

@@ -97,9 +97,8 @@ static int runtime_find(const char *name, char *buf, size_t len)
 static int config_read(const char *path, char **ret, size_t *ret_len, mode_t *ret_mode)
 {
 	_cleanup_(closep) int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	_cleanup_(freep) char *buf = NULL;
 	struct stat st;
-	size_t n = 0;
+	int r;
 
 	if (fd < 0)
 		return negative_errno();
@@ -109,25 +108,10 @@ static int config_read(const char *path, char **ret, size_t *ret_len, mode_t *re
 		return -EBADF;
 	if (st.st_size >= SMC_RUNC_CONFIG_MAX)
 		return -EFBIG;
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t k = read(fd, buf + n, (size_t)st.st_size + 1 - n);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return negative_errno();
-		if (k == 0)
-			break;
-		n += (size_t)k;
-		if (n > (size_t)st.st_size)
-			return -EFBIG; /* grew while read: not ours to rewrite */
-	}
-	buf[n] = '\0';
-	*ret = TAKE_PTR(buf);
-	*ret_len = n;
+	/* One byte more than its size: a file that grew while read is not ours to rewrite. */
+	r = fd_read_small(fd, (size_t)st.st_size + 1, ret, ret_len);
+	if (r < 0)
+		return r;
 	*ret_mode = st.st_mode & 07777;
 	return 0;
 }

@@ -224,16 +224,11 @@ int textfile_replace(const char *path, const char *data, size_t len, unsigned mo
 	return replace(path, data, len, mode, false, NULL);
 }
 
-int textfile_read_small(const char *path, size_t max, char **ret)
+int fd_read_small(int fd, size_t max, char **ret, size_t *ret_len)
 {
-	_cleanup_(closep) int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	_cleanup_(freep) char *buf = NULL;
+	_cleanup_(freep) char *buf = malloc(max + 1);
 	size_t len = 0;
 
-	*ret = NULL;
-	if (fd < 0)
-		return errno == ENOENT ? 0 : negative_errno();
-	buf = malloc(max + 1);
 	if (!buf)
 		return -ENOMEM;
 	for (;;) {
@@ -251,7 +246,19 @@ int textfile_read_small(const char *path, size_t max, char **ret)
 	}
 	buf[len] = '\0';
 	*ret = TAKE_PTR(buf);
+	if (ret_len)
+		*ret_len = len;
 	return 0;
+}
+
+int textfile_read_small(const char *path, size_t max, char **ret)
+{
+	_cleanup_(closep) int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	*ret = NULL;
+	if (fd < 0)
+		return errno == ENOENT ? 0 : negative_errno();
+	return fd_read_small(fd, max, ret, NULL);
 }
 
 int cgroup_id_of(const char *dir, uint64_t *ret)

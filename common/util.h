@@ -57,6 +57,10 @@ int textfile_unlink(const char *path);
  * is put back when a change is refused.
  */
 int textfile_read_small(const char *path, size_t max, char **ret);
+/* All of fd up to its end, NUL-terminated, into *ret (its length in *ret_len when not NULL):
+ * -EFBIG when it has max bytes or more, else 0 or negative errno.  The one bounded read of
+ * a small text (a drop-in, an OCI state on stdin, a bundle's config.json). */
+int fd_read_small(int fd, size_t max, char **ret, size_t *ret_len);
 
 /* The cgroup id (the kernfs id the kernel's BPF helpers report, the cookie of cgroup
  * sockets) of a cgroup2 directory: 0 or -errno (-ENOTDIR). */
