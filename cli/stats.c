@@ -62,7 +62,6 @@ struct rows_src {
 	const struct stats_num *rows;
 	const struct stats_desc *table;
 	size_t n;
-	size_t hint; /* where the last lookup found its row: the text reads in table order */
 	struct stats_summary sum;
 	struct stats_num conns[2]; /* smcd, smcr */
 	const struct stats_tree_reason *reasons;
@@ -111,20 +110,6 @@ static bool here(const struct sv *v)
 	return !v->absent;
 }
 
-/* The row of key, searched from where the last one was found: mostly the next row. */
-static int row_find(struct rows_src *r, const char *key)
-{
-	for (size_t k = 0; k < r->n; k++) {
-		size_t i = (r->hint + k) % r->n;
-
-		if (streq(r->table[i].key, key)) {
-			r->hint = i + 1;
-			return (int)i;
-		}
-	}
-	return -1;
-}
-
 /* The number at path below v; false when it is missing or null (a gauge not sent). */
 static bool num(const struct sv *v, const char *path, struct stats_num *ret)
 {
@@ -157,7 +142,7 @@ static bool num(const struct sv *v, const char *path, struct stats_num *ret)
 		*ret = r->not_itemised[key[22] == 's'];
 		return true;
 	}
-	i = row_find(r, key);
+	i = stats_table_find(key); /* the table's hash index: one strcmp() */
 	if (i < 0)
 		return false;
 	*ret = r->rows[i];
