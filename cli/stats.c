@@ -16,7 +16,8 @@
  * json-c as it came (cli/stats-agent.c).  The text has one renderer, drawn from the
  * counters' rows (struct rows_src): the kernel's numbers go there without a tree, a tree
  * (the agent's answer) is read back into them; it goes through a text sink (its
- * "label  value (extra)" lines are out_line(), the histograms out_line_cells()).
+ * "label  value (extra)" lines are out_line(), the histograms out_line_cells(), the agent's
+ * fallbacks by unit out_line_cols()).
  *
  * Counters only ever grow in the kernel, which has no reset.  When smcd-agent runs, the
  * answer comes from it (cli/stats-agent.c) in the same layout: since-reset values at the
@@ -376,6 +377,10 @@ static void reasons(struct out_sink *o, struct smcctl *c, const struct sv *f)
  * largest first, "other" for those beyond the agent's bound.  Since the agent started,
  * whatever the view: the kernel's counters above are the exact totals.
  */
+/* "  name          unit                                          count": the reason's name to
+ * column 14, the unit left in 40, the count right in 10. */
+static const struct out_line_col attribution_cols[] = { { 40, OUT_LEFT }, { 10, OUT_RIGHT } };
+
 static void attribution(struct out_sink *o, struct smcctl *c, json_object *doc)
 {
 	json_object *a = out_get(doc, "fallback.attribution"), *reasons;
@@ -406,9 +411,13 @@ static void attribution(struct out_sink *o, struct smcctl *c, json_object *doc)
 			snprintf(name, sizeof(name), "0x%08" PRIx64, out_get_u64(r, "code", 0));
 		for (size_t j = 0; j < k; j++) {
 			json_object *u = json_object_array_get_idx(units, j);
+			char count[24];
+			const char *cells[] = {
+				out_get_str(u, "unit", "?"),
+				out_fmt_dec(out_get_u64(u, "count", 0), count, sizeof(count)),
+			};
 
-			out_text(o, "  %-12s %-40s %10" PRIu64 "\n", name,
-				 out_get_str(u, "unit", "?"), out_get_u64(u, "count", 0));
+			out_line_cols(o, 2, 14, name, attribution_cols, cells, ELEMENTSOF(cells));
 		}
 	}
 	if (out_get_u64(a, "lost", 0))

@@ -1356,8 +1356,10 @@ void out_line(struct out_sink *s, unsigned indent, unsigned label_w, const char 
 		free(b);
 }
 
-void out_line_cells(struct out_sink *s, unsigned indent, unsigned label_w, const char *label,
-		    unsigned cell_w, const char *const cells[], size_t n)
+/* out_line_cells() and out_line_cols(): cells[i] in cols[i], or all in cols[0] (same). */
+static void line_cells(struct out_sink *s, unsigned indent, unsigned label_w, const char *label,
+		       const struct out_line_col cols[], bool same, const char *const cells[],
+		       size_t n)
 {
 	size_t ll, need, lc;
 	char buf[512], *b, *p;
@@ -1367,22 +1369,44 @@ void out_line_cells(struct out_sink *s, unsigned indent, unsigned label_w, const
 	ll = strlen(label);
 	need = indent + label_w + ll + 1;
 	for (size_t i = 0; i < n; i++)
-		need += 1 + cell_w + strlen(cells[i]);
+		need += 1 + cols[same ? 0 : i].width + strlen(cells[i]);
 	b = line_buf(s, buf, sizeof(buf), need);
 	if (!b)
 		return;
 	p = line_label(b, indent, label_w, label, ll);
 	for (size_t i = 0; i < n; i++) {
+		const struct out_line_col *c = &cols[same ? 0 : i];
+		size_t pad;
+
 		lc = strlen(cells[i]);
+		pad = lc < c->width ? c->width - lc : 0;
 		*p++ = ' ';
-		if (lc < cell_w) {
-			memset(p, ' ', cell_w - lc);
-			p += cell_w - lc;
+		if (!(c->align & OUT_LEFT)) {
+			memset(p, ' ', pad);
+			p += pad;
 		}
 		p = mempcpy(p, cells[i], lc);
+		if (c->align & OUT_LEFT) {
+			memset(p, ' ', pad);
+			p += pad;
+		}
 	}
 	*p++ = '\n';
 	out_text_put(s, b, (size_t)(p - b));
 	if (b != buf)
 		free(b);
+}
+
+void out_line_cells(struct out_sink *s, unsigned indent, unsigned label_w, const char *label,
+		    unsigned cell_w, const char *const cells[], size_t n)
+{
+	const struct out_line_col col = { cell_w, OUT_RIGHT };
+
+	line_cells(s, indent, label_w, label, &col, true, cells, n);
+}
+
+void out_line_cols(struct out_sink *s, unsigned indent, unsigned label_w, const char *label,
+		   const struct out_line_col cols[], const char *const cells[], size_t n)
+{
+	line_cells(s, indent, label_w, label, cols, false, cells, n);
 }

@@ -399,6 +399,15 @@ void out_line(struct out_sink *s, unsigned indent, unsigned label_w, const char 
  * cell_w. */
 void out_line_cells(struct out_sink *s, unsigned indent, unsigned label_w, const char *label,
 		    unsigned cell_w, const char *const cells[], size_t n);
+/* A cell of out_line_cols(): its width, and OUT_LEFT or OUT_RIGHT (as out_column.flags). */
+struct out_line_col {
+	unsigned width;
+	unsigned align;
+};
+/* The same with a width and an alignment per cell: cells[i] in cols[i] (rows of a block
+ * whose columns differ, as the agent's fallbacks by unit: name, unit, count). */
+void out_line_cols(struct out_sink *s, unsigned indent, unsigned label_w, const char *label,
+		   const struct out_line_col cols[], const char *const cells[], size_t n);
 /* A text-only line after a table: a legend or summary (not with --no-legend). */
 void out_legend(struct out_sink *s, const char *fmt, ...) _printf_(2, 3);
 

@@ -399,6 +399,12 @@ static void test_agent_attribution(void **state)
 	_cleanup_(freep) char *json = attributed_doc_text(true);
 	_cleanup_(freep) char *off = attributed_doc_text(false);
 	_cleanup_(json_object_putp) json_object *abs = agent_stats_doc(json, true, false, false);
+	static const struct {
+		const char *name, *unit;
+		int count;
+	} rows[] = { { "NOUEID", "nginx.service", 7 },
+		     { "NOUEID", "other", 2 },
+		     { "0x03040000", "/smc-on", 3 } };
 	char *text;
 
 	for (int absolute = 0; absolute < 2; absolute++) {
@@ -409,6 +415,14 @@ static void test_agent_attribution(void **state)
 		assert_non_null(strstr(text, "\n  NOUEID       other "));
 		/* A reason without a name: its code. */
 		assert_non_null(strstr(text, "\n  0x03040000   /smc-on "));
+		/* Each row whole, in the columns of smcctl's layout before out_line_cols(). */
+		for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+			char want[128];
+
+			snprintf(want, sizeof(want), "\n  %-12s %-40s %10d\n", rows[i].name,
+				 rows[i].unit, rows[i].count);
+			assert_non_null(strstr(text, want));
+		}
 		assert_non_null(
 			strstr(text, "(3 fallbacks not attributed: the ring buffer was full)"));
 		assert_null(strstr(text, "unavailable"));

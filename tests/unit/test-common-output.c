@@ -469,6 +469,9 @@ static void test_sink_text(void **state)
 static void test_sink_lines(void **state)
 {
 	static const char *const cells[] = { "8KiB", "1.235M", "0" };
+	/* left in 8, right in 6; longer cells are not cut */
+	static const struct out_line_col line_cols[] = { { 8, OUT_LEFT }, { 6, OUT_RIGHT } };
+	static const char *const long_cells[] = { "123456789", "1234567" };
 	char label[600], *want;
 	struct out_sink s;
 	struct capture c;
@@ -481,13 +484,17 @@ static void test_sink_lines(void **state)
 	out_line(&s, 2, 6, "a-longer-label", 2, "12345", NULL);
 	out_line(&s, 6, 0, "->", 0, "what to do", NULL);
 	out_line_cells(&s, 4, 10, "Bufs", 7, cells, 3);
+	out_line_cols(&s, 2, 6, "name", line_cols, cells, 2);
+	out_line_cols(&s, 2, 6, "x", line_cols, long_cells, 2);
 	assert_int_equal(out_sink_done(&s), 0);
 	assert_string_equal(capture_end(&c), "  Requests       42 (x)\n"
 					     "    Buffer        7\n"
 					     "    Empty extra      7\n"
 					     "  a-longer-label 12345\n"
 					     "      -> what to do\n"
-					     "    Bufs      8KiB  1.235M       0\n");
+					     "    Bufs      8KiB  1.235M       0\n"
+					     "  name 8KiB     1.235M\n"
+					     "  x    123456789 1234567\n");
 	free(c.buf);
 
 	/* longer than the line's buffer: the same layout from the heap, into a part */
