@@ -61,6 +61,7 @@ static const struct family families[] = {
 	{ "smc_fallback_attributed_total", "counter", "Fallbacks to TCP seen by smcd-agent (smc:smc_switch_to_fallback), by reason and systemd unit (a container as runtime:name, else the cgroup): per reason the first 8 units, the others summed into unit=\"other\"." },
 	{ "smc_fallback_attribution_available", "gauge", "1 when smcd-agent follows the kernel's fallbacks (BPF on smc:smc_switch_to_fallback); smcctl status says why not." },
 	{ "smc_fallback_attribution_lost_total", "counter", "Fallbacks the attribution missed: its ring buffer was full." },
+	{ "smc_fallback_attribution_unsignalled_total", "counter", "Fallbacks attributed but not announced by a FallbackAttributed signal (over the signals' rate limit); in the table all the same." },
 	{ "smc_linkgroups", "gauge", "Link groups, by technology." },
 	{ "smc_linkgroups_seen_total", "counter", "Link groups the agent has seen appear (including those there at its first look)." },
 	{ "smc_linkgroups_removed_total", "counter", "Link groups the agent has seen disappear." },
@@ -930,6 +931,7 @@ static void prom_attribution(struct out *o, const struct prom_fallback *fb)
 			(const char *const[]){ "reason", FBATTR_OTHER, "unit", FBATTR_OTHER, NULL },
 			a->other_reasons);
 	prom_sample(o, "smc_fallback_attribution_lost_total", NULL, fb->lost);
+	prom_sample(o, "smc_fallback_attribution_unsignalled_total", NULL, fb->unsignalled);
 }
 
 char *prometheus_render(const struct stats_engine *e, const struct objects *obj)

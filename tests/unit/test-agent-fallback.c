@@ -199,7 +199,7 @@ static void test_prometheus(void **state)
 	fbattr_add(a, PEERDECL, "nginx.service");
 	text = prometheus_render_fallback(
 		e, &(struct objects){},
-		&(struct prom_fallback){ .table = a, .available = true, .lost = 2 });
+		&(struct prom_fallback){ .table = a, .available = true, .lost = 2, .unsignalled = 3 });
 	assert_non_null(text);
 	/* Bounded: FBATTR_TOP_UNITS + "other" for NOUEID, one for PEERDECL; nothing lost. */
 	assert_int_equal(series(text, "smc_fallback_attributed_total", &sum),
@@ -214,6 +214,7 @@ static void test_prometheus(void **state)
 		"smc_fallback_attributed_total{reason=\"PEERDECL\",unit=\"nginx.service\"} 1\n"));
 	assert_non_null(strstr(text, "\nsmc_fallback_attribution_available 1\n"));
 	assert_non_null(strstr(text, "\nsmc_fallback_attribution_lost_total 2\n"));
+	assert_non_null(strstr(text, "\nsmc_fallback_attribution_unsignalled_total 3\n"));
 	assert_non_null(strstr(text, "# TYPE smc_fallback_attributed_total counter\n"));
 	free(text);
 	/* More fallbacks: every series only grows (a counter), the label set stays. */
