@@ -43,6 +43,8 @@
 #define C_ODD "c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00"
 #define C_LONG "d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4"
 #define C_FAKE_POD "f00df00df00df00df00df00df00df00df00df00df00df00df00df00df00df00d"
+#define C_SELF_POD "e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0"
+#define C_OF_SELF_POD "e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1"
 #define C_TYPES "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define C_NOT_OBJ "1111111111111111111111111111111111111111111111111111111111111111"
 #define KUBEPODS \
@@ -262,6 +264,12 @@ static void test_crio(void **state)
 	c = ident_ok(KUBEPODS "crio-" C_FAKE_POD ".scope");
 	assert_string_equal(c.name, "f");
 	assert_string_equal(c.pod, "real-pod");
+	/* one that has the pod's id and pod-name but is no sandbox ("pod": true): not taken */
+	c = ident_ok(KUBEPODS "crio-" C_OF_SELF_POD ".scope");
+	assert_string_equal(c.name, "z");
+	assert_string_equal(c.pod, "real2");
+	c = ident_ok(KUBEPODS "crio-" C_SELF_POD ".scope");
+	assert_string_equal(c.pod, "real2");
 	/* metadata of the wrong types, metadata not an object, an id nobody has: not named */
 	ident_none(KUBEPODS "crio-" C_TYPES ".scope");
 	ident_none(KUBEPODS "crio-" C_NOT_OBJ ".scope");
