@@ -335,11 +335,11 @@ static void container_emit(struct out_sink *o, const struct container_ident *c)
 	}
 	snprintf(id, sizeof(id), "%.*s", CONTAINER_SHORT_ID_LEN, c->id);
 	out_object_begin(o, "container");
-	/* name and image are their creators' choice: out_name() */
+	/* name, image and a Kubernetes pod's name are their creators' choice: out_name() */
 	out_name(o, "name", OUT_NO_COL, c->name);
 	out_str(o, "id", OUT_NO_COL, id);
 	out_name(o, "image", OUT_NO_COL, c->image[0] ? c->image : NULL);
-	out_str(o, "pod", OUT_NO_COL, c->pod[0] ? c->pod : NULL);
+	out_name(o, "pod", OUT_NO_COL, c->pod[0] ? c->pod : NULL);
 	out_str(o, "runtime", OUT_NO_COL, c->runtime);
 	out_object_end(o);
 }

@@ -21,11 +21,31 @@
  * Cached per process: a file is read again only when its inode, size, mtime or ctime changed
  * (an smcctl run reads each at most once; the agent sees a new or renamed container).
  *
- * Pods: podman 4.3 writes the pod's name only into its own database (libpod's bolt_state.db,
- * a binary format not parsed here); containers/storage's metadata holds "name",
- * "image-name", "image-id", "created-at" and "mountlabel".  The pod's id is in the
- * container's cgroup path (machine-libpod_pod_<64 hex>.slice, the systemd driver), so a
- * pod is named by its short id.  Docker has no pods.
+ * Pods, podman: podman 4.3 writes the pod's name only into its own database (libpod's
+ * bolt_state.db, a binary format not parsed here).  Its containers/storage metadata
+ * (libpod/storage.go:49-58 of v4.3.1, RuntimeContainerMetadata) holds "image-name",
+ * "image-id", "name", "created-at" and "mountlabel", nothing of the pod.  Nor is the infra
+ * container's name the pod's: it is "<pod id 12>-infra" unless --infra-name gave it any
+ * name at all (pkg/specgen/generate/pod_create.go:73-74), and a pod made with --infra=false
+ * has none.  The pod's id is in the container's cgroup path (machine-libpod_pod_<64
+ * hex>.slice, the systemd driver), so a podman pod is named by its short id.  Docker has
+ * no pods.
+ *
+ * Pods, CRI-O: CRI-O keeps its containers in the same containers/storage containers.json,
+ * its metadata string its own RuntimeContainerMetadata (cri-o f954a17e,
+ * internal/storage/runtime.go:112-133):
+ *   "pod-name"      the sandbox's name, k8s_<pod>_<namespace>_<uid>_<attempt>
+ *                   (internal/lib/sandbox/builder.go:320-326);
+ *   "pod-id"        the sandbox's id, 64 hex;
+ *   "image-name"    the image as asked for;
+ *   "name"          k8s_<container>_<pod>_<namespace>_<uid>_<attempt>
+ *                   (internal/factory/container/container.go:381-388);
+ *   "metadata-name" the container's name in the Kubernetes spec; on the sandbox's own
+ *                   (pause) entry, which has "pod": true, the pod's name
+ *                   (server/sandbox_run_linux.go:521-526).
+ * A container is named by its "metadata-name", its pod by the sandbox entry's
+ * "metadata-name", else by the second field of "pod-name", else by the pod id's first 12
+ * digits.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,8 +62,8 @@
 #include "common/macro.h"
 #include "common/util.h"
 
-/* containers/storage names its directory after the storage driver: the drivers podman
- * ships (overlay the default, vfs where overlay cannot mount). */
+/* containers/storage names its directory after the storage driver: the drivers podman and
+ * CRI-O ship (overlay the default, vfs where overlay cannot mount). */
 static const char *const podman_drivers[] = { "overlay", "vfs", "btrfs", "zfs" };
 
 #define PODMAN_STATE "/var/lib/containers/storage/%s-containers/containers.json"
@@ -108,7 +128,10 @@ static const char *id_between(const char *c, size_t len, const char *prefix, con
  *   system.slice or its --cgroup-parent slice); a pod's containers below
  *   machine-libpod_pod_<pod id>.slice;
  *   cgroupfs driver: /libpod_parent/libpod-<id> (podman), /docker/<id> (docker).
- * libpod-conmon-<id>.scope is podman's monitor, not the container: not matched.
+ *   CRI-O: .../kubepods-<qos>-pod<uid>.slice/crio-<id>.scope (systemd driver),
+ *   .../pod<uid>/crio-<id> (cgroupfs; cri-o internal/config/cgmgr/cgmgr_linux.go:257-259).
+ * libpod-conmon-<id>.scope and crio-conmon-<id>.scope are the runtimes' monitors, not the
+ * container: not matched (the id must follow the prefix at once).
  */
 bool container_cgroup_parse(const char *cgroup, struct container_ident *ret)
 {
@@ -135,10 +158,14 @@ bool container_cgroup_parse(const char *cgroup, struct container_ident *ret)
 			 (prev_len == 6 && strncmp(prev, "docker", 6) == 0 && is_hex_id(c, len) &&
 			  (id = c)))
 			ret->runtime = "docker";
+		else if ((id = id_between(c, len, "crio-", ".scope")) ||
+			 (id = id_between(c, len, "crio-", "")))
+			ret->runtime = "cri-o";
 		if (ret->runtime) {
 			memcpy(ret->id, id, CONTAINER_ID_LEN);
 			ret->id[CONTAINER_ID_LEN] = '\0';
-			if (streq(ret->runtime, "docker"))
+			/* a pod slice is podman's: its pods' containers only */
+			if (!streq(ret->runtime, "podman"))
 				ret->pod[0] = '\0';
 			return true;
 		}
@@ -246,42 +273,122 @@ static json_object *podman_state(size_t d)
 	return s->doc;
 }
 
-/* The entry {"id": id, "names": [...], "metadata": "{...}"} of containers.json. */
-static bool podman_entry(json_object *doc, struct container_ident *c)
+/* The entry {"id": id, "names": [...], "metadata": "{...}"} of containers.json, or NULL. */
+static json_object *storage_entry(json_object *doc, const char *id)
 {
 	size_t n = json_object_array_length(doc);
 
 	for (size_t i = 0; i < n; i++) {
-		json_object *e = json_object_array_get_idx(doc, i), *names = NULL, *meta;
-		const char *name;
+		json_object *e = json_object_array_get_idx(doc, i);
 
-		if (!streq(member_str(e, "id"), c->id))
-			continue;
-		/* metadata is a JSON document in a string (RuntimeContainerMetadata) */
-		meta = json_tokener_parse(member_str(e, "metadata"));
-		/* "names" follows podman rename; the metadata keeps the name at creation */
-		name = "";
-		if (json_object_object_get_ex(e, "names", &names) &&
-		    json_object_is_type(names, json_type_array) &&
-		    json_object_array_length(names) > 0 &&
-		    json_object_is_type(json_object_array_get_idx(names, 0), json_type_string))
-			name = json_object_get_string(json_object_array_get_idx(names, 0));
-		if (!name || !name[0])
-			name = member_str(meta, "name");
-		copy_name(c->name, name);
-		copy_name(c->image, member_str(meta, "image-name"));
-		json_object_put(meta);
-		return c->name[0] != '\0';
+		if (streq(member_str(e, "id"), id))
+			return e;
 	}
-	return false;
+	return NULL;
 }
 
-static bool podman_lookup(struct container_ident *c)
+/* The entry's metadata, a JSON document in a string (RuntimeContainerMetadata): an object,
+ * else NULL.  The caller puts it. */
+static json_object *storage_metadata(json_object *e)
 {
+	json_object *meta = json_tokener_parse(member_str(e, "metadata"));
+
+	if (meta && !json_object_is_type(meta, json_type_object)) {
+		json_object_put(meta);
+		meta = NULL;
+	}
+	return meta;
+}
+
+static bool podman_entry(json_object *doc, struct container_ident *c)
+{
+	json_object *e = storage_entry(doc, c->id), *names = NULL, *meta;
+	const char *name = "";
+
+	if (!e)
+		return false;
+	meta = storage_metadata(e);
+	/* "names" follows podman rename; the metadata keeps the name at creation */
+	if (json_object_object_get_ex(e, "names", &names) &&
+	    json_object_is_type(names, json_type_array) && json_object_array_length(names) > 0 &&
+	    json_object_is_type(json_object_array_get_idx(names, 0), json_type_string))
+		name = json_object_get_string(json_object_array_get_idx(names, 0));
+	if (!name || !name[0])
+		name = member_str(meta, "name");
+	copy_name(c->name, name);
+	copy_name(c->image, member_str(meta, "image-name"));
+	json_object_put(meta);
+	return c->name[0] != '\0';
+}
+
+/* The boolean member key of o is true. */
+static bool member_true(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	return o && json_object_object_get_ex(o, key, &v) &&
+	       json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
+}
+
+/*
+ * The Kubernetes pod's name of a CRI-O container's metadata: the sandbox entry's
+ * "metadata-name" (pod-id's entry, "pod": true, the same pod-name: not some other
+ * container's that claims the id), else the second field of "pod-name"
+ * (k8s_<pod>_<namespace>_<uid>_<attempt>: Kubernetes names have no "_"), else the pod
+ * id's first 12 digits; "" when the metadata names no pod.
+ */
+static void crio_pod(json_object *doc, json_object *meta, char *dst)
+{
+	const char *pod_id = member_str(meta, "pod-id"), *pod_name = member_str(meta, "pod-name");
+	json_object *sandbox = NULL, *smeta = NULL;
+
+	dst[0] = '\0';
+	if (is_hex_id(pod_id, strlen(pod_id)) && (sandbox = storage_entry(doc, pod_id)) &&
+	    (smeta = storage_metadata(sandbox)) && member_true(smeta, "pod") &&
+	    streq(member_str(smeta, "pod-id"), pod_id) &&
+	    streq(member_str(smeta, "pod-name"), pod_name))
+		copy_name(dst, member_str(smeta, "metadata-name"));
+	json_object_put(smeta);
+	if (!dst[0] && strncmp(pod_name, "k8s_", 4) == 0) {
+		const char *n = pod_name + 4;
+		size_t len = strcspn(n, "_");
+
+		if (len > 0 && n[len] == '_')
+			snprintf(dst, CONTAINER_NAME_LEN, "%.*s",
+				 (int)(len < CONTAINER_NAME_LEN ? len : CONTAINER_NAME_LEN - 1), n);
+	}
+	if (!dst[0] && is_hex_id(pod_id, strlen(pod_id)))
+		snprintf(dst, CONTAINER_NAME_LEN, "%.*s", CONTAINER_SHORT_ID_LEN, pod_id);
+}
+
+/* CRI-O's entry: the Kubernetes container's name ("metadata-name"; else the storage
+ * name, "k8s_..."), its image, its pod. */
+static bool crio_entry(json_object *doc, struct container_ident *c)
+{
+	json_object *e = storage_entry(doc, c->id), *meta;
+	const char *name;
+
+	if (!e || !(meta = storage_metadata(e)))
+		return false;
+	name = member_str(meta, "metadata-name");
+	if (!name[0])
+		name = member_str(meta, "name");
+	copy_name(c->name, name);
+	copy_name(c->image, member_str(meta, "image-name"));
+	crio_pod(doc, meta, c->pod);
+	json_object_put(meta);
+	return c->name[0] != '\0';
+}
+
+/* podman and CRI-O: each storage driver's containers.json. */
+static bool storage_lookup(struct container_ident *c)
+{
+	bool crio = streq(c->runtime, "cri-o");
+
 	for (size_t d = 0; d < ELEMENTSOF(podman_drivers); d++) {
 		json_object *doc = podman_state(d);
 
-		if (doc && podman_entry(doc, c))
+		if (doc && (crio ? crio_entry(doc, c) : podman_entry(doc, c)))
 			return true;
 	}
 	return false;
@@ -349,7 +456,7 @@ int container_ident_of(const char *cgroup, struct container_ident *ret)
 
 	if (!container_cgroup_parse(cgroup, ret))
 		return 0;
-	found = streq(ret->runtime, "podman") ? podman_lookup(ret) : docker_lookup(ret);
+	found = streq(ret->runtime, "docker") ? docker_lookup(ret) : storage_lookup(ret);
 	if (!found) {
 		*ret = (struct container_ident){};
 		return 0;

@@ -2,8 +2,8 @@
 #pragma once
 
 /*
- * Which container a cgroup is (common/container-ident.c): podman's and docker's cgroup
- * forms recognised in the path, the name, image and pod read from the runtime's own state
+ * Which container a cgroup is (common/container-ident.c): podman's, docker's and CRI-O's
+ * cgroup forms recognised in the path, the name, image and pod read from the runtime's own state
  * on disk, read-only and as untrusted data.  smcctl socket -p, smcctl assess and the
  * agent's fallback attribution name a container so instead of its systemd scope
  * ("podman:smc-srv" for "libpod-<64 hex>.scope").  Nothing found, or nothing the caller
@@ -20,11 +20,13 @@
 #define CONTAINER_STATE_MAX (4u << 20)
 
 struct container_ident {
-	const char *runtime;		      /* "podman", "docker"; NULL: not a container */
-	char id[CONTAINER_ID_LEN + 1];	      /* from the cgroup path, 64 hex */
-	char pod[CONTAINER_SHORT_ID_LEN + 1]; /* podman: the pod's short id; "" none */
-	char name[CONTAINER_NAME_LEN];	      /* raw, from the runtime's state */
-	char image[CONTAINER_NAME_LEN];	      /* raw, as the container was created from */
+	const char *runtime;	       /* "podman", "docker", "cri-o"; NULL: not a container */
+	char id[CONTAINER_ID_LEN + 1]; /* from the cgroup path, 64 hex */
+	/* podman: the pod's short id (its cgroup slice); cri-o: the Kubernetes pod's name;
+	 * "" none.  Raw (cri-o's from its state): every output sanitises it. */
+	char pod[CONTAINER_NAME_LEN];
+	char name[CONTAINER_NAME_LEN];	/* raw, from the runtime's state */
+	char image[CONTAINER_NAME_LEN]; /* raw, as the container was created from */
 };
 
 /*
@@ -47,7 +49,7 @@ void container_ident_set_root(const char *root);
  */
 int container_ident_of(const char *cgroup, struct container_ident *ret);
 
-/* "RUNTIME:NAME" ("podman:smc-srv"), raw: every output sanitises it.  Length written. */
+/* "RUNTIME:NAME" ("podman:smc-srv", "cri-o:web"), raw: every output sanitises it.  Length written. */
 size_t container_label(const struct container_ident *c, char *buf, size_t len);
 
 /* Free the cache (at exit, so that leak checkers see none; tests between trees). */

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "cli/verbs.h"
+#include "common/container-ident.h"
 #include "common/output.h"
 #include "tests/unit/golden.h"
 
@@ -282,6 +283,12 @@ static void test_processes_hostile_names(void **state)
 #define POD_ID "5ea618a82d38c4b9d0322273f1b4b26ef5e41c032bad80686923e4a7b3fc8a57"
 #define POD_CTR "e627998cc6c698997f889c5ed37546d8fcf19e42486745cb868fe27ea990600c"
 #define DOCKER_ID "c0639fb49cbfeb1fa04b8efde41fed84ea95a094707fa902294079057c9b889c"
+#define CRIO_CTR "4c2e8a1f3b5d7c9e0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c0d2e4f"
+/* CRI-O's container whose name and image hold control bytes */
+#define CRIO_HOSTILE "d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4"
+#define KUBEPODS_POD                                    \
+	"0::/kubepods.slice/kubepods-besteffort.slice/" \
+	"kubepods-besteffort-pod3f2b8c1e_7a4d_4e9b_a1c2_5d6e7f8a9b0c.slice/"
 
 static json_object *first_proc(json_object *doc, uint64_t inode)
 {
@@ -362,6 +369,32 @@ static void test_processes_container(void **state)
 	assert_string_equal(out_get_str(c, "image", ""), "smc-conn");
 	assert_true(json_object_is_type(out_get(first_proc(doc, 1169), "container"), json_type_null));
 	assert_non_null(strstr(t, "\"container\":null"));
+	json_object_put(doc);
+	free(t);
+
+	/* CRI-O: the Kubernetes container's name, its pod's name; hostile names sanitised */
+	test_write_file(proc_root, "proc/800/cgroup", KUBEPODS_POD "crio-" CRIO_CTR ".scope\n");
+	test_write_file(proc_root, "proc/900/cgroup", KUBEPODS_POD "crio-" CRIO_HOSTILE ".scope\n");
+	t = RUN_P(0, "socket", "-p");
+	assert_non_null(strstr(t, "smc-conn/800  cri-o:nginx\n"));
+	assert_non_null(strstr(t, "smc-conn/900  cri-o:evil"));
+	assert_null(strchr(t, '\x1b'));
+	assert_null(strstr(t, "evil\n"));
+	free(t);
+	t = RUN_P(0, "-j", "socket", "-p");
+	assert_non_null(doc = json_tokener_parse(t));
+	c = out_get(first_proc(doc, 1168), "container");
+	assert_string_equal(out_get_str(c, "runtime", ""), "cri-o");
+	assert_string_equal(out_get_str(c, "name", ""), "nginx");
+	assert_string_equal(out_get_str(c, "pod", ""), "web-7d9f8");
+	assert_string_equal(out_get_str(c, "image", ""), "docker.io/library/nginx:1.25");
+	assert_string_equal(out_get_str(c, "id", ""), "4c2e8a1f3b5d");
+	c = out_get(first_proc(doc, 1169), "container");
+	assert_string_equal(out_get_str(c, "runtime", ""), "cri-o");
+	assert_null(strchr(out_get_str(c, "name", ""), '\x1b'));
+	assert_null(strchr(out_get_str(c, "image", ""), '\t'));
+	assert_true(strlen(out_get_str(c, "pod", "")) < CONTAINER_NAME_LEN);
+	assert_true(strncmp(out_get_str(c, "pod", ""), "ppp", 3) == 0);
 	json_object_put(doc);
 	free(t);
 	rm_tree(proc_root);

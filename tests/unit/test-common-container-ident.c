@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * common/container-ident.c: the cgroup forms of podman and docker, and their state read from
- * a tree of the runtimes' files (tests/fixtures/containers/host, written after podman 4.3's
- * containers.json and docker 20.10's config.v2.json, trimmed), copied to a temporary
+ * common/container-ident.c: the cgroup forms of podman, docker and CRI-O, and their state read
+ * from a tree of the runtimes' files (tests/fixtures/containers/host, written after podman
+ * 4.3's containers.json, docker 20.10's config.v2.json and CRI-O's RuntimeContainerMetadata
+ * in overlay-containers/containers.json, trimmed), copied to a temporary
  * directory with the modes the runtimes give them.  Hostile files are made here: a
  * symlink, a file others may write, one of another owner (as root), one too large, bad
  * JSON, another container's copy.  The real runtimes are the podman and docker lanes'
@@ -35,7 +36,22 @@
 #define D_OTHER "f0966ac6c44493cfcd328a8ece56871008a97ec09fdea71f7076b8728fdf3432"
 #define D_MISSING "e565612f4ef794ccaea27365bd6ff3c6ed6968d7a043ae5d90a141c17ea08a39"
 
+/* CRI-O's, in overlay-containers (written after CRI-O's RuntimeContainerMetadata) */
+#define C_SANDBOX "9a1d2c4e6f8b0a1c3e5f7a9b1d3c5e7f9a1b3c5d7e9f1a2b3c4d5e6f7a8b9c0d"
+#define C_NGINX "4c2e8a1f3b5d7c9e0a2b4c6d8e0f1a3b5c7d9e1f2a4b6c8d0e2f4a6b8c0d2e4f"
+#define C_API "b7e1c3d5f7a9b1c3d5e7f9a1b3c5d7e9f1a3b5c7d9e1f3a5b7c9d1e3f5a7b9c1"
+#define C_ODD "c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00"
+#define C_LONG "d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4"
+#define C_FAKE_POD "f00df00df00df00df00df00df00df00df00df00df00df00df00df00df00df00d"
+#define C_SELF_POD "e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0e0"
+#define C_OF_SELF_POD "e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1e1"
+#define C_TYPES "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define C_NOT_OBJ "1111111111111111111111111111111111111111111111111111111111111111"
+#define KUBEPODS \
+	"/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod3f2b8c1e_7a4d_4e9b_a1c2_5d6e7f8a9b0c.slice/"
+
 #define PODMAN_JSON "var/lib/containers/storage/vfs-containers/containers.json"
+#define CRIO_JSON "var/lib/containers/storage/overlay-containers/containers.json"
 #define DOCKER_JSON "var/lib/docker/containers/" D_SRV "/config.v2.json"
 
 static char root[] = "/tmp/test-container-ident-XXXXXX";
@@ -101,8 +117,18 @@ static void test_forms(void **state)
 		/* rootless podman: recognised (its state is the user's, not looked for) */
 		{ "/user.slice/user-1000.slice/user@1000.service/user.slice/libpod-" P_SRV ".scope",
 		  "podman", P_SRV, "" },
+		/* CRI-O: systemd driver, cgroupfs driver; no pod from the path */
+		{ KUBEPODS "crio-" C_NGINX ".scope", "cri-o", C_NGINX, "" },
+		{ "/kubepods/besteffort/pod3f2b8c1e-7a4d-4e9b-a1c2-5d6e7f8a9b0c/crio-" C_NGINX,
+		  "cri-o", C_NGINX, "" },
+		{ "/machine.slice/machine-libpod_pod_" POD ".slice/crio-" C_NGINX ".scope", "cri-o",
+		  C_NGINX, "" },
 		/* not containers */
 		{ "/machine.slice/libpod-conmon-" P_SRV ".scope", NULL, NULL, NULL },
+		{ KUBEPODS "crio-conmon-" C_NGINX ".scope", NULL, NULL, NULL },
+		{ KUBEPODS "crio-" C_NGINX ".slice", NULL, NULL, NULL },
+		{ KUBEPODS "crio" C_NGINX ".scope", NULL, NULL, NULL },
+		{ KUBEPODS, NULL, NULL, NULL },
 		{ "/system.slice/nginx.service", NULL, NULL, NULL },
 		{ "/machine.slice/libpod-" P_SRV "0.scope", NULL, NULL, NULL },
 		{ "/machine.slice/libpod-E13652DE5C3A1C8D631EF02FF574212A799A02B0AFAF52BE45475C03CA804AE7.scope",
@@ -201,6 +227,84 @@ static void test_docker(void **state)
 	ident_none("/system.slice/docker-" D_MISSING ".scope"); /* no directory */
 	/* docker under podman's name: podman's state has no such id */
 	ident_none("/machine.slice/libpod-" D_SRV ".scope");
+}
+
+static void test_crio(void **state)
+{
+	struct container_ident c;
+	char label[64];
+
+	(void)state;
+	c = ident_ok(KUBEPODS "crio-" C_NGINX ".scope");
+	assert_string_equal(c.runtime, "cri-o");
+	assert_string_equal(c.id, C_NGINX);
+	assert_string_equal(c.name, "nginx"); /* "metadata-name", not "k8s_nginx_..." */
+	assert_string_equal(c.image, "docker.io/library/nginx:1.25");
+	assert_string_equal(c.pod, "web-7d9f8"); /* the sandbox entry's "metadata-name" */
+	assert_int_equal(container_label(&c, label, sizeof(label)), strlen("cri-o:nginx"));
+	assert_string_equal(label, "cri-o:nginx");
+	/* the sandbox (pause) container: its pod's name for both */
+	c = ident_ok(KUBEPODS "crio-" C_SANDBOX ".scope");
+	assert_string_equal(c.name, "web-7d9f8");
+	assert_string_equal(c.pod, "web-7d9f8");
+	assert_string_equal(c.image, "registry.k8s.io/pause:3.9");
+	/* cgroupfs driver */
+	c = ident_ok("/kubepods/besteffort/pod3f2b8c1e-7a4d-4e9b-a1c2-5d6e7f8a9b0c/crio-" C_NGINX);
+	assert_string_equal(c.name, "nginx");
+	/* no sandbox entry: the pod from "pod-name" (k8s_<pod>_<namespace>_...) */
+	c = ident_ok(KUBEPODS "crio-" C_API ".scope");
+	assert_string_equal(c.name, "api");
+	assert_string_equal(c.pod, "api-0");
+	/* neither: the pod id's first 12 digits; no image */
+	c = ident_ok(KUBEPODS "crio-" C_ODD ".scope");
+	assert_string_equal(c.name, "odd-one");
+	assert_string_equal(c.pod, "abcdef012345");
+	assert_string_equal(c.image, "");
+	/* a pod-id that is another container's (no "pod": true): not taken for the sandbox */
+	c = ident_ok(KUBEPODS "crio-" C_FAKE_POD ".scope");
+	assert_string_equal(c.name, "f");
+	assert_string_equal(c.pod, "real-pod");
+	/* one that has the pod's id and pod-name but is no sandbox ("pod": true): not taken */
+	c = ident_ok(KUBEPODS "crio-" C_OF_SELF_POD ".scope");
+	assert_string_equal(c.name, "z");
+	assert_string_equal(c.pod, "real2");
+	c = ident_ok(KUBEPODS "crio-" C_SELF_POD ".scope");
+	assert_string_equal(c.pod, "real2");
+	/* metadata of the wrong types, metadata not an object, an id nobody has: not named */
+	ident_none(KUBEPODS "crio-" C_TYPES ".scope");
+	ident_none(KUBEPODS "crio-" C_NOT_OBJ ".scope");
+	ident_none(KUBEPODS "crio-" D_SRV ".scope");
+	/* podman's entry under CRI-O's form: "name" of its metadata (no metadata-name) */
+	c = ident_ok(KUBEPODS "crio-" P_SRV ".scope");
+	assert_string_equal(c.name, "smc-srv");
+	assert_string_equal(c.pod, "");
+}
+
+/* Values of any length and bytes: kept raw and cut to CONTAINER_NAME_LEN - 1 (the outputs
+ * sanitise them); a pod id that is not hex is no pod. */
+static void test_crio_hostile(void **state)
+{
+	struct container_ident c;
+
+	(void)state;
+	c = ident_ok(KUBEPODS "crio-" C_LONG ".scope");
+	assert_int_equal(strlen(c.name), CONTAINER_NAME_LEN - 1);
+	assert_memory_equal(c.name, "evil\n\x1b[31mname", 14);
+	assert_int_equal(strlen(c.image), CONTAINER_NAME_LEN - 1);
+	assert_memory_equal(c.image, "img\tx", 5);
+	assert_int_equal(strlen(c.pod), CONTAINER_NAME_LEN - 1);
+	for (size_t i = 0; i < CONTAINER_NAME_LEN - 1; i++)
+		assert_int_equal(c.pod[i], 'p');
+	/* the sandbox entry is data too: a writable file is refused whole */
+	sh("chmod o+w '%s'", at(CRIO_JSON));
+	ident_none(KUBEPODS "crio-" C_NGINX ".scope");
+	sh("chmod o-w '%s'", at(CRIO_JSON));
+	ident_ok(KUBEPODS "crio-" C_NGINX ".scope");
+	/* the sandbox's entry gone: its pod from pod-name, all the same */
+	sh("sed -i 's|\"id\":\"%s\"|\"id\":\"gone\"|' '%s'", C_SANDBOX, at(CRIO_JSON));
+	c = ident_ok(KUBEPODS "crio-" C_NGINX ".scope");
+	assert_string_equal(c.pod, "web-7d9f8");
+	ident_none(KUBEPODS "crio-" C_SANDBOX ".scope");
 }
 
 /* A file is read again when it changed, and a file that went is forgotten. */
@@ -306,6 +410,8 @@ int main(void)
 		cmocka_unit_test(test_forms),
 		cmocka_unit_test_setup_teardown(test_podman, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_docker, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_crio, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_crio_hostile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cache, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unprivileged, setup, teardown),
