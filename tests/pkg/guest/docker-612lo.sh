@@ -142,45 +142,7 @@ assert_contains "$(journalctl -t smcctl -o cat)" "stays on TCP: its network name
 	"... and the journal says why"
 
 # --- the agent killed and restarted while --runtime smc containers talk (issue 39) -------
-# The policy is pinned BPF: a held connection stays, and every connection an enrolled
-# container makes while the agent is dead and after it is back is SMC-D.  Waits on states:
-# the agent's MainPID (0 while it is dead, RestartSec=), never on a fixed time.
-docker run -d --name rt-held --runtime smc smc-conn /bin/smc-conn connect \
-	--proto tcp --addr "$ip" --port 5000 --conns 1 --bytes 65536 --hold 600 >/tmp/rt-held.id 2>&1 ||
-	fail "docker run rt-held: $(cat /tmp/rt-held.id)"
-wait_until 60 "the held client connected" sh -c "docker logs rt-held 2>&1 | grep -q '\"mode\"'"
-assert_contains "$(docker logs rt-held 2>&1)" '"smcd"' "the held connection is SMC-D"
-pid0=$(systemctl show -P MainPID $U)
-assert_ok systemctl kill -s KILL $U
-during=0 after=0 n=0
-# held_talk: one more client inside the enrolled container (docker exec joins its scope).
-held_talk() {
-	n=$((n + 1))
-	docker exec rt-held /bin/smc-conn connect --proto tcp --addr "$ip" --port 5000 --conns 1 \
-		--bytes 65536 >/tmp/held-$n.out 2>&1 || fail "docker exec #$n: $(cat /tmp/held-$n.out)"
-	s=$(grep '"summary"' /tmp/held-$n.out)
-	assert_eq 1 "$(echo "$s" | jq .smcd)" "connection #$n, agent PID $1: SMC-D ($s)"
-}
-until [ "$(systemctl show -P MainPID $U)" != 0 ] && [ "$(systemctl show -P MainPID $U)" != "$pid0" ] &&
-	systemctl is-active --quiet $U; do
-	[ $n -lt 100 ] || fail "smcd-agent did not come back after 100 connections"
-	p=$(systemctl show -P MainPID $U)
-	[ "$p" = 0 ] && during=$((during + 1))
-	held_talk "$p"
-done
-info "$during connection(s) while the agent was dead, $n in all until it was back"
-assert_ne 0 "$during" "connections made while the agent was dead"
-assert_ne "$pid0" "$(systemctl show -P MainPID $U)" "systemd started the killed agent again"
-held_talk "$(systemctl show -P MainPID $U)"
-held_talk "$(systemctl show -P MainPID $U)"
-assert_ok docker kill -s USR1 rt-held
-wait_until 60 "the held client ended" sh -c \
-	"docker inspect -f '{{.State.Status}}' rt-held | grep -qx exited"
-sum=$(docker logs rt-held 2>&1 | grep '"summary"')
-assert_eq 1 "$(echo "$sum" | jq .ok)" "the held connection outlived the agent, its bytes verified ($sum)"
-assert_eq 0 "$(docker inspect -f '{{.State.ExitCode}}' rt-held)" "... and it ended cleanly"
-assert_ok docker rm -f rt-held
-# --- end: agent killed ----------------------------------------------------------------------
+agent_killed_while_talking docker rt-held smc-conn "$ip" --runtime smc
 
 # Stopped: nothing left (poststop, at runc delete).
 assert_ok docker rm -f rt-srv rt-cli rt-tcp-srv rt-tcp-cli rt-host

@@ -74,46 +74,8 @@ assert_contains "$(smcctl policy)" "$scope" "a restarted agent keeps the server'
 sum=$(cli smc-cli2 "$ip" --annotation $ANN)
 assert_eq 2 "$(echo "$sum" | jq .smcd)" "after the restart: SMC-D still ($sum)"
 
-# === the agent killed and restarted while containers talk (issue 39) =====================
-# The policy is pinned BPF: a held connection stays, and every connection an enrolled
-# container makes while the agent is dead and after it is back is SMC-D.  Waits on states:
-# the agent's MainPID (0 while it is dead, RestartSec=), never on a fixed time.
-podman run -d --name smc-held --annotation $ANN localhost/smc-conn /bin/smc-conn connect \
-	--proto tcp --addr "$ip" --port 5000 --conns 1 --bytes 65536 --hold 600 >/tmp/smc-held.id 2>&1 ||
-	fail "podman run smc-held: $(cat /tmp/smc-held.id)"
-wait_until 60 "the held client connected" sh -c "podman logs smc-held 2>&1 | grep -q '\"mode\"'"
-assert_contains "$(podman logs smc-held 2>&1)" '"smcd"' "the held connection is SMC-D"
-pid0=$(systemctl show -P MainPID $U)
-assert_ok systemctl kill -s KILL $U
-during=0 after=0 n=0
-# held_talk: one more client inside the enrolled container (podman exec joins its scope).
-held_talk() {
-	n=$((n + 1))
-	podman exec smc-held /bin/smc-conn connect --proto tcp --addr "$ip" --port 5000 --conns 1 \
-		--bytes 65536 >/tmp/held-$n.out 2>&1 || fail "podman exec #$n: $(cat /tmp/held-$n.out)"
-	s=$(grep '"summary"' /tmp/held-$n.out)
-	assert_eq 1 "$(echo "$s" | jq .smcd)" "connection #$n, agent PID $1: SMC-D ($s)"
-}
-until [ "$(systemctl show -P MainPID $U)" != 0 ] && [ "$(systemctl show -P MainPID $U)" != "$pid0" ] &&
-	systemctl is-active --quiet $U; do
-	[ $n -lt 100 ] || fail "smcd-agent did not come back after 100 connections"
-	p=$(systemctl show -P MainPID $U)
-	[ "$p" = 0 ] && during=$((during + 1))
-	held_talk "$p"
-done
-info "$during connection(s) while the agent was dead, $n in all until it was back"
-assert_ne 0 "$during" "connections made while the agent was dead"
-assert_ne "$pid0" "$(systemctl show -P MainPID $U)" "systemd started the killed agent again"
-held_talk "$(systemctl show -P MainPID $U)"
-held_talk "$(systemctl show -P MainPID $U)"
-assert_ok podman kill -s USR1 smc-held
-wait_until 60 "the held client ended" sh -c \
-	"podman inspect -f '{{.State.Status}}' smc-held | grep -qx exited"
-sum=$(podman logs smc-held 2>&1 | grep '"summary"')
-assert_eq 1 "$(echo "$sum" | jq .ok)" "the held connection outlived the agent, its bytes verified ($sum)"
-assert_eq 0 "$(podman inspect -f '{{.State.ExitCode}}' smc-held)" "... and it ended cleanly"
-assert_ok podman rm -f -t 0 smc-held
-# === end: agent killed ======================================================================
+# --- the agent killed and restarted while containers talk (issue 39) ---------------------
+agent_killed_while_talking podman smc-held localhost/smc-conn "$ip" --annotation $ANN
 
 # --- not annotated: TCP -------------------------------------------------------------------
 ip2=$(srv tcp-srv | tail -n 1)

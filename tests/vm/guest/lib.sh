@@ -393,3 +393,52 @@ wait_prom() {
 		[ "$_wp_v" != "$_wp_last" ] && { samples=$((samples + 1)); _wp_last=$_wp_v; }
 	done
 }
+
+# agent_killed_while_talking RUNTIME NAME IMAGE ADDR [RUN-ARGS...]: (the systemd lanes'
+# podman and docker scripts, issue 39) a client container NAME of RUNTIME (podman, docker),
+# started with RUN-ARGS from IMAGE, holds an SMC-D connection to ADDR:5000 while smcd-agent
+# is killed (systemctl kill -s KILL).  Until systemd has started it again, and twice after,
+# one more connection from inside the container (RUNTIME exec joins its scope) is SMC-D, at
+# least one while the agent is dead; then the held one ends with its bytes verified and the
+# container is removed.  The policy is pinned BPF, so the agent's absence must not show.
+# Waits on states (the agent's MainPID: 0 while it is dead), never on a fixed time.
+agent_killed_while_talking() {
+	_rt=$1 _name=$2 _image=$3 _addr=$4
+	shift 4
+	"$_rt" run -d --name "$_name" "$@" "$_image" /bin/smc-conn connect --proto tcp \
+		--addr "$_addr" --port 5000 --conns 1 --bytes 65536 --hold 600 >"/tmp/$_name.id" 2>&1 ||
+		fail "$_rt run $_name: $(cat "/tmp/$_name.id")"
+	wait_until 60 "the held client connected" sh -c "$_rt logs $_name 2>&1 | grep -q '\"mode\"'"
+	assert_contains "$($_rt logs "$_name" 2>&1)" '"smcd"' "the held connection is SMC-D"
+	_pid0=$(systemctl show -P MainPID smcd-agent)
+	assert_ok systemctl kill -s KILL smcd-agent
+	_during=0 _n=0
+	until [ "$(systemctl show -P MainPID smcd-agent)" != 0 ] &&
+		[ "$(systemctl show -P MainPID smcd-agent)" != "$_pid0" ] &&
+		systemctl is-active --quiet smcd-agent; do
+		[ $_n -lt 100 ] || fail "smcd-agent did not come back after 100 connections"
+		_p=$(systemctl show -P MainPID smcd-agent)
+		[ "$_p" = 0 ] && _during=$((_during + 1))
+		_held_talk "$_p"
+	done
+	info "$_during connection(s) while the agent was dead, $_n in all until it was back"
+	assert_ne 0 "$_during" "connections made while the agent was dead"
+	assert_ne "$_pid0" "$(systemctl show -P MainPID smcd-agent)" "systemd started the killed agent again"
+	_held_talk "$(systemctl show -P MainPID smcd-agent)"
+	_held_talk "$(systemctl show -P MainPID smcd-agent)"
+	assert_ok "$_rt" kill -s USR1 "$_name"
+	wait_until 60 "the held client ended" sh -c \
+		"$_rt inspect -f '{{.State.Status}}' $_name | grep -qx exited"
+	_sum=$($_rt logs "$_name" 2>&1 | grep '"summary"')
+	assert_eq 1 "$(echo "$_sum" | jq .ok)" "the held connection outlived the agent, its bytes verified ($_sum)"
+	assert_eq 0 "$($_rt inspect -f '{{.State.ExitCode}}' "$_name")" "... and it ended cleanly"
+	assert_ok "$_rt" rm -f "$_name"
+}
+# _held_talk PID: one more client inside agent_killed_while_talking's container.
+_held_talk() {
+	_n=$((_n + 1))
+	"$_rt" exec "$_name" /bin/smc-conn connect --proto tcp --addr "$_addr" --port 5000 --conns 1 \
+		--bytes 65536 >"/tmp/held-$_n.out" 2>&1 || fail "$_rt exec #$_n: $(cat "/tmp/held-$_n.out")"
+	_s=$(grep '"summary"' "/tmp/held-$_n.out")
+	assert_eq 1 "$(echo "$_s" | jq .smcd)" "connection #$_n, agent PID $1: SMC-D ($_s)"
+}
