@@ -203,27 +203,13 @@ static json_object *state_parse(const char *path)
 		open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	_cleanup_(freep) char *buf = NULL;
 	struct stat st;
-	size_t len = 0;
 
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || !stat_is_ours(&st, true) ||
 	    st.st_size < 0 || (uint64_t)st.st_size >= CONTAINER_STATE_MAX)
 		return NULL;
-	if (!(buf = malloc(CONTAINER_STATE_MAX)))
+	/* The file may grow after fstat(): bounded all the same. */
+	if (fd_read_small(fd, CONTAINER_STATE_MAX - 1, &buf, NULL) < 0)
 		return NULL;
-	for (;;) { /* the file may grow after fstat(): bounded by the buffer all the same */
-		ssize_t n = read(fd, buf + len, CONTAINER_STATE_MAX - 1 - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return NULL;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len == CONTAINER_STATE_MAX - 1)
-			return NULL;
-	}
-	buf[len] = '\0';
 	return json_tokener_parse(buf);
 }
 
