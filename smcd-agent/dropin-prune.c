@@ -40,11 +40,11 @@ static bool container_scope(const char *unit)
  *     edited by hand is the administrator's, and stays), listing that scope's own cgroup;
  *   - and that cgroup does not exist below cgroup_root.
  * This cannot race a starting container: the runtime creates the container's cgroup
- * before it runs the createRuntime hooks, the hook checks the container's process is in it
- * before it asks the agent, and a container's scope is never created again under the same
- * id once gone (a restarted container gets a new cgroup and the hook enrolls it again).  So
- * an entry whose cgroup is missing is one whose container has stopped, exactly what
- * poststop would have removed.
+ * before it runs the createRuntime hooks, and the hook checks the container's process is in
+ * it before it asks the agent.  A container started again under the same id (podman
+ * restart, docker start) gets its scope created again and is enrolled again by that same
+ * hook.  So an entry whose cgroup is missing is one whose container is stopped now,
+ * exactly what its poststop would have removed.
  */
 int dropin_prune_containers(const struct config *c, const char *config_path, const char *cgroup_root)
 {
