@@ -59,6 +59,7 @@
 #define SMCD_POLKIT_RELOAD SMCD_POLKIT_PREFIX "reload"
 #define SMCD_POLKIT_RESET_STATISTICS SMCD_POLKIT_PREFIX "reset-statistics"
 #define SMCD_POLKIT_MANAGE_POLICY SMCD_POLKIT_PREFIX "manage-policy"
+#define SMCD_POLKIT_MANAGE_AUTOPILOT SMCD_POLKIT_PREFIX "manage-autopilot"
 /* The detail CheckAuthorization carries: smc.yaml's admin-group, which the shipped rule
  * (etc/polkit-1/org.smcd.agent1.rules) grants every action to. */
 #define SMCD_POLKIT_DETAIL_ADMIN_GROUP SMCD_POLKIT_PREFIX "admin-group"
@@ -76,6 +77,7 @@
 #define SMCD_BUS_IFACE_POLICY SMCD_BUS_NAME ".Policy"
 #define SMCD_BUS_IFACE_LOOPBACK SMCD_BUS_NAME ".Loopback"
 #define SMCD_BUS_IFACE_ASSESSMENT SMCD_BUS_NAME ".Assessment"
+#define SMCD_BUS_IFACE_AUTOPILOT SMCD_BUS_NAME ".Autopilot"
 /* Interfaces of the device and link-group objects. */
 #define SMCD_BUS_IFACE_DEVICE SMCD_BUS_NAME ".Device"
 #define SMCD_BUS_IFACE_LOOPBACK_DEVICE SMCD_BUS_NAME ".LoopbackDevice"
@@ -89,6 +91,7 @@
 #define SMCD_BUS_ERROR_NOT_SUPPORTED SMCD_BUS_NAME ".Error.NotSupported"
 #define SMCD_BUS_ERROR_UNAVAILABLE SMCD_BUS_NAME ".Error.Unavailable"
 #define SMCD_BUS_ERROR_NO_MODULE SMCD_BUS_NAME ".Error.NoModule"
+#define SMCD_BUS_ERROR_NO_SUCH_WORKLOAD SMCD_BUS_NAME ".Error.NoSuchWorkload"
 
 /*
  * Members, interface by interface: the vtables of smcd-agent/ and the calls of cli/ use these
@@ -156,6 +159,20 @@
 #define SMCD_BUS_ASSESS_WINDOWS "Windows"		/* property */
 #define SMCD_BUS_ASSESS_WINDOW_END_USEC "WindowEndUSec" /* property */
 #define SMCD_BUS_ASSESS_GET_ASSESSMENT "GetAssessment"	/* method */
+
+/* SMCD_BUS_IFACE_AUTOPILOT (smcd-agent/bus-autopilot.c; documents: common/auto-rules.h) */
+#define SMCD_BUS_AUTO_MODE "Mode"		   /* property s: off, observe, on */
+#define SMCD_BUS_AUTO_ERROR "Error"		   /* property s: why it cannot act, "" */
+#define SMCD_BUS_AUTO_WORKLOADS "Workloads"	   /* property u: followed */
+#define SMCD_BUS_AUTO_BUFFER_BYTES "BufferBytes"   /* property t */
+#define SMCD_BUS_AUTO_BUDGET_BYTES "BudgetBytes"   /* property t: 0 none */
+#define SMCD_BUS_AUTO_DECISIONS "Decisions"	   /* property t: changes of state */
+#define SMCD_BUS_AUTO_ROLLBACKS "Rollbacks"	   /* property t */
+#define SMCD_BUS_AUTO_GET_WORKLOADS "GetWorkloads" /* method () -> s: JSON */
+#define SMCD_BUS_AUTO_EXPLAIN "Explain"		   /* method (s) -> s: JSON */
+#define SMCD_BUS_AUTO_FREEZE "Freeze"		   /* method (sb) */
+#define SMCD_BUS_AUTO_FORGET "Forget"		   /* method (s) */
+#define SMCD_BUS_AUTO_DECISION "Decision" /* signal (ssssb): workload, from, to, why, rollback */
 
 /* SMCD_BUS_IFACE_POLICY */
 #define SMCD_BUS_POLICY_POLICIES "Policies"	       /* property */
