@@ -28,6 +28,7 @@
 #include "common/macro.h"
 #include "common/output.h"
 #include "smcd-agent/assess-continuous.h"
+#include "smcd-agent/autopilot.h"
 #include "smcd-agent/bus-snapshot.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/manager.h"
@@ -154,6 +155,7 @@ static void flush(struct assess_agent *a)
 	} else
 		a->failed = true; /* out of memory: peers are judged by their address only */
 	assess_classify_all(a->batch, a->n_batch, &a->th);
+	autopilot_batch(a->m, a->batch, a->n_batch);
 	if (assess_sum_add(a->sum, a->batch, a->n_batch, &a->th) < 0)
 		a->failed = true;
 	a->n_batch = 0;
@@ -221,6 +223,7 @@ static void window_end(struct assess_agent *a)
 	}
 	flush(a);
 	meta.duration_s = (double)(a->window_end_ns - a->window_start_ns) / 1e9;
+	autopilot_window_end(a->m, a->windows + 1, meta.duration_s);
 	meta.dropped = dropped - a->dropped_base;
 	if (a->failed)
 		meta.method_reason = "some connections of this window are missing: the agent ran "
@@ -342,14 +345,14 @@ void assess_configure(struct manager *m)
 	const struct config *c = m->config;
 	struct assess_agent *a = m->assess;
 
-	if (a && a->interval_usec == c->assess.interval_usec) {
+	if (a && a->interval_usec == config_assess_window_usec(m->config)) {
 		a->applications = c->assess.applications; /* from the next window on */
 		return;
 	}
 	/* Off, or a new window length: the windows start over (a half window of the old
 	 * length would be neither). */
 	assess_stop(m);
-	if (!c->assess.interval_usec) {
+	if (!config_assess_window_usec(m->config)) {
 		announce(m);
 		return;
 	}
@@ -361,7 +364,7 @@ void assess_configure(struct manager *m)
 		return;
 	}
 	a->m = m;
-	a->interval_usec = c->assess.interval_usec;
+	a->interval_usec = config_assess_window_usec(m->config);
 	a->applications = c->assess.applications;
 	assess_thresholds_default(&a->th);
 	m->assess = a;

@@ -313,6 +313,9 @@ static const struct bus_action {
 	/* smcctl enable/disable: a policies: drop-in written or removed, then a reload. */
 	ACTION(SMCD_BUS_IFACE_MANAGER, SMCD_BUS_MANAGER_ENABLE_UNIT, SMCD_POLKIT_MANAGE_POLICY),
 	ACTION(SMCD_BUS_IFACE_MANAGER, SMCD_BUS_MANAGER_DISABLE_UNIT, SMCD_POLKIT_MANAGE_POLICY),
+	/* smcctl auto freeze/thaw/forget: what the autopilot may do to one workload. */
+	ACTION(SMCD_BUS_IFACE_AUTOPILOT, SMCD_BUS_AUTO_FREEZE, SMCD_POLKIT_MANAGE_AUTOPILOT),
+	ACTION(SMCD_BUS_IFACE_AUTOPILOT, SMCD_BUS_AUTO_FORGET, SMCD_POLKIT_MANAGE_AUTOPILOT),
 };
 
 /* One method call's question to polkit, from the ask to the handler's second run. */

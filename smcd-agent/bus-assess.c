@@ -42,7 +42,7 @@ static int bus_assess_prop_interval(sd_bus *bus, const char *path, const char *i
 	struct manager *m = userdata;
 
 	(void)bus, (void)path, (void)interface, (void)property, (void)error;
-	return sd_bus_message_append(reply, "t", m->config->assess.interval_usec);
+	return sd_bus_message_append(reply, "t", config_assess_window_usec(m->config));
 }
 
 static int prop_windows(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -79,7 +79,7 @@ static int bus_assess_method_get(sd_bus_message *msg, void *userdata, sd_bus_err
 		return sd_bus_error_setf(error, SMCD_BUS_ERROR_UNAVAILABLE,
 					 "The first assessment window (%" PRIu64
 					 " s) has not ended yet",
-					 m->config->assess.interval_usec / 1000000);
+					 config_assess_window_usec(m->config) / 1000000);
 	return sd_bus_reply_method_return(msg, "s", doc);
 }
 

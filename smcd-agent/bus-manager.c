@@ -1158,6 +1158,8 @@ int bus_register_all(struct manager *m)
 	if (r >= 0)
 		r = bus_assess_register(m);
 	if (r >= 0)
+		r = bus_autopilot_register(m);
+	if (r >= 0)
 		r = bus_polkit_register(m);
 	return r;
 }

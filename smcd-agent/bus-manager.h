@@ -46,3 +46,4 @@ int bus_loopback_register(struct manager *m);
 
 /* bus-assess.c: org.smcd.Agent1.Assessment. */
 int bus_assess_register(struct manager *m);
+int bus_autopilot_register(struct manager *m);

@@ -31,11 +31,9 @@
 #define STATE_FILE "stats.state"
 #define ON_DEMAND_MIN_USEC 250000ULL
 
-/*
- * systemd's StateDirectory= sets $STATE_DIRECTORY (a colon-separated list: ours is the
- * first); without systemd, LOCALSTATEDIR/lib/smcd-agent, created 0700.
- */
-static int state_path(char **ret)
+/* systemd's StateDirectory= sets $STATE_DIRECTORY (a colon-separated list: ours is the
+ * first). */
+int agent_state_path(const char *file, char **ret)
 {
 	const char *env = getenv("STATE_DIRECTORY");
 	char dir[4096];
@@ -46,7 +44,7 @@ static int state_path(char **ret)
 		snprintf(dir, sizeof(dir), "%s/lib/smcd-agent", LOCALSTATEDIR);
 	/* systemd created it already; by hand (or in a test) nobody may have. */
 	(void)mkdir(dir, 0700);
-	return asprintf(ret, "%s/%s", dir, STATE_FILE) < 0 ? -ENOMEM : 0;
+	return asprintf(ret, "%s/%s", dir, file) < 0 ? -ENOMEM : 0;
 }
 
 static void save_state(struct collector *c)
@@ -122,7 +120,7 @@ int collector_new(uint32_t linkgroup_series, struct collector **ret)
 	r = stats_engine_new(linkgroup_series, &c->engine);
 	if (r < 0)
 		return r;
-	r = state_path(&c->state_path);
+	r = agent_state_path(STATE_FILE, &c->state_path);
 	if (r < 0) {
 		stats_engine_free(c->engine);
 		return r;

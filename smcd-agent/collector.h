@@ -46,6 +46,11 @@ struct collector {
 
 /* A collector continuing from the state file of $STATE_DIRECTORY (logged, never fatal). */
 int collector_new(uint32_t linkgroup_series, struct collector **ret);
+/*
+ * The path of the agent's state file FILE: in systemd's StateDirectory= ($STATE_DIRECTORY,
+ * the first of its list), else LOCALSTATEDIR/lib/smcd-agent (created 0700).  -ENOMEM.
+ */
+int agent_state_path(const char *file, char **ret);
 /* Saves the state (fresh raw values make the next start continue where this one stopped). */
 struct collector *collector_free(struct collector *c);
 

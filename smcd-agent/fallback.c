@@ -53,6 +53,7 @@
 #include "common/util.h"
 #include "netlink/smcnl.h"
 #include "smcd-agent/bus-snapshot.h"
+#include "smcd-agent/autopilot.h"
 #include "smcd-agent/fallback.h"
 #include "smcd-agent/log.h"
 #include "smcd-agent/manager.h"
@@ -451,6 +452,7 @@ static void resolve(struct fallback *f, const struct pending *p, uint64_t now,
 		(void)inet_ntop(rec->family == SMCBPF_AF_INET ? AF_INET : AF_INET6, rec->raddr,
 				ev.raddr, sizeof(ev.raddr));
 	fbattr_add(&f->table, ev.reason, ev.unit);
+	autopilot_fallback(f->m, cg, rec->lport, rec->rport, rec->server, ev.reason);
 	log_debug("Fallback to TCP (%s side, reason 0x%08" PRIx32 "): unit %s, pid %" PRIu32
 		  " (%s), netns %" PRIu64,
 		  ev.server ? "server" : "client", ev.reason, ev.unit, ev.pid, ev.comm,

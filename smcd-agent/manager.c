@@ -18,6 +18,7 @@
 #include "smcd-agent/collector.h"
 #include "smcd-agent/dropin-prune.h"
 #include "smcd-agent/assess-continuous.h"
+#include "smcd-agent/autopilot.h"
 #include "smcd-agent/bus-access.h"
 #include "smcd-agent/bus-manager.h"
 #include "smcd-agent/bus-snapshot.h"
@@ -250,6 +251,7 @@ int manager_reload(struct manager *m, bool *ret_refused, char **ret_error)
 			 SMCD_BUS_MANAGER_CONFIG_LOADED_USEC, SMCD_BUS_MANAGER_DRIFT_ACTION,
 			 SMCD_BUS_MANAGER_DRIFT_INTERVAL_USEC, NULL);
 	manager_arm_timers(m);
+	autopilot_configure(m);
 	assess_configure(m);
 	r = manager_reconcile(m, RECONCILE_RELOAD);
 	(void)sd_notify(0, "READY=1");
@@ -583,6 +585,14 @@ static void agent_facts(struct manager *m, struct prom_agent *a)
 	a->assess_windows = assess_windows(m);
 	a->assess = assess_gauges(m);
 	assess_window_facts(m, &a->assess_seconds, &a->assess_dropped);
+	if (m->autopilot) {
+		a->auto_mode = autopilot_mode_name(m);
+		autopilot_state_counts(m, a->auto_states, AUTO_STATES_N);
+		a->auto_decisions = autopilot_decisions(m);
+		a->auto_rollbacks = autopilot_rollbacks(m);
+		a->auto_buffer_bytes = autopilot_buffer_bytes(m);
+		a->auto_budget_bytes = m->config->autopilot.budget_bytes;
+	}
 }
 
 /* Sample and export with the objects of this poll (the last good ones when it failed). */
@@ -863,6 +873,7 @@ struct manager *manager_free(struct manager *m)
 	sd_event_source_disable_unref(m->log_timer);
 	fallback_stop(m);
 	assess_stop(m);
+	autopilot_stop(m);
 	policy_engine_free(m->policy);
 	sd_event_source_disable_unref(m->drift_timer);
 	sd_event_source_disable_unref(m->monitor_timer);
@@ -902,6 +913,8 @@ int manager_start(struct manager *m)
 {
 	/* Before the first reconcile: fallbacks of the first connections are attributed. */
 	fallback_start(m);
+	/* Before the first reconcile: what it switched before a restart is not pruned. */
+	autopilot_configure(m);
 	assess_configure(m);
 	(void)manager_reconcile(m, RECONCILE_START);
 	update_caps(m);

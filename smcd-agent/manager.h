@@ -21,6 +21,7 @@ struct policy_engine; /* policy.h: smc.yaml policies and smcctl run (BPF) */
 struct loopback;      /* loopback.c: smc.yaml's loopback: section and the smc_lo device object */
 struct fallback;      /* fallback.c: fallback attribution (BPF) */
 struct assess_agent;  /* assess.c: the continuous assessment (BPF) */
+struct autopilot;     /* autopilot.c: smc.yaml auto: */
 
 enum manager_state {
 	MANAGER_STARTING,
@@ -83,6 +84,7 @@ struct manager {
 	const char *fallback_no_kernel; /* set: attribution and assessment stay off: why */
 
 	struct assess_agent *assess; /* assess.c; NULL: assess.interval is 0 */
+	struct autopilot *autopilot; /* autopilot.c; NULL: auto.mode is off */
 
 	/* Methods anyone may call (Refresh, EnrollProcess), per caller uid (bus-access.c). */
 	struct rate_table rate;

@@ -58,6 +58,7 @@ struct policy_engine {
 	/* The last reconcile's items, their state after apply. */
 	struct policy_item *items;
 	size_t n_items;
+	struct policy_auto autop; /* policy_engine_set_auto() */
 };
 
 /* ---- the kernel side, or -ENOTSUP without BPF ------------------------------------------- */
@@ -619,9 +620,124 @@ static int second_round(struct policy_engine *e, const struct config_policies *c
 	return r;
 }
 
+/* The source of the autopilot's entries: told apart by this address. */
+static const char auto_source[] = POLICY_AUTO_SOURCE;
+
+void policy_engine_set_auto(struct policy_engine *e, const struct policy_auto *a)
+{
+	if (e)
+		e->autop = *a;
+}
+
+/*
+ * smc.yaml's policies with the autopilot's entries after them (into buf, whose arrays the
+ * caller frees with policies_merged_done()).  Out of memory: smc.yaml's alone.
+ */
+static const struct config_policies *policies_merged(struct policy_engine *e,
+						     const struct config_policies *c,
+						     struct config_policies *buf)
+{
+	const struct policy_auto *a = &e->autop;
+	size_t used = c->n_cgroups + c->n_netns;
+	size_t room = used < CONFIG_POLICY_MAX_RULES ? CONFIG_POLICY_MAX_RULES - used : 0;
+
+	*buf = *c;
+	buf->cgroups = NULL;
+	buf->exclude = NULL;
+	if (!a->n_cgroups && !a->n_ports)
+		return c;
+	buf->cgroups = calloc(c->n_cgroups + a->n_cgroups + 1, sizeof(*buf->cgroups));
+	buf->exclude = calloc(c->n_exclude + a->n_ports + 1, sizeof(*buf->exclude));
+	if (!buf->cgroups || !buf->exclude) {
+		free(buf->cgroups);
+		free(buf->exclude);
+		return c;
+	}
+	memcpy(buf->cgroups, c->cgroups, c->n_cgroups * sizeof(*c->cgroups));
+	buf->n_cgroups = c->n_cgroups;
+	for (size_t i = 0; i < a->n_cgroups && room > 0; i++) {
+		bool theirs = false;
+
+		for (size_t k = 0; k < c->n_cgroups && !theirs; k++)
+			theirs = streq(c->cgroups[k].path, a->cgroups[i].path);
+		if (theirs)
+			continue;
+		buf->cgroups[buf->n_cgroups++] = (struct config_policy_target){
+			.path = (char *)a->cgroups[i].path,
+			.file = auto_source,
+		};
+		room--;
+	}
+	memcpy(buf->exclude, c->exclude, c->n_exclude * sizeof(*c->exclude));
+	buf->n_exclude = c->n_exclude;
+	for (size_t i = 0; i < a->n_ports && buf->n_exclude < CONFIG_POLICY_MAX_EXCLUDE; i++) {
+		struct config_policy_exclude *x = &buf->exclude[buf->n_exclude];
+		bool theirs = false;
+
+		for (size_t k = 0; k < c->n_exclude && !theirs; k++)
+			theirs = c->exclude[k].family == 0 && c->exclude[k].port == a->ports[i];
+		if (theirs)
+			continue;
+		*x = (struct config_policy_exclude){ .port = a->ports[i], .file = auto_source };
+		policy_exclude_text(x);
+		buf->n_exclude++;
+	}
+	return buf;
+}
+
+static void policies_merged_done(struct config_policies *buf)
+{
+	free(buf->cgroups);
+	free(buf->exclude);
+}
+
+/* The autopilot's buffer sizes on its cgroups that are in effect, and no others. */
+static void apply_auto_bufs(struct policy_engine *e, const struct config_policies *cp,
+			    const struct policy_observed *o)
+{
+#ifdef HAVE_BPF
+	struct smcbpf_cgroup_bufs *have = NULL;
+	size_t n_have = 0;
+
+	if (!e->select || smcbpf_cgroup_bufs_list(e->select, &have, &n_have) < 0)
+		return;
+	for (size_t i = 0; i < cp->n_cgroups; i++) {
+		const struct policy_target *t = &o->cgroups[i];
+
+		if (cp->cgroups[i].file != auto_source || t->err < 0)
+			continue;
+		for (size_t k = 0; k < e->autop.n_cgroups; k++)
+			if (streq(e->autop.cgroups[k].path, cp->cgroups[i].path) &&
+			    (e->autop.cgroups[k].sndbuf || e->autop.cgroups[k].rcvbuf)) {
+				bool same = false;
+
+				for (size_t j = 0; j < n_have; j++)
+					if (have[j].cgroup_id == t->key) {
+						same = have[j].sndbuf == e->autop.cgroups[k].sndbuf &&
+						       have[j].rcvbuf == e->autop.cgroups[k].rcvbuf;
+						have[j].cgroup_id = 0; /* wanted */
+					}
+				if (!same &&
+				    smcbpf_cgroup_bufs_put(e->select, t->key,
+							   e->autop.cgroups[k].sndbuf,
+							   e->autop.cgroups[k].rcvbuf) < 0)
+					log_warning("Autopilot: cannot set the buffer sizes of %s",
+						    cp->cgroups[i].path);
+			}
+	}
+	for (size_t j = 0; j < n_have; j++)
+		if (have[j].cgroup_id)
+			(void)smcbpf_cgroup_bufs_del(e->select, have[j].cgroup_id);
+	free(have);
+#else
+	(void)e, (void)cp, (void)o;
+#endif
+}
+
 int policy_reconcile(struct policy_engine *e, const struct config *c, struct report *ret)
 {
-	const struct config_policies *cp = &c->policies;
+	struct config_policies merged;
+	const struct config_policies *cp = policies_merged(e, &c->policies, &merged);
 	struct policy_observed o = {};
 	struct policy_plan p = {};
 	int r;
@@ -637,6 +753,7 @@ int policy_reconcile(struct policy_engine *e, const struct config *c, struct rep
 	if (r >= 0 && reloaded_with_entries(e, &p))
 		r = second_round(e, cp, &p);
 	if (r >= 0) {
+		apply_auto_bufs(e, cp, &o);
 		settle(e);
 		hold_pins(e);
 		fold_counters(e, &p);
@@ -644,6 +761,7 @@ int policy_reconcile(struct policy_engine *e, const struct config *c, struct rep
 	}
 	policy_plan_clear(&p);
 	policy_observed_clear(&o);
+	policies_merged_done(&merged);
 	return r;
 }
 
@@ -656,7 +774,8 @@ int policy_reconcile(struct policy_engine *e, const struct config *c, struct rep
  */
 int policy_plan_dry(struct policy_engine *e, const struct config *c, struct policy_plan *ret)
 {
-	const struct config_policies *cp = &c->policies;
+	struct config_policies merged;
+	const struct config_policies *cp = policies_merged(e, &c->policies, &merged);
 	struct policy_observed o = {};
 	bool walked = e->walked_once;
 	int r;
@@ -668,6 +787,7 @@ int policy_plan_dry(struct policy_engine *e, const struct config *c, struct poli
 	if (r >= 0)
 		r = policy_plan(cp, &e->caps, &o, ret);
 	policy_observed_clear(&o);
+	policies_merged_done(&merged);
 	return r;
 }
 

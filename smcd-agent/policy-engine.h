@@ -174,6 +174,26 @@ void policy_engine_no_kernel(struct policy_engine *e, const char *why);
 /* Unregisters the exclusions (clearing net.smc.hs_ctrl where it is ours), frees the rest. */
 struct policy_engine *policy_engine_free(struct policy_engine *e);
 
+/*
+ * The autopilot's entries (autopilot.c): cgroups switched to SMC with their buffer sizes
+ * (0: the host's) and server ports kept TCP, appended to smc.yaml's policies at every
+ * reconcile (and dry run) until the next call; their items and Sources say "autopilot".
+ * Entries beyond what the BPF maps hold (smc.yaml's first) are left out, and a cgroup or
+ * port smc.yaml names itself is smc.yaml's.  Copied; applied at the next reconcile.
+ */
+#define POLICY_AUTO_MAX 64
+#define POLICY_AUTO_SOURCE "autopilot"
+struct policy_auto {
+	struct {
+		char path[SMCBPF_CGROUP_PATH_MAX];
+		uint32_t sndbuf, rcvbuf;
+	} cgroups[POLICY_AUTO_MAX];
+	size_t n_cgroups;
+	uint16_t ports[POLICY_AUTO_MAX];
+	size_t n_ports;
+};
+void policy_engine_set_auto(struct policy_engine *e, const struct policy_auto *a);
+
 /* Observe, plan, apply; appends one item_report per item to ret. */
 int policy_reconcile(struct policy_engine *e, const struct config *c, struct report *ret);
 

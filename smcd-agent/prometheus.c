@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "common/assess-rules.h"
+#include "common/auto-rules.h"
 #include "common/macro.h"
 #include "smcd-agent/fallback.h"
 #include "smcd-agent/netns-sampler.h"
@@ -91,6 +92,12 @@ static const struct family families[] = {
 	{ "smc_assess_reach_connections", "gauge", "TCP connections of the last assessment window by how SMC could carry them: smcd (peer on this host), smcr (over an RDMA interface), none." },
 	{ "smc_assess_application_connections", "gauge", "Connection ends of the last assessment window by application (systemd unit, container as runtime:name, cgroup or command; the top assess.applications by bytes, the others summed into application=\"other\") and class." },
 	{ "smc_assess_application_bytes", "gauge", "Bytes of the last assessment window by application and class." },
+	{ "smc_auto_mode", "gauge", "1 for the autopilot's mode (smc.yaml auto.mode: observe, on), 0 for the other; absent when it is off." },
+	{ "smc_auto_workloads", "gauge", "Workloads the autopilot follows, by state: undecided, tcp, trial, smc, rolled-back, frozen, admin (smcctl auto)." },
+	{ "smc_auto_decisions_total", "counter", "Changes of a workload's state the autopilot made (in mode observe: would have made)." },
+	{ "smc_auto_rollbacks_total", "counter", "Trials the autopilot rolled back because the workload got worse beyond the noise." },
+	{ "smc_auto_buffer_bytes", "gauge", "SMC buffer memory the autopilot's workloads hold with the sizes it chose (sndbuf + rcvbuf times open connections)." },
+	{ "smc_auto_budget_bytes", "gauge", "smc.yaml auto.budget: the memory the autopilot's SMC buffers may hold; 0 none." },
 	{ "smc_assess_application_verdict", "gauge", "1 for an application's expected effect of SMC (likely-faster, likely-slower, no-change, mixed) in the last assessment window, 0 for the others." },
 	{ "smc_kernel_epochs_total", "counter", "Times the kernel's SMC counters restarted (smc reloaded); the counters here continue across." },
 	{ "smc_up", "gauge", "1 when the last sample of the kernel's SMC statistics succeeded." },
@@ -884,6 +891,27 @@ static void assessment(struct out *o, const struct prom_agent *a)
 
 /* smc_stats_timestamp_seconds last: a reader checks that a file is whole by its last line
  * (tests/tools/prom-reader.c). */
+/* The autopilot: states by their fixed names, so the label values are bounded. */
+static void autopilot_families(struct out *o, const struct prom_agent *a)
+{
+	static const char *const modes[] = { "observe", "on" };
+
+	if (!a->auto_mode)
+		return;
+	for (size_t i = 0; i < ELEMENTSOF(modes); i++)
+		prom_sample(o, "smc_auto_mode", (const char *const[]){ "mode", modes[i], NULL },
+			    streq(a->auto_mode, modes[i]));
+	for (size_t s = 0; s < AUTO_STATES_N; s++)
+		prom_sample(o, "smc_auto_workloads",
+			    (const char *const[]){ "state", auto_state_name((enum auto_state)s),
+						   NULL },
+			    a->auto_states[s]);
+	prom_sample(o, "smc_auto_decisions_total", NULL, a->auto_decisions);
+	prom_sample(o, "smc_auto_rollbacks_total", NULL, a->auto_rollbacks);
+	prom_sample(o, "smc_auto_buffer_bytes", NULL, a->auto_buffer_bytes);
+	prom_sample(o, "smc_auto_budget_bytes", NULL, a->auto_budget_bytes);
+}
+
 static void meta(struct out *o, const struct stats_engine *e, const struct objects *obj)
 {
 	objects_meta(o, obj);
@@ -981,6 +1009,7 @@ char *prometheus_render_agent(const struct stats_engine *e, const struct objects
 	if (a) {
 		agent_meta(&o, a);
 		assessment(&o, a);
+		autopilot_families(&o, a);
 	}
 	meta(&o, e, obj);
 	put_char(&o, '\0');

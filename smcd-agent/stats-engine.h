@@ -268,6 +268,8 @@ char *prometheus_render_fallback(const struct stats_engine *e, const struct obje
  * The agent's own state, for the smc_agent_* and smc_loopback_state families (manager.c
  * fills it at each poll; every field a plain value, so the writer stays below the manager).
  */
+/* enum auto_state's states (common/auto-rules.h): undecided ... admin. */
+#define AUTO_STATES_N 7
 struct prom_agent {
 	const char *version;	    /* PACKAGE_VERSION */
 	const char *kernel;	    /* uname release; "" unknown */
@@ -281,6 +283,10 @@ struct prom_agent {
 	uint64_t assess_windows, assess_dropped;
 	double assess_seconds;
 	const struct assess_gauges *assess; /* the last window's; NULL: none yet */
+	/* The autopilot (autopilot.h): written when auto.mode is not off. */
+	const char *auto_mode; /* NULL: off */
+	uint64_t auto_states[AUTO_STATES_N]; /* workloads per state, enum auto_state's order */
+	uint64_t auto_decisions, auto_rollbacks, auto_buffer_bytes, auto_budget_bytes;
 	/* The other network namespaces (netns.h); NULL: the agent's own only. */
 	const struct netns_set *netns;
 	/* What may be reused from the last file (collector.c keeps one); NULL: nothing. */
