@@ -116,6 +116,21 @@ static int prop_sources(sd_bus *bus, const char *path, const char *iface, const 
 		r = append_source(reply, "exclude", p->exclude[i].text,
 				  p->exclude[i].file ? p->exclude[i].file : main_path,
 				  p->exclude[i].line);
+	/* The autopilot's (autopilot.c), without a line: smc.yaml's entry of the same target,
+	 * if any, is the one in effect and named above. */
+	if (m->policy) {
+		const struct policy_auto *a = policy_engine_auto(m->policy);
+		char name[512];
+
+		for (size_t i = 0; r >= 0 && i < a->n_cgroups; i++) {
+			snprintf(name, sizeof(name), "policy:cgroup:%s", a->cgroups[i].path);
+			r = sd_bus_message_append(reply, "{ss}", name, POLICY_AUTO_SOURCE);
+		}
+		for (size_t i = 0; r >= 0 && i < a->n_ports; i++) {
+			snprintf(name, sizeof(name), "policy:exclude:*:%u", a->ports[i]);
+			r = sd_bus_message_append(reply, "{ss}", name, POLICY_AUTO_SOURCE);
+		}
+	}
 	if (r >= 0)
 		r = sd_bus_message_close_container(reply);
 	return r;

@@ -629,6 +629,11 @@ void policy_engine_set_auto(struct policy_engine *e, const struct policy_auto *a
 		e->autop = *a;
 }
 
+const struct policy_auto *policy_engine_auto(const struct policy_engine *e)
+{
+	return &e->autop;
+}
+
 /*
  * smc.yaml's policies with the autopilot's entries after them (into buf, whose arrays the
  * caller frees with policies_merged_done()).  Out of memory: smc.yaml's alone.

@@ -1,0 +1,162 @@
+#!/bin/sh
+# lanes: 7x
+# timeout: 900
+#
+# The autopilot (smc.yaml auto:, smcd-agent(8) AUTOPILOT) on the real kernel, one workload
+# per decision kind, each server and client in cgroups of their own (smc-load):
+#   rr     long-lived request/response at a fixed rate (open loop: SMC cannot change its
+#          figures), its connections reopened every 2 s so that a switch reaches them:
+#          observe says it would try SMC; on tries it and keeps it (smc)
+#   churn  a new connection per request: stays TCP, its port excluded (smc_hs_ctrl)
+#   slow   long-lived like rr, but a connection that is SMC sleeps 50 ms per request:
+#          the trial makes it worse, and it is rolled back
+# Then: observe changed nothing (kernel state before and after); the agent killed in the
+# middle comes back with its table and what it switched is still switched (pinned, not
+# pruned); rr turns to churn (a phase change) and the autopilot follows it back to TCP; an
+# smc.yaml entry for a workload wins (admin); off takes back everything it switched.
+#
+# Every wait is for a state the agent reports (GetWorkloads), a line in its log or a count
+# of smc-load's; the windows are 10 s of guest time, the smallest auto.window.
+. "$(dirname "$0")/lib.sh"
+require_cmd smcd-agent smcctl smc-load bpf-progs dbus-daemon busctl jq
+CG=/sys/fs/cgroup
+AP="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_AUTOPILOT"
+M="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_MANAGER"
+ID_DECISION=3b0c6f2e9a7d4c1e8f5a2b6d9e0c4f17
+ID_ROLLBACK=c85e1d7a4f2b49e6a0d3b8f1e6c27a94
+
+cleanup() {
+	touch /tmp/stop
+	for p in ${pids:-}; do kill "$p" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+
+workloads() { busctl --json=short call $AP GetWorkloads | jq -r '.data[0]'; }
+# field CGROUP KEY: the server workload of that cgroup
+field() { workloads | jq -r --arg cg "$1" ".workloads[] | select(.cgroup == \$cg) | .$2"; }
+state_is() { [ "$(field "$1" state)" = "$2" ]; }
+policy_targets() { smcctl -j policy | jq -r '[.policies[] | .target] | sort | join(" ")'; }
+has_target() { policy_targets | tr ' ' '\n' | grep -qx -- "$1"; }
+# the connections smc-load opened so far by carrier, from its last line
+carrier() { grep '^{"t"' "$1" | tail -n 1 | jq -r ".$2"; }
+smc_seen() { [ "$(carrier "$1" smc)" -gt "${2:-0}" ] 2>/dev/null; }
+kernel_state() {
+	smcctl -j policy | jq -c '[.policies[] | {target, state}]'
+	cat /proc/sys/net/smc/hs_ctrl
+	ls /sys/fs/bpf/smcd-agent 2>/dev/null
+	bpf-progs | grep -v smc_assess || true
+}
+
+write_config() { # AUTO-SECTION [MORE]
+	cat >/etc/smc/smc.yaml <<EOF
+ueid: {auto: true}
+modules: [smc, smc_diag]
+drift: {interval: 0}
+monitor: {interval: 0}
+$1
+$2
+EOF
+}
+
+for g in rr-srv rr-cli churn-srv churn-cli slow-srv slow-cli; do mkdir -p $CG/ap-$g; done
+modprobe smc 2>/dev/null || true
+start_system_bus
+mkdir -p /etc/smc
+rm -f /tmp/stop /tmp/churn
+write_config "auto: {mode: observe, window: 10s}"
+start_agent
+assert_eq "s \"observe\"" "$(busctl get-property $AP Mode)" "the mode"
+before=$(kernel_state)
+
+(exec_in_cgroup /ap-rr-srv smc-load serve --port 7301) >/tmp/rr-srv.out 2>&1 &
+pids="$pids $!"
+(exec_in_cgroup /ap-churn-srv smc-load serve --port 7302) >/tmp/churn-srv.out 2>&1 &
+pids="$pids $!"
+(exec_in_cgroup /ap-slow-srv smc-load serve --port 7303) >/tmp/slow-srv.out 2>&1 &
+pids="$pids $!"
+wait_listen 7301
+wait_listen 7302
+wait_listen 7303
+(exec_in_cgroup /ap-rr-cli smc-load client --port 7301 --shape rr --rate 100 --conns 2 \
+	--reconnect 2 --until /tmp/stop --churn-after /tmp/churn) >/tmp/rr.out 2>&1 &
+pids="$pids $!"
+(exec_in_cgroup /ap-churn-cli smc-load client --port 7302 --shape churn --rate 40 \
+	--until /tmp/stop) >/tmp/churn.out 2>&1 &
+pids="$pids $!"
+(exec_in_cgroup /ap-slow-cli smc-load client --port 7303 --shape rr --rate 100 --conns 2 \
+	--reconnect 2 --slow-on-smc 50 --until /tmp/stop) >/tmp/slow.out 2>&1 &
+pids="$pids $!"
+
+# --- observe: decides, shows, changes nothing -------------------------------------------------
+wait_until 300 "observe decided rr (it would try SMC)" state_is /ap-rr-srv trial
+wait_until 300 "observe decided churn (it stays TCP)" state_is /ap-churn-srv tcp
+assert_eq smc-on "$(field /ap-rr-srv would)" "observe: what on would do for rr"
+assert_eq exclude "$(field /ap-churn-srv would)" "observe: what on would do for churn"
+assert_eq 7302 "$(field /ap-churn-srv port)" "a workload is its server's port"
+assert_contains "$(field /ap-churn-srv why)" "short-lived" "churn's reason"
+assert_contains "$(cat /tmp/agent.log)" "MESSAGE_ID=$ID_DECISION" "decisions are logged with their MESSAGE_ID"
+assert_contains "$(cat /tmp/agent.log)" "observe: nothing changed" "and say that observe changed nothing"
+assert_eq "$before" "$(kernel_state)" "observe changed nothing in the kernel"
+assert_eq 0 "$(carrier /tmp/rr.out smc)" "rr's connections stayed TCP"
+assert_eq 0 "$(carrier /tmp/churn.out smc)" "churn's stayed TCP"
+explain=$(busctl --json=short call $AP Explain s /ap-rr-srv | jq -r '.data[0]')
+assert_json "$explain" '.windows | length >= 2' true "explain shows the windows of evidence"
+assert_json "$explain" '.clients | index("/ap-rr-cli") != null' true "and rr's local client"
+assert_ok smcctl auto
+assert_contains "$out" "ap-rr-srv" "smcctl auto lists the workloads"
+
+# --- on: rr is tried and kept; slow is tried and rolled back; churn's port is excluded --------
+write_config "auto: {mode: on, window: 10s}"
+assert_ok busctl call $M Reload
+wait_until 120 "rr's cgroups are switched to SMC" has_target /ap-rr-cli
+assert_ok has_target /ap-rr-srv
+assert_eq autopilot "$(smcctl -j policy | jq -r '.policies[] | select(.target == "/ap-rr-srv") | .source')" \
+	"the entry says it is the autopilot's"
+wait_until 120 "rr's new connections are SMC" smc_seen /tmp/rr.out
+wait_until 120 "churn's port is excluded" has_target '*:7302'
+assert_eq smcd_excl "$(cat /proc/sys/net/smc/hs_ctrl)" "net.smc.hs_ctrl names the exclusions"
+wait_until 400 "rr's trial is kept" state_is /ap-rr-srv smc
+wait_until 400 "slow's trial is rolled back" state_is /ap-slow-srv rolled-back
+assert_contains "$(cat /tmp/agent.log)" "MESSAGE_ID=$ID_ROLLBACK" "the rollback is logged with its MESSAGE_ID"
+assert_json "$(workloads)" '[.workloads[] | select(.cgroup == "/ap-slow-srv") | .rollbacks][0]' 1 \
+	"one rollback"
+wait_until 60 "slow's cgroups are back on TCP" sh -c "! smcctl -j policy | grep -q /ap-slow-cli"
+assert_ne 0 "$(field /ap-rr-srv sndbuf)" "rr got buffer sizes"
+bytes=$(busctl get-property $AP BufferBytes | cut -d' ' -f2)
+budget=$(busctl get-property $AP BudgetBytes | cut -d' ' -f2)
+[ "$bytes" -gt 0 ] && [ "$bytes" -le "$budget" ] || fail "buffer memory $bytes not within the budget $budget"
+assert_ne "t 0" "$(busctl get-property $AP Rollbacks)" "the Rollbacks counter"
+
+# --- the agent killed in the middle: the table and what it switched survive ------------------
+kill -9 $agent
+wait $agent 2>/dev/null || true
+assert_ok has_target /ap-rr-srv
+start_agent
+assert_eq smc "$(field /ap-rr-srv state)" "rr is still kept after the restart"
+assert_eq rolled-back "$(field /ap-slow-srv state)" "slow is still rolled back"
+assert_ok has_target /ap-rr-cli
+n=$(carrier /tmp/rr.out smc)
+wait_until 60 "rr's connections are still made SMC" smc_seen /tmp/rr.out "$n"
+
+# --- a phase change: rr turns to churn, the autopilot follows it back to TCP -----------------
+touch /tmp/churn
+wait_until 400 "rr, now churning, goes back to TCP" state_is /ap-rr-srv tcp
+assert_contains "$(field /ap-rr-srv why)" "short-lived" "the reason of the change"
+wait_until 60 "rr's cgroups are back on TCP" sh -c "! smcctl -j policy | grep -q /ap-rr-cli"
+
+# --- an administrator's entry wins -------------------------------------------------------------
+write_config "auto: {mode: on, window: 10s}" "policies: {cgroups: [/ap-slow-srv, /ap-slow-cli]}"
+assert_ok busctl call $M Reload
+wait_until 60 "slow is the administrator's" state_is /ap-slow-srv admin
+assert_contains "$(field /ap-slow-srv why)" "policies.cgroups" "the reason names the entry"
+assert_eq "" "$(smcctl -j policy | jq -r '.policies[] | select(.source == "autopilot") | select(.target | test("slow")) | .target')" \
+	"the autopilot holds no entry of its own for it"
+
+# --- off: everything it switched goes back ------------------------------------------------------
+write_config "auto: {mode: off}" "policies: {cgroups: [/ap-slow-srv, /ap-slow-cli]}"
+assert_ok busctl call $M Reload
+assert_eq "" "$(smcctl -j policy | jq -r '.policies[] | select(.source == "autopilot") | .target')" \
+	"off: no entry of the autopilot's is left"
+assert_fails busctl call $AP GetWorkloads
+assert_contains "$out" "auto.mode" "off: GetWorkloads says how to switch it on"
+touch /tmp/stop
