@@ -51,6 +51,7 @@ struct config *config_free(struct config *c)
 	free(c->admin_group);
 	free(c->stats.prometheus_path);
 	config_policies_clear(&c->policies);
+	config_auto_free(c);
 	free(c);
 	return NULL;
 }

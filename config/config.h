@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/clock.h"
 #include "config/dropin.h"
 #include "config/section-loopback.h"
 #include "config/section-policies.h"
@@ -57,6 +58,13 @@ struct config_sysctl {
 	int64_t value; /* all units but SMC_UNIT_STRING */
 	char *string;  /* SMC_UNIT_STRING */
 	struct config_mark mark;
+};
+
+/* auto.mode: what the autopilot does (smc.yaml(5), auto). */
+enum auto_mode {
+	AUTO_MODE_OFF,	   /* nothing is loaded */
+	AUTO_MODE_OBSERVE, /* decides and shows (smcctl auto), changes nothing */
+	AUTO_MODE_ON,	   /* acts */
 };
 
 struct config_pnet {
@@ -128,6 +136,23 @@ struct config {
 		uint64_t interval_usec; /* a window of the continuous assessment; 0: off */
 		uint32_t applications;	/* applications with Prometheus series of their own */
 	} assess;
+	/* auto: the autopilot (smc.yaml(5); parsed by section-auto.c).  Its own changes are
+	 * not smc.yaml's kernel state: the plan never lists them (smcd-agent/plan.c). */
+	struct {
+		enum auto_mode mode;
+		uint64_t window_usec;  /* the window it judges by, AUTO_WINDOW_MIN..MAX_USEC */
+		uint64_t budget_bytes; /* its SMC buffers at once at most; 0: no budget */
+		/* Where it may act: in or below one of cgroups, or in one of units (as systemd
+		 * names them: "nginx" is kept as "nginx.service"); both empty: everywhere. */
+		struct {
+			char **cgroups;
+			size_t n_cgroups;
+			char **units;
+			size_t n_units;
+		} scope;
+		uint16_t *exclude_ports; /* TCP ports it never switches */
+		size_t n_exclude_ports;
+	} autopilot;
 	struct config_policies policies; /* policy.h */
 	/* The drop-ins read after the file, in their order (policies: entries point here). */
 	char **dropins;
@@ -141,6 +166,11 @@ struct config {
 #define STATS_LINKGROUP_SERIES_MAX 10000
 #define STATS_NETNS_MAX 256 /* 3 fds each: well within the unit's 1024 */
 #define ASSESS_APPLICATIONS_MAX 1000
+#define AUTO_WINDOW_MIN_USEC (10 * USEC_PER_SEC)
+#define AUTO_WINDOW_MAX_USEC (3600 * USEC_PER_SEC)
+#define AUTO_BUDGET_MAX (1024ULL << 30) /* 1024GiB */
+#define AUTO_SCOPE_MAX 64		/* entries of auto.scope.cgroups, and of .units */
+#define AUTO_EXCLUDE_PORTS_MAX 64
 
 /*
  * Load and validate path, and after it the drop-ins of path.d/ (config_dropin_dir(); see
@@ -204,6 +234,21 @@ const struct config_sysctl *config_find_sysctl(const struct config *c, const cha
 
 const char *config_switch_to_string(enum config_switch s);
 const char *drift_action_to_string(enum drift_action a);
+const char *auto_mode_to_string(enum auto_mode m); /* "off", "observe", "on" */
+
+/*
+ * May the autopilot act on a workload in cgroup (as /proc/PID/cgroup shows it, NULL:
+ * unknown) run by unit (a systemd unit name, "nginx" read as "nginx.service"; NULL: none)?
+ * True when auto.scope names neither cgroups nor units, or cgroup is one of
+ * auto.scope.cgroups or below one, or unit is one of auto.scope.units.  auto.exclude-ports
+ * and auto.mode are the caller's to check.
+ */
+bool config_auto_in_scope(const struct config *c, const char *cgroup, const char *unit);
+/*
+ * The window of the continuous assessment: assess.interval when set; else, while auto.mode
+ * is not off, auto.window (the autopilot judges by the assessment's windows); else 0, off.
+ */
+uint64_t config_assess_window_usec(const struct config *c);
 
 static inline void config_freep(struct config **c)
 {

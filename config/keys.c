@@ -36,6 +36,17 @@ const char *drift_action_to_string(enum drift_action a)
 	return a < ELEMENTSOF(drift_action_names) ? drift_action_names[a] : NULL;
 }
 
+static const char *const auto_mode_names[] = {
+	[AUTO_MODE_OFF] = "off",
+	[AUTO_MODE_OBSERVE] = "observe",
+	[AUTO_MODE_ON] = "on",
+};
+
+const char *auto_mode_to_string(enum auto_mode m)
+{
+	return m < ELEMENTSOF(auto_mode_names) ? auto_mode_names[m] : NULL;
+}
+
 static bool absolute_path(const char *s)
 {
 	return s[0] == '/';
@@ -205,6 +216,49 @@ const struct config_key config_keys[] = {
 	  .min = 1,
 	  .max = ASSESS_APPLICATIONS_MAX,
 	  .expected = "a whole number from 1 to 1000" },
+
+	/*
+	 * Off by default: acting must be the operator's choice, and observing loads the
+	 * assessment's tracing programs on every TCP connection (smc.yaml(5), auto).
+	 */
+	{ .path = "auto.mode",
+	  .type = CONFIG_KEY_ENUM,
+	  .def = "off",
+	  CONFIG_FIELD(autopilot.mode),
+	  .names = auto_mode_names,
+	  .n_names = ELEMENTSOF(auto_mode_names),
+	  .expected = "off, observe or on" },
+	{ .path = "auto.window",
+	  .type = CONFIG_KEY_DURATION,
+	  .def = "30s",
+	  CONFIG_FIELD(autopilot.window_usec),
+	  .min = AUTO_WINDOW_MIN_USEC,
+	  .max = AUTO_WINDOW_MAX_USEC,
+	  .invalid = "is not valid (expected a duration from 10s to 1h)" },
+	{ .path = "auto.budget",
+	  .type = CONFIG_KEY_SIZE,
+	  .def = "256MiB",
+	  CONFIG_FIELD(autopilot.budget_bytes),
+	  .min = 0,
+	  .max = AUTO_BUDGET_MAX,
+	  .expected = "a size such as 256MiB, or 0",
+	  .invalid = "is not valid (expected 0 for no budget, or a size up to 1024GiB such as "
+		     "256MiB)" },
+	{ .path = "auto.scope.cgroups",
+	  .type = CONFIG_KEY_SECTION,
+	  .def = "[]",
+	  .parse = auto_scope_cgroups,
+	  .dump = auto_scope_cgroups_dump },
+	{ .path = "auto.scope.units",
+	  .type = CONFIG_KEY_SECTION,
+	  .def = "[]",
+	  .parse = auto_scope_units,
+	  .dump = auto_scope_units_dump },
+	{ .path = "auto.exclude-ports",
+	  .type = CONFIG_KEY_SECTION,
+	  .def = "[]",
+	  .parse = auto_exclude_ports,
+	  .dump = auto_exclude_ports_dump },
 
 	{ .path = "policies",
 	  .type = CONFIG_KEY_SECTION,

@@ -62,5 +62,13 @@ uint64_t config_fnv1a64(uint64_t h, const char *s, size_t n);
 int section_loopback(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
 /* After all sections: what loopback: needs from the others (reserved PNET IDs). */
 int config_loopback_check(struct ctx *ctx);
+/* auto: (section-auto.c): its lists and their dumps, and their memory. */
+int auto_scope_cgroups(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
+void auto_scope_cgroups_dump(FILE *f, const struct config *c);
+int auto_scope_units(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
+void auto_scope_units_dump(FILE *f, const struct config *c);
+int auto_exclude_ports(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
+void auto_exclude_ports_dump(FILE *f, const struct config *c);
+void config_auto_free(struct config *c);
 int loopback_dmb_type(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
 void loopback_dmb_type_dump(FILE *f, const struct config *c);

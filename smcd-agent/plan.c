@@ -22,8 +22,8 @@
 
 /* What smc.yaml has that is no kernel state: applied by a reload, never planned. */
 static const char not_kernel_state[] =
-	"drift, monitor, stats, admin-group, rate-limit, assess and loopback.drain-timeout: how "
-	"the agent runs, not kernel state (they take effect at the reload)";
+	"drift, monitor, stats, admin-group, rate-limit, assess, auto and loopback.drain-timeout: "
+	"how the agent runs, not kernel state (they take effect at the reload)";
 
 struct doc {
 	json_object *items;

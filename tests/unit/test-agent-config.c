@@ -301,7 +301,7 @@ static void test_error_unknown_top_key(void **state)
 {
 	expect_error(
 		"seid: leave\nexport:\n  prometheus: {}\n",
-		"2:1: smc.yaml: unknown key 'export' (expected one of: ueid, seid, handshake-limitation, sysctl, pnet, modules, drift, monitor, admin-group, rate-limit, stats, assess, policies, loopback)");
+		"2:1: smc.yaml: unknown key 'export' (expected one of: ueid, seid, handshake-limitation, sysctl, pnet, modules, drift, monitor, admin-group, rate-limit, stats, assess, auto, policies, loopback)");
 }
 
 static void test_error_unknown_nested_key(void **state)
@@ -689,6 +689,324 @@ static void test_rate_limit(void **state)
 					   "(expected a whole number from 1 to 10000)");
 }
 
+/* ---------------------------------------------------------------------------------- */
+/* auto: the autopilot's keys                                                          */
+
+static const char auto_default_dump[] = "\nauto:\n"
+					"  mode: off\n"
+					"  window: 30s\n"
+					"  budget: 256MiB\n"
+					"  scope:\n"
+					"    cgroups: []\n"
+					"    units: []\n"
+					"  exclude-ports: []\n"
+					"policies:";
+
+/* What a missing key means: off, 30s, 256MiB, every workload, no port excluded. */
+static void test_auto_defaults(void **state)
+{
+	struct config_errors errors;
+	struct config *c = NULL;
+	char *dump;
+
+	assert_int_equal(config_new_default("/x", &c), 0);
+	assert_int_equal(c->autopilot.mode, AUTO_MODE_OFF);
+	assert_int_equal(c->autopilot.window_usec, 30 * 1000000ULL);
+	assert_int_equal(c->autopilot.budget_bytes, 256ULL << 20);
+	assert_int_equal(c->autopilot.scope.n_cgroups, 0);
+	assert_int_equal(c->autopilot.scope.n_units, 0);
+	assert_int_equal(c->autopilot.n_exclude_ports, 0);
+	dump = config_dump(c);
+	assert_non_null(strstr(dump, auto_default_dump));
+	free(dump);
+	config_free(c);
+	/* an empty section is the defaults too */
+	c = load_text("auto:\n", &errors);
+	assert_non_null(c);
+	assert_int_equal(c->autopilot.mode, AUTO_MODE_OFF);
+	dump = config_dump(c);
+	assert_non_null(strstr(dump, auto_default_dump));
+	free(dump);
+	config_free(c);
+	assert_string_equal(auto_mode_to_string(AUTO_MODE_OFF), "off");
+	assert_string_equal(auto_mode_to_string(AUTO_MODE_OBSERVE), "observe");
+	assert_string_equal(auto_mode_to_string(AUTO_MODE_ON), "on");
+	assert_null(auto_mode_to_string((enum auto_mode)3));
+}
+
+static void test_auto_values(void **state)
+{
+	struct config_errors errors;
+	struct config *c = load_text("auto:\n"
+				     "  mode: observe\n"
+				     "  window: 2m\n"
+				     "  budget: 1G\n"
+				     "  scope:\n"
+				     "    cgroups: [/system.slice, \"/machine.slice/a b\"]\n"
+				     "    units: [nginx, getty@tty1.service, app.scope]\n"
+				     "  exclude-ports: [22, 0443, 65535]\n",
+				     &errors);
+	struct config *d;
+	char *dump, *again;
+
+	assert_non_null(c);
+	assert_int_equal(c->autopilot.mode, AUTO_MODE_OBSERVE);
+	assert_int_equal(c->autopilot.window_usec, 120 * 1000000ULL);
+	assert_int_equal(c->autopilot.budget_bytes, 1ULL << 30);
+	assert_int_equal(c->autopilot.scope.n_cgroups, 2);
+	assert_string_equal(c->autopilot.scope.cgroups[0], "/system.slice");
+	assert_string_equal(c->autopilot.scope.cgroups[1], "/machine.slice/a b");
+	assert_int_equal(c->autopilot.scope.n_units, 3);
+	/* as systemd names them: "nginx" is nginx.service */
+	assert_string_equal(c->autopilot.scope.units[0], "nginx.service");
+	assert_string_equal(c->autopilot.scope.units[1], "getty@tty1.service");
+	assert_string_equal(c->autopilot.scope.units[2], "app.scope");
+	assert_int_equal(c->autopilot.n_exclude_ports, 3);
+	assert_int_equal(c->autopilot.exclude_ports[0], 22);
+	assert_int_equal(c->autopilot.exclude_ports[1], 443);
+	assert_int_equal(c->autopilot.exclude_ports[2], 65535);
+	dump = config_dump(c);
+	assert_non_null(
+		strstr(dump, "\nauto:\n"
+			     "  mode: observe\n"
+			     "  window: 2m\n"
+			     "  budget: 1GiB\n"
+			     "  scope:\n"
+			     "    cgroups: [\"/system.slice\", \"/machine.slice/a b\"]\n"
+			     "    units: [\"nginx.service\", \"getty@tty1.service\", \"app.scope\"]\n"
+			     "  exclude-ports: [22, 443, 65535]\n"
+			     "policies:"));
+	/* the dump reads back as itself */
+	d = load_text(dump, &errors);
+	assert_non_null(d);
+	again = config_dump(d);
+	assert_string_equal(strchr(dump, '\n'), strchr(again, '\n'));
+	free(again);
+	free(dump);
+	config_free(d);
+	config_free(c);
+
+	c = load_text("auto: {mode: on, window: 10s, budget: 0}\n", &errors);
+	assert_non_null(c);
+	assert_int_equal(c->autopilot.mode, AUTO_MODE_ON);
+	assert_int_equal(c->autopilot.window_usec, 10 * 1000000ULL);
+	assert_int_equal(c->autopilot.budget_bytes, 0); /* no budget */
+	config_free(c);
+	c = load_text("auto: {mode: off, window: 1h, budget: 1024GiB}\n", &errors);
+	assert_non_null(c);
+	assert_int_equal(c->autopilot.mode, AUTO_MODE_OFF);
+	assert_int_equal(c->autopilot.window_usec, 3600 * 1000000ULL);
+	assert_int_equal(c->autopilot.budget_bytes, 1024ULL << 30);
+	config_free(c);
+	c = load_text("auto: {scope: {cgroups: [/]}}\n", &errors);
+	assert_non_null(c);
+	assert_string_equal(c->autopilot.scope.cgroups[0], "/");
+	config_free(c);
+}
+
+static void test_auto_errors(void **state)
+{
+	/* auto.mode */
+	expect_error("auto:\n  mode: yes\n",
+		     "2:9: auto.mode: 'yes' is not a valid value (expected off, observe or on)");
+	expect_error("auto:\n  mode: ON\n",
+		     "2:9: auto.mode: 'ON' is not a valid value (expected off, observe or on)");
+	expect_error("auto:\n  mode: [on]\n",
+		     "2:9: auto.mode: a list is not a valid value (expected off, observe or on)");
+	expect_error("auto:\n  mode:\n", "2:8: auto.mode: an empty value is not a valid value "
+					 "(expected off, observe or on)");
+	/* auto.window */
+	expect_error("auto:\n  window: 9s\n",
+		     "2:11: auto.window: '9s' is not valid (expected a duration from 10s to 1h)");
+	expect_error("auto:\n  window: 61m\n",
+		     "2:11: auto.window: '61m' is not valid (expected a duration from 10s to 1h)");
+	expect_error("auto:\n  window: 0\n",
+		     "2:11: auto.window: '0' is not valid (expected a duration from 10s to 1h)");
+	expect_error("auto:\n  window: soon\n",
+		     "2:11: auto.window: 'soon' is not valid (expected a duration from 10s to 1h)");
+	/* auto.budget */
+	expect_error("auto:\n  budget: 1025GiB\n",
+		     "2:11: auto.budget: '1025GiB' is not valid (expected 0 for no budget, or a size "
+		     "up to 1024GiB such as 256MiB)");
+	expect_error("auto:\n  budget: -1\n",
+		     "2:11: auto.budget: '-1' is not valid (expected 0 for no budget, or a size up "
+		     "to 1024GiB such as 256MiB)");
+	expect_error("auto:\n  budget: 256MB\n",
+		     "2:11: auto.budget: '256MB' is not valid (expected 0 for no budget, or a size "
+		     "up to 1024GiB such as 256MiB): did you mean 256MiB?");
+	expect_error("auto:\n  budget: {size: 1}\n",
+		     "2:11: auto.budget: a mapping is not a valid value (expected a size such as "
+		     "256MiB, or 0)");
+	/* auto.scope.cgroups: policies.cgroups' rules */
+	expect_error("auto:\n  scope:\n    cgroups: [system.slice]\n",
+		     "3:15: auto.scope.cgroups: 'system.slice' is not a valid cgroup path: it is not "
+		     "absolute (expected a path below the cgroup2 root such as /system.slice or "
+		     "/system.slice/nginx.service)");
+	expect_error("auto:\n  scope:\n    cgroups: [/sys/fs/cgroup/system.slice]\n",
+		     "3:15: auto.scope.cgroups: '/sys/fs/cgroup/system.slice' is not a valid cgroup "
+		     "path: it includes the mount point /sys/fs/cgroup (write the path below it, as "
+		     "/proc/PID/cgroup shows it) (expected a path below the cgroup2 root such as "
+		     "/system.slice or /system.slice/nginx.service)");
+	expect_error("auto:\n  scope:\n    cgroups: [/a/../b]\n",
+		     "3:15: auto.scope.cgroups: '/a/../b' is not a valid cgroup path: it has an "
+		     "empty, '.' or '..' component (expected a path below the cgroup2 root such as "
+		     "/system.slice or /system.slice/nginx.service)");
+	expect_error("auto:\n  scope:\n    cgroups: [/a, /a]\n",
+		     "3:19: auto.scope.cgroups: duplicate cgroup '/a' (first given at line 3, column "
+		     "15)");
+	expect_error("auto:\n  scope:\n    cgroups: /a\n",
+		     "3:14: auto.scope.cgroups: a scalar is not valid here (expected a list of "
+		     "cgroup paths)");
+	expect_error("auto:\n  scope:\n    cgroups: [[/a]]\n",
+		     "3:15: auto.scope.cgroups: a list is not a valid value (expected a cgroup path "
+		     "such as /system.slice)");
+	/* auto.scope.units: smcctl enable's rules */
+	expect_error("auto:\n  scope:\n    units: [backup.timer]\n",
+		     "3:13: auto.scope.units: 'backup.timer' is not a unit name: this kind of unit "
+		     "runs no processes (expected a service, scope, slice, socket, mount or swap "
+		     "unit)");
+	expect_error("auto:\n  scope:\n    units: [\"my app\"]\n",
+		     "3:13: auto.scope.units: 'my app' is not a unit name: a unit name has only "
+		     "letters, digits and \":-_.\\@\" (expected a unit name such as nginx, "
+		     "nginx.service or getty@tty1.service)");
+	expect_error("auto:\n  scope:\n    units: [getty@.service]\n",
+		     "3:13: auto.scope.units: 'getty@.service' is not a unit name: it is a template "
+		     "(NAME@.TYPE), which runs no processes (expected an instance of it, such as "
+		     "NAME@INSTANCE.service)");
+	expect_error("auto:\n  scope:\n    units: [nginx, nginx.service]\n",
+		     "3:20: auto.scope.units: duplicate unit 'nginx.service' (first given at line "
+		     "3, column 13)");
+	expect_error("auto:\n  scope:\n    units: nginx\n",
+		     "3:12: auto.scope.units: a scalar is not valid here (expected a list of unit "
+		     "names)");
+	/* auto.exclude-ports */
+	expect_error("auto:\n  exclude-ports: [0]\n",
+		     "2:19: auto.exclude-ports: '0' is not a port (expected a TCP port from 1 to "
+		     "65535)");
+	expect_error("auto:\n  exclude-ports: [65536]\n",
+		     "2:19: auto.exclude-ports: '65536' is not a port (expected a TCP port from 1 to "
+		     "65535)");
+	expect_error("auto:\n  exclude-ports: [ssh]\n",
+		     "2:19: auto.exclude-ports: 'ssh' is not a port (expected a TCP port from 1 to "
+		     "65535)");
+	expect_error("auto:\n  exclude-ports: [80, 080]\n",
+		     "2:23: auto.exclude-ports: duplicate port '080' (first given at line 2, column "
+		     "19)");
+	expect_error("auto:\n  exclude-ports: 22\n",
+		     "2:18: auto.exclude-ports: a scalar is not valid here (expected a list of TCP "
+		     "ports)");
+	/* the section */
+	expect_error("auto:\n  modes: on\n", "2:3: auto: unknown key 'modes' (expected one of: "
+					     "mode, window, budget, scope, exclude-ports)");
+	expect_error("auto:\n  scope:\n    netns: [blue]\n",
+		     "3:5: auto.scope: unknown key 'netns' (expected one of: cgroups, units)");
+	expect_error("auto: on\n", "1:7: auto: a scalar is not valid here (expected a mapping)");
+}
+
+/* More entries than a list holds, each list: refused as a whole at the list. */
+static void test_auto_too_many(void **state)
+{
+	static const char *const lists[] = { "scope: {cgroups: [", "scope: {units: [",
+					     "exclude-ports: [" };
+	char text[4096], want[256];
+
+	for (size_t l = 0; l < ELEMENTSOF(lists); l++) {
+		size_t o = (size_t)snprintf(text, sizeof(text), "auto: {%s", lists[l]);
+
+		for (int i = 1; i <= 65; i++)
+			o += (size_t)snprintf(text + o, sizeof(text) - o, "%s%s%d", i > 1 ? ", " : "",
+					      l == 0   ? "/c"
+					      : l == 1 ? "u"
+						       : "",
+					      i);
+		snprintf(text + o, sizeof(text) - o, "]%s}\n", l < 2 ? "}" : "");
+		snprintf(want, sizeof(want), "1:%zu: auto.%s: 65 entries (expected at most 64)",
+			 strlen("auto: {") + strlen(lists[l]),
+			 l == 0	  ? "scope.cgroups"
+			 : l == 1 ? "scope.units"
+				  : "exclude-ports");
+		expect_error(text, want);
+	}
+}
+
+/* config_auto_in_scope(): in or below a cgroup, or a named unit; both empty: everything. */
+static void test_auto_in_scope(void **state)
+{
+	struct config_errors errors;
+	struct config *c = load_text("auto: {}\n", &errors);
+
+	assert_non_null(c);
+	assert_true(config_auto_in_scope(c, "/system.slice/nginx.service", "nginx.service"));
+	assert_true(config_auto_in_scope(c, NULL, NULL));
+	config_free(c);
+
+	c = load_text("auto:\n  scope:\n    cgroups: [/system.slice/web.slice, /machine.slice]\n",
+		      &errors);
+	assert_non_null(c);
+	assert_true(config_auto_in_scope(c, "/system.slice/web.slice", NULL));
+	assert_true(config_auto_in_scope(c, "/system.slice/web.slice/nginx.service", NULL));
+	assert_true(config_auto_in_scope(c, "/machine.slice/libpod-1.scope/container", NULL));
+	/* a prefix of a name is not a parent */
+	assert_false(config_auto_in_scope(c, "/system.slice/web.slice2", NULL));
+	assert_false(config_auto_in_scope(c, "/system.slice", NULL));
+	assert_false(config_auto_in_scope(c, "/user.slice/a.scope", "nginx.service"));
+	assert_false(config_auto_in_scope(c, NULL, NULL));
+	config_free(c);
+
+	c = load_text("auto:\n  scope:\n    units: [nginx, getty@tty1.service]\n", &errors);
+	assert_non_null(c);
+	assert_true(config_auto_in_scope(c, "/whatever", "nginx.service"));
+	assert_true(config_auto_in_scope(c, NULL, "nginx")); /* as systemd names it */
+	assert_true(config_auto_in_scope(c, NULL, "getty@tty1.service"));
+	assert_false(config_auto_in_scope(c, NULL, "getty@tty2.service"));
+	assert_false(config_auto_in_scope(c, NULL, "nginx.socket"));
+	assert_false(config_auto_in_scope(c, NULL, "no such unit!"));
+	assert_false(config_auto_in_scope(c, "/system.slice/nginx.service", NULL));
+	config_free(c);
+
+	/* either list admits */
+	c = load_text("auto:\n  scope: {cgroups: [/machine.slice], units: [redis]}\n", &errors);
+	assert_non_null(c);
+	assert_true(config_auto_in_scope(c, "/machine.slice/x.scope", "other.service"));
+	assert_true(config_auto_in_scope(c, "/system.slice/redis.service", "redis.service"));
+	assert_false(config_auto_in_scope(c, "/system.slice/other.service", "other.service"));
+	config_free(c);
+
+	c = load_text("auto:\n  scope: {cgroups: [/]}\n", &errors);
+	assert_non_null(c);
+	assert_true(config_auto_in_scope(c, "/", NULL));
+	assert_true(config_auto_in_scope(c, "/user.slice/u.scope", NULL));
+	assert_false(config_auto_in_scope(c, NULL, "nginx.service"));
+	config_free(c);
+}
+
+/* The assessment's window: assess.interval wins; else auto.window while auto runs. */
+static void test_auto_assess_window(void **state)
+{
+	struct config_errors errors;
+	struct config *c = load_text("auto: {window: 45s}\n", &errors);
+
+	assert_non_null(c);
+	assert_int_equal(config_assess_window_usec(c), 0); /* off: no assessment */
+	config_free(c);
+	c = load_text("auto: {mode: observe, window: 45s}\n", &errors);
+	assert_non_null(c);
+	assert_int_equal(config_assess_window_usec(c), 45 * 1000000ULL);
+	config_free(c);
+	c = load_text("auto: {mode: on}\n", &errors);
+	assert_non_null(c);
+	assert_int_equal(config_assess_window_usec(c), 30 * 1000000ULL);
+	config_free(c);
+	c = load_text("assess: {interval: 10m}\nauto: {mode: on, window: 45s}\n", &errors);
+	assert_non_null(c);
+	assert_int_equal(config_assess_window_usec(c), 600 * 1000000ULL);
+	config_free(c);
+	c = load_text("assess: {interval: 10m}\n", &errors);
+	assert_non_null(c);
+	assert_int_equal(config_assess_window_usec(c), 600 * 1000000ULL);
+	config_free(c);
+}
+
 static void test_units(void **state)
 {
 	int64_t v;
@@ -848,6 +1166,12 @@ int main(void)
 		cmocka_unit_test(test_error_controls_escaped),
 		cmocka_unit_test(test_key_table),
 		cmocka_unit_test(test_rate_limit),
+		cmocka_unit_test(test_auto_defaults),
+		cmocka_unit_test(test_auto_values),
+		cmocka_unit_test(test_auto_errors),
+		cmocka_unit_test(test_auto_too_many),
+		cmocka_unit_test(test_auto_in_scope),
+		cmocka_unit_test(test_auto_assess_window),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_dump_round_trip),
 		cmocka_unit_test(test_yaml_tags_refused),
