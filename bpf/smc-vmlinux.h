@@ -150,7 +150,10 @@ struct smc_sock {
 	struct sock sk;
 	struct socket *clcsock;
 	struct smc_sock *listen_smc;
+	bool use_fallback; /* the data goes through clcsock (TCP) */
 } __core;
+
+struct msghdr;
 
 /*
  * The struct_ops type of smc_hs_ctrl (include/net/smc.h, Linux 6.19+).  libbpf matches it

@@ -13,6 +13,10 @@
  *                               loaded gets its record here (start_ns 0).
  *   fentry/tcp_recvmsg          the same without a size.
  *
+ * What SMC itself moves on a connection it carries: smc_assess_smc.bpf.c, a separate
+ * object on the same open_conns map (smc-assess-rec.bpf.h), loaded where SMC's functions
+ * can be traced.
+ *
  * The socket's cgroup (sk_cgrp_data: its creator's; an accepted socket inherits the
  * listener's) and netns cookie are the attribution smcctl resolves.  The map holds what is
  * open (SMCBPF_ASSESS_MAX_OPEN); records that do not fit, and closed ones when the ring
@@ -25,15 +29,9 @@
 #include <bpf/bpf_core_read.h>
 
 #include "bpf/smcbpf-abi.h"
+#include "bpf/smc-assess-rec.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, SMCBPF_ASSESS_MAX_OPEN);
-	__type(key, __u64);
-	__type(value, struct smcbpf_assess_rec);
-} open_conns SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -56,16 +54,6 @@ static __always_inline bool is_tcp(const struct sock *sk)
 
 	return sk->sk_protocol == SMCBPF_IPPROTO_TCP &&
 	       (family == SMCBPF_AF_INET || family == SMCBPF_AF_INET6);
-}
-
-static __always_inline void fill_task(struct smcbpf_assess_rec *r)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-
-	if (task->flags & PF_KTHREAD)
-		return;
-	r->pid = bpf_get_current_pid_tgid() >> 32;
-	bpf_get_current_comm(r->comm, sizeof(r->comm));
 }
 
 /*
@@ -201,24 +189,9 @@ SEC("fentry/tcp_sendmsg")
 int BPF_PROG(assess_send, struct sock *sk, void *msg, __u64 size)
 {
 	struct smcbpf_assess_rec *r = touch(sk);
-	__u64 v;
-	__u32 b = 0;
 
-	if (!r)
-		return 0;
-	__sync_fetch_and_add(&r->sends, 1);
-	if (size) {
-		v = (size - 1) >> 13;
-		/* fls() capped at 8, unrolled for the verifier */
-		for (int i = 0; i < SMCBPF_ASSESS_BUCKETS - 1; i++) {
-			if (!v)
-				break;
-			v >>= 1;
-			b++;
-		}
-	}
-	if (b < SMCBPF_ASSESS_BUCKETS)
-		__sync_fetch_and_add(&r->hist[b], 1);
+	if (r)
+		count_send(r, size);
 	return 0;
 }
 

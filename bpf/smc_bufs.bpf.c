@@ -15,6 +15,12 @@
  * net.core.wmem_max (rmem_max) and doubled by the kernel.  A separate object from
  * smc_select so that a kernel whose verifier refuses setsockopt here still gets the rest;
  * it shares smc_select's run_tasks map (the loader reuses its fd).
+ *
+ * A task without a run mark gets the sizes of its cgroup from cgroup_bufs (the cgroup v2
+ * id of the creating task, bpf_get_current_cgroup_id(); that cgroup only, not its
+ * descendants): the autopilot's per-workload sizes.  The loader pins the map with the rest
+ * of the selection layout, so the sizes outlive the agent, and a new layout takes it over.
+ * A run mark wins over the cgroup's sizes.
  */
 #include "bpf/smc-vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -23,6 +29,13 @@
 #include "bpf/smc-run-tasks.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SMCBPF_MAX_CGROUP_BUFS);
+	__type(key, __u64);
+	__type(value, struct smcbpf_bufs);
+} cgroup_bufs SEC(".maps");
 
 __u64 buffers_set;
 __u64 buffers_failed;
@@ -43,13 +56,22 @@ SEC("cgroup/sock_create")
 int smcd_bufs(struct bpf_sock *sk)
 {
 	struct smcbpf_run_mark *m;
+	struct smcbpf_bufs *b;
+	__u64 cg;
 
 	if (sk->protocol != SMCBPF_IPPROTO_SMC)
 		return 1;
 	m = bpf_task_storage_get(&run_tasks, bpf_get_current_task_btf(), 0, 0);
-	if (!m)
+	if (m) {
+		bufs_set_buf(sk, SMCBPF_SO_SNDBUF, m->sndbuf);
+		bufs_set_buf(sk, SMCBPF_SO_RCVBUF, m->rcvbuf);
 		return 1;
-	bufs_set_buf(sk, SMCBPF_SO_SNDBUF, m->sndbuf);
-	bufs_set_buf(sk, SMCBPF_SO_RCVBUF, m->rcvbuf);
+	}
+	cg = bpf_get_current_cgroup_id();
+	b = bpf_map_lookup_elem(&cgroup_bufs, &cg);
+	if (!b)
+		return 1;
+	bufs_set_buf(sk, SMCBPF_SO_SNDBUF, b->sndbuf);
+	bufs_set_buf(sk, SMCBPF_SO_RCVBUF, b->rcvbuf);
 	return 1;
 }

@@ -35,6 +35,17 @@
 /* How many parents smc_select looks at for a task whose copy of the run mark failed. */
 #define SMCBPF_RUN_ANCESTORS 8
 #define SMCBPF_MAX_EXCL 64
+/* Cgroups with buffer sizes of their own (smc_bufs' cgroup_bufs: the autopilot's). */
+#define SMCBPF_MAX_CGROUP_BUFS 256
+
+/*
+ * Value of smc_bufs' cgroup_bufs map (key: the cgroup v2 id of the task creating the
+ * socket, exact, no ancestors): bytes for SO_SNDBUF/SO_RCVBUF, 0 leaves that one alone.
+ */
+struct smcbpf_bufs {
+	__u32 sndbuf;
+	__u32 rcvbuf;
+};
 
 /* Key of the cgroup path map: the path as cgroup_mkdir reports it, zero-padded. */
 struct smcbpf_cgroup_path {
@@ -107,6 +118,13 @@ struct smcbpf_fallback_event {
  * the last send, receive or the close; hist counts sendmsg sizes in the kernel's SMC
  * statistics buckets (fls((len-1) >> 13), capped at 8).  pid/comm: the connecting task,
  * or the first to send or receive on an accepted socket; 0 and "" until then.
+ *
+ * On a connection SMC carries, the TCP socket (SMC's clcsock) moves only the CLC handshake;
+ * the data goes through smc_sendmsg/smc_recvmsg, whose fexit programs add what they
+ * returned to smc_bytes_sent/smc_bytes_received of the clcsock's record, count each
+ * smc_sendmsg in sends and hist, and set smc.  Those two programs are optional (SMC not
+ * loaded, or its functions not traceable): all of these stay 0 without them.  A connection
+ * that fell back to TCP is counted by the TCP programs only (smc stays 0).
  */
 #define SMCBPF_ASSESS_BUCKETS 9
 #define SMCBPF_ASSESS_MAX_OPEN 16384
@@ -131,4 +149,9 @@ struct smcbpf_assess_rec {
 	__u8 passive;
 	__u8 established;
 	char comm[SMCBPF_COMM_LEN];
+	/* appended (SMC's own send and receive) */
+	__u64 smc_bytes_sent;
+	__u64 smc_bytes_received;
+	__u8 smc; /* 1: SMC carried data (or an end of file) on it */
+	__u8 pad2[7];
 };

@@ -35,6 +35,7 @@
 #include "bpf/smc_excl.skel.h"
 #include "bpf/smc_fallback.skel.h"
 #include "bpf/smc_assess.skel.h"
+#include "bpf/smc_assess_smc.skel.h"
 
 #ifndef SO_NETNS_COOKIE
 #define SO_NETNS_COOKIE 71
@@ -488,6 +489,8 @@ enum { SEL_LINK_SELECT, SEL_LINK_FORK, SEL_LINK_MKDIR, SEL_LINK_BUFS, SEL_N_LINK
 static const char *const sel_link_pin[SEL_N_LINKS] = { "link_select", "link_fork", "link_mkdir",
 						       "link_bufs" };
 #define SEL_PROG_MKDIR "prog_mkdir"
+/* smc_bufs' map: pinned with the link, when the buffer program is attached. */
+#define SEL_MAP_CGROUP_BUFS "cgroup_bufs"
 
 /*
  * Everything is held by file descriptors of our own, whether loaded here (the skeleton is
@@ -497,6 +500,7 @@ struct smcbpf_select {
 	int map_fd[SEL_N_MAPS];
 	int link_fd[SEL_N_LINKS];
 	int mkdir_prog_fd;
+	int cgroup_bufs_fd;	     /* -1: the buffer program is not attached */
 	struct smc_select__bss *bss; /* mmap'ed .bss */
 	size_t bss_len;
 	char root[PATH_MAX]; /* the pin root, "" when nothing is pinned */
@@ -519,6 +523,7 @@ static struct smcbpf_select *select_new(void)
 	for (size_t i = 0; i < SEL_N_LINKS; i++)
 		s->link_fd[i] = -1;
 	s->mkdir_prog_fd = -1;
+	s->cgroup_bufs_fd = -1;
 	return s;
 }
 
@@ -534,6 +539,7 @@ struct smcbpf_select *smcbpf_select_free(struct smcbpf_select *s)
 	for (size_t i = 0; i < SEL_N_MAPS; i++)
 		safe_close(s->map_fd[i]);
 	safe_close(s->mkdir_prog_fd);
+	safe_close(s->cgroup_bufs_fd);
 	free(s);
 	return NULL;
 }
@@ -571,6 +577,39 @@ static int attach_tracing(int prog_fd)
 
 #define BUFS_CAPS (BPF_REASON_CAP(BPF) | BPF_REASON_CAP(NET_ADMIN))
 
+static bool reuse_compatible(struct bpf_map *m, const char *other_dir, const char *name);
+
+struct bufs_reuse_arg {
+	struct bpf_map *map;
+	bool leftovers; /* as in reuse_arg */
+	bool found;
+};
+
+static int bufs_reuse_from(const char *dir, void *arg)
+{
+	struct bufs_reuse_arg *a = arg;
+	const char *name = strrchr(dir, '/') + 1;
+
+	if (a->found || (startswith(name, "new-") || startswith(name, "stale-")) != a->leftovers)
+		return 0;
+	a->found = reuse_compatible(a->map, dir, SEL_MAP_CGROUP_BUFS);
+	return 0;
+}
+
+/*
+ * The per-cgroup sizes of another layout go on (the first that has a compatible map, those
+ * put in place before a crash's leftovers); a layout from before the map starts empty.
+ */
+static void bufs_reuse(struct smcbpf_select *s, struct bpf_map *m)
+{
+	struct bufs_reuse_arg a = { .map = m };
+
+	(void)each_layout(s->root, false, "", bufs_reuse_from, &a);
+	a.leftovers = true;
+	(void)each_layout(s->root, false, "", bufs_reuse_from, &a);
+	s->reused |= a.found;
+}
+
 /* The optional part: failures leave bufs_why set and the rest working. */
 static void bufs_open(struct smcbpf_select *s)
 {
@@ -586,6 +625,8 @@ static void bufs_open(struct smcbpf_select *s)
 		return;
 	}
 	r = bpf_map__reuse_fd(bufs->maps.run_tasks, s->map_fd[SEL_RUN_TASKS]);
+	if (r == 0 && s->root[0])
+		bufs_reuse(s, bufs->maps.cgroup_bufs);
 	if (r == 0)
 		r = smc_bufs__load(bufs);
 	if (r == -EPERM) {
@@ -614,6 +655,14 @@ static void bufs_open(struct smcbpf_select *s)
 		goto out;
 	}
 	s->link_fd[SEL_LINK_BUFS] = r;
+	r = dup_fd(bpf_map__fd(bufs->maps.cgroup_bufs));
+	if (r < 0) {
+		snprintf(s->bufs_why, sizeof(s->bufs_why), "cannot hold the cgroup buffer map: %s",
+			 strerror(-r));
+		s->link_fd[SEL_LINK_BUFS] = safe_close(s->link_fd[SEL_LINK_BUFS]);
+		goto out;
+	}
+	s->cgroup_bufs_fd = r;
 out:
 	smc_bufs__destroy(bufs);
 }
@@ -704,6 +753,8 @@ static int select_pin(struct smcbpf_select *s, const char *layout, char *why, si
 			goto fail;
 	}
 	r = obj_pin(s->mkdir_prog_fd, tmp, SEL_PROG_MKDIR);
+	if (r == 0 && s->cgroup_bufs_fd >= 0)
+		r = obj_pin(s->cgroup_bufs_fd, tmp, SEL_MAP_CGROUP_BUFS);
 	for (size_t i = 0; r == 0 && i < SEL_N_LINKS; i++)
 		if (s->link_fd[i] >= 0)
 			r = obj_pin(s->link_fd[i], tmp, sel_link_pin[i]);
@@ -831,6 +882,11 @@ int smcbpf_select_adopt(const char *pin_root, struct smcbpf_select **ret, char *
 		if (r < 0)
 			goto incomplete;
 	}
+	if (s->link_fd[SEL_LINK_BUFS] >= 0) {
+		r = s->cgroup_bufs_fd = obj_get(s->dir, SEL_MAP_CGROUP_BUFS);
+		if (r < 0)
+			goto incomplete;
+	}
 	s->bss = bss_map(s->map_fd[SEL_BSS], sizeof(*s->bss), &s->bss_len);
 	if (!s->bss) {
 		r = negative_errno();
@@ -881,6 +937,56 @@ void smcbpf_select_pins(const struct smcbpf_select *s, const char **ret_dir, boo
 const char *smcbpf_select_buffers(const struct smcbpf_select *s)
 {
 	return s->bufs_why[0] ? s->bufs_why : NULL;
+}
+
+int smcbpf_cgroup_bufs_put(struct smcbpf_select *s, uint64_t cgroup_id, uint32_t sndbuf,
+			   uint32_t rcvbuf)
+{
+	struct smcbpf_bufs v = { .sndbuf = sndbuf, .rcvbuf = rcvbuf };
+
+	if (s->cgroup_bufs_fd < 0)
+		return -EOPNOTSUPP;
+	if (bpf_map_update_elem(s->cgroup_bufs_fd, &cgroup_id, &v, BPF_ANY) < 0)
+		return negative_errno(); /* -E2BIG: SMCBPF_MAX_CGROUP_BUFS are there */
+	return 0;
+}
+
+int smcbpf_cgroup_bufs_del(struct smcbpf_select *s, uint64_t cgroup_id)
+{
+	if (s->cgroup_bufs_fd < 0)
+		return -EOPNOTSUPP;
+	if (bpf_map_delete_elem(s->cgroup_bufs_fd, &cgroup_id) < 0)
+		return negative_errno();
+	return 0;
+}
+
+int smcbpf_cgroup_bufs_list(struct smcbpf_select *s, struct smcbpf_cgroup_bufs **ret, size_t *ret_n)
+{
+	struct smcbpf_cgroup_bufs *v;
+	uint64_t key, next;
+	void *prev = NULL;
+	size_t n = 0;
+
+	if (s->cgroup_bufs_fd < 0)
+		return -EOPNOTSUPP;
+	v = calloc(SMCBPF_MAX_CGROUP_BUFS, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	while (n < SMCBPF_MAX_CGROUP_BUFS &&
+	       bpf_map_get_next_key(s->cgroup_bufs_fd, prev, &next) == 0) {
+		struct smcbpf_bufs b;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(s->cgroup_bufs_fd, &key, &b) < 0)
+			continue; /* deleted meanwhile */
+		v[n++] = (struct smcbpf_cgroup_bufs){ .cgroup_id = key,
+						      .sndbuf = b.sndbuf,
+						      .rcvbuf = b.rcvbuf };
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
 }
 
 int smcbpf_enroll(struct smcbpf_select *s, int pidfd, uint32_t run_id, uint32_t sndbuf,
@@ -1828,10 +1934,82 @@ int smcbpf_probe_assess(char *why, size_t len)
 
 struct smcbpf_assess {
 	struct smc_assess *skel;
+	struct smc_assess_smc *smc; /* NULL: SMC's send and receive are not traced */
 	struct ring_buffer *ring;
 	smcbpf_assess_fn fn;
 	void *arg;
+	char smc_why[SMCBPF_WHY_LEN]; /* else why not */
 };
+
+/* Are SMC's send and receive functions in a BTF (vmlinux's, or the loaded smc module's)? */
+static bool smc_traceable(char *why, size_t len)
+{
+	static const char *const fns[] = { "smc_sendmsg", "smc_recvmsg" };
+
+	for (size_t i = 0; i < ELEMENTSOF(fns); i++) {
+		if (btf_has(fns[i], BTF_KIND_FUNC) > 0)
+			continue;
+		if (access("/sys/kernel/btf/smc", R_OK) == 0) {
+			if (module_btf_has("smc", fns[i], BTF_KIND_FUNC) > 0)
+				continue;
+			snprintf(why, len, "the smc module's BTF has no %s", fns[i]);
+			return false;
+		}
+		if (access("/sys/module/smc", F_OK) == 0)
+			snprintf(why, len,
+				 "the smc module carries no BTF (/sys/kernel/btf/smc; "
+				 "CONFIG_DEBUG_INFO_BTF_MODULES)");
+		else
+			snprintf(why, len, "SMC is not loaded (modprobe smc)");
+		return false;
+	}
+	return true;
+}
+
+#define ASSESS_SMC_TARGETS "smc_sendmsg or smc_recvmsg function"
+
+/* The optional part (smc_assess_smc): failures leave smc_why set and the rest working. */
+static void assess_smc_open(struct smcbpf_assess *a)
+{
+	struct smc_assess_smc *skel;
+	int r;
+
+	if (!smc_traceable(a->smc_why, sizeof(a->smc_why)))
+		return;
+	last_warning[0] = verifier_line[0] = '\0';
+	skel = smc_assess_smc__open();
+	if (!skel) {
+		snprintf(a->smc_why, sizeof(a->smc_why),
+			 "cannot open SMC's assessment programs: %s", strerror(errno));
+		return;
+	}
+	r = bpf_map__reuse_fd(skel->maps.open_conns, bpf_map__fd(a->skel->maps.open_conns));
+	if (r == 0) {
+		r = smc_assess_smc__load(skel);
+		if (r < 0)
+			(void)smcbpf_load_reason(r, "load", "SMC's assessment programs",
+						 ASSESS_SMC_TARGETS,
+						 BPF_REASON_CAP(BPF) | BPF_REASON_CAP(PERFMON),
+						 NULL, a->smc_why, sizeof(a->smc_why));
+	} else {
+		snprintf(a->smc_why, sizeof(a->smc_why), "cannot share the connection map: %s",
+			 strerror(-r));
+	}
+	if (r == 0) {
+		r = smc_assess_smc__attach(skel);
+		if (r < 0)
+			(void)smcbpf_load_reason(r, "attach", "SMC's assessment programs",
+						 ASSESS_SMC_TARGETS,
+						 BPF_REASON_CAP(BPF) | BPF_REASON_CAP(PERFMON),
+						 NULL, a->smc_why, sizeof(a->smc_why));
+	}
+	if (r < 0) {
+		smc_assess_smc__destroy(skel);
+		return;
+	}
+	a->smc = skel;
+	a->smc_why[0] = '\0';
+}
 
 static int assess_ring_cb(void *ctx, void *data, size_t size)
 {
@@ -1877,6 +2055,7 @@ int smcbpf_assess_open(smcbpf_assess_fn fn, void *arg, struct smcbpf_assess **re
 					  BPF_REASON_CAP(BPF) | BPF_REASON_CAP(PERFMON), NULL, why,
 					  len);
 	}
+	assess_smc_open(a);
 	a->ring = ring_buffer__new(bpf_map__fd(a->skel->maps.closed), assess_ring_cb, a, NULL);
 	if (!a->ring) {
 		r = negative_errno();
@@ -1911,6 +2090,8 @@ int smcbpf_assess_open_conns(struct smcbpf_assess *a, smcbpf_assess_fn fn, void 
 	 * ring buffer for the caller's last consume.  Bounded all the same.
 	 */
 	smc_assess__detach(a->skel);
+	if (a->smc)
+		smc_assess_smc__detach(a->smc);
 	errno = 0;
 	for (unsigned steps = 0;
 	     steps < 2 * SMCBPF_ASSESS_MAX_OPEN && bpf_map_get_next_key(fd, prev, &next) == 0;
@@ -1959,6 +2140,16 @@ int smcbpf_assess_snapshot(struct smcbpf_assess *a, smcbpf_assess_fn fn, void *a
 	}
 }
 
+bool smcbpf_assess_sees_smc(const struct smcbpf_assess *a)
+{
+	return a->smc != NULL;
+}
+
+const char *smcbpf_assess_smc_why(const struct smcbpf_assess *a)
+{
+	return a->smc ? NULL : a->smc_why;
+}
+
 uint64_t smcbpf_assess_dropped(const struct smcbpf_assess *a)
 {
 	return a->skel->bss->dropped;
@@ -1969,6 +2160,7 @@ struct smcbpf_assess *smcbpf_assess_free(struct smcbpf_assess *a)
 	if (!a)
 		return NULL;
 	ring_buffer__free(a->ring);
+	smc_assess_smc__destroy(a->smc);
 	smc_assess__destroy(a->skel);
 	free(a);
 	return NULL;

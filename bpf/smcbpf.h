@@ -83,6 +83,27 @@ struct smcbpf_select *smcbpf_select_unload(struct smcbpf_select *s);
 const char *smcbpf_select_buffers(const struct smcbpf_select *s);
 
 /*
+ * Buffer sizes per cgroup (smc_bufs' cgroup_bufs map, SMCBPF_MAX_CGROUP_BUFS entries): an
+ * SMC socket created by a task of cgroup_id (cgroup v2 id; that cgroup only, not its
+ * descendants) gets SO_SNDBUF sndbuf and SO_RCVBUF rcvbuf (0: leave that one at the
+ * netns's net.smc.wmem/rmem), as with smcctl run --sndbuf/--rcvbuf: capped at
+ * net.core.wmem_max/rmem_max, doubled by the kernel.  A task enrolled by smcbpf_enroll()
+ * gets its run's sizes instead.  Pinned with the selection layout: the sizes outlive the
+ * loader, and a new layout takes the map over with its entries.  All three return
+ * -EOPNOTSUPP when the buffer program is not attached (smcbpf_select_buffers() non-NULL
+ * says why); put -E2BIG when the map is full, del -ENOENT when cgroup_id has no entry.
+ */
+struct smcbpf_cgroup_bufs {
+	uint64_t cgroup_id;
+	uint32_t sndbuf, rcvbuf;
+};
+int smcbpf_cgroup_bufs_put(struct smcbpf_select *s, uint64_t cgroup_id, uint32_t sndbuf,
+			   uint32_t rcvbuf);
+int smcbpf_cgroup_bufs_del(struct smcbpf_select *s, uint64_t cgroup_id);
+/* The current entries, in no order (caller frees *ret). */
+int smcbpf_cgroup_bufs_list(struct smcbpf_select *s, struct smcbpf_cgroup_bufs **ret, size_t *ret_n);
+
+/*
  * Enroll the process behind pidfd (and, through the fork program, every thread and child it
  * creates from now on): its TCP stream sockets become SMC with these buffer sizes (0: the
  * netns's net.smc.wmem/rmem).  Threads it already has are not enrolled: callers enroll a
@@ -229,8 +250,9 @@ typedef void (*smcbpf_assess_fn)(const struct smcbpf_assess_rec *rec, void *arg)
  */
 int smcbpf_probe_assess(char *why, size_t len);
 /*
- * Load and attach; fn gets each closed connection from smcbpf_assess_consume().  Never
- * pinned: everything ends with smcbpf_assess_free() or the holder's exit.
+ * Load and attach (SMC's send and receive too where they can be traced, see
+ * smcbpf_assess_sees_smc()); fn gets each closed connection from smcbpf_assess_consume().
+ * Never pinned: everything ends with smcbpf_assess_free() or the holder's exit.
  */
 int smcbpf_assess_open(smcbpf_assess_fn fn, void *arg, struct smcbpf_assess **ret, char *why,
 		       size_t len);
@@ -247,5 +269,13 @@ int smcbpf_assess_open_conns(struct smcbpf_assess *a, smcbpf_assess_fn fn, void 
  * each.  Count or -errno.
  */
 int smcbpf_assess_snapshot(struct smcbpf_assess *a, smcbpf_assess_fn fn, void *arg);
+/*
+ * Are SMC's own send and receive traced (fexit on smc_sendmsg/smc_recvmsg: the records'
+ * smc_bytes_*, smc, and SMC's sends)?  Optional: without SMC's functions in a BTF (the smc
+ * module not loaded, or without BTF) or when the kernel refuses them, the rest runs and
+ * smcbpf_assess_smc_why() says why not (NULL when they are traced).
+ */
+bool smcbpf_assess_sees_smc(const struct smcbpf_assess *a);
+const char *smcbpf_assess_smc_why(const struct smcbpf_assess *a);
 uint64_t smcbpf_assess_dropped(const struct smcbpf_assess *a);
 struct smcbpf_assess *smcbpf_assess_free(struct smcbpf_assess *a);

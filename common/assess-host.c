@@ -417,8 +417,10 @@ void assess_conn_from_bpf(struct assess_conn *c, const struct smcbpf_assess_rec 
 		.established = r->established,
 		.open = !r->end_ns,
 		.before = !r->start_ns,
-		.bytes_sent = r->bytes_acked,
-		.bytes_received = r->bytes_received,
+		/* on an SMC connection TCP's are only the CLC handshake's few bytes */
+		.bytes_sent = r->bytes_acked + r->smc_bytes_sent,
+		.bytes_received = r->bytes_received + r->smc_bytes_received,
+		.smc = r->smc,
 		.sends = r->sends,
 		.pid = r->pid,
 		.cgroup_id = r->cgroup_id,

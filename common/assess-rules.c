@@ -803,6 +803,7 @@ static json_object *conn_json(const struct assess_conn *c)
 			       c->egress_rdma ? json_object_new_int(c->rdma_port) : NULL);
 	json_object_object_add(o, "pnetid", c->pnetid[0] ? json_object_new_string(c->pnetid) : NULL);
 	json_object_object_add(o, "both_ends_seen", json_object_new_boolean(c->pair >= 0));
+	json_object_object_add(o, "smc", json_object_new_boolean(c->smc));
 	json_object_object_add(o, "reach", json_object_new_string(reach_names[c->reach]));
 	json_object_object_add(o, "class", json_object_new_string(class_names[c->cls]));
 	json_add_name(o, "why", c->why); /* interface, device and netns names in it */

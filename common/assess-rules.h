@@ -96,6 +96,7 @@ struct assess_conn {
 	enum assess_class cls;
 	char why[ASSESS_WHY_LEN];
 	int pair; /* index of the other end's record when both were seen, else -1 */
+	bool smc; /* SMC carried it (bytes_* then include what SMC moved); false: TCP or unknown */
 };
 
 struct assess_thresholds {
