@@ -18,6 +18,7 @@
 #include "common/bus-api.h"
 #include "common/clock.h"
 #include "common/macro.h"
+#include "common/output.h"
 #include "common/owner.h"
 #include "common/util.h"
 #include "config/config.h"
@@ -78,6 +79,7 @@ struct autopilot {
 	size_t n_prev, n_next;
 	uint64_t windows, buffer_bytes, decisions, rollbacks;
 	char *path; /* the state file (agent_state_path()) */
+	autopilot_reconcile_fn reconcile_now;
 };
 
 static const char *const mode_names[] = {
@@ -127,7 +129,7 @@ void autopilot_state_counts(const struct manager *m, uint64_t *ret, size_t n)
 }
 
 /* PropertiesChanged of the Autopilot interface. */
-static void announce(struct manager *m)
+static void autopilot_announce(struct manager *m)
 {
 	(void)bus_snapshot_emit_changed(m->bus, SMCD_BUS_PATH, SMCD_BUS_IFACE_AUTOPILOT,
 					(const char *const[]){
@@ -246,7 +248,7 @@ static void hand_over(struct autopilot *a)
 
 /* ---- the state file ------------------------------------------------------------------- */
 
-static void save(struct autopilot *a)
+static void autopilot_save(struct autopilot *a)
 {
 	_cleanup_(json_object_putp) json_object *doc = json_object_new_object();
 	json_object *arr = json_object_new_array();
@@ -398,7 +400,7 @@ void autopilot_stop(struct manager *m)
 	m->autopilot = NULL;
 }
 
-void autopilot_configure(struct manager *m)
+void autopilot_configure(struct manager *m, autopilot_reconcile_fn reconcile)
 {
 	const struct config *c = m->config;
 	struct autopilot *a = m->autopilot;
@@ -414,7 +416,7 @@ void autopilot_configure(struct manager *m)
 		}
 		autopilot_stop(m);
 		policy_engine_set_auto(m->policy, &(struct policy_auto){});
-		announce(m);
+		autopilot_announce(m);
 		return;
 	}
 	if (!a) {
@@ -434,6 +436,7 @@ void autopilot_configure(struct manager *m)
 			load(a);
 	}
 	a->mode = c->autopilot.mode;
+	a->reconcile_now = reconcile;
 	policy_hooks(m->policy, &h);
 	a->p.can_switch = h.select;
 	a->p.hs_ctrl = h.exclude;
@@ -444,9 +447,9 @@ void autopilot_configure(struct manager *m)
 			 h.select_why ?: "no update_socket_protocol");
 	hand_over(a);
 	log_info("Autopilot: %s (window %" PRIu64 " s, budget %" PRIu64 " bytes)",
-		 mode_names[a->mode], config_assess_window_usec(m->config) / USEC_PER_SEC,
+		 mode_names[a->mode], (uint64_t)(config_assess_window_usec(m->config) / USEC_PER_SEC),
 		 c->autopilot.budget_bytes);
-	announce(m);
+	autopilot_announce(m);
 }
 
 /* ---- windows -------------------------------------------------------------------------- */
@@ -703,7 +706,7 @@ static void step_one(struct autopilot *a, struct wl *w, const struct acc *x, uin
 	if (admin_of(c, w, why, sizeof(why))) {
 		if (w->w.state != AUTO_ADMIN) {
 			ch = (struct auto_change){ .from = w->w.state, .to = AUTO_ADMIN };
-			snprintf(ch.why, sizeof(ch.why), "%s: the autopilot leaves it", why);
+			snprintf(ch.why, sizeof(ch.why), "%.200s: the autopilot leaves it", why);
 			w->w.state = AUTO_ADMIN;
 			w->w.since_usec = now;
 			w->w.since_window = number;
@@ -805,10 +808,10 @@ void autopilot_window_end(struct manager *m, uint64_t number, double seconds)
 	if (changed) {
 		hand_over(a);
 		if (a->mode == AUTO_MODE_ON)
-			(void)manager_reconcile(m, RECONCILE_REQUEST);
-		save(a);
+			(void)a->reconcile_now(m);
+		autopilot_save(a);
 	}
-	announce(m);
+	autopilot_announce(m);
 }
 
 /* ---- the bus's calls ------------------------------------------------------------------ */
@@ -890,8 +893,8 @@ int autopilot_freeze(struct manager *m, const char *name, bool freeze)
 		   "Autopilot: %s %s by the operator; it stays %s", w->w.name,
 		   freeze ? "frozen" : "thawed",
 		   auto_state_name(freeze ? w->w.before_freeze : w->w.state));
-	save(a);
-	announce(m);
+	autopilot_save(a);
+	autopilot_announce(m);
 	return 0;
 }
 
@@ -909,8 +912,8 @@ int autopilot_forget(struct manager *m, const char *name)
 	wl_remove(a, w);
 	hand_over(a);
 	if (acted && a->mode == AUTO_MODE_ON)
-		(void)manager_reconcile(m, RECONCILE_REQUEST);
-	save(a);
-	announce(m);
+		(void)a->reconcile_now(m);
+	autopilot_save(a);
+	autopilot_announce(m);
 	return 0;
 }

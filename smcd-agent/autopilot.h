@@ -32,8 +32,13 @@ struct assess_conn;
 /* In the agent's state directory (agent_state_path(), collector.h). */
 #define AUTOPILOT_STATE_NAME "autopilot.json"
 
-/* After a config load (start, reload): mode, scope and budget; off forgets everything. */
-void autopilot_configure(struct manager *m);
+/*
+ * After a config load (start, reload): mode, scope and budget; off forgets everything.
+ * reconcile applies what it hands the policy engine (the manager's reconcile, handed
+ * down: the autopilot sits below the manager and never calls it).
+ */
+typedef int (*autopilot_reconcile_fn)(struct manager *m);
+void autopilot_configure(struct manager *m, autopilot_reconcile_fn reconcile);
 void autopilot_stop(struct manager *m);
 
 /* From the assessment: a classified batch of this window, and the window's end. */

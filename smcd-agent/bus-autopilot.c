@@ -95,11 +95,11 @@ static int auto_method_freeze(sd_bus_message *msg, void *userdata, sd_bus_error 
 	r = sd_bus_message_read(msg, "sb", &name, &freeze);
 	if (r < 0)
 		return r;
-	if (!m->autopilot)
-		return off_error(error);
 	r = bus_authorize(msg, m, error);
 	if (r != 0)
 		return r;
+	if (!m->autopilot)
+		return off_error(error);
 	r = autopilot_freeze(m, name, freeze);
 	if (r == -ENOENT)
 		return sd_bus_error_setf(error, SMCD_BUS_ERROR_NO_SUCH_WORKLOAD,
@@ -118,11 +118,11 @@ static int auto_method_forget(sd_bus_message *msg, void *userdata, sd_bus_error 
 	r = sd_bus_message_read(msg, "s", &name);
 	if (r < 0)
 		return r;
-	if (!m->autopilot)
-		return off_error(error);
 	r = bus_authorize(msg, m, error);
 	if (r != 0)
 		return r;
+	if (!m->autopilot)
+		return off_error(error);
 	r = autopilot_forget(m, name);
 	if (r == -ENOENT)
 		return sd_bus_error_setf(error, SMCD_BUS_ERROR_NO_SUCH_WORKLOAD,

@@ -165,6 +165,8 @@ int manager_config_read(const char *path, bool reload, bool running_builtin, str
 
 /* The drop-ins of containers stopped while the agent could not hear their poststop hook
  * removed (dropin-prune.c): 1 when some were, so the configuration is read again. */
+static int autopilot_reconcile(struct manager *m);
+
 static int prune_gone_containers(struct kernel *k, const char *path, const struct config *c)
 {
 	char root[PATH_MAX];
@@ -251,7 +253,7 @@ int manager_reload(struct manager *m, bool *ret_refused, char **ret_error)
 			 SMCD_BUS_MANAGER_CONFIG_LOADED_USEC, SMCD_BUS_MANAGER_DRIFT_ACTION,
 			 SMCD_BUS_MANAGER_DRIFT_INTERVAL_USEC, NULL);
 	manager_arm_timers(m);
-	autopilot_configure(m);
+	autopilot_configure(m, autopilot_reconcile);
 	assess_configure(m);
 	r = manager_reconcile(m, RECONCILE_RELOAD);
 	(void)sd_notify(0, "READY=1");
@@ -441,6 +443,12 @@ static int update_drift(struct manager *m)
 	if (changed)
 		manager_announce(m, SMCD_BUS_MANAGER_DRIFT, NULL);
 	return 0;
+}
+
+/* What the autopilot changed, applied (autopilot_configure()). */
+static int autopilot_reconcile(struct manager *m)
+{
+	return manager_reconcile(m, RECONCILE_REQUEST);
 }
 
 int manager_reconcile(struct manager *m, enum reconcile_reason reason)
@@ -914,7 +922,7 @@ int manager_start(struct manager *m)
 	/* Before the first reconcile: fallbacks of the first connections are attributed. */
 	fallback_start(m);
 	/* Before the first reconcile: what it switched before a restart is not pruned. */
-	autopilot_configure(m);
+	autopilot_configure(m, autopilot_reconcile);
 	assess_configure(m);
 	(void)manager_reconcile(m, RECONCILE_START);
 	update_caps(m);

@@ -70,8 +70,12 @@ bus_vtable_methods() {
 #   PlanConfigWithDropIns  the same with the texts of FILE.d the caller read
 #   GetStatistics    counters, read-only
 #   GetAssessment    the last assessment window, read-only (the shapes ss shows anyone)
+#   GetWorkloads, Explain  the autopilot's table and one workload's evidence, read-only
+#                    (the same shapes, per workload)
 # Every other method of the agent changes something and must ask bus_authorize().
 BUS_ANYONE_REVIEWED="$SMCD_BUS_IFACE_ASSESSMENT GetAssessment
+$SMCD_BUS_IFACE_AUTOPILOT Explain
+$SMCD_BUS_IFACE_AUTOPILOT GetWorkloads
 $SMCD_BUS_IFACE_MANAGER DescribeConfig
 $SMCD_BUS_IFACE_MANAGER PlanConfig
 $SMCD_BUS_IFACE_MANAGER PlanConfigWithDropIns
@@ -127,6 +131,8 @@ bus_method_args() {
 	"$SMCD_BUS_IFACE_MANAGER DisableUnit") echo string:bus-methods-test.service ;;
 	"$SMCD_BUS_IFACE_LOOPBACK Deactivate") echo uint32:1 ;;
 	"$SMCD_BUS_IFACE_LOOPBACK Set") printf '%s\n' string:nocopy string:on ;;
+	"$SMCD_BUS_IFACE_AUTOPILOT Freeze") printf '%s\n' string:bus-methods-test.service boolean:true ;;
+	"$SMCD_BUS_IFACE_AUTOPILOT Forget") echo string:bus-methods-test.service ;;
 	*) [ "$3" = - ] ;;
 	esac
 }
