@@ -330,27 +330,24 @@ static void load(struct autopilot *a)
 	r = fd_read_small(fd, STATE_FILE_MAX, &text, &len);
 	close(fd);
 	if (r < 0) {
-		log_warning_errno(r, "Autopilot: cannot read %s: %m; starting over",
-				  a->path);
+		log_warning_errno(r, "Autopilot: cannot read %s: %m; starting over", a->path);
 		return;
 	}
 	doc = json_tokener_parse(text);
 	if (!doc || !json_object_object_get_ex(doc, "workloads", &arr) ||
 	    !json_object_is_type(arr, json_type_array)) {
-		log_warning("Autopilot: %s is not a table of workloads; starting over",
-			    a->path);
+		log_warning("Autopilot: %s is not a table of workloads; starting over", a->path);
 		return;
 	}
-	for (size_t i = 0; i < json_object_array_length(arr) && a->n_wls < AUTO_WORKLOADS_MAX;
-	     i++) {
+	for (size_t i = 0; i < json_object_array_length(arr) && a->n_wls < AUTO_WORKLOADS_MAX; i++) {
 		struct auto_workload w;
 		struct acc c = {};
 		struct wl *n;
 
 		if (auto_workload_from_json(json_object_array_get_idx(arr, i), &w, why,
 					    sizeof(why)) < 0) {
-			log_warning("Autopilot: %s: workload %zu: %s; starting over",
-				    a->path, i, why);
+			log_warning("Autopilot: %s: workload %zu: %s; starting over", a->path, i,
+				    why);
 			a->n_wls = 0;
 			return;
 		}
@@ -400,7 +397,7 @@ void autopilot_stop(struct manager *m)
 	m->autopilot = NULL;
 }
 
-void autopilot_configure(struct manager *m, autopilot_reconcile_fn reconcile)
+void autopilot_configure(struct manager *m, autopilot_reconcile_fn apply)
 {
 	const struct config *c = m->config;
 	struct autopilot *a = m->autopilot;
@@ -436,7 +433,7 @@ void autopilot_configure(struct manager *m, autopilot_reconcile_fn reconcile)
 			load(a);
 	}
 	a->mode = c->autopilot.mode;
-	a->reconcile_now = reconcile;
+	a->reconcile_now = apply;
 	policy_hooks(m->policy, &h);
 	a->p.can_switch = h.select;
 	a->p.hs_ctrl = h.exclude;
@@ -645,8 +642,7 @@ static const char *admin_of(const struct config *c, const struct wl *w, char *bu
 		}
 	for (size_t i = 0; i < c->autopilot.n_exclude_ports && w->w.port; i++)
 		if (c->autopilot.exclude_ports[i] == w->w.port) {
-			snprintf(buf, len, "smc.yaml's auto.exclude-ports lists port %u",
-				 w->w.port);
+			snprintf(buf, len, "smc.yaml's auto.exclude-ports lists port %u", w->w.port);
 			return buf;
 		}
 	return NULL;
@@ -721,8 +717,7 @@ static void step_one(struct autopilot *a, struct wl *w, const struct acc *x, uin
 		*changed = true;
 	} else if (cgroup_units(w->w.cgroup, unit, sizeof(unit), user_unit, sizeof(user_unit)),
 		   !config_auto_in_scope(c, w->w.cgroup, unit[0] ? unit : NULL)) {
-		snprintf(w->w.why, sizeof(w->w.why),
-			 "outside auto.scope: observed, never switched");
+		snprintf(w->w.why, sizeof(w->w.why), "outside auto.scope: observed, never switched");
 		if (w->w.state != AUTO_UNDECIDED && w->w.state != AUTO_FROZEN) {
 			w->w.state = AUTO_UNDECIDED;
 			*changed = true;
@@ -841,7 +836,8 @@ json_object *autopilot_json(const struct manager *m, const char *name, int *ret_
 		for (size_t k = 0; k < w->n_clients; k++)
 			json_object_array_add(cl, json_object_new_string(w->clients[k]));
 		json_object_object_add(o, "clients", cl);
-		json_object_object_add(o, "would", w->would ? json_object_new_string(w->would) : NULL);
+		json_object_object_add(o, "would",
+				       w->would ? json_object_new_string(w->would) : NULL);
 		return o;
 	}
 	doc = json_object_new_object();
@@ -853,9 +849,8 @@ json_object *autopilot_json(const struct manager *m, const char *name, int *ret_
 		return NULL;
 	}
 	json_object_object_add(doc, "mode", json_object_new_string(autopilot_mode_name(m)));
-	json_object_object_add(doc, "error",
-			       autopilot_error(m) ? json_object_new_string(autopilot_error(m))
-						  : NULL);
+	json_object_object_add(
+		doc, "error", autopilot_error(m) ? json_object_new_string(autopilot_error(m)) : NULL);
 	json_object_object_add(doc, "window_usec",
 			       json_object_new_uint64(config_assess_window_usec(m->config)));
 	json_object_object_add(doc, "windows", json_object_new_uint64(a ? a->windows : 0));
@@ -868,9 +863,8 @@ json_object *autopilot_json(const struct manager *m, const char *name, int *ret_
 
 		if (!o)
 			continue;
-		json_object_object_add(o, "would",
-				       a->wls[i].would ? json_object_new_string(a->wls[i].would)
-						       : NULL);
+		json_object_object_add(
+			o, "would", a->wls[i].would ? json_object_new_string(a->wls[i].would) : NULL);
 		json_object_array_add(arr, o);
 	}
 	json_object_object_add(doc, "workloads", arr);

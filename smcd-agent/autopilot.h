@@ -13,9 +13,9 @@
  *
  * Every change of state is a journal line with MESSAGE_ID SMCD_MESSAGE_AUTO_DECISION (a
  * rollback SMCD_MESSAGE_AUTO_ROLLBACK) and a Decision signal.  The table is kept in
- * the agent's state directory (AUTOPILOT_STATE_NAME) at every change and read back at the start, so that a restarted
- * agent goes on with its experiments and hands the same entries to the first reconcile
- * (nothing it switched is pruned); a workload whose cgroup is gone is dropped then and at
+ * the agent's state directory (AUTOPILOT_STATE_NAME) at every change and read back at the start, so
+ * that a restarted agent goes on with its experiments and hands the same entries to the first
+ * reconcile (nothing it switched is pruned); a workload whose cgroup is gone is dropped then and at
  * every window end.
  */
 #pragma once
@@ -34,11 +34,11 @@ struct assess_conn;
 
 /*
  * After a config load (start, reload): mode, scope and budget; off forgets everything.
- * reconcile applies what it hands the policy engine (the manager's reconcile, handed
+ * apply applies what it hands the policy engine (the manager's reconcile, handed
  * down: the autopilot sits below the manager and never calls it).
  */
 typedef int (*autopilot_reconcile_fn)(struct manager *m);
-void autopilot_configure(struct manager *m, autopilot_reconcile_fn reconcile);
+void autopilot_configure(struct manager *m, autopilot_reconcile_fn apply);
 void autopilot_stop(struct manager *m);
 
 /* From the assessment: a classified batch of this window, and the window's end. */

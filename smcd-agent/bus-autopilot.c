@@ -18,13 +18,13 @@
 #include "smcd-agent/bus-manager.h"
 #include "smcd-agent/manager.h"
 
-#define PROP(fn, sig, expr)                                                                     \
+#define PROP(fn, sig, expr)                                                                       \
 	static int fn(sd_bus *bus, const char *path, const char *interface, const char *property, \
-		      sd_bus_message *reply, void *userdata, sd_bus_error *error)               \
-	{                                                                                       \
-		struct manager *m = userdata;                                                   \
-		(void)bus, (void)path, (void)interface, (void)property, (void)error;            \
-		return sd_bus_message_append(reply, sig, expr);                                 \
+		      sd_bus_message *reply, void *userdata, sd_bus_error *error)                 \
+	{                                                                                         \
+		struct manager *m = userdata;                                                     \
+		(void)bus, (void)path, (void)interface, (void)property, (void)error;              \
+		return sd_bus_message_append(reply, sig, expr);                                   \
 	}
 
 PROP(auto_prop_mode, "s", autopilot_mode_name(m))
@@ -52,8 +52,8 @@ static int reply_json(sd_bus_message *msg, json_object *doc, int err, const char
 					 "No workload %s: smcctl auto lists them", name);
 	if (!doc)
 		return -ENOMEM;
-	r = sd_bus_reply_method_return(
-		msg, "s", json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN));
+	r = sd_bus_reply_method_return(msg, "s",
+				       json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN));
 	json_object_put(doc);
 	return r;
 }
@@ -149,12 +149,11 @@ static const sd_bus_vtable autopilot_vtable[] = {
 				SD_BUS_RESULT("s", json), auto_method_explain, ANYONE),
 	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_AUTO_FREEZE, SD_BUS_ARGS("s", workload, "b", freeze),
 				SD_BUS_NO_RESULT, auto_method_freeze, POLKIT),
-	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_AUTO_FORGET, SD_BUS_ARGS("s", workload),
-				SD_BUS_NO_RESULT, auto_method_forget, POLKIT),
-	SD_BUS_SIGNAL_WITH_ARGS(SMCD_BUS_AUTO_DECISION,
-				SD_BUS_ARGS("s", workload, "s", from, "s", to, "s", why, "b",
-					    rollback),
-				0),
+	SD_BUS_METHOD_WITH_ARGS(SMCD_BUS_AUTO_FORGET, SD_BUS_ARGS("s", workload), SD_BUS_NO_RESULT,
+				auto_method_forget, POLKIT),
+	SD_BUS_SIGNAL_WITH_ARGS(
+		SMCD_BUS_AUTO_DECISION,
+		SD_BUS_ARGS("s", workload, "s", from, "s", to, "s", why, "b", rollback), 0),
 	SD_BUS_VTABLE_END,
 };
 

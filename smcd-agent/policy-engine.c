@@ -722,10 +722,9 @@ static void apply_auto_bufs(struct policy_engine *e, const struct config_policie
 						       have[j].rcvbuf == e->autop.cgroups[k].rcvbuf;
 						have[j].cgroup_id = 0; /* wanted */
 					}
-				if (!same &&
-				    smcbpf_cgroup_bufs_put(e->select, t->key,
-							   e->autop.cgroups[k].sndbuf,
-							   e->autop.cgroups[k].rcvbuf) < 0)
+				if (!same && smcbpf_cgroup_bufs_put(e->select, t->key,
+								    e->autop.cgroups[k].sndbuf,
+								    e->autop.cgroups[k].rcvbuf) < 0)
 					log_warning("Autopilot: cannot set the buffer sizes of %s",
 						    cp->cgroups[i].path);
 			}

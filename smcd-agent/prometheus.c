@@ -902,10 +902,10 @@ static void autopilot_families(struct out *o, const struct prom_agent *a)
 		prom_sample(o, "smc_auto_mode", (const char *const[]){ "mode", modes[i], NULL },
 			    streq(a->auto_mode, modes[i]));
 	for (size_t s = 0; s < AUTO_STATES_N; s++)
-		prom_sample(o, "smc_auto_workloads",
-			    (const char *const[]){ "state", auto_state_name((enum auto_state)s),
-						   NULL },
-			    a->auto_states[s]);
+		prom_sample(
+			o, "smc_auto_workloads",
+			(const char *const[]){ "state", auto_state_name((enum auto_state)s), NULL },
+			a->auto_states[s]);
 	prom_sample(o, "smc_auto_decisions_total", NULL, a->auto_decisions);
 	prom_sample(o, "smc_auto_rollbacks_total", NULL, a->auto_rollbacks);
 	prom_sample(o, "smc_auto_buffer_bytes", NULL, a->auto_buffer_bytes);

@@ -284,7 +284,7 @@ struct prom_agent {
 	double assess_seconds;
 	const struct assess_gauges *assess; /* the last window's; NULL: none yet */
 	/* The autopilot (autopilot.h): written when auto.mode is not off. */
-	const char *auto_mode; /* NULL: off */
+	const char *auto_mode;		     /* NULL: off */
 	uint64_t auto_states[AUTO_STATES_N]; /* workloads per state, enum auto_state's order */
 	uint64_t auto_decisions, auto_rollbacks, auto_buffer_bytes, auto_budget_bytes;
 	/* The other network namespaces (netns.h); NULL: the agent's own only. */
