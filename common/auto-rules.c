@@ -24,6 +24,12 @@
  * unreach - failed the least that is "long-lived, not tiny and reachable".  A window where
  * neither reaches the majority is mixed: nothing changes on it.
  *
+ * One action per window, so two moves take two windows: a kept workload whose bulk turned to
+ * churn gets AUTO_ACT_SMC_OFF (state tcp), and its port AUTO_ACT_EXCLUDE on the next churn
+ * window; an excluded workload whose connections turned long-lived gets AUTO_ACT_INCLUDE
+ * after hysteresis_windows windows in a row, and AUTO_ACT_SMC_ON (the trial) on the next
+ * long-lived one.
+ *
  * State tcp keeps one fact the header has no field for: whether the agent was told to
  * exclude the port (AUTO_ACT_EXCLUDE) and not to include it again.  It lives in trial_seen,
  * which a workload on TCP does not use (1: excluded, 0: not).
@@ -33,6 +39,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,8 +129,8 @@ void auto_figures_of(const struct auto_window *w, struct auto_figures *ret)
 }
 
 /* snprintf() where cutting a long reason short is fine (vsnprintf: no truncation warning). */
-static void why_printf(char *buf, size_t len, const char *fmt, ...) _printf_(3, 4);
-static void why_printf(char *buf, size_t len, const char *fmt, ...)
+static void auto_why_printf(char *buf, size_t len, const char *fmt, ...) _printf_(3, 4);
+static void auto_why_printf(char *buf, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -224,48 +231,49 @@ static void shape_why(char *buf, size_t len, enum shape s, const struct counts *
 	switch (s) {
 	case SHAPE_CHURN:
 		if (c->conns_short >= c->conns_tiny)
-			why_printf(buf, len,
-				   "%u%% of %" PRIu64 " connections lived < %" PRIu64
-				   " ms (short-lived churn): SMC's handshake and buffer setup cost "
-				   "more than it saves (one request: 131 us on TCP, 334-2,300 us on "
-				   "SMC-D)",
-				   pct_of(c->conns_short, c->conns), c->conns,
-				   p->th.short_ns / MS_NS);
+			auto_why_printf(
+				buf, len,
+				"%u%% of %" PRIu64 " connections lived < %" PRIu64
+				" ms (short-lived churn): SMC's handshake and buffer setup cost "
+				"more than it saves (one request: 131 us on TCP, 334-2,300 us on "
+				"SMC-D)",
+				pct_of(c->conns_short, c->conns), c->conns, p->th.short_ns / MS_NS);
 		else
-			why_printf(buf, len,
-				   "%u%% of %" PRIu64 " connections moved < %" PRIu64
-				   " KiB in < %" PRIu64
-				   " sends (tiny exchanges): SMC's handshake and buffer setup cost "
-				   "more than it saves (one request: 131 us on TCP, 334-2,300 us on "
-				   "SMC-D)",
-				   pct_of(c->conns_tiny, c->conns), c->conns,
-				   p->th.tiny_bytes / KIB, p->th.tiny_sends);
+			auto_why_printf(
+				buf, len,
+				"%u%% of %" PRIu64 " connections moved < %" PRIu64 " KiB in < %" PRIu64
+				" sends (tiny exchanges): SMC's handshake and buffer setup cost "
+				"more than it saves (one request: 131 us on TCP, 334-2,300 us on "
+				"SMC-D)",
+				pct_of(c->conns_tiny, c->conns), c->conns, p->th.tiny_bytes / KIB,
+				p->th.tiny_sends);
 		break;
 	case SHAPE_UNREACH:
-		why_printf(buf, len,
-			   "only %u%% of %" PRIu64 " connections reached a peer SMC can reach (%" PRIu64
-			   " beyond its reach, %" PRIu64 " never established): SMC would fall back",
-			   pct_of(reach, c->conns), c->conns, c->conns_unreach, c->conns_failed);
+		auto_why_printf(
+			buf, len,
+			"only %u%% of %" PRIu64 " connections reached a peer SMC can reach (%" PRIu64
+			" beyond its reach, %" PRIu64 " never established): SMC would fall back",
+			pct_of(reach, c->conns), c->conns, c->conns_unreach, c->conns_failed);
 		break;
 	case SHAPE_LONG:
-		why_printf(buf, len,
-			   "%u%% of %" PRIu64
-			   " connections were long-lived, not tiny and within SMC's reach: such "
-			   "connections gained 35-86%% on SMC-D",
-			   pct_of(counts_long(c), c->conns), c->conns);
+		auto_why_printf(buf, len,
+				"%u%% of %" PRIu64
+				" connections were long-lived, not tiny and within SMC's reach: such "
+				"connections gained 35-86%% on SMC-D",
+				pct_of(counts_long(c), c->conns), c->conns);
 		break;
 	case SHAPE_MIXED:
-		why_printf(buf, len,
-			   "mixed: of %" PRIu64 " connections %u%% short-lived, %u%% tiny, %u%% "
-			   "beyond SMC's reach; neither side has the %u%% majority",
-			   c->conns, pct_of(c->conns_short, c->conns),
-			   pct_of(c->conns_tiny, c->conns),
-			   pct_of(u64_add_sat(c->conns_unreach, c->conns_failed), c->conns),
-			   p->th.major_pct);
+		auto_why_printf(buf, len,
+				"mixed: of %" PRIu64 " connections %u%% short-lived, %u%% tiny, %u%% "
+				"beyond SMC's reach; neither side has the %u%% majority",
+				c->conns, pct_of(c->conns_short, c->conns),
+				pct_of(c->conns_tiny, c->conns),
+				pct_of(u64_add_sat(c->conns_unreach, c->conns_failed), c->conns),
+				p->th.major_pct);
 		break;
 	case SHAPE_NONE:
-		why_printf(buf, len, "no window with %" PRIu64 " connections or more yet",
-			   p->min_conns);
+		auto_why_printf(buf, len, "no window with %" PRIu64 " connections or more yet",
+				p->min_conns);
 		break;
 	}
 }
@@ -362,11 +370,12 @@ static bool figures_worse(const struct auto_workload *w, const struct auto_figur
 			continue;
 		change = (v - b) / b;
 		if (judged[k].lower_better ? change > m : -change > m) {
-			why_printf(why, len,
-				   "%s %s %.0f%% against the TCP baseline (%.6g against %.6g), beyond "
-				   "the noise of %.0f%%",
-				   judged[k].name, change > 0 ? "rose" : "fell", fabs(change) * 100,
-				   v, b, m * 100);
+			auto_why_printf(
+				why, len,
+				"%s %s %.0f%% against the TCP baseline (%.6g against %.6g), beyond "
+				"the noise of %.0f%%",
+				judged[k].name, change > 0 ? "rose" : "fell", fabs(change) * 100, v,
+				b, m * 100);
 			return true;
 		}
 	}
@@ -375,8 +384,8 @@ static bool figures_worse(const struct auto_workload *w, const struct auto_figur
 
 /* ---- state changes ---------------------------------------------------------------------- */
 
-static void change(struct auto_workload *w, enum auto_state to, enum auto_action a,
-		   const struct auto_window *win, uint64_t now_usec, struct auto_change *ret)
+static void auto_state_set(struct auto_workload *w, enum auto_state to, enum auto_action a,
+			   const struct auto_window *win, uint64_t now_usec, struct auto_change *ret)
 {
 	if (to != w->state) {
 		w->state = to;
@@ -408,11 +417,11 @@ static void rollback(struct auto_workload *w, const struct auto_window *win, uin
 	hold = hold_of(p, w->rollbacks);
 	w->hold_until = u64_add_sat(win->number, hold);
 	ret->rollback = true;
-	why_printf(ret->why, sizeof(ret->why),
-		   "rolled back: on SMC %s; held on TCP for %" PRIu64 " windows (rollback %u)",
-		   what, hold, w->rollbacks);
+	auto_why_printf(ret->why, sizeof(ret->why),
+			"rolled back: on SMC %s; held on TCP for %" PRIu64 " windows (rollback %u)",
+			what, hold, w->rollbacks);
 	w->trial_seen = 0;
-	change(w, AUTO_ROLLED_BACK, AUTO_ACT_SMC_OFF, win, now_usec, ret);
+	auto_state_set(w, AUTO_ROLLED_BACK, AUTO_ACT_SMC_OFF, win, now_usec, ret);
 }
 
 static void start_trial(struct auto_workload *w, const struct auto_window *win, uint64_t now_usec,
@@ -424,12 +433,12 @@ static void start_trial(struct auto_workload *w, const struct auto_window *win, 
 
 	baseline_of(v, n, &w->baseline, &w->baseline_spread);
 	w->trial_seen = 0;
-	why_printf(ret->why, sizeof(ret->why),
-		   "trial on SMC: %s; judged after %u windows against %zu TCP windows "
-		   "(%.6g bytes/s, spread %.0f%%)",
-		   evidence, p->trial_windows, n, w->baseline.bytes_per_s,
-		   w->baseline_spread.bytes_per_s * 100);
-	change(w, AUTO_TRIAL, AUTO_ACT_SMC_ON, win, now_usec, ret);
+	auto_why_printf(ret->why, sizeof(ret->why),
+			"trial on SMC: %s; judged after %u windows against %zu TCP windows "
+			"(%.6g bytes/s, spread %.0f%%)",
+			evidence, p->trial_windows, n, w->baseline.bytes_per_s,
+			w->baseline_spread.bytes_per_s * 100);
+	auto_state_set(w, AUTO_TRIAL, AUTO_ACT_SMC_ON, win, now_usec, ret);
 }
 
 static void enter_tcp(struct auto_workload *w, const struct auto_window *win, uint64_t now_usec,
@@ -439,10 +448,10 @@ static void enter_tcp(struct auto_workload *w, const struct auto_window *win, ui
 	size_t l = strlen(ret->why);
 
 	if (exclude)
-		why_printf(ret->why + l, sizeof(ret->why) - l,
-			   "; port %u excluded so its SMC clients skip the handshake", w->port);
+		auto_why_printf(ret->why + l, sizeof(ret->why) - l,
+				"; port %u excluded so its SMC clients skip the handshake", w->port);
 	w->trial_seen = exclude;
-	change(w, AUTO_TCP, exclude ? AUTO_ACT_EXCLUDE : AUTO_ACT_NONE, win, now_usec, ret);
+	auto_state_set(w, AUTO_TCP, exclude ? AUTO_ACT_EXCLUDE : AUTO_ACT_NONE, win, now_usec, ret);
 }
 
 /*
@@ -462,11 +471,11 @@ static void decide_fresh(struct auto_workload *w, const struct auto_window *win,
 		want = AUTO_HISTORY;
 	n = tcp_evidence(w, from, want, p, v);
 	if (n < want) {
-		why_printf(ret->why, sizeof(ret->why),
-			   "%zu of %zu TCP windows with %" PRIu64
-			   " connections or more seen: too little evidence yet",
-			   n, want, p->min_conns);
-		change(w, w->state, AUTO_ACT_NONE, win, now_usec, ret);
+		auto_why_printf(ret->why, sizeof(ret->why),
+				"%zu of %zu TCP windows with %" PRIu64
+				" connections or more seen: too little evidence yet",
+				n, want, p->min_conns);
+		auto_state_set(w, w->state, AUTO_ACT_NONE, win, now_usec, ret);
 		return;
 	}
 	for (size_t k = 0; k < n; k++)
@@ -476,7 +485,7 @@ static void decide_fresh(struct auto_workload *w, const struct auto_window *win,
 	switch (s) {
 	case SHAPE_CHURN:
 	case SHAPE_UNREACH:
-		why_printf(ret->why, sizeof(ret->why), "%s", ev);
+		auto_why_printf(ret->why, sizeof(ret->why), "%s", ev);
 		enter_tcp(w, win, now_usec, p, s, ret);
 		return;
 	case SHAPE_LONG:
@@ -484,15 +493,15 @@ static void decide_fresh(struct auto_workload *w, const struct auto_window *win,
 			start_trial(w, win, now_usec, p, from, ev, ret);
 			return;
 		}
-		why_printf(ret->why, sizeof(ret->why),
-			   "this kernel cannot switch sockets to SMC (no update_socket_protocol "
-			   "hook), though %s",
-			   ev);
+		auto_why_printf(ret->why, sizeof(ret->why),
+				"this kernel cannot switch sockets to SMC (no update_socket_protocol "
+				"hook), though %s",
+				ev);
 		enter_tcp(w, win, now_usec, p, s, ret);
 		return;
 	default:
-		why_printf(ret->why, sizeof(ret->why), "%s", ev);
-		change(w, w->state, AUTO_ACT_NONE, win, now_usec, ret);
+		auto_why_printf(ret->why, sizeof(ret->why), "%s", ev);
+		auto_state_set(w, w->state, AUTO_ACT_NONE, win, now_usec, ret);
 		return;
 	}
 }
@@ -509,19 +518,19 @@ static void step_tcp(struct auto_workload *w, const struct auto_window *win, uin
 	if (s == SHAPE_LONG && p->can_switch) {
 		w->against++;
 		if (w->against < p->hysteresis_windows) {
-			why_printf(ret->why, sizeof(ret->why),
-				   "%s (%u of %u windows in a row before a trial); %s", w->why,
-				   w->against, p->hysteresis_windows, ev);
+			auto_why_printf(ret->why, sizeof(ret->why),
+					"%s (%u of %u windows in a row before a trial); %s", w->why,
+					w->against, p->hysteresis_windows, ev);
 			ret->action = AUTO_ACT_NONE;
 			return;
 		}
 		/* The port must take SMC again before the trial can tell anything. */
 		if (w->trial_seen) {
 			w->trial_seen = 0;
-			why_printf(ret->why, sizeof(ret->why),
-				   "port %u included again before a trial: %u windows in a row "
-				   "said %s",
-				   w->port, w->against, ev);
+			auto_why_printf(ret->why, sizeof(ret->why),
+					"port %u included again before a trial: %u windows in a row "
+					"said %s",
+					w->port, w->against, ev);
 			ret->action = AUTO_ACT_INCLUDE;
 			snprintf(w->why, sizeof(w->why), "%s", ret->why);
 			return;
@@ -540,8 +549,9 @@ static void step_tcp(struct auto_workload *w, const struct auto_window *win, uin
 		w->against = 0;
 	if (s == SHAPE_CHURN && w->port && p->hs_ctrl && !w->trial_seen) {
 		w->trial_seen = 1;
-		why_printf(ret->why, sizeof(ret->why),
-			   "%s; port %u excluded so its SMC clients skip the handshake", ev, w->port);
+		auto_why_printf(ret->why, sizeof(ret->why),
+				"%s; port %u excluded so its SMC clients skip the handshake", ev,
+				w->port);
 		ret->action = AUTO_ACT_EXCLUDE;
 		snprintf(w->why, sizeof(w->why), "%s", ret->why);
 		return;
@@ -559,7 +569,8 @@ static size_t trial_evidence(const struct auto_workload *w, size_t max, const st
 	for (size_t i = w->n_hist; i > 0 && n < max; i--) {
 		const struct auto_window *h = &w->hist[i - 1];
 
-		if (h->number < w->since_window)
+		/* since_window is the TCP window the trial was decided on, or the thaw's */
+		if (h->number <= w->since_window)
 			break;
 		if (h->carrier == AUTO_CARRIER_SMC && window_counts(h, p))
 			ret[n++] = h;
@@ -590,9 +601,10 @@ static void step_trial(struct auto_workload *w, const struct auto_window *win, u
 		fb += v[k]->fallbacks > 0;
 	figures_mean(v, n, &mean);
 	if (n && fb * 2 > n) {
-		why_printf(what, sizeof(what),
-			   "SMC fell back to TCP in %u of %zu windows: it cannot carry this workload",
-			   fb, n);
+		auto_why_printf(
+			what, sizeof(what),
+			"SMC fell back to TCP in %u of %zu windows: it cannot carry this workload",
+			fb, n);
 		rollback(w, win, now_usec, p, what, ret);
 		return;
 	}
@@ -600,12 +612,12 @@ static void step_trial(struct auto_workload *w, const struct auto_window *win, u
 		rollback(w, win, now_usec, p, what, ret);
 		return;
 	}
-	why_printf(ret->why, sizeof(ret->why),
-		   "kept on SMC: over %zu trial windows %.6g bytes/s and %.6g sends/s against "
-		   "%.6g and %.6g on TCP, not worse beyond the noise",
-		   n, mean.bytes_per_s, mean.sends_per_s, w->baseline.bytes_per_s,
-		   w->baseline.sends_per_s);
-	change(w, AUTO_SMC, AUTO_ACT_NONE, win, now_usec, ret);
+	auto_why_printf(ret->why, sizeof(ret->why),
+			"kept on SMC: over %zu trial windows %.6g bytes/s and %.6g sends/s against "
+			"%.6g and %.6g on TCP, not worse beyond the noise",
+			n, mean.bytes_per_s, mean.sends_per_s, w->baseline.bytes_per_s,
+			w->baseline.sends_per_s);
+	auto_state_set(w, AUTO_SMC, AUTO_ACT_NONE, win, now_usec, ret);
 }
 
 static void step_smc(struct auto_workload *w, const struct auto_window *win, uint64_t now_usec,
@@ -628,10 +640,10 @@ static void step_smc(struct auto_workload *w, const struct auto_window *win, uin
 	else if (win->carrier == AUTO_CARRIER_SMC) {
 		auto_figures_of(win, &f);
 		if (win->fallbacks > 0) {
-			why_printf(what, sizeof(what),
-				   "SMC fell back to TCP %" PRIu64 " times: it cannot carry this "
-				   "workload",
-				   win->fallbacks);
+			auto_why_printf(what, sizeof(what),
+					"SMC fell back to TCP %" PRIu64 " times: it cannot carry this "
+					"workload",
+					win->fallbacks);
 			worse = true;
 		} else
 			worse = figures_worse(w, &f, p, what, sizeof(what));
@@ -644,8 +656,9 @@ static void step_smc(struct auto_workload *w, const struct auto_window *win, uin
 	}
 	w->against++;
 	if (w->against < p->hysteresis_windows) {
-		why_printf(ret->why, sizeof(ret->why), "kept on SMC, %u of %u windows against: %s",
-			   w->against, p->hysteresis_windows, what);
+		auto_why_printf(ret->why, sizeof(ret->why),
+				"kept on SMC, %u of %u windows against: %s", w->against,
+				p->hysteresis_windows, what);
 		ret->action = AUTO_ACT_NONE;
 		return;
 	}
@@ -657,10 +670,10 @@ static void step_smc(struct auto_workload *w, const struct auto_window *win, uin
 	 * Phase change: the bulk turned to churn.  Off SMC first (one action per window); the
 	 * next churn window in state tcp excludes the port (step_tcp()).
 	 */
-	why_printf(ret->why, sizeof(ret->why), "off SMC after %u windows in a row: %s", w->against,
-		   what);
+	auto_why_printf(ret->why, sizeof(ret->why), "off SMC after %u windows in a row: %s",
+			w->against, what);
 	w->trial_seen = 0;
-	change(w, AUTO_TCP, AUTO_ACT_SMC_OFF, win, now_usec, ret);
+	auto_state_set(w, AUTO_TCP, AUTO_ACT_SMC_OFF, win, now_usec, ret);
 }
 
 static void hist_add(struct auto_workload *w, const struct auto_window *win)
@@ -715,14 +728,18 @@ int auto_freeze(struct auto_workload *w, bool freeze, uint64_t now_usec)
 	if (freeze) {
 		w->before_freeze = w->state;
 		w->state = AUTO_FROZEN;
-		why_printf(w->why, sizeof(w->why),
-			   "frozen by the operator (smcctl auto freeze) while %s: nothing changes "
-			   "until thawed",
-			   auto_state_name(w->before_freeze));
+		auto_why_printf(w->why, sizeof(w->why),
+				"frozen by the operator (smcctl auto freeze) while %s: nothing changes "
+				"until thawed",
+				auto_state_name(w->before_freeze));
 	} else {
 		w->state = w->before_freeze;
-		why_printf(w->why, sizeof(w->why), "thawed by the operator: %s again",
-			   auto_state_name(w->state));
+		/* A trial starts over on the windows after the thaw (trial_evidence()); in
+		 * state tcp, trial_seen says whether the port is excluded and stays. */
+		if (w->state == AUTO_TRIAL)
+			w->trial_seen = 0;
+		auto_why_printf(w->why, sizeof(w->why), "thawed by the operator: %s again",
+				auto_state_name(w->state));
 	}
 	w->since_usec = now_usec;
 	if (w->n_hist)
@@ -825,11 +842,25 @@ static json_object *figures_json(const struct auto_figures *f)
 	return o;
 }
 
-#define WINDOW_U64(X)                                                                         \
-	X(number)                                                                             \
-	X(conns)                                                                              \
-	X(conns_short) X(conns_tiny) X(conns_unreach) X(conns_failed) X(conns_open) X(closed) \
-		X(lifetime_ns) X(bytes) X(sends) X(fallbacks) X(handshake_errors)
+/* The counts of a window, by name (JSON both ways). */
+static const struct {
+	const char *key;
+	size_t off;
+} window_u64[] = {
+	{ "number", offsetof(struct auto_window, number) },
+	{ "conns", offsetof(struct auto_window, conns) },
+	{ "conns_short", offsetof(struct auto_window, conns_short) },
+	{ "conns_tiny", offsetof(struct auto_window, conns_tiny) },
+	{ "conns_unreach", offsetof(struct auto_window, conns_unreach) },
+	{ "conns_failed", offsetof(struct auto_window, conns_failed) },
+	{ "conns_open", offsetof(struct auto_window, conns_open) },
+	{ "closed", offsetof(struct auto_window, closed) },
+	{ "lifetime_ns", offsetof(struct auto_window, lifetime_ns) },
+	{ "bytes", offsetof(struct auto_window, bytes) },
+	{ "sends", offsetof(struct auto_window, sends) },
+	{ "fallbacks", offsetof(struct auto_window, fallbacks) },
+	{ "handshake_errors", offsetof(struct auto_window, handshake_errors) },
+};
 
 static json_object *window_json(const struct auto_window *w)
 {
@@ -841,9 +872,10 @@ static json_object *window_json(const struct auto_window *w)
 		json_object_put(h);
 		return NULL;
 	}
-#define ADD(f) json_object_object_add(o, #f, json_object_new_uint64(w->f));
-	WINDOW_U64(ADD)
-#undef ADD
+	for (size_t i = 0; i < ELEMENTSOF(window_u64); i++)
+		json_object_object_add(o, window_u64[i].key,
+				       json_object_new_uint64(*(const uint64_t *)((const char *)w +
+										  window_u64[i].off)));
 	json_object_object_add(o, "carrier", json_object_new_string(carrier_name(w->carrier)));
 	json_object_object_add(o, "seconds", json_object_new_double(w->seconds));
 	auto_figures_of(w, &f);
@@ -908,7 +940,7 @@ struct rd {
 
 static int rd_fail(struct rd *r, const char *key, const char *what)
 {
-	why_printf(r->why, r->len, "%s%s: %s", r->where, key, what);
+	auto_why_printf(r->why, r->len, "%s%s: %s", r->where, key, what);
 	return -EINVAL;
 }
 
@@ -1025,13 +1057,16 @@ static int rd_window(struct rd *r, json_object *o, struct auto_window *ret)
 	double d;
 	int k;
 
-	if (!json_object_is_type(o, json_type_object))
-		return rd_fail(r, "", "not an object");
-#define RD(f)                                                            \
-	if ((k = rd_u64(r, o, #f, UINT64_MAX, (uint64_t *)&ret->f)) < 0) \
-		return k;
-	WINDOW_U64(RD)
-#undef RD
+	if (!json_object_is_type(o, json_type_object)) {
+		/* where is "windows[i].": said without its dot */
+		auto_why_printf(r->why, r->len, "%.*s: not an object",
+				(int)(strlen(r->where) ? strlen(r->where) - 1 : 0), r->where);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(window_u64); i++)
+		if ((k = rd_u64(r, o, window_u64[i].key, UINT64_MAX,
+				(uint64_t *)((char *)ret + window_u64[i].off))) < 0)
+			return k;
 	if ((k = rd_double(r, o, "seconds", &ret->seconds)) < 0)
 		return k;
 	if ((k = rd_str(r, o, "carrier", carrier, sizeof(carrier))) < 0)

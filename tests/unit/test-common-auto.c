@@ -282,6 +282,12 @@ static void test_noise(void **state)
 		assert_true(c.rollback);
 		assert_non_null(strstr(w.why, "throughput fell 15%"));
 	}
+
+	/* A noisier baseline (5 % spread) widens the line to 15 %: 12 % below is kept. */
+	workload(&w, 6379);
+	to_trial(&w, 95 * MIB, 105 * MIB);
+	assert_float_equal(w.baseline_spread.bytes_per_s, 0.05, 1e-9);
+	to_smc(&w, 88 * MIB);
 }
 
 /*
@@ -529,6 +535,13 @@ static void test_frozen_admin(void **state)
 	assert_int_equal(w.state, AUTO_TRIAL);
 	assert_int_equal(w.since_usec, 99);
 	assert_int_equal(auto_freeze(&w, false, 100), -EALREADY);
+	/* The trial starts over on the windows after the thaw: two more, then kept. */
+	x = bulk(13, AUTO_CARRIER_SMC, 100 * MIB);
+	assert_int_equal(step(&w, &x).action, AUTO_ACT_NONE);
+	assert_int_equal(w.state, AUTO_TRIAL);
+	x = bulk(14, AUTO_CARRIER_SMC, 100 * MIB);
+	assert_int_equal(step(&w, &x).action, AUTO_ACT_NONE);
+	assert_int_equal(w.state, AUTO_SMC);
 }
 
 /* (8) Buffers: each workload's wish, halved largest first within the budget, floor 16 KiB. */
@@ -700,7 +713,7 @@ static void test_json_refused(void **state)
 		json_object *v = json_object_new_array();
 
 		json_object_array_add(v, json_object_new_string("window"));
-		refuse("windows", v, "windows[0].: not an object");
+		refuse("windows", v, "windows[0]: not an object");
 	}
 	assert_int_equal(auto_workload_from_json(NULL, &w, NULL, 0), -EINVAL);
 }
