@@ -40,6 +40,11 @@
 
 /* The handlers only the table calls (cli/smcctl.h, verb_fn): */
 verb_fn assess_run;
+verb_fn auto_verb_explain;
+verb_fn auto_verb_forget;
+verb_fn auto_verb_freeze;
+verb_fn auto_verb_list;
+verb_fn auto_verb_thaw;
 verb_fn check_run;
 verb_fn hslimit_show;
 verb_fn seid_show;
@@ -357,6 +362,30 @@ static const struct verb policy_verbs[] = {
 	{}
 };
 
+static const struct verb auto_verbs[] = {
+	{ .name = "list", .alias = "show", .flags = VERB_DEFAULT | VERB_PAGER, .run = auto_verb_list,
+	  .help = "workloads the autopilot follows, its decisions",
+	  .examples = EXAMPLES({ "smcctl auto", "what the autopilot decided for each workload, and why" }) },
+	{ .name = "explain", .synopsis = "WORKLOAD", .min_args = 1, .max_args = 1,
+	  .flags = VERB_PAGER, .run = auto_verb_explain,
+	  .help = "one workload's decision and its evidence",
+	  .examples = EXAMPLES({ "smcctl auto explain redis.service", "why redis is on SMC: its baseline and windows" },
+				{ "smcctl auto explain /system.slice/redis.service", "the same, named by its cgroup" }) },
+	{ .name = "freeze", .synopsis = "WORKLOAD", .min_args = 1, .max_args = 1,
+	  .flags = VERB_ADMIN, .run = auto_verb_freeze,
+	  .help = "keep a workload as it is: no more changes",
+	  .examples = EXAMPLES({ "smcctl auto freeze redis.service", "the autopilot leaves redis as it is now" }) },
+	{ .name = "thaw", .synopsis = "WORKLOAD", .min_args = 1, .max_args = 1,
+	  .flags = VERB_ADMIN, .run = auto_verb_thaw,
+	  .help = "let the autopilot decide for it again",
+	  .examples = EXAMPLES({ "smcctl auto thaw redis.service", "undo freeze: the autopilot decides again" }) },
+	{ .name = "forget", .synopsis = "WORKLOAD", .min_args = 1, .max_args = 1,
+	  .flags = VERB_ADMIN, .run = auto_verb_forget,
+	  .help = "drop its evidence and decision, start over",
+	  .examples = EXAMPLES({ "smcctl auto forget redis.service", "start over with redis after it changed" }) },
+	{}
+};
+
 static const struct verb_opt enable_opts[] = {
 	[UNIT_OPT_CGROUP] = { "cgroup", 0, "PATH",
 			      "this cgroup, without asking systemd (e.g. /system.slice/x.service)" },
@@ -450,6 +479,8 @@ const struct object smcctl_objects[] = {
 	  .help = "run a program with its TCP sockets switched to SMC" },
 	{ .name = "policy", .verbs = policy_verbs,
 	  .help = "smcd-agent's policies: cgroups and netns on SMC, exclusions" },
+	{ .name = "auto", .verbs = auto_verbs,
+	  .help = "smcd-agent's autopilot: SMC where it measurably pays off" },
 	{ .name = "enable", .verbs = enable_verbs,
 	  .help = "switch a systemd unit's sockets to SMC, kept in smc.yaml.d" },
 	{ .name = "disable", .verbs = disable_verbs,

@@ -25,11 +25,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
 
 #include <cmocka.h>
+#include <systemd/sd-bus.h>
 
+#include "cli/auto.h"
 #include "cli/smcctl.h"
+#include "common/bus-api.h"
 #include "tests/unit/golden.h"
 
 #define ARGS_MAX 8
@@ -173,11 +181,14 @@ static bool is_error_document(const char *text, int status)
 	return ok;
 }
 
-static void run(const char *lane, const char *step, const char *dir, const struct cmd *cmd)
+/*
+ * One command line into tests/golden/GOLDEN (see run()); after_fn (may be NULL) appends to
+ * the text what else the command did (the fake agent's calls).
+ */
+static void run_golden(const char *golden, const struct smcnl_options *opts, const struct cmd *cmd,
+		       void (*after_fn)(FILE *f))
 {
-	char golden[512], *argv[ARGS_MAX + 2];
-	char *sysroot = path_join(dir, "sysroot");
-	struct smcnl_options opts = { .replay_dir = dir, .sysroot = sysroot };
+	char *argv[ARGS_MAX + 2];
 	struct capture out, err, all;
 	bool json = false;
 	int argc = 0, status;
@@ -198,7 +209,7 @@ static void run(const char *lane, const char *step, const char *dir, const struc
 
 	capture_begin(&out);
 	capture_begin(&err);
-	status = smcctl_run(argc, argv, &opts, out.f, err.f);
+	status = smcctl_run(argc, argv, opts, out.f, err.f);
 	capture_end(&out);
 	capture_end(&err);
 
@@ -211,7 +222,7 @@ static void run(const char *lane, const char *step, const char *dir, const struc
 		assert_one_json_document(out.buf);
 	if (status != 0 && out.len && !(status == 3 && strncmp(cmd->name, "info", 4) == 0) &&
 	    !(json && is_error_document(out.buf, status)))
-		fail_msg("%s/%s %s: output on stdout despite exit %d", lane, step, cmd->name, status);
+		fail_msg("%s: output on stdout despite exit %d", golden, status);
 	if (err.len)
 		assert_true(err.buf[err.len - 1] == '\n');
 	assert_null(strstr(err.buf, "Success"));
@@ -220,14 +231,25 @@ static void run(const char *lane, const char *step, const char *dir, const struc
 	if (err.len)
 		fprintf(all.f, "[stderr]\n%s", err.buf);
 	fprintf(all.f, "[exit %d]\n", status);
+	if (after_fn)
+		after_fn(all.f);
 	capture_end(&all);
-	snprintf(golden, sizeof(golden), "%s/%s/%s.txt", lane, step, cmd->name);
 	golden_check(golden, all.buf);
 	free(all.buf);
 	free(out.buf);
 	free(err.buf);
-	free(sysroot);
 	n_runs++;
+}
+
+static void run(const char *lane, const char *step, const char *dir, const struct cmd *cmd)
+{
+	char golden[512];
+	char *sysroot = path_join(dir, "sysroot");
+	struct smcnl_options opts = { .replay_dir = dir, .sysroot = sysroot };
+
+	snprintf(golden, sizeof(golden), "%s/%s/%s.txt", lane, step, cmd->name);
+	run_golden(golden, &opts, cmd, NULL);
+	free(sysroot);
 }
 
 static bool is_file(const char *dir, const char *name)
@@ -323,6 +345,296 @@ static void test_lanes(void **state)
 	if (n_runs == 0)
 		fail_msg("no fixtures found under %s", fixtures);
 	print_message("replayed %u smcctl runs from %s\n", n_runs, fixtures);
+}
+
+/*
+ * smcctl auto against a fake smcd-agent: documents written after common/auto-rules.h's
+ * auto_workload_json() in tests/fixtures/auto/CASE/ (workloads.json: GetWorkloads();
+ * explain.json: Explain() of the workload it names; error: "NAME\nMESSAGE", the D-Bus error
+ * every call gets; error-change: the one Freeze() and Forget() get), answered by a child
+ * process on a private socket that DBUS_SYSTEM_BUS_ADDRESS names, as a bus would.  Its
+ * goldens, in tests/golden/auto/CASE/, end with the calls the agent got.
+ */
+struct auto_cmd {
+	const char *fixture;
+	struct cmd cmd;
+};
+
+static const struct auto_cmd auto_cmds[] = {
+	{ "observe", { "list", { "auto" } } },
+	{ "observe", { "list.json", { "-j", "auto" } } },
+	{ "observe", { "explain", { "auto", "explain", "redis.service" } } },
+	{ "observe", { "explain-cgroup", { "auto", "explain", "/system.slice/redis.service" } } },
+	{ "observe", { "explain.json", { "-j", "auto", "explain", "redis.service" } } },
+	{ "observe", { "explain-unknown", { "auto", "explain", "nosuch.service" } } },
+	{ "observe", { "explain-empty", { "auto", "explain", "" } } },
+	{ "observe", { "freeze", { "auto", "freeze", "redis.service" } } },
+	{ "observe", { "freeze-unknown", { "auto", "freeze", "/system.slice/nosuch.service" } } },
+	{ "on", { "list", { "auto" } } },
+	{ "on", { "list-show", { "auto", "show" } } },
+	{ "on", { "explain", { "auto", "explain", "redis.service" } } },
+	{ "on", { "explain-d", { "-d", "auto", "explain", "redis.service" } } },
+	{ "on", { "freeze", { "auto", "freeze", "redis.service" } } },
+	{ "on", { "freeze.json", { "-j", "auto", "freeze", "redis.service" } } },
+	{ "on", { "freeze-frozen", { "auto", "freeze", "worker.service" } } },
+	{ "on", { "thaw", { "auto", "thaw", "worker.service" } } },
+	{ "on", { "thaw-not-frozen", { "auto", "thaw", "redis.service" } } },
+	{ "on", { "forget", { "auto", "forget", "/system.slice/api.service" } } },
+	{ "on", { "forget.json", { "-j", "auto", "forget", "api.service" } } },
+	{ "rolled-back", { "list", { "auto" } } },
+	{ "rolled-back", { "explain", { "auto", "explain", "memcached.service" } } },
+	{ "rolled-back", { "explain-d", { "auto", "explain", "-d", "memcached.service" } } },
+	{ "off", { "list", { "auto" } } },
+	{ "off", { "list.json", { "-j", "auto" } } },
+	{ "off", { "freeze", { "auto", "freeze", "redis.service" } } },
+	{ "absent", { "list", { "auto" } } },
+	{ "absent", { "thaw", { "auto", "thaw", "redis.service" } } },
+	{ "denied", { "freeze", { "auto", "freeze", "redis.service" } } },
+	{ "denied", { "forget", { "auto", "forget", "redis.service" } } },
+	{ "denied", { "explain-unknown", { "auto", "explain", "nosuch.service" } } },
+};
+
+/* What the goldens' SINCE is relative to: 5 minutes after the documents' first stamp. */
+#define AUTO_NOW_USEC (1765120000000000ULL + 300ULL * 1000000ULL)
+
+struct fake_agent {
+	const char *dir; /* the fixture */
+	FILE *log;	 /* the calls, one a line */
+};
+
+/* The file's error "NAME\nMESSAGE\n" as the reply; 0 when there is no such file. */
+static int fake_error(sd_bus_message *m, const char *dir, const char *file)
+{
+	_cleanup_(freep) char *p = path_join(dir, file);
+	_cleanup_(freep) char *text = golden_read_file(p);
+	char *message, *end;
+
+	if (!text)
+		return 0;
+	message = strchr(text, '\n');
+	assert_non_null(message);
+	*message++ = '\0';
+	if ((end = strchr(message, '\n')))
+		*end = '\0';
+	return sd_bus_reply_method_errorf(m, text, "%s", message) < 0 ? -1 : 1;
+}
+
+static int fake_json(sd_bus_message *m, const char *dir, const char *file)
+{
+	_cleanup_(freep) char *p = path_join(dir, file);
+	_cleanup_(freep) char *text = golden_read_file(p);
+
+	if (!text)
+		return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_FAILED, "fake agent: no %s", file);
+	return sd_bus_reply_method_return(m, "s", text);
+}
+
+/* Whether GetWorkloads() lists a workload of this name (the agent's names). */
+static bool fake_knows(const char *dir, const char *name, const char *file)
+{
+	_cleanup_(freep) char *p = path_join(dir, file);
+	_cleanup_(freep) char *text = golden_read_file(p);
+	json_object *doc = text ? json_tokener_parse(text) : NULL, *rows = NULL, *n = NULL;
+	bool found = false;
+
+	if (doc && json_object_object_get_ex(doc, "workloads", &rows))
+		for (size_t i = 0; i < json_object_array_length(rows); i++)
+			found |= json_object_object_get_ex(json_object_array_get_idx(rows, i),
+							   "name", &n) &&
+				 streq(json_object_get_string(n), name);
+	else if (doc && json_object_object_get_ex(doc, "name", &n))
+		found = streq(json_object_get_string(n), name);
+	json_object_put(doc);
+	return found;
+}
+
+static int fake_no_such(sd_bus_message *m, const char *name)
+{
+	return sd_bus_reply_method_errorf(m, SMCD_BUS_ERROR_NO_SUCH_WORKLOAD,
+					  "no workload %s is followed", name);
+}
+
+static int fake_call(sd_bus_message *m, void *userdata, sd_bus_error *ret_error)
+{
+	struct fake_agent *f = userdata;
+	const char *member = sd_bus_message_get_member(m), *name = NULL;
+	int freeze = 0, r;
+	uint8_t type;
+
+	(void)ret_error;
+	if (sd_bus_message_get_type(m, &type) < 0 || type != SD_BUS_MESSAGE_METHOD_CALL)
+		return 0;
+	if (streq_ptr(sd_bus_message_get_interface(m), "org.freedesktop.DBus"))
+		return streq_ptr(member, "Hello") ? sd_bus_reply_method_return(m, "s", ":1.42")
+						  : sd_bus_reply_method_return(m, NULL);
+	if (sd_bus_message_has_signature(m, "s") || sd_bus_message_has_signature(m, "sb"))
+		(void)sd_bus_message_read(m, sd_bus_message_get_signature(m, true), &name, &freeze);
+	fprintf(f->log, "%s.%s(", sd_bus_message_get_interface(m), member);
+	if (name)
+		fprintf(f->log, "\"%s\"", name);
+	if (sd_bus_message_has_signature(m, "sb"))
+		fprintf(f->log, ", %s", freeze ? "true" : "false");
+	fputs(")\n", f->log);
+	fflush(f->log);
+	if ((r = fake_error(m, f->dir, "error")))
+		return r;
+	if (!streq_ptr(sd_bus_message_get_interface(m), SMCD_BUS_IFACE_AUTOPILOT))
+		return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_UNKNOWN_INTERFACE, "fake agent");
+	if (streq_ptr(member, SMCD_BUS_AUTO_GET_WORKLOADS))
+		return fake_json(m, f->dir, "workloads.json");
+	if (!name)
+		return sd_bus_reply_method_errorf(m, SD_BUS_ERROR_INVALID_ARGS, "fake agent");
+	if (streq_ptr(member, SMCD_BUS_AUTO_EXPLAIN))
+		return fake_knows(f->dir, name, "explain.json")
+			       ? fake_json(m, f->dir, "explain.json")
+			       : fake_no_such(m, name);
+	if ((r = fake_error(m, f->dir, "error-change")))
+		return r;
+	if (!fake_knows(f->dir, name, "workloads.json"))
+		return fake_no_such(m, name);
+	return sd_bus_reply_method_return(m, NULL);
+}
+
+/* The child: one bus connection after the other (one per smcctl run) until killed. */
+_noreturn_ static void fake_agent_serve(int listen_fd, struct fake_agent *f)
+{
+	for (;;) {
+		int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+		sd_bus *b = NULL;
+		sd_id128_t id;
+
+		if (fd < 0)
+			_exit(1);
+		if (sd_id128_randomize(&id) < 0 || sd_bus_new(&b) < 0 ||
+		    sd_bus_set_fd(b, fd, fd) < 0 || sd_bus_set_server(b, 1, id) < 0 ||
+		    sd_bus_add_filter(b, NULL, fake_call, f) < 0 || sd_bus_start(b) < 0)
+			_exit(1);
+		for (;;) {
+			int r = sd_bus_process(b, NULL);
+
+			if (r < 0)
+				break;
+			if (r == 0 && sd_bus_wait(b, UINT64_MAX) < 0)
+				break;
+		}
+		sd_bus_flush_close_unref(b);
+	}
+}
+
+struct fake_run {
+	pid_t pid;
+	char dir[64]; /* the socket and the log */
+};
+
+static void fake_agent_start(struct fake_run *run, const char *fixture_dir)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	_cleanup_(freep) char *log = NULL, *addr = NULL;
+	int fd;
+
+	snprintf(run->dir, sizeof(run->dir), "/tmp/smcctl-auto-XXXXXX");
+	assert_non_null(mkdtemp(run->dir));
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/bus", run->dir);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	log = path_join(run->dir, "calls");
+	fflush(NULL);
+	run->pid = fork();
+	assert_true(run->pid >= 0);
+	if (run->pid == 0) {
+		struct fake_agent f = { .dir = fixture_dir, .log = fopen(log, "a") };
+
+		if (!f.log)
+			_exit(1);
+		fake_agent_serve(fd, &f);
+	}
+	close(fd);
+	assert_true(asprintf(&addr, "unix:path=%s", sa.sun_path) >= 0);
+	setenv("DBUS_SYSTEM_BUS_ADDRESS", addr, 1);
+}
+
+static void fake_agent_stop(struct fake_run *run)
+{
+	_cleanup_(freep) char *bus = path_join(run->dir, "bus");
+	_cleanup_(freep) char *log = path_join(run->dir, "calls");
+	int status;
+
+	unsetenv("DBUS_SYSTEM_BUS_ADDRESS");
+	assert_int_equal(kill(run->pid, SIGTERM), 0);
+	assert_int_equal(waitpid(run->pid, &status, 0), run->pid);
+	/* Killed as asked, not dead of its own (a fake that failed would skew every golden). */
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+	unlink(bus);
+	unlink(log);
+	rmdir(run->dir);
+}
+
+static struct fake_run *auto_run;
+
+/* The calls the fake agent got during the command, then none for the next one. */
+static void auto_calls(FILE *f)
+{
+	_cleanup_(freep) char *log = path_join(auto_run->dir, "calls");
+	_cleanup_(freep) char *text = golden_read_file(log);
+	FILE *t;
+
+	fputs("[agent]\n", f);
+	fputs(text ? text : "", f);
+	t = fopen(log, "w");
+	assert_non_null(t);
+	fclose(t);
+}
+
+static void test_auto(void **state)
+{
+	const char *tz = getenv("TZ");
+	_cleanup_(freep) char *tz_was = tz ? strdup(tz) : NULL;
+	_cleanup_(freep) char *top = path_join(golden_top_srcdir(), "tests/fixtures/auto");
+	char ago[32];
+
+	(void)state;
+	/* The relative times, their edges first. */
+	assert_string_equal(auto_fmt_ago(0, AUTO_NOW_USEC, ago, sizeof(ago)), "-");
+	assert_string_equal(auto_fmt_ago(AUTO_NOW_USEC + 1, AUTO_NOW_USEC, ago, sizeof(ago)), "now");
+	assert_string_equal(auto_fmt_ago(AUTO_NOW_USEC - 59999999, AUTO_NOW_USEC, ago, sizeof(ago)),
+			    "59s ago");
+	assert_string_equal(auto_fmt_ago(AUTO_NOW_USEC - 60000000, AUTO_NOW_USEC, ago, sizeof(ago)),
+			    "1min ago");
+	assert_string_equal(
+		auto_fmt_ago(AUTO_NOW_USEC - 3660000000ULL, AUTO_NOW_USEC, ago, sizeof(ago)),
+		"1h 1min ago");
+	assert_string_equal(
+		auto_fmt_ago(AUTO_NOW_USEC - 90000000000ULL, AUTO_NOW_USEC, ago, sizeof(ago)),
+		"1d 1h ago");
+
+	setenv("TZ", "UTC", 1);
+	tzset();
+	auto_now_usec = AUTO_NOW_USEC;
+	for (size_t i = 0; i < ELEMENTSOF(auto_cmds);) {
+		const char *fixture = auto_cmds[i].fixture;
+		_cleanup_(freep) char *dir = path_join(top, fixture);
+		struct fake_run run;
+
+		fake_agent_start(&run, dir);
+		auto_run = &run;
+		for (; i < ELEMENTSOF(auto_cmds) && streq(auto_cmds[i].fixture, fixture); i++) {
+			char golden[512];
+
+			snprintf(golden, sizeof(golden), "auto/%s/%s.txt", fixture,
+				 auto_cmds[i].cmd.name);
+			run_golden(golden, NULL, &auto_cmds[i].cmd, auto_calls);
+		}
+		auto_run = NULL;
+		fake_agent_stop(&run);
+	}
+	auto_now_usec = 0;
+	if (tz_was)
+		setenv("TZ", tz_was, 1);
+	else
+		unsetenv("TZ");
+	tzset();
 }
 
 /* The outputs (NAME.txt) of one golden step folder, sorted. */
@@ -445,7 +757,7 @@ int main(void)
 {
 	const char *env = getenv("SMCCTL_FIXTURES_DIR");
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_lanes),
+		cmocka_unit_test(test_lanes), cmocka_unit_test(test_auto),
 		cmocka_unit_test(test_links), /* after test_lanes: it may have rewritten files */
 	};
 
