@@ -58,6 +58,9 @@ $2
 EOF
 }
 
+# The table survives the agent in its state directory, as under systemd's StateDirectory=.
+export STATE_DIRECTORY=/var/lib/smcd-agent
+mkdir -p -m 0700 $STATE_DIRECTORY
 for g in rr-srv rr-cli churn-srv churn-cli slow-srv slow-cli; do mkdir -p $CG/ap-$g; done
 modprobe smc 2>/dev/null || true
 start_system_bus
