@@ -1960,7 +1960,10 @@ static bool smc_traceable(char *why, size_t len)
 				 "the smc module carries no BTF (/sys/kernel/btf/smc; "
 				 "CONFIG_DEBUG_INFO_BTF_MODULES)");
 		else
-			snprintf(why, len, "SMC is not loaded (modprobe smc)");
+			snprintf(why, len,
+				 "SMC's %s is in no BTF: the smc module is not loaded (modprobe smc), "
+				 "or this kernel has no SMC",
+				 fns[i]);
 		return false;
 	}
 	return true;

@@ -10,10 +10,11 @@
 #  (b) per-cgroup buffer sizes (smc_bufs' cgroup_bufs, through smcbpf-bufs): an entry sets
 #      SO_SNDBUF/SO_RCVBUF of the SMC sockets a cgroup's tasks create and the RMB the
 #      kernel sizes from them (smc_diag through smcctl -j -d socket), from pins alone (the
-#      loader is gone); without the entry the host's net.smc.wmem/rmem apply; del, ENOENT, and
-#      EOPNOTSUPP without the buffer program.
+#      loader is gone), taken over by another build's layout; without the entry the
+#      host's net.smc.wmem/rmem apply; del, ENOENT, and EOPNOTSUPP without the buffer
+#      program.
 . "$(dirname "$0")/lib.sh"
-require_cmd smcctl smc-conn smcbpf-bufs bpf-progs jq
+require_cmd smcctl smc-conn smcbpf-bufs jq
 CG=/sys/fs/cgroup
 ROOT=/sys/fs/bpf/apb-test
 MIB8=8388608
@@ -89,6 +90,15 @@ assert_json "$out" '.entries | length' 1 "one entry"
 assert_json "$out" '.entries[0].cgroup_id' "$cgid" "for the cgroup"
 assert_json "$out" '.entries[0].sndbuf' 131072 "its send buffer"
 assert_json "$out" '.entries[0].rcvbuf' 32768 "its receive buffer"
+# Another build's layout (the same renamed): the new one takes the map over, entry included,
+# and the other goes.
+mv "$(ls -d $ROOT/select-*)" $ROOT/select-0123456789abcdef
+assert_ok smcbpf-bufs $ROOT list
+assert_json "$out" .adopted false "another build's layout: loaded again"
+assert_json "$out" '.entries | tojson' "[{\"cgroup_id\":$cgid,\"sndbuf\":131072,\"rcvbuf\":32768}]" \
+	"the entry taken over"
+assert_not_exists $ROOT/select-0123456789abcdef
+assert_eq 1 "$(ls -d $ROOT/select-* | wc -l)" "one layout pinned"
 
 # SO_SNDBUF/SO_RCVBUF of a new SMC socket as the program set them (doubled by the kernel).
 assert_ok in_cgroup /apb-plain smcbpf-bufs sock
