@@ -434,6 +434,7 @@ void autopilot_configure(struct manager *m, autopilot_reconcile_fn apply)
 	}
 	a->mode = c->autopilot.mode;
 	a->reconcile_now = apply;
+	policy_engine_probe(m->policy);
 	policy_hooks(m->policy, &h);
 	a->p.can_switch = h.select;
 	a->p.hs_ctrl = h.exclude;
@@ -591,7 +592,8 @@ void autopilot_batch(struct manager *m, const struct assess_conn *v, size_t n)
 		w->sends += sends;
 		for (unsigned k = 0; k < ASSESS_BUCKETS; k++)
 			w->hist[k] += hist[k];
-		x->smc += c->smc;
+		/* carried by SMC: seen at either end (the tracing names the socket that sent) */
+		x->smc += c->smc || (c->pair >= 0 && v[c->pair].smc);
 	}
 }
 

@@ -923,8 +923,10 @@ int manager_start(struct manager *m)
 	fallback_start(m);
 	/* Before the first reconcile: what it switched before a restart is not pruned. */
 	autopilot_configure(m, autopilot_reconcile);
-	assess_configure(m);
 	(void)manager_reconcile(m, RECONCILE_START);
+	/* After it: the modules it loads are there, so the assessment traces SMC's own
+	 * send and receive too (bpf/smc_assess_smc, found in the smc module's BTF). */
+	assess_configure(m);
 	update_caps(m);
 	(void)manager_poll(
 		m, MANAGER_POLL_OBJECTS | (m->config->stats.interval_usec ? MANAGER_POLL_STATS : 0),

@@ -629,6 +629,12 @@ void policy_engine_set_auto(struct policy_engine *e, const struct policy_auto *a
 		e->autop = *a;
 }
 
+void policy_engine_probe(struct policy_engine *e)
+{
+	if (e)
+		probe(e, true, true);
+}
+
 const struct policy_auto *policy_engine_auto(const struct policy_engine *e)
 {
 	return &e->autop;

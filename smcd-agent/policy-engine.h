@@ -193,6 +193,8 @@ struct policy_auto {
 	size_t n_ports;
 };
 void policy_engine_set_auto(struct policy_engine *e, const struct policy_auto *a);
+/* What this kernel can do, probed now if it was not (the autopilot decides by it). */
+void policy_engine_probe(struct policy_engine *e);
 /* What the last call handed over (Sources names them: POLICY_AUTO_SOURCE). */
 const struct policy_auto *policy_engine_auto(const struct policy_engine *e);
 

@@ -44,7 +44,7 @@ kernel_state() {
 	smcctl -j policy | jq -c '[.policies[] | {target, state}]'
 	cat /proc/sys/net/smc/hs_ctrl
 	ls /sys/fs/bpf/smcd-agent 2>/dev/null
-	bpf-progs | grep -v smc_assess || true
+	bpf-progs | grep -v assess || true
 }
 
 write_config() { # AUTO-SECTION [MORE]
