@@ -30,9 +30,8 @@
  * after hysteresis_windows windows in a row, and AUTO_ACT_SMC_ON (the trial) on the next
  * long-lived one.
  *
- * State tcp keeps one fact the header has no field for: whether the agent was told to
- * exclude the port (AUTO_ACT_EXCLUDE) and not to include it again.  It lives in trial_seen,
- * which a workload on TCP does not use (1: excluded, 0: not).
+ * In state tcp, excluded says whether the agent was told to exclude the port
+ * (AUTO_ACT_EXCLUDE) and not to include it again.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -450,7 +449,7 @@ static void enter_tcp(struct auto_workload *w, const struct auto_window *win, ui
 	if (exclude)
 		auto_why_printf(ret->why + l, sizeof(ret->why) - l,
 				"; port %u excluded so its SMC clients skip the handshake", w->port);
-	w->trial_seen = exclude;
+	w->excluded = exclude;
 	auto_state_set(w, AUTO_TCP, exclude ? AUTO_ACT_EXCLUDE : AUTO_ACT_NONE, win, now_usec, ret);
 }
 
@@ -525,8 +524,8 @@ static void step_tcp(struct auto_workload *w, const struct auto_window *win, uin
 			return;
 		}
 		/* The port must take SMC again before the trial can tell anything. */
-		if (w->trial_seen) {
-			w->trial_seen = 0;
+		if (w->excluded) {
+			w->excluded = false;
 			auto_why_printf(ret->why, sizeof(ret->why),
 					"port %u included again before a trial: %u windows in a row "
 					"said %s",
@@ -547,8 +546,8 @@ static void step_tcp(struct auto_workload *w, const struct auto_window *win, uin
 	}
 	if (s != SHAPE_NONE)
 		w->against = 0;
-	if (s == SHAPE_CHURN && w->port && p->hs_ctrl && !w->trial_seen) {
-		w->trial_seen = 1;
+	if (s == SHAPE_CHURN && w->port && p->hs_ctrl && !w->excluded) {
+		w->excluded = true;
 		auto_why_printf(ret->why, sizeof(ret->why),
 				"%s; port %u excluded so its SMC clients skip the handshake", ev,
 				w->port);
@@ -734,8 +733,7 @@ int auto_freeze(struct auto_workload *w, bool freeze, uint64_t now_usec)
 				auto_state_name(w->before_freeze));
 	} else {
 		w->state = w->before_freeze;
-		/* A trial starts over on the windows after the thaw (trial_evidence()); in
-		 * state tcp, trial_seen says whether the port is excluded and stays. */
+		/* A trial starts over on the windows after the thaw (trial_evidence()). */
 		if (w->state == AUTO_TRIAL)
 			w->trial_seen = 0;
 		auto_why_printf(w->why, sizeof(w->why), "thawed by the operator: %s again",
@@ -925,6 +923,7 @@ json_object *auto_workload_json(const struct auto_workload *w, bool evidence)
 	json_object_object_add(o, "baseline", figures_json(&w->baseline));
 	json_object_object_add(o, "baseline_spread", figures_json(&w->baseline_spread));
 	json_object_object_add(o, "trial_seen", json_object_new_uint64(w->trial_seen));
+	json_object_object_add(o, "excluded", json_object_new_boolean(w->excluded));
 	json_object_object_add(o, "against", json_object_new_uint64(w->against));
 	json_object_object_add(o, "hold_until", json_object_new_uint64(w->hold_until));
 	return TAKE_PTR(o);
@@ -1173,6 +1172,14 @@ int auto_workload_from_json(json_object *o, struct auto_workload *ret, char *why
 	if ((k = rd_u64(&r, o, "trial_seen", UINT_MAX, &u)) < 0)
 		return k;
 	w.trial_seen = (unsigned)u;
+	{
+		json_object *b;
+
+		if (!json_object_object_get_ex(o, "excluded", &b) ||
+		    !json_object_is_type(b, json_type_boolean))
+			return rd_fail(&r, "excluded", "not true or false");
+		w.excluded = json_object_get_boolean(b);
+	}
 	if ((k = rd_u64(&r, o, "against", UINT_MAX, &u)) < 0)
 		return k;
 	w.against = (unsigned)u;

@@ -128,6 +128,7 @@ struct auto_workload {
 	/* The trial: its baseline (mean and relative spread of the TCP windows before it). */
 	struct auto_figures baseline, baseline_spread;
 	unsigned trial_seen;	 /* SMC windows of the trial so far */
+	bool excluded;		 /* tcp: its server port is excluded (AUTO_ACT_EXCLUDE was asked) */
 	unsigned against;	 /* windows in a row that spoke against the kept decision */
 	unsigned rollbacks;	 /* over its life */
 	uint64_t hold_until;	 /* rolled-back: no new trial before this window number */

@@ -210,7 +210,7 @@ static bool excluded(const struct wl *w, const struct auto_params *p)
 {
 	enum auto_state s = w->w.state == AUTO_FROZEN ? w->w.before_freeze : w->w.state;
 
-	return p->hs_ctrl && w->w.port && (s == AUTO_TCP);
+	return p->hs_ctrl && w->w.port && s == AUTO_TCP && w->w.excluded;
 }
 
 static void cg_add(struct policy_auto *pa, const char *path, uint32_t snd, uint32_t rcv)

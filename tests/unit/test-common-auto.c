@@ -186,6 +186,7 @@ static void churn_case(uint16_t port, bool hs_ctrl, enum auto_action want)
 	assert_int_equal(w.since_window, 2);
 	assert_non_null(strstr(w.why, "92% of 620 connections lived < 100 ms"));
 	assert_int_equal(strstr(w.why, "excluded") != NULL, want == AUTO_ACT_EXCLUDE);
+	assert_int_equal(w.excluded, want == AUTO_ACT_EXCLUDE);
 	/* More churn changes nothing: the exclusion is not repeated. */
 	c = step(&w, &d);
 	assert_int_equal(c.action, AUTO_ACT_NONE);
@@ -627,6 +628,7 @@ static void test_json(void **state)
 	assert_float_equal(back.baseline.bytes_per_s, w.baseline.bytes_per_s, 1e-6);
 	assert_float_equal(back.baseline_spread.bytes_per_s, 0.03, 1e-9);
 	assert_int_equal(back.trial_seen, w.trial_seen);
+	assert_int_equal(back.excluded, w.excluded);
 	assert_int_equal(back.hold_until, 12);
 	assert_int_equal(back.rollbacks, 2);
 	assert_int_equal(back.sndbuf, 65536);
@@ -682,6 +684,7 @@ static void test_json_refused(void **state)
 	refuse("since_usec", json_object_new_int(-1), "since_usec: negative");
 	refuse("baseline", json_object_new_string("fast"), "baseline: not an object");
 	refuse("trial_seen", json_object_new_double(1.5), "trial_seen: not an integer");
+	refuse("excluded", json_object_new_string("yes"), "excluded: not true or false");
 
 	/* Nine windows: more than the history keeps. */
 	workload(&w, 6379);
