@@ -151,17 +151,21 @@ static void auto_list_text(struct smcctl *c, json_object *doc)
 	size_t n = json_object_is_type(rows, json_type_array) ? json_object_array_length(rows) : 0;
 	size_t n_cols = 0;
 
-	auto_header_line(c, doc);
+	/* --no-legend: the rows alone, for a script (as systemctl's). */
+	if (!c->no_legend)
+		auto_header_line(c, doc);
 	if (n == 0) {
-		fputs("No workloads yet: none had enough connections in enough windows "
-		      "(smcctl assess --agent shows what the assessment saw).\n",
-		      c->out);
+		if (!c->no_legend)
+			fputs("No workloads yet: none had enough connections in enough windows "
+			      "(smcctl assess --agent shows what the assessment saw).\n",
+			      c->out);
 		return;
 	}
 	for (size_t i = 0; i < _COL_MAX; i++)
 		if (i != COL_WOULD || would)
 			cols[n_cols++] = list_cols[i];
-	fputc('\n', c->out);
+	if (!c->no_legend)
+		fputc('\n', c->out);
 	for (size_t i = 0; i < n; i++)
 		if (auto_list_row(&t, json_object_array_get_idx(rows, i), would, now) < 0)
 			goto out;
