@@ -34,7 +34,7 @@
 
 uint64_t auto_now_usec;
 
-static uint64_t now_realtime(void)
+static uint64_t auto_text_now(void)
 {
 	return auto_now_usec ? auto_now_usec : now_usec(CLOCK_REALTIME);
 }
@@ -61,7 +61,7 @@ const char *auto_fmt_ago(uint64_t then_usec, uint64_t now_usec, char *buf, size_
 }
 
 /* "256K/256K" (send/receive), "-" when the host's sizes apply (0). */
-static const char *fmt_buffers(json_object *w, char *buf, size_t len)
+static const char *auto_fmt_buffers(json_object *w, char *buf, size_t len)
 {
 	char snd[32], rcv[32];
 	uint64_t s = out_get_u64(w, "sndbuf", 0), r = out_get_u64(w, "rcvbuf", 0);
@@ -73,20 +73,20 @@ static const char *fmt_buffers(json_object *w, char *buf, size_t len)
 	return buf;
 }
 
-static const char *fmt_port(json_object *w, char *buf, size_t len)
+static const char *auto_fmt_port(json_object *w, char *buf, size_t len)
 {
 	uint64_t port = out_get_u64(w, "port", 0);
 
 	return port ? out_fmt_dec(port, buf, len) : "-";
 }
 
-static bool observing(json_object *doc)
+static bool auto_doc_observing(json_object *doc)
 {
 	return streq(out_get_str(doc, "mode", ""), "observe");
 }
 
 /* "Autopilot: observe (window 30s), buffers 1 MiB of 256 MiB budget" */
-static void header_line(struct smcctl *c, json_object *doc)
+static void auto_header_line(struct smcctl *c, json_object *doc)
 {
 	char win[32], used[32], budget[32];
 	uint64_t b = out_get_u64(doc, "budget_bytes", 0);
@@ -124,15 +124,15 @@ static const struct out_column list_cols[_COL_MAX] = {
 	[COL_WHY] = OUT_COL("why", "WHY", OUT_STR),
 };
 
-static int list_row(struct out_cells *t, json_object *w, bool would, uint64_t now_usec)
+static int auto_list_row(struct out_cells *t, json_object *w, bool would, uint64_t now_usec)
 {
 	char port[16], bufs[64], since[64];
 	int r = 0;
 
 	r |= out_cells_add(t, out_fmt_str(out_get_str(w, "name", NULL)));
 	r |= out_cells_add(t, out_fmt_str(out_get_str(w, "state", NULL)));
-	r |= out_cells_add(t, fmt_port(w, port, sizeof(port)));
-	r |= out_cells_add(t, fmt_buffers(w, bufs, sizeof(bufs)));
+	r |= out_cells_add(t, auto_fmt_port(w, port, sizeof(port)));
+	r |= out_cells_add(t, auto_fmt_buffers(w, bufs, sizeof(bufs)));
 	r |= out_cells_add(
 		t, auto_fmt_ago(out_get_u64(w, "since_usec", 0), now_usec, since, sizeof(since)));
 	if (would)
@@ -143,27 +143,31 @@ static int list_row(struct out_cells *t, json_object *w, bool would, uint64_t no
 
 static void auto_list_text(struct smcctl *c, json_object *doc)
 {
-	uint64_t now = now_realtime();
+	uint64_t now = auto_text_now();
 	json_object *rows = out_get(doc, "workloads");
 	struct out_column cols[_COL_MAX];
 	struct out_cells t = {};
-	bool would = observing(doc);
+	bool would = auto_doc_observing(doc);
 	size_t n = json_object_is_type(rows, json_type_array) ? json_object_array_length(rows) : 0;
 	size_t n_cols = 0;
 
-	header_line(c, doc);
+	/* --no-legend: the rows alone, for a script (as systemctl's). */
+	if (!c->no_legend)
+		auto_header_line(c, doc);
 	if (n == 0) {
-		fputs("No workloads yet: none had enough connections in enough windows "
-		      "(smcctl assess --agent shows what the assessment saw).\n",
-		      c->out);
+		if (!c->no_legend)
+			fputs("No workloads yet: none had enough connections in enough windows "
+			      "(smcctl assess --agent shows what the assessment saw).\n",
+			      c->out);
 		return;
 	}
 	for (size_t i = 0; i < _COL_MAX; i++)
 		if (i != COL_WOULD || would)
 			cols[n_cols++] = list_cols[i];
-	fputc('\n', c->out);
+	if (!c->no_legend)
+		fputc('\n', c->out);
 	for (size_t i = 0; i < n; i++)
-		if (list_row(&t, json_object_array_get_idx(rows, i), would, now) < 0)
+		if (auto_list_row(&t, json_object_array_get_idx(rows, i), would, now) < 0)
 			goto out;
 	(void)out_table_cells(c->out, cols, n_cols, &t, c->detail, 0);
 out:
@@ -171,7 +175,7 @@ out:
 }
 
 /* A figure per second: "3950.0" as it is up to 10000, then "21.0K", "120.0M" (decimal). */
-static const char *fmt_rate(double v, char *buf, size_t len)
+static const char *auto_fmt_rate(double v, char *buf, size_t len)
 {
 	static const char suffix[] = " KMGT";
 	int i = 0;
@@ -188,7 +192,7 @@ static const char *fmt_rate(double v, char *buf, size_t len)
 	return buf;
 }
 
-static double get_double(json_object *o, const char *key)
+static double auto_doc_double(json_object *o, const char *key)
 {
 	json_object *v = out_get(o, key);
 
@@ -205,7 +209,7 @@ static const struct {
 	{ "connect_ms", "lifetime ms" },
 };
 
-static void baseline_text(struct smcctl *c, json_object *doc)
+static void auto_baseline_text(struct smcctl *c, json_object *doc)
 {
 	json_object *base = out_get(doc, "baseline"), *spread = out_get(doc, "baseline_spread");
 	char v[32];
@@ -215,8 +219,8 @@ static void baseline_text(struct smcctl *c, json_object *doc)
 	fputs("\nBaseline (mean of the TCP windows before the trial, and their spread):\n", c->out);
 	for (size_t i = 0; i < ELEMENTSOF(figures); i++)
 		fprintf(c->out, "  %-14s %8s  spread %.1f%%\n", figures[i].label,
-			fmt_rate(get_double(base, figures[i].key), v, sizeof(v)),
-			100.0 * get_double(spread, figures[i].key));
+			auto_fmt_rate(auto_doc_double(base, figures[i].key), v, sizeof(v)),
+			100.0 * auto_doc_double(spread, figures[i].key));
 }
 
 enum {
@@ -254,7 +258,7 @@ static const struct out_column window_cols[_WCOL_MAX] = {
 	[WCOL_OPEN] = OUT_COL("conns_open", "OPEN", OUT_U64, .detail = 1),
 };
 
-static int window_row(struct out_cells *t, json_object *w, unsigned detail)
+static int auto_window_row(struct out_cells *t, json_object *w, unsigned detail)
 {
 	char buf[32];
 	int r = 0;
@@ -270,14 +274,15 @@ static int window_row(struct out_cells *t, json_object *w, unsigned detail)
 		else if (!v)
 			r |= out_cells_add(t, "-");
 		else if (json_object_is_type(v, json_type_double))
-			r |= out_cells_add(t, fmt_rate(json_object_get_double(v), buf, sizeof(buf)));
+			r |= out_cells_add(
+				t, auto_fmt_rate(json_object_get_double(v), buf, sizeof(buf)));
 		else
 			r |= out_cells_add(t, out_format(v, OUT_U64, buf, sizeof(buf)));
 	}
 	return r;
 }
 
-static void windows_text(struct smcctl *c, json_object *doc)
+static void auto_windows_text(struct smcctl *c, json_object *doc)
 {
 	json_object *rows = out_get(doc, "windows");
 	size_t n = json_object_is_type(rows, json_type_array) ? json_object_array_length(rows) : 0;
@@ -289,7 +294,7 @@ static void windows_text(struct smcctl *c, json_object *doc)
 	}
 	fputs("\nWindows (oldest first):\n", c->out);
 	for (size_t i = 0; i < n; i++)
-		if (window_row(&t, json_object_array_get_idx(rows, i), c->detail) < 0)
+		if (auto_window_row(&t, json_object_array_get_idx(rows, i), c->detail) < 0)
 			goto out;
 	(void)out_table_cells(c->out, window_cols, _WCOL_MAX, &t, c->detail, 2);
 out:
@@ -298,14 +303,14 @@ out:
 
 static void auto_explain_text(struct smcctl *c, json_object *doc)
 {
-	uint64_t now = now_realtime();
+	uint64_t now = auto_text_now();
 	char a[64], b[64], port[16], bufs[64];
 	const char *would = out_get_str(doc, "would", NULL);
 	uint64_t since = out_get_u64(doc, "since_usec", 0), hold = out_get_u64(doc, "hold_until", 0);
 
 	fprintf(c->out, "%-11s %s\n", "Workload:", out_fmt_str(out_get_str(doc, "name", NULL)));
 	fprintf(c->out, "%-11s %s\n", "Cgroup:", out_fmt_str(out_get_str(doc, "cgroup", NULL)));
-	fprintf(c->out, "%-11s %s\n", "Port:", fmt_port(doc, port, sizeof(port)));
+	fprintf(c->out, "%-11s %s\n", "Port:", auto_fmt_port(doc, port, sizeof(port)));
 	fprintf(c->out, "%-11s %s", "State:", out_fmt_str(out_get_str(doc, "state", NULL)));
 	if (since)
 		fprintf(c->out, " since %s; %s", agent_fmt_time(since, a, sizeof(a)),
@@ -316,17 +321,18 @@ static void auto_explain_text(struct smcctl *c, json_object *doc)
 	fprintf(c->out, "%-11s %s\n", "Why:", out_fmt_str(out_get_str(doc, "why", NULL)));
 	if (out_get_u64(doc, "sndbuf", 0) || out_get_u64(doc, "rcvbuf", 0))
 		fprintf(c->out, "%-11s %s (send/receive)\n",
-			"Buffers:", fmt_buffers(doc, bufs, sizeof(bufs)));
+			"Buffers:", auto_fmt_buffers(doc, bufs, sizeof(bufs)));
 	else
 		fprintf(c->out, "%-11s the host's (net.smc.wmem, net.smc.rmem)\n", "Buffers:");
 	fprintf(c->out, "%-11s %" PRIu64 "\n", "Rollbacks:", out_get_u64(doc, "rollbacks", 0));
-	fprintf(c->out, "%-11s %" PRIu64 " windows on SMC\n",
-		"Trial:", out_get_u64(doc, "trial_seen", 0));
+	if (out_get_u64(doc, "trial_seen", 0))
+		fprintf(c->out, "%-11s %" PRIu64 " windows on SMC\n",
+			"Trial:", out_get_u64(doc, "trial_seen", 0));
 	if (hold)
 		fprintf(c->out, "%-11s window %" PRIu64 " (no new trial before it)\n",
 			"Held until:", hold);
-	baseline_text(c, doc);
-	windows_text(c, doc);
+	auto_baseline_text(c, doc);
+	auto_windows_text(c, doc);
 }
 
 /* ---- the agent ----------------------------------------------------------------------- */
@@ -338,7 +344,7 @@ static int auto_bus_failed(struct smcctl *c, const char *what, const char *workl
 		return smcctl_error(c, SMCCTL_EXIT_FAILURE,
 				    "%s: the autopilot follows no workload %s ('smcctl auto' lists "
 				    "those it follows, by name and cgroup)",
-				    what, workload);
+				    what, workload ? workload : "");
 	if (sd_bus_error_has_name(e, SMCD_BUS_ERROR_UNAVAILABLE))
 		return smcctl_error(c, SMCCTL_EXIT_NO_AGENT,
 				    "%s: the autopilot is off: set auto.mode: observe in "
@@ -348,8 +354,8 @@ static int auto_bus_failed(struct smcctl *c, const char *what, const char *workl
 }
 
 /* The JSON string METHOD of the Autopilot interface answers (one argument s, or none). */
-static int call_json(struct smcctl *c, sd_bus *bus, const char *what, const char *method,
-		     const char *workload, json_object **ret)
+static int auto_bus_call_json(struct smcctl *c, sd_bus *bus, const char *what, const char *method,
+			      const char *workload, json_object **ret)
 {
 	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
 	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -386,7 +392,7 @@ static json_object *auto_doc_find(json_object *doc, const char *arg)
 	return NULL;
 }
 
-static int open_bus(struct smcctl *c, const char *what, sd_bus **ret)
+static int auto_bus_open(struct smcctl *c, const char *what, sd_bus **ret)
 {
 	if (c->netns)
 		return smcctl_usage(c,
@@ -404,8 +410,8 @@ int auto_verb_list(struct smcctl *c, const struct verb_args *a)
 	int s;
 
 	(void)a;
-	if ((s = open_bus(c, "auto", &bus)) ||
-	    (s = call_json(c, bus, "auto", SMCD_BUS_AUTO_GET_WORKLOADS, NULL, &doc)))
+	if ((s = auto_bus_open(c, "auto", &bus)) ||
+	    (s = auto_bus_call_json(c, bus, "auto", SMCD_BUS_AUTO_GET_WORKLOADS, NULL, &doc)))
 		return s;
 	return smcctl_emit(c, doc, auto_list_text);
 }
@@ -414,8 +420,8 @@ int auto_verb_list(struct smcctl *c, const struct verb_args *a)
  * The workload's name from ARG (a name or a cgroup path) into name and its state now into
  * state, or an exit status having said why not.
  */
-static int resolve(struct smcctl *c, sd_bus *bus, const char *what, const char *arg, char *name,
-		   size_t name_len, char *state, size_t state_len)
+static int auto_arg_resolve(struct smcctl *c, sd_bus *bus, const char *what, const char *arg,
+			    char *name, size_t name_len, char *state, size_t state_len)
 {
 	_cleanup_(json_object_putp) json_object *doc = NULL;
 	json_object *w;
@@ -426,7 +432,7 @@ static int resolve(struct smcctl *c, sd_bus *bus, const char *what, const char *
 				    "%s: the workload is empty: name it as 'smcctl auto' "
 				    "lists it, or by its cgroup path",
 				    what);
-	if ((s = call_json(c, bus, what, SMCD_BUS_AUTO_GET_WORKLOADS, NULL, &doc)))
+	if ((s = auto_bus_call_json(c, bus, what, SMCD_BUS_AUTO_GET_WORKLOADS, NULL, &doc)))
 		return s;
 	w = auto_doc_find(doc, arg);
 	if (!w) {
@@ -450,9 +456,10 @@ int auto_verb_explain(struct smcctl *c, const struct verb_args *a)
 	char name[AUTO_NAME_LEN], state[32];
 	int s;
 
-	if ((s = open_bus(c, "auto explain", &bus)) ||
-	    (s = resolve(c, bus, "auto explain", a->pos[0], name, sizeof(name), state, sizeof(state))) ||
-	    (s = call_json(c, bus, "auto explain", SMCD_BUS_AUTO_EXPLAIN, name, &doc)))
+	if ((s = auto_bus_open(c, "auto explain", &bus)) ||
+	    (s = auto_arg_resolve(c, bus, "auto explain", a->pos[0], name, sizeof(name), state,
+				  sizeof(state))) ||
+	    (s = auto_bus_call_json(c, bus, "auto explain", SMCD_BUS_AUTO_EXPLAIN, name, &doc)))
 		return s;
 	return smcctl_emit(c, doc, auto_explain_text);
 }
@@ -484,7 +491,7 @@ static void auto_done_text(struct smcctl *c, json_object *doc)
 }
 
 /* freeze, thaw, forget: the state before it is what freeze keeps, and what text says. */
-static int change(struct smcctl *c, const struct verb_args *a, const char *action)
+static int auto_change_workload(struct smcctl *c, const struct verb_args *a, const char *action)
 {
 	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
 	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
@@ -495,8 +502,8 @@ static int change(struct smcctl *c, const struct verb_args *a, const char *actio
 	int s, r;
 
 	snprintf(what, sizeof(what), "auto %s", action);
-	if ((s = open_bus(c, what, &bus)) ||
-	    (s = resolve(c, bus, what, a->pos[0], name, sizeof(name), state, sizeof(state))))
+	if ((s = auto_bus_open(c, what, &bus)) ||
+	    (s = auto_arg_resolve(c, bus, what, a->pos[0], name, sizeof(name), state, sizeof(state))))
 		return s;
 	frozen = streq(state, "frozen");
 	if (forget)
@@ -516,17 +523,17 @@ static int change(struct smcctl *c, const struct verb_args *a, const char *actio
 verb_fn auto_verb_freeze;
 int auto_verb_freeze(struct smcctl *c, const struct verb_args *a)
 {
-	return change(c, a, "freeze");
+	return auto_change_workload(c, a, "freeze");
 }
 
 verb_fn auto_verb_thaw;
 int auto_verb_thaw(struct smcctl *c, const struct verb_args *a)
 {
-	return change(c, a, "thaw");
+	return auto_change_workload(c, a, "thaw");
 }
 
 verb_fn auto_verb_forget;
 int auto_verb_forget(struct smcctl *c, const struct verb_args *a)
 {
-	return change(c, a, "forget");
+	return auto_change_workload(c, a, "forget");
 }

@@ -63,6 +63,8 @@ args_for() {
 	assess:observe) echo -t 1 ;;
 	enable:unit) echo vocab.service --cgroup /vocab.slice ;;
 	disable:unit) echo vocab.service ;;
+	# the autopilot is off here (no auto: above): they answer with its error document
+	auto:explain | auto:freeze | auto:thaw | auto:forget) echo vocab.service ;;
 	support-bundle:create) echo -o $D/bundle.tar.gz ;;
 	esac
 }
