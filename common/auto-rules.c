@@ -827,16 +827,36 @@ uint64_t auto_size_buffers(struct auto_workload *v, size_t n, uint64_t budget, b
 
 /* ---- JSON ------------------------------------------------------------------------------- */
 
-static const char *const figure_keys[FIGURES] = { "bytes_per_s", "sends_per_s", "conns_per_s",
-						  "connect_ms" };
+/* The JSON vocabulary (smcctl(8), JSON OUTPUT): rates per second, and a time as whole
+ * microseconds (connect_ms is written as connect_usec). */
+#define FIGURE_CONNECT 3
+static const char *const figure_keys[FIGURES] = { "bytes_per_second", "sends_per_second",
+						  "conns_per_second", "connect_usec" };
 
-static json_object *figures_json(const struct auto_figures *f)
+static json_object *figure_json(const struct auto_figures *f, unsigned i)
+{
+	struct auto_figures c = *f;
+
+	if (i == FIGURE_CONNECT)
+		return json_object_new_uint64((uint64_t)(c.connect_ms * 1000.0 + 0.5));
+	return json_object_new_double(*fig(&c, i));
+}
+
+/* A spread is relative (0.05: 5 %) for every figure: its connect figure is no time. */
+#define SPREAD_CONNECT_KEY "connect_time"
+
+static json_object *figures_json(const struct auto_figures *f, bool spread)
 {
 	json_object *o = json_object_new_object();
 	struct auto_figures c = *f;
 
 	for (unsigned i = 0; o && i < FIGURES; i++)
-		json_object_object_add(o, figure_keys[i], json_object_new_double(*fig(&c, i)));
+		if (spread)
+			json_object_object_add(
+				o, i == FIGURE_CONNECT ? SPREAD_CONNECT_KEY : figure_keys[i],
+				json_object_new_double(*fig(&c, i)));
+		else
+			json_object_object_add(o, figure_keys[i], figure_json(f, i));
 	return o;
 }
 
@@ -853,7 +873,8 @@ static const struct {
 	{ "conns_failed", offsetof(struct auto_window, conns_failed) },
 	{ "conns_open", offsetof(struct auto_window, conns_open) },
 	{ "closed", offsetof(struct auto_window, closed) },
-	{ "lifetime_ns", offsetof(struct auto_window, lifetime_ns) },
+	/* in ns; written as whole microseconds (the JSON vocabulary), read back times 1000 */
+	{ "lifetime_usec", offsetof(struct auto_window, lifetime_ns) },
 	{ "bytes", offsetof(struct auto_window, bytes) },
 	{ "sends", offsetof(struct auto_window, sends) },
 	{ "fallbacks", offsetof(struct auto_window, fallbacks) },
@@ -870,15 +891,18 @@ static json_object *window_json(const struct auto_window *w)
 		json_object_put(h);
 		return NULL;
 	}
-	for (size_t i = 0; i < ELEMENTSOF(window_u64); i++)
-		json_object_object_add(o, window_u64[i].key,
-				       json_object_new_uint64(*(const uint64_t *)((const char *)w +
-										  window_u64[i].off)));
+	for (size_t i = 0; i < ELEMENTSOF(window_u64); i++) {
+		uint64_t v = *(const uint64_t *)((const char *)w + window_u64[i].off);
+
+		if (window_u64[i].off == offsetof(struct auto_window, lifetime_ns))
+			v /= 1000;
+		json_object_object_add(o, window_u64[i].key, json_object_new_uint64(v));
+	}
 	json_object_object_add(o, "carrier", json_object_new_string(carrier_name(w->carrier)));
 	json_object_object_add(o, "seconds", json_object_new_double(w->seconds));
 	auto_figures_of(w, &f);
 	for (unsigned i = 0; i < FIGURES; i++)
-		json_object_object_add(o, figure_keys[i], json_object_new_double(*fig(&f, i)));
+		json_object_object_add(o, figure_keys[i], figure_json(&f, i));
 	for (unsigned b = 0; b < ASSESS_BUCKETS; b++)
 		json_object_array_add(h, json_object_new_uint64(w->hist[b]));
 	json_object_object_add(o, "hist", h);
@@ -920,8 +944,8 @@ json_object *auto_workload_json(const struct auto_workload *w, bool evidence)
 			return NULL;
 		}
 	}
-	json_object_object_add(o, "baseline", figures_json(&w->baseline));
-	json_object_object_add(o, "baseline_spread", figures_json(&w->baseline_spread));
+	json_object_object_add(o, "baseline", figures_json(&w->baseline, false));
+	json_object_object_add(o, "baseline_spread", figures_json(&w->baseline_spread, true));
 	json_object_object_add(o, "trial_seen", json_object_new_uint64(w->trial_seen));
 	json_object_object_add(o, "excluded", json_object_new_boolean(w->excluded));
 	json_object_object_add(o, "against", json_object_new_uint64(w->against));
@@ -987,6 +1011,16 @@ static int rd_double(struct rd *r, json_object *o, const char *key, double *ret)
 	return 0;
 }
 
+/* A figure read back: connect_usec into connect_ms. */
+static int rd_figure(struct rd *r, json_object *o, unsigned i, double *ret)
+{
+	int k = rd_double(r, o, figure_keys[i], ret);
+
+	if (k >= 0 && i == FIGURE_CONNECT)
+		*ret /= 1000.0;
+	return k;
+}
+
 static int rd_str(struct rd *r, json_object *o, const char *key, char *buf, size_t len)
 {
 	json_object *v;
@@ -1015,7 +1049,8 @@ static int rd_state(struct rd *r, json_object *o, const char *key, enum auto_sta
 	return 0;
 }
 
-static int rd_figures(struct rd *r, json_object *o, const char *key, struct auto_figures *ret)
+static int rd_figures(struct rd *r, json_object *o, const char *key, bool spread,
+		      struct auto_figures *ret)
 {
 	json_object *f;
 	const char *where = r->where;
@@ -1027,7 +1062,8 @@ static int rd_figures(struct rd *r, json_object *o, const char *key, struct auto
 	snprintf(w, sizeof(w), "%s%s.", where, key);
 	r->where = w;
 	for (unsigned i = 0; i < FIGURES && k >= 0; i++)
-		k = rd_double(r, f, figure_keys[i], fig(ret, i));
+		k = spread && i == FIGURE_CONNECT ? rd_double(r, f, SPREAD_CONNECT_KEY, fig(ret, i))
+						  : rd_figure(r, f, i, fig(ret, i));
 	r->where = where;
 	return k;
 }
@@ -1062,10 +1098,16 @@ static int rd_window(struct rd *r, json_object *o, struct auto_window *ret)
 				(int)(strlen(r->where) ? strlen(r->where) - 1 : 0), r->where);
 		return -EINVAL;
 	}
-	for (size_t i = 0; i < ELEMENTSOF(window_u64); i++)
-		if ((k = rd_u64(r, o, window_u64[i].key, UINT64_MAX,
-				(uint64_t *)((char *)ret + window_u64[i].off))) < 0)
+	for (size_t i = 0; i < ELEMENTSOF(window_u64); i++) {
+		uint64_t *v = (uint64_t *)((char *)ret + window_u64[i].off);
+		bool usec = window_u64[i].off == offsetof(struct auto_window, lifetime_ns);
+
+		if ((k = rd_u64(r, o, window_u64[i].key, usec ? UINT64_MAX / 1000 : UINT64_MAX, v)) <
+		    0)
 			return k;
+		if (usec)
+			*v *= 1000;
+	}
 	if ((k = rd_double(r, o, "seconds", &ret->seconds)) < 0)
 		return k;
 	if ((k = rd_str(r, o, "carrier", carrier, sizeof(carrier))) < 0)
@@ -1079,7 +1121,7 @@ static int rd_window(struct rd *r, json_object *o, struct auto_window *ret)
 	/* The figures are derived: checked, not taken. */
 	for (unsigned i = 0; i < FIGURES; i++)
 		if (json_object_object_get_ex(o, figure_keys[i], NULL) &&
-		    (k = rd_double(r, o, figure_keys[i], &d)) < 0)
+		    (k = rd_figure(r, o, i, &d)) < 0)
 			return k;
 	if ((k = rd_get(r, o, "hist", json_type_array, &h)) < 0)
 		return k;
@@ -1166,8 +1208,9 @@ int auto_workload_from_json(json_object *o, struct auto_workload *ret, char *why
 		return k;
 	w.rollbacks = (unsigned)u;
 	if ((k = rd_u64(&r, o, "since_window", UINT64_MAX, &w.since_window)) < 0 ||
-	    (k = rd_windows(&r, o, &w)) < 0 || (k = rd_figures(&r, o, "baseline", &w.baseline)) < 0 ||
-	    (k = rd_figures(&r, o, "baseline_spread", &w.baseline_spread)) < 0)
+	    (k = rd_windows(&r, o, &w)) < 0 ||
+	    (k = rd_figures(&r, o, "baseline", false, &w.baseline)) < 0 ||
+	    (k = rd_figures(&r, o, "baseline_spread", true, &w.baseline_spread)) < 0)
 		return k;
 	if ((k = rd_u64(&r, o, "trial_seen", UINT_MAX, &u)) < 0)
 		return k;

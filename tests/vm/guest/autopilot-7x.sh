@@ -26,7 +26,19 @@ ID_DECISION=3b0c6f2e9a7d4c1e8f5a2b6d9e0c4f17
 ID_ROLLBACK=c85e1d7a4f2b49e6a0d3b8f1e6c27a94
 
 cleanup() {
+	_rc=$?
 	touch /tmp/stop
+	if [ $_rc -ne 0 ]; then
+		info "--- at the failure: the table, the policies, the clients, the agent's log"
+		smcctl auto 2>&1 | sed 's/^/# /'
+		busctl --json=short call $AP GetWorkloads 2>&1 | jq -r '.data[0]' 2>&1 |
+			jq -c '.workloads[] | {name, state, why}' 2>&1 | sed 's/^/# /'
+		smcctl policy 2>&1 | sed 's/^/# /'
+		for f in /tmp/rr.out /tmp/churn.out /tmp/slow.out; do
+			echo "# $f: $(tail -n 1 $f)"
+		done
+		tail -n 40 /tmp/agent.log | sed 's/^/# /'
+	fi
 	for p in ${pids:-}; do kill "$p" 2>/dev/null || true; done
 }
 trap cleanup EXIT
