@@ -590,6 +590,23 @@ static void step_trial(struct auto_workload *w, const struct auto_window *win, u
 		want = AUTO_HISTORY;
 	if (win->carrier == AUTO_CARRIER_SMC && window_counts(win, p))
 		w->trial_seen++;
+	else if (!w->trial_seen && window_counts(win, p))
+		/*
+		 * Still on TCP: SMC is chosen when a socket is made, so the trial waits for new
+		 * connections, and a server's listening socket made before the switch stays TCP
+		 * (an SMC client's connection to it falls back) until the server listens anew.
+		 */
+		auto_why_printf(w->why, sizeof(w->why),
+				win->fallbacks
+					? "trial waiting: SMC was offered but %" PRIu64
+					  " connections fell back to TCP; a listening socket "
+					  "made before the switch stays TCP: restart %s so that "
+					  "it listens anew"
+					: "trial waiting: its %" PRIu64
+					  " connections are still TCP; SMC applies to "
+					  "connections made from now on (a restart of %s makes "
+					  "them at once)",
+				win->fallbacks ? win->fallbacks : win->conns, w->name);
 	if (w->trial_seen < want) {
 		snprintf(ret->why, sizeof(ret->why), "%s", w->why);
 		ret->action = AUTO_ACT_NONE;

@@ -109,6 +109,7 @@ struct auto_params {
 	unsigned max_hold_windows;   /* 64 */
 	bool hs_ctrl;		     /* the kernel has smc_hs_ctrl (ports can be excluded) */
 	bool can_switch; /* the kernel can switch sockets to SMC (update_socket_protocol) */
+	bool observing;	 /* mode observe: nothing is switched, a trial waits for ever */
 	struct assess_thresholds th; /* the assessment's classes */
 };
 void auto_params_default(struct auto_params *p);

@@ -433,6 +433,7 @@ void autopilot_configure(struct manager *m, autopilot_reconcile_fn apply)
 			load(a);
 	}
 	a->mode = c->autopilot.mode;
+	a->p.observing = a->mode == AUTO_MODE_OBSERVE;
 	a->reconcile_now = apply;
 	policy_engine_probe(m->policy);
 	policy_hooks(m->policy, &h);

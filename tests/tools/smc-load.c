@@ -3,7 +3,8 @@
  * smc-load: the workload shapes the autopilot decides between, for its VM tests and its
  * benchmark (tests/vm/guest/autopilot-7x.sh, bench/autopilot).  Plain TCP sockets
  * (socket(AF_INET, SOCK_STREAM, 0)): whether they become SMC is the policy's business, and
- * each connection reports what it got (SO_PROTOCOL: 256 is IPPROTO_SMC).
+ * each connection reports what it got (SO_PROTOCOL: 256 is IPPROTO_SMC; a connection that
+ * fell back to TCP is one too: smc_diag tells them apart).
  *
  *   smc-load serve  --port N                     answer every request until killed
  *   smc-load client --port N --shape S [--conns C] [--size B] [--reply B] [--rate R]

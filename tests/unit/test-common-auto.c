@@ -252,6 +252,15 @@ static void test_trial_ignores(void **state)
 	few.conns = 3;
 	c = step(&w, &t);
 	assert_int_equal(c.action, AUTO_ACT_NONE);
+	/* and says what it waits for: new connections, or a server that listens anew */
+	assert_non_null(strstr(w.why, "trial waiting"));
+	assert_non_null(strstr(w.why, "connections made from now on"));
+	t.number = 4;
+	t.fallbacks = 5;
+	c = step(&w, &t);
+	assert_non_null(strstr(w.why, "5 connections fell back"));
+	assert_non_null(strstr(w.why, "listens anew"));
+	few.number = 5;
 	c = step(&w, &few);
 	assert_int_equal(c.action, AUTO_ACT_NONE);
 	assert_int_equal(w.trial_seen, 0);
