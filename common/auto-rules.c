@@ -590,7 +590,7 @@ static void step_trial(struct auto_workload *w, const struct auto_window *win, u
 		want = AUTO_HISTORY;
 	if (win->carrier == AUTO_CARRIER_SMC && window_counts(win, p))
 		w->trial_seen++;
-	else if (!w->trial_seen && window_counts(win, p))
+	else if (!w->trial_seen && !p->observing && window_counts(win, p))
 		/*
 		 * Still on TCP: SMC is chosen when a socket is made, so the trial waits for new
 		 * connections, and a server's listening socket made before the switch stays TCP

@@ -861,6 +861,14 @@ json_object *autopilot_json(const struct manager *m, const char *name, int *ret_
 			       json_object_new_uint64(m->config->autopilot.budget_bytes));
 	json_object_object_add(doc, "buffer_bytes", json_object_new_uint64(a ? a->buffer_bytes : 0));
 	json_object_object_add(doc, "untracked", json_object_new_uint64(a ? a->untracked : 0));
+	{
+		json_object *k = json_object_new_object();
+
+		json_object_object_add(k, "can_switch",
+				       json_object_new_boolean(a && a->p.can_switch));
+		json_object_object_add(k, "can_exclude", json_object_new_boolean(a && a->p.hs_ctrl));
+		json_object_object_add(doc, "kernel", k);
+	}
 	for (size_t i = 0; a && i < a->n_wls; i++) {
 		json_object *o = auto_workload_json(&a->wls[i].w, false);
 

@@ -260,6 +260,21 @@ static void test_trial_ignores(void **state)
 	c = step(&w, &t);
 	assert_non_null(strstr(w.why, "5 connections fell back"));
 	assert_non_null(strstr(w.why, "listens anew"));
+	/* observing, nothing was switched: no waiting is said */
+	{
+		struct auto_workload o;
+		struct auto_params op;
+
+		workload(&o, 6379);
+		to_trial(&o, 100 * MIB, 100 * MIB);
+		auto_params_default(&op);
+		op.can_switch = op.hs_ctrl = op.observing = true;
+		t.number = 3;
+		auto_step(&o, &t, 1, &op, &c);
+		assert_int_equal(o.state, AUTO_TRIAL);
+		assert_null(strstr(o.why, "trial waiting"));
+		t.number = 4;
+	}
 	few.number = 5;
 	c = step(&w, &few);
 	assert_int_equal(c.action, AUTO_ACT_NONE);

@@ -35,9 +35,16 @@ policies:
   cgroups: [/smc-on]
   netns: [smc-ns]
   exclude: [{port: 5555}]
+auto: {mode: on, window: 10s}
 EOF2
 assert_ok smcd-agent --check-config /etc/smc/smc.yaml
 start_agent
+# The autopilot on 6.1: it cannot switch sockets to SMC (no IPPROTO_SMC, no
+# update_socket_protocol), so it can only observe, and says why.
+AP="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_AUTOPILOT"
+assert_eq 's "on"' "$(busctl get-property $AP Mode)" "auto.mode on"
+assert_contains "$(busctl get-property $AP Error)" "cannot switch sockets to SMC" "6.1: the autopilot says why it only observes"
+assert_json "$(busctl --json=short call $AP GetWorkloads | jq -r '.data[0]')" .kernel.can_switch false "6.1: cannot switch"
 
 # What the start applied, from its log (LastReconcile may be a later drift check already),
 # once it says it started.

@@ -30,9 +30,17 @@ sysctl:
   smcr_max_send_wr: 64
 modules: [smc, smc_diag]
 drift: {interval: 2s}
+auto: {mode: on, window: 10s}
 EOF2
 
 start_agent
+# The autopilot on 6.12: it can switch sockets to SMC, but has no smc_hs_ctrl to keep a
+# churning server's port off SMC for its clients.
+AP="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_AUTOPILOT"
+assert_eq 's ""' "$(busctl get-property $AP Error)" "6.12: the autopilot can act"
+doc=$(busctl --json=short call $AP GetWorkloads | jq -r '.data[0]')
+assert_json "$doc" .kernel.can_switch true "6.12: can switch sockets"
+assert_json "$doc" .kernel.can_exclude false "6.12: cannot exclude ports (no smc_hs_ctrl)"
 
 # What the start applied, from its log: LastReconcile may already be a later drift check
 # (every 2 s; agent-7x read "unchanged" there in a loaded run).
