@@ -7,12 +7,14 @@
  * of a workload's state; the counters' PropertiesChanged at every window's end.
  */
 #include <errno.h>
+#include <stdio.h>
 
 #include <systemd/sd-bus.h>
 
 #include "common/bus-api.h"
 #include "common/macro.h"
 #include "config/config.h"
+#include "smcd-agent/assess-continuous.h"
 #include "smcd-agent/autopilot.h"
 #include "smcd-agent/bus-access.h"
 #include "smcd-agent/bus-manager.h"
@@ -28,7 +30,31 @@
 	}
 
 PROP(auto_prop_mode, "s", autopilot_mode_name(m))
-PROP(auto_prop_error, "s", autopilot_error(m) ?: "")
+/*
+ * Why it cannot act as its mode says: its own reason, or the assessment's, whose windows it
+ * decides by (the two sit side by side below the bus objects, which tell them together).
+ */
+static const char *auto_error(const struct manager *m, char *buf, size_t len)
+{
+	if (autopilot_error(m))
+		return autopilot_error(m);
+	if (m->autopilot && assess_error(m)) {
+		snprintf(buf, len, "it has no windows to decide by: the assessment cannot run: %s",
+			 assess_error(m));
+		return buf;
+	}
+	return NULL;
+}
+
+static int auto_prop_error(sd_bus *bus, const char *path, const char *interface, const char *property,
+			   sd_bus_message *reply, void *userdata, sd_bus_error *error)
+{
+	struct manager *m = userdata;
+	char buf[640];
+
+	(void)bus, (void)path, (void)interface, (void)property, (void)error;
+	return sd_bus_message_append(reply, "s", auto_error(m, buf, sizeof(buf)) ?: "");
+}
 PROP(auto_prop_workloads, "u", (uint32_t)autopilot_workloads(m))
 PROP(auto_prop_buffer_bytes, "t", autopilot_buffer_bytes(m))
 PROP(auto_prop_budget_bytes, "t", m->config->autopilot.budget_bytes)
@@ -67,6 +93,12 @@ static int auto_method_get(sd_bus_message *msg, void *userdata, sd_bus_error *er
 	if (!m->autopilot)
 		return off_error(error);
 	doc = autopilot_json(m, NULL, &err);
+	if (doc) {
+		char buf[640];
+		const char *why = auto_error(m, buf, sizeof(buf));
+
+		json_object_object_add(doc, "error", why ? json_object_new_string(why) : NULL);
+	}
 	return reply_json(msg, doc, err, NULL, error);
 }
 
