@@ -107,6 +107,7 @@ void auto_params_default(struct auto_params *p)
 		.hysteresis_windows = 3,
 		.noise_floor = 0.10,
 		.noise_k = 3,
+		.noise_cap = 0.5,
 		.hold_windows = 4,
 		.max_hold_windows = 64,
 		.hs_ctrl = false,
@@ -336,6 +337,10 @@ static void baseline_of(const struct auto_window *const *v, size_t n, struct aut
 static double margin(const struct auto_params *p, double spread)
 {
 	double m = p->noise_k * spread;
+
+	/* A baseline that spread is no baseline: a fall beyond noise_cap is worse all the same. */
+	if (p->noise_cap > 0 && m > p->noise_cap)
+		m = p->noise_cap;
 
 	return m > p->noise_floor ? m : p->noise_floor;
 }

@@ -24,7 +24,8 @@
  *   admin        an explicit smc.yaml entry covers it: never touched, only shown
  *
  * Noise: a figure is worse when it fell below the baseline's mean by more than
- * max(params.noise_floor, params.noise_k x the baseline's relative spread), the spread being
+ * max(params.noise_floor, params.noise_k x the baseline's relative spread), at most
+ * params.noise_cap (a fall by half is worse however noisy the baseline), the spread being
  * the mean absolute deviation of the baseline windows.  One window above the line does not
  * switch back a kept decision; params.hysteresis_windows in a row do (no flapping).
  */
@@ -105,6 +106,7 @@ struct auto_params {
 	unsigned hysteresis_windows; /* windows in a row against a kept decision: 3 */
 	double noise_floor;	     /* 0.10: 10 % */
 	double noise_k;		     /* 3 */
+	double noise_cap;	     /* 0.5: the line is never above 50 % */
 	unsigned hold_windows;	     /* after a first rollback: 4 (then 8, 16, ...) */
 	unsigned max_hold_windows;   /* 64 */
 	bool hs_ctrl;		     /* the kernel has smc_hs_ctrl (ports can be excluded) */

@@ -295,8 +295,13 @@ static void *client_conn(void *arg)
 		if (smc && opt.slow_ms)
 			sleep_s(opt.slow_ms / 1000.0);
 		if (opt.rate > 0) {
+			double t = now_s();
+
+			/* behind (a slow carrier): no burst to catch up, the rate stays the rate */
 			next += 1.0 / opt.rate;
-			sleep_s(next - now_s());
+			if (next < t - 1.0 / opt.rate)
+				next = t;
+			sleep_s(next - t);
 		}
 	}
 	if (fd >= 0)

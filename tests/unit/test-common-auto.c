@@ -155,6 +155,7 @@ static void test_defaults(void **state)
 	assert_int_equal(p.hysteresis_windows, 3);
 	assert_true(p.noise_floor == 0.10);
 	assert_true(p.noise_k == 3);
+	assert_true(p.noise_cap == 0.5);
 	assert_int_equal(p.hold_windows, 4);
 	assert_int_equal(p.max_hold_windows, 64);
 	assert_int_equal(p.th.short_ns, 100 * MS);
@@ -313,6 +314,24 @@ static void test_noise(void **state)
 	to_trial(&w, 95 * MIB, 105 * MIB);
 	assert_float_equal(w.baseline_spread.bytes_per_s, 0.05, 1e-9);
 	to_smc(&w, 88 * MIB);
+
+	/*
+	 * A baseline spread by 45 % (seen in the VM: a rolled-back workload catching up) would
+	 * put the line at 135 %: capped at 50 %, a trial 60 % worse is rolled back all the same.
+	 */
+	{
+		struct auto_window a = bulk(3, AUTO_CARRIER_SMC, 40 * MIB),
+				   b = bulk(4, AUTO_CARRIER_SMC, 40 * MIB);
+		struct auto_change c;
+
+		workload(&w, 6379);
+		to_trial(&w, 55 * MIB, 145 * MIB);
+		assert_float_equal(w.baseline_spread.bytes_per_s, 0.45, 1e-9);
+		step(&w, &a);
+		c = step(&w, &b);
+		assert_int_equal(c.action, AUTO_ACT_SMC_OFF);
+		assert_true(c.rollback);
+	}
 }
 
 /*

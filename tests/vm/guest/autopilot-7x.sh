@@ -79,7 +79,7 @@ carrier() { grep '^{"t"' "$1" | tail -n 1 | jq -r ".$2"; }
 # smcd_on PORT: SMC-D connections to PORT open now (smc-load's "smc" counts IPPROTO_SMC
 # sockets, which a fallback is too; smc_diag tells them apart)
 smcd_on() {
-	[ "$(smcctl -j socket | jq --arg p ":$1" '[.sockets[] | select(.mode == "SMCD" and (.peer | endswith($p)))] | length')" -gt 0 ] 2>/dev/null
+	[ "$(smcctl -j socket | jq --argjson p "$1" '[.sockets[] | select(.mode == "SMCD" and .peer.port == $p)] | length')" -gt 0 ] 2>/dev/null
 }
 kernel_state() {
 	smcctl -j policy | jq -c '[.policies[] | {target, state}]'
