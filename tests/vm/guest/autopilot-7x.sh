@@ -181,7 +181,8 @@ case "$rr_state $slow_state" in
 esac
 kill -9 $agent
 wait $agent 2>/dev/null || true
-assert_ok has_target /ap-rr-srv
+# the kernel holds the switch (pinned): new connections stay SMC-D while the agent is down
+wait_for 60 "with the agent down, rr's connections are still SMC-D" smcd_on 7301
 start_agent
 assert_eq "$rr_state" "$(field /ap-rr-srv state)" "rr is still in its trial after the restart"
 assert_eq "$slow_state" "$(field /ap-slow-srv state)" "and slow as it was"
