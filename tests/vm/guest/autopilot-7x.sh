@@ -76,6 +76,7 @@ policy_targets() { smcctl -j policy | jq -r '[.policies[] | .target] | sort | jo
 has_target() { policy_targets | tr ' ' '\n' | grep -qx -- "$1"; }
 # the connections smc-load opened so far by carrier, from its last line
 carrier() { grep '^{"t"' "$1" | tail -n 1 | jq -r ".$2"; }
+smc_above() { [ "$(carrier "$1" smc)" -gt "$2" ] 2>/dev/null; }
 # smcd_on PORT: SMC-D connections to PORT open now (smc-load's "smc" counts IPPROTO_SMC
 # sockets, which a fallback is too; smc_diag tells them apart)
 smcd_on() {
@@ -181,8 +182,11 @@ case "$rr_state $slow_state" in
 esac
 kill -9 $agent
 wait $agent 2>/dev/null || true
-# the kernel holds the switch (pinned): new connections stay SMC-D while the agent is down
-wait_for 60 "with the agent down, rr's connections are still SMC-D" smcd_on 7301
+# the kernel holds the switch (pinned): sockets made while the agent is down are SMC
+# (smc-load's count of them grows) and connect as SMC-D
+n=$(carrier /tmp/rr.out smc)
+wait_for 60 "with the agent down, rr's new sockets are SMC" smc_above /tmp/rr.out "$n"
+wait_for 60 "with the agent down, rr's connections are SMC-D" smcd_on 7301
 start_agent
 assert_eq "$rr_state" "$(field /ap-rr-srv state)" "rr is still in its trial after the restart"
 assert_eq "$slow_state" "$(field /ap-slow-srv state)" "and slow as it was"
