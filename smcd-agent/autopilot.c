@@ -401,7 +401,6 @@ void autopilot_configure(struct manager *m, autopilot_reconcile_fn apply)
 {
 	const struct config *c = m->config;
 	struct autopilot *a = m->autopilot;
-	struct policy_hooks h;
 
 	if (c->autopilot.mode == AUTO_MODE_OFF) {
 		if (a) {
@@ -435,6 +434,20 @@ void autopilot_configure(struct manager *m, autopilot_reconcile_fn apply)
 	a->mode = c->autopilot.mode;
 	a->p.observing = a->mode == AUTO_MODE_OBSERVE;
 	a->reconcile_now = apply;
+	hand_over(a);
+	log_info("Autopilot: %s (window %" PRIu64 " s, budget %" PRIu64 " bytes)",
+		 mode_names[a->mode], (uint64_t)(config_assess_window_usec(m->config) / USEC_PER_SEC),
+		 c->autopilot.budget_bytes);
+	autopilot_announce(m);
+}
+
+void autopilot_probe(struct manager *m)
+{
+	struct autopilot *a = m->autopilot;
+	struct policy_hooks h;
+
+	if (!a)
+		return;
 	policy_engine_probe(m->policy);
 	policy_hooks(m->policy, &h);
 	a->p.can_switch = h.select;
@@ -444,10 +457,6 @@ void autopilot_configure(struct manager *m, autopilot_reconcile_fn apply)
 		snprintf(a->why, sizeof(a->why),
 			 "it decides but cannot switch sockets to SMC on this kernel: %s",
 			 h.select_why ?: "no update_socket_protocol");
-	hand_over(a);
-	log_info("Autopilot: %s (window %" PRIu64 " s, budget %" PRIu64 " bytes)",
-		 mode_names[a->mode], (uint64_t)(config_assess_window_usec(m->config) / USEC_PER_SEC),
-		 c->autopilot.budget_bytes);
 	autopilot_announce(m);
 }
 

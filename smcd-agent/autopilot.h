@@ -39,6 +39,12 @@ struct assess_conn;
  */
 typedef int (*autopilot_reconcile_fn)(struct manager *m);
 void autopilot_configure(struct manager *m, autopilot_reconcile_fn apply);
+/*
+ * What this kernel lets it do (switch sockets, exclude ports), probed after the reconcile
+ * that followed the configuration: the probe's test socket would load the smc module,
+ * which the reconcile loads itself (modules:) and reports.
+ */
+void autopilot_probe(struct manager *m);
 void autopilot_stop(struct manager *m);
 
 /* From the assessment: a classified batch of this window, and the window's end. */

@@ -256,6 +256,7 @@ int manager_reload(struct manager *m, bool *ret_refused, char **ret_error)
 	autopilot_configure(m, autopilot_reconcile);
 	assess_configure(m);
 	r = manager_reconcile(m, RECONCILE_RELOAD);
+	autopilot_probe(m);
 	(void)sd_notify(0, "READY=1");
 	return r;
 }
@@ -925,7 +926,9 @@ int manager_start(struct manager *m)
 	autopilot_configure(m, autopilot_reconcile);
 	(void)manager_reconcile(m, RECONCILE_START);
 	/* After it: the modules it loads are there, so the assessment traces SMC's own
-	 * send and receive too (bpf/smc_assess_smc, found in the smc module's BTF). */
+	 * send and receive too (bpf/smc_assess_smc, found in the smc module's BTF), and the
+	 * autopilot's probe loads nothing the reconcile would have reported. */
+	autopilot_probe(m);
 	assess_configure(m);
 	update_caps(m);
 	(void)manager_poll(
