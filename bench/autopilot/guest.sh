@@ -121,7 +121,7 @@ measure() {
 }
 
 # --- the autopilot's table -------------------------------------------------------------------
-workloads() { busctl --json=short call $AP GetWorkloads 2>/dev/null | jq -c '.data[0]'; }
+workloads() { busctl --json=short call $AP GetWorkloads 2>/dev/null | jq -r '.data[0]'; }
 state_of() { # state_of NAME: the state of the server workload of NAME's cgroup
 	workloads | jq -r --arg cg "/ab-$1-srv" '[.workloads[] | select(.cgroup == $cg) | .state][0] // "none"'
 }
@@ -140,11 +140,94 @@ mkdir -p /etc/smc
 rm -f /tmp/ab-stop /tmp/ab-churn
 rm -rf $STATE_DIRECTORY
 mkdir -p -m 0700 $STATE_DIRECTORY
-config
+config "auto: {mode: on, window: ${WINDOW}s}"
 start_agent
 info "interval ${INTERVAL}s after ${WARMUP}s of warm-up, $ROUNDS rounds, window ${WINDOW}s"
 
+# D first: the agent has just started with an empty state directory, a cold start; the
+# others follow, and whatever the time allows of them is recorded
+# --- D: the autopilot from a cold start -----------------------------------------------------------
+servers
+t0=$(gtime)
+clients --until /tmp/ab-conv
+# converged: every workload decided and no Decision for 3 windows
+last=$(decisions)
+quiet_since=$(gtime)
+limit=$(awk -v t="$t0" -v l="${CONVERGE_LIMIT:-200}" 'BEGIN { print t + l }')
+conv=
+while :; do
+	sleep 1
+	now=$(gtime)
+	d=$(decisions)
+	if [ "$d" != "$last" ]; then
+		last=$d
+		quiet_since=$now
+	fi
+	if settled && awk -v n="$now" -v q="$quiet_since" -v w=$WINDOW 'BEGIN { exit !(n - q >= 3 * w) }'; then
+		conv=$now
+		break
+	fi
+	awk -v n="$now" -v l="$limit" 'BEGIN { exit !(n > l) }' && break
+	case $(awk -v n="$now" -v t="$t0" 'BEGIN { printf "%d", n - t }') in
+	*0) info "$(elapsed "$t0" "$now") s: $(workloads | jq -c '[.workloads[] | "\(.name) \(.state)"]')" ;;
+	esac
+done
+workloads | jq -c '[.workloads[] | {name, cgroup, port, state, why, sndbuf, rcvbuf, rollbacks}]' |
+	sed 's/^/# D table: /'
+grep 'Autopilot' /tmp/agent.log | sed 's/^/# agent: /'
+if [ -z "$conv" ]; then
+	bench "{\"converged\":false,\"after_s\":$(elapsed "$t0" "$(gtime)"),\"decisions\":$(decisions)}"
+	info "the autopilot did not converge within ${CONVERGE_LIMIT:-200} s of guest time"
+else
+	# the decided state's time: the last Decision, 3 quiet windows before convergence was seen
+	bench "$(workloads | jq -c --argjson c "$(elapsed "$t0" "$quiet_since")" \
+		--argjson s "$(elapsed "$t0" "$conv")" '{converged: true, decided_after_s: $c,
+		seen_after_s: $s, states: [.workloads[] | {name, cgroup, state}]}')"
+fi
+touch /tmp/ab-conv
+clients_end
+lines0=$(decision_lines)
+dec0=$(decisions)
+r=1
+while [ $r -le "$ROUNDS" ]; do
+	info "D round $r"
+	measure D $r
+	r=$((r + 1))
+done
+bench "{\"flaps\":$(($(decisions) - dec0)),\"decision_lines\":$(($(decision_lines) - lines0))}"
+busctl get-property $AP BufferBytes | sed 's/^/# D BufferBytes: /'
+tail -n +$((lines0 + 1)) /tmp/agent.log | grep 'Autopilot' | sed 's/^/# flap: /' || true
+
+# --- the phase change: bulk turns to churn ----------------------------------------------------------
+rm -f /tmp/ab-churn
+cli_pids=
+(exec_in_cgroup /ab-bulk-cli smc-load client --port "$(port bulk)" $(shape bulk) \
+	--until /tmp/ab-stop --churn-after /tmp/ab-churn) >/tmp/ab-phase.out 2>&1 &
+cli_pids=$!
+for n in rr web churn; do
+	(exec_in_cgroup /ab-$n-cli smc-load client --port "$(port $n)" $(shape $n) \
+		--until /tmp/ab-stop) >/tmp/ab-$n-phase.out 2>&1 &
+	cli_pids="$cli_pids $!"
+done
+before=$(state_of bulk)
+info "bulk is $before before the phase change"
+touch /tmp/ab-churn
+t1=$(gtime)
+limit=$(awk -v t="$t1" -v l="${PHASE_LIMIT:-150}" 'BEGIN { print t + l }')
+until [ "$(state_of bulk)" = tcp ]; do
+	sleep 1
+	awk -v n="$(gtime)" -v l="$limit" 'BEGIN { exit !(n > l) }' && break
+done
+after=$(state_of bulk)
+bench "{\"phase_change\":true,\"from\":\"$before\",\"to\":\"$after\",\"after_s\":$(elapsed "$t1" "$(gtime)")}"
+grep 'Autopilot' /tmp/agent.log | tail -n 3 | sed 's/^/# agent: /'
+touch /tmp/ab-stop
+clients_end
+# off takes back everything the autopilot switched, before A
+config "auto: {mode: off}"
+reload
 # --- A: all TCP ------------------------------------------------------------------------------
+smcctl -j policy | jq -c '[.policies[] | {target, state}]' | sed 's/^/# A policies: /'
 servers
 r=1
 while [ $r -le "$ROUNDS" ]; do
@@ -192,84 +275,5 @@ while [ $r -le "$ROUNDS" ]; do
 	r=$((r + 1))
 done
 
-# --- D: the autopilot from a cold start -----------------------------------------------------------
-kill $agent
-wait $agent 2>/dev/null || true
-rm -rf $STATE_DIRECTORY
-mkdir -p -m 0700 $STATE_DIRECTORY
-config "auto: {mode: on, window: ${WINDOW}s}"
-start_agent
-servers
-t0=$(gtime)
-clients --until /tmp/ab-conv
-# converged: every workload decided and no Decision for 3 windows
-last=$(decisions)
-quiet_since=$(gtime)
-limit=$(awk -v t="$t0" -v l="${CONVERGE_LIMIT:-300}" 'BEGIN { print t + l }')
-conv=
-while :; do
-	sleep 1
-	now=$(gtime)
-	d=$(decisions)
-	if [ "$d" != "$last" ]; then
-		last=$d
-		quiet_since=$now
-	fi
-	if settled && awk -v n="$now" -v q="$quiet_since" -v w=$WINDOW 'BEGIN { exit !(n - q >= 3 * w) }'; then
-		conv=$now
-		break
-	fi
-	awk -v n="$now" -v l="$limit" 'BEGIN { exit !(n > l) }' && break
-done
-workloads | jq -c '[.workloads[] | {name, cgroup, port, state, why, sndbuf, rcvbuf, rollbacks}]' |
-	sed 's/^/# D table: /'
-grep 'Autopilot' /tmp/agent.log | sed 's/^/# agent: /'
-if [ -z "$conv" ]; then
-	bench "{\"converged\":false,\"after_s\":$(elapsed "$t0" "$(gtime)"),\"decisions\":$(decisions)}"
-	fail "the autopilot did not converge within ${CONVERGE_LIMIT:-300} s of guest time"
-fi
-# the decided state's time: the last Decision, 3 quiet windows before convergence was seen
-bench "$(workloads | jq -c --argjson c "$(elapsed "$t0" "$quiet_since")" \
-	--argjson s "$(elapsed "$t0" "$conv")" '{converged: true, decided_after_s: $c,
-	seen_after_s: $s, states: [.workloads[] | {name, cgroup, state}]}')"
-touch /tmp/ab-conv
-clients_end
-lines0=$(decision_lines)
-dec0=$(decisions)
-r=1
-while [ $r -le "$ROUNDS" ]; do
-	info "D round $r"
-	measure D $r
-	r=$((r + 1))
-done
-bench "{\"flaps\":$(($(decisions) - dec0)),\"decision_lines\":$(($(decision_lines) - lines0))}"
-busctl get-property $AP BufferBytes | sed 's/^/# D BufferBytes: /'
-tail -n +$((lines0 + 1)) /tmp/agent.log | grep 'Autopilot' | sed 's/^/# flap: /' || true
-
-# --- the phase change: bulk turns to churn ----------------------------------------------------------
-rm -f /tmp/ab-churn
-cli_pids=
-(exec_in_cgroup /ab-bulk-cli smc-load client --port "$(port bulk)" $(shape bulk) \
-	--until /tmp/ab-stop --churn-after /tmp/ab-churn) >/tmp/ab-phase.out 2>&1 &
-cli_pids=$!
-for n in rr web churn; do
-	(exec_in_cgroup /ab-$n-cli smc-load client --port "$(port $n)" $(shape $n) \
-		--until /tmp/ab-stop) >/tmp/ab-$n-phase.out 2>&1 &
-	cli_pids="$cli_pids $!"
-done
-before=$(state_of bulk)
-info "bulk is $before before the phase change"
-touch /tmp/ab-churn
-t1=$(gtime)
-limit=$(awk -v t="$t1" -v l="${PHASE_LIMIT:-300}" 'BEGIN { print t + l }')
-until [ "$(state_of bulk)" = tcp ]; do
-	sleep 1
-	awk -v n="$(gtime)" -v l="$limit" 'BEGIN { exit !(n > l) }' && break
-done
-after=$(state_of bulk)
-bench "{\"phase_change\":true,\"from\":\"$before\",\"to\":\"$after\",\"after_s\":$(elapsed "$t1" "$(gtime)")}"
-grep 'Autopilot' /tmp/agent.log | tail -n 3 | sed 's/^/# agent: /'
-touch /tmp/ab-stop
-clients_end
 kill $agent
 wait $agent 2>/dev/null || true
