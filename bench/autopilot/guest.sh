@@ -93,9 +93,9 @@ buffers() {
 }
 
 # measure CONFIG ROUND: the four at once for WARMUP + INTERVAL seconds of guest time; the
-# figures are those of the INTERVAL seconds after the warm-up, from smc-load's per-second
-# lines (the first seconds of ten closed-loop clients starting together are a scheduling
-# transient: bulk moved nothing for 5 s in a first run); the summary line is kept beside
+# summary line's figures (the whole run, what bench/autopilot/table uses) and those of the
+# per-second lines after the warm-up (unreliable when the printing thread is starved:
+# README)
 measure() {
 	rm -f /tmp/ab-buf.json
 	clients --seconds "$(awk -v w="$WARMUP" -v i="$INTERVAL" 'BEGIN { print w + i + 0.5 }')"
