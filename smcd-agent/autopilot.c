@@ -206,11 +206,18 @@ static bool on_smc(const struct wl *w)
 		(w->w.before_freeze == AUTO_TRIAL || w->w.before_freeze == AUTO_SMC));
 }
 
-static bool excluded(const struct wl *w, const struct auto_params *p)
+/*
+ * Its port is excluded: the rules set excluded only where the kernel had smc_hs_ctrl.  Not
+ * asked of the probe again: at the start the entries are handed over before the first
+ * reconcile, and the probe comes after it (autopilot_probe()); an exclusion missing from
+ * that reconcile would be pruned, and its clients would pay the handshake until the next
+ * window.
+ */
+static bool excluded(const struct wl *w)
 {
 	enum auto_state s = w->w.state == AUTO_FROZEN ? w->w.before_freeze : w->w.state;
 
-	return p->hs_ctrl && w->w.port && s == AUTO_TCP && w->w.excluded;
+	return w->w.port && s == AUTO_TCP && w->w.excluded;
 }
 
 static void cg_add(struct policy_auto *pa, const char *path, uint32_t snd, uint32_t rcv)
@@ -240,7 +247,7 @@ static void hand_over(struct autopilot *a)
 				for (size_t k = 0; k < w->n_clients; k++)
 					cg_add(&pa, w->clients[k], w->w.sndbuf, w->w.rcvbuf);
 			}
-			if (excluded(w, &a->p) && pa.n_ports < POLICY_AUTO_MAX)
+			if (excluded(w) && pa.n_ports < POLICY_AUTO_MAX)
 				pa.ports[pa.n_ports++] = w->w.port;
 		}
 	policy_engine_set_auto(a->m->policy, &pa);
@@ -920,7 +927,7 @@ int autopilot_forget(struct manager *m, const char *name)
 
 	if (!w)
 		return -ENOENT;
-	acted = on_smc(w) || excluded(w, &a->p);
+	acted = on_smc(w) || excluded(w);
 	log_notice("Autopilot: %s forgotten by the operator%s", w->w.name,
 		   acted && a->mode == AUTO_MODE_ON ? "; what it switched goes back" : "");
 	wl_remove(a, w);
