@@ -868,8 +868,7 @@ json_object *autopilot_json(const struct manager *m, const char *name, int *ret_
 		return NULL;
 	}
 	json_object_object_add(doc, "mode", json_object_new_string(autopilot_mode_name(m)));
-	json_object_object_add(
-		doc, "error", autopilot_error(m) ? json_object_new_string(autopilot_error(m)) : NULL);
+	/* "error" is the bus object's to add: it knows the assessment's reason too */
 	json_object_object_add(doc, "window_usec",
 			       json_object_new_uint64(config_assess_window_usec(m->config)));
 	json_object_object_add(doc, "windows", json_object_new_uint64(a ? a->windows : 0));
