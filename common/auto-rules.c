@@ -593,9 +593,15 @@ static void step_trial(struct auto_workload *w, const struct auto_window *win, u
 
 	if (want > AUTO_HISTORY)
 		want = AUTO_HISTORY;
-	if (win->carrier == AUTO_CARRIER_SMC && window_counts(win, p))
+	if (win->carrier == AUTO_CARRIER_SMC && window_counts(win, p)) {
 		w->trial_seen++;
-	else if (!w->trial_seen && !p->observing && window_counts(win, p))
+		/* the waiting reason is over: say where the trial stands */
+		auto_why_printf(w->why, sizeof(w->why),
+				"on trial: %u of %u windows on SMC, to be judged against %.6g "
+				"bytes/s and %.6g sends/s on TCP",
+				w->trial_seen, want, w->baseline.bytes_per_s,
+				w->baseline.sends_per_s);
+	} else if (!w->trial_seen && !p->observing && window_counts(win, p))
 		/*
 		 * Still on TCP: SMC is chosen when a socket is made, so the trial waits for new
 		 * connections, and a server's listening socket made before the switch stays TCP

@@ -281,6 +281,17 @@ static void test_trial_ignores(void **state)
 	assert_int_equal(c.action, AUTO_ACT_NONE);
 	assert_int_equal(w.trial_seen, 0);
 	assert_int_equal(w.state, AUTO_TRIAL);
+	/* the first SMC window ends the waiting: the reason no longer asks for a restart */
+	{
+		struct auto_window s = bulk(6, AUTO_CARRIER_SMC, 100 * MIB);
+
+		c = step(&w, &s);
+		assert_int_equal(c.action, AUTO_ACT_NONE);
+		assert_int_equal(w.trial_seen, 1);
+		assert_null(strstr(w.why, "restart"));
+		assert_null(strstr(c.why, "restart"));
+		assert_non_null(strstr(c.why, "on trial: 1 of 2 windows on SMC"));
+	}
 }
 
 /* (3) Noise: 5 % below a baseline with 3 % spread is no rollback; 15 % below is. */
