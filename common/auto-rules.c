@@ -207,9 +207,20 @@ static enum shape counts_shape(const struct counts *c, const struct auto_params 
 	return SHAPE_MIXED;
 }
 
+/*
+ * A window is evidence with min_conns connections, or with fewer when every one of them was
+ * long-lived and moved data: a bulk stream on one connection, or a few pooled ones, is what
+ * SMC pays most for, and its bytes are a figure whatever the number of connections.  A few
+ * short or tiny ones are not evidence: churn needs numbers to be called churn.
+ */
 static bool window_counts(const struct auto_window *w, const struct auto_params *p)
 {
-	return w->conns >= p->min_conns && w->conns > 0;
+	if (!w->conns)
+		return false;
+	if (w->conns >= p->min_conns)
+		return true;
+	return w->bytes > 0 && !w->conns_short && !w->conns_tiny && !w->conns_unreach &&
+	       !w->conns_failed;
 }
 
 static enum shape window_shape(const struct auto_window *w, const struct auto_params *p)
@@ -272,7 +283,9 @@ static void shape_why(char *buf, size_t len, enum shape s, const struct counts *
 				p->th.major_pct);
 		break;
 	case SHAPE_NONE:
-		auto_why_printf(buf, len, "no window with %" PRIu64 " connections or more yet",
+		auto_why_printf(buf, len,
+				"no window with %" PRIu64 " connections or more, or with only "
+				"long-lived ones that moved data, yet",
 				p->min_conns);
 		break;
 	}

@@ -239,7 +239,8 @@ static void test_bulk_kept(void **state)
 	assert_non_null(strstr(w.why, "kept on SMC"));
 }
 
-/* A TCP window during the trial, or one with too few connections, counts neither way. */
+/* A TCP window during the trial, or one with too few short-lived connections, counts neither
+ * way. */
 static void test_trial_ignores(void **state)
 {
 	struct auto_workload w;
@@ -251,6 +252,7 @@ static void test_trial_ignores(void **state)
 	workload(&w, 6379);
 	to_trial(&w, 100 * MIB, 100 * MIB);
 	few.conns = 3;
+	few.conns_short = 3;
 	c = step(&w, &t);
 	assert_int_equal(c.action, AUTO_ACT_NONE);
 	/* and says what it waits for: new connections, or a server that listens anew */
@@ -775,7 +777,38 @@ static void test_json_refused(void **state)
 	assert_int_equal(auto_workload_from_json(NULL, &w, NULL, 0), -EINVAL);
 }
 
-/* (10) Fewer than min_conns connections: no evidence, undecided whatever their shape. */
+/* (11) One long-lived connection moving data per window (sockperf tp, a replication
+ * stream): evidence though it is fewer than min_conns; decided, tried and kept. */
+static void test_one_stream(void **state)
+{
+	struct auto_workload w;
+	struct auto_window x;
+	struct auto_change c;
+
+	(void)state;
+	workload(&w, 6379);
+	for (uint64_t n = 1; n <= 4; n++) {
+		x = bulk(n, n <= 2 ? AUTO_CARRIER_TCP : AUTO_CARRIER_SMC, (n <= 2 ? 100 : 120) * MIB);
+		x.conns = x.conns_open = 1;
+		c = step(&w, &x);
+		if (n == 2) {
+			assert_int_equal(c.action, AUTO_ACT_SMC_ON);
+			assert_int_equal(w.state, AUTO_TRIAL);
+		}
+	}
+	assert_int_equal(w.state, AUTO_SMC);
+	assert_non_null(strstr(w.why, "kept on SMC"));
+	/* one that moved nothing is no evidence */
+	workload(&w, 6379);
+	x = bulk(1, AUTO_CARRIER_TCP, 0);
+	x.conns = x.conns_open = 1;
+	c = step(&w, &x);
+	assert_int_equal(w.state, AUTO_UNDECIDED);
+	assert_non_null(strstr(c.why, "0 of 2 TCP windows"));
+}
+
+/* (10) Fewer than min_conns connections, short-lived: no evidence, undecided whatever
+ * their shape. */
 static void test_undecided(void **state)
 {
 	struct auto_workload w;
@@ -828,6 +861,7 @@ int main(void)
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_json_refused),
 		cmocka_unit_test(test_undecided),
+		cmocka_unit_test(test_one_stream),
 	};
 
 	auto_params_default(&params);
