@@ -202,34 +202,7 @@ bench_redis() {
 	stop_server redis
 }
 
-# nginx as Debian configures it (sendfile, tcp_nopush, keep-alive), serving its 615-byte
-# welcome page; access log off, a listen backlog for wrk's connections.
-mkdir -p /tmp/nginx
-cat >/tmp/nginx/nginx.conf <<EOF
-user root;
-worker_processes auto;
-worker_rlimit_nofile 65536;
-daemon off;
-pid /tmp/nginx/nginx.pid;
-error_log /tmp/nginx/error.log;
-events { worker_connections 8192; }
-http {
-	sendfile on;
-	tcp_nopush on;
-	default_type text/html;
-	access_log off;
-	client_body_temp_path /tmp/nginx/body;
-	proxy_temp_path /tmp/nginx/proxy;
-	fastcgi_temp_path /tmp/nginx/fastcgi;
-	uwsgi_temp_path /tmp/nginx/uwsgi;
-	scgi_temp_path /tmp/nginx/scgi;
-	server {
-		listen 127.0.0.1:8080 backlog=4096;
-		root /usr/share/nginx/html;
-	}
-}
-EOF
-[ -f /usr/share/nginx/html/index.html ] || fail "nginx's index.html is not in the guest (--host-file)"
+nginx_conf 8080 auto
 
 bench_nginx() {
 	_tr=$1

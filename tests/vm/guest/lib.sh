@@ -442,3 +442,37 @@ _held_talk() {
 	_s=$(grep '"summary"' "/tmp/held-$_n.out")
 	assert_eq 1 "$(echo "$_s" | jq .smcd)" "connection #$_n, agent PID $1: SMC-D ($_s)"
 }
+
+# nginx_conf PORT WORKERS: /tmp/nginx/nginx.conf, nginx as Debian configures it (sendfile,
+# tcp_nopush, keep-alive) with WORKERS worker processes ("auto": one per CPU), serving
+# its 615-byte welcome page (vm-run --host-file /usr/share/nginx/html/index.html) on
+# 127.0.0.1:PORT; access log off, a listen backlog for wrk's connections.  Run it as
+# nginx -p /tmp/nginx -e /tmp/nginx/error.log -c /tmp/nginx/nginx.conf.
+nginx_conf() {
+	[ -f /usr/share/nginx/html/index.html ] || fail "nginx's index.html is not in the guest (--host-file)"
+	mkdir -p /tmp/nginx
+	cat >/tmp/nginx/nginx.conf <<EOF
+user root;
+worker_processes $2;
+worker_rlimit_nofile 65536;
+daemon off;
+pid /tmp/nginx/nginx.pid;
+error_log /tmp/nginx/error.log;
+events { worker_connections 8192; }
+http {
+	sendfile on;
+	tcp_nopush on;
+	default_type text/html;
+	access_log off;
+	client_body_temp_path /tmp/nginx/body;
+	proxy_temp_path /tmp/nginx/proxy;
+	fastcgi_temp_path /tmp/nginx/fastcgi;
+	uwsgi_temp_path /tmp/nginx/uwsgi;
+	scgi_temp_path /tmp/nginx/scgi;
+	server {
+		listen 127.0.0.1:$1 backlog=4096;
+		root /usr/share/nginx/html;
+	}
+}
+EOF
+}
