@@ -1,7 +1,7 @@
 #!/bin/sh
 # The guest half of bench/autopilot/run (bench/autopilot/README.md): four workloads at once,
-# each server and client in cgroups of their own, all smc-load in a closed loop (no --rate:
-# their figures depend on the carrier), measured under four configurations:
+# each server and client in cgroups of their own, the real programs in a closed loop (their
+# figures depend on the carrier), measured under four configurations:
 #   A  all TCP (no policies)
 #   B  all SMC (policies: {cgroups: [/]}, the shipped net.smc.wmem/rmem set by sysctl:)
 #   C  the fragment of `smcctl -j assess --duration INTERVAL`, run while the four are on TCP,
@@ -10,10 +10,12 @@
 # then a phase change under D (bulk turns to churn) and the time until bulk's state is tcp.
 # One "# @@BENCH {json}" line per measured workload, convergence, flap count and phase change.
 . "$(dirname "$0")/lib.sh"
-require_cmd smcd-agent smcctl smc-load dbus-daemon busctl jq
+require_cmd smcd-agent smcctl smc-load dbus-daemon busctl jq redis-server redis-benchmark \
+	sockperf nginx wrk
 INTERVAL=${INTERVAL:-20}
-WARMUP=${WARMUP:-5}
 ROUNDS=${ROUNDS:-3}
+RUN=${RUN:-5}          # guest seconds of one wrk, sockperf tp or smc-load churn run
+REDIS_N=${REDIS_N:-20000} # requests of one redis-benchmark run
 WINDOW=10
 CG=/sys/fs/cgroup
 AP="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_AUTOPILOT"
@@ -22,24 +24,65 @@ NAMES="rr bulk web churn"
 export STATE_DIRECTORY=/var/lib/smcd-agent
 
 port() { case $1 in rr) echo 7311 ;; bulk) echo 7312 ;; web) echo 7313 ;; churn) echo 7314 ;; esac; }
-# smc-load's client arguments per workload (redis-like, a bulk stream, nginx+wrk-like
-# keep-alive, a new connection per request); long-lived ones reconnect every 5 s so that a
-# policy switched meanwhile reaches them (SMC is chosen when a socket is made)
-shape() {
-	case $1 in
-	rr) echo "--shape rr --conns 4 --size 100 --reply 100 --reconnect 5" ;;
-	bulk) echo "--shape bulk --conns 1 --reconnect 5" ;;
-	web) echo "--shape rr --conns 4 --size 200 --reply 16384 --reconnect 5" ;;
-	churn) echo "--shape churn --size 100 --reply 100" ;;
-	esac
-}
 gtime() { awk '{ print $1 }' /proc/uptime; }
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 bench() { echo "# @@BENCH $*"; }
 
+nginx_conf "$(port web)" 1 # one worker: one vCPU
+
+# server NAME: the server of workload NAME, exec'd (its listening socket is made now)
+server() {
+	case $1 in
+	rr) exec redis-server --port "$(port rr)" --save "" --appendonly no --protected-mode no \
+		--daemonize no --bind 127.0.0.1 ;;
+	# --uc-reuseaddr: a server killed under its client leaves the port in TIME_WAIT
+	bulk) exec sockperf sr --tcp --uc-reuseaddr -i 127.0.0.1 -p "$(port bulk)" ;;
+	web) exec nginx -p /tmp/nginx -e /tmp/nginx/error.log -c /tmp/nginx/nginx.conf ;;
+	churn) exec smc-load serve --port "$(port churn)" ;;
+	esac
+}
+# client NAME: one run of workload NAME's client; prints its figure (req/s, MB/s for bulk)
+# or nothing when the run failed (its output then on stderr).  redis-benchmark: 4
+# connections of GET with 100-byte values (long-lived request/response); sockperf tp:
+# 64,000-byte messages on one connection (a bulk stream; its server misreads 64 KiB ones
+# over SMC: "Message received was larger than expected"); wrk: 4 keep-alive connections,
+# one thread (nginx+wrk); smc-load churn: a new connection per 100-byte request.
+client() {
+	case $1 in
+	rr) _o=$(redis-benchmark -h 127.0.0.1 -p "$(port rr)" -q -t get -n "$REDIS_N" -c 4 -d 100 2>&1)
+		_v=$(printf '%s\n' "$_o" | tr '\r' '\n' | sed -n 's/^GET: \([0-9.]*\) requests per second.*/\1/p' | tail -n 1) ;;
+	bulk) _o=$(sockperf tp --tcp -i 127.0.0.1 -p "$(port bulk)" -m 64000 -t "$RUN" 2>&1)
+		_v=$(printf '%s\n' "$_o" | sed -n 's/.*BandWidth is \([0-9.]*\) MBps.*/\1/p' | tail -n 1) ;;
+	web) _o=$(wrk -t 1 -c 4 -d "${RUN}s" --timeout 10s "http://127.0.0.1:$(port web)/" 2>&1)
+		_v=$(printf '%s\n' "$_o" | sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p')
+		# wrk counts errors instead of failing: a failed connection, read or write, or an
+		# answer other than 200 makes the rate meaningless
+		case $_o in *"Socket errors: connect "[1-9]* | *"Non-2xx"*) _v= ;; esac ;;
+	churn) _o=$(smc-load client --port "$(port churn)" --shape churn --size 100 --reply 100 \
+		--seconds "$RUN" 2>&1)
+		_v=$(printf '%s\n' "$_o" | grep '"summary"' | jq -r 'select(.errors == 0) | .req_per_s') ;;
+	esac
+	[ -n "$_v" ] && echo "$_v" || printf '%s\n' "$_o" >&2
+}
+# loop NAME STOP: NAME's client run after run, in NAME's client cgroup, until file STOP
+# exists; a line "START END FIGURE" per run in /tmp/ab-NAME.runs (FIGURE "fail" when the
+# run gave none: the server restarted under it, say).  Each run makes new connections, as
+# clients that come and go do, so a policy switched meanwhile reaches the next run.
+loop() {
+	sh -c 'echo $PPID >"$0"' "$CG/ab-$1-cli/cgroup.procs" || fail "cannot move into ab-$1-cli"
+	: >/tmp/ab-$1.runs
+	while [ ! -e "$2" ]; do
+		_s=$(gtime)
+		_f=$(client "$1" 2>>/tmp/ab-$1.err)
+		echo "$_s $(gtime) ${_f:-fail}" >>/tmp/ab-$1.runs
+		[ -n "$_f" ] || sleep 0.5
+	done
+}
+
 cleanup() {
 	touch /tmp/ab-stop
-	for p in ${srv_pids:-} ${cli_pids:-}; do kill "$p" 2>/dev/null || true; done
+	for n in $NAMES; do eval "_p=\${srv_$n:-}"; [ -z "$_p" ] || kill "$_p" 2>/dev/null || true; done
+	for p in ${cli_pids:-}; do kill "$p" 2>/dev/null || true; done
 }
 trap cleanup EXIT
 
@@ -52,26 +95,28 @@ config() { # config MORE...: the agent's configuration with these sections
 }
 reload() { busctl call $M Reload >/dev/null || fail "reload failed: $(tail -5 /tmp/agent.log)"; }
 
-servers() { # (re)start the four servers: their listening sockets are made now
-	for p in ${srv_pids:-}; do kill "$p" 2>/dev/null || true; done
-	for p in ${srv_pids:-}; do wait "$p" 2>/dev/null || true; done
-	srv_pids=
-	for n in $NAMES; do
-		(exec_in_cgroup /ab-$n-srv smc-load serve --port "$(port $n)") >/tmp/ab-$n-srv.out 2>&1 &
-		srv_pids="$srv_pids $!"
-	done
-	for n in $NAMES; do wait_listen "$(port $n)"; done
+restart_server() { # restart_server NAME: NAME's server anew, in its cgroup; returns once it listens
+	eval "_p=\${srv_$1:-}"
+	if [ -n "$_p" ]; then
+		kill "$_p" 2>/dev/null || true
+		wait "$_p" 2>/dev/null || true
+	fi
+	(exec_in_cgroup /ab-$1-srv sh -c '. "$0"; server "$1"' /tmp/ab-funcs.sh "$1") \
+		>/tmp/ab-$1-srv.out 2>&1 &
+	eval "srv_$1=$!"
+	wait_listen "$(port "$1")"
 }
-clients() { # clients ARGS...: the four clients, with ARGS (--seconds S or --until FILE)
+servers() { for n in $NAMES; do restart_server "$n"; done; }
+clients() { # clients STOP: the four client loops (loop), until file STOP exists
+	rm -f "$1"
 	cli_pids=
 	for n in $NAMES; do
-		# shellcheck disable=SC2046
-		(exec_in_cgroup /ab-$n-cli smc-load client --port "$(port $n)" $(shape $n) "$@") \
-			>/tmp/ab-$n.out 2>/tmp/ab-$n.err &
+		(loop "$n" "$1") >/dev/null 2>&1 &
 		cli_pids="$cli_pids $!"
 	done
 }
-clients_end() {
+clients_end() { # clients_end STOP
+	touch "$1"
 	for p in $cli_pids; do wait "$p" || true; done
 	cli_pids=
 }
@@ -83,7 +128,6 @@ buffers() {
 		info "smcctl socket failed: $(cat /tmp/ab-sockets.err)"
 		echo '{"sockets":[]}' >/tmp/ab-sockets.json
 	fi
-	info "sockets (all, SMC): $(jq -c '[.sockets | length, (map(select(.conninfo != null)) | length)]' /tmp/ab-sockets.json)" >&2
 	for n in $NAMES; do
 		jq -c --argjson p "$(port $n)" --arg n "$n" '[.sockets[] | select(.conninfo != null) |
 			select(.local.port == $p or .peer.port == $p) |
@@ -92,31 +136,30 @@ buffers() {
 	done | jq -cs add
 }
 
-# measure CONFIG ROUND: the four at once for WARMUP + INTERVAL seconds of guest time; the
-# summary line's figures (the whole run, what bench/autopilot/table uses) and those of the
-# per-second lines after the warm-up (unreliable when the printing thread is starved:
-# README)
+# measure CONFIG ROUND: the four client loops at once for INTERVAL seconds of guest time
+# (each loop's last run ends after it); the figure of a workload is the mean of its runs'
+# figures weighted by their length; its SMC buffer memory sampled once, mid-interval.
 measure() {
-	rm -f /tmp/ab-buf.json
-	clients --seconds "$(awk -v w="$WARMUP" -v i="$INTERVAL" 'BEGIN { print w + i + 0.5 }')"
-	sleep "$(awk -v w="$WARMUP" -v i="$INTERVAL" 'BEGIN { print w + i / 2 }')" # mid-interval
+	clients /tmp/ab-stop-m
+	sleep "$(awk -v i="$INTERVAL" 'BEGIN { print i / 2 }')"
 	buffers >/tmp/ab-buf.json
-	clients_end
+	sleep "$(awk -v i="$INTERVAL" 'BEGIN { print i / 2 }')"
+	clients_end /tmp/ab-stop-m
 	for n in $NAMES; do
-		info "$1 $2 $n requests per second: $(grep '^{"t"' /tmp/ab-$n.out | jq -r .requests | tr '\n' ' ')"
-		s=$(grep '"summary"' /tmp/ab-$n.out | tail -n 1)
-		[ -n "$s" ] || fail "$1 round $2: $n printed no summary: $(cat /tmp/ab-$n.err)"
+		info "$1 $2 $n runs (start end figure): $(tr '\n' ';' </tmp/ab-$n.runs)"
 		b=$(jq -c --arg n "$n" '.[$n] // {bytes: null, sockets: null}' /tmp/ab-buf.json)
-		bench "$(grep '^{"t"' /tmp/ab-$n.out | jq -cs --arg c "$1" --argjson r "$2" --arg w "$n" \
-			--argjson b "$b" --argjson s "$s" --argjson from "$WARMUP" --argjson len "$INTERVAL" '
-			map(select(.t > $from + 0.5 and .t <= $from + $len + 0.5)) as $x |
-			($x | length) as $k |
-			{config: $c, round: $r, workload: $w, seconds: $k,
-			 req_per_s: (if $k > 0 then ($x | map(.requests) | add) / $k else null end),
-			 mib_per_s: (if $k > 0 then ($x | map(.bytes) | add) / $k / 1048576 else null end),
-			 smc: $s.smc, tcp: $s.tcp, errors: $s.errors,
-			 summary_req_per_s: $s.req_per_s, summary_mib_per_s: $s.mib_per_s,
-			 buf_bytes: $b.bytes, smc_sockets: $b.sockets}')"
+		bench "$(jq -Rcs --arg c "$1" --argjson r "$2" --arg w "$n" --argjson b "$b" '
+			split("\n") | map(select(length > 0) | split(" ")) as $runs |
+			[$runs[] | select(.[2] != "fail") | {s: (.[1] | tonumber) - (.[0] | tonumber),
+			 f: (.[2] | tonumber)}] as $ok |
+			($ok | map(.s) | add // 0) as $secs |
+			{config: $c, round: $r, workload: $w,
+			 unit: (if $w == "bulk" then "MB/s" else "req/s" end),
+			 figure: (if $secs > 0 then ($ok | map(.s * .f) | add) / $secs else null end),
+			 runs: ($runs | length), failed: ([$runs[] | select(.[2] == "fail")] | length),
+			 seconds: $secs, buf_bytes: $b.bytes, smc_sockets: $b.sockets}' /tmp/ab-$n.runs)"
+		f=$(grep -c ' fail$' /tmp/ab-$n.runs || true)
+		[ "$f" = 0 ] || info "$1 $2 $n: $f runs failed: $(tail -n 5 /tmp/ab-$n.err)"
 	done
 }
 
@@ -133,28 +176,32 @@ settled() { # every workload decided: smc, tcp or rolled-back
 }
 decision_lines() { grep -c 'Autopilot: .*(port' /tmp/agent.log || true; }
 
+# the functions the servers' and loops' shells need, for restart_server
+{ sed -n '/^port()/p' "$0"; sed -n '/^server() {/,/^}/p' "$0"; } >/tmp/ab-funcs.sh
 for n in $NAMES; do mkdir -p $CG/ab-$n-srv $CG/ab-$n-cli; done
 modprobe smc 2>/dev/null || true
 start_system_bus
 mkdir -p /etc/smc
-rm -f /tmp/ab-stop /tmp/ab-churn
 rm -rf $STATE_DIRECTORY
 mkdir -p -m 0700 $STATE_DIRECTORY
 config "auto: {mode: on, window: ${WINDOW}s}"
 start_agent
-info "interval ${INTERVAL}s after ${WARMUP}s of warm-up, $ROUNDS rounds, window ${WINDOW}s"
+info "interval ${INTERVAL}s, runs of ${RUN}s (redis-benchmark -n $REDIS_N), $ROUNDS rounds," \
+	"window ${WINDOW}s; $(nproc) CPU, $(grep MemTotal /proc/meminfo)"
 
 # D first: the agent has just started with an empty state directory, a cold start; the
-# others follow, and whatever the time allows of them is recorded
+# others follow.
 # --- D: the autopilot from a cold start -----------------------------------------------------------
 servers
 t0=$(gtime)
-clients --until /tmp/ab-conv
-# converged: every workload decided and no Decision for 3 windows
+clients /tmp/ab-conv
+# converged: every workload decided and no Decision for 3 windows.  A trial that waits for
+# its server to listen anew (its reason says "restart") gets it, as an operator would do
+# (smcd-agent(8) AUTOPILOT); the restarts are counted.
 last=$(decisions)
 quiet_since=$(gtime)
-limit=$(awk -v t="$t0" -v l="${CONVERGE_LIMIT:-200}" 'BEGIN { print t + l }')
-conv=
+limit=$(awk -v t="$t0" -v l="${CONVERGE_LIMIT:-300}" 'BEGIN { print t + l }')
+conv= restarts=0 restarted=
 while :; do
 	sleep 1
 	now=$(gtime)
@@ -163,29 +210,42 @@ while :; do
 		last=$d
 		quiet_since=$now
 	fi
+	# once per trial: its reason is the last window's until the next one
+	for n in $(workloads | jq -r '.workloads[] | select(.state == "trial" and (.why | test("restart"))) |
+		.cgroup | capture("^/ab-(?<n>[a-z]+)-srv$").n'); do
+		case " $restarted " in *" $n "*) continue ;; esac
+		info "$(elapsed "$t0" "$now") s: $n's trial waits for its server to listen anew: restarting it"
+		restart_server "$n"
+		restarted="$restarted $n"
+		restarts=$((restarts + 1))
+	done
+	for n in $restarted; do # a trial ended: a later one may need its own restart
+		[ "$(state_of "$n")" = trial ] || restarted=$(echo " $restarted " | sed "s/ $n / /")
+	done
 	if settled && awk -v n="$now" -v q="$quiet_since" -v w=$WINDOW 'BEGIN { exit !(n - q >= 3 * w) }'; then
 		conv=$now
 		break
 	fi
 	awk -v n="$now" -v l="$limit" 'BEGIN { exit !(n > l) }' && break
-	case $(awk -v n="$now" -v t="$t0" 'BEGIN { printf "%d", n - t }') in
-	*0) info "$(elapsed "$t0" "$now") s: $(workloads | jq -c '[.workloads[] | "\(.name) \(.state)"]')" ;;
-	esac
+	if awk -v n="$now" -v p="${said:-$t0}" 'BEGIN { exit !(n - p >= 10) }'; then
+		info "$(elapsed "$t0" "$now") s: $(workloads | jq -c '[.workloads[] | "\(.name) \(.state)"]')"
+		said=$now
+	fi
 done
-workloads | jq -c '[.workloads[] | {name, cgroup, port, state, why, sndbuf, rcvbuf, rollbacks}]' |
+workloads | jq -c '.workloads[] | {name, cgroup, port, state, why, sndbuf, rcvbuf, rollbacks}' |
 	sed 's/^/# D table: /'
 grep 'Autopilot' /tmp/agent.log | sed 's/^/# agent: /'
 if [ -z "$conv" ]; then
-	bench "{\"converged\":false,\"after_s\":$(elapsed "$t0" "$(gtime)"),\"decisions\":$(decisions)}"
-	info "the autopilot did not converge within ${CONVERGE_LIMIT:-200} s of guest time"
+	bench "{\"converged\":false,\"after_s\":$(elapsed "$t0" "$(gtime)"),\"decisions\":$(decisions),\"restarts\":$restarts}"
+	info "the autopilot did not converge within ${CONVERGE_LIMIT:-300} s of guest time"
 else
 	# the decided state's time: the last Decision, 3 quiet windows before convergence was seen
 	bench "$(workloads | jq -c --argjson c "$(elapsed "$t0" "$quiet_since")" \
-		--argjson s "$(elapsed "$t0" "$conv")" '{converged: true, decided_after_s: $c,
-		seen_after_s: $s, states: [.workloads[] | {name, cgroup, state}]}')"
+		--argjson s "$(elapsed "$t0" "$conv")" --argjson r $restarts '{converged: true,
+		decided_after_s: $c, seen_after_s: $s, restarts: $r,
+		states: [.workloads[] | {name, cgroup, state}]}')"
 fi
-touch /tmp/ab-conv
-clients_end
+clients_end /tmp/ab-conv
 lines0=$(decision_lines)
 dec0=$(decisions)
 r=1
@@ -199,21 +259,29 @@ busctl get-property $AP BufferBytes | sed 's/^/# D BufferBytes: /'
 tail -n +$((lines0 + 1)) /tmp/agent.log | grep 'Autopilot' | sed 's/^/# flap: /' || true
 
 # --- the phase change: bulk turns to churn ----------------------------------------------------------
-rm -f /tmp/ab-churn
+# sockperf has no churn, so bulk's server becomes smc-load serve (same cgroup and port: the
+# same workload to the autopilot) and its client an smc-load bulk stream that turns to churn
+# once /tmp/ab-churn exists; the other three go on in their loops.
+rm -f /tmp/ab-churn /tmp/ab-stop-p
+eval "kill \$srv_bulk; wait \$srv_bulk" 2>/dev/null || true
+(exec_in_cgroup /ab-bulk-srv smc-load serve --port "$(port bulk)") >/tmp/ab-bulk-srv.out 2>&1 &
+srv_bulk=$!
+wait_listen "$(port bulk)"
 cli_pids=
-(exec_in_cgroup /ab-bulk-cli smc-load client --port "$(port bulk)" $(shape bulk) \
-	--until /tmp/ab-stop --churn-after /tmp/ab-churn) >/tmp/ab-phase.out 2>&1 &
+(exec_in_cgroup /ab-bulk-cli smc-load client --port "$(port bulk)" --shape bulk --conns 1 \
+	--reconnect 5 --until /tmp/ab-stop-p --churn-after /tmp/ab-churn) >/tmp/ab-phase.out 2>&1 &
 cli_pids=$!
 for n in rr web churn; do
-	(exec_in_cgroup /ab-$n-cli smc-load client --port "$(port $n)" $(shape $n) \
-		--until /tmp/ab-stop) >/tmp/ab-$n-phase.out 2>&1 &
+	(loop "$n" /tmp/ab-stop-p) >/dev/null 2>&1 &
 	cli_pids="$cli_pids $!"
 done
+# bulk on smc-load's stream for two windows first: still long-lived, still its decision
+sleep $((2 * WINDOW))
 before=$(state_of bulk)
 info "bulk is $before before the phase change"
 touch /tmp/ab-churn
 t1=$(gtime)
-limit=$(awk -v t="$t1" -v l="${PHASE_LIMIT:-150}" 'BEGIN { print t + l }')
+limit=$(awk -v t="$t1" -v l="${PHASE_LIMIT:-200}" 'BEGIN { print t + l }')
 until [ "$(state_of bulk)" = tcp ]; do
 	sleep 1
 	awk -v n="$(gtime)" -v l="$limit" 'BEGIN { exit !(n > l) }' && break
@@ -221,8 +289,7 @@ done
 after=$(state_of bulk)
 bench "{\"phase_change\":true,\"from\":\"$before\",\"to\":\"$after\",\"after_s\":$(elapsed "$t1" "$(gtime)")}"
 grep 'Autopilot' /tmp/agent.log | tail -n 3 | sed 's/^/# agent: /'
-touch /tmp/ab-stop
-clients_end
+clients_end /tmp/ab-stop-p
 # off takes back everything the autopilot switched, before A
 config "auto: {mode: off}"
 reload
@@ -253,12 +320,10 @@ done
 config "$SHIPPED"
 reload
 servers
-rm -f /tmp/ab-assess.json /tmp/ab-assess.err
-clients --until /tmp/ab-assess-done
+clients /tmp/ab-assess-done
 smcctl -j assess --duration "$INTERVAL" >/tmp/ab-assess.json 2>/tmp/ab-assess.err ||
 	fail "assess failed: $(cat /tmp/ab-assess.err)"
-touch /tmp/ab-assess-done
-clients_end
+clients_end /tmp/ab-assess-done
 frag=$(jq -r .fragment /tmp/ab-assess.json)
 info "the assessment's fragment:"
 printf '%s\n' "$frag" | sed 's/^/#   /'
