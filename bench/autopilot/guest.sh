@@ -150,7 +150,7 @@ measure() {
 		b=$(jq -c --arg n "$n" '.[$n] // {bytes: null, sockets: null}' /tmp/ab-buf.json)
 		bench "$(jq -Rcs --arg c "$1" --argjson r "$2" --arg w "$n" --argjson b "$b" '
 			split("\n") | map(select(length > 0) | split(" ")) as $runs |
-			[$runs[] | select(.[2] != "fail") | {s: (.[1] | tonumber) - (.[0] | tonumber),
+			[$runs[] | select(.[2] != "fail") | {s: ((.[1] | tonumber) - (.[0] | tonumber)),
 			 f: (.[2] | tonumber)}] as $ok |
 			($ok | map(.s) | add // 0) as $secs |
 			{config: $c, round: $r, workload: $w,
@@ -247,6 +247,7 @@ else
 fi
 clients_end /tmp/ab-conv
 lines0=$(decision_lines)
+log0=$(wc -l </tmp/agent.log)
 dec0=$(decisions)
 r=1
 while [ $r -le "$ROUNDS" ]; do
@@ -254,9 +255,13 @@ while [ $r -le "$ROUNDS" ]; do
 	measure D $r
 	r=$((r + 1))
 done
-bench "{\"flaps\":$(($(decisions) - dec0)),\"decision_lines\":$(($(decision_lines) - lines0))}"
+# A flap: a kept decision (smc or tcp) reversed after convergence.  A rolled-back workload
+# tried again once its hold is over (4 windows, doubling) is a retrial, counted apart.
+flaps=$(tail -n +$((log0 + 1)) /tmp/agent.log | grep -c 'Autopilot: .*(port [0-9]*): \(smc\|tcp\) -> ' || true)
+retrials=$(tail -n +$((log0 + 1)) /tmp/agent.log | grep -c 'Autopilot: .*(port [0-9]*): rolled-back -> trial' || true)
+bench "{\"flaps\":$flaps,\"retrials\":$retrials,\"decisions\":$(($(decisions) - dec0)),\"decision_lines\":$(($(decision_lines) - lines0))}"
 busctl get-property $AP BufferBytes | sed 's/^/# D BufferBytes: /'
-tail -n +$((lines0 + 1)) /tmp/agent.log | grep 'Autopilot' | sed 's/^/# flap: /' || true
+tail -n +$((log0 + 1)) /tmp/agent.log | grep 'Autopilot' | sed 's/^/# after convergence: /' || true
 
 # --- the phase change: bulk turns to churn ----------------------------------------------------------
 # sockperf has no churn, so bulk's server becomes smc-load serve (same cgroup and port: the
@@ -282,7 +287,8 @@ info "bulk is $before before the phase change"
 touch /tmp/ab-churn
 t1=$(gtime)
 limit=$(awk -v t="$t1" -v l="${PHASE_LIMIT:-200}" 'BEGIN { print t + l }')
-until [ "$(state_of bulk)" = tcp ]; do
+# followed: off SMC, tcp (a kept smc turned off) or rolled-back (a trial the churn ended)
+until case $(state_of bulk) in tcp | rolled-back) true ;; *) false ;; esac do
 	sleep 1
 	awk -v n="$(gtime)" -v l="$limit" 'BEGIN { exit !(n > l) }' && break
 done
