@@ -608,13 +608,33 @@ static void step_trial(struct auto_workload *w, const struct auto_window *win, u
 		want = AUTO_HISTORY;
 	if (win->carrier == AUTO_CARRIER_SMC && window_counts(win, p)) {
 		w->trial_seen++;
+		w->against = 0;
 		/* the waiting reason is over: say where the trial stands */
 		auto_why_printf(w->why, sizeof(w->why),
 				"on trial: %u of %u windows on SMC, to be judged against %.6g "
 				"bytes/s and %.6g sends/s on TCP",
 				w->trial_seen, want, w->baseline.bytes_per_s,
 				w->baseline.sends_per_s);
-	} else if (!w->trial_seen && !p->observing && window_counts(win, p))
+	} else if (!w->trial_seen && !p->observing && window_counts(win, p)) {
+		/*
+		 * A workload that turned to churn while its trial waits is not tried: off SMC
+		 * after the hysteresis's windows in a row, as a kept decision would be.
+		 */
+		if (window_shape(win, p) == SHAPE_CHURN) {
+			struct counts c = { 0 };
+
+			counts_add(&c, win);
+			shape_why(what, sizeof(what), SHAPE_CHURN, &c, p);
+			if (++w->against >= p->hysteresis_windows) {
+				auto_why_printf(ret->why, sizeof(ret->why),
+						"off SMC before its trial began, after %u windows in "
+						"a row: %s",
+						w->against, what);
+				auto_state_set(w, AUTO_TCP, AUTO_ACT_SMC_OFF, win, now_usec, ret);
+				return;
+			}
+		} else
+			w->against = 0;
 		/*
 		 * Still on TCP: SMC is chosen when a socket is made, so the trial waits for new
 		 * connections, and a server's listening socket made before the switch stays TCP
@@ -631,6 +651,7 @@ static void step_trial(struct auto_workload *w, const struct auto_window *win, u
 					  "connections made from now on (a restart of %s makes "
 					  "them at once)",
 				win->fallbacks ? win->fallbacks : win->conns, w->name);
+	}
 	if (w->trial_seen < want) {
 		snprintf(ret->why, sizeof(ret->why), "%s", w->why);
 		ret->action = AUTO_ACT_NONE;

@@ -807,6 +807,45 @@ static void test_one_stream(void **state)
 	assert_non_null(strstr(c.why, "0 of 2 TCP windows"));
 }
 
+/* (12) A trial still waiting for SMC (its windows on TCP) whose workload turned to churn:
+ * off SMC after the hysteresis, not tried. */
+static void test_waiting_churn(void **state)
+{
+	struct auto_workload w;
+	struct auto_window x;
+	struct auto_change c;
+
+	(void)state;
+	workload(&w, 6379);
+	to_trial(&w, 100 * MIB, 100 * MIB);
+	for (uint64_t n = 3; n <= 5; n++) {
+		x = churn(n, AUTO_CARRIER_TCP);
+		c = step(&w, &x);
+		if (n < 5) {
+			assert_int_equal(c.action, AUTO_ACT_NONE);
+			assert_int_equal(w.state, AUTO_TRIAL);
+			assert_int_equal(w.against, n - 2);
+			assert_non_null(strstr(c.why, "trial waiting"));
+		}
+	}
+	assert_int_equal(c.action, AUTO_ACT_SMC_OFF);
+	assert_int_equal(c.from, AUTO_TRIAL);
+	assert_int_equal(w.state, AUTO_TCP);
+	assert_false(c.rollback);
+	assert_non_null(strstr(w.why, "off SMC before its trial began, after 3 windows"));
+	/* one long-lived window between churn ones starts the count again */
+	workload(&w, 6379);
+	to_trial(&w, 100 * MIB, 100 * MIB);
+	x = churn(3, AUTO_CARRIER_TCP);
+	step(&w, &x);
+	x = bulk(4, AUTO_CARRIER_TCP, 100 * MIB);
+	step(&w, &x);
+	assert_int_equal(w.against, 0);
+	x = churn(5, AUTO_CARRIER_TCP);
+	c = step(&w, &x);
+	assert_int_equal(w.state, AUTO_TRIAL);
+}
+
 /* (10) Fewer than min_conns connections, short-lived: no evidence, undecided whatever
  * their shape. */
 static void test_undecided(void **state)
@@ -862,6 +901,7 @@ int main(void)
 		cmocka_unit_test(test_json_refused),
 		cmocka_unit_test(test_undecided),
 		cmocka_unit_test(test_one_stream),
+		cmocka_unit_test(test_waiting_churn),
 	};
 
 	auto_params_default(&params);
