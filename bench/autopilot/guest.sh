@@ -36,7 +36,9 @@ server() {
 	rr) exec redis-server --port "$(port rr)" --save "" --appendonly no --protected-mode no \
 		--daemonize no --bind 127.0.0.1 ;;
 	# --uc-reuseaddr: a server killed under its client leaves the port in TIME_WAIT
-	bulk) exec sockperf sr --tcp --uc-reuseaddr -i 127.0.0.1 -p "$(port bulk)" ;;
+	# (smc-load serve in the phase change: /tmp/ab-phase exists)
+	bulk) [ ! -e /tmp/ab-phase ] || exec smc-load serve --port "$(port bulk)"
+		exec sockperf sr --tcp --uc-reuseaddr -i 127.0.0.1 -p "$(port bulk)" ;;
 	web) exec nginx -p /tmp/nginx -e /tmp/nginx/error.log -c /tmp/nginx/nginx.conf ;;
 	churn) exec smc-load serve --port "$(port churn)" ;;
 	esac
@@ -164,6 +166,24 @@ measure() {
 }
 
 # --- the autopilot's table -------------------------------------------------------------------
+# restart_waiting T0: restart the server of every workload whose trial waits for it to listen
+# anew ("restart" in its reason), as smcd-agent(8) AUTOPILOT asks an operator to; once per
+# trial (its reason is the last window's until the next one); counted in $restarts.
+restarted= restarts=0
+restart_waiting() {
+	for _n in $(workloads | jq -r '.workloads[] | select(.state == "trial" and (.why | test("restart"))) |
+		.cgroup | capture("^/ab-(?<n>[a-z]+)-srv$").n'); do
+		case " $restarted " in *" $_n "*) continue ;; esac
+		info "$(elapsed "$1" "$(gtime)") s: $_n's trial waits for its server to listen anew: restarting it"
+		restart_server "$_n"
+		restarted="$restarted $_n"
+		restarts=$((restarts + 1))
+	done
+	for _n in $restarted; do # a trial ended: a later one may need its own restart
+		[ "$(state_of "$_n")" = trial ] || restarted=$(echo " $restarted " | sed "s/ $_n / /")
+	done
+}
+
 workloads() { busctl --json=short call $AP GetWorkloads 2>/dev/null | jq -r '.data[0]'; }
 state_of() { # state_of NAME: the state of the server workload of NAME's cgroup
 	workloads | jq -r --arg cg "/ab-$1-srv" '[.workloads[] | select(.cgroup == $cg) | .state][0] // "none"'
@@ -201,7 +221,7 @@ clients /tmp/ab-conv
 last=$(decisions)
 quiet_since=$(gtime)
 limit=$(awk -v t="$t0" -v l="${CONVERGE_LIMIT:-300}" 'BEGIN { print t + l }')
-conv= restarts=0 restarted=
+conv=
 while :; do
 	sleep 1
 	now=$(gtime)
@@ -210,18 +230,7 @@ while :; do
 		last=$d
 		quiet_since=$now
 	fi
-	# once per trial: its reason is the last window's until the next one
-	for n in $(workloads | jq -r '.workloads[] | select(.state == "trial" and (.why | test("restart"))) |
-		.cgroup | capture("^/ab-(?<n>[a-z]+)-srv$").n'); do
-		case " $restarted " in *" $n "*) continue ;; esac
-		info "$(elapsed "$t0" "$now") s: $n's trial waits for its server to listen anew: restarting it"
-		restart_server "$n"
-		restarted="$restarted $n"
-		restarts=$((restarts + 1))
-	done
-	for n in $restarted; do # a trial ended: a later one may need its own restart
-		[ "$(state_of "$n")" = trial ] || restarted=$(echo " $restarted " | sed "s/ $n / /")
-	done
+	restart_waiting "$t0"
 	if settled && awk -v n="$now" -v q="$quiet_since" -v w=$WINDOW 'BEGIN { exit !(n - q >= 3 * w) }'; then
 		conv=$now
 		break
@@ -268,10 +277,8 @@ tail -n +$((log0 + 1)) /tmp/agent.log | grep 'Autopilot' | sed 's/^/# after conv
 # same workload to the autopilot) and its client an smc-load bulk stream that turns to churn
 # once /tmp/ab-churn exists; the other three go on in their loops.
 rm -f /tmp/ab-churn /tmp/ab-stop-p
-eval "kill \$srv_bulk; wait \$srv_bulk" 2>/dev/null || true
-(exec_in_cgroup /ab-bulk-srv smc-load serve --port "$(port bulk)") >/tmp/ab-bulk-srv.out 2>&1 &
-srv_bulk=$!
-wait_listen "$(port bulk)"
+touch /tmp/ab-phase
+restart_server bulk
 cli_pids=
 (exec_in_cgroup /ab-bulk-cli smc-load client --port "$(port bulk)" --shape bulk --conns 1 \
 	--reconnect 5 --until /tmp/ab-stop-p --churn-after /tmp/ab-churn) >/tmp/ab-phase.out 2>&1 &
@@ -290,12 +297,14 @@ limit=$(awk -v t="$t1" -v l="${PHASE_LIMIT:-200}" 'BEGIN { print t + l }')
 # followed: off SMC, tcp (a kept smc turned off) or rolled-back (a trial the churn ended)
 until case $(state_of bulk) in tcp | rolled-back) true ;; *) false ;; esac do
 	sleep 1
+	restart_waiting "$t1"
 	awk -v n="$(gtime)" -v l="$limit" 'BEGIN { exit !(n > l) }' && break
 done
 after=$(state_of bulk)
 bench "{\"phase_change\":true,\"from\":\"$before\",\"to\":\"$after\",\"after_s\":$(elapsed "$t1" "$(gtime)")}"
 grep 'Autopilot' /tmp/agent.log | tail -n 3 | sed 's/^/# agent: /'
 clients_end /tmp/ab-stop-p
+rm -f /tmp/ab-phase
 # off takes back everything the autopilot switched, before A
 config "auto: {mode: off}"
 reload
