@@ -574,11 +574,19 @@ void autopilot_batch(struct manager *m, const struct assess_conn *v, size_t n)
 		if (!c->cgroup[0])
 			continue; /* nothing to act on */
 		if (!c->passive && c->pair >= 0) {
-			/* A local client of a server seen here: noted with it, counted there. */
+			/*
+			 * A local client of a server seen here: noted with it, counted there;
+			 * only its send sizes are added, for the buffers (a bulk client's
+			 * sends are what its server's receive buffer must hold).
+			 */
 			const struct assess_conn *s = &v[c->pair];
 
-			if (s->cgroup[0] && (x = acc_of(a, s, s->lport)))
+			if (s->cgroup[0] && (x = acc_of(a, s, s->lport))) {
 				client_add(x, c->cgroup);
+				window_share(a, c, &bytes, &sends, hist);
+				for (unsigned k = 0; k < ASSESS_BUCKETS; k++)
+					x->w.hist[k] += hist[k];
+			}
 			continue;
 		}
 		if (!c->passive && c->reach == ASSESS_REACH_SMCD)

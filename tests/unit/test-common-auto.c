@@ -637,6 +637,32 @@ static void test_buffers(void **state)
 	assert_int_equal(auto_size_buffers(v, 3, 4 * MIB, changed), 3 * MIB);
 	assert_true(!changed[0] && !changed[1] && !changed[2]);
 
+	/* A stream: small or no sends seen at the server, but 100 MiB/s on one connection
+	 * wants what it moves in 10 ms, 1 MiB (the most); 256 KiB/s on 4 wants the least. */
+	{
+		struct auto_workload st[2];
+
+		for (unsigned i = 0; i < 2; i++) {
+			workload(&st[i], 0);
+			st[i].state = AUTO_SMC;
+			st[i].n_hist = 1;
+			st[i].hist[0].seconds = 10;
+		}
+		st[0].hist[0].conns_open = 1;
+		st[0].hist[0].bytes = 1000 * MIB;
+		st[1].hist[0].conns_open = 4;
+		st[1].hist[0].bytes = 2560 * KIB;
+		st[1].hist[0].hist[0] = 1000;
+		auto_size_buffers(st, 2, 0, NULL);
+		assert_int_equal(st[0].sndbuf, 1024 * KIB);
+		assert_int_equal(st[0].rcvbuf, 1024 * KIB);
+		assert_int_equal(st[1].sndbuf, 64 * KIB);
+		/* 20 MiB/s: 200 KiB in 10 ms, 256 KiB */
+		st[0].hist[0].bytes = 200 * MIB;
+		auto_size_buffers(st, 2, 0, NULL);
+		assert_int_equal(st[0].sndbuf, 256 * KIB);
+	}
+
 	/* A budget nothing fits: all at the floor, the bytes they hold said. */
 	assert_int_equal(auto_size_buffers(v, 3, 1, NULL), 2 * 16 * KIB * 10 + 2 * 16 * KIB * 4);
 	assert_int_equal(v[0].sndbuf, 16 * KIB);
