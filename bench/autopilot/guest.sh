@@ -140,13 +140,18 @@ buffers() {
 
 # measure CONFIG ROUND: the four client loops at once for INTERVAL seconds of guest time
 # (each loop's last run ends after it); the figure of a workload is the mean of its runs'
-# figures weighted by their length; its SMC buffer memory sampled once, mid-interval.
+# figures weighted by their length; its SMC buffer memory sampled once, mid-interval (a
+# workload between two runs then holds none); the SMC-D connections the kernel counted.
+smcd_total() { smcctl -j stats --kernel | jq '.summary.smcd // 0'; }
 measure() {
+	k0=$(smcd_total)
 	clients /tmp/ab-stop-m
 	sleep "$(awk -v i="$INTERVAL" 'BEGIN { print i / 2 }')"
 	buffers >/tmp/ab-buf.json
 	sleep "$(awk -v i="$INTERVAL" 'BEGIN { print i / 2 }')"
 	clients_end /tmp/ab-stop-m
+	# the SMC-D connections the kernel counted in the measurement, all four workloads
+	bench "{\"config\":\"$1\",\"round\":$2,\"smcd_connections\":$(($(smcd_total) - k0))}"
 	for n in $NAMES; do
 		info "$1 $2 $n runs (start end figure): $(tr '\n' ';' </tmp/ab-$n.runs)"
 		b=$(jq -c --arg n "$n" '.[$n] // {bytes: null, sockets: null}' /tmp/ab-buf.json)
