@@ -860,8 +860,8 @@ static uint32_t wish_of(const struct auto_workload *w)
 
 		if (h->seconds <= 0)
 			continue;
-		want = (uint64_t)((double)h->bytes / h->seconds / (double)open *
-				  AUTO_BUF_DRAIN_MS / 1000.0);
+		want = (uint64_t)((double)h->bytes / h->seconds / (double)open * AUTO_BUF_DRAIN_MS /
+				  1000.0);
 		while (size < want && size < AUTO_BUF_MAX)
 			size *= 2;
 	}
