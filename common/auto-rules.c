@@ -219,12 +219,14 @@ static enum shape counts_shape(const struct counts *c, const struct auto_params 
  */
 static bool window_counts(const struct auto_window *w, const struct auto_params *p)
 {
+	struct counts c = { 0 };
+
 	if (!w->conns)
 		return false;
 	if (w->conns >= p->min_conns)
 		return true;
-	return w->bytes > 0 && !w->conns_short && !w->conns_tiny && !w->conns_unreach &&
-	       !w->conns_failed;
+	counts_add(&c, w);
+	return w->bytes > 0 && counts_long(&c) == c.conns;
 }
 
 static enum shape window_shape(const struct auto_window *w, const struct auto_params *p)
@@ -865,7 +867,7 @@ static uint32_t wish_of(const struct auto_workload *w)
 		while (size < want && size < AUTO_BUF_MAX)
 			size *= 2;
 	}
-	return (uint32_t)(size < AUTO_BUF_MAX ? size : AUTO_BUF_MAX);
+	return (uint32_t)size; /* at most AUTO_BUF_MAX: assess_buffer_size()'s and the loop's */
 }
 
 uint64_t auto_size_buffers(struct auto_workload *v, size_t n, uint64_t budget, bool *ret_changed)
