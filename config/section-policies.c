@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,15 +176,36 @@ static int policy_cgroups(struct ctx *ctx, const struct ynode *k, const struct y
 
 /* ---- netns: --------------------------------------------------------------------------- */
 
+/* section-policies.h */
+const char *config_netns_path_problem(const char *s, char *buf, size_t len)
+{
+	size_t n = strlen(s);
+
+	if (!s[0])
+		return "it is empty";
+	if (!strchr(s, '/')) {
+		/* NAME is /run/netns/NAME, as for "ip netns" and "smcctl -n". */
+		if (streq(s, ".") || streq(s, ".."))
+			return "'.' and '..' name no namespace";
+		if (n > NAME_MAX)
+			return "a name is at most 255 characters";
+		snprintf(buf, len, "/run/netns/%s", s);
+		return NULL;
+	}
+	if (s[0] != '/')
+		return "it is neither a name (without '/') nor an absolute path";
+	if (n >= len)
+		return "it is too long for a path";
+	if (strstr(s, "/../") || (n >= 3 && streq(s + n - 3, "/..")))
+		return "it has a '..' component";
+	snprintf(buf, len, "%s", s);
+	return NULL;
+}
+
 static const char *netns_target(struct ctx *ctx, const struct ynode *e, const char *s, char *buf,
 				size_t len)
 {
-	/* NAME is /run/netns/NAME, as for "ip netns" and "smcctl -n". */
-	if (!strchr(s, '/') && s[0] && !streq(s, ".") && !streq(s, ".."))
-		snprintf(buf, len, "/run/netns/%s", s);
-	else if (s[0] == '/' && strlen(s) < len && !strstr(s, "/../"))
-		snprintf(buf, len, "%s", s);
-	else {
+	if (config_netns_path_problem(s, buf, len)) {
 		error_at(ctx, e->mark,
 			 "policies.netns: '%s' is not valid (expected a name in /run/netns or an absolute path such as /proc/PID/ns/net)",
 			 s);

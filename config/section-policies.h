@@ -13,6 +13,7 @@
  */
 #pragma once
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -51,6 +52,14 @@ struct config_policies {
 	size_t n_exclude;
 	unsigned line; /* of "policies:", 0 when absent */
 };
+
+/*
+ * A policies.netns entry (and auto.scope.netns's): NULL when s names a network namespace,
+ * its path then in buf (len bytes, PATH_MAX is enough): NAME is /run/netns/NAME, anything
+ * else an absolute path such as /proc/PID/ns/net; else what is wrong with s.  Whether the
+ * namespace exists is not asked: it may be created later.
+ */
+const char *config_netns_path_problem(const char *s, char *buf, size_t len);
 
 void config_policies_clear(struct config_policies *p);
 /* The section as YAML; with entries of drop-ins each with its FILE:LINE (main_path names

@@ -149,6 +149,13 @@ static void test_parse_errors(void **state)
 	expect_error(
 		"policies:\n  netns: [a/b]\n",
 		"2:11: policies.netns: 'a/b' is not valid (expected a name in /run/netns or an absolute path such as /proc/PID/ns/net)");
+	/* the checks auto.scope.netns shares (config_netns_path_problem()) */
+	expect_error(
+		"policies:\n  netns: [/run/netns/..]\n",
+		"2:11: policies.netns: '/run/netns/..' is not valid (expected a name in /run/netns or an absolute path such as /proc/PID/ns/net)");
+	expect_error(
+		"policies:\n  netns: [\"\"]\n",
+		"2:11: policies.netns: '' is not valid (expected a name in /run/netns or an absolute path such as /proc/PID/ns/net)");
 	expect_error(
 		"policies:\n  exclude: [192.0.2.1/24]\n",
 		"2:13: policies.exclude: '192.0.2.1/24' is not a network: it has host bits set (expected the network 192.0.2.0/24, without host bits)");
