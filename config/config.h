@@ -142,13 +142,17 @@ struct config {
 		enum auto_mode mode;
 		uint64_t window_usec;  /* the window it judges by, AUTO_WINDOW_MIN..MAX_USEC */
 		uint64_t budget_bytes; /* its SMC buffers at once at most; 0: no budget */
-		/* Where it may act: in or below one of cgroups, or in one of units (as systemd
-		 * names them: "nginx" is kept as "nginx.service"); both empty: everywhere. */
+		/* Where it may act: in or below one of cgroups, in one of units (as systemd
+		 * names them: "nginx" is kept as "nginx.service"), or a server in one of the
+		 * network namespaces netns (their paths: "blue" is kept as /run/netns/blue);
+		 * all three empty: everywhere. */
 		struct {
 			char **cgroups;
 			size_t n_cgroups;
 			char **units;
 			size_t n_units;
+			char **netns;
+			size_t n_netns;
 		} scope;
 		uint16_t *exclude_ports; /* TCP ports it never switches */
 		size_t n_exclude_ports;
@@ -169,7 +173,7 @@ struct config {
 #define AUTO_WINDOW_MIN_USEC (10 * USEC_PER_SEC)
 #define AUTO_WINDOW_MAX_USEC (3600 * USEC_PER_SEC)
 #define AUTO_BUDGET_MAX (1024ULL << 30) /* 1024GiB */
-#define AUTO_SCOPE_MAX 64		/* entries of auto.scope.cgroups, and of .units */
+#define AUTO_SCOPE_MAX 64		/* entries of auto.scope.cgroups, of .units, of .netns */
 #define AUTO_EXCLUDE_PORTS_MAX 64
 
 /*
@@ -238,12 +242,16 @@ const char *auto_mode_to_string(enum auto_mode m); /* "off", "observe", "on" */
 
 /*
  * May the autopilot act on a workload in cgroup (as /proc/PID/cgroup shows it, NULL:
- * unknown) run by unit (a systemd unit name, "nginx" read as "nginx.service"; NULL: none)?
- * True when auto.scope names neither cgroups nor units, or cgroup is one of
- * auto.scope.cgroups or below one, or unit is one of auto.scope.units.  auto.exclude-ports
- * and auto.mode are the caller's to check.
+ * unknown) run by unit (a systemd unit name, "nginx" read as "nginx.service"; NULL: none)
+ * whose server is in the network namespace of cookie netns (0: unknown)?  True when
+ * auto.scope names no cgroups, units or netns, or cgroup is one of auto.scope.cgroups or
+ * below one, or unit is one of auto.scope.units, or netns is one of scope_netns: the
+ * cookies of auto.scope.netns as the caller found them (its n_netns entries in the same
+ * order, 0 for one that names no namespace now; NULL: none found).  auto.exclude-ports and
+ * auto.mode are the caller's to check.
  */
-bool config_auto_in_scope(const struct config *c, const char *cgroup, const char *unit);
+bool config_auto_in_scope(const struct config *c, const char *cgroup, const char *unit,
+			  uint64_t netns, const uint64_t *scope_netns);
 /*
  * The window of the continuous assessment: assess.interval when set; else, while auto.mode
  * is not off, auto.window (the autopilot judges by the assessment's windows); else 0, off.

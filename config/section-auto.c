@@ -4,9 +4,11 @@
  * table's rows (keys.c) name, their dumps, and the scope they describe.  auto.mode,
  * auto.window and auto.budget are plain rows of keys.c.  A cgroup is written as in
  * policies.cgroups and checked by the same function (config_cgroup_path_problem()), a unit
- * as smcctl enable takes it (config_unit_name()): one spelling of each in the whole file.
+ * as smcctl enable takes it (config_unit_name()), a network namespace as in policies.netns
+ * (config_netns_path_problem()): one spelling of each in the whole file.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,7 @@ void config_auto_free(struct config *c)
 {
 	strv_clear(&c->autopilot.scope.cgroups, &c->autopilot.scope.n_cgroups);
 	strv_clear(&c->autopilot.scope.units, &c->autopilot.scope.n_units);
+	strv_clear(&c->autopilot.scope.netns, &c->autopilot.scope.n_netns);
 	free(c->autopilot.exclude_ports);
 	c->autopilot.exclude_ports = NULL;
 	c->autopilot.n_exclude_ports = 0;
@@ -159,6 +162,54 @@ int auto_scope_units(struct ctx *ctx, const struct ynode *k, const struct ynode 
 	return ret;
 }
 
+/* ---- auto.scope.netns ----------------------------------------------------------------- */
+
+int auto_scope_netns(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
+{
+	static const char key[] = "auto.scope.netns";
+	struct config *c = ctx->config;
+	const struct ynode *seq = bounded_seq(ctx, v, key, "network namespaces", AUTO_SCOPE_MAX);
+	const struct ynode *given[AUTO_SCOPE_MAX];
+	int ret = 0;
+
+	strv_clear(&c->autopilot.scope.netns, &c->autopilot.scope.n_netns);
+	if (!seq)
+		return -EINVAL;
+	for (size_t i = 0; i < seq->n_items; i++) {
+		const struct ynode *e = seq->items[i];
+		const char *s = get_scalar(ctx, e, key,
+					   "a name in /run/netns or a path such as /proc/PID/ns/net"),
+			   *problem;
+		char path[PATH_MAX];
+		size_t j, n = c->autopilot.scope.n_netns;
+
+		if (!s) {
+			ret = -EINVAL;
+			continue;
+		}
+		problem = config_netns_path_problem(s, path, sizeof(path));
+		if (problem) {
+			error_at(ctx, e->mark,
+				 "%s: '%s' is not a network namespace: %s (expected a name in /run/netns such as blue, or an absolute path such as /proc/PID/ns/net)",
+				 key, s, problem);
+			ret = -EINVAL;
+			continue;
+		}
+		/* "blue" and "/run/netns/blue" are one namespace. */
+		for (j = 0; j < n && !streq(c->autopilot.scope.netns[j], path); j++)
+			;
+		if (j < n) {
+			error_duplicate(ctx, e, key, "network namespace", given[j]);
+			ret = -EINVAL;
+			continue;
+		}
+		if (strv_add(&c->autopilot.scope.netns, &c->autopilot.scope.n_netns, path) < 0)
+			return -ENOMEM;
+		given[n] = e;
+	}
+	return ret;
+}
+
 /* ---- auto.exclude-ports --------------------------------------------------------------- */
 
 int auto_exclude_ports(struct ctx *ctx, const struct ynode *k, const struct ynode *v)
@@ -233,6 +284,11 @@ void auto_scope_units_dump(FILE *f, const struct config *c)
 	dump_strv(f, "    units", c->autopilot.scope.units, c->autopilot.scope.n_units);
 }
 
+void auto_scope_netns_dump(FILE *f, const struct config *c)
+{
+	dump_strv(f, "    netns", c->autopilot.scope.netns, c->autopilot.scope.n_netns);
+}
+
 void auto_exclude_ports_dump(FILE *f, const struct config *c)
 {
 	fputs("  exclude-ports: [", f);
@@ -253,17 +309,23 @@ static bool cgroup_in(const char *cgroup, const char *scope)
 	return strncmp(cgroup, scope, n) == 0 && (cgroup[n] == '\0' || cgroup[n] == '/');
 }
 
-bool config_auto_in_scope(const struct config *c, const char *cgroup, const char *unit)
+bool config_auto_in_scope(const struct config *c, const char *cgroup, const char *unit,
+			  uint64_t netns, const uint64_t *scope_netns)
 {
 	char *const *cgroups = c->autopilot.scope.cgroups, *const *units = c->autopilot.scope.units;
-	size_t n_cgroups = c->autopilot.scope.n_cgroups, n_units = c->autopilot.scope.n_units;
+	size_t n_cgroups = c->autopilot.scope.n_cgroups, n_units = c->autopilot.scope.n_units,
+	       n_netns = c->autopilot.scope.n_netns;
 	char name[CONFIG_UNIT_NAME_MAX + 1];
 	const char *why;
 
-	if (n_cgroups == 0 && n_units == 0)
+	if (n_cgroups == 0 && n_units == 0 && n_netns == 0)
 		return true;
 	for (size_t i = 0; cgroup && i < n_cgroups; i++)
 		if (cgroup_in(cgroup, cgroups[i]))
+			return true;
+	/* A namespace not found (0) is none, and an unknown one (0) is in none. */
+	for (size_t i = 0; netns && scope_netns && i < n_netns; i++)
+		if (scope_netns[i] == netns)
 			return true;
 	/* The units were stored as systemd names them; a name it would refuse is in none. */
 	if (!unit || config_unit_name(unit, name, &why) < 0)

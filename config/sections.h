@@ -67,6 +67,8 @@ int auto_scope_cgroups(struct ctx *ctx, const struct ynode *k, const struct ynod
 void auto_scope_cgroups_dump(FILE *f, const struct config *c);
 int auto_scope_units(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
 void auto_scope_units_dump(FILE *f, const struct config *c);
+int auto_scope_netns(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
+void auto_scope_netns_dump(FILE *f, const struct config *c);
 int auto_exclude_ports(struct ctx *ctx, const struct ynode *k, const struct ynode *v);
 void auto_exclude_ports_dump(FILE *f, const struct config *c);
 void config_auto_free(struct config *c);

@@ -743,7 +743,7 @@ static void step_one(struct autopilot *a, struct wl *w, const struct acc *x, uin
 		snprintf(w->w.why, sizeof(w->w.why), "smc.yaml no longer covers it");
 		*changed = true;
 	} else if (cgroup_units(w->w.cgroup, unit, sizeof(unit), user_unit, sizeof(user_unit)),
-		   !config_auto_in_scope(c, w->w.cgroup, unit[0] ? unit : NULL)) {
+		   !config_auto_in_scope(c, w->w.cgroup, unit[0] ? unit : NULL, 0, NULL)) {
 		snprintf(w->w.why, sizeof(w->w.why), "outside auto.scope: observed, never switched");
 		if (w->w.state != AUTO_UNDECIDED && w->w.state != AUTO_FROZEN) {
 			w->w.state = AUTO_UNDECIDED;

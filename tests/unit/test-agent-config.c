@@ -699,6 +699,7 @@ static const char auto_default_dump[] = "\nauto:\n"
 					"  scope:\n"
 					"    cgroups: []\n"
 					"    units: []\n"
+					"    netns: []\n"
 					"  exclude-ports: []\n"
 					"policies:";
 
@@ -715,6 +716,7 @@ static void test_auto_defaults(void **state)
 	assert_int_equal(c->autopilot.budget_bytes, 256ULL << 20);
 	assert_int_equal(c->autopilot.scope.n_cgroups, 0);
 	assert_int_equal(c->autopilot.scope.n_units, 0);
+	assert_int_equal(c->autopilot.scope.n_netns, 0);
 	assert_int_equal(c->autopilot.n_exclude_ports, 0);
 	dump = config_dump(c);
 	assert_non_null(strstr(dump, auto_default_dump));
@@ -744,6 +746,7 @@ static void test_auto_values(void **state)
 				     "  scope:\n"
 				     "    cgroups: [/system.slice, \"/machine.slice/a b\"]\n"
 				     "    units: [nginx, getty@tty1.service, app.scope]\n"
+				     "    netns: [blue, /proc/1/ns/net, \"/run/netns/a b\"]\n"
 				     "  exclude-ports: [22, 0443, 65535]\n",
 				     &errors);
 	struct config *d;
@@ -761,21 +764,27 @@ static void test_auto_values(void **state)
 	assert_string_equal(c->autopilot.scope.units[0], "nginx.service");
 	assert_string_equal(c->autopilot.scope.units[1], "getty@tty1.service");
 	assert_string_equal(c->autopilot.scope.units[2], "app.scope");
+	/* as policies.netns takes them: "blue" is /run/netns/blue */
+	assert_int_equal(c->autopilot.scope.n_netns, 3);
+	assert_string_equal(c->autopilot.scope.netns[0], "/run/netns/blue");
+	assert_string_equal(c->autopilot.scope.netns[1], "/proc/1/ns/net");
+	assert_string_equal(c->autopilot.scope.netns[2], "/run/netns/a b");
 	assert_int_equal(c->autopilot.n_exclude_ports, 3);
 	assert_int_equal(c->autopilot.exclude_ports[0], 22);
 	assert_int_equal(c->autopilot.exclude_ports[1], 443);
 	assert_int_equal(c->autopilot.exclude_ports[2], 65535);
 	dump = config_dump(c);
-	assert_non_null(
-		strstr(dump, "\nauto:\n"
-			     "  mode: observe\n"
-			     "  window: 2m\n"
-			     "  budget: 1GiB\n"
-			     "  scope:\n"
-			     "    cgroups: [\"/system.slice\", \"/machine.slice/a b\"]\n"
-			     "    units: [\"nginx.service\", \"getty@tty1.service\", \"app.scope\"]\n"
-			     "  exclude-ports: [22, 443, 65535]\n"
-			     "policies:"));
+	assert_non_null(strstr(
+		dump, "\nauto:\n"
+		      "  mode: observe\n"
+		      "  window: 2m\n"
+		      "  budget: 1GiB\n"
+		      "  scope:\n"
+		      "    cgroups: [\"/system.slice\", \"/machine.slice/a b\"]\n"
+		      "    units: [\"nginx.service\", \"getty@tty1.service\", \"app.scope\"]\n"
+		      "    netns: [\"/run/netns/blue\", \"/proc/1/ns/net\", \"/run/netns/a b\"]\n"
+		      "  exclude-ports: [22, 443, 65535]\n"
+		      "policies:"));
 	/* the dump reads back as itself */
 	d = load_text(dump, &errors);
 	assert_non_null(d);
@@ -879,6 +888,55 @@ static void test_auto_errors(void **state)
 	expect_error("auto:\n  scope:\n    units: nginx\n",
 		     "3:12: auto.scope.units: a scalar is not valid here (expected a list of unit "
 		     "names)");
+	/* auto.scope.netns: policies.netns' rules */
+	expect_error("auto:\n  scope:\n    netns: [../x]\n",
+		     "3:13: auto.scope.netns: '../x' is not a network namespace: it is neither a "
+		     "name (without '/') nor an absolute path (expected a name in /run/netns such as "
+		     "blue, or an absolute path such as /proc/PID/ns/net)");
+	expect_error("auto:\n  scope:\n    netns: [/run/netns/../x]\n",
+		     "3:13: auto.scope.netns: '/run/netns/../x' is not a network namespace: it has a "
+		     "'..' component (expected a name in /run/netns such as blue, or an absolute path "
+		     "such as /proc/PID/ns/net)");
+	expect_error("auto:\n  scope:\n    netns: [\"..\"]\n",
+		     "3:13: auto.scope.netns: '..' is not a network namespace: '.' and '..' name no "
+		     "namespace (expected a name in /run/netns such as blue, or an absolute path such "
+		     "as /proc/PID/ns/net)");
+	expect_error(
+		"auto:\n  scope:\n    netns: [\"\"]\n",
+		"3:13: auto.scope.netns: '' is not a network namespace: it is empty (expected a "
+		"name in /run/netns such as blue, or an absolute path such as /proc/PID/ns/net)");
+	{
+		char text[512], want[1024], name[257];
+
+		memset(name, 'n', 256);
+		name[256] = 0;
+		snprintf(text, sizeof(text), "auto:\n  scope:\n    netns: [%s]\n", name);
+		snprintf(want, sizeof(want),
+			 "3:13: auto.scope.netns: '%s' is not a network namespace: a name is at most "
+			 "255 characters (expected a name in /run/netns such as blue, or an absolute "
+			 "path such as /proc/PID/ns/net)",
+			 name);
+		expect_error(text, want);
+		name[255] = 0; /* the longest name is one */
+		snprintf(text, sizeof(text), "auto: {scope: {netns: [%s]}}\n", name);
+		{
+			struct config_errors errors;
+			struct config *c = load_text(text, &errors);
+
+			assert_non_null(c);
+			assert_int_equal(c->autopilot.scope.n_netns, 1);
+			config_free(c);
+		}
+	}
+	expect_error("auto:\n  scope:\n    netns: [blue, /run/netns/blue]\n",
+		     "3:19: auto.scope.netns: duplicate network namespace '/run/netns/blue' (first "
+		     "given at line 3, column 13)");
+	expect_error("auto:\n  scope:\n    netns: blue\n",
+		     "3:12: auto.scope.netns: a scalar is not valid here (expected a list of network "
+		     "namespaces)");
+	expect_error("auto:\n  scope:\n    netns: [{name: blue}]\n",
+		     "3:13: auto.scope.netns: a mapping is not a valid value (expected a name in "
+		     "/run/netns or a path such as /proc/PID/ns/net)");
 	/* auto.exclude-ports */
 	expect_error("auto:\n  exclude-ports: [0]\n",
 		     "2:19: auto.exclude-ports: '0' is not a port (expected a TCP port from 1 to "
@@ -898,8 +956,9 @@ static void test_auto_errors(void **state)
 	/* the section */
 	expect_error("auto:\n  modes: on\n", "2:3: auto: unknown key 'modes' (expected one of: "
 					     "mode, window, budget, scope, exclude-ports)");
-	expect_error("auto:\n  scope:\n    netns: [blue]\n",
-		     "3:5: auto.scope: unknown key 'netns' (expected one of: cgroups, units)");
+	expect_error("auto:\n  scope:\n    namespaces: [blue]\n",
+		     "3:5: auto.scope: unknown key 'namespaces' (expected one of: cgroups, units, "
+		     "netns)");
 	expect_error("auto: on\n", "1:7: auto: a scalar is not valid here (expected a mapping)");
 }
 
@@ -907,7 +966,7 @@ static void test_auto_errors(void **state)
 static void test_auto_too_many(void **state)
 {
 	static const char *const lists[] = { "scope: {cgroups: [", "scope: {units: [",
-					     "exclude-ports: [" };
+					     "scope: {netns: [", "exclude-ports: [" };
 	char text[4096], want[256];
 
 	for (size_t l = 0; l < ELEMENTSOF(lists); l++) {
@@ -915,18 +974,25 @@ static void test_auto_too_many(void **state)
 
 		for (int i = 1; i <= 65; i++)
 			o += (size_t)snprintf(text + o, sizeof(text) - o, "%s%s%d", i > 1 ? ", " : "",
-					      l == 0   ? "/c"
-					      : l == 1 ? "u"
-						       : "",
+					      l == 0		 ? "/c"
+					      : l == 1 || l == 2 ? "u"
+								 : "",
 					      i);
-		snprintf(text + o, sizeof(text) - o, "]%s}\n", l < 2 ? "}" : "");
+		snprintf(text + o, sizeof(text) - o, "]%s}\n", l < 3 ? "}" : "");
 		snprintf(want, sizeof(want), "1:%zu: auto.%s: 65 entries (expected at most 64)",
 			 strlen("auto: {") + strlen(lists[l]),
 			 l == 0	  ? "scope.cgroups"
 			 : l == 1 ? "scope.units"
+			 : l == 2 ? "scope.netns"
 				  : "exclude-ports");
 		expect_error(text, want);
 	}
+}
+
+/* A workload without a network namespace known: config_auto_in_scope() before netns. */
+static bool in_scope(const struct config *c, const char *cgroup, const char *unit)
+{
+	return config_auto_in_scope(c, cgroup, unit, 0, NULL);
 }
 
 /* config_auto_in_scope(): in or below a cgroup, or a named unit; both empty: everything. */
@@ -936,47 +1002,92 @@ static void test_auto_in_scope(void **state)
 	struct config *c = load_text("auto: {}\n", &errors);
 
 	assert_non_null(c);
-	assert_true(config_auto_in_scope(c, "/system.slice/nginx.service", "nginx.service"));
-	assert_true(config_auto_in_scope(c, NULL, NULL));
+	assert_true(in_scope(c, "/system.slice/nginx.service", "nginx.service"));
+	assert_true(in_scope(c, NULL, NULL));
 	config_free(c);
 
 	c = load_text("auto:\n  scope:\n    cgroups: [/system.slice/web.slice, /machine.slice]\n",
 		      &errors);
 	assert_non_null(c);
-	assert_true(config_auto_in_scope(c, "/system.slice/web.slice", NULL));
-	assert_true(config_auto_in_scope(c, "/system.slice/web.slice/nginx.service", NULL));
-	assert_true(config_auto_in_scope(c, "/machine.slice/libpod-1.scope/container", NULL));
+	assert_true(in_scope(c, "/system.slice/web.slice", NULL));
+	assert_true(in_scope(c, "/system.slice/web.slice/nginx.service", NULL));
+	assert_true(in_scope(c, "/machine.slice/libpod-1.scope/container", NULL));
 	/* a prefix of a name is not a parent */
-	assert_false(config_auto_in_scope(c, "/system.slice/web.slice2", NULL));
-	assert_false(config_auto_in_scope(c, "/system.slice", NULL));
-	assert_false(config_auto_in_scope(c, "/user.slice/a.scope", "nginx.service"));
-	assert_false(config_auto_in_scope(c, NULL, NULL));
+	assert_false(in_scope(c, "/system.slice/web.slice2", NULL));
+	assert_false(in_scope(c, "/system.slice", NULL));
+	assert_false(in_scope(c, "/user.slice/a.scope", "nginx.service"));
+	assert_false(in_scope(c, NULL, NULL));
 	config_free(c);
 
 	c = load_text("auto:\n  scope:\n    units: [nginx, getty@tty1.service]\n", &errors);
 	assert_non_null(c);
-	assert_true(config_auto_in_scope(c, "/whatever", "nginx.service"));
-	assert_true(config_auto_in_scope(c, NULL, "nginx")); /* as systemd names it */
-	assert_true(config_auto_in_scope(c, NULL, "getty@tty1.service"));
-	assert_false(config_auto_in_scope(c, NULL, "getty@tty2.service"));
-	assert_false(config_auto_in_scope(c, NULL, "nginx.socket"));
-	assert_false(config_auto_in_scope(c, NULL, "no such unit!"));
-	assert_false(config_auto_in_scope(c, "/system.slice/nginx.service", NULL));
+	assert_true(in_scope(c, "/whatever", "nginx.service"));
+	assert_true(in_scope(c, NULL, "nginx")); /* as systemd names it */
+	assert_true(in_scope(c, NULL, "getty@tty1.service"));
+	assert_false(in_scope(c, NULL, "getty@tty2.service"));
+	assert_false(in_scope(c, NULL, "nginx.socket"));
+	assert_false(in_scope(c, NULL, "no such unit!"));
+	assert_false(in_scope(c, "/system.slice/nginx.service", NULL));
 	config_free(c);
 
 	/* either list admits */
 	c = load_text("auto:\n  scope: {cgroups: [/machine.slice], units: [redis]}\n", &errors);
 	assert_non_null(c);
-	assert_true(config_auto_in_scope(c, "/machine.slice/x.scope", "other.service"));
-	assert_true(config_auto_in_scope(c, "/system.slice/redis.service", "redis.service"));
-	assert_false(config_auto_in_scope(c, "/system.slice/other.service", "other.service"));
+	assert_true(in_scope(c, "/machine.slice/x.scope", "other.service"));
+	assert_true(in_scope(c, "/system.slice/redis.service", "redis.service"));
+	assert_false(in_scope(c, "/system.slice/other.service", "other.service"));
 	config_free(c);
 
 	c = load_text("auto:\n  scope: {cgroups: [/]}\n", &errors);
 	assert_non_null(c);
-	assert_true(config_auto_in_scope(c, "/", NULL));
-	assert_true(config_auto_in_scope(c, "/user.slice/u.scope", NULL));
-	assert_false(config_auto_in_scope(c, NULL, "nginx.service"));
+	assert_true(in_scope(c, "/", NULL));
+	assert_true(in_scope(c, "/user.slice/u.scope", NULL));
+	assert_false(in_scope(c, NULL, "nginx.service"));
+	config_free(c);
+}
+
+/*
+ * ... or a server in a listed network namespace, by the cookies the agent found for
+ * auto.scope.netns (0: not found); all three lists empty: everything.
+ */
+static void test_auto_in_scope_netns(void **state)
+{
+	struct config_errors errors;
+	struct config *c = load_text("auto: {}\n", &errors);
+	/* blue is 4097, red is not found (0), /proc/1/ns/net is 1 */
+	const uint64_t found[] = { 4097, 0, 1 };
+
+	/* none listed: every namespace, known or not, found or not */
+	assert_non_null(c);
+	assert_true(config_auto_in_scope(c, NULL, NULL, 4097, NULL));
+	assert_true(config_auto_in_scope(c, "/a", NULL, 0, found));
+	config_free(c);
+
+	c = load_text("auto:\n  scope:\n    netns: [blue, red, /proc/1/ns/net]\n", &errors);
+	assert_non_null(c);
+	assert_true(config_auto_in_scope(c, NULL, NULL, 4097, found));
+	assert_true(config_auto_in_scope(c, "/system.slice/x.service", "x.service", 1, found));
+	/* another namespace, an unknown one, and one of a namespace not found */
+	assert_false(config_auto_in_scope(c, "/system.slice/x.service", "x.service", 4098, found));
+	assert_false(config_auto_in_scope(c, "/system.slice/x.service", NULL, 0, found));
+	/* none found: nothing is in scope (listing netns is not "everything") */
+	assert_false(config_auto_in_scope(c, NULL, NULL, 4097, NULL));
+	assert_false(config_auto_in_scope(c, NULL, NULL, 4097, (const uint64_t[]){ 0, 0, 0 }));
+	config_free(c);
+
+	/* any of the three admits */
+	c = load_text("auto:\n  scope: {cgroups: [/machine.slice], units: [redis], netns: [blue]}\n",
+		      &errors);
+	assert_non_null(c);
+	assert_true(config_auto_in_scope(c, "/machine.slice/x.scope", NULL, 5, found));
+	assert_true(config_auto_in_scope(c, "/system.slice/redis.service", "redis", 5, found));
+	assert_true(config_auto_in_scope(c, "/system.slice/other.service", "other.service", 4097,
+					 found));
+	assert_false(
+		config_auto_in_scope(c, "/system.slice/other.service", "other.service", 5, found));
+	/* its cookie is found[0]; the others are not its */
+	assert_false(
+		config_auto_in_scope(c, "/system.slice/other.service", "other.service", 1, found));
 	config_free(c);
 }
 
@@ -1171,6 +1282,7 @@ int main(void)
 		cmocka_unit_test(test_auto_errors),
 		cmocka_unit_test(test_auto_too_many),
 		cmocka_unit_test(test_auto_in_scope),
+		cmocka_unit_test(test_auto_in_scope_netns),
 		cmocka_unit_test(test_auto_assess_window),
 		cmocka_unit_test(test_units),
 		cmocka_unit_test(test_dump_round_trip),
