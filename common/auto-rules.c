@@ -1019,6 +1019,7 @@ json_object *auto_workload_json(const struct auto_workload *w, bool evidence)
 	json_object_object_add(o, "rollbacks", json_object_new_uint64(w->rollbacks));
 	if (!evidence)
 		return TAKE_PTR(o);
+	json_object_object_add(o, "netns_cookie", json_object_new_uint64(w->netns_cookie));
 	json_object_object_add(o, "since_window", json_object_new_uint64(w->since_window));
 	if (!(a = json_object_new_array()))
 		return NULL;
@@ -1274,6 +1275,9 @@ int auto_workload_from_json(json_object *o, struct auto_workload *ret, char *why
 	if ((k = rd_u64(&r, o, "port", UINT16_MAX, &u)) < 0)
 		return k;
 	w.port = (uint16_t)u;
+	if (json_object_object_get_ex(o, "netns_cookie", NULL) &&
+	    (k = rd_u64(&r, o, "netns_cookie", UINT64_MAX, &w.netns_cookie)) < 0)
+		return k;
 	if ((k = rd_state(&r, o, "state", &w.state)) < 0)
 		return k;
 	if (w.state == AUTO_FROZEN) {

@@ -120,6 +120,9 @@ struct auto_workload {
 	char name[AUTO_NAME_LEN];   /* as the assessment names the application (its label) */
 	char cgroup[AUTO_NAME_LEN]; /* below the cgroup2 root, "/system.slice/redis.service" */
 	uint16_t port;		    /* its server port, 0: none */
+	/* The network namespace of its server end (of itself when its server is elsewhere),
+	 * as the last window saw it: its cookie, 0 unknown (auto.scope.netns). */
+	uint64_t netns_cookie;
 	enum auto_state state;
 	enum auto_state before_freeze; /* frozen: what it was */
 	uint64_t since_usec;	       /* CLOCK_REALTIME of the last change of state */
@@ -178,8 +181,8 @@ int auto_freeze(struct auto_workload *w, bool freeze, uint64_t now_usec);
 
 /*
  * The workload as the agent shows it: {name, cgroup, port, state, since_usec, why, sndbuf,
- * rcvbuf, rollbacks}; with evidence also {windows: [{number, carrier, seconds, conns,
- * bytes_per_s, sends_per_s, conns_per_s, connect_ms, fallbacks, ...}], baseline,
+ * rcvbuf, rollbacks}; with evidence also {netns_cookie, windows: [{number, carrier, seconds,
+ * conns, bytes_per_s, sends_per_s, conns_per_s, connect_ms, fallbacks, ...}], baseline,
  * baseline_spread, trial_seen, hold_until} (smcctl auto explain).  NULL: out of memory.
  */
 json_object *auto_workload_json(const struct auto_workload *w, bool evidence);
@@ -188,6 +191,6 @@ json_object *auto_workload_json(const struct auto_workload *w, bool evidence);
  * The table across restarts: auto_workload_json(w, true) of each, and back.  The text read
  * back is data: a field out of range, a name that is not a state, a cgroup that is not an
  * absolute path: -EINVAL with what was wrong in why (the agent then starts with an empty
- * table and says so).
+ * table and says so).  netns_cookie may be missing (a table of an older agent): 0.
  */
 int auto_workload_from_json(json_object *o, struct auto_workload *ret, char *why, size_t len);

@@ -14,6 +14,7 @@
 
 #include <json-c/json.h>
 
+#include "bpf/smcbpf.h"
 #include "common/auto-rules.h"
 #include "common/bus-api.h"
 #include "common/clock.h"
@@ -29,6 +30,12 @@
 #include "smcd-agent/manager.h"
 #include "smcd-agent/policy-engine.h"
 #include "smcd-agent/stats-engine.h"
+
+#ifdef HAVE_BPF
+#define BPF_OR(expr, dflt) (expr)
+#else
+#define BPF_OR(expr, dflt) (dflt)
+#endif
 
 _Static_assert(AUTO_STATES_N == _AUTO_STATE_MAX, "prometheus.c names every state");
 
@@ -51,6 +58,7 @@ struct acc {
 	char cgroup[AUTO_NAME_LEN];
 	char name[AUTO_NAME_LEN];
 	uint16_t port;
+	uint64_t netns; /* its server end's network namespace (cookie) */
 	struct auto_window w;
 	uint64_t smc; /* connections SMC carried */
 	char clients[CLIENTS_MAX][AUTO_NAME_LEN];
@@ -77,6 +85,10 @@ struct autopilot {
 	size_t n_accs, cap_accs;
 	struct moved *prev, *next;
 	size_t n_prev, n_next;
+	/* auto.scope.netns as found at the last window's end: its cookies (0: not found) and
+	 * why not (-errno), so that a change is said once. */
+	uint64_t scope_netns[AUTO_SCOPE_MAX];
+	int scope_netns_err[AUTO_SCOPE_MAX];
 	uint64_t windows, buffer_bytes, decisions, rollbacks;
 	char *path; /* the state file (agent_state_path()) */
 	autopilot_reconcile_fn reconcile_now;
@@ -183,6 +195,7 @@ static struct wl *wl_add(struct autopilot *a, const struct acc *c)
 	snprintf(w->w.name, sizeof(w->w.name), "%s", c->name);
 	snprintf(w->w.cgroup, sizeof(w->w.cgroup), "%s", c->cgroup);
 	w->w.port = c->port;
+	w->w.netns_cookie = c->netns;
 	w->w.state = AUTO_UNDECIDED;
 	w->w.since_usec = now_usec(CLOCK_REALTIME);
 	snprintf(w->w.why, sizeof(w->w.why), "not enough evidence yet");
@@ -515,7 +528,7 @@ static struct acc *acc_of(struct autopilot *a, const struct assess_conn *c, uint
 		a->cap_accs = cap;
 	}
 	x = &a->accs[a->n_accs++];
-	*x = (struct acc){ .port = port };
+	*x = (struct acc){ .port = port, .netns = c->netns_cookie };
 	snprintf(x->cgroup, sizeof(x->cgroup), "%s", c->cgroup);
 	label_of(c, x->name, sizeof(x->name));
 	return x;
@@ -712,6 +725,8 @@ static void step_one(struct autopilot *a, struct wl *w, const struct acc *x, uin
 	char why[AUTO_WHY_LEN], unit[AUTO_NAME_LEN], user_unit[AUTO_NAME_LEN];
 
 	if (x) {
+		if (x->netns)
+			w->w.netns_cookie = x->netns;
 		win = x->w;
 		win.carrier = x->smc * 2 > x->w.conns ? AUTO_CARRIER_SMC : AUTO_CARRIER_TCP;
 		for (size_t k = 0; k < x->n_clients; k++) {
@@ -743,7 +758,8 @@ static void step_one(struct autopilot *a, struct wl *w, const struct acc *x, uin
 		snprintf(w->w.why, sizeof(w->w.why), "smc.yaml no longer covers it");
 		*changed = true;
 	} else if (cgroup_units(w->w.cgroup, unit, sizeof(unit), user_unit, sizeof(user_unit)),
-		   !config_auto_in_scope(c, w->w.cgroup, unit[0] ? unit : NULL, 0, NULL)) {
+		   !config_auto_in_scope(c, w->w.cgroup, unit[0] ? unit : NULL, w->w.netns_cookie,
+					 a->scope_netns)) {
 		snprintf(w->w.why, sizeof(w->w.why), "outside auto.scope: observed, never switched");
 		if (w->w.state != AUTO_UNDECIDED && w->w.state != AUTO_FROZEN) {
 			w->w.state = AUTO_UNDECIDED;
@@ -762,6 +778,34 @@ static void step_one(struct autopilot *a, struct wl *w, const struct acc *x, uin
 	}
 }
 
+/*
+ * auto.scope.netns by its paths, found again at every window as the policy engine finds
+ * policies.netns: one created since is in scope from now, one gone is forgotten, and no
+ * reference is held.  One not found matches nothing; said at debug level when that changes.
+ */
+static void scope_netns_find(struct autopilot *a)
+{
+	const struct config *c = a->m->config;
+
+	for (size_t i = 0; i < c->autopilot.scope.n_netns && i < AUTO_SCOPE_MAX; i++) {
+		const char *path = c->autopilot.scope.netns[i];
+		uint64_t cookie = 0;
+		int r = BPF_OR(smcbpf_netns_cookie(path, &cookie), -ENOTSUP);
+
+		if (r < 0)
+			cookie = 0;
+		if (r < 0 && r != a->scope_netns_err[i])
+			log_fields(LOG_DEBUG, r, NULL,
+				   "Autopilot: auto.scope.netns %s: %m; it matches no workload",
+				   path);
+		else if (r >= 0 && cookie != a->scope_netns[i])
+			log_debug("Autopilot: auto.scope.netns %s is the namespace of cookie %" PRIu64,
+				  path, cookie);
+		a->scope_netns[i] = cookie;
+		a->scope_netns_err[i] = r < 0 ? r : 0;
+	}
+}
+
 void autopilot_window_end(struct manager *m, uint64_t number, double seconds)
 {
 	struct autopilot *a = m->autopilot;
@@ -772,6 +816,7 @@ void autopilot_window_end(struct manager *m, uint64_t number, double seconds)
 	if (!a)
 		return;
 	a->windows++;
+	scope_netns_find(a);
 	/* New workloads first, then one step each (a quiet one gets an empty window). */
 	for (size_t i = 0; i < a->n_accs; i++)
 		if (!wl_find(a, a->accs[i].cgroup, a->accs[i].port) && a->accs[i].w.conns &&

@@ -3,13 +3,14 @@
  * The autopilot (smc.yaml auto:, smcd-agent(8) AUTOPILOT): the agent's side of
  * common/auto-rules.h.  It rides on the continuous assessment's windows: every classified
  * batch of connection records is added to the current window of its workload (the server
- * end's cgroup and port; its local clients' cgroups are noted with it), the figures of a
- * connection open across windows counted by what it moved in this window only; at the
- * end of a window every workload takes one auto_step().  In mode on, the changes go to the
- * policy engine as its autopilot entries (policy_engine_set_auto(): the workload's cgroup
- * and its clients' switched to SMC with their buffer sizes; a churning server port excluded
- * through smc_hs_ctrl), which pins them as it pins smc.yaml's policies; in mode observe
- * nothing is handed over and the table says what on would do.
+ * end's cgroup and port; its local clients' cgroups are noted with it, and the server
+ * end's network namespace, for auto.scope.netns, whose paths are found again at every
+ * window's end), the figures of a connection open across windows counted by what it moved
+ * in this window only; at the end of a window every workload takes one auto_step().  In mode on,
+ * the changes go to the policy engine as its autopilot entries (policy_engine_set_auto(): the
+ * workload's cgroup and its clients' switched to SMC with their buffer sizes; a churning server
+ * port excluded through smc_hs_ctrl), which pins them as it pins smc.yaml's policies; in mode
+ * observe nothing is handed over and the table says what on would do.
  *
  * Every change of state is a journal line with MESSAGE_ID SMCD_MESSAGE_AUTO_DECISION (a
  * rollback SMCD_MESSAGE_AUTO_ROLLBACK) and a Decision signal.  The table is kept in

@@ -694,6 +694,7 @@ static void test_json(void **state)
 	w.rcvbuf = 131072;
 	w.rollbacks = 2;
 	w.hold_until = 12;
+	w.netns_cookie = 4097;
 	assert_int_equal(auto_freeze(&w, true, 4242), 0);
 	o = round_trip_doc(&w);
 	assert_int_equal(auto_workload_from_json(o, &back, why, sizeof(why)), 0);
@@ -715,8 +716,13 @@ static void test_json(void **state)
 	assert_int_equal(back.rollbacks, 2);
 	assert_int_equal(back.sndbuf, 65536);
 	assert_int_equal(back.rcvbuf, 131072);
+	assert_int_equal(back.netns_cookie, 4097);
 	o2 = round_trip_doc(&back);
 	assert_string_equal(json_object_to_json_string(o), json_object_to_json_string(o2));
+	/* A table of an agent before auto.scope.netns: its namespace unknown until seen. */
+	json_object_object_del(o2, "netns_cookie");
+	assert_int_equal(auto_workload_from_json(o2, &back, why, sizeof(why)), 0);
+	assert_int_equal(back.netns_cookie, 0);
 
 	/* Without evidence: the summary fields only. */
 	brief = auto_workload_json(&w, false);
@@ -725,6 +731,8 @@ static void test_json(void **state)
 	assert_string_equal(out_get_str(brief, "cgroup", ""), "/system.slice/redis.service");
 	assert_int_equal(out_get_u64(brief, "rollbacks", 0), 2);
 	assert_null(out_get(brief, "windows"));
+	assert_null(out_get(brief, "netns_cookie"));
+	assert_int_equal(out_get_u64(o, "netns_cookie", 0), 4097);
 	assert_non_null(out_get(o, "windows"));
 	assert_non_null(out_get(o, "baseline_spread"));
 }
@@ -767,6 +775,8 @@ static void test_json_refused(void **state)
 	refuse("baseline", json_object_new_string("fast"), "baseline: not an object");
 	refuse("trial_seen", json_object_new_double(1.5), "trial_seen: not an integer");
 	refuse("excluded", json_object_new_string("yes"), "excluded: not true or false");
+	refuse("netns_cookie", json_object_new_int(-1), "netns_cookie: negative");
+	refuse("netns_cookie", json_object_new_string("4097"), "netns_cookie: not an integer");
 
 	/* Nine windows: more than the history keeps. */
 	workload(&w, 6379);
