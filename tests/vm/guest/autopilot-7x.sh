@@ -1,6 +1,6 @@
 #!/bin/sh
 # lanes: 7x
-# timeout: 900
+# timeout: 1100
 #
 # The autopilot (smc.yaml auto:, smcd-agent(8) AUTOPILOT) on the real kernel, one workload
 # per decision kind, each server and client in cgroups of their own (smc-load):
@@ -13,12 +13,15 @@
 # Then: observe changed nothing (kernel state before and after); the agent killed in the
 # middle of the trials comes back with its table and what it switched is still switched
 # (pinned, not pruned), and the trials end as they would have; rr turns to churn (a phase change) and the autopilot follows it back to TCP; an
-# smc.yaml entry for a workload wins (admin); off takes back everything it switched.
+# smc.yaml entry for a workload wins (admin); off takes back everything it switched; in
+# observe mode with auto.scope.netns, a workload of another namespace is out of scope.
 #
 # Every wait is for a state the agent reports (GetWorkloads), a line in its log or a count
 # of smc-load's; the windows are 10 s of guest time, the smallest auto.window.
 . "$(dirname "$0")/lib.sh"
 require_cmd smcd-agent smcctl smc-load bpf-progs dbus-daemon busctl jq
+IP=/usr/sbin/ip
+[ -x $IP ] || fail "iproute2's ip is not in the guest (vm-run --host-bin ip)"
 CG=/sys/fs/cgroup
 AP="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_AUTOPILOT"
 M="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_MANAGER"
@@ -48,6 +51,7 @@ workloads() { busctl --timeout=5 --json=short call $AP GetWorkloads | jq -r '.da
 # field CGROUP KEY: the server workload of that cgroup
 field() { workloads | jq -r --arg cg "$1" ".workloads[] | select(.cgroup == \$cg) | .$2"; }
 state_is() { [ "$(field "$1" state)" = "$2" ]; }
+why_has() { field "$1" why | grep -q -- "$2"; }
 # wait_for SECONDS WHAT CMD...: wait_until by the clock: each try of CMD here (smcctl, busctl
 # and jq in TCG, beside four workloads) takes longer than wait_until's tenth of a second.
 wait_for() {
@@ -228,4 +232,25 @@ assert_eq "" "$(smcctl -j policy | jq -r '.policies[] | select(.source == "autop
 	"off: no entry of the autopilot's is left"
 assert_fails busctl call $AP GetWorkloads
 assert_contains "$out" "auto.mode" "off: GetWorkloads says how to switch it on"
+
+# --- auto.scope.netns: a workload of a listed namespace is decided, one outside is not ---------
+# blue churns in a namespace of its own; the scope names it by its name in /run/netns
+# (the cookie the agent compares is the kernel's, from the assessment's records).
+$IP netns add ap-blue || fail "ip netns add ap-blue"
+$IP -n ap-blue link set lo up
+mkdir -p $CG/ap-blue-srv $CG/ap-blue-cli
+(exec_in_cgroup /ap-blue-srv $IP netns exec ap-blue smc-load serve --port 7304) >/tmp/blue-srv.out 2>&1 &
+pids="$pids $!"
+wait_listen 7304 ap-blue
+(exec_in_cgroup /ap-blue-cli $IP netns exec ap-blue smc-load client --port 7304 --shape churn \
+	--rate 40 --until /tmp/stop) >/tmp/blue.out 2>&1 &
+pids="$pids $!"
+write_config "auto: {mode: observe, window: 10s, scope: {netns: [ap-blue]}}"
+assert_ok busctl call $M Reload
+wait_state 300 "blue, in a namespace of auto.scope.netns, is decided" /ap-blue-srv tcp
+wait_for 60 "churn, in the host's namespace, is out of scope" why_has /ap-churn-srv "outside auto.scope"
+assert_eq undecided "$(field /ap-churn-srv state)" "a workload out of scope is not decided"
+assert_ne "$(busctl --json=short call $AP Explain s /ap-blue-srv | jq -r '.data[0]' | jq .netns_cookie)" \
+	"$(busctl --json=short call $AP Explain s /ap-churn-srv | jq -r '.data[0]' | jq .netns_cookie)" \
+	"the two are in namespaces of their own"
 touch /tmp/stop
