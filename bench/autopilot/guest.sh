@@ -103,6 +103,15 @@ restart_server() { # restart_server NAME: NAME's server anew, in its cgroup; ret
 		kill "$_p" 2>/dev/null || true
 		wait "$_p" 2>/dev/null || true
 	fi
+	# the old listening socket gone first (nginx's workers hold it too): wait_listen below
+	# must see the new server's, not the old one's last moment
+	_i=0
+	while awk -v p="$(printf ':%04X ' "$(port "$1")")" 'index($2 " ", p) && $4 == "0A" { f = 1 }
+		END { exit !f }' /proc/net/tcp; do
+		_i=$((_i + 1))
+		[ $_i -le 600 ] || fail "$1's old server still listens 30 s after it was stopped"
+		sleep 0.05
+	done
 	(exec_in_cgroup /ab-$1-srv sh -c '. "$0"; server "$1"' /tmp/ab-funcs.sh "$1") \
 		>/tmp/ab-$1-srv.out 2>&1 &
 	eval "srv_$1=$!"
@@ -172,20 +181,29 @@ measure() {
 
 # --- the autopilot's table -------------------------------------------------------------------
 # restart_waiting T0: restart the server of every workload whose trial waits for it to listen
-# anew ("restart" in its reason), as smcd-agent(8) AUTOPILOT asks an operator to; once per
-# trial (its reason is the last window's until the next one); counted in $restarts.
+# anew ("restart" in its reason), as smcd-agent(8) AUTOPILOT asks an operator to; once, and
+# again only if the trial still waits two windows later (its reason is the last window's
+# until the next one, so it says "restart" for a window after a restart that worked; a
+# restart that raced the switch would otherwise leave the trial waiting for good); counted
+# in $restarts.  $restarted holds "NAME:GUEST-TIME" of the trials' last restarts.
 restarted= restarts=0
 restart_waiting() {
 	for _n in $(workloads | jq -r '.workloads[] | select(.state == "trial" and (.why | test("restart"))) |
 		.cgroup | capture("^/ab-(?<n>[a-z]+)-srv$").n'); do
-		case " $restarted " in *" $_n "*) continue ;; esac
+		_at=$(echo " $restarted " | sed -n "s/.* $_n:\([0-9.]*\) .*/\1/p")
+		if [ -n "$_at" ]; then
+			awk -v n="$(gtime)" -v a="$_at" -v w=$WINDOW 'BEGIN { exit !(n - a >= 2 * w) }' ||
+				continue
+			info "$(elapsed "$1" "$(gtime)") s: $_n's trial still waits $(elapsed "$_at" "$(gtime)") s after its restart: $(workloads | jq -r --arg cg "/ab-$_n-srv" '.workloads[] | select(.cgroup == $cg) | .why')"
+			restarted=$(echo " $restarted " | sed "s/ $_n:[0-9.]* / /")
+		fi
 		info "$(elapsed "$1" "$(gtime)") s: $_n's trial waits for its server to listen anew: restarting it"
 		restart_server "$_n"
-		restarted="$restarted $_n"
+		restarted="$restarted $_n:$(gtime)"
 		restarts=$((restarts + 1))
 	done
-	for _n in $restarted; do # a trial ended: a later one may need its own restart
-		[ "$(state_of "$_n")" = trial ] || restarted=$(echo " $restarted " | sed "s/ $_n / /")
+	for _e in $restarted; do # a trial ended: a later one may need its own restart
+		[ "$(state_of "${_e%%:*}")" = trial ] || restarted=$(echo " $restarted " | sed "s/ $_e / /")
 	done
 }
 
@@ -242,7 +260,9 @@ while :; do
 	fi
 	awk -v n="$now" -v l="$limit" 'BEGIN { exit !(n > l) }' && break
 	if awk -v n="$now" -v p="${said:-$t0}" 'BEGIN { exit !(n - p >= 10) }'; then
-		info "$(elapsed "$t0" "$now") s: $(workloads | jq -c '[.workloads[] | "\(.name) \(.state)"]')"
+		# a trial's reason too: where it waits is what a boot that does not settle shows
+		info "$(elapsed "$t0" "$now") s: $(workloads | jq -c '[.workloads[] |
+			"\(.name) \(.state)" + (if .state == "trial" then " (\(.why))" else "" end)]')"
 		said=$now
 	fi
 done
