@@ -4,11 +4,16 @@
 # all alike): plain, `smcctl assess` (mode assess), and the agent's continuous assessment
 # (mode agent: the agent runs throughout, with nothing else to do - no polling, no drift
 # checks, no statistics - and its assessment is switched on by a reload for the transfer and
-# off again after it).  One "# @@BENCH {json}" line per transfer.
+# off again after it).  Then the same three ways for a churn: smc-load's new connection per
+# 100-byte request, CHURN_S seconds (what assess costs per connection: its tracepoint, a
+# record through the ring buffer and the agent's reading of it), and a fourth, the
+# autopilot observing (auto: {mode: observe, window: 10s}: the assessment plus the
+# classification of every window).  One "# @@BENCH {json}" line per run.
 . "$(dirname "$0")/lib.sh"
-require_cmd smcctl smc-conn smcd-agent dbus-daemon busctl jq
+require_cmd smcctl smc-conn smc-load smcd-agent dbus-daemon busctl jq
 ROUNDS=${ROUNDS:-5}
 BYTES=${BYTES:-32M}
+CHURN_S=${CHURN_S:-12}
 A="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_ASSESSMENT"
 M="$SMCD_BUS_NAME $SMCD_BUS_PATH $SMCD_BUS_IFACE_MANAGER"
 modprobe smc 2>/dev/null || true
@@ -17,6 +22,13 @@ xfer() { # xfer MODE ROUND: one transfer, its client's transfer time
 	out=$(smc-conn pair --proto tcp --bytes "$BYTES") || fail "the transfer failed: $out"
 	ms=$(printf '%s\n' "$out" | grep '"conn":0' | jq .transfer_ms)
 	echo "# @@BENCH {\"mode\":\"$1\",\"round\":$2,\"bytes\":\"$BYTES\",\"transfer_ms\":$ms}"
+}
+churn() { # churn MODE ROUND: one churn run, its request rate
+	out=$(smc-load client --port 7400 --shape churn --size 100 --reply 100 --seconds "$CHURN_S") ||
+		fail "the churn failed: $out"
+	rate=$(printf '%s\n' "$out" | grep '"summary"' | jq -r 'select(.errors == 0) | .req_per_s')
+	[ -n "$rate" ] || fail "the churn had errors: $(printf '%s\n' "$out" | tail -n 1)"
+	echo "# @@BENCH {\"mode\":\"churn-$1\",\"round\":$2,\"seconds\":$CHURN_S,\"req_per_s\":$rate}"
 }
 agent_config() { # agent_config [ASSESS-SECTION]
 	cat >/etc/smc/smc.yaml <<EOF2
@@ -47,6 +59,9 @@ start_system_bus
 mkdir -p /etc/smc
 agent_config ""
 start_agent
+(smc-load serve --port 7400) >/tmp/churn-srv.out 2>&1 &
+srv=$!
+wait_listen 7400
 xfer warmup 0
 r=1
 while [ $r -le "$ROUNDS" ]; do
@@ -73,7 +88,29 @@ while [ $r -le "$ROUNDS" ]; do
 	agent_config ""
 	busctl call $M Reload >/dev/null || fail "reload (assessment off) failed"
 	assessing false || fail "the agent's assessment is still running"
+
+	info "round $r: churn"
+	churn plain $r
+	rm -f /tmp/assess.json /tmp/assess.err
+	smcctl -j assess --duration 3600 >/tmp/assess.json 2>/tmp/assess.err &
+	ass=$!
+	wait_until 120 "assess starts observing" grep -q "observing TCP connections" /tmp/assess.err
+	churn assess $r
+	kill -INT $ass
+	ends $ass
+	wait $ass || fail "assess failed: $(cat /tmp/assess.err)"
+	agent_config "assess: {interval: 1h}"
+	busctl call $M Reload >/dev/null || fail "reload (assessment on) failed"
+	assessing true || fail "the agent's assessment is not running: $(busctl get-property $A Error)"
+	churn agent $r
+	agent_config "auto: {mode: observe, window: 10s}"
+	busctl call $M Reload >/dev/null || fail "reload (autopilot observing) failed"
+	assessing true || fail "the autopilot's assessment is not running: $(busctl get-property $A Error)"
+	churn auto $r
+	agent_config ""
+	busctl call $M Reload >/dev/null || fail "reload (assessment off) failed"
+	assessing false || fail "the agent's assessment is still running"
 	r=$((r + 1))
 done
-kill $agent
+kill $agent $srv
 wait $agent 2>/dev/null
