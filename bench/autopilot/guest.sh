@@ -48,23 +48,37 @@ server() {
 # connections of GET with 100-byte values (long-lived request/response); sockperf tp:
 # 64,000-byte messages on one connection (a bulk stream; its server misreads 64 KiB ones
 # over SMC: "Message received was larger than expected"); wrk: 4 keep-alive connections,
-# one thread (nginx+wrk); smc-load churn: a new connection per 100-byte request.
+# one thread (nginx+wrk); smc-load churn: a new connection per 100-byte request.  Each run
+# is bounded (RUN + 30 s): a client that hangs (a redis-benchmark whose connections moved no
+# byte for minutes was seen) fails its run, and the next run makes new connections.
 client() {
+	_b=$((RUN + 30))
 	case $1 in
-	rr) _o=$(redis-benchmark -h 127.0.0.1 -p "$(port rr)" -q -t get -n "$REDIS_N" -c 4 -d 100 2>&1)
+	rr) _o=$(timeout $_b redis-benchmark -h 127.0.0.1 -p "$(port rr)" -q -t get -n "$REDIS_N" -c 4 -d 100 2>&1)
 		_v=$(printf '%s\n' "$_o" | tr '\r' '\n' | sed -n 's/^GET: \([0-9.]*\) requests per second.*/\1/p' | tail -n 1) ;;
-	bulk) _o=$(sockperf tp --tcp -i 127.0.0.1 -p "$(port bulk)" -m 64000 -t "$RUN" 2>&1)
+	bulk) _o=$(timeout $_b sockperf tp --tcp -i 127.0.0.1 -p "$(port bulk)" -m 64000 -t "$RUN" 2>&1)
 		_v=$(printf '%s\n' "$_o" | sed -n 's/.*BandWidth is \([0-9.]*\) MBps.*/\1/p' | tail -n 1) ;;
-	web) _o=$(wrk -t 1 -c 4 -d "${RUN}s" --timeout 10s "http://127.0.0.1:$(port web)/" 2>&1)
+	web) _o=$(timeout $_b wrk -t 1 -c 4 -d "${RUN}s" --timeout 10s "http://127.0.0.1:$(port web)/" 2>&1)
 		_v=$(printf '%s\n' "$_o" | sed -n 's/^Requests\/sec: *\([0-9.]*\).*/\1/p')
 		# wrk counts errors instead of failing: a failed connection, read or write, or an
 		# answer other than 200 makes the rate meaningless
 		case $_o in *"Socket errors: connect "[1-9]* | *"Non-2xx"*) _v= ;; esac ;;
-	churn) _o=$(smc-load client --port "$(port churn)" --shape churn --size 100 --reply 100 \
+	churn) _o=$(timeout $_b smc-load client --port "$(port churn)" --shape churn --size 100 --reply 100 \
 		--seconds "$RUN" 2>&1)
 		_v=$(printf '%s\n' "$_o" | grep '"summary"' | jq -r 'select(.errors == 0) | .req_per_s') ;;
 	esac
 	[ -n "$_v" ] && echo "$_v" || printf '%s\n' "$_o" >&2
+}
+# stuck NAME: what NAME's client processes wait for and NAME's sockets, for a trial that does
+# not begin
+stuck() {
+	for _p in $(cat $CG/ab-$1-cli/cgroup.procs); do
+		info "$1's client pid $_p $(cat /proc/$_p/comm 2>/dev/null): $(cat /proc/$_p/wchan 2>/dev/null)"
+		for _t in /proc/$_p/task/*; do
+			[ "$(cat $_t/wchan 2>/dev/null)" = 0 ] || cat $_t/stack 2>/dev/null | head -n 12 | sed "s|^|# ${_t#/proc/} |"
+		done
+	done
+	smcctl socket 2>&1 | grep -e "State" -e ":$(port "$1")" | head -n 20 | sed 's/^/# /'
 }
 # loop NAME STOP: NAME's client run after run, in NAME's client cgroup, until file STOP
 # exists; a line "START END FIGURE" per run in /tmp/ab-NAME.runs (FIGURE "fail" when the
@@ -196,6 +210,12 @@ restart_waiting() {
 				continue
 			info "$(elapsed "$1" "$(gtime)") s: $_n's trial still waits $(elapsed "$_at" "$(gtime)") s after its restart: $(workloads | jq -r --arg cg "/ab-$_n-srv" '.workloads[] | select(.cgroup == $cg) | .why')"
 			restarted=$(echo " $restarted " | sed "s/ $_n:[0-9.]* / /")
+			# what a trial that does not begin shows: the runs, the server, the kernel's
+			# fallback reasons
+			info "$_n's last runs: $(tail -n 3 /tmp/ab-$_n.runs | tr '\n' ';') errors: $(tail -n 2 /tmp/ab-$_n.err 2>/dev/null | tr '\n' ';')"
+			info "$_n's server: $(tail -n 3 /tmp/ab-$_n-srv.out 2>/dev/null | tr '\n' ';')"
+			smcctl stats 2>&1 | sed -n '/[Ff]allback/,$p' | head -n 30 | sed 's/^/# /'
+			stuck "$_n"
 		fi
 		info "$(elapsed "$1" "$(gtime)") s: $_n's trial waits for its server to listen anew: restarting it"
 		restart_server "$_n"
@@ -212,9 +232,13 @@ state_of() { # state_of NAME: the state of the server workload of NAME's cgroup
 	workloads | jq -r --arg cg "/ab-$1-srv" '[.workloads[] | select(.cgroup == $cg) | .state][0] // "none"'
 }
 decisions() { busctl get-property $AP Decisions 2>/dev/null | cut -d' ' -f2; }
-settled() { # every workload decided: smc, tcp or rolled-back
+settled() { # settled TABLE: every workload of GetWorkloads' TABLE decided: smc, tcp or rolled-back
 	for n in $NAMES; do
-		case $(state_of $n) in smc | tcp | rolled-back) ;; *) return 1 ;; esac
+		case $(printf '%s\n' "$1" | jq -r --arg cg "/ab-$n-srv" \
+			'[.workloads[] | select(.cgroup == $cg) | .state][0] // "none"') in
+		smc | tcp | rolled-back) ;;
+		*) return 1 ;;
+		esac
 	done
 }
 decision_lines() { grep -c 'Autopilot: .*(port' /tmp/agent.log || true; }
@@ -254,8 +278,12 @@ while :; do
 		quiet_since=$now
 	fi
 	restart_waiting "$t0"
-	if settled && awk -v n="$now" -v q="$quiet_since" -v w=$WINDOW 'BEGIN { exit !(n - q >= 3 * w) }'; then
+	# the table as it settled is the one recorded: a rolled-back workload's retrial may
+	# begin a moment later
+	tbl=$(workloads)
+	if settled "$tbl" && awk -v n="$now" -v q="$quiet_since" -v w=$WINDOW 'BEGIN { exit !(n - q >= 3 * w) }'; then
 		conv=$now
+		conv_table=$tbl
 		break
 	fi
 	awk -v n="$now" -v l="$limit" 'BEGIN { exit !(n > l) }' && break
@@ -274,7 +302,7 @@ if [ -z "$conv" ]; then
 	info "the autopilot did not converge within ${CONVERGE_LIMIT:-300} s of guest time"
 else
 	# the decided state's time: the last Decision, 3 quiet windows before convergence was seen
-	bench "$(workloads | jq -c --argjson c "$(elapsed "$t0" "$quiet_since")" \
+	bench "$(printf '%s\n' "$conv_table" | jq -c --argjson c "$(elapsed "$t0" "$quiet_since")" \
 		--argjson s "$(elapsed "$t0" "$conv")" --argjson r $restarts '{converged: true,
 		decided_after_s: $c, seen_after_s: $s, restarts: $r,
 		states: [.workloads[] | {name, cgroup, state}]}')"
