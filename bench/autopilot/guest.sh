@@ -342,6 +342,15 @@ for n in rr web churn; do
 done
 # bulk on smc-load's stream for two windows first: still long-lived, still its decision
 sleep $((2 * WINDOW))
+# A change is followed from SMC: a bulk rolled back before (or kept on TCP) is first left
+# to its retrial once its hold is over, up to PHASE_LIMIT.
+t1=$(gtime)
+limit=$(awk -v t="$t1" -v l="${PHASE_LIMIT:-200}" 'BEGIN { print t + l }')
+until case $(state_of bulk) in smc | trial) true ;; *) false ;; esac do
+	sleep 1
+	restart_waiting "$t1"
+	awk -v n="$(gtime)" -v l="$limit" 'BEGIN { exit !(n > l) }' && break
+done
 before=$(state_of bulk)
 info "bulk is $before before the phase change"
 touch /tmp/ab-churn
