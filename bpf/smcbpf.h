@@ -27,6 +27,16 @@
 
 #include "bpf/smcbpf-abi.h"
 
+/*
+ * A call into this library where it is built, dflt where it is not (configure without
+ * BPF): SMCBPF_OR(smcbpf_netns_cookie(path, &c), -ENOTSUP) names no symbol of it then.
+ */
+#ifdef HAVE_BPF
+#define SMCBPF_OR(expr, dflt) (expr)
+#else
+#define SMCBPF_OR(expr, dflt) (dflt)
+#endif
+
 #define SMCBPF_WHY_LEN 512
 #define SMCBPF_EXCL_NAME "smcd_excl"
 #define SMCBPF_PIN_DIR "/sys/fs/bpf/smcd-agent"

@@ -31,12 +31,6 @@
 #include "smcd-agent/policy-engine.h"
 #include "smcd-agent/stats-engine.h"
 
-#ifdef HAVE_BPF
-#define BPF_OR(expr, dflt) (expr)
-#else
-#define BPF_OR(expr, dflt) (dflt)
-#endif
-
 _Static_assert(AUTO_STATES_N == _AUTO_STATE_MAX, "prometheus.c names every state");
 
 /* Local clients noted per workload: their cgroups are switched with the server's. */
@@ -790,7 +784,7 @@ static void scope_netns_find(struct autopilot *a)
 	for (size_t i = 0; i < c->autopilot.scope.n_netns && i < AUTO_SCOPE_MAX; i++) {
 		const char *path = c->autopilot.scope.netns[i];
 		uint64_t cookie = 0;
-		int r = BPF_OR(smcbpf_netns_cookie(path, &cookie), -ENOTSUP);
+		int r = SMCBPF_OR(smcbpf_netns_cookie(path, &cookie), -ENOTSUP);
 
 		if (r < 0)
 			cookie = 0;

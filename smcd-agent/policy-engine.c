@@ -64,12 +64,6 @@ struct policy_engine {
 /* ---- the kernel side, or -ENOTSUP without BPF ------------------------------------------- */
 
 #ifdef HAVE_BPF
-#define BPF_OR(expr, dflt) (expr)
-#else
-#define BPF_OR(expr, dflt) (dflt)
-#endif
-
-#ifdef HAVE_BPF
 /* Debug only: a failure is explained once, by the caller, in words. */
 static void libbpf_log(int level, const char *line)
 {
@@ -92,15 +86,15 @@ static void probe(struct policy_engine *e, bool select, bool excl)
 	}
 	if (select && (!e->caps.probed || e->caps.select_err < 0)) {
 		e->caps.select_err =
-			BPF_OR(smcbpf_probe_select(e->caps.select_why, sizeof(e->caps.select_why)),
-			       -ENOTSUP);
-		if (!BPF_OR(1, 0))
+			SMCBPF_OR(smcbpf_probe_select(e->caps.select_why, sizeof(e->caps.select_why)),
+				  -ENOTSUP);
+		if (!SMCBPF_OR(1, 0))
 			snprintf(e->caps.select_why, sizeof(e->caps.select_why), "%s", nobpf);
 	}
 	if (excl && (!e->caps.probed || e->caps.excl_err < 0)) {
-		e->caps.excl_err = BPF_OR(
+		e->caps.excl_err = SMCBPF_OR(
 			smcbpf_probe_excl(e->caps.excl_why, sizeof(e->caps.excl_why)), -ENOTSUP);
-		if (!BPF_OR(1, 0))
+		if (!SMCBPF_OR(1, 0))
 			snprintf(e->caps.excl_why, sizeof(e->caps.excl_why), "%s", nobpf);
 	}
 	e->caps.probed = true;
@@ -142,7 +136,7 @@ static int observe_maps(struct policy_engine *e, struct policy_observed *o)
 static void resolve_targets(const struct config_policies *c, struct policy_observed *o)
 {
 	char root[PATH_MAX] = "", path[PATH_MAX + SMCBPF_CGROUP_PATH_MAX];
-	int root_err = BPF_OR(smcbpf_cgroup2_root(root, sizeof(root)), -ENOTSUP);
+	int root_err = SMCBPF_OR(smcbpf_cgroup2_root(root, sizeof(root)), -ENOTSUP);
 
 	for (size_t i = 0; i < c->n_cgroups; i++) {
 		struct policy_target *t = &o->cgroups[i];
@@ -154,14 +148,14 @@ static void resolve_targets(const struct config_policies *c, struct policy_obser
 		/* "/" is the root itself: every process of the host. */
 		snprintf(path, sizeof(path), "%s%s", root,
 			 streq(c->cgroups[i].path, "/") ? "" : c->cgroups[i].path);
-		t->err = BPF_OR(cgroup_id_of(path, &t->key), -ENOTSUP);
+		t->err = SMCBPF_OR(cgroup_id_of(path, &t->key), -ENOTSUP);
 		if (t->err == -ENOTDIR)
 			t->err = -ENOENT;
 	}
 	for (size_t j = 0; j < c->n_netns; j++) {
 		struct policy_target *t = &o->netns_targets[j];
 
-		t->err = BPF_OR(smcbpf_netns_cookie(c->netns[j].path, &t->key), -ENOTSUP);
+		t->err = SMCBPF_OR(smcbpf_netns_cookie(c->netns[j].path, &t->key), -ENOTSUP);
 	}
 }
 
@@ -175,7 +169,7 @@ _unused_ static int hs_add(struct policy_observed *o, const char *path)
 	v = &o->hs[o->n_hs++];
 	memset(v, 0, sizeof(*v));
 	snprintf(v->path, sizeof(v->path), "%s", path);
-	v->err = BPF_OR(smcbpf_hs_ctrl_get(path, v->value, sizeof(v->value)), -ENOTSUP);
+	v->err = SMCBPF_OR(smcbpf_hs_ctrl_get(path, v->value, sizeof(v->value)), -ENOTSUP);
 	return 0;
 }
 
