@@ -54,6 +54,29 @@ ends() { # ends PID: until it exited (120 s), else say where it is stuck
 	done
 }
 assessing() { [ "$(busctl get-property $A Available)" = "b $1" ]; }
+# assess_start / assess_stop: `smcctl -j assess` observing around a run, and what it saw.  A
+# fresh file: the last round's line must not pass for this one's (a SIGINT before smcctl's
+# handler would be ignored, as in every background job of a script).
+assess_start() {
+	rm -f /tmp/assess.json /tmp/assess.err
+	smcctl -j assess --duration 3600 >/tmp/assess.json 2>/tmp/assess.err &
+	ass=$!
+	wait_until 120 "assess starts observing" grep -q "observing TCP connections" /tmp/assess.err
+}
+assess_stop() {
+	kill -INT $ass
+	ends $ass
+	wait $ass || fail "assess failed: $(cat /tmp/assess.err)"
+	jq -e '.method == "bpf" and .total.connections >= 1' /tmp/assess.json >/dev/null ||
+		fail "assess did not see the run: $(cat /tmp/assess.json)"
+}
+# reconfigure SECTION WHAT ASSESSING: the agent reloaded with SECTION; its assessment
+# running (true) or not (false) after it
+reconfigure() {
+	agent_config "$1"
+	busctl call $M Reload >/dev/null || fail "reload ($2) failed"
+	assessing "$3" || fail "$2: the agent's assessment is not as expected ($3): $(busctl get-property $A Error)"
+}
 
 start_system_bus
 mkdir -p /etc/smc
@@ -67,49 +90,25 @@ r=1
 while [ $r -le "$ROUNDS" ]; do
 	info "round $r"
 	xfer plain $r
-	# a fresh file: the last round's line must not pass for this one's (a SIGINT before
-	# smcctl's handler would be ignored, as in every background job of a script)
-	rm -f /tmp/assess.json /tmp/assess.err
-	smcctl -j assess --duration 3600 >/tmp/assess.json 2>/tmp/assess.err &
-	ass=$!
-	wait_until 120 "assess starts observing" grep -q "observing TCP connections" /tmp/assess.err
+	assess_start
 	xfer assess $r
-	kill -INT $ass
-	ends $ass
-	wait $ass || fail "assess failed: $(cat /tmp/assess.err)"
-	jq -e '.method == "bpf" and .total.connections >= 1' /tmp/assess.json >/dev/null ||
-		fail "assess did not see the transfer: $(cat /tmp/assess.json)"
+	assess_stop
 	# a window longer than the run: the agent reads its ring buffer every second, as always
 	info "round $r: agent"
-	agent_config "assess: {interval: 1h}"
-	busctl call $M Reload >/dev/null || fail "reload (assessment on) failed"
-	assessing true || fail "the agent's assessment is not running: $(busctl get-property $A Error)"
+	reconfigure "assess: {interval: 1h}" "assessment on" true
 	xfer agent $r
-	agent_config ""
-	busctl call $M Reload >/dev/null || fail "reload (assessment off) failed"
-	assessing false || fail "the agent's assessment is still running"
+	reconfigure "" "assessment off" false
 
 	info "round $r: churn"
 	churn plain $r
-	rm -f /tmp/assess.json /tmp/assess.err
-	smcctl -j assess --duration 3600 >/tmp/assess.json 2>/tmp/assess.err &
-	ass=$!
-	wait_until 120 "assess starts observing" grep -q "observing TCP connections" /tmp/assess.err
+	assess_start
 	churn assess $r
-	kill -INT $ass
-	ends $ass
-	wait $ass || fail "assess failed: $(cat /tmp/assess.err)"
-	agent_config "assess: {interval: 1h}"
-	busctl call $M Reload >/dev/null || fail "reload (assessment on) failed"
-	assessing true || fail "the agent's assessment is not running: $(busctl get-property $A Error)"
+	assess_stop
+	reconfigure "assess: {interval: 1h}" "assessment on" true
 	churn agent $r
-	agent_config "auto: {mode: observe, window: 10s}"
-	busctl call $M Reload >/dev/null || fail "reload (autopilot observing) failed"
-	assessing true || fail "the autopilot's assessment is not running: $(busctl get-property $A Error)"
+	reconfigure "auto: {mode: observe, window: 10s}" "autopilot observing" true
 	churn auto $r
-	agent_config ""
-	busctl call $M Reload >/dev/null || fail "reload (assessment off) failed"
-	assessing false || fail "the agent's assessment is still running"
+	reconfigure "" "assessment off" false
 	r=$((r + 1))
 done
 kill $agent $srv
